@@ -1,0 +1,61 @@
+package petstore
+
+import "time"
+
+// Role is what an account may do.
+type Role string
+
+// The roles.
+const (
+	Customer Role = "customer"
+	Admin    Role = "admin"
+)
+
+// Valid reports whether r is one of the known roles.
+func (r Role) Valid() bool { return r == Customer || r == Admin }
+
+// Account is a user of the API.
+type Account struct {
+	ID        int64
+	Email     string
+	Role      Role
+	CreatedAt time.Time
+}
+
+// Principal is who makes a request: the account behind the key or password.
+type Principal struct {
+	AccountID int64
+	Role      Role
+}
+
+// IsAdmin reports whether the principal has the admin role.
+func (p Principal) IsAdmin() bool { return p.Role == Admin }
+
+// APIKey is an API key without its secret.
+type APIKey struct {
+	ID        int64
+	AccountID int64
+	Name      string
+	Prefix    string
+	CreatedAt time.Time
+}
+
+// NewAPIKey is a key to store: only the hash of the secret is kept.
+type NewAPIKey struct {
+	AccountID int64
+	Name      string
+	Prefix    string
+	Hash      []byte
+}
+
+// Message is a message sent with the getting-started call.
+type Message struct {
+	ID        string
+	AccountID int64
+	Text      string
+	Status    string
+	CreatedAt time.Time
+}
+
+// MessageQueued is the status of an accepted message.
+const MessageQueued = "queued"

@@ -1,0 +1,107 @@
+package petstore
+
+import "time"
+
+// PetStatus is the status of an animal in the store.
+type PetStatus string
+
+// The pet statuses.
+const (
+	Available PetStatus = "available"
+	Pending   PetStatus = "pending"
+	Sold      PetStatus = "sold"
+)
+
+// Valid reports whether s is one of the known statuses.
+func (s PetStatus) Valid() bool {
+	return s == Available || s == Pending || s == Sold
+}
+
+// Pet is an animal in the store. Stock is its inventory count.
+type Pet struct {
+	ID         int64
+	Name       string
+	CategoryID int64
+	Status     PetStatus
+	Stock      int
+}
+
+// PetFields are the fields a client sets on a pet (create, replace, patch result).
+type PetFields struct {
+	Name       string
+	CategoryID int64
+	Status     PetStatus
+}
+
+// Validate normalises the name and checks every field.
+func (f *PetFields) Validate() error {
+	name, err := CleanName("name", f.Name)
+	if err != nil {
+		return err
+	}
+	f.Name = name
+	if f.CategoryID < 1 {
+		return Invalid("categoryId", "must be a category id")
+	}
+	if !f.Status.Valid() {
+		return Invalid("status", "must be available, pending or sold")
+	}
+	return nil
+}
+
+// PetFilter selects pets in a list. Zero fields do not filter.
+type PetFilter struct {
+	Status     PetStatus
+	CategoryID int64
+	IDs        []int64
+}
+
+// Category is a kind of animal.
+type Category struct {
+	ID          int64
+	Name        string
+	Description string
+}
+
+// Validate normalises the name and checks every field.
+func (c *Category) Validate() error {
+	name, err := CleanName("name", c.Name)
+	if err != nil {
+		return err
+	}
+	c.Name = name
+	if n := len([]rune(c.Description)); n > MaxDescription {
+		return Invalid("description", "must be at most 500 characters")
+	}
+	return nil
+}
+
+// InventoryItem is the stock of one pet.
+type InventoryItem struct {
+	PetID    int64
+	Quantity int
+	Status   PetStatus
+}
+
+// Order is a customer order for a number of units of one pet.
+type Order struct {
+	ID        int64
+	PetID     int64
+	AccountID int64
+	Quantity  int
+	ShipDate  *time.Time
+	Complete  bool
+	CreatedAt time.Time
+}
+
+// OrderFilter selects orders in a list. Zero fields do not filter.
+type OrderFilter struct {
+	AccountID int64
+	Complete  *bool
+}
+
+// OrderUpdate is an admin's change to an order; nil fields are left as they are.
+type OrderUpdate struct {
+	Complete *bool
+	ShipDate *time.Time
+}

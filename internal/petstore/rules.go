@@ -1,0 +1,98 @@
+package petstore
+
+// The store rules of the contract (stock, orders and pet status), as plain functions
+// over plain values. Storage loads a PetState inside a transaction, applies one of these
+// and writes the result back in the same transaction, so stock, orders and status can
+// never disagree.
+
+// PetState is what the store rules look at: a pet's status, its stock, and how many
+// incomplete orders it has.
+type PetState struct {
+	Status     PetStatus
+	Stock      int
+	OpenOrders int
+}
+
+// PlaceOrder applies rules 1–3: an order needs 1–100 units of an available pet with
+// enough stock, takes them off the stock, and a stock of 0 makes the pet pending.
+func PlaceOrder(s PetState, quantity int) (PetState, error) {
+	if quantity < 1 || quantity > MaxOrderQuantity {
+		return s, Invalid("quantity", "must be 1 to 100")
+	}
+	if s.Status != Available {
+		return s, Errorf(EInvalidTransition, "The pet is %s; only an available pet can be ordered.", s.Status)
+	}
+	if s.Stock < quantity {
+		return s, Errorf(EInsufficientStock, "Only %d in stock; %d were ordered.", s.Stock, quantity)
+	}
+	s.Stock -= quantity
+	s.OpenOrders++
+	if s.Stock == 0 {
+		s.Status = Pending
+	}
+	return s, nil
+}
+
+// CancelOrder applies rule 4: the order's quantity goes back on the stock and a pending
+// pet becomes available.
+func CancelOrder(s PetState, quantity int) PetState {
+	s.Stock += quantity
+	s.OpenOrders--
+	if s.Status == Pending {
+		s.Status = Available
+	}
+	return s
+}
+
+// CompleteOrder applies rule 5: when the stock is 0 and no other order is open, the
+// pet is sold. The contract is silent on a pending pet that was restocked while orders
+// were open (rule 6 keeps it pending); when its last open order completes it becomes
+// available again, as it would had that order been cancelled.
+func CompleteOrder(s PetState) PetState {
+	s.OpenOrders--
+	switch {
+	case s.OpenOrders > 0:
+	case s.Stock == 0:
+		s.Status = Sold
+	case s.Status == Pending:
+		s.Status = Available
+	}
+	return s
+}
+
+// SetStock applies rule 6: a stock above 0 makes a sold or pending pet with no open
+// orders available; a stock of 0 makes an available pet sold, or pending while orders
+// are open.
+func SetStock(s PetState, stock int) (PetState, error) {
+	if stock < 0 || stock > MaxStock {
+		return s, Invalid("quantity", "must be 0 to 1000000")
+	}
+	s.Stock = stock
+	switch {
+	case stock > 0 && s.OpenOrders == 0 && (s.Status == Sold || s.Status == Pending):
+		s.Status = Available
+	case stock == 0 && s.Status == Available && s.OpenOrders > 0:
+		s.Status = Pending
+	case stock == 0 && s.Status == Available:
+		s.Status = Sold
+	}
+	return s, nil
+}
+
+// manualTransitions are the status changes an admin may make by hand (rule 7).
+var manualTransitions = map[[2]PetStatus]bool{
+	{Available, Pending}: true,
+	{Pending, Available}: true,
+	{Pending, Sold}:      true,
+	{Available, Sold}:    true,
+	{Sold, Available}:    true,
+}
+
+// ChangeStatus applies rule 7 to a manual status change (PUT or PATCH of a pet).
+// Keeping the status is always allowed.
+func ChangeStatus(from, to PetStatus) error {
+	if from == to || manualTransitions[[2]PetStatus{from, to}] {
+		return nil
+	}
+	return Errorf(EInvalidTransition, "A pet cannot go from %s to %s.", from, to)
+}

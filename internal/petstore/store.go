@@ -1,0 +1,155 @@
+package petstore
+
+import (
+	"context"
+	"time"
+)
+
+// Store is everything the service keeps. Implementations (internal/sqlite,
+// internal/postgres) pass the same behaviour suite (internal/storetest).
+//
+// Conventions: a missing row is an *Error with code ENotFound, never a nil result;
+// a unique or in-use clash is EConflict; every store rule is applied inside the same
+// transaction as the change it guards.
+type Store interface {
+	AccountStore
+	KeyStore
+	MessageStore
+	CatalogStore
+	InventoryStore
+	OrderStore
+	IdempotencyStore
+
+	// Ping reports whether the database is reachable.
+	Ping(ctx context.Context) error
+	// Close releases the database.
+	Close() error
+}
+
+// AccountStore keeps accounts.
+type AccountStore interface {
+	// CreateAccount adds an account; an email already used (in any letter case) is
+	// EConflict. passwordHash may be empty for a key-only account.
+	CreateAccount(ctx context.Context, email, passwordHash string, role Role) (Account, error)
+	// AccountByEmail finds an account (in any letter case) with its password hash.
+	AccountByEmail(ctx context.Context, email string) (Account, string, error)
+	// EnsureAccount returns the account with this email, creating it without a password
+	// if there is none. A non-empty role is set on the account.
+	EnsureAccount(ctx context.Context, email string, role Role) (Account, error)
+	// CountAccounts counts all accounts.
+	CountAccounts(ctx context.Context) (int, error)
+}
+
+// KeyStore keeps API keys, by the hash of their secret.
+type KeyStore interface {
+	CreateAPIKey(ctx context.Context, k NewAPIKey) (APIKey, error)
+	// APIKeys lists an account's keys that are not revoked, by id.
+	APIKeys(ctx context.Context, accountID int64) ([]APIKey, error)
+	// RevokeAPIKey revokes one of an account's keys; another account's key is ENotFound.
+	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
+	// PrincipalByKeyHash finds who holds the key with this hash; an unknown or revoked
+	// key is ENotFound.
+	PrincipalByKeyHash(ctx context.Context, hash []byte) (Principal, error)
+}
+
+// MessageStore keeps the getting-started messages.
+type MessageStore interface {
+	CreateMessage(ctx context.Context, m Message) error
+	// Message finds one of an account's messages; another account's is ENotFound.
+	Message(ctx context.Context, accountID int64, id string) (Message, error)
+}
+
+// CatalogStore keeps categories and pets.
+type CatalogStore interface {
+	CreateCategory(ctx context.Context, c Category) (Category, error)
+	Category(ctx context.Context, id int64) (Category, error)
+	Categories(ctx context.Context, p Page) ([]Category, error)
+	ReplaceCategory(ctx context.Context, c Category) (Category, error)
+	// DeleteCategory removes a category; one that pets use is EConflict.
+	DeleteCategory(ctx context.Context, id int64) error
+
+	// CreatePet adds a pet with a stock of 0; an unknown category is EValidationFailed
+	// on categoryId.
+	CreatePet(ctx context.Context, f PetFields) (Pet, error)
+	Pet(ctx context.Context, id int64) (Pet, error)
+	Pets(ctx context.Context, f PetFilter, p Page) ([]Pet, error)
+	// UpdatePet changes a pet to what change returns, in one transaction, checking the
+	// status change against ChangeStatus and the category as CreatePet does.
+	UpdatePet(ctx context.Context, id int64, change func(PetFields) (PetFields, error)) (Pet, error)
+	// DeletePet removes a pet; one with incomplete orders is EConflict.
+	DeletePet(ctx context.Context, id int64) error
+}
+
+// InventoryStore keeps the stock per pet.
+type InventoryStore interface {
+	Inventory(ctx context.Context, petID int64) (InventoryItem, error)
+	// Inventories lists stock by pet id; an empty status does not filter.
+	Inventories(ctx context.Context, status PetStatus, p Page) ([]InventoryItem, error)
+	// SetInventory sets a pet's stock under SetStock.
+	SetInventory(ctx context.Context, petID int64, quantity int) (InventoryItem, error)
+}
+
+// NewOrder is an order to place.
+type NewOrder struct {
+	AccountID int64
+	PetID     int64
+	Quantity  int
+	ShipDate  *time.Time
+	// Idempotency, when set, is the key the request holds; the order's response is
+	// recorded on it in the same transaction as the order.
+	Idempotency *IdempotencyKey
+	// Response makes the response to record on the idempotency key.
+	Response func(Order) (StoredResponse, error)
+}
+
+// OrderStore keeps orders. owner scopes a lookup to one account's orders; 0 means any
+// account (admins).
+type OrderStore interface {
+	// PlaceOrder applies PlaceOrder to the pet and adds the order in one transaction;
+	// an unknown pet is ENotFound.
+	PlaceOrder(ctx context.Context, o NewOrder) (Order, error)
+	Order(ctx context.Context, id, owner int64) (Order, error)
+	Orders(ctx context.Context, f OrderFilter, p Page) ([]Order, error)
+	// CancelOrder removes an incomplete order under CancelOrder; a complete one is
+	// EConflict.
+	CancelOrder(ctx context.Context, id, owner int64) error
+	// UpdateOrder completes an order (under CompleteOrder) or sets its ship date; any
+	// change to a complete order is EInvalidTransition.
+	UpdateOrder(ctx context.Context, id int64, u OrderUpdate) (Order, error)
+}
+
+// IdempotencyKey is an Idempotency-Key claimed by one account for one request body.
+type IdempotencyKey struct {
+	AccountID   int64
+	Key         string
+	RequestHash []byte
+}
+
+// ClaimTimeout is how long an unanswered idempotency claim holds off retries.
+const ClaimTimeout = time.Minute
+
+// StoredResponse is a response remembered for an idempotency key.
+type StoredResponse struct {
+	Status   int
+	Location string
+	Body     []byte
+}
+
+// IdempotencyStore remembers the responses to requests sent with an Idempotency-Key.
+type IdempotencyStore interface {
+	// ClaimIdempotencyKey claims k for a request starting now. When the key was already
+	// used within ttl: with another body it is EIdempotencyKeyReused; while that
+	// request still runs it is EConflict; once it answered, the stored response is
+	// returned with replay true. A key older than ttl is claimed afresh, and so is an
+	// unanswered claim older than ClaimTimeout (its request died: PlaceOrder records its
+	// response in the order's own transaction, so such a request placed nothing).
+	ClaimIdempotencyKey(ctx context.Context, k IdempotencyKey, now time.Time, ttl time.Duration) (resp StoredResponse, replay bool, err error)
+	// SaveIdempotentResponse records the response of a claimed key (PlaceOrder records
+	// its own success).
+	SaveIdempotentResponse(ctx context.Context, k IdempotencyKey, r StoredResponse) error
+	// ReleaseIdempotencyKey drops a claim whose request failed unexpectedly, so that a
+	// retry runs again.
+	ReleaseIdempotencyKey(ctx context.Context, k IdempotencyKey) error
+	// PurgeIdempotencyKeys deletes keys claimed before the given time.
+	PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error)
+}

@@ -1,0 +1,55 @@
+package petstore
+
+import (
+	"net/mail"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits of the contract.
+const (
+	MaxName          = 100
+	MaxDescription   = 500
+	MaxEmail         = 254
+	MinPassword      = 12
+	MaxPassword      = 128
+	MaxMessage       = 2000
+	MaxOrderQuantity = 100
+	MaxStock         = 1_000_000
+)
+
+// CleanName trims surrounding white space from a name and checks that what is left
+// is 1–100 characters without control characters. field names the field in the error.
+func CleanName(field, s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if n := utf8.RuneCountInString(s); n < 1 || n > MaxName {
+		return "", Invalid(field, "must be 1 to 100 characters (after trimming white space)")
+	}
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return "", Invalid(field, "must not contain control characters")
+	}
+	return s, nil
+}
+
+// CleanEmail checks that s is a plain email address (no display name) of at most 254
+// characters, and returns it trimmed.
+func CleanEmail(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if len(s) > MaxEmail {
+		return "", Invalid("email", "must be at most 254 characters")
+	}
+	addr, err := mail.ParseAddress(s)
+	if err != nil || addr.Address != s || addr.Name != "" {
+		return "", Invalid("email", "must be an email address such as ada@example.com")
+	}
+	return s, nil
+}
+
+// CheckPassword checks the length rules of a password; it does not trim it.
+func CheckPassword(s string) error {
+	if n := utf8.RuneCountInString(s); n < MinPassword || n > MaxPassword {
+		return Invalid("password", "must be 12 to 128 characters")
+	}
+	return nil
+}
