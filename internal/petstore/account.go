@@ -26,6 +26,8 @@ type Account struct {
 type Principal struct {
 	AccountID int64
 	Role      Role
+	// KeyID is the API key the request came with; 0 for HTTP Basic.
+	KeyID int64
 }
 
 // IsAdmin reports whether the principal has the admin role.

@@ -1,0 +1,97 @@
+package auth
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// Authenticator finds the principal behind an API key. Valid keys are cached for a
+// short time so that the hot path does not query the database on every request; the
+// time is the bound the contract sets on how long a key revoked by another process may
+// keep working (one second). Revocations in this process take effect at once (Forget).
+type Authenticator struct {
+	store petstore.KeyStore
+	ttl   time.Duration
+	max   int
+	now   func() time.Time
+
+	mu    sync.RWMutex
+	cache map[[32]byte]cached
+}
+
+type cached struct {
+	p       petstore.Principal
+	expires time.Time
+}
+
+// DefaultKeyCacheTTL keeps a revoked key working at most this long on other processes.
+const DefaultKeyCacheTTL = 900 * time.Millisecond
+
+// NewAuthenticator returns an Authenticator over store caching keys for ttl (0 turns
+// the cache off).
+func NewAuthenticator(store petstore.KeyStore, ttl time.Duration) *Authenticator {
+	return &Authenticator{store: store, ttl: ttl, max: 10_000, now: time.Now, cache: make(map[[32]byte]cached)}
+}
+
+// Authenticate returns the principal holding key, or an EUnauthorized error.
+func (a *Authenticator) Authenticate(ctx context.Context, key string) (petstore.Principal, error) {
+	if !WellFormed(key) {
+		return petstore.Principal{}, errUnknownKey
+	}
+	var h [32]byte
+	copy(h[:], HashKey(key))
+	now := a.now()
+	if a.ttl > 0 {
+		a.mu.RLock()
+		c, ok := a.cache[h]
+		a.mu.RUnlock()
+		if ok && now.Before(c.expires) {
+			return c.p, nil
+		}
+	}
+	p, err := a.store.PrincipalByKeyHash(ctx, h[:])
+	if err != nil {
+		if petstore.ErrorCode(err) == petstore.ENotFound {
+			return petstore.Principal{}, errUnknownKey
+		}
+		return petstore.Principal{}, err
+	}
+	if a.ttl > 0 {
+		a.mu.Lock()
+		if len(a.cache) >= a.max {
+			a.sweep(now)
+		}
+		a.cache[h] = cached{p: p, expires: now.Add(a.ttl)}
+		a.mu.Unlock()
+	}
+	return p, nil
+}
+
+// sweep drops expired entries, and everything if that is not enough, so that memory
+// stays bounded however many keys are used. Callers hold a.mu.
+func (a *Authenticator) sweep(now time.Time) {
+	for h, c := range a.cache {
+		if !now.Before(c.expires) {
+			delete(a.cache, h)
+		}
+	}
+	if len(a.cache) >= a.max {
+		clear(a.cache)
+	}
+}
+
+// Forget drops a revoked key from the cache so that its next use fails.
+func (a *Authenticator) Forget(keyID int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for h, c := range a.cache {
+		if c.p.KeyID == keyID {
+			delete(a.cache, h)
+		}
+	}
+}
+
+var errUnknownKey = petstore.Errorf(petstore.EUnauthorized, "The API key is unknown or revoked.")

@@ -1,0 +1,90 @@
+package httpapi
+
+import (
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/oas"
+)
+
+func toPet(p petstore.Pet) oas.Pet {
+	return oas.Pet{ID: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: oas.PetStatus(p.Status)}
+}
+
+func toCategory(c petstore.Category) oas.Category {
+	out := oas.Category{ID: c.ID, Name: c.Name}
+	if c.Description != "" {
+		out.Description = oas.NewOptString(c.Description)
+	}
+	return out
+}
+
+func toInventory(i petstore.InventoryItem) oas.InventoryItem {
+	return oas.InventoryItem{PetId: i.PetID, Quantity: i.Quantity, Status: oas.PetStatus(i.Status)}
+}
+
+func toOrder(o petstore.Order) oas.Order {
+	out := oas.Order{ID: o.ID, PetId: o.PetID, Quantity: o.Quantity, Complete: o.Complete, AccountId: o.AccountID}
+	if o.ShipDate != nil {
+		out.ShipDate = oas.NewOptDateTime(o.ShipDate.UTC())
+	}
+	return out
+}
+
+func toAccount(a petstore.Account) oas.Account {
+	return oas.Account{ID: a.ID, Email: a.Email, Role: oas.Role(a.Role), CreatedAt: a.CreatedAt.UTC()}
+}
+
+func toMessage(m petstore.Message) oas.Message {
+	return oas.Message{ID: m.ID, Message: m.Text, Status: oas.MessageStatus(m.Status), CreatedAt: m.CreatedAt.UTC()}
+}
+
+func optTime(o oas.OptDateTime) *time.Time {
+	if t, ok := o.Get(); ok {
+		t = t.UTC()
+		return &t
+	}
+	return nil
+}
+
+func mapSlice[T, U any](in []T, f func(T) U) []U {
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// pageOf reads the pagination parameters; the generated server has checked the bounds
+// of limit already.
+func pageOf(limit oas.OptInt, cursor oas.OptString) (petstore.Page, error) {
+	after, err := petstore.DecodeCursor(cursor.Or(""))
+	if err != nil {
+		return petstore.Page{}, err
+	}
+	return petstore.Page{Limit: limit.Or(petstore.DefaultLimit), After: after}, nil
+}
+
+// listPage asks the store for one item more than the page holds, to learn whether a
+// next page exists without a second query.
+func listPage(p petstore.Page) petstore.Page {
+	p.Limit++
+	return p
+}
+
+// nextLink trims items to the page size and returns the RFC 8288 next link when more
+// items follow; query holds the request's filters, which the link keeps.
+func nextLink[T any](items []T, p petstore.Page, path string, query url.Values, id func(T) int64) ([]T, oas.OptString) {
+	if len(items) <= p.Limit {
+		return items, oas.OptString{}
+	}
+	items = items[:p.Limit]
+	if query == nil {
+		query = url.Values{}
+	}
+	query.Set("limit", strconv.Itoa(p.Limit))
+	query.Set("cursor", petstore.EncodeCursor(id(items[len(items)-1])))
+	return items, oas.NewOptString("<" + apiPrefix + path + "?" + query.Encode() + `>; rel="next"`)
+}

@@ -1,0 +1,182 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/go-faster/jx"
+	ht "github.com/ogen-go/ogen/http"
+	"github.com/ogen-go/ogen/ogenerrors"
+	"github.com/ogen-go/ogen/validate"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/oas"
+)
+
+// statusByCode is the one table that turns error codes into HTTP statuses.
+var statusByCode = map[string]int{
+	petstore.EUnauthorized:         http.StatusUnauthorized,
+	petstore.EForbidden:            http.StatusForbidden,
+	petstore.ENotFound:             http.StatusNotFound,
+	petstore.EMethodNotAllowed:     http.StatusMethodNotAllowed,
+	petstore.EInvalidJSON:          http.StatusBadRequest,
+	petstore.EInvalidContentType:   http.StatusBadRequest,
+	petstore.EValidationFailed:     http.StatusBadRequest,
+	petstore.EConflict:             http.StatusConflict,
+	petstore.EInsufficientStock:    http.StatusConflict,
+	petstore.EInvalidTransition:    http.StatusConflict,
+	petstore.EGone:                 http.StatusGone,
+	petstore.EPayloadTooLarge:      http.StatusRequestEntityTooLarge,
+	petstore.EIdempotencyKeyReused: http.StatusUnprocessableEntity,
+	petstore.ERateLimited:          http.StatusTooManyRequests,
+	petstore.EInternal:             http.StatusInternalServerError,
+	petstore.ENotImplemented:       http.StatusNotImplemented,
+	petstore.EUnavailable:          http.StatusServiceUnavailable,
+}
+
+// Errors every layer may answer with.
+var (
+	errUnauthorized = petstore.Errorf(petstore.EUnauthorized, "A valid API key is required: send Authorization: Bearer <API_KEY>.")
+	errInternal     = petstore.Errorf(petstore.EInternal, "Internal error.")
+	errUnavailable  = petstore.Errorf(petstore.EUnavailable, "The service is unavailable; retry later.")
+	errNotFound     = petstore.Errorf(petstore.ENotFound, "No such resource.")
+)
+
+// errorResponse is the one place where an error becomes what the client sees.
+// Anything that is not a *petstore.Error is logged and answered as internal (or as
+// unavailable when the request ran out of time), revealing nothing.
+func errorResponse(ctx context.Context, log *slog.Logger, err error) *oas.DefaultStatusCodeWithHeaders {
+	var (
+		e       *petstore.Error
+		failure authFailure
+		sec     *ogenerrors.SecurityError
+	)
+	switch {
+	case errors.As(err, &e):
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		e = errUnavailable
+	case errors.Is(err, ht.ErrNotImplemented):
+		e = petstore.Errorf(petstore.ENotImplemented, "This operation is not implemented yet.")
+	case !errors.As(err, &failure) && errors.As(err, &sec):
+		// The generated server's own finding: no usable Authorization header.
+		e = errUnauthorized
+	default:
+		log.ErrorContext(ctx, "internal error", "err", err, "request_id", RequestID(ctx))
+		e = errInternal
+	}
+	return toResponse(e)
+}
+
+// authFailure marks an error of the store met while authenticating, so that it is
+// answered as internal rather than as the 401 of a security error.
+type authFailure struct{ err error }
+
+func (f authFailure) Error() string { return "authenticate: " + f.err.Error() }
+func (f authFailure) Unwrap() error { return f.err }
+
+func toResponse(e *petstore.Error) *oas.DefaultStatusCodeWithHeaders {
+	status, ok := statusByCode[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	r := &oas.DefaultStatusCodeWithHeaders{
+		StatusCode: status,
+		Response:   oas.Error{Code: e.Code, Message: e.Message, Status: status},
+	}
+	for _, d := range e.Details {
+		r.Response.Details = append(r.Response.Details, oas.ErrorDetail{Field: d.Field, Problem: d.Problem})
+	}
+	switch status {
+	case http.StatusUnauthorized:
+		r.WWWAuthenticate = oas.NewOptString("Bearer")
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		r.RetryAfter = oas.NewOptInt(1)
+	}
+	return r
+}
+
+// writeError writes an error response outside the generated server (routing,
+// middleware, panics) in exactly the shape the generated server uses.
+func writeError(w http.ResponseWriter, e *petstore.Error) {
+	r := toResponse(e)
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	if v, ok := r.WWWAuthenticate.Get(); ok {
+		h.Set("WWW-Authenticate", v)
+	}
+	if v, ok := r.RetryAfter.Get(); ok {
+		h.Set("Retry-After", strconv.Itoa(v))
+	}
+	w.WriteHeader(r.StatusCode)
+	var enc jx.Encoder
+	r.Response.Encode(&enc)
+	_, _ = w.Write(enc.Bytes())
+}
+
+// decodeError classifies the errors the generated server meets while reading
+// parameters and bodies (passed to oas.WithErrorHandler).
+func decodeError(log *slog.Logger) func(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
+	return func(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
+		writeError(w, classifyDecodeError(ctx, log, r, err))
+	}
+}
+
+var unexpectedField = regexp.MustCompile(`unexpected field "([^"]*)"`)
+
+func classifyDecodeError(ctx context.Context, log *slog.Logger, r *http.Request, err error) *petstore.Error {
+	var (
+		tooLarge *http.MaxBytesError
+		ctype    *validate.InvalidContentTypeError
+		body     *ogenerrors.DecodeBodyError
+		params   *ogenerrors.DecodeParamError
+		fields   *validate.Error
+	)
+	switch {
+	case errors.As(err, &tooLarge):
+		return petstore.Errorf(petstore.EPayloadTooLarge, "The request body is larger than %d bytes.", tooLarge.Limit)
+	case errors.As(err, &ctype):
+		return errContentType
+	case errors.Is(err, validate.ErrBodyRequired):
+		if r.Header.Get("Content-Type") == "" {
+			return errContentType
+		}
+		return petstore.Errorf(petstore.EInvalidJSON, "The request body is empty; send a JSON object.")
+	case errors.As(err, &body):
+		if !json.Valid(body.Body) {
+			return petstore.Errorf(petstore.EInvalidJSON, "The request body is not valid JSON.")
+		}
+		if m := unexpectedField.FindStringSubmatch(body.Err.Error()); m != nil {
+			return petstore.Invalid(m[1], "is not a known field")
+		}
+		return &petstore.Error{Code: petstore.EValidationFailed, Message: "The request body does not match the schema: " + strings.TrimPrefix(body.Err.Error(), "decode application/json: ")}
+	case errors.As(err, &params):
+		return petstore.Invalid(params.Name, problem(params.Err))
+	case errors.As(err, &fields):
+		e := &petstore.Error{Code: petstore.EValidationFailed, Message: "The request is not valid."}
+		for _, f := range fields.Fields {
+			e.Details = append(e.Details, petstore.Detail{Field: f.Name, Problem: problem(f.Error)})
+		}
+		return e
+	case r.Header.Get("Content-Type") == "" && r.ContentLength != 0:
+		return errContentType
+	}
+	log.ErrorContext(ctx, "unclassified request error", "err", err, "request_id", RequestID(ctx))
+	return petstore.Errorf(petstore.EValidationFailed, "The request is not valid.")
+}
+
+var errContentType = petstore.Errorf(petstore.EInvalidContentType, "Send the body as Content-Type: application/json.")
+
+// problem turns a validator's error into a short phrase for ErrorDetail.problem.
+func problem(err error) string {
+	var fields *validate.Error
+	if errors.As(err, &fields) && len(fields.Fields) > 0 {
+		return problem(fields.Fields[0].Error)
+	}
+	return strings.TrimPrefix(err.Error(), "validate: ")
+}

@@ -1,0 +1,33 @@
+// Package httpapi is the HTTP face of the service: it implements the interface
+// generated from the OpenAPI document (package oas), authenticates callers, maps
+// errors to the one error body, and assembles the routes and middleware.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/oas"
+)
+
+// Handler implements the generated oas.Handler: each method converts the request,
+// calls the store, and converts the answer back.
+type Handler struct {
+	store     petstore.Store
+	auth      *auth.Authenticator
+	passwords auth.Passwords
+	log       *slog.Logger
+	now       func() time.Time
+	depr      deprecation
+}
+
+var _ oas.Handler = (*Handler)(nil)
+
+// NewError turns every error the generated server meets after routing (handler and
+// security errors) into the error body.
+func (h *Handler) NewError(ctx context.Context, err error) *oas.DefaultStatusCodeWithHeaders {
+	return errorResponse(ctx, h.log, err)
+}

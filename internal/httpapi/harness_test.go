@@ -1,0 +1,312 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/sqlite"
+)
+
+// testAPI is the real handler stack on a real temporary SQLite file. Every response
+// it receives for a documented route is checked against the served OpenAPI document,
+// so no test can pass with a response the document does not describe.
+type testAPI struct {
+	t      *testing.T
+	URL    string
+	Store  petstore.Store
+	router routers.Router
+	// Admin and Customer are API keys of an admin and of a customer account;
+	// CustomerID is the customer's account id.
+	Admin, Customer string
+	CustomerID      int64
+}
+
+type apiOption func(*httpapi.Config)
+
+// cheapPasswords keeps argon2id fast in tests; the production parameters are the
+// library defaults of package auth.
+var cheapPasswords = auth.Passwords{Params: auth.PasswordParams{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}}
+
+func newTestAPI(t *testing.T, opts ...apiOption) *testAPI {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "petstore.db"))
+	if err != nil {
+		t.Fatalf("open sqlite: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+
+	srv := httptest.NewUnstartedServer(nil)
+	base := "http://" + srv.Listener.Addr().String()
+	cfg := httpapi.Config{Store: st, ServerURL: base, Passwords: cheapPasswords, KeyCacheTTL: auth.DefaultKeyCacheTTL}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	h, err := httpapi.New(cfg)
+	if err != nil {
+		t.Fatalf("httpapi.New: %v", err)
+	}
+	srv.Config.Handler = h
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	a := &testAPI{t: t, URL: base, Store: st}
+	a.router = a.loadRouter()
+	a.Admin, _ = a.newKey("admin@example.com", petstore.Admin)
+	a.Customer, a.CustomerID = a.newKey("customer@example.com", petstore.Customer)
+	return a
+}
+
+// loadRouter reads the document the server serves, as a client would.
+func (a *testAPI) loadRouter() routers.Router {
+	a.t.Helper()
+	res, err := http.Get(a.URL + "/openapi.json")
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	doc, err := openapi3.NewLoader().LoadFromData(raw)
+	if err != nil {
+		a.t.Fatalf("load served document: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		a.t.Fatalf("served document is not valid OpenAPI: %v", err)
+	}
+	r, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return r
+}
+
+// newKey makes an account (if needed) with the role and returns a new key for it.
+func (a *testAPI) newKey(email string, role petstore.Role) (string, int64) {
+	a.t.Helper()
+	ctx := context.Background()
+	acct, err := a.Store.EnsureAccount(ctx, email, role)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	key, prefix, hash := auth.NewKey()
+	if _, err := a.Store.CreateAPIKey(ctx, petstore.NewAPIKey{AccountID: acct.ID, Name: "test", Prefix: prefix, Hash: hash}); err != nil {
+		a.t.Fatal(err)
+	}
+	return key, acct.ID
+}
+
+// response is what a test sees of an HTTP response.
+type response struct {
+	t      *testing.T
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// req describes a request: Key is sent as a Bearer key unless Auth sets the whole
+// Authorization header; Body is sent as is when it is a string, as JSON otherwise.
+type req struct {
+	Method, Path string
+	Key          string
+	Auth         string
+	Body         any
+	Header       map[string]string
+}
+
+func (a *testAPI) do(t *testing.T, r req) *response {
+	t.Helper()
+	var body io.Reader
+	var raw []byte
+	switch b := r.Body.(type) {
+	case nil:
+	case string:
+		raw = []byte(b)
+	default:
+		var err error
+		if raw, err = json.Marshal(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if raw != nil {
+		body = bytes.NewReader(raw)
+	}
+	hr, err := http.NewRequest(r.Method, a.URL+r.Path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	switch {
+	case r.Auth != "":
+		hr.Header.Set("Authorization", r.Auth)
+	case r.Key != "":
+		hr.Header.Set("Authorization", "Bearer "+r.Key)
+	}
+	for k, v := range r.Header {
+		if v == "" {
+			hr.Header.Del(k)
+		} else {
+			hr.Header.Set(k, v)
+		}
+	}
+	res, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatalf("%s %s: %v", r.Method, r.Path, err)
+	}
+	defer res.Body.Close()
+	out, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := &response{t: t, Status: res.StatusCode, Header: res.Header, Body: out}
+	a.checkAgainstDocument(t, hr, resp)
+	return resp
+}
+
+// checkAgainstDocument fails the test when a response of a documented operation is
+// not what the document says (status, headers, body), and when any error response
+// lacks the error body.
+func (a *testAPI) checkAgainstDocument(t *testing.T, hr *http.Request, res *response) {
+	t.Helper()
+	if res.Status >= 400 {
+		var e struct {
+			Code    *string `json:"code"`
+			Message *string `json:"message"`
+			Status  *int    `json:"status"`
+		}
+		if err := json.Unmarshal(res.Body, &e); err != nil || e.Code == nil || e.Message == nil || e.Status == nil || *e.Status != res.Status {
+			t.Errorf("%s %s: error response %d is not {code, message, status}: %s", hr.Method, hr.URL.Path, res.Status, res.Body)
+		}
+		if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Errorf("%s %s: error response has Content-Type %q", hr.Method, hr.URL.Path, ct)
+		}
+	}
+	if res.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("%s %s: no X-Content-Type-Options: nosniff", hr.Method, hr.URL.Path)
+	}
+	route, params, err := a.router.FindRoute(hr)
+	if err != nil {
+		return // not an operation of the document (unknown path or method)
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: hr, PathParams: params, Route: route},
+		Status:                 res.Status,
+		Header:                 res.Header,
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	in.SetBodyBytes(res.Body)
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		t.Errorf("%s %s: response %d disagrees with the document: %v\nbody: %s", hr.Method, hr.URL.Path, res.Status, err, res.Body)
+	}
+}
+
+// JSON decodes the body into v.
+func (r *response) JSON(v any) {
+	r.t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		r.t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Code is the error code of an error body, or "".
+func (r *response) Code() string {
+	var e struct{ Code string }
+	_ = json.Unmarshal(r.Body, &e)
+	return e.Code
+}
+
+// expect fails the test unless the response has the status and (for errors) code.
+func (r *response) expect(status int, code string) *response {
+	r.t.Helper()
+	if r.Status != status || (code != "" && r.Code() != code) {
+		r.t.Fatalf("got %d %s, want %d %s: %s", r.Status, r.Code(), status, code, r.Body)
+	}
+	return r
+}
+
+// fixture helpers
+
+type pet struct {
+	ID         int64  `json:"id"`
+	Name       string `json:"name"`
+	CategoryID int64  `json:"categoryId"`
+	Status     string `json:"status"`
+}
+
+type category struct {
+	ID          int64  `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+type inventory struct {
+	PetID    int64  `json:"petId"`
+	Quantity int    `json:"quantity"`
+	Status   string `json:"status"`
+}
+
+type order struct {
+	ID        int64      `json:"id"`
+	PetID     int64      `json:"petId"`
+	Quantity  int        `json:"quantity"`
+	ShipDate  *time.Time `json:"shipDate"`
+	Complete  bool       `json:"complete"`
+	AccountID int64      `json:"accountId"`
+}
+
+func (a *testAPI) category(t *testing.T, name string) category {
+	t.Helper()
+	var c category
+	a.do(t, req{Method: "POST", Path: "/v1/categories", Key: a.Admin, Body: map[string]any{"name": name}}).expect(201, "").JSON(&c)
+	return c
+}
+
+// pet makes a pet in a new category with the given stock.
+func (a *testAPI) pet(t *testing.T, name string, stock int) pet {
+	t.Helper()
+	c := a.category(t, "Category of " + name)
+	var p pet
+	a.do(t, req{Method: "POST", Path: "/v1/pets", Key: a.Admin, Body: map[string]any{"name": name, "categoryId": c.ID}}).expect(201, "").JSON(&p)
+	if stock > 0 {
+		a.setStock(t, p.ID, stock)
+	}
+	return p
+}
+
+func (a *testAPI) setStock(t *testing.T, petID int64, n int) inventory {
+	t.Helper()
+	var inv inventory
+	a.do(t, req{Method: "PUT", Path: path("/v1/store/inventory/%d", petID), Key: a.Admin, Body: map[string]any{"quantity": n}}).expect(200, "").JSON(&inv)
+	return inv
+}
+
+func (a *testAPI) order(t *testing.T, key string, petID int64, qty int) order {
+	t.Helper()
+	var o order
+	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: key, Body: map[string]any{"petId": petID, "quantity": qty}}).expect(201, "").JSON(&o)
+	return o
+}
+
+func (a *testAPI) inventory(t *testing.T, petID int64) inventory {
+	t.Helper()
+	var inv inventory
+	a.do(t, req{Method: "GET", Path: path("/v1/store/inventory/%d", petID), Key: a.Admin}).expect(200, "").JSON(&inv)
+	return inv
+}

@@ -1,0 +1,169 @@
+package httpapi
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/oas"
+)
+
+func (h *Handler) ListPets(ctx context.Context, params oas.ListPetsParams) (oas.ListPetsRes, error) {
+	page, err := pageOf(params.Limit, params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	f := petstore.PetFilter{IDs: params.Ids}
+	q := url.Values{}
+	if s, ok := params.Status.Get(); ok {
+		f.Status = petstore.PetStatus(s)
+		q.Set("status", string(s))
+	}
+	if c, ok := params.CategoryId.Get(); ok {
+		f.CategoryID = c
+		q.Set("categoryId", strconv.FormatInt(c, 10))
+	}
+	if len(f.IDs) > 0 {
+		ids := make([]string, len(f.IDs))
+		for i, id := range f.IDs {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		q.Set("ids", strings.Join(ids, ","))
+		if !params.Limit.Set {
+			// A batch lookup answers every id at once unless asked otherwise.
+			page.Limit = min(len(f.IDs), petstore.MaxLimit)
+		}
+	}
+	pets, err := h.store.Pets(ctx, f, listPage(page))
+	if err != nil {
+		return nil, err
+	}
+	pets, link := nextLink(pets, page, "/pets", q, func(p petstore.Pet) int64 { return p.ID })
+	return &oas.PetsHeaders{Link: link, Response: mapSlice(pets, toPet)}, nil
+}
+
+func (h *Handler) CreatePet(ctx context.Context, req *oas.NewPet) (oas.CreatePetRes, error) {
+	f := petstore.PetFields{Name: req.Name, CategoryID: req.CategoryId, Status: petstore.PetStatus(req.Status.Or(oas.NewPetStatusAvailable))}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := h.store.CreatePet(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return &oas.PetHeaders{Location: apiPrefix + "/pets/" + strconv.FormatInt(p.ID, 10), Response: toPet(p)}, nil
+}
+
+func (h *Handler) GetPetById(ctx context.Context, params oas.GetPetByIdParams) (oas.GetPetByIdRes, error) {
+	// The deprecation headers and the 410 after the sunset come from the middleware,
+	// which sees every response of this operation, errors included.
+	p, err := h.store.Pet(ctx, params.PetId)
+	if err != nil {
+		return nil, err
+	}
+	d := h.depr.headers(params.PetId)
+	return &oas.GetPetByIdOKHeaders{Deprecation: d.deprecation, Sunset: d.sunset, Link: d.link, Response: toPet(p)}, nil
+}
+
+func (h *Handler) ReplacePet(ctx context.Context, req *oas.NewPet, params oas.ReplacePetParams) (oas.ReplacePetRes, error) {
+	f := petstore.PetFields{Name: req.Name, CategoryID: req.CategoryId, Status: petstore.PetStatus(req.Status.Or(oas.NewPetStatusAvailable))}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := h.store.UpdatePet(ctx, params.PetId, func(petstore.PetFields) (petstore.PetFields, error) { return f, nil })
+	if err != nil {
+		return nil, err
+	}
+	out := toPet(p)
+	return &out, nil
+}
+
+func (h *Handler) UpdatePet(ctx context.Context, req oas.UpdatePetReq, params oas.UpdatePetParams) (oas.UpdatePetRes, error) {
+	var patch oas.PetPatch
+	switch r := req.(type) {
+	case *oas.UpdatePetApplicationJSON:
+		patch = oas.PetPatch(*r)
+	case *oas.UpdatePetApplicationMergePatchJSON:
+		patch = oas.PetPatch(*r)
+	}
+	p, err := h.store.UpdatePet(ctx, params.PetId, func(f petstore.PetFields) (petstore.PetFields, error) {
+		if v, ok := patch.Name.Get(); ok {
+			f.Name = v
+		}
+		if v, ok := patch.CategoryId.Get(); ok {
+			f.CategoryID = v
+		}
+		if v, ok := patch.Status.Get(); ok {
+			f.Status = petstore.PetStatus(v)
+		}
+		return f, f.Validate()
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := toPet(p)
+	return &out, nil
+}
+
+func (h *Handler) DeletePet(ctx context.Context, params oas.DeletePetParams) (oas.DeletePetRes, error) {
+	if err := h.store.DeletePet(ctx, params.PetId); err != nil {
+		return nil, err
+	}
+	return &oas.DeletePetNoContent{}, nil
+}
+
+func (h *Handler) ListCategories(ctx context.Context, params oas.ListCategoriesParams) (oas.ListCategoriesRes, error) {
+	page, err := pageOf(params.Limit, params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := h.store.Categories(ctx, listPage(page))
+	if err != nil {
+		return nil, err
+	}
+	cs, link := nextLink(cs, page, "/categories", nil, func(c petstore.Category) int64 { return c.ID })
+	return &oas.ListCategoriesOKHeaders{Link: link, Response: mapSlice(cs, toCategory)}, nil
+}
+
+func (h *Handler) CreateCategory(ctx context.Context, req *oas.NewCategory) (oas.CreateCategoryRes, error) {
+	c := petstore.Category{Name: req.Name, Description: req.Description.Or("")}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	c, err := h.store.CreateCategory(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return &oas.CategoryHeaders{Location: apiPrefix + "/categories/" + strconv.FormatInt(c.ID, 10), Response: toCategory(c)}, nil
+}
+
+func (h *Handler) GetCategory(ctx context.Context, params oas.GetCategoryParams) (oas.GetCategoryRes, error) {
+	c, err := h.store.Category(ctx, params.CategoryId)
+	if err != nil {
+		return nil, err
+	}
+	out := toCategory(c)
+	return &out, nil
+}
+
+func (h *Handler) ReplaceCategory(ctx context.Context, req *oas.NewCategory, params oas.ReplaceCategoryParams) (oas.ReplaceCategoryRes, error) {
+	c := petstore.Category{ID: params.CategoryId, Name: req.Name, Description: req.Description.Or("")}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	c, err := h.store.ReplaceCategory(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := toCategory(c)
+	return &out, nil
+}
+
+func (h *Handler) DeleteCategory(ctx context.Context, params oas.DeleteCategoryParams) (oas.DeleteCategoryRes, error) {
+	if err := h.store.DeleteCategory(ctx, params.CategoryId); err != nil {
+		return nil, err
+	}
+	return &oas.DeleteCategoryNoContent{}, nil
+}

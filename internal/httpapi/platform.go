@@ -1,0 +1,90 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+
+	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/oas"
+)
+
+func (h *Handler) CreateAccount(ctx context.Context, req *oas.NewAccount) (oas.CreateAccountRes, error) {
+	email, err := petstore.CleanEmail(req.Email)
+	if err != nil {
+		return nil, err
+	}
+	if err := petstore.CheckPassword(req.Password); err != nil {
+		return nil, err
+	}
+	hash, err := h.passwords.Hash(req.Password)
+	if err != nil {
+		return nil, err
+	}
+	a, err := h.store.CreateAccount(ctx, email, hash, petstore.Customer)
+	if err != nil {
+		return nil, err
+	}
+	out := toAccount(a)
+	return &out, nil
+}
+
+func (h *Handler) CreateApiKey(ctx context.Context, req *oas.NewApiKey) (oas.CreateApiKeyRes, error) {
+	name, err := petstore.CleanName("name", req.Name)
+	if err != nil {
+		return nil, err
+	}
+	key, prefix, hash := auth.NewKey()
+	k, err := h.store.CreateAPIKey(ctx, petstore.NewAPIKey{AccountID: principal(ctx).AccountID, Name: name, Prefix: prefix, Hash: hash})
+	if err != nil {
+		return nil, err
+	}
+	return &oas.CreatedApiKey{ID: k.ID, Name: k.Name, Key: key, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC()}, nil
+}
+
+func (h *Handler) ListApiKeys(ctx context.Context) (oas.ListApiKeysRes, error) {
+	keys, err := h.store.APIKeys(ctx, principal(ctx).AccountID)
+	if err != nil {
+		return nil, err
+	}
+	out := oas.ListApiKeysOKApplicationJSON(mapSlice(keys, func(k petstore.APIKey) oas.ApiKey {
+		return oas.ApiKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC()}
+	}))
+	return &out, nil
+}
+
+func (h *Handler) RevokeApiKey(ctx context.Context, params oas.RevokeApiKeyParams) (oas.RevokeApiKeyRes, error) {
+	if err := h.store.RevokeAPIKey(ctx, principal(ctx).AccountID, params.KeyId); err != nil {
+		return nil, err
+	}
+	h.auth.Forget(params.KeyId)
+	return &oas.RevokeApiKeyNoContent{}, nil
+}
+
+var messageIDEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+func (h *Handler) SendMessage(ctx context.Context, req *oas.NewMessage) (oas.SendMessageRes, error) {
+	var b [15]byte
+	_, _ = rand.Read(b[:])
+	m := petstore.Message{
+		ID:        "msg_" + messageIDEncoding.EncodeToString(b[:]),
+		AccountID: principal(ctx).AccountID,
+		Text:      req.Message,
+		Status:    petstore.MessageQueued,
+		CreatedAt: h.now().UTC(),
+	}
+	if err := h.store.CreateMessage(ctx, m); err != nil {
+		return nil, err
+	}
+	return &oas.MessageHeaders{Location: apiPrefix + "/messages/" + m.ID, Response: toMessage(m)}, nil
+}
+
+func (h *Handler) GetMessage(ctx context.Context, params oas.GetMessageParams) (oas.GetMessageRes, error) {
+	m, err := h.store.Message(ctx, principal(ctx).AccountID, params.MessageId)
+	if err != nil {
+		return nil, err
+	}
+	out := toMessage(m)
+	return &out, nil
+}

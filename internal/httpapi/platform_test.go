@@ -1,0 +1,178 @@
+package httpapi_test
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+)
+
+func basic(email, password string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(email+":"+password))
+}
+
+func TestSignUpThenMakeAKeyThenSendTheFirstMessage(t *testing.T) {
+	a := newTestAPI(t)
+	var acct struct {
+		ID        int64     `json:"id"`
+		Email     string    `json:"email"`
+		Role      string    `json:"role"`
+		CreatedAt time.Time `json:"createdAt"`
+		Password  *string   `json:"password"`
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "ada@example.com", "password": "correct horse battery"}}).expect(201, "").JSON(&acct)
+	if acct.Email != "ada@example.com" || acct.Role != "customer" || acct.ID == 0 || acct.CreatedAt.IsZero() || acct.Password != nil {
+		t.Fatalf("account = %+v", acct)
+	}
+
+	var key struct {
+		ID     int64  `json:"id"`
+		Name   string `json:"name"`
+		Key    string `json:"key"`
+		Prefix string `json:"prefix"`
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic("ada@example.com", "correct horse battery"), Body: map[string]any{"name": "laptop"}}).expect(201, "").JSON(&key)
+	if !strings.HasPrefix(key.Key, "psk_") || !strings.HasPrefix(key.Key, key.Prefix) || len(key.Prefix) >= len(key.Key) || key.Name != "laptop" {
+		t.Fatalf("key = %+v", key)
+	}
+
+	var msg struct {
+		ID        string    `json:"id"`
+		Message   string    `json:"message"`
+		Status    string    `json:"status"`
+		CreatedAt time.Time `json:"createdAt"`
+	}
+	res := a.do(t, req{Method: "POST", Path: "/v1/messages", Key: key.Key, Body: map[string]any{"message": "Hello, pet store!"}}).expect(201, "")
+	res.JSON(&msg)
+	if msg.Status != "queued" || msg.Message != "Hello, pet store!" || msg.ID == "" || msg.CreatedAt.IsZero() {
+		t.Fatalf("message = %+v", msg)
+	}
+	if loc := res.Header.Get("Location"); loc != "/v1/messages/"+msg.ID {
+		t.Errorf("Location = %q", loc)
+	}
+	a.do(t, req{Method: "GET", Path: "/v1/messages/" + msg.ID, Key: key.Key}).expect(200, "")
+	t.Run("another account cannot read the message", func(t *testing.T) {
+		a.do(t, req{Method: "GET", Path: "/v1/messages/" + msg.ID, Key: a.Customer}).expect(404, "not_found")
+	})
+}
+
+func TestSignUpRules(t *testing.T) {
+	a := newTestAPI(t)
+	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "Bob@Example.com", "password": "twelve chars"}}).expect(201, "")
+	tests := []struct {
+		name       string
+		body       any
+		status     int
+		code, path string
+	}{
+		{"an email taken in another letter case is a conflict", map[string]any{"email": "bob@example.COM", "password": "twelve chars!"}, 409, "conflict", ""},
+		{"a password under 12 characters is refused", map[string]any{"email": "c@example.com", "password": "eleven char"}, 400, "validation_failed", "password"},
+		{"a malformed email is refused", map[string]any{"email": "not-an-email", "password": "twelve chars!"}, 400, "validation_failed", "email"},
+		{"a missing password is refused", map[string]any{"email": "d@example.com"}, 400, "validation_failed", ""},
+		{"an unknown field is refused", map[string]any{"email": "e@example.com", "password": "twelve chars!", "role": "admin"}, 400, "validation_failed", "role"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: tt.body}).expect(tt.status, tt.code)
+			if tt.path != "" && !strings.Contains(string(res.Body), `"field":"`+tt.path+`"`) {
+				t.Errorf("no detail on %s: %s", tt.path, res.Body)
+			}
+		})
+	}
+}
+
+func TestAPIKeys(t *testing.T) {
+	a := newTestAPI(t)
+	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "kim@example.com", "password": "correct horse battery"}}).expect(201, "")
+	pass := basic("kim@example.com", "correct horse battery")
+
+	t.Run("a wrong password makes no key", func(t *testing.T) {
+		res := a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic("kim@example.com", "wrong password!"), Body: map[string]any{"name": "x"}}).expect(401, "unauthorized")
+		if res.Header.Get("WWW-Authenticate") == "" {
+			t.Error("401 without WWW-Authenticate")
+		}
+	})
+	t.Run("an unknown email makes no key", func(t *testing.T) {
+		a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic("nobody@example.com", "correct horse battery"), Body: map[string]any{"name": "x"}}).expect(401, "unauthorized")
+	})
+
+	var first, second struct {
+		ID  int64  `json:"id"`
+		Key string `json:"key"`
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: pass, Body: map[string]any{"name": "first"}}).expect(201, "").JSON(&first)
+	t.Run("an existing key makes another key", func(t *testing.T) {
+		a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: first.Key, Body: map[string]any{"name": "second"}}).expect(201, "").JSON(&second)
+	})
+
+	t.Run("the listing shows the caller's keys without secrets", func(t *testing.T) {
+		res := a.do(t, req{Method: "GET", Path: "/v1/api-keys", Key: first.Key}).expect(200, "")
+		var keys []map[string]any
+		res.JSON(&keys)
+		if len(keys) != 2 {
+			t.Fatalf("got %d keys, want 2: %s", len(keys), res.Body)
+		}
+		if strings.Contains(string(res.Body), first.Key) || strings.Contains(string(res.Body), second.Key) || strings.Contains(string(res.Body), `"key"`) {
+			t.Fatalf("listing reveals a secret: %s", res.Body)
+		}
+	})
+	t.Run("another account cannot revoke the key", func(t *testing.T) {
+		a.do(t, req{Method: "DELETE", Path: path("/v1/api-keys/%d", first.ID), Key: a.Customer}).expect(404, "not_found")
+		a.do(t, req{Method: "GET", Path: "/v1/api-keys", Key: first.Key}).expect(200, "")
+	})
+	t.Run("a revoked key answers 401 on its very next use", func(t *testing.T) {
+		a.do(t, req{Method: "GET", Path: "/v1/pets", Key: first.Key}).expect(200, "") // cached now
+		a.do(t, req{Method: "DELETE", Path: path("/v1/api-keys/%d", first.ID), Key: second.Key}).expect(204, "")
+		a.do(t, req{Method: "GET", Path: "/v1/pets", Key: first.Key}).expect(401, "unauthorized")
+		a.do(t, req{Method: "GET", Path: "/v1/pets", Key: second.Key}).expect(200, "")
+	})
+	t.Run("the password can list and revoke keys too", func(t *testing.T) {
+		a.do(t, req{Method: "GET", Path: "/v1/api-keys", Auth: pass}).expect(200, "")
+		a.do(t, req{Method: "DELETE", Path: path("/v1/api-keys/%d", second.ID), Auth: pass}).expect(204, "")
+		a.do(t, req{Method: "GET", Path: "/v1/pets", Key: second.Key}).expect(401, "unauthorized")
+	})
+	t.Run("HTTP Basic is refused by the pet store operations", func(t *testing.T) {
+		a.do(t, req{Method: "GET", Path: "/v1/pets", Auth: pass}).expect(401, "unauthorized")
+	})
+}
+
+// The getting-started call, condition by condition as the seed states it.
+func TestSendMessageErrorsOfTheSeed(t *testing.T) {
+	a := newTestAPI(t)
+	good := `{"message":"hi"}`
+	tests := []struct {
+		name   string
+		r      req
+		status int
+		code   string
+	}{
+		{"no Authorization header is 401", req{Body: good}, 401, "unauthorized"},
+		{"an unknown key is 401", req{Key: "psk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", Body: good}, 401, "unauthorized"},
+		{"a malformed key is 401", req{Key: "hello", Body: good}, 401, "unauthorized"},
+		{"a lower-case bearer scheme is 401", req{Auth: "bearer " + a.Customer, Body: good}, 401, "unauthorized"},
+		{"Bearer without a key is 401", req{Auth: "Bearer", Body: good}, 401, "unauthorized"},
+		{"Bearer with a doubled space is 401", req{Auth: "Bearer  " + a.Customer, Body: good}, 401, "unauthorized"},
+		{"a Token scheme is 401", req{Auth: "Token " + a.Customer, Body: good}, 401, "unauthorized"},
+		{"a body that is not JSON is 400", req{Key: a.Customer, Body: `{"message":`}, 400, "invalid_json"},
+		{"trailing data after the JSON is 400", req{Key: a.Customer, Body: good + ` {}`}, 400, "invalid_json"},
+		{"an empty body is 400", req{Key: a.Customer, Body: ``, Header: map[string]string{"Content-Type": "application/json"}}, 400, "invalid_json"},
+		{"a missing message is 400", req{Key: a.Customer, Body: `{}`}, 400, "validation_failed"},
+		{"a message that is not a string is 400", req{Key: a.Customer, Body: `{"message":5}`}, 400, "validation_failed"},
+		{"an empty message is 400", req{Key: a.Customer, Body: `{"message":""}`}, 400, "validation_failed"},
+		{"a message over 2000 characters is 400", req{Key: a.Customer, Body: `{"message":"` + strings.Repeat("é", 2001) + `"}`}, 400, "validation_failed"},
+		{"a message of 2000 characters is accepted", req{Key: a.Customer, Body: `{"message":"` + strings.Repeat("é", 2000) + `"}`}, 201, ""},
+		{"an unknown field is 400", req{Key: a.Customer, Body: `{"message":"hi","to":"x"}`}, 400, "validation_failed"},
+		{"text/plain is 400", req{Key: a.Customer, Body: good, Header: map[string]string{"Content-Type": "text/plain"}}, 400, "invalid_content_type"},
+		{"a missing Content-Type is 400", req{Key: a.Customer, Body: good, Header: map[string]string{"Content-Type": ""}}, 400, "invalid_content_type"},
+		{"authentication is decided before the body is read", req{Body: `not json`}, 401, "unauthorized"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.r.Method, tt.r.Path = "POST", "/v1/messages"
+			res := a.do(t, tt.r).expect(tt.status, tt.code)
+			if tt.status == 401 && res.Header.Get("WWW-Authenticate") != "Bearer" {
+				t.Errorf("WWW-Authenticate = %q, want Bearer", res.Header.Get("WWW-Authenticate"))
+			}
+		})
+	}
+}

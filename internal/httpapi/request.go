@@ -1,0 +1,38 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// requestInfo is what the layers of one request learn about it, kept in one value in
+// the context so that logs and metrics can read what routing and authentication found.
+type requestInfo struct {
+	id        string
+	operation string
+	principal petstore.Principal
+	// badAuthScheme is set when the Authorization header is not exactly "Bearer …" or
+	// "Basic …" (the generated server accepts any letter case; the contract does not).
+	badAuthScheme bool
+}
+
+type infoKey struct{}
+
+func withInfo(ctx context.Context, ri *requestInfo) context.Context {
+	return context.WithValue(ctx, infoKey{}, ri)
+}
+
+func info(ctx context.Context) *requestInfo {
+	if ri, ok := ctx.Value(infoKey{}).(*requestInfo); ok {
+		return ri
+	}
+	return &requestInfo{}
+}
+
+// RequestID returns the request id of the request ctx belongs to, or "".
+func RequestID(ctx context.Context) string { return info(ctx).id }
+
+// principal returns who makes the request; the generated server calls the security
+// handler, which records it, before any handler that needs it.
+func principal(ctx context.Context) petstore.Principal { return info(ctx).principal }

@@ -1,0 +1,238 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/acme-pets/petstore/api"
+	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/oas"
+)
+
+// apiPrefix is where the API lives: the major version is in the path.
+const apiPrefix = "/v1"
+
+// DefaultBodyLimit is the largest request body accepted.
+const DefaultBodyLimit = 64 << 10
+
+// Config is what the HTTP layer needs; zero values take the defaults.
+type Config struct {
+	Store  petstore.Store
+	Logger *slog.Logger
+	// ServerURL is where clients reach the server (scheme://host:port); the served
+	// document names ServerURL + "/v1".
+	ServerURL string
+	// Sunsets overrides the sunset date (YYYY-MM-DD) of deprecated operations by id.
+	Sunsets   map[string]string
+	Passwords auth.Passwords
+	// KeyCacheTTL bounds how long a key revoked by another process keeps working.
+	KeyCacheTTL time.Duration
+	BodyLimit   int64
+	Now         func() time.Time
+}
+
+// Server is the whole HTTP surface of the service: /v1, the document and the probes.
+type Server struct {
+	cfg  Config
+	h    *Handler
+	api  *oas.Server
+	doc  api.Document
+	mux  *http.ServeMux
+}
+
+// New assembles the service's HTTP handler.
+func New(cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.BodyLimit == 0 {
+		cfg.BodyLimit = DefaultBodyLimit
+	}
+	if cfg.ServerURL == "" {
+		cfg.ServerURL = "http://localhost:8080"
+	}
+	sunsets, err := sunsetDates(cfg.Sunsets)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := api.Render(strings.TrimSuffix(cfg.ServerURL, "/")+apiPrefix, sunsets)
+	if err != nil {
+		return nil, err
+	}
+	sunset, err := time.Parse(time.DateOnly, sunsets[getPetByID])
+	if err != nil {
+		return nil, fmt.Errorf("sunset of getPetById: %w", err)
+	}
+	h := &Handler{
+		store:     cfg.Store,
+		auth:      auth.NewAuthenticator(cfg.Store, cfg.KeyCacheTTL),
+		passwords: cfg.Passwords,
+		log:       cfg.Logger,
+		now:       cfg.Now,
+		depr:      newDeprecation(sunset),
+	}
+	s := &Server{cfg: cfg, h: h, doc: doc}
+	s.api, err = oas.NewServer(h, security{h},
+		oas.WithPathPrefix(apiPrefix),
+		oas.WithErrorHandler(decodeError(cfg.Logger)),
+		oas.WithNotFound(notFound),
+		oas.WithMethodNotAllowed(methodNotAllowed),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("new oas server: %w", err)
+	}
+	s.routes()
+	return s, nil
+}
+
+// sunsetDates merges the operator's overrides into the document's sunset dates and
+// checks them.
+func sunsetDates(overrides map[string]string) (map[string]string, error) {
+	ops, err := api.Operations()
+	if err != nil {
+		return nil, err
+	}
+	dates := map[string]string{}
+	for _, op := range ops {
+		if op.Sunset != "" {
+			dates[op.ID] = op.Sunset
+		}
+	}
+	for id, date := range overrides {
+		if _, ok := dates[id]; !ok {
+			return nil, fmt.Errorf("sunset %s=%s: no deprecated operation has id %q", id, date, id)
+		}
+		if _, err := time.Parse(time.DateOnly, date); err != nil {
+			return nil, fmt.Errorf("sunset %s=%s: want a date as YYYY-MM-DD", id, date)
+		}
+		dates[id] = date
+	}
+	return dates, nil
+}
+
+func (s *Server) routes() {
+	mux := http.NewServeMux()
+	mux.Handle(apiPrefix+"/", s.v1(s.api))
+	mux.HandleFunc("GET /openapi.yaml", s.serveDocument("application/yaml", s.doc.YAML))
+	mux.HandleFunc("GET /openapi.json", s.serveDocument("application/json", s.doc.JSON))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeStatus(w, http.StatusOK, "ok")
+	})
+	mux.HandleFunc("GET /readyz", s.ready)
+	mux.HandleFunc("/", notFound)
+	s.mux = mux
+}
+
+// ServeHTTP is the outermost layer: every response carries nosniff and a request id,
+// and a panic anywhere answers 500 with the error body.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ri := &requestInfo{id: requestID(r)}
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Request-Id", ri.id)
+	rw := &responseWriter{ResponseWriter: w}
+	defer s.recoverPanic(rw, r, ri)
+	s.mux.ServeHTTP(rw, r.WithContext(withInfo(r.Context(), ri)))
+}
+
+func (s *Server) recoverPanic(w *responseWriter, r *http.Request, ri *requestInfo) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	s.cfg.Logger.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(v), "request_id", ri.id, "operation", ri.operation)
+	if !w.wroteHeader {
+		writeError(w, errInternal)
+	}
+}
+
+// v1 is the middleware of the API proper.
+func (s *Server) v1(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ri := info(r.Context())
+		w.Header().Set("Cache-Control", "no-store")
+		if a := r.Header.Get("Authorization"); a != "" && !strings.HasPrefix(a, "Bearer ") && !strings.HasPrefix(a, "Basic ") {
+			ri.badAuthScheme = true
+		}
+		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
+			ri.operation = route.OperationID()
+		}
+		if ri.operation == getPetByID && s.h.depr.apply(w, r, s.cfg.Now()) {
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) serveDocument(contentType string, body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write(body)
+	}
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		s.cfg.Logger.WarnContext(ctx, "not ready", "err", err)
+		writeError(w, petstore.Errorf(petstore.EUnavailable, "The database is unreachable."))
+		return
+	}
+	writeStatus(w, http.StatusOK, "ready")
+}
+
+func writeStatus(w http.ResponseWriter, code int, status string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = fmt.Fprintf(w, "{\"status\":%q}\n", status)
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, petstore.Errorf(petstore.ENotFound, "No route matches %s %s.", r.Method, r.URL.Path))
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request, allowed string) {
+	w.Header().Set("Allow", allowed)
+	writeError(w, petstore.Errorf(petstore.EMethodNotAllowed, "%s is not allowed here; use %s.", r.Method, allowed))
+}
+
+// responseWriter remembers the status of the response for logs and metrics, and
+// whether anything was written (so a panic handler knows if it can still answer).
+type responseWriter struct {
+	http.ResponseWriter
+	status      int
+	wroteHeader bool
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = http.StatusOK, true
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+

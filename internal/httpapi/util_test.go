@@ -1,0 +1,5 @@
+package httpapi_test
+
+import "fmt"
+
+func path(format string, args ...any) string { return fmt.Sprintf(format, args...) }
