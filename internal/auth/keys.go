@@ -13,9 +13,9 @@ import (
 const KeyPrefix = "psk_"
 
 const (
-	keyRandomBytes = 20                                // 160 bits of entropy
+	keyRandomBytes = 20                                  // 160 bits of entropy
 	keyLength      = len(KeyPrefix) + keyRandomBytes*8/5 // psk_ + 32 base32 characters
-	shownPrefixLen = len(KeyPrefix) + 8                // what listings show: psk_ and 8 characters
+	shownPrefixLen = len(KeyPrefix) + 8                  // what listings show: psk_ and 8 characters
 )
 
 var keyEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)

@@ -281,7 +281,7 @@ func (a *testAPI) category(t *testing.T, name string) category {
 // pet makes a pet in a new category with the given stock.
 func (a *testAPI) pet(t *testing.T, name string, stock int) pet {
 	t.Helper()
-	c := a.category(t, "Category of " + name)
+	c := a.category(t, "Category of "+name)
 	var p pet
 	a.do(t, req{Method: "POST", Path: "/v1/pets", Key: a.Admin, Body: map[string]any{"name": name, "categoryId": c.ID}}).expect(201, "").JSON(&p)
 	if stock > 0 {

@@ -122,7 +122,7 @@ func TestManualStatusTransitions(t *testing.T) {
 			name = tt.from + " to " + tt.to + " is allowed"
 		}
 		t.Run(name, func(t *testing.T) {
-			c := a.category(t, "c " + tt.from + tt.to)
+			c := a.category(t, "c "+tt.from+tt.to)
 			var p pet
 			a.do(t, req{Method: "POST", Path: "/v1/pets", Key: a.Admin, Body: map[string]any{"name": "p", "categoryId": c.ID, "status": tt.from}}).expect(201, "").JSON(&p)
 			res := a.do(t, req{Method: "PATCH", Path: path("/v1/pets/%d", p.ID), Key: a.Admin, Body: `{"status":"` + tt.to + `"}`, Header: map[string]string{"Content-Type": "application/merge-patch+json"}})

@@ -38,11 +38,11 @@ type Config struct {
 
 // Server is the whole HTTP surface of the service: /v1, the document and the probes.
 type Server struct {
-	cfg  Config
-	h    *Handler
-	api  *oas.Server
-	doc  api.Document
-	mux  *http.ServeMux
+	cfg Config
+	h   *Handler
+	api *oas.Server
+	doc api.Document
+	mux *http.ServeMux
 }
 
 // New assembles the service's HTTP handler.
@@ -235,4 +235,3 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
