@@ -1,0 +1,394 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestInventory(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 0)
+	t.Run("setting stock is admin only", func(t *testing.T) {
+		a.do(t, req{Method: "PUT", Path: path("/v1/store/inventory/%d", p.ID), Key: a.Customer, Body: map[string]any{"quantity": 5}}).expect(403, "forbidden")
+	})
+	t.Run("stock is bounded to 0..1000000", func(t *testing.T) {
+		for _, q := range []int{-1, 1_000_001} {
+			a.do(t, req{Method: "PUT", Path: path("/v1/store/inventory/%d", p.ID), Key: a.Admin, Body: map[string]any{"quantity": q}}).expect(400, "validation_failed")
+		}
+		if inv := a.setStock(t, p.ID, 1_000_000); inv.Quantity != 1_000_000 {
+			t.Fatalf("stock = %d", inv.Quantity)
+		}
+	})
+	t.Run("stock of an unknown pet is not found", func(t *testing.T) {
+		a.do(t, req{Method: "GET", Path: "/v1/store/inventory/98765", Key: a.Customer}).expect(404, "not_found")
+		a.do(t, req{Method: "PUT", Path: "/v1/store/inventory/98765", Key: a.Admin, Body: map[string]any{"quantity": 1}}).expect(404, "not_found")
+	})
+	t.Run("0 makes an available pet sold and a count above 0 makes it available again", func(t *testing.T) {
+		if inv := a.setStock(t, p.ID, 0); inv.Status != "sold" {
+			t.Fatalf("status = %s, want sold", inv.Status)
+		}
+		if inv := a.setStock(t, p.ID, 3); inv.Status != "available" {
+			t.Fatalf("status = %s, want available", inv.Status)
+		}
+	})
+	t.Run("the list filters by status and pages by pet id", func(t *testing.T) {
+		q := a.pet(t, "Quill", 0)
+		a.setStock(t, q.ID, 0) // sold
+		var items []inventory
+		a.do(t, req{Method: "GET", Path: "/v1/store/inventory?status=sold", Key: a.Customer}).expect(200, "").JSON(&items)
+		if len(items) != 1 || items[0].PetID != q.ID {
+			t.Fatalf("sold items = %+v", items)
+		}
+		res := a.do(t, req{Method: "GET", Path: "/v1/store/inventory?limit=1", Key: a.Customer}).expect(200, "")
+		res.JSON(&items)
+		if len(items) != 1 || items[0].PetID != p.ID || nextPath(t, res.Header.Get("Link")) == "" {
+			t.Fatalf("first page = %+v, Link %q", items, res.Header.Get("Link"))
+		}
+	})
+}
+
+func TestOrderRules(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 3)
+
+	t.Run("an order takes its quantity off the stock", func(t *testing.T) {
+		res := a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 2, "shipDate": "2026-12-24T10:00:00Z"}}).expect(201, "")
+		var o order
+		res.JSON(&o)
+		if o.Complete || o.Quantity != 2 || o.AccountID != a.CustomerID || o.ShipDate == nil || res.Header.Get("Location") != path("/v1/store/orders/%d", o.ID) {
+			t.Fatalf("order %+v at %q", o, res.Header.Get("Location"))
+		}
+		if inv := a.inventory(t, p.ID); inv.Quantity != 1 || inv.Status != "available" {
+			t.Fatalf("inventory %+v", inv)
+		}
+	})
+	t.Run("more than the stock is insufficient_stock and changes nothing", func(t *testing.T) {
+		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 2}}).expect(409, "insufficient_stock")
+		if inv := a.inventory(t, p.ID); inv.Quantity != 1 {
+			t.Fatalf("stock = %d", inv.Quantity)
+		}
+	})
+	t.Run("the order taking the stock to 0 makes the pet pending", func(t *testing.T) {
+		a.order(t, a.Customer, p.ID, 1)
+		if inv := a.inventory(t, p.ID); inv.Quantity != 0 || inv.Status != "pending" {
+			t.Fatalf("inventory %+v", inv)
+		}
+	})
+	t.Run("a pending pet cannot be ordered", func(t *testing.T) {
+		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 1}}).expect(409, "invalid_transition")
+	})
+	bounds := []struct {
+		name string
+		body map[string]any
+		code string
+		st   int
+	}{
+		{"quantity 0 is refused", map[string]any{"petId": p.ID, "quantity": 0}, "validation_failed", 400},
+		{"quantity 101 is refused", map[string]any{"petId": p.ID, "quantity": 101}, "validation_failed", 400},
+		{"a date that is not RFC 3339 is refused", map[string]any{"petId": p.ID, "quantity": 1, "shipDate": "tomorrow"}, "validation_failed", 400},
+		{"an unknown pet is not found", map[string]any{"petId": 99999, "quantity": 1}, "not_found", 404},
+		{"complete cannot be set by the customer", map[string]any{"petId": p.ID, "quantity": 1, "complete": true}, "validation_failed", 400},
+	}
+	for _, tt := range bounds {
+		t.Run(tt.name, func(t *testing.T) {
+			a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: tt.body}).expect(tt.st, tt.code)
+		})
+	}
+}
+
+func TestOrderLifecycle(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 2)
+	first := a.order(t, a.Customer, p.ID, 1)
+	second := a.order(t, a.Customer, p.ID, 1) // stock 0: pending
+
+	t.Run("cancelling puts the quantity back and a pending pet becomes available", func(t *testing.T) {
+		a.do(t, req{Method: "DELETE", Path: path("/v1/store/orders/%d", second.ID), Key: a.Customer}).expect(204, "")
+		if inv := a.inventory(t, p.ID); inv.Quantity != 1 || inv.Status != "available" {
+			t.Fatalf("inventory %+v", inv)
+		}
+		a.do(t, req{Method: "GET", Path: path("/v1/store/orders/%d", second.ID), Key: a.Customer}).expect(404, "not_found")
+	})
+	t.Run("completing is admin only", func(t *testing.T) {
+		a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", first.ID), Key: a.Customer, Body: map[string]any{"complete": true}}).expect(403, "forbidden")
+	})
+	t.Run("an admin sets the ship date and completes the order", func(t *testing.T) {
+		var o order
+		a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", first.ID), Key: a.Admin, Body: map[string]any{"shipDate": "2026-12-01T09:30:00Z"}}).expect(200, "").JSON(&o)
+		if o.Complete || o.ShipDate == nil || o.ShipDate.Format("2006-01-02T15:04:05Z07:00") != "2026-12-01T09:30:00Z" {
+			t.Fatalf("order %+v", o)
+		}
+		a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", first.ID), Key: a.Admin, Body: map[string]any{"complete": true}}).expect(200, "").JSON(&o)
+		if !o.Complete {
+			t.Fatalf("order %+v", o)
+		}
+	})
+	t.Run("a complete order is immutable", func(t *testing.T) {
+		a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", first.ID), Key: a.Admin, Body: map[string]any{"complete": false}}).expect(409, "invalid_transition")
+		a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", first.ID), Key: a.Admin, Body: map[string]any{"shipDate": "2027-01-01T00:00:00Z"}}).expect(409, "invalid_transition")
+		a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", first.ID), Key: a.Admin, Body: map[string]any{"complete": true}}).expect(200, "")
+		a.do(t, req{Method: "DELETE", Path: path("/v1/store/orders/%d", first.ID), Key: a.Customer}).expect(409, "conflict")
+	})
+	t.Run("completing the last open order of a pet with no stock makes it sold", func(t *testing.T) {
+		q := a.pet(t, "Quill", 1)
+		o := a.order(t, a.Customer, q.ID, 1)
+		a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", o.ID), Key: a.Admin, Body: map[string]any{"complete": true}}).expect(200, "")
+		if inv := a.inventory(t, q.ID); inv.Status != "sold" {
+			t.Fatalf("status = %s, want sold", inv.Status)
+		}
+	})
+	t.Run("a pet with an open order cannot be deleted", func(t *testing.T) {
+		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 1}}).expect(201, "")
+		a.do(t, req{Method: "DELETE", Path: path("/v1/pets/%d", p.ID), Key: a.Admin}).expect(409, "conflict")
+	})
+}
+
+func TestOrdersAreIsolatedBetweenAccounts(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 10)
+	other, otherID := a.newKey("other@example.com", "customer")
+	mine := a.order(t, a.Customer, p.ID, 1)
+	theirs := a.order(t, other, p.ID, 2)
+
+	t.Run("another account's order is not found, exactly like a missing one", func(t *testing.T) {
+		got := a.do(t, req{Method: "GET", Path: path("/v1/store/orders/%d", theirs.ID), Key: a.Customer}).expect(404, "not_found")
+		missing := a.do(t, req{Method: "GET", Path: "/v1/store/orders/999999", Key: a.Customer}).expect(404, "not_found")
+		if strings.ReplaceAll(string(got.Body), fmt.Sprint(theirs.ID), "N") != strings.ReplaceAll(string(missing.Body), "999999", "N") {
+			t.Fatalf("the answers differ:\n%s\n%s", got.Body, missing.Body)
+		}
+		a.do(t, req{Method: "DELETE", Path: path("/v1/store/orders/%d", theirs.ID), Key: a.Customer}).expect(404, "not_found")
+		a.do(t, req{Method: "GET", Path: path("/v1/store/orders/%d", theirs.ID), Key: other}).expect(200, "")
+	})
+	t.Run("a customer lists only its own orders, whatever accountId it names", func(t *testing.T) {
+		for _, q := range []string{"", fmt.Sprintf("?accountId=%d", otherID)} {
+			var orders []order
+			a.do(t, req{Method: "GET", Path: "/v1/store/orders" + q, Key: a.Customer}).expect(200, "").JSON(&orders)
+			for _, o := range orders {
+				if o.AccountID != a.CustomerID {
+					t.Fatalf("%q shows order %+v of another account", q, o)
+				}
+			}
+			if q == "" && (len(orders) != 1 || orders[0].ID != mine.ID) {
+				t.Fatalf("own orders = %+v", orders)
+			}
+		}
+	})
+	t.Run("an admin sees every order and filters by account and completion", func(t *testing.T) {
+		var orders []order
+		a.do(t, req{Method: "GET", Path: "/v1/store/orders", Key: a.Admin}).expect(200, "").JSON(&orders)
+		if len(orders) != 2 {
+			t.Fatalf("admin sees %d orders", len(orders))
+		}
+		a.do(t, req{Method: "GET", Path: fmt.Sprintf("/v1/store/orders?accountId=%d&complete=false", otherID), Key: a.Admin}).expect(200, "").JSON(&orders)
+		if len(orders) != 1 || orders[0].ID != theirs.ID {
+			t.Fatalf("filtered = %+v", orders)
+		}
+		a.do(t, req{Method: "GET", Path: "/v1/store/orders?complete=true", Key: a.Admin}).expect(200, "").JSON(&orders)
+		if len(orders) != 0 {
+			t.Fatalf("complete orders = %+v", orders)
+		}
+		a.do(t, req{Method: "GET", Path: path("/v1/store/orders/%d", mine.ID), Key: a.Admin}).expect(200, "")
+	})
+}
+
+func TestIdempotentOrders(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 10)
+	body := map[string]any{"petId": p.ID, "quantity": 2}
+	key := map[string]string{"Idempotency-Key": "order-7f3a"}
+
+	first := a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: body, Header: key}).expect(201, "")
+	t.Run("the same key and body answer the first response and place nothing new", func(t *testing.T) {
+		again := a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: `{ "quantity": 2, "petId": ` + fmt.Sprint(p.ID) + ` }`, Header: key}).expect(201, "")
+		if string(again.Body) != string(first.Body) || again.Header.Get("Location") != first.Header.Get("Location") {
+			t.Fatalf("replay differs:\n%s %s\n%s %s", first.Body, first.Header.Get("Location"), again.Body, again.Header.Get("Location"))
+		}
+		if inv := a.inventory(t, p.ID); inv.Quantity != 8 {
+			t.Fatalf("stock = %d, want 8", inv.Quantity)
+		}
+	})
+	t.Run("the same key with another body is idempotency_key_reused", func(t *testing.T) {
+		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 3}, Header: key}).expect(422, "idempotency_key_reused")
+	})
+	t.Run("keys are scoped to the account", func(t *testing.T) {
+		other, _ := a.newKey("other@example.com", "customer")
+		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: other, Body: body, Header: key}).expect(201, "")
+		if inv := a.inventory(t, p.ID); inv.Quantity != 6 {
+			t.Fatalf("stock = %d, want 6", inv.Quantity)
+		}
+	})
+	t.Run("a refusal is replayed too", func(t *testing.T) {
+		k := map[string]string{"Idempotency-Key": "too-many"}
+		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 50}, Header: k}).expect(409, "insufficient_stock")
+		a.setStock(t, p.ID, 100)
+		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 50}, Header: k}).expect(409, "insufficient_stock")
+	})
+	t.Run("a malformed key is refused", func(t *testing.T) {
+		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: body, Header: map[string]string{"Idempotency-Key": "has space"}}).expect(400, "validation_failed")
+	})
+}
+
+// TestNoOverselling places 240 concurrent orders from several customers against a
+// stock of 50: exactly the stock is sold and every refusal says why.
+func TestNoOverselling(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 50)
+	keys := []string{a.Customer}
+	for i := range 5 {
+		k, _ := a.newKey(fmt.Sprintf("buyer%d@example.com", i), "customer")
+		keys = append(keys, k)
+	}
+	const requests = 240
+	var (
+		mu       sync.Mutex
+		accepted int
+		refusals = map[string]int{}
+		wg       sync.WaitGroup
+		start    = make(chan struct{})
+	)
+	for i := range requests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			qty := 1 + i%4
+			res := a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: keys[i%len(keys)], Body: map[string]any{"petId": p.ID, "quantity": qty}})
+			mu.Lock()
+			defer mu.Unlock()
+			switch res.Status {
+			case 201:
+				var o order
+				res.JSON(&o)
+				accepted += o.Quantity
+			case 409:
+				refusals[res.Code()]++
+			default:
+				t.Errorf("unexpected %d: %s", res.Status, res.Body)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+
+	if accepted != 50 {
+		t.Fatalf("accepted %d units of a stock of 50", accepted)
+	}
+	for code := range refusals {
+		if code != "insufficient_stock" && code != "invalid_transition" {
+			t.Errorf("refusal with code %s", code)
+		}
+	}
+	inv := a.inventory(t, p.ID)
+	if inv.Quantity != 0 || inv.Status != "pending" {
+		t.Fatalf("after selling out: %+v, want 0 pending", inv)
+	}
+	var orders []order
+	a.do(t, req{Method: "GET", Path: "/v1/store/orders?limit=100", Key: a.Admin}).JSON(&orders)
+	sum := 0
+	for _, o := range orders {
+		sum += o.Quantity
+	}
+	if sum != 50 {
+		t.Fatalf("orders hold %d units, want 50", sum)
+	}
+}
+
+// TestStockInvariant runs a random sequence of orders, cancellations, completions and
+// restocks, and checks after each step that, per pet, stock plus the units of open
+// orders plus the units of orders completed since the last restock equal that
+// restock, and that the status is the one the rules give.
+func TestStockInvariant(t *testing.T) {
+	a := newTestAPI(t)
+	rng := rand.New(rand.NewPCG(7, 11))
+	type model struct {
+		restock   int
+		open      map[int64]int // order id → quantity
+		completed int
+		status    string
+	}
+	pets := map[int64]*model{}
+	var ids []int64
+	for i := range 3 {
+		p := a.pet(t, fmt.Sprintf("pet %d", i), 0)
+		a.setStock(t, p.ID, 6)
+		pets[p.ID] = &model{restock: 6, open: map[int64]int{}, status: "available"}
+		ids = append(ids, p.ID)
+	}
+	for step := range 150 {
+		id := ids[rng.IntN(len(ids))]
+		m := pets[id]
+		inv := a.inventory(t, id)
+		switch op := rng.IntN(10); {
+		case op < 5: // order
+			qty := 1 + rng.IntN(3)
+			res := a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": id, "quantity": qty}})
+			switch {
+			case res.Status == 201:
+				var o order
+				res.JSON(&o)
+				m.open[o.ID] = qty
+				if inv.Quantity-qty == 0 {
+					m.status = "pending"
+				}
+			case m.status != "available":
+				res.expect(409, "invalid_transition")
+			default:
+				res.expect(409, "insufficient_stock")
+			}
+		case op < 7: // cancel
+			for oid := range m.open {
+				a.do(t, req{Method: "DELETE", Path: path("/v1/store/orders/%d", oid), Key: a.Customer}).expect(204, "")
+				delete(m.open, oid)
+				if m.status == "pending" {
+					m.status = "available"
+				}
+				break
+			}
+		case op < 9: // complete
+			for oid, qty := range m.open {
+				a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", oid), Key: a.Admin, Body: map[string]any{"complete": true}}).expect(200, "")
+				delete(m.open, oid)
+				m.completed += qty
+				switch {
+				case len(m.open) > 0:
+				case inv.Quantity == 0:
+					m.status = "sold"
+				case m.status == "pending":
+					m.status = "available"
+				}
+				break
+			}
+		default: // restock
+			n := rng.IntN(5)
+			a.setStock(t, id, n)
+			m.restock, m.completed = n, 0
+			for _, q := range m.open {
+				m.restock += q // open orders keep their units
+			}
+			switch {
+			case n > 0 && len(m.open) == 0 && m.status != "available":
+				m.status = "available"
+			case n == 0 && m.status == "available" && len(m.open) > 0:
+				m.status = "pending"
+			case n == 0 && m.status == "available":
+				m.status = "sold"
+			}
+		}
+		for pid, pm := range pets {
+			got := a.inventory(t, pid)
+			openUnits := 0
+			for _, q := range pm.open {
+				openUnits += q
+			}
+			if got.Quantity+openUnits+pm.completed != pm.restock {
+				t.Fatalf("step %d, pet %d: stock %d + open %d + completed %d != restock %d", step, pid, got.Quantity, openUnits, pm.completed, pm.restock)
+			}
+			if got.Status != pm.status {
+				t.Fatalf("step %d, pet %d: status %s, the rules give %s", step, pid, got.Status, pm.status)
+			}
+		}
+	}
+}
