@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/sqlite"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func noEnv(string) string { return "" }
+
+// startServe runs `petstore serve` with args until the test ends, and waits until it
+// answers /healthz.
+func startServe(t *testing.T, getenv func(string) string, args ...string) (base string, stdout *syncBuffer) {
+	t.Helper()
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout = &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, append([]string{"serve", "--addr", addr}, args...), getenv, stdout, io.Discard) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve returned %v", err)
+		}
+	})
+	base = "http://" + addr
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := http.Get(base + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return base, stdout
+			}
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve stopped: %v\n%s", err, stdout)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not become healthy: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+var keyPattern = regexp.MustCompile(`psk_[a-z2-7]{32}`)
+
+func get(t *testing.T, url, key string) (int, []byte) {
+	t.Helper()
+	r, _ := http.NewRequest("GET", url, nil)
+	if key != "" {
+		r.Header.Set("Authorization", "Bearer "+key)
+	}
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, body
+}
+
+func TestFirstStartPrintsAnAdminKeyOnceAndDemoDataIsThere(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	base, out := startServe(t, noEnv, "--database", db, "--demo")
+	key := keyPattern.FindString(out.String())
+	if key == "" || !strings.Contains(out.String(), "admin") {
+		t.Fatalf("no admin key printed:\n%s", out)
+	}
+	for _, want := range []string{"listening on " + base, base + "/docs", base + "/openapi.yaml"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("serve did not print %q:\n%s", want, out)
+		}
+	}
+	status, body := get(t, base+"/v1/pets?limit=100", key)
+	var pets []map[string]any
+	_ = json.Unmarshal(body, &pets)
+	if status != 200 || len(pets) != len(demoCatalog[0].pets)+len(demoCatalog[1].pets)+len(demoCatalog[2].pets) {
+		t.Fatalf("GET /v1/pets = %d %s", status, body)
+	}
+	status, _ = get(t, base+"/v1/pets", "psk_"+strings.Repeat("a", 32))
+	if status != 401 {
+		t.Fatalf("an unknown key got %d", status)
+	}
+	_, doc := get(t, base+"/openapi.json", "")
+	if !bytes.Contains(doc, []byte(`"url":"`+base+`/v1"`)) {
+		t.Errorf("the document does not name %s/v1 as its server", base)
+	}
+}
+
+func TestLaterStartsAndNoBootstrapPrintNoKey(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	var buf bytes.Buffer
+	if err := run(context.Background(), []string{"migrate", "--database", db}, noEnv, &buf, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	_, out := startServe(t, noEnv, "--database", db, "--no-bootstrap")
+	if keyPattern.MatchString(out.String()) {
+		t.Fatalf("--no-bootstrap printed a key:\n%s", out)
+	}
+}
+
+func TestKeysCreateMakesAnAdminAndPrintsOnlyTheKey(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"keys", "create", "--email", "ops@example.com", "--role", "admin", "--database", db}, noEnv, &out, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(out.String())
+	if !auth.WellFormed(key) {
+		t.Fatalf("stdout is %q, want only a key", out.String())
+	}
+	st, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p, err := st.PrincipalByKeyHash(context.Background(), auth.HashKey(key))
+	if err != nil || p.Role != petstore.Admin {
+		t.Fatalf("principal = %+v, %v", p, err)
+	}
+}
+
+func TestFlagsComeFromTheEnvironmentAndAFlagWins(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	env := map[string]string{
+		"PETSTORE_DATABASE":     db,
+		"PETSTORE_NO_BOOTSTRAP": "true",
+		"PETSTORE_SUNSET":       "getPetById=2020-01-01",
+	}
+	base, out := startServe(t, func(k string) string { return env[k] }, "--sunset", "getPetById=2099-01-01")
+	if keyPattern.MatchString(out.String()) {
+		t.Fatal("PETSTORE_NO_BOOTSTRAP was ignored")
+	}
+	_, doc := get(t, base+"/openapi.json", "")
+	if !bytes.Contains(doc, []byte(`"x-deprecated-sunset":"2099-01-01"`)) {
+		t.Fatalf("the --sunset flag did not win over PETSTORE_SUNSET")
+	}
+}
+
+func TestBadConfigurationIsRefused(t *testing.T) {
+	tests := [][]string{
+		{"serve", "--sunset", "getPetById=next-year"},
+		{"serve", "--sunset", "listPets=2027-01-01"},
+		{"serve", "--log-format", "xml"},
+		{"keys", "create", "--email", "not-an-email"},
+		{"keys", "create", "--email", "a@example.com", "--role", "owner"},
+		{"frobnicate"},
+	}
+	for _, args := range tests {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "petstore.db")
+			args := append(args, "--database", db, "--addr", freeAddr(t))
+			if args[0] == "frobnicate" || args[0] == "keys" {
+				args = args[:len(args)-2]
+			}
+			if err := run(context.Background(), args, noEnv, io.Discard, io.Discard); err == nil {
+				t.Fatalf("run %v succeeded", args)
+			}
+		})
+	}
+}
