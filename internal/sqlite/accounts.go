@@ -1,0 +1,140 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// Emails are unique in any letter case: email_lower holds the lower-case form that
+// the unique index and every lookup use, and email keeps what the user typed. The
+// lower-casing is Go's (Unicode), not SQLite's lower() (ASCII only).
+
+// CreateAccount adds an account; an email already used in any letter case is EConflict.
+// An empty role is customer.
+func (db *DB) CreateAccount(ctx context.Context, email, passwordHash string, role petstore.Role) (petstore.Account, error) {
+	role, err := accountRole(role)
+	if err != nil {
+		return petstore.Account{}, err
+	}
+	var a petstore.Account
+	err = db.update(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, err = insertAccount(ctx, tx, email, passwordHash, role, db.now())
+		return err
+	})
+	if err != nil {
+		return petstore.Account{}, fmt.Errorf("create account: %w", err)
+	}
+	return a, nil
+}
+
+func accountRole(role petstore.Role) (petstore.Role, error) {
+	if role == "" {
+		return petstore.Customer, nil
+	}
+	if !role.Valid() {
+		return "", petstore.Invalid("role", "must be customer or admin")
+	}
+	return role, nil
+}
+
+func insertAccount(ctx context.Context, tx *sql.Tx, email, passwordHash string, role petstore.Role, now time.Time) (petstore.Account, error) {
+	a := petstore.Account{Email: email, Role: role, CreatedAt: now.UTC()}
+	err := tx.QueryRowContext(ctx,
+		`INSERT INTO accounts (email, email_lower, password_hash, role, created_at)
+		 VALUES (?, ?, ?, ?, ?) RETURNING id`,
+		email, strings.ToLower(email), passwordHash, string(role), formatTime(now),
+	).Scan(&a.ID)
+	if isUnique(err) {
+		return petstore.Account{}, petstore.Errorf(petstore.EConflict, "An account with this email already exists.")
+	}
+	if err != nil {
+		return petstore.Account{}, err
+	}
+	return a, nil
+}
+
+const qAccountByEmail = `SELECT id, email, role, created_at, password_hash FROM accounts WHERE email_lower = ?`
+
+func scanAccount(row interface{ Scan(...any) error }) (petstore.Account, string, error) {
+	var (
+		a       petstore.Account
+		role    string
+		created string
+		hash    string
+	)
+	if err := row.Scan(&a.ID, &a.Email, &role, &created, &hash); err != nil {
+		return petstore.Account{}, "", err
+	}
+	a.Role = petstore.Role(role)
+	t, err := parseTime(created)
+	if err != nil {
+		return petstore.Account{}, "", err
+	}
+	a.CreatedAt = t
+	return a, hash, nil
+}
+
+// AccountByEmail finds an account, in any letter case, with its password hash (empty
+// for a key-only account).
+func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Account, string, error) {
+	s, err := db.readStmt(ctx, qAccountByEmail)
+	if err != nil {
+		return petstore.Account{}, "", fmt.Errorf("account by email: %w", err)
+	}
+	a, hash, err := scanAccount(s.QueryRowContext(ctx, strings.ToLower(email)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return petstore.Account{}, "", petstore.Errorf(petstore.ENotFound, "No account has this email.")
+	}
+	if err != nil {
+		return petstore.Account{}, "", fmt.Errorf("account by email: %w", err)
+	}
+	return a, hash, nil
+}
+
+// EnsureAccount returns the account with this email, creating it without a password
+// (key-only) if there is none; a non-empty role is set on the account, new or not.
+func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Role) (petstore.Account, error) {
+	if role != "" && !role.Valid() {
+		return petstore.Account{}, petstore.Invalid("role", "must be customer or admin")
+	}
+	var a petstore.Account
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, _, err = scanAccount(tx.QueryRowContext(ctx, qAccountByEmail, strings.ToLower(email)))
+		if errors.Is(err, sql.ErrNoRows) {
+			r, _ := accountRole(role)
+			a, err = insertAccount(ctx, tx, email, "", r, db.now())
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		if role != "" && role != a.Role {
+			if _, err := tx.ExecContext(ctx, `UPDATE accounts SET role = ? WHERE id = ?`, string(role), a.ID); err != nil {
+				return err
+			}
+			a.Role = role
+		}
+		return nil
+	})
+	if err != nil {
+		return petstore.Account{}, fmt.Errorf("ensure account: %w", err)
+	}
+	return a, nil
+}
+
+// CountAccounts counts all accounts.
+func (db *DB) CountAccounts(ctx context.Context) (int, error) {
+	var n int
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM accounts`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count accounts: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,141 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// Category names are unique in any letter case, through name_lower as for emails.
+
+func categoryNameTaken(name string) error {
+	return petstore.Errorf(petstore.EConflict, "A category named %q already exists.", name)
+}
+
+func categoryNotFound(id int64) error {
+	return petstore.Errorf(petstore.ENotFound, "Category %d was not found.", id)
+}
+
+// CreateCategory validates and adds a category; a name already used in any letter case
+// is EConflict.
+func (db *DB) CreateCategory(ctx context.Context, c petstore.Category) (petstore.Category, error) {
+	if err := c.Validate(); err != nil {
+		return petstore.Category{}, err
+	}
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx,
+			`INSERT INTO categories (name, name_lower, description) VALUES (?, ?, ?) RETURNING id`,
+			c.Name, strings.ToLower(c.Name), c.Description,
+		).Scan(&c.ID)
+	})
+	if isUnique(err) {
+		return petstore.Category{}, categoryNameTaken(c.Name)
+	}
+	if err != nil {
+		return petstore.Category{}, fmt.Errorf("create category: %w", err)
+	}
+	return c, nil
+}
+
+// Category finds a category by id.
+func (db *DB) Category(ctx context.Context, id int64) (petstore.Category, error) {
+	c := petstore.Category{ID: id}
+	err := db.read.QueryRowContext(ctx,
+		`SELECT name, description FROM categories WHERE id = ?`, id,
+	).Scan(&c.Name, &c.Description)
+	if errors.Is(err, sql.ErrNoRows) {
+		return petstore.Category{}, categoryNotFound(id)
+	}
+	if err != nil {
+		return petstore.Category{}, fmt.Errorf("category: %w", err)
+	}
+	return c, nil
+}
+
+// Categories lists one page of categories by id.
+func (db *DB) Categories(ctx context.Context, p petstore.Page) ([]petstore.Category, error) {
+	rows, err := db.read.QueryContext(ctx,
+		`SELECT id, name, description FROM categories WHERE id > ? ORDER BY id LIMIT ?`,
+		p.After, limit(p))
+	if err != nil {
+		return nil, fmt.Errorf("categories: %w", err)
+	}
+	defer rows.Close()
+	list := []petstore.Category{}
+	for rows.Next() {
+		var c petstore.Category
+		if err := rows.Scan(&c.ID, &c.Name, &c.Description); err != nil {
+			return nil, fmt.Errorf("categories: %w", err)
+		}
+		list = append(list, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("categories: %w", err)
+	}
+	return list, nil
+}
+
+// ReplaceCategory validates c and replaces the category with its id; a name another
+// category uses in any letter case is EConflict.
+func (db *DB) ReplaceCategory(ctx context.Context, c petstore.Category) (petstore.Category, error) {
+	if err := c.Validate(); err != nil {
+		return petstore.Category{}, err
+	}
+	var n int64
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`UPDATE categories SET name = ?, name_lower = ?, description = ? WHERE id = ?`,
+			c.Name, strings.ToLower(c.Name), c.Description, c.ID)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if isUnique(err) {
+		return petstore.Category{}, categoryNameTaken(c.Name)
+	}
+	if err != nil {
+		return petstore.Category{}, fmt.Errorf("replace category: %w", err)
+	}
+	if n == 0 {
+		return petstore.Category{}, categoryNotFound(c.ID)
+	}
+	return c, nil
+}
+
+// DeleteCategory removes a category; one that pets use is EConflict.
+func (db *DB) DeleteCategory(ctx context.Context, id int64) error {
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		var exists, used bool
+		err := tx.QueryRowContext(ctx,
+			`SELECT EXISTS (SELECT 1 FROM categories WHERE id = ?),
+			        EXISTS (SELECT 1 FROM pets WHERE category_id = ?)`, id, id,
+		).Scan(&exists, &used)
+		switch {
+		case err != nil:
+			return err
+		case !exists:
+			return categoryNotFound(id)
+		case used:
+			return categoryInUse(id)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM categories WHERE id = ?`, id)
+		if isForeignKey(err) {
+			return categoryInUse(id)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete category: %w", err)
+	}
+	return nil
+}
+
+func categoryInUse(id int64) error {
+	return petstore.Errorf(petstore.EConflict, "Category %d is used by pets; move or delete them first.", id)
+}

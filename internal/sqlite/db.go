@@ -1,0 +1,291 @@
+// Package sqlite implements petstore.Store on an SQLite file with modernc.org/sqlite
+// (pure Go, no cgo).
+//
+// One writer connection runs every write transaction as BEGIN IMMEDIATE, so writers
+// queue in the pool of this process and on SQLite's lock (with a busy timeout) across
+// processes, and never deadlock on a read lock upgraded too late. A separate read-only
+// pool serves reads, which WAL lets run beside the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// pragmas are set on every pooled connection through the DSN. busy_timeout comes
+// first so that the others wait for a lock rather than fail with SQLITE_BUSY.
+const pragmas = "_pragma=busy_timeout(5000)" +
+	"&_pragma=journal_mode(WAL)" +
+	"&_pragma=synchronous(NORMAL)" +
+	"&_pragma=foreign_keys(ON)"
+
+// DB is the SQLite store. It implements petstore.Store and is safe for concurrent use.
+type DB struct {
+	write *sql.DB // one connection; every transaction is BEGIN IMMEDIATE
+	read  *sql.DB // read-only pool
+
+	// writeStmts are prepared in Open, before any transaction can hold the only
+	// writer connection: preparing on the writer pool inside a transaction would wait
+	// for that connection forever.
+	writeStmts map[string]*sql.Stmt
+	readStmts  stmtCache
+
+	now func() time.Time
+}
+
+var _ petstore.Store = (*DB)(nil)
+
+// Open opens (creating it if needed) the SQLite database file at path and applies
+// the migrations. path is a file name, not a URI; an in-memory database cannot work,
+// as the writer and the readers would each get their own.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("open sqlite: %q is not a file name", path)
+	}
+	// A file: URI lets SQLite read mode=ro; the path is escaped so that '?' or '#'
+	// in a file name cannot be taken for URI syntax.
+	uri := "file:" + (&url.URL{Path: path}).EscapedPath()
+
+	write, err := sql.Open("sqlite", uri+"?"+pragmas+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite writer: %w", err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+
+	// The writer must have made the file (and turned on WAL, which is persistent)
+	// before a read-only connection can open it.
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	if err := Migrate(ctx, write); err != nil {
+		write.Close()
+		return nil, err
+	}
+
+	read, err := sql.Open("sqlite", uri+"?mode=ro&"+pragmas)
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open sqlite reader: %w", err)
+	}
+	n := min(max(runtime.GOMAXPROCS(0), 4), 8)
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	read.SetConnMaxLifetime(0)
+	read.SetConnMaxIdleTime(0)
+	if err := read.PingContext(ctx); err != nil {
+		read.Close()
+		write.Close()
+		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
+	}
+
+	db := &DB{write: write, read: read, now: time.Now, writeStmts: make(map[string]*sql.Stmt)}
+	db.readStmts.db = read
+	for _, q := range hotWrites {
+		s, err := write.PrepareContext(ctx, q)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("prepare %q: %w", q, err)
+		}
+		db.writeStmts[q] = s
+	}
+	return db, nil
+}
+
+// Ping reports whether both pools reach the database file.
+func (db *DB) Ping(ctx context.Context) error {
+	var v int
+	if err := db.read.QueryRowContext(ctx, "PRAGMA schema_version").Scan(&v); err != nil {
+		return fmt.Errorf("ping sqlite reader: %w", err)
+	}
+	if err := db.write.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping sqlite writer: %w", err)
+	}
+	return nil
+}
+
+// Close checkpoints the write-ahead log into the database file and closes both pools.
+func (db *DB) Close() error {
+	var errs []error
+	db.readStmts.close()
+	for _, s := range db.writeStmts {
+		s.Close()
+	}
+	if err := db.read.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close sqlite reader: %w", err))
+	}
+	// With the readers gone the checkpoint can copy every frame and truncate the log.
+	if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		errs = append(errs, fmt.Errorf("checkpoint sqlite: %w", err))
+	}
+	if err := db.write.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close sqlite writer: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// Stats are the connection pool statistics of both pools.
+type Stats struct {
+	Writer sql.DBStats
+	Reader sql.DBStats
+}
+
+// Stats returns the statistics of the writer and the reader pools, for metrics.
+func (db *DB) Stats() Stats {
+	return Stats{Writer: db.write.Stats(), Reader: db.read.Stats()}
+}
+
+// update runs fn in one write transaction (BEGIN IMMEDIATE) and commits it if fn
+// returns nil.
+func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	// Deferred, so that a panic in fn (UpdatePet and PlaceOrder call back into the
+	// caller) cannot keep the only writer connection; after Commit it does nothing.
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// hotWrites are the statements of the write transactions on the hot paths (placing
+// an order above all), prepared once in Open.
+var hotWrites = []string{qPetState, qSetPetState, qInsertOrder, qAnswerIdempotencyKey}
+
+// txStmt returns the statement for query bound to tx: the one prepared in Open for a
+// hot query, else one prepared for this transaction only.
+func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	if s, ok := db.writeStmts[query]; ok {
+		return tx.StmtContext(ctx, s), nil
+	}
+	s, err := tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	return s, nil
+}
+
+// readStmt returns the prepared reader statement for query.
+func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	return db.readStmts.get(ctx, query)
+}
+
+// stmtCache prepares each query once per pool; database/sql then prepares it once
+// per connection and keeps it while the connection lives. Queries are constants or
+// built from a handful of fixed shapes, so the cache stays small.
+type stmtCache struct {
+	db *sql.DB
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.m[query]; ok {
+		return s, nil
+	}
+	s, err := c.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	if c.m == nil {
+		c.m = make(map[string]*sql.Stmt)
+	}
+	c.m[query] = s
+	return s, nil
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for q, s := range c.m {
+		s.Close()
+		delete(c.m, q)
+	}
+}
+
+// timeLayout is RFC 3339 in UTC with a fixed nine-digit fraction, so that stored
+// times sort as text and round-trip to the nanosecond.
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(timeLayout, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
+	}
+	return t.UTC(), nil
+}
+
+// nullTime formats an optional time for a nullable column.
+func nullTime(t *time.Time) sql.NullString {
+	if t == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: formatTime(*t), Valid: true}
+}
+
+// parseNullTime reads a nullable time column.
+func parseNullTime(s sql.NullString) (*time.Time, error) {
+	if !s.Valid {
+		return nil, nil
+	}
+	t, err := parseTime(s.String)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// sqliteCode returns the extended result code of an SQLite error, or 0.
+func sqliteCode(err error) int {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Code()
+	}
+	return 0
+}
+
+func isUnique(err error) bool {
+	c := sqliteCode(err)
+	return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+func isForeignKey(err error) bool {
+	return sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
+// limit is the page size to query: the page's limit, or the default when it is unset.
+func limit(p petstore.Page) int {
+	if p.Limit <= 0 {
+		return petstore.DefaultLimit
+	}
+	return p.Limit
+}

@@ -1,0 +1,135 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// The store rules run on a PetState loaded and saved inside one write transaction.
+// Write transactions are BEGIN IMMEDIATE, so the pet cannot change between the load
+// and the save, in this process or any other.
+
+const (
+	qPetState = `SELECT status, stock,
+		(SELECT count(*) FROM orders WHERE pet_id = ?1 AND complete = 0)
+		FROM pets WHERE id = ?1`
+	qSetPetState = `UPDATE pets SET status = ?, stock = ? WHERE id = ?`
+)
+
+// loadPetState reads what the store rules look at; an unknown pet is ENotFound.
+func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstore.PetState, error) {
+	s, err := db.txStmt(ctx, tx, qPetState)
+	if err != nil {
+		return petstore.PetState{}, err
+	}
+	var (
+		st     petstore.PetState
+		status string
+	)
+	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders)
+	if errors.Is(err, sql.ErrNoRows) {
+		return petstore.PetState{}, petNotFound(petID)
+	}
+	if err != nil {
+		return petstore.PetState{}, fmt.Errorf("load pet %d: %w", petID, err)
+	}
+	st.Status = petstore.PetStatus(status)
+	return st, nil
+}
+
+// savePetState writes the status and stock of a rule's result (the open orders are
+// counted, not stored).
+func savePetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64, st petstore.PetState) error {
+	s, err := db.txStmt(ctx, tx, qSetPetState)
+	if err != nil {
+		return err
+	}
+	if _, err := s.ExecContext(ctx, string(st.Status), st.Stock, petID); err != nil {
+		return fmt.Errorf("save pet %d: %w", petID, err)
+	}
+	return nil
+}
+
+const qInventory = `SELECT id, stock, status FROM pets WHERE id = ?`
+
+func scanInventory(row interface{ Scan(...any) error }) (petstore.InventoryItem, error) {
+	var (
+		it     petstore.InventoryItem
+		status string
+	)
+	if err := row.Scan(&it.PetID, &it.Quantity, &status); err != nil {
+		return petstore.InventoryItem{}, err
+	}
+	it.Status = petstore.PetStatus(status)
+	return it, nil
+}
+
+// Inventory returns the stock of one pet.
+func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryItem, error) {
+	s, err := db.readStmt(ctx, qInventory)
+	if err != nil {
+		return petstore.InventoryItem{}, fmt.Errorf("inventory: %w", err)
+	}
+	it, err := scanInventory(s.QueryRowContext(ctx, petID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return petstore.InventoryItem{}, petNotFound(petID)
+	}
+	if err != nil {
+		return petstore.InventoryItem{}, fmt.Errorf("inventory: %w", err)
+	}
+	return it, nil
+}
+
+// Inventories lists one page of stock by pet id; an empty status does not filter.
+func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p petstore.Page) ([]petstore.InventoryItem, error) {
+	q := `SELECT id, stock, status FROM pets WHERE id > ? ORDER BY id LIMIT ?`
+	args := []any{p.After, limit(p)}
+	if status != "" {
+		q = `SELECT id, stock, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`
+		args = []any{string(status), p.After, limit(p)}
+	}
+	s, err := db.readStmt(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("inventories: %w", err)
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("inventories: %w", err)
+	}
+	defer rows.Close()
+	items := []petstore.InventoryItem{}
+	for rows.Next() {
+		it, err := scanInventory(rows)
+		if err != nil {
+			return nil, fmt.Errorf("inventories: %w", err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("inventories: %w", err)
+	}
+	return items, nil
+}
+
+// SetInventory sets a pet's stock under SetStock, which may change its status.
+func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (petstore.InventoryItem, error) {
+	var st petstore.PetState
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		cur, err := loadPetState(ctx, db, tx, petID)
+		if err != nil {
+			return err
+		}
+		if st, err = petstore.SetStock(cur, quantity); err != nil {
+			return err
+		}
+		return savePetState(ctx, db, tx, petID, st)
+	})
+	if err != nil {
+		return petstore.InventoryItem{}, fmt.Errorf("set inventory: %w", err)
+	}
+	return petstore.InventoryItem{PetID: petID, Quantity: st.Stock, Status: st.Status}, nil
+}

@@ -1,0 +1,50 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// CreateMessage stores a message as given (its id and time are the caller's). An id
+// already used is EConflict; an unknown account is ENotFound.
+func (db *DB) CreateMessage(ctx context.Context, m petstore.Message) error {
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO messages (id, account_id, text, status, created_at) VALUES (?, ?, ?, ?, ?)`,
+			m.ID, m.AccountID, m.Text, m.Status, formatTime(m.CreatedAt))
+		return err
+	})
+	switch {
+	case isUnique(err):
+		return petstore.Errorf(petstore.EConflict, "A message with this id already exists.")
+	case isForeignKey(err):
+		return petstore.Errorf(petstore.ENotFound, "Account %d was not found.", m.AccountID)
+	case err != nil:
+		return fmt.Errorf("create message: %w", err)
+	}
+	return nil
+}
+
+// Message finds one of an account's messages; another account's is ENotFound.
+func (db *DB) Message(ctx context.Context, accountID int64, id string) (petstore.Message, error) {
+	m := petstore.Message{ID: id, AccountID: accountID}
+	var created string
+	err := db.read.QueryRowContext(ctx,
+		`SELECT text, status, created_at FROM messages WHERE id = ? AND account_id = ?`,
+		id, accountID,
+	).Scan(&m.Text, &m.Status, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return petstore.Message{}, petstore.Errorf(petstore.ENotFound, "Message %q was not found.", id)
+	}
+	if err != nil {
+		return petstore.Message{}, fmt.Errorf("message: %w", err)
+	}
+	if m.CreatedAt, err = parseTime(created); err != nil {
+		return petstore.Message{}, fmt.Errorf("message: %w", err)
+	}
+	return m, nil
+}

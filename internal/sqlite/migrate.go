@@ -1,0 +1,74 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/pressly/goose/v3"
+)
+
+// Migrate applies every migration that db has not had yet. Processes that start
+// together on a new file take turns through a lock row, so that only one of them
+// creates the schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithSessionLocker(migrationLock{}))
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// migrationLock is a goose.SessionLocker for SQLite, which has no advisory locks: a
+// row in a table of its own is the lock. A lock older than staleLock is taken over,
+// in case its process died while migrating. It runs on goose's own connection (a
+// goose.Locker would ask the pool for a second one, and the writer pool has only one).
+type migrationLock struct{}
+
+const staleLock = time.Minute
+
+func (migrationLock) SessionLock(ctx context.Context, conn *sql.Conn) error {
+	_, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS goose_lock (
+		id        INTEGER PRIMARY KEY CHECK (id = 1),
+		locked_at TEXT    NOT NULL
+	)`)
+	if err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	for {
+		now := time.Now()
+		res, err := conn.ExecContext(ctx,
+			`INSERT INTO goose_lock (id, locked_at) VALUES (1, ?)
+			 ON CONFLICT (id) DO UPDATE SET locked_at = excluded.locked_at WHERE locked_at < ?`,
+			formatTime(now), formatTime(now.Add(-staleLock)))
+		if err != nil {
+			return fmt.Errorf("migration lock: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("migration lock: %w", err)
+		} else if n == 1 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("migration lock: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (migrationLock) SessionUnlock(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, `DELETE FROM goose_lock`); err != nil {
+		return fmt.Errorf("migration unlock: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,256 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+const (
+	orderColumns   = `id, pet_id, account_id, quantity, ship_date, complete, created_at`
+	qOrder         = `SELECT ` + orderColumns + ` FROM orders WHERE id = ?`
+	qOwnedOrder    = `SELECT ` + orderColumns + ` FROM orders WHERE id = ? AND account_id = ?`
+	qInsertOrder   = `INSERT INTO orders (pet_id, account_id, quantity, ship_date, complete, created_at) VALUES (?, ?, ?, ?, 0, ?) RETURNING id`
+	qDeleteOrder   = `DELETE FROM orders WHERE id = ?`
+	qCompleteOrder = `UPDATE orders SET complete = 1 WHERE id = ?`
+	qShipOrder     = `UPDATE orders SET ship_date = ? WHERE id = ?`
+)
+
+func orderNotFound(id int64) error {
+	return petstore.Errorf(petstore.ENotFound, "Order %d was not found.", id)
+}
+
+func scanOrder(row interface{ Scan(...any) error }) (petstore.Order, error) {
+	var (
+		o       petstore.Order
+		ship    sql.NullString
+		created string
+		err     error
+	)
+	if err := row.Scan(&o.ID, &o.PetID, &o.AccountID, &o.Quantity, &ship, &o.Complete, &created); err != nil {
+		return petstore.Order{}, err
+	}
+	if o.ShipDate, err = parseNullTime(ship); err != nil {
+		return petstore.Order{}, err
+	}
+	if o.CreatedAt, err = parseTime(created); err != nil {
+		return petstore.Order{}, err
+	}
+	return o, nil
+}
+
+// utc returns a copy of t in UTC, as it will read back from the database.
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// PlaceOrder applies PlaceOrder to the pet and adds the order in one transaction; an
+// unknown pet is ENotFound. With an idempotency key, the response that o.Response
+// makes is recorded on the key in the same transaction, so that a request either
+// placed its order and answered the key, or did neither.
+func (db *DB) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.Order, error) {
+	if o.Idempotency != nil && o.Response == nil {
+		return petstore.Order{}, errors.New("place order: an idempotency key needs a Response")
+	}
+	now := db.now().UTC()
+	order := petstore.Order{
+		PetID:     o.PetID,
+		AccountID: o.AccountID,
+		Quantity:  o.Quantity,
+		ShipDate:  utc(o.ShipDate),
+		CreatedAt: now,
+	}
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		cur, err := loadPetState(ctx, db, tx, o.PetID)
+		if err != nil {
+			return err
+		}
+		next, err := petstore.PlaceOrder(cur, o.Quantity)
+		if err != nil {
+			return err
+		}
+		if err := savePetState(ctx, db, tx, o.PetID, next); err != nil {
+			return err
+		}
+		ins, err := db.txStmt(ctx, tx, qInsertOrder)
+		if err != nil {
+			return err
+		}
+		err = ins.QueryRowContext(ctx, o.PetID, o.AccountID, o.Quantity, nullTime(order.ShipDate), formatTime(now)).Scan(&order.ID)
+		if isForeignKey(err) {
+			return petstore.Errorf(petstore.ENotFound, "Account %d was not found.", o.AccountID)
+		}
+		if err != nil {
+			return fmt.Errorf("insert order: %w", err)
+		}
+		if o.Idempotency == nil {
+			return nil
+		}
+		r, err := o.Response(order)
+		if err != nil {
+			return err
+		}
+		return answerIdempotencyKey(ctx, db, tx, *o.Idempotency, r)
+	})
+	if err != nil {
+		return petstore.Order{}, fmt.Errorf("place order: %w", err)
+	}
+	return order, nil
+}
+
+// Order finds an order; with owner != 0, only among that account's orders, so that
+// another account's order is not found (its existence is not revealed).
+func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error) {
+	q, args := qOrder, []any{id}
+	if owner != 0 {
+		q, args = qOwnedOrder, []any{id, owner}
+	}
+	s, err := db.readStmt(ctx, q)
+	if err != nil {
+		return petstore.Order{}, fmt.Errorf("order: %w", err)
+	}
+	o, err := scanOrder(s.QueryRowContext(ctx, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return petstore.Order{}, orderNotFound(id)
+	}
+	if err != nil {
+		return petstore.Order{}, fmt.Errorf("order: %w", err)
+	}
+	return o, nil
+}
+
+// Orders lists one page of the orders that match every filter, by id.
+func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Page) ([]petstore.Order, error) {
+	q := `SELECT ` + orderColumns + ` FROM orders WHERE id > ?`
+	args := []any{p.After}
+	if f.AccountID != 0 {
+		q += ` AND account_id = ?`
+		args = append(args, f.AccountID)
+	}
+	if f.Complete != nil {
+		q += ` AND complete = ?`
+		args = append(args, *f.Complete)
+	}
+	q += ` ORDER BY id LIMIT ?`
+	args = append(args, limit(p))
+
+	s, err := db.readStmt(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("orders: %w", err)
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("orders: %w", err)
+	}
+	defer rows.Close()
+	orders := []petstore.Order{}
+	for rows.Next() {
+		o, err := scanOrder(rows)
+		if err != nil {
+			return nil, fmt.Errorf("orders: %w", err)
+		}
+		orders = append(orders, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("orders: %w", err)
+	}
+	return orders, nil
+}
+
+// loadOrder reads an order inside a write transaction, scoped to owner when it is not 0.
+func loadOrder(ctx context.Context, tx *sql.Tx, id, owner int64) (petstore.Order, error) {
+	row := tx.QueryRowContext(ctx, qOrder, id)
+	if owner != 0 {
+		row = tx.QueryRowContext(ctx, qOwnedOrder, id, owner)
+	}
+	o, err := scanOrder(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return petstore.Order{}, orderNotFound(id)
+	}
+	if err != nil {
+		return petstore.Order{}, fmt.Errorf("load order %d: %w", id, err)
+	}
+	return o, nil
+}
+
+// CancelOrder removes an incomplete order and applies CancelOrder to its pet; a
+// complete order is EConflict. With owner != 0 another account's order is ENotFound.
+func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		o, err := loadOrder(ctx, tx, id, owner)
+		if err != nil {
+			return err
+		}
+		if o.Complete {
+			return petstore.Errorf(petstore.EConflict, "Order %d is complete and cannot be cancelled.", id)
+		}
+		cur, err := loadPetState(ctx, db, tx, o.PetID)
+		if err != nil {
+			return err
+		}
+		if err := savePetState(ctx, db, tx, o.PetID, petstore.CancelOrder(cur, o.Quantity)); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, qDeleteOrder, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cancel order: %w", err)
+	}
+	return nil
+}
+
+// UpdateOrder sets an order's ship date and completes it under CompleteOrder.
+// Completion is one-way: on a complete order, an update that changes nothing returns
+// the order as it is, and any real change is EInvalidTransition. Complete set to
+// false on an incomplete order changes nothing.
+func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate) (petstore.Order, error) {
+	var o petstore.Order
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		var err error
+		if o, err = loadOrder(ctx, tx, id, 0); err != nil {
+			return err
+		}
+		if o.Complete {
+			if u.Complete != nil && !*u.Complete {
+				return petstore.Errorf(petstore.EInvalidTransition, "Order %d is complete; completion cannot be undone.", id)
+			}
+			if u.ShipDate != nil && (o.ShipDate == nil || !u.ShipDate.Equal(*o.ShipDate)) {
+				return petstore.Errorf(petstore.EInvalidTransition, "Order %d is complete and can no longer change.", id)
+			}
+			return nil
+		}
+		if u.ShipDate != nil {
+			o.ShipDate = utc(u.ShipDate)
+			if _, err := tx.ExecContext(ctx, qShipOrder, nullTime(o.ShipDate), id); err != nil {
+				return err
+			}
+		}
+		if u.Complete != nil && *u.Complete {
+			cur, err := loadPetState(ctx, db, tx, o.PetID)
+			if err != nil {
+				return err
+			}
+			if err := savePetState(ctx, db, tx, o.PetID, petstore.CompleteOrder(cur)); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, qCompleteOrder, id); err != nil {
+				return err
+			}
+			o.Complete = true
+		}
+		return nil
+	})
+	if err != nil {
+		return petstore.Order{}, fmt.Errorf("update order: %w", err)
+	}
+	return o, nil
+}

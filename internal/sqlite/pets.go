@@ -1,0 +1,217 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+func petNotFound(id int64) error {
+	return petstore.Errorf(petstore.ENotFound, "Pet %d was not found.", id)
+}
+
+var errUnknownCategory = petstore.Invalid("categoryId", "no category has this id")
+
+// checkCategory reports an unknown category as a validation error on categoryId.
+func checkCategory(ctx context.Context, tx *sql.Tx, id int64) error {
+	var ok bool
+	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM categories WHERE id = ?)`, id).Scan(&ok)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errUnknownCategory
+	}
+	return nil
+}
+
+// CreatePet validates f and adds a pet with a stock of 0; an unknown category is
+// EValidationFailed on categoryId.
+func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet, error) {
+	if err := f.Validate(); err != nil {
+		return petstore.Pet{}, err
+	}
+	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status}
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		if err := checkCategory(ctx, tx, f.CategoryID); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx,
+			`INSERT INTO pets (name, category_id, status, stock) VALUES (?, ?, ?, 0) RETURNING id`,
+			f.Name, f.CategoryID, string(f.Status),
+		).Scan(&p.ID)
+	})
+	if isForeignKey(err) {
+		return petstore.Pet{}, errUnknownCategory
+	}
+	if err != nil {
+		return petstore.Pet{}, fmt.Errorf("create pet: %w", err)
+	}
+	return p, nil
+}
+
+const (
+	petColumns = `id, name, category_id, status, stock`
+	qPet       = `SELECT ` + petColumns + ` FROM pets WHERE id = ?`
+)
+
+func scanPet(row interface{ Scan(...any) error }) (petstore.Pet, error) {
+	var (
+		p      petstore.Pet
+		status string
+	)
+	if err := row.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &p.Stock); err != nil {
+		return petstore.Pet{}, err
+	}
+	p.Status = petstore.PetStatus(status)
+	return p, nil
+}
+
+// Pet finds a pet by id.
+func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
+	s, err := db.readStmt(ctx, qPet)
+	if err != nil {
+		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
+	}
+	p, err := scanPet(s.QueryRowContext(ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return petstore.Pet{}, petNotFound(id)
+	}
+	if err != nil {
+		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
+	}
+	return p, nil
+}
+
+// Pets lists one page of the pets that match every filter, by id. The id list is
+// passed as one JSON array, so that the query has one shape (and one prepared
+// statement) whatever the number of ids.
+func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) ([]petstore.Pet, error) {
+	var (
+		q    strings.Builder
+		args = make([]any, 0, 5)
+	)
+	q.WriteString(`SELECT ` + petColumns + ` FROM pets WHERE id > ?`)
+	args = append(args, p.After)
+	if f.Status != "" {
+		q.WriteString(` AND status = ?`)
+		args = append(args, string(f.Status))
+	}
+	if f.CategoryID != 0 {
+		q.WriteString(` AND category_id = ?`)
+		args = append(args, f.CategoryID)
+	}
+	if len(f.IDs) > 0 {
+		q.WriteString(` AND id IN (SELECT value FROM json_each(?))`)
+		args = append(args, idsJSON(f.IDs))
+	}
+	q.WriteString(` ORDER BY id LIMIT ?`)
+	args = append(args, limit(p))
+
+	s, err := db.readStmt(ctx, q.String())
+	if err != nil {
+		return nil, fmt.Errorf("pets: %w", err)
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("pets: %w", err)
+	}
+	defer rows.Close()
+	pets := make([]petstore.Pet, 0, min(limit(p), petstore.MaxLimit))
+	for rows.Next() {
+		pet, err := scanPet(rows)
+		if err != nil {
+			return nil, fmt.Errorf("pets: %w", err)
+		}
+		pets = append(pets, pet)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pets: %w", err)
+	}
+	return pets, nil
+}
+
+// idsJSON writes ids as a JSON array of numbers.
+func idsJSON(ids []int64) string {
+	b := make([]byte, 0, 2+len(ids)*8)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
+}
+
+// UpdatePet changes a pet to what change returns, in one transaction: the result is
+// validated, its status change checked under ChangeStatus and its category checked as
+// CreatePet does. The stock is not touched.
+func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetFields) (petstore.PetFields, error)) (petstore.Pet, error) {
+	var pet petstore.Pet
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		cur, err := scanPet(tx.QueryRowContext(ctx, qPet, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return petNotFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		f, err := change(petstore.PetFields{Name: cur.Name, CategoryID: cur.CategoryID, Status: cur.Status})
+		if err != nil {
+			return err
+		}
+		if err := f.Validate(); err != nil {
+			return err
+		}
+		if err := petstore.ChangeStatus(cur.Status, f.Status); err != nil {
+			return err
+		}
+		if f.CategoryID != cur.CategoryID {
+			if err := checkCategory(ctx, tx, f.CategoryID); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx,
+			`UPDATE pets SET name = ?, category_id = ?, status = ? WHERE id = ?`,
+			f.Name, f.CategoryID, string(f.Status), id)
+		if isForeignKey(err) {
+			return errUnknownCategory
+		}
+		if err != nil {
+			return err
+		}
+		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock}
+		return nil
+	})
+	if err != nil {
+		return petstore.Pet{}, fmt.Errorf("update pet: %w", err)
+	}
+	return pet, nil
+}
+
+// DeletePet removes a pet; one with incomplete orders is EConflict. Its completed
+// orders stay, with its id.
+func (db *DB) DeletePet(ctx context.Context, id int64) error {
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		st, err := loadPetState(ctx, db, tx, id)
+		if err != nil {
+			return err
+		}
+		if st.OpenOrders > 0 {
+			return petstore.Errorf(petstore.EConflict,
+				"Pet %d has %d incomplete orders; complete or cancel them first.", id, st.OpenOrders)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM pets WHERE id = ?`, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete pet: %w", err)
+	}
+	return nil
+}
