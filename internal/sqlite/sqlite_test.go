@@ -1,0 +1,317 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/sqlite"
+	"github.com/acme-pets/petstore/internal/storetest"
+)
+
+func open(t *testing.T) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "petstore.db"))
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return db
+}
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) petstore.Store { return open(t) })
+}
+
+func TestPragmasAreSetOnEveryConnection(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	pools := map[string]*sql.DB{"writer": sqlite.WriterForTest(db), "reader": sqlite.ReaderForTest(db)}
+	for name, pool := range pools {
+		t.Run("the "+name+" has them", func(t *testing.T) {
+			// Hold several connections at once, so that more than one is checked.
+			var conns []*sql.Conn
+			for range 2 {
+				if name == "writer" && len(conns) == 1 {
+					break
+				}
+				c, err := pool.Conn(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				conns = append(conns, c)
+			}
+			for _, c := range conns {
+				want := map[string]string{
+					"foreign_keys": "1",
+					"journal_mode": "wal",
+					"busy_timeout": "5000",
+					"synchronous":  "1", // NORMAL
+				}
+				for pragma, w := range want {
+					var got string
+					if err := c.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
+						t.Fatalf("PRAGMA %s: %v", pragma, err)
+					}
+					if got != w {
+						t.Errorf("PRAGMA %s = %s, want %s", pragma, got, w)
+					}
+				}
+				c.Close()
+			}
+		})
+	}
+}
+
+func TestTheReaderCannotWrite(t *testing.T) {
+	db := open(t)
+	_, err := sqlite.ReaderForTest(db).Exec(`INSERT INTO categories (name, name_lower) VALUES ('x', 'x')`)
+	if err == nil {
+		t.Fatal("a write through the read pool succeeded")
+	}
+}
+
+func TestWriteTransactionsBeginImmediate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "petstore.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := sqlite.WriterForTest(db).BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	// A second connection outside the pool cannot take the write lock while the
+	// transaction holds it, even though the transaction has not written yet.
+	other, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Exec(`BEGIN IMMEDIATE`); err == nil {
+		other.Exec(`ROLLBACK`)
+		t.Fatal("another connection took the write lock during a write transaction")
+	}
+}
+
+func TestOpenAgainKeepsTheData(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "petstore.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer db.Close()
+	got, err := db.Category(ctx, c.ID)
+	if err != nil || got != c {
+		t.Fatalf("Category(%d) = %+v, %v; want %+v", c.ID, got, err, c)
+	}
+}
+
+func TestStatsCountBothPools(t *testing.T) {
+	db := open(t)
+	if err := db.Ping(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := db.Stats()
+	if s.Writer.MaxOpenConnections != 1 {
+		t.Errorf("writer max open connections = %d, want 1", s.Writer.MaxOpenConnections)
+	}
+	if s.Reader.MaxOpenConnections < 4 {
+		t.Errorf("reader max open connections = %d, want at least 4", s.Reader.MaxOpenConnections)
+	}
+}
+
+func TestTimesRoundTripToTheNanosecond(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	a, err := db.CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SetInventory(ctx, p.ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	ship := time.Date(2031, 2, 3, 4, 5, 6, 123456789, time.FixedZone("", -7*3600))
+	o, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1, ShipDate: &ship})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Order(ctx, o.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got.ShipDate != ship.UTC() || got.CreatedAt != o.CreatedAt {
+		t.Errorf("read ship date %v, created %v; want %v, %v", got.ShipDate, got.CreatedAt, ship.UTC(), o.CreatedAt)
+	}
+}
+
+// Two DBs on one file stand for two server processes sharing the database.
+func TestTwoProcessesNeverOversell(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "petstore.db")
+	var dbs [2]*sqlite.DB
+	for i := range dbs {
+		db, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
+	a, err := dbs[0].CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dbs[0].CreateCategory(ctx, petstore.Category{Name: "Dogs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := dbs[1].CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const stock = 40
+	if _, err := dbs[0].SetInventory(ctx, p.ID, stock); err != nil {
+		t.Fatal(err)
+	}
+
+	var (
+		sold atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q := 1 + i%3
+			_, err := dbs[i%2].PlaceOrder(ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: q})
+			switch petstore.ErrorCode(err) {
+			case petstore.EInsufficientStock, petstore.EInvalidTransition:
+			default:
+				if err != nil {
+					t.Errorf("order: %v", err)
+					return
+				}
+				sold.Add(int64(q))
+			}
+		}()
+	}
+	wg.Wait()
+	got, err := dbs[1].Pet(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int(sold.Load())+got.Stock != stock || got.Stock < 0 {
+		t.Errorf("sold %d and %d left of %d", sold.Load(), got.Stock, stock)
+	}
+}
+
+func TestARevokedKeyFailsAtOnceInAnotherProcess(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "petstore.db")
+	one, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	two, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer two.Close()
+	a, err := one.CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := one.CreateAPIKey(ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte("h")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := two.PrincipalByKeyHash(ctx, []byte("h")); err != nil {
+		t.Fatal(err)
+	}
+	if err := one.RevokeAPIKey(ctx, a.ID, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := two.PrincipalByKeyHash(ctx, []byte("h")); petstore.ErrorCode(err) != petstore.ENotFound {
+		t.Errorf("the other process still accepts the key: %v", err)
+	}
+}
+
+func TestProcessesStartingTogetherBothMigrate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "petstore.db")
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := sqlite.Open(ctx, path)
+			if err == nil {
+				err = db.Close()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Errorf("open: %v", err)
+		}
+	}
+}
+
+func TestAPanicInAnUpdateDoesNotBlockLaterWrites(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	c, err := db.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() { recover() }()
+		db.UpdatePet(ctx, p.ID, func(petstore.PetFields) (petstore.PetFields, error) { panic("boom") })
+	}()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := db.SetInventory(ctx, p.ID, 3); err != nil {
+		t.Fatalf("a write after the panic: %v", err)
+	}
+}

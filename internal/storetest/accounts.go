@@ -1,0 +1,135 @@
+package storetest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+func testAccounts(t *testing.T, open Opener) {
+	t.Run("a new account has an id, its email, its role and a creation time", func(t *testing.T) {
+		f := setup(t, open)
+		a, err := f.s.CreateAccount(f.ctx, "Ada@Example.com", "h1", petstore.Admin)
+		must(t, err)
+		if a.ID < 1 || a.Email != "Ada@Example.com" || a.Role != petstore.Admin {
+			t.Errorf("account = %+v", a)
+		}
+		wantRecent(t, "createdAt", a.CreatedAt)
+	})
+
+	t.Run("an account without a role is a customer", func(t *testing.T) {
+		f := setup(t, open)
+		a, err := f.s.CreateAccount(f.ctx, "bob@example.com", "h", "")
+		must(t, err)
+		if a.Role != petstore.Customer {
+			t.Errorf("role = %q, want customer", a.Role)
+		}
+	})
+
+	t.Run("an unknown role is refused", func(t *testing.T) {
+		f := setup(t, open)
+		_, err := f.s.CreateAccount(f.ctx, "bob@example.com", "h", "owner")
+		wantCode(t, err, petstore.EValidationFailed)
+	})
+
+	for _, email := range []string{"ada@example.com", "ADA@EXAMPLE.COM", "Ada@example.COM"} {
+		t.Run("an email already used is a conflict, written as "+email, func(t *testing.T) {
+			f := setup(t, open)
+			_, err := f.s.CreateAccount(f.ctx, "ada@Example.com", "h", petstore.Customer)
+			must(t, err)
+			_, err = f.s.CreateAccount(f.ctx, email, "h", petstore.Customer)
+			wantCode(t, err, petstore.EConflict)
+		})
+	}
+
+	t.Run("an account is found by its email in any letter case, with its password hash", func(t *testing.T) {
+		f := setup(t, open)
+		a, err := f.s.CreateAccount(f.ctx, "Ada@Example.com", "the-hash", petstore.Customer)
+		must(t, err)
+		for _, email := range []string{"Ada@Example.com", "ada@example.com", "ADA@EXAMPLE.COM"} {
+			got, hash, err := f.s.AccountByEmail(f.ctx, email)
+			must(t, err)
+			if got.ID != a.ID || got.Email != a.Email || got.Role != a.Role || !got.CreatedAt.Equal(a.CreatedAt) {
+				t.Errorf("AccountByEmail(%s) = %+v, want %+v", email, got, a)
+			}
+			if hash != "the-hash" {
+				t.Errorf("password hash = %q, want the-hash", hash)
+			}
+		}
+	})
+
+	t.Run("an unknown email is not found", func(t *testing.T) {
+		f := setup(t, open)
+		_, _, err := f.s.AccountByEmail(f.ctx, "nobody@example.com")
+		wantCode(t, err, petstore.ENotFound)
+	})
+
+	t.Run("ensuring a missing account creates it without a password", func(t *testing.T) {
+		f := setup(t, open)
+		a, err := f.s.EnsureAccount(f.ctx, "ops@example.com", petstore.Admin)
+		must(t, err)
+		if a.ID < 1 || a.Role != petstore.Admin || a.Email != "ops@example.com" {
+			t.Errorf("account = %+v", a)
+		}
+		_, hash, err := f.s.AccountByEmail(f.ctx, "ops@example.com")
+		must(t, err)
+		if hash != "" {
+			t.Errorf("password hash = %q, want none", hash)
+		}
+	})
+
+	t.Run("ensuring a missing account without a role creates a customer", func(t *testing.T) {
+		f := setup(t, open)
+		a, err := f.s.EnsureAccount(f.ctx, "ops@example.com", "")
+		must(t, err)
+		if a.Role != petstore.Customer {
+			t.Errorf("role = %q, want customer", a.Role)
+		}
+	})
+
+	t.Run("ensuring an existing account keeps it and its password and sets the role", func(t *testing.T) {
+		f := setup(t, open)
+		a, err := f.s.CreateAccount(f.ctx, "ops@example.com", "secret-hash", petstore.Customer)
+		must(t, err)
+		got, err := f.s.EnsureAccount(f.ctx, "OPS@example.com", petstore.Admin)
+		must(t, err)
+		if got.ID != a.ID || got.Role != petstore.Admin || got.Email != "ops@example.com" {
+			t.Errorf("account = %+v, want id %d as admin", got, a.ID)
+		}
+		again, hash, err := f.s.AccountByEmail(f.ctx, "ops@example.com")
+		must(t, err)
+		if again.Role != petstore.Admin || hash != "secret-hash" {
+			t.Errorf("stored account = %+v with hash %q", again, hash)
+		}
+	})
+
+	t.Run("ensuring an existing account without a role keeps its role", func(t *testing.T) {
+		f := setup(t, open)
+		a := f.account(petstore.Admin)
+		got, err := f.s.EnsureAccount(f.ctx, strings.ToUpper(a.Email), "")
+		must(t, err)
+		if got.ID != a.ID || got.Role != petstore.Admin {
+			t.Errorf("account = %+v, want id %d as admin", got, a.ID)
+		}
+	})
+
+	t.Run("accounts are counted", func(t *testing.T) {
+		f := setup(t, open)
+		n, err := f.s.CountAccounts(f.ctx)
+		must(t, err)
+		if n != 0 {
+			t.Fatalf("a new store counts %d accounts", n)
+		}
+		f.account(petstore.Customer)
+		f.account(petstore.Admin)
+		if _, err := f.s.EnsureAccount(f.ctx, "ops@example.com", petstore.Admin); err != nil {
+			t.Fatal(err)
+		}
+		n, err = f.s.CountAccounts(f.ctx)
+		must(t, err)
+		if n != 3 {
+			t.Errorf("counted %d accounts, want 3", n)
+		}
+	})
+}
