@@ -57,7 +57,9 @@ func startServe(t *testing.T, getenv func(string) string, args ...string) (base 
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout = &syncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, append([]string{"serve", "--addr", addr}, args...), getenv, stdout, io.Discard) }()
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", addr}, args...), getenv, stdout, io.Discard)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -1,0 +1,140 @@
+package petstore
+
+import "testing"
+
+func TestPlaceOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		in   PetState
+		qty  int
+		want PetState
+		code string
+	}{
+		{"an order takes its quantity off the stock", PetState{Available, 5, 0}, 2, PetState{Available, 3, 1}, ""},
+		{"an order taking the stock to 0 makes the pet pending", PetState{Available, 2, 1}, 2, PetState{Pending, 0, 2}, ""},
+		{"more than the stock is insufficient_stock", PetState{Available, 2, 0}, 3, PetState{Available, 2, 0}, EInsufficientStock},
+		{"a pending pet cannot be ordered", PetState{Pending, 4, 1}, 1, PetState{Pending, 4, 1}, EInvalidTransition},
+		{"a sold pet cannot be ordered", PetState{Sold, 4, 0}, 1, PetState{Sold, 4, 0}, EInvalidTransition},
+		{"quantity 0 is refused", PetState{Available, 5, 0}, 0, PetState{Available, 5, 0}, EValidationFailed},
+		{"quantity 101 is refused", PetState{Available, 500, 0}, 101, PetState{Available, 500, 0}, EValidationFailed},
+		{"quantity 100 is accepted", PetState{Available, 100, 0}, 100, PetState{Pending, 0, 1}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := PlaceOrder(tt.in, tt.qty)
+			if code := codeOf(err); code != tt.code {
+				t.Fatalf("error code %q, want %q (%v)", code, tt.code, err)
+			}
+			if got != tt.want {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCancelOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		in   PetState
+		qty  int
+		want PetState
+	}{
+		{"cancelling puts the quantity back", PetState{Available, 3, 1}, 2, PetState{Available, 5, 0}},
+		{"a pending pet becomes available", PetState{Pending, 0, 2}, 1, PetState{Available, 1, 1}},
+		{"a sold pet stays sold", PetState{Sold, 0, 1}, 1, PetState{Sold, 1, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := CancelOrder(tt.in, tt.qty); got != tt.want {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCompleteOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		in   PetState
+		want PetState
+	}{
+		{"the last open order of a pet with no stock makes it sold", PetState{Pending, 0, 1}, PetState{Sold, 0, 0}},
+		{"another open order keeps the pet pending", PetState{Pending, 0, 2}, PetState{Pending, 0, 1}},
+		{"stock left keeps an available pet available", PetState{Available, 3, 1}, PetState{Available, 3, 0}},
+		{"a restocked pending pet with no other open order becomes available", PetState{Pending, 4, 1}, PetState{Available, 4, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := CompleteOrder(tt.in); got != tt.want {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSetStock(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    PetState
+		stock int
+		want  PetState
+		code  string
+	}{
+		{"stock above 0 makes a sold pet available", PetState{Sold, 0, 0}, 3, PetState{Available, 3, 0}, ""},
+		{"stock above 0 makes a pending pet with no open orders available", PetState{Pending, 0, 0}, 3, PetState{Available, 3, 0}, ""},
+		{"stock above 0 keeps a pending pet with open orders pending", PetState{Pending, 0, 1}, 3, PetState{Pending, 3, 1}, ""},
+		{"0 makes an available pet sold", PetState{Available, 4, 0}, 0, PetState{Sold, 0, 0}, ""},
+		{"0 makes an available pet with open orders pending", PetState{Available, 4, 2}, 0, PetState{Pending, 0, 2}, ""},
+		{"0 keeps a sold pet sold", PetState{Sold, 2, 0}, 0, PetState{Sold, 0, 0}, ""},
+		{"negative stock is refused", PetState{Available, 4, 0}, -1, PetState{Available, 4, 0}, EValidationFailed},
+		{"stock over a million is refused", PetState{Available, 4, 0}, MaxStock + 1, PetState{Available, 4, 0}, EValidationFailed},
+		{"a million is accepted", PetState{Available, 4, 0}, MaxStock, PetState{Available, MaxStock, 0}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := SetStock(tt.in, tt.stock)
+			if code := codeOf(err); code != tt.code {
+				t.Fatalf("error code %q, want %q", code, tt.code)
+			}
+			if got != tt.want {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestChangeStatus(t *testing.T) {
+	all := []PetStatus{Available, Pending, Sold}
+	allowed := map[[2]PetStatus]bool{
+		{Available, Pending}: true, {Pending, Available}: true, {Pending, Sold}: true,
+		{Available, Sold}: true, {Sold, Available}: true,
+		{Available, Available}: true, {Pending, Pending}: true, {Sold, Sold}: true,
+	}
+	for _, from := range all {
+		for _, to := range all {
+			want := allowed[[2]PetStatus{from, to}]
+			name := string(from) + " to " + string(to)
+			if want {
+				name += " is allowed"
+			} else {
+				name += " is invalid_transition"
+			}
+			t.Run(name, func(t *testing.T) {
+				err := ChangeStatus(from, to)
+				if want && err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if !want && codeOf(err) != EInvalidTransition {
+					t.Fatalf("got %v, want invalid_transition", err)
+				}
+			})
+		}
+	}
+}
+
+func codeOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	return ErrorCode(err)
+}
