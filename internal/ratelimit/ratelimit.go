@@ -1,0 +1,80 @@
+// Package ratelimit limits requests per caller with a token bucket of N requests per
+// second and a burst of N: in process memory (golang.org/x/time/rate) or, when several
+// server processes must share the limit, in Redis (GCRA, go-redis/redis_rate).
+package ratelimit
+
+import (
+	"context"
+	"math"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/time/rate"
+)
+
+// Decision is the answer for one request.
+type Decision struct {
+	Allowed bool
+	// Limit is the quota per second (also the burst).
+	Limit int
+	// Remaining is how many more requests would be allowed right now.
+	Remaining int
+	// Reset is how long until the bucket is full again.
+	Reset time.Duration
+	// RetryAfter is how long to wait before the next request is allowed (when refused).
+	RetryAfter time.Duration
+}
+
+// Limiter decides whether a caller, named by key, may make a request now.
+type Limiter interface {
+	Allow(ctx context.Context, key string) (Decision, error)
+}
+
+// DefaultMaxKeys bounds how many callers a Memory limiter remembers.
+const DefaultMaxKeys = 65_536
+
+// Memory is a Limiter in process memory. It remembers at most maxKeys callers; the
+// least recently seen is forgotten first, which costs nothing of substance: a caller
+// idle for a second has a full bucket again anyway, and a forgotten one starts full.
+type Memory struct {
+	limit   rate.Limit
+	burst   int
+	buckets *lru.Cache[string, *rate.Limiter]
+	now     func() time.Time
+}
+
+// NewMemory returns a Memory limiter of perSecond requests per second per caller
+// (burst perSecond), remembering at most maxKeys callers.
+func NewMemory(perSecond, maxKeys int) *Memory {
+	if maxKeys <= 0 {
+		maxKeys = DefaultMaxKeys
+	}
+	c, _ := lru.New[string, *rate.Limiter](maxKeys) // only fails for a size <= 0
+	return &Memory{limit: rate.Limit(perSecond), burst: perSecond, buckets: c, now: time.Now}
+}
+
+// Allow takes one token from the caller's bucket if it has one.
+func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
+	b, ok := m.buckets.Get(key)
+	if !ok {
+		b = rate.NewLimiter(m.limit, m.burst)
+		// Another request of the same caller may have added one meanwhile; keep that.
+		if prev, ok, _ := m.buckets.PeekOrAdd(key, b); ok {
+			b = prev
+		}
+	}
+	now := m.now()
+	d := Decision{Limit: m.burst, Allowed: b.AllowN(now, 1)}
+	tokens := b.TokensAt(now)
+	if !d.Allowed {
+		d.RetryAfter = seconds((1 - tokens) / float64(m.limit))
+	}
+	d.Remaining = max(int(math.Floor(tokens)), 0)
+	d.Reset = seconds((float64(m.burst) - tokens) / float64(m.limit))
+	return d, nil
+}
+
+// Len reports how many callers are remembered.
+func (m *Memory) Len() int { return m.buckets.Len() }
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,99 @@
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func TestMemoryAllowsTheBurstThenRefusesUntilRefilled(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	m := NewMemory(5, 0)
+	m.now = func() time.Time { return now }
+	ctx := context.Background()
+	for i := range 5 {
+		d, _ := m.Allow(ctx, "k")
+		if !d.Allowed || d.Remaining != 4-i || d.Limit != 5 {
+			t.Fatalf("request %d: %+v", i, d)
+		}
+	}
+	d, _ := m.Allow(ctx, "k")
+	if d.Allowed || d.Remaining != 0 || d.RetryAfter <= 0 || d.RetryAfter > 200*time.Millisecond {
+		t.Fatalf("past the burst: %+v", d)
+	}
+	if d, _ := m.Allow(ctx, "other"); !d.Allowed {
+		t.Fatal("one caller's limit hit another")
+	}
+	now = now.Add(200 * time.Millisecond)
+	if d, _ := m.Allow(ctx, "k"); !d.Allowed {
+		t.Fatalf("not refilled after 1/rate: %+v", d)
+	}
+	now = now.Add(time.Second)
+	if d, _ := m.Allow(ctx, "k"); !d.Allowed || d.Remaining != 4 {
+		t.Fatalf("not full after a second: %+v", d)
+	}
+}
+
+func TestMemoryStaysBoundedWithManyCallers(t *testing.T) {
+	const callers = 100_000
+	m := NewMemory(10, 10_000)
+	ctx := context.Background()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range callers {
+		if d, _ := m.Allow(ctx, fmt.Sprintf("caller-%d", i)); !d.Allowed {
+			t.Fatalf("a new caller was refused")
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if m.Len() != 10_000 {
+		t.Fatalf("remembers %d callers, want at most 10000", m.Len())
+	}
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 8<<20 {
+		t.Fatalf("heap grew by %d bytes for %d callers", grown, callers)
+	}
+}
+
+func TestRedisSharesTheLimit(t *testing.T) {
+	url := os.Getenv("PETSTORE_TEST_REDIS_URL")
+	if url == "" {
+		t.Skip("PETSTORE_TEST_REDIS_URL is not set")
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// Two limiters on two clients stand for two server processes.
+	c1, c2 := redis.NewClient(opt), redis.NewClient(opt)
+	defer c1.Close()
+	defer c2.Close()
+	a, b := NewRedis(c1, 4), NewRedis(c2, 4)
+	key := fmt.Sprintf("test-%d", time.Now().UnixNano())
+	allowed := 0
+	for i := range 8 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		d, err := l.Allow(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed {
+			allowed++
+		} else if d.RetryAfter <= 0 {
+			t.Fatalf("refused without RetryAfter: %+v", d)
+		}
+	}
+	if allowed != 4 {
+		t.Fatalf("two processes together allowed %d of a burst of 4", allowed)
+	}
+}
