@@ -24,6 +24,13 @@ type serveConfig struct {
 	noBootstrap bool
 	logFormat   string
 	logLevel    string
+	redis       string
+	rateLimit   int
+	trusted     string
+	corsOrigins string
+
+	handlerTimeout    time.Duration
+	maxHeaderBytes    int
 
 	readHeaderTimeout time.Duration
 	readTimeout       time.Duration
@@ -43,6 +50,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	fs.BoolVar(&c.noBootstrap, "no-bootstrap", false, "do not create and print an admin key on first start")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&c.redis, "redis", "", "Redis URL (redis://host:port/db) to share rate limits between processes")
+	fs.IntVar(&c.rateLimit, "rate-limit", 100, "requests per second per API key (or client address), with a burst as large; 0 turns it off")
+	fs.StringVar(&c.trusted, "trusted-proxies", "", "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client")
+	fs.StringVar(&c.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (none by default)")
+	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
+	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
 	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read request headers")
 	fs.DurationVar(&c.readTimeout, "read-timeout", 15*time.Second, "time to read a whole request")
 	fs.DurationVar(&c.writeTimeout, "write-timeout", 30*time.Second, "time to write a response")
@@ -67,11 +80,24 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		sunsets[id] = date
 	}
 
+	trusted, err := parsePrefixes(c.trusted)
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if c.rateLimit < 0 {
+		return fmt.Errorf("--rate-limit %d: want 0 (off) or more", c.rateLimit)
+	}
+
 	st, err := openStore(ctx, c.database)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	limiter, closeLimiter, err := newLimiter(ctx, c.rateLimit, c.redis)
+	if err != nil {
+		return err
+	}
+	defer closeLimiter()
 	if !c.noBootstrap {
 		if err := bootstrap(ctx, st, stdout); err != nil {
 			return err
@@ -88,7 +114,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	base := baseURL(ln.Addr())
-	api, err := httpapi.New(httpapi.Config{Store: st, Logger: log, ServerURL: base, Sunsets: sunsets})
+	api, err := httpapi.New(httpapi.Config{
+		Store:          st,
+		Logger:         log,
+		ServerURL:      base,
+		Sunsets:        sunsets,
+		HandlerTimeout: c.handlerTimeout,
+		Limiter:        limiter,
+		TrustedProxies: trusted,
+		CORSOrigins:    splitList(c.corsOrigins),
+		PoolStats:      poolStats(st),
+	})
 	if err != nil {
 		ln.Close()
 		return err
@@ -99,7 +135,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ReadTimeout:       c.readTimeout,
 		WriteTimeout:      c.writeTimeout,
 		IdleTimeout:       c.idleTimeout,
-		MaxHeaderBytes:    32 << 10,
+		MaxHeaderBytes:    c.maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}

@@ -59,7 +59,9 @@ func errorResponse(ctx context.Context, log *slog.Logger, err error) *oas.Defaul
 	)
 	switch {
 	case errors.As(err, &e):
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		// The request ran out of its budget (or its client left): whatever the store
+		// said about it, the answer is that the service could not do it in time.
 		e = errUnavailable
 	case errors.Is(err, ht.ErrNotImplemented):
 		e = petstore.Errorf(petstore.ENotImplemented, "This operation is not implemented yet.")

@@ -22,6 +22,7 @@ type Handler struct {
 	log       *slog.Logger
 	now       func() time.Time
 	depr      deprecation
+	metrics   *metrics
 }
 
 var _ oas.Handler = (*Handler)(nil)

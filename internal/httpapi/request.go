@@ -11,7 +11,11 @@ import (
 type requestInfo struct {
 	id        string
 	operation string
+	route     string
 	principal petstore.Principal
+	// keyChecked is set when the rate limiter already found the Bearer key valid
+	// (principal holds its owner), so the security handler need not look again.
+	keyChecked bool
 	// badAuthScheme is set when the Authorization header is not exactly "Bearer …" or
 	// "Basic …" (the generated server accepts any letter case; the contract does not).
 	badAuthScheme bool

@@ -34,6 +34,9 @@ func (s security) HandleBearerAuth(ctx context.Context, op oas.OperationName, t 
 	if ri.badAuthScheme {
 		return ctx, errUnauthorized
 	}
+	if ri.keyChecked {
+		return ctx, authorize(ri, op, ri.principal)
+	}
 	p, err := s.h.auth.Authenticate(ctx, t.Token)
 	if err != nil {
 		return ctx, asAuthFailure(err)

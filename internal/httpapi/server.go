@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/acme-pets/petstore/api"
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/ratelimit"
 	"github.com/acme-pets/petstore/oas"
 )
 
@@ -33,16 +37,28 @@ type Config struct {
 	// KeyCacheTTL bounds how long a key revoked by another process keeps working.
 	KeyCacheTTL time.Duration
 	BodyLimit   int64
-	Now         func() time.Time
+	// HandlerTimeout is each request's budget; past it the answer is 503 unavailable.
+	HandlerTimeout time.Duration
+	// Limiter limits /v1 requests per API key (per client address without a valid
+	// key); nil turns rate limiting off.
+	Limiter ratelimit.Limiter
+	// TrustedProxies are the addresses whose X-Forwarded-For names the client.
+	TrustedProxies []netip.Prefix
+	// CORSOrigins are the browser origins allowed to call /v1 (none by default).
+	CORSOrigins []string
+	// PoolStats reports the database pools for the metrics.
+	PoolStats func() []PoolStats
+	Now       func() time.Time
 }
 
 // Server is the whole HTTP surface of the service: /v1, the document and the probes.
 type Server struct {
-	cfg Config
-	h   *Handler
-	api *oas.Server
-	doc api.Document
-	mux *http.ServeMux
+	cfg     Config
+	h       *Handler
+	api     *oas.Server
+	doc     api.Document
+	metrics *metrics
+	handler http.Handler
 }
 
 // New assembles the service's HTTP handler.
@@ -56,10 +72,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.BodyLimit == 0 {
 		cfg.BodyLimit = DefaultBodyLimit
 	}
+	if cfg.HandlerTimeout == 0 {
+		cfg.HandlerTimeout = DefaultHandlerTimeout
+	}
 	if cfg.ServerURL == "" {
 		cfg.ServerURL = "http://localhost:8080"
 	}
-	sunsets, err := sunsetDates(cfg.Sunsets)
+	ops, err := api.Operations()
+	if err != nil {
+		return nil, err
+	}
+	sunsets, err := sunsetDates(ops, cfg.Sunsets)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +94,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sunset of getPetById: %w", err)
 	}
+	m := newMetrics(ops, cfg.PoolStats)
 	h := &Handler{
+		metrics:   m,
 		store:     cfg.Store,
 		auth:      auth.NewAuthenticator(cfg.Store, cfg.KeyCacheTTL),
 		passwords: cfg.Passwords,
@@ -79,7 +104,7 @@ func New(cfg Config) (*Server, error) {
 		now:       cfg.Now,
 		depr:      newDeprecation(sunset),
 	}
-	s := &Server{cfg: cfg, h: h, doc: doc}
+	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m}
 	s.api, err = oas.NewServer(h, security{h},
 		oas.WithPathPrefix(apiPrefix),
 		oas.WithErrorHandler(decodeError(cfg.Logger)),
@@ -95,11 +120,7 @@ func New(cfg Config) (*Server, error) {
 
 // sunsetDates merges the operator's overrides into the document's sunset dates and
 // checks them.
-func sunsetDates(overrides map[string]string) (map[string]string, error) {
-	ops, err := api.Operations()
-	if err != nil {
-		return nil, err
-	}
+func sunsetDates(ops []api.Operation, overrides map[string]string) (map[string]string, error) {
 	dates := map[string]string{}
 	for _, op := range ops {
 		if op.Sunset != "" {
@@ -127,56 +148,13 @@ func (s *Server) routes() {
 		writeStatus(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", notFound)
-	s.mux = mux
+	s.handler = s.outer(mux)
 }
 
-// ServeHTTP is the outermost layer: every response carries nosniff and a request id,
-// and a panic anywhere answers 500 with the error body.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ri := &requestInfo{id: requestID(r)}
-	h := w.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("X-Request-Id", ri.id)
-	rw := &responseWriter{ResponseWriter: w}
-	defer s.recoverPanic(rw, r, ri)
-	s.mux.ServeHTTP(rw, r.WithContext(withInfo(r.Context(), ri)))
-}
-
-func (s *Server) recoverPanic(w *responseWriter, r *http.Request, ri *requestInfo) {
-	v := recover()
-	if v == nil {
-		return
-	}
-	if v == http.ErrAbortHandler {
-		panic(v)
-	}
-	s.cfg.Logger.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(v), "request_id", ri.id, "operation", ri.operation)
-	if !w.wroteHeader {
-		writeError(w, errInternal)
-	}
-}
-
-// v1 is the middleware of the API proper.
-func (s *Server) v1(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ri := info(r.Context())
-		w.Header().Set("Cache-Control", "no-store")
-		if a := r.Header.Get("Authorization"); a != "" && !strings.HasPrefix(a, "Bearer ") && !strings.HasPrefix(a, "Basic ") {
-			ri.badAuthScheme = true
-		}
-		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
-			ri.operation = route.OperationID()
-		}
-		if ri.operation == getPetByID && s.h.depr.apply(w, r, s.cfg.Now()) {
-			return
-		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)
-		}
-		next.ServeHTTP(w, r)
-	})
-}
+// ServeHTTP serves every route of the service.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 func (s *Server) serveDocument(contentType string, body []byte) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -210,28 +188,3 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request, allowed string) {
 	w.Header().Set("Allow", allowed)
 	writeError(w, petstore.Errorf(petstore.EMethodNotAllowed, "%s is not allowed here; use %s.", r.Method, allowed))
 }
-
-// responseWriter remembers the status of the response for logs and metrics, and
-// whether anything was written (so a panic handler knows if it can still answer).
-type responseWriter struct {
-	http.ResponseWriter
-	status      int
-	wroteHeader bool
-}
-
-func (w *responseWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.status, w.wroteHeader = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *responseWriter) Write(b []byte) (int, error) {
-	if !w.wroteHeader {
-		w.status, w.wroteHeader = http.StatusOK, true
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -61,6 +61,7 @@ func (h *Handler) PlaceOrder(ctx context.Context, req *oas.NewOrder, params oas.
 	key, ok := params.IdempotencyKey.Get()
 	if !ok {
 		order, err := h.store.PlaceOrder(ctx, o)
+		h.countOrder(err)
 		if err != nil {
 			return nil, err
 		}
@@ -83,6 +84,7 @@ func (h *Handler) PlaceOrder(ctx context.Context, req *oas.NewOrder, params oas.
 		return petstore.StoredResponse{Status: http.StatusCreated, Location: r.Location, Body: enc.Bytes()}, nil
 	}
 	order, err := h.store.PlaceOrder(ctx, o)
+	h.countOrder(err)
 	if err == nil {
 		return placed(order), nil
 	}
@@ -102,6 +104,16 @@ func (h *Handler) PlaceOrder(ctx context.Context, req *oas.NewOrder, params oas.
 		h.log.ErrorContext(ctx, "release idempotency key", "err", rerr, "request_id", RequestID(ctx))
 	}
 	return nil, err
+}
+
+// countOrder records an order placed or refused (by reason) in the metrics.
+func (h *Handler) countOrder(err error) {
+	switch code := petstore.ErrorCode(err); {
+	case err == nil:
+		h.metrics.ordersPlaced.Inc()
+	case code != petstore.EInternal:
+		h.metrics.ordersRefused.WithLabelValues(code).Inc()
+	}
 }
 
 func placed(o petstore.Order) *oas.OrderHeaders {

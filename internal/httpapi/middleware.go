@@ -1,0 +1,230 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/cors"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// DefaultHandlerTimeout is the default budget of one request.
+const DefaultHandlerTimeout = 10 * time.Second
+
+// outer wraps every route: request id, nosniff, panic recovery, one log line, and the
+// metrics of /v1 requests.
+func (s *Server) outer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ri := &requestInfo{id: requestID(r)}
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Request-Id", ri.id)
+		rw := &responseWriter{ResponseWriter: w}
+		isAPI := strings.HasPrefix(r.URL.Path, apiPrefix+"/")
+		if isAPI {
+			s.metrics.inFlight.Inc()
+		}
+		defer func() {
+			if v := recover(); v != nil {
+				s.recovered(v, rw, r, ri)
+			}
+			elapsed := time.Since(start)
+			if isAPI {
+				s.metrics.inFlight.Dec()
+				s.metrics.observe(ri.operation, rw.status, elapsed)
+			}
+			s.logRequest(r, ri, rw.status, elapsed, isAPI)
+		}()
+		next.ServeHTTP(rw, r.WithContext(withInfo(r.Context(), ri)))
+	})
+}
+
+// recovered answers a request whose handler panicked with v: 500 internal if nothing
+// was written yet; the panic is logged with the request id, never shown.
+func (s *Server) recovered(v any, w *responseWriter, r *http.Request, ri *requestInfo) {
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	s.cfg.Logger.ErrorContext(r.Context(), "panic", "panic", v, "request_id", ri.id, "operation", ri.operation)
+	if !w.wroteHeader {
+		writeError(w, errInternal)
+	}
+}
+
+// logRequest writes the one line of a request. It never logs headers or bodies, so no
+// key, password or Authorization header can reach the log.
+func (s *Server) logRequest(r *http.Request, ri *requestInfo, status int, elapsed time.Duration, isAPI bool) {
+	level := slog.LevelInfo
+	if !isAPI {
+		level = slog.LevelDebug // probes, metrics scrapes and the document are noise
+	}
+	log := s.cfg.Logger
+	if !log.Enabled(r.Context(), level) {
+		return
+	}
+	route := ri.route
+	if route == "" {
+		route = "unmatched"
+		if !isAPI {
+			route = r.URL.Path
+		}
+	}
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("route", route),
+		slog.String("operation", ri.operation),
+		slog.Int("status", status),
+		slog.Duration("duration", elapsed),
+		slog.String("request_id", ri.id),
+	}
+	if ri.principal.AccountID != 0 {
+		attrs = append(attrs, slog.Int64("account_id", ri.principal.AccountID))
+	}
+	log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// v1 is the middleware of the API proper.
+func (s *Server) v1(next http.Handler) http.Handler {
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ri := info(r.Context())
+		w.Header().Set("Cache-Control", "no-store")
+		authz := r.Header.Get("Authorization")
+		if authz != "" && !strings.HasPrefix(authz, "Bearer ") && !strings.HasPrefix(authz, "Basic ") {
+			ri.badAuthScheme = true
+		}
+		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
+			ri.operation, ri.route = route.OperationID(), route.PathPattern()
+		}
+		if s.cfg.Limiter != nil && !s.allow(w, r, ri, authz) {
+			return
+		}
+		if ri.operation == getPetByID && s.h.depr.apply(w, r, s.cfg.Now()) {
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HandlerTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+	if len(s.cfg.CORSOrigins) > 0 {
+		h = cors.New(cors.Options{
+			AllowedOrigins: s.cfg.CORSOrigins,
+			AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+			AllowedHeaders: []string{"Authorization", "Content-Type", "Idempotency-Key", "X-Request-Id"},
+			ExposedHeaders: []string{"Link", "Location", "Retry-After", "RateLimit", "RateLimit-Policy",
+				"X-Request-Id", "Deprecation", "Sunset", "WWW-Authenticate"},
+			MaxAge: 600,
+		}).Handler(h)
+	}
+	return h
+}
+
+// allow applies the rate limit and sets its headers; it reports whether the request
+// may go on. A valid key is limited by key; anything else by client address, so that
+// made-up keys cannot buy fresh allowances. The key check here is the one the security
+// handler then reuses.
+func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, authz string) bool {
+	ctx := r.Context()
+	var bucket string
+	if token, ok := strings.CutPrefix(authz, "Bearer "); ok && !ri.badAuthScheme {
+		if p, err := s.h.auth.Authenticate(ctx, token); err == nil {
+			ri.principal, ri.keyChecked = p, true
+			bucket = "key:" + strconv.FormatInt(p.KeyID, 10)
+		}
+	}
+	if bucket == "" {
+		bucket = "ip:" + s.clientAddr(r)
+	}
+	d, err := s.cfg.Limiter.Allow(ctx, bucket)
+	if err != nil {
+		// A limiter that cannot answer (Redis down) must not take the API down with it.
+		s.cfg.Logger.WarnContext(ctx, "rate limiter unavailable; allowing", "err", err, "request_id", ri.id)
+		return true
+	}
+	h := w.Header()
+	h.Set("RateLimit-Policy", `"default";q=`+strconv.Itoa(d.Limit)+`;w=1`)
+	h.Set("RateLimit", `"default";r=`+strconv.Itoa(d.Remaining)+`;t=`+strconv.Itoa(ceilSeconds(d.Reset)))
+	if d.Allowed {
+		return true
+	}
+	s.metrics.rateLimited.Inc()
+	retry := max(ceilSeconds(d.RetryAfter), 1)
+	writeError(w, petstore.Errorf(petstore.ERateLimited, "Too many requests; retry after %d second(s).", retry))
+	return false
+}
+
+func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
+
+// clientAddr is the address of the caller: the connection's peer, or, when that peer
+// is a trusted proxy, the nearest address in X-Forwarded-For that is not one.
+func (s *Server) clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if len(s.cfg.TrustedProxies) == 0 {
+		return host
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil || !s.trusted(addr) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		if !s.trusted(hop) {
+			return hop.String()
+		}
+		host = hop.String()
+	}
+	return host
+}
+
+func (s *Server) trusted(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// responseWriter remembers the status of the response for logs and metrics, and
+// whether anything was written (so a panic handler knows if it can still answer).
+type responseWriter struct {
+	http.ResponseWriter
+	status      int
+	wroteHeader bool
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = http.StatusOK, true
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
