@@ -29,8 +29,8 @@ type serveConfig struct {
 	trusted     string
 	corsOrigins string
 
-	handlerTimeout    time.Duration
-	maxHeaderBytes    int
+	handlerTimeout time.Duration
+	maxHeaderBytes int
 
 	readHeaderTimeout time.Duration
 	readTimeout       time.Duration
