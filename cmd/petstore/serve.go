@@ -137,7 +137,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		IdleTimeout:       c.idleTimeout,
 		MaxHeaderBytes:    c.maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		// Requests must outlive the signal that starts the shutdown: Shutdown lets them
+		// finish, and the grace period bounds how long.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	fmt.Fprintf(stdout, "petstore listening on %s\n  API       %s/v1\n  docs      %s/docs\n  document  %s/openapi.yaml\n", base, base, base, base)
 

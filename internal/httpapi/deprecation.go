@@ -53,9 +53,9 @@ func (d deprecation) apply(w http.ResponseWriter, r *http.Request, now time.Time
 	id, _ := strconv.ParseInt(r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:], 10, 64)
 	hd := d.headers(max(id, 0))
 	h := w.Header()
-	h.Set("Deprecation", hd.deprecation)
-	h.Set("Sunset", hd.sunset)
-	h.Set("Link", hd.link)
+	h["Deprecation"] = []string{hd.deprecation}
+	h["Sunset"] = []string{hd.sunset}
+	h["Link"] = []string{hd.link}
 	if !now.Before(d.sunsetAt) {
 		writeError(w, petstore.Errorf(petstore.EGone, "This operation was removed on %s; use GET /v1/pets?ids= instead.", d.date))
 		return true

@@ -123,7 +123,9 @@ func TestAnIdempotentRetryWhileTheFirstRunsIsAConflict(t *testing.T) {
 	body := map[string]any{"petId": p.ID, "quantity": 1}
 	key := map[string]string{"Idempotency-Key": "slow-order"}
 	first := make(chan *response)
-	go func() { first <- a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: body, Header: key}) }()
+	go func() {
+		first <- a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: body, Header: key})
+	}()
 	<-bs.entered
 	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: body, Header: key}).expect(409, "conflict")
 	close(bs.release)

@@ -25,13 +25,21 @@ func (s *Server) outer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ri := &requestInfo{id: requestID(r)}
+		// Headers are set by map assignment with canonical keys and, where the value is
+		// fixed, a shared slice: Header.Set would allocate for each.
 		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Request-Id", ri.id)
+		h["X-Content-Type-Options"] = nosniff
+		h["X-Request-Id"] = []string{ri.id}
 		rw := &responseWriter{ResponseWriter: w}
+		ctx := r.Context()
 		isAPI := strings.HasPrefix(r.URL.Path, apiPrefix+"/")
 		if isAPI {
 			s.metrics.inFlight.Inc()
+			// The budget of an API request; one derived context and one request copy
+			// serve both it and the request info.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, s.cfg.HandlerTimeout)
+			defer cancel()
 		}
 		defer func() {
 			if v := recover(); v != nil {
@@ -44,9 +52,15 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			}
 			s.logRequest(r, ri, rw.status, elapsed, isAPI)
 		}()
-		next.ServeHTTP(rw, r.WithContext(withInfo(r.Context(), ri)))
+		next.ServeHTTP(rw, r.WithContext(withInfo(ctx, ri)))
 	})
 }
+
+// Fixed header values, shared by every response (never modified).
+var (
+	nosniff = []string{"nosniff"}
+	noStore = []string{"no-store"}
+)
 
 // recovered answers a request whose handler panicked with v: 500 internal if nothing
 // was written yet; the panic is logged with the request id, never shown.
@@ -96,7 +110,7 @@ func (s *Server) logRequest(r *http.Request, ri *requestInfo, status int, elapse
 func (s *Server) v1(next http.Handler) http.Handler {
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := info(r.Context())
-		w.Header().Set("Cache-Control", "no-store")
+		w.Header()["Cache-Control"] = noStore
 		authz := r.Header.Get("Authorization")
 		if authz != "" && !strings.HasPrefix(authz, "Bearer ") && !strings.HasPrefix(authz, "Basic ") {
 			ri.badAuthScheme = true
@@ -110,12 +124,10 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		if ri.operation == getPetByID && s.h.depr.apply(w, r, s.cfg.Now()) {
 			return
 		}
-		if r.Body != nil {
+		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HandlerTimeout)
-		defer cancel()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r)
 	})
 	if len(s.cfg.CORSOrigins) > 0 {
 		h = cors.New(cors.Options{
@@ -140,7 +152,8 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	if token, ok := strings.CutPrefix(authz, "Bearer "); ok && !ri.badAuthScheme {
 		if p, err := s.h.auth.Authenticate(ctx, token); err == nil {
 			ri.principal, ri.keyChecked = p, true
-			bucket = "key:" + strconv.FormatInt(p.KeyID, 10)
+			var buf [24]byte
+			bucket = string(strconv.AppendInt(append(buf[:0], "key:"...), p.KeyID, 10))
 		}
 	}
 	if bucket == "" {
@@ -153,8 +166,13 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 		return true
 	}
 	h := w.Header()
-	h.Set("RateLimit-Policy", `"default";q=`+strconv.Itoa(d.Limit)+`;w=1`)
-	h.Set("RateLimit", `"default";r=`+strconv.Itoa(d.Remaining)+`;t=`+strconv.Itoa(ceilSeconds(d.Reset)))
+	h["Ratelimit-Policy"] = s.ratePolicy
+	var buf [48]byte
+	b := append(buf[:0], `"default";r=`...)
+	b = strconv.AppendInt(b, int64(d.Remaining), 10)
+	b = append(b, ";t="...)
+	b = strconv.AppendInt(b, int64(ceilSeconds(d.Reset)), 10)
+	h["Ratelimit"] = []string{string(b)}
 	if d.Allowed {
 		return true
 	}

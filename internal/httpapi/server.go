@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/acme-pets/petstore/api"
 	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/docs"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
 	"github.com/acme-pets/petstore/oas"
@@ -59,6 +61,8 @@ type Server struct {
 	doc     api.Document
 	metrics *metrics
 	handler http.Handler
+	// ratePolicy is the RateLimit-Policy header value, fixed by the limiter.
+	ratePolicy []string
 }
 
 // New assembles the service's HTTP handler.
@@ -105,6 +109,9 @@ func New(cfg Config) (*Server, error) {
 		depr:      newDeprecation(sunset),
 	}
 	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m}
+	if cfg.Limiter != nil {
+		s.ratePolicy = []string{`"default";q=` + strconv.Itoa(cfg.Limiter.PerSecond()) + `;w=1`}
+	}
 	s.api, err = oas.NewServer(h, security{h},
 		oas.WithPathPrefix(apiPrefix),
 		oas.WithErrorHandler(decodeError(cfg.Logger)),
@@ -144,6 +151,13 @@ func (s *Server) routes() {
 	mux.Handle(apiPrefix+"/", s.v1(s.api))
 	mux.HandleFunc("GET /openapi.yaml", s.serveDocument("application/yaml", s.doc.YAML))
 	mux.HandleFunc("GET /openapi.json", s.serveDocument("application/json", s.doc.JSON))
+	if page, err := docs.New(s.doc.JSON); err != nil { // not expected: the document is the embedded one, which the tests read
+		s.cfg.Logger.Error("the docs page is unavailable", "err", err)
+	} else {
+		for _, p := range page.Paths() {
+			mux.Handle("GET "+p, page)
+		}
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusOK, "ok")
 	})

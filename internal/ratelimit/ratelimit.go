@@ -28,6 +28,8 @@ type Decision struct {
 // Limiter decides whether a caller, named by key, may make a request now.
 type Limiter interface {
 	Allow(ctx context.Context, key string) (Decision, error)
+	// PerSecond is the quota: requests per second, and the burst.
+	PerSecond() int
 }
 
 // DefaultMaxKeys bounds how many callers a Memory limiter remembers.
@@ -73,6 +75,9 @@ func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
 	d.Reset = seconds((float64(m.burst) - tokens) / float64(m.limit))
 	return d, nil
 }
+
+// PerSecond is the quota per caller.
+func (m *Memory) PerSecond() int { return m.burst }
 
 // Len reports how many callers are remembered.
 func (m *Memory) Len() int { return m.buckets.Len() }

@@ -32,3 +32,6 @@ func (r *Redis) Allow(ctx context.Context, key string) (Decision, error) {
 	}
 	return d, nil
 }
+
+// PerSecond is the quota per caller.
+func (r *Redis) PerSecond() int { return r.limit.Burst }
