@@ -1,0 +1,111 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// Emails are unique in any letter case: email_lower holds the lower-case form that
+// the unique index and every lookup use, and email keeps what the user typed. The
+// lower-casing is Go's (Unicode), as on SQLite, not PostgreSQL's lower(), which
+// depends on the database's ctype.
+
+func emailTaken() error {
+	return petstore.Errorf(petstore.EConflict, "An account with this email already exists.")
+}
+
+// CreateAccount adds an account; an email already used in any letter case is
+// EConflict. An empty role is customer.
+func (db *DB) CreateAccount(ctx context.Context, email, passwordHash string, role petstore.Role) (petstore.Account, error) {
+	role, err := accountRole(role)
+	if err != nil {
+		return petstore.Account{}, err
+	}
+	a := petstore.Account{Email: email, Role: role, CreatedAt: timestamp(db.now())}
+	err = db.pool.QueryRow(ctx,
+		`INSERT INTO accounts (email, email_lower, password_hash, role, created_at)
+		 VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+		email, strings.ToLower(email), passwordHash, string(role), a.CreatedAt,
+	).Scan(&a.ID)
+	if isUnique(err) {
+		return petstore.Account{}, emailTaken()
+	}
+	if err != nil {
+		return petstore.Account{}, fmt.Errorf("create account: %w", err)
+	}
+	return a, nil
+}
+
+func accountRole(role petstore.Role) (petstore.Role, error) {
+	if role == "" {
+		return petstore.Customer, nil
+	}
+	if !role.Valid() {
+		return "", petstore.Invalid("role", "must be customer or admin")
+	}
+	return role, nil
+}
+
+func scanAccount(row pgx.Row) (petstore.Account, string, error) {
+	var (
+		a    petstore.Account
+		role string
+		hash string
+	)
+	if err := row.Scan(&a.ID, &a.Email, &role, &a.CreatedAt, &hash); err != nil {
+		return petstore.Account{}, "", err
+	}
+	a.Role = petstore.Role(role)
+	return a, hash, nil
+}
+
+// AccountByEmail finds an account, in any letter case, with its password hash (empty
+// for a key-only account).
+func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Account, string, error) {
+	a, hash, err := scanAccount(db.pool.QueryRow(ctx,
+		`SELECT id, email, role, created_at, password_hash FROM accounts WHERE email_lower = $1`,
+		strings.ToLower(email)))
+	if noRows(err) {
+		return petstore.Account{}, "", petstore.Errorf(petstore.ENotFound, "No account has this email.")
+	}
+	if err != nil {
+		return petstore.Account{}, "", fmt.Errorf("account by email: %w", err)
+	}
+	return a, hash, nil
+}
+
+// EnsureAccount returns the account with this email, creating it without a password
+// (key-only) if there is none; a non-empty role is set on the account, new or not.
+// It is one statement, so processes ensuring the same account at once agree on it.
+func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Role) (petstore.Account, error) {
+	if role != "" && !role.Valid() {
+		return petstore.Account{}, petstore.Invalid("role", "must be customer or admin")
+	}
+	newRole, _ := accountRole(role)
+	// ON CONFLICT DO UPDATE returns the existing row as well; an empty role keeps it.
+	a, _, err := scanAccount(db.pool.QueryRow(ctx,
+		`INSERT INTO accounts (email, email_lower, password_hash, role, created_at)
+		 VALUES ($1, $2, '', $3, $4)
+		 ON CONFLICT (email_lower) DO UPDATE
+		 SET role = CASE WHEN $5::text = '' THEN accounts.role ELSE $5::text END
+		 RETURNING id, email, role, created_at, password_hash`,
+		email, strings.ToLower(email), string(newRole), timestamp(db.now()), string(role)))
+	if err != nil {
+		return petstore.Account{}, fmt.Errorf("ensure account: %w", err)
+	}
+	return a, nil
+}
+
+// CountAccounts counts all accounts.
+func (db *DB) CountAccounts(ctx context.Context) (int, error) {
+	var n int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM accounts`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count accounts: %w", err)
+	}
+	return n, nil
+}

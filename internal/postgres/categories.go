@@ -1,0 +1,123 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// Category names are unique in any letter case, through name_lower as for emails.
+
+func categoryNameTaken(name string) error {
+	return petstore.Errorf(petstore.EConflict, "A category named %q already exists.", name)
+}
+
+func categoryNotFound(id int64) error {
+	return petstore.Errorf(petstore.ENotFound, "Category %d was not found.", id)
+}
+
+func categoryInUse(id int64) error {
+	return petstore.Errorf(petstore.EConflict, "Category %d is used by pets; move or delete them first.", id)
+}
+
+// errNULInDescription is what a description that PostgreSQL text cannot hold gets.
+var errNULInDescription = petstore.Invalid("description", "must not contain NUL characters")
+
+// CreateCategory validates and adds a category; a name already used in any letter case
+// is EConflict.
+func (db *DB) CreateCategory(ctx context.Context, c petstore.Category) (petstore.Category, error) {
+	if err := c.Validate(); err != nil {
+		return petstore.Category{}, err
+	}
+	err := db.pool.QueryRow(ctx,
+		`INSERT INTO categories (name, name_lower, description) VALUES ($1, $2, $3) RETURNING id`,
+		c.Name, strings.ToLower(c.Name), c.Description,
+	).Scan(&c.ID)
+	switch {
+	case isUnique(err):
+		return petstore.Category{}, categoryNameTaken(c.Name)
+	case pgCode(err) == invalidByteSequence:
+		return petstore.Category{}, errNULInDescription
+	case err != nil:
+		return petstore.Category{}, fmt.Errorf("create category: %w", err)
+	}
+	return c, nil
+}
+
+// Category finds a category by id.
+func (db *DB) Category(ctx context.Context, id int64) (petstore.Category, error) {
+	c := petstore.Category{ID: id}
+	err := db.pool.QueryRow(ctx,
+		`SELECT name, description FROM categories WHERE id = $1`, id,
+	).Scan(&c.Name, &c.Description)
+	if noRows(err) {
+		return petstore.Category{}, categoryNotFound(id)
+	}
+	if err != nil {
+		return petstore.Category{}, fmt.Errorf("category: %w", err)
+	}
+	return c, nil
+}
+
+// Categories lists one page of categories by id.
+func (db *DB) Categories(ctx context.Context, p petstore.Page) ([]petstore.Category, error) {
+	rows, err := db.pool.Query(ctx,
+		`SELECT id, name, description FROM categories WHERE id > $1 ORDER BY id LIMIT $2`,
+		p.After, limit(p))
+	if err != nil {
+		return nil, fmt.Errorf("categories: %w", err)
+	}
+	defer rows.Close()
+	list := []petstore.Category{}
+	for rows.Next() {
+		var c petstore.Category
+		if err := rows.Scan(&c.ID, &c.Name, &c.Description); err != nil {
+			return nil, fmt.Errorf("categories: %w", err)
+		}
+		list = append(list, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("categories: %w", err)
+	}
+	return list, nil
+}
+
+// ReplaceCategory validates c and replaces the category with its id; a name another
+// category uses in any letter case is EConflict.
+func (db *DB) ReplaceCategory(ctx context.Context, c petstore.Category) (petstore.Category, error) {
+	if err := c.Validate(); err != nil {
+		return petstore.Category{}, err
+	}
+	tag, err := db.pool.Exec(ctx,
+		`UPDATE categories SET name = $1, name_lower = $2, description = $3 WHERE id = $4`,
+		c.Name, strings.ToLower(c.Name), c.Description, c.ID)
+	switch {
+	case isUnique(err):
+		return petstore.Category{}, categoryNameTaken(c.Name)
+	case pgCode(err) == invalidByteSequence:
+		return petstore.Category{}, errNULInDescription
+	case err != nil:
+		return petstore.Category{}, fmt.Errorf("replace category: %w", err)
+	case tag.RowsAffected() == 0:
+		return petstore.Category{}, categoryNotFound(c.ID)
+	}
+	return c, nil
+}
+
+// DeleteCategory removes a category; one that pets use is EConflict. The foreign key
+// of pets (ON DELETE RESTRICT) decides, so a pet created at the same moment in
+// another process cannot be left without its category.
+func (db *DB) DeleteCategory(ctx context.Context, id int64) error {
+	tag, err := db.pool.Exec(ctx, `DELETE FROM categories WHERE id = $1`, id)
+	switch {
+	case isForeignKey(err):
+		return categoryInUse(id)
+	case err != nil:
+		return fmt.Errorf("delete category: %w", err)
+	case tag.RowsAffected() == 0:
+		return categoryNotFound(id)
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// The store rules run on a PetState read under the pet's row lock and saved in the
+// same transaction. The lock and the count are two statements on purpose: under
+// READ COMMITTED a statement that waited for a row lock sees the newest version of
+// that row, but its subqueries still see the snapshot taken when it started, before
+// the previous holder of the lock committed its orders. The count, run after the
+// lock is held, takes a snapshot of its own that has them. Both travel in one batch.
+
+const (
+	qLockPet     = `SELECT status, stock FROM pets WHERE id = $1 FOR UPDATE`
+	qOpenOrders  = `SELECT count(*) FROM orders WHERE pet_id = $1 AND NOT complete`
+	qSetPetState = `UPDATE pets SET status = $1, stock = $2 WHERE id = $3`
+)
+
+// queuePetState queues the statements that lock a pet and count its open orders.
+func queuePetState(b *pgx.Batch, petID int64) {
+	b.Queue(qLockPet, petID)
+	b.Queue(qOpenOrders, petID)
+}
+
+// readPetState reads the results of queuePetState; an unknown pet is ENotFound.
+func readPetState(br pgx.BatchResults, petID int64) (petstore.PetState, error) {
+	var (
+		st     petstore.PetState
+		status string
+	)
+	err := br.QueryRow().Scan(&status, &st.Stock)
+	if noRows(err) {
+		return petstore.PetState{}, petNotFound(petID)
+	}
+	if err != nil {
+		return petstore.PetState{}, fmt.Errorf("lock pet %d: %w", petID, err)
+	}
+	if err := br.QueryRow().Scan(&st.OpenOrders); err != nil {
+		return petstore.PetState{}, fmt.Errorf("count open orders of pet %d: %w", petID, err)
+	}
+	st.Status = petstore.PetStatus(status)
+	return st, nil
+}
+
+// lockPetState locks a pet's row for the rest of tx and reads what the store rules
+// look at, in one round trip; an unknown pet is ENotFound.
+func lockPetState(ctx context.Context, tx pgx.Tx, petID int64) (petstore.PetState, error) {
+	b := &pgx.Batch{}
+	queuePetState(b, petID)
+	br := tx.SendBatch(ctx, b)
+	st, err := readPetState(br, petID)
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("lock pet %d: %w", petID, cerr)
+	}
+	return st, err
+}
+
+// savePetState writes the status and stock of a rule's result (the open orders are
+// counted, not stored).
+func savePetState(ctx context.Context, tx pgx.Tx, petID int64, st petstore.PetState) error {
+	if _, err := tx.Exec(ctx, qSetPetState, string(st.Status), st.Stock, petID); err != nil {
+		return fmt.Errorf("save pet %d: %w", petID, err)
+	}
+	return nil
+}
+
+const qInventory = `SELECT id, stock, status FROM pets WHERE id = $1`
+
+func scanInventory(row pgx.Row) (petstore.InventoryItem, error) {
+	var (
+		it     petstore.InventoryItem
+		status string
+	)
+	if err := row.Scan(&it.PetID, &it.Quantity, &status); err != nil {
+		return petstore.InventoryItem{}, err
+	}
+	it.Status = petstore.PetStatus(status)
+	return it, nil
+}
+
+// Inventory returns the stock of one pet.
+func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryItem, error) {
+	it, err := scanInventory(db.pool.QueryRow(ctx, qInventory, petID))
+	if noRows(err) {
+		return petstore.InventoryItem{}, petNotFound(petID)
+	}
+	if err != nil {
+		return petstore.InventoryItem{}, fmt.Errorf("inventory: %w", err)
+	}
+	return it, nil
+}
+
+// Inventories lists one page of stock by pet id; an empty status does not filter.
+func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p petstore.Page) ([]petstore.InventoryItem, error) {
+	q := `SELECT id, stock, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2`
+	args := []any{p.After, limit(p)}
+	if status != "" {
+		q = `SELECT id, stock, status FROM pets WHERE status = $3 AND id > $1 ORDER BY id LIMIT $2`
+		args = append(args, string(status))
+	}
+	rows, err := db.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("inventories: %w", err)
+	}
+	defer rows.Close()
+	items := []petstore.InventoryItem{}
+	for rows.Next() {
+		it, err := scanInventory(rows)
+		if err != nil {
+			return nil, fmt.Errorf("inventories: %w", err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("inventories: %w", err)
+	}
+	return items, nil
+}
+
+// SetInventory sets a pet's stock under SetStock, which may change its status.
+func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (petstore.InventoryItem, error) {
+	var st petstore.PetState
+	err := db.update(ctx, func(tx pgx.Tx) error {
+		cur, err := lockPetState(ctx, tx, petID)
+		if err != nil {
+			return err
+		}
+		if st, err = petstore.SetStock(cur, quantity); err != nil {
+			return err
+		}
+		return savePetState(ctx, tx, petID, st)
+	})
+	if err != nil {
+		return petstore.InventoryItem{}, fmt.Errorf("set inventory: %w", err)
+	}
+	return petstore.InventoryItem{PetID: petID, Quantity: st.Stock, Status: st.Status}, nil
+}

@@ -1,0 +1,44 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// CreateMessage stores a message as given (its id and time are the caller's; the
+// time is kept to the microsecond). An id already used is EConflict; an unknown
+// account is ENotFound.
+func (db *DB) CreateMessage(ctx context.Context, m petstore.Message) error {
+	_, err := db.pool.Exec(ctx,
+		`INSERT INTO messages (id, account_id, text, status, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		m.ID, m.AccountID, m.Text, m.Status, timestamp(m.CreatedAt))
+	switch {
+	case isUnique(err):
+		return petstore.Errorf(petstore.EConflict, "A message with this id already exists.")
+	case isForeignKey(err):
+		return petstore.Errorf(petstore.ENotFound, "Account %d was not found.", m.AccountID)
+	case pgCode(err) == invalidByteSequence:
+		return petstore.Invalid("message", "must not contain NUL characters")
+	case err != nil:
+		return fmt.Errorf("create message: %w", err)
+	}
+	return nil
+}
+
+// Message finds one of an account's messages; another account's is ENotFound.
+func (db *DB) Message(ctx context.Context, accountID int64, id string) (petstore.Message, error) {
+	m := petstore.Message{ID: id, AccountID: accountID}
+	err := db.pool.QueryRow(ctx,
+		`SELECT text, status, created_at FROM messages WHERE id = $1 AND account_id = $2`,
+		id, accountID,
+	).Scan(&m.Text, &m.Status, &m.CreatedAt)
+	if noRows(err) {
+		return petstore.Message{}, petstore.Errorf(petstore.ENotFound, "Message %q was not found.", id)
+	}
+	if err != nil {
+		return petstore.Message{}, fmt.Errorf("message: %w", err)
+	}
+	return m, nil
+}

@@ -1,0 +1,63 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migrate applies every migration that the schema first on the pool's search_path
+// has not had yet. Goose needs a *sql.DB: pgx's stdlib adapter lends it connections
+// of the pool just for this. Processes that start together take turns on a
+// session-level advisory lock, so that only one of them creates the schema.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	var schema string
+	if err := pool.QueryRow(ctx, `SELECT coalesce(current_schema(), '')`).Scan(&schema); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if schema == "" {
+		return fmt.Errorf("migrate: no schema of the search_path exists; create it first")
+	}
+	locker, err := lock.NewPostgresSessionLocker(
+		lock.WithLockID(migrationLockID(schema)),
+		// Retry every second (goose's shortest period) for up to five minutes.
+		lock.WithLockTimeout(1, 300),
+	)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	defer sqlDB.Close() // the pool stays open
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// migrationLockID is the advisory lock that migrations of one schema take. Advisory
+// locks are per database; one id per schema lets schemas of one database (tests,
+// several deployments) migrate at the same time while processes sharing a schema
+// still take turns.
+func migrationLockID(schema string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("petstore migrations\x00" + schema))
+	return int64(h.Sum64())
+}

@@ -1,0 +1,311 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+const (
+	orderColumns       = `id, pet_id, account_id, quantity, ship_date, complete, created_at`
+	qOrder             = `SELECT ` + orderColumns + ` FROM orders WHERE id = $1`
+	qOwnedOrder        = `SELECT ` + orderColumns + ` FROM orders WHERE id = $1 AND account_id = $2`
+	qInsertOrder       = `INSERT INTO orders (pet_id, account_id, quantity, ship_date, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`
+	qInsertOrderWithID = `INSERT INTO orders (id, pet_id, account_id, quantity, ship_date, created_at) VALUES ($1, $2, $3, $4, $5, $6)`
+	qNextOrderID       = `SELECT nextval('orders_id_seq')`
+	qDeleteOrder       = `DELETE FROM orders WHERE id = $1`
+	qCompleteOrder     = `UPDATE orders SET complete = true WHERE id = $1`
+	qShipOrder         = `UPDATE orders SET ship_date = $1 WHERE id = $2`
+)
+
+func orderNotFound(id int64) error {
+	return petstore.Errorf(petstore.ENotFound, "Order %d was not found.", id)
+}
+
+func scanOrder(row pgx.Row) (petstore.Order, error) {
+	var o petstore.Order
+	if err := row.Scan(&o.ID, &o.PetID, &o.AccountID, &o.Quantity, &o.ShipDate, &o.Complete, &o.CreatedAt); err != nil {
+		return petstore.Order{}, err
+	}
+	return o, nil
+}
+
+// PlaceOrder applies PlaceOrder to the pet and adds the order in one transaction; an
+// unknown pet is ENotFound. With an idempotency key, the response that o.Response
+// makes is recorded on the key in the same transaction, so that a request either
+// placed its order and answered the key, or did neither.
+//
+// It is the hottest write, and every order of a pet queues on the pet's row lock,
+// so the transaction is pipelined to hold that lock for one round trip: BEGIN
+// travels with the lock and the count of open orders, and the writes travel with
+// COMMIT. With an idempotency key the order's id is drawn from its sequence in the
+// first batch, so that the response (which shows the id) is made before the writes
+// are sent; COMMIT then follows once the key is known to be still held.
+func (db *DB) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.Order, error) {
+	if o.Idempotency != nil && o.Response == nil {
+		return petstore.Order{}, errors.New("place order: an idempotency key needs a Response")
+	}
+	order, err := db.placeOrder(ctx, o)
+	if err != nil {
+		return petstore.Order{}, fmt.Errorf("place order: %w", err)
+	}
+	return order, nil
+}
+
+func (db *DB) placeOrder(ctx context.Context, o petstore.NewOrder) (petstore.Order, error) {
+	order := petstore.Order{
+		PetID:     o.PetID,
+		AccountID: o.AccountID,
+		Quantity:  o.Quantity,
+		ShipDate:  optionalTimestamp(o.ShipDate),
+		CreatedAt: timestamp(db.now()),
+	}
+	pc, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return petstore.Order{}, err
+	}
+	defer pc.Release()
+	conn := pc.Conn()
+	// BEGIN and COMMIT are sent by hand, in the batches. Whatever ends the function
+	// before the commit (an error, a refusal, a panic in o.Response) rolls back
+	// here; a connection still in a transaction after that is not returned to the
+	// pool but closed (pgxpool checks), which also rolls back.
+	defer func() {
+		if conn.PgConn().TxStatus() != 'I' {
+			conn.Exec(ctx, "ROLLBACK")
+		}
+	}()
+
+	// Round trip 1: begin, lock the pet, count its open orders (and draw an id).
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	queuePetState(b, o.PetID)
+	if o.Idempotency != nil {
+		b.Queue(qNextOrderID)
+	}
+	br := conn.SendBatch(ctx, b)
+	_, err = br.Exec()
+	var cur petstore.PetState
+	if err == nil {
+		cur, err = readPetState(br, o.PetID)
+	}
+	if err == nil && o.Idempotency != nil {
+		err = br.QueryRow().Scan(&order.ID)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return petstore.Order{}, err
+	}
+
+	next, err := petstore.PlaceOrder(cur, o.Quantity)
+	if err != nil {
+		return petstore.Order{}, err
+	}
+
+	// Round trip 2: the writes, and COMMIT unless a key must be checked first.
+	w := &pgx.Batch{}
+	w.Queue(qSetPetState, string(next.Status), next.Stock, o.PetID)
+	var answer petstore.StoredResponse
+	if o.Idempotency == nil {
+		w.Queue(qInsertOrder, o.PetID, o.AccountID, o.Quantity, order.ShipDate, order.CreatedAt)
+		w.Queue("COMMIT")
+	} else {
+		if answer, err = o.Response(order); err != nil {
+			return petstore.Order{}, err
+		}
+		w.Queue(qInsertOrderWithID, order.ID, o.PetID, o.AccountID, o.Quantity, order.ShipDate, order.CreatedAt)
+		queueAnswer(w, *o.Idempotency, answer)
+	}
+	br = conn.SendBatch(ctx, w)
+	err = func() error {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("save pet %d: %w", o.PetID, err)
+		}
+		var err error
+		if o.Idempotency == nil {
+			err = br.QueryRow().Scan(&order.ID)
+		} else {
+			_, err = br.Exec()
+		}
+		if isForeignKey(err) {
+			return petstore.Errorf(petstore.ENotFound, "Account %d was not found.", o.AccountID)
+		}
+		if err != nil {
+			return fmt.Errorf("insert order: %w", err)
+		}
+		if o.Idempotency != nil {
+			return answered(br.Exec())
+		}
+		return committed(br.Exec())
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return petstore.Order{}, err
+	}
+
+	// Round trip 3, with a key only: the key is still held, the order stands.
+	if o.Idempotency != nil {
+		if err := committed(conn.Exec(ctx, "COMMIT")); err != nil {
+			return petstore.Order{}, err
+		}
+	}
+	return order, nil
+}
+
+// orderQuery selects an order by id, scoped to owner when it is not 0.
+func orderQuery(id, owner int64) (string, []any) {
+	if owner != 0 {
+		return qOwnedOrder, []any{id, owner}
+	}
+	return qOrder, []any{id}
+}
+
+// Order finds an order; with owner != 0, only among that account's orders, so that
+// another account's order is not found (its existence is not revealed).
+func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error) {
+	q, args := orderQuery(id, owner)
+	o, err := scanOrder(db.pool.QueryRow(ctx, q, args...))
+	if noRows(err) {
+		return petstore.Order{}, orderNotFound(id)
+	}
+	if err != nil {
+		return petstore.Order{}, fmt.Errorf("order: %w", err)
+	}
+	return o, nil
+}
+
+// Orders lists one page of the orders that match every filter, by id.
+func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Page) ([]petstore.Order, error) {
+	q := `SELECT ` + orderColumns + ` FROM orders WHERE id > $1`
+	args := []any{p.After}
+	if f.AccountID != 0 {
+		args = append(args, f.AccountID)
+		q += ` AND account_id = $` + strconv.Itoa(len(args))
+	}
+	if f.Complete != nil {
+		args = append(args, *f.Complete)
+		q += ` AND complete = $` + strconv.Itoa(len(args))
+	}
+	args = append(args, limit(p))
+	q += ` ORDER BY id LIMIT $` + strconv.Itoa(len(args))
+
+	rows, err := db.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("orders: %w", err)
+	}
+	defer rows.Close()
+	orders := []petstore.Order{}
+	for rows.Next() {
+		o, err := scanOrder(rows)
+		if err != nil {
+			return nil, fmt.Errorf("orders: %w", err)
+		}
+		orders = append(orders, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("orders: %w", err)
+	}
+	return orders, nil
+}
+
+// lockOrder reads an order and locks its row for the rest of tx, scoped to owner
+// when it is not 0. The lock makes two cancellations of one order take turns: the
+// second finds it gone rather than putting its quantity back a second time.
+func lockOrder(ctx context.Context, tx pgx.Tx, id, owner int64) (petstore.Order, error) {
+	q, args := orderQuery(id, owner)
+	o, err := scanOrder(tx.QueryRow(ctx, q+` FOR UPDATE`, args...))
+	if noRows(err) {
+		return petstore.Order{}, orderNotFound(id)
+	}
+	if err != nil {
+		return petstore.Order{}, fmt.Errorf("lock order %d: %w", id, err)
+	}
+	return o, nil
+}
+
+// CancelOrder removes an incomplete order and applies CancelOrder to its pet; a
+// complete order is EConflict. With owner != 0 another account's order is ENotFound.
+// Locks are taken order first, then pet, as in UpdateOrder; PlaceOrder locks only
+// the pet, so no two transactions wait on each other in a circle.
+func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
+	err := db.update(ctx, func(tx pgx.Tx) error {
+		o, err := lockOrder(ctx, tx, id, owner)
+		if err != nil {
+			return err
+		}
+		if o.Complete {
+			return petstore.Errorf(petstore.EConflict, "Order %d is complete and cannot be cancelled.", id)
+		}
+		cur, err := lockPetState(ctx, tx, o.PetID)
+		if err != nil {
+			return err
+		}
+		if err := savePetState(ctx, tx, o.PetID, petstore.CancelOrder(cur, o.Quantity)); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, qDeleteOrder, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cancel order: %w", err)
+	}
+	return nil
+}
+
+// UpdateOrder sets an order's ship date and completes it under CompleteOrder.
+// Completion is one-way: on a complete order, an update that changes nothing returns
+// the order as it is, and any real change is EInvalidTransition. Complete set to
+// false on an incomplete order changes nothing. Ship dates are kept to the
+// microsecond, and compared so.
+func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate) (petstore.Order, error) {
+	ship := optionalTimestamp(u.ShipDate)
+	var o petstore.Order
+	err := db.update(ctx, func(tx pgx.Tx) error {
+		var err error
+		if o, err = lockOrder(ctx, tx, id, 0); err != nil {
+			return err
+		}
+		if o.Complete {
+			if u.Complete != nil && !*u.Complete {
+				return petstore.Errorf(petstore.EInvalidTransition, "Order %d is complete; completion cannot be undone.", id)
+			}
+			if ship != nil && (o.ShipDate == nil || !ship.Equal(*o.ShipDate)) {
+				return petstore.Errorf(petstore.EInvalidTransition, "Order %d is complete and can no longer change.", id)
+			}
+			return nil
+		}
+		if ship != nil {
+			if _, err := tx.Exec(ctx, qShipOrder, *ship, id); err != nil {
+				return err
+			}
+			o.ShipDate = ship
+		}
+		if u.Complete != nil && *u.Complete {
+			cur, err := lockPetState(ctx, tx, o.PetID)
+			if err != nil {
+				return err
+			}
+			if err := savePetState(ctx, tx, o.PetID, petstore.CompleteOrder(cur)); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, qCompleteOrder, id); err != nil {
+				return err
+			}
+			o.Complete = true
+		}
+		return nil
+	})
+	if err != nil {
+		return petstore.Order{}, fmt.Errorf("update order: %w", err)
+	}
+	return o, nil
+}

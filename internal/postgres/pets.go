@@ -1,0 +1,176 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+func petNotFound(id int64) error {
+	return petstore.Errorf(petstore.ENotFound, "Pet %d was not found.", id)
+}
+
+// errUnknownCategory is what the foreign key of pets on categories turns into.
+var errUnknownCategory = petstore.Invalid("categoryId", "no category has this id")
+
+// CreatePet validates f and adds a pet with a stock of 0; an unknown category is
+// EValidationFailed on categoryId.
+func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet, error) {
+	if err := f.Validate(); err != nil {
+		return petstore.Pet{}, err
+	}
+	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status}
+	err := db.pool.QueryRow(ctx,
+		`INSERT INTO pets (name, category_id, status, stock) VALUES ($1, $2, $3, 0) RETURNING id`,
+		f.Name, f.CategoryID, string(f.Status),
+	).Scan(&p.ID)
+	if isForeignKey(err) {
+		return petstore.Pet{}, errUnknownCategory
+	}
+	if err != nil {
+		return petstore.Pet{}, fmt.Errorf("create pet: %w", err)
+	}
+	return p, nil
+}
+
+const (
+	petColumns = `id, name, category_id, status, stock`
+	qPet       = `SELECT ` + petColumns + ` FROM pets WHERE id = $1`
+)
+
+func scanPet(row pgx.Row) (petstore.Pet, error) {
+	var (
+		p      petstore.Pet
+		status string
+	)
+	if err := row.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &p.Stock); err != nil {
+		return petstore.Pet{}, err
+	}
+	p.Status = petstore.PetStatus(status)
+	return p, nil
+}
+
+// Pet finds a pet by id.
+func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
+	p, err := scanPet(db.pool.QueryRow(ctx, qPet, id))
+	if noRows(err) {
+		return petstore.Pet{}, petNotFound(id)
+	}
+	if err != nil {
+		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
+	}
+	return p, nil
+}
+
+// Pets lists one page of the pets that match every filter, by id, in one round
+// trip. The query is built from the filters that are set (eight shapes at most,
+// each prepared once per connection), rather than one query with optional
+// conditions, so that PostgreSQL plans each shape for the indexes it can use. The
+// id list is one array parameter whatever its length.
+func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) ([]petstore.Pet, error) {
+	var (
+		q    strings.Builder
+		args = make([]any, 0, 5)
+	)
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	q.WriteString(`SELECT ` + petColumns + ` FROM pets WHERE id > ` + arg(p.After))
+	if f.Status != "" {
+		q.WriteString(` AND status = ` + arg(string(f.Status)))
+	}
+	if f.CategoryID != 0 {
+		q.WriteString(` AND category_id = ` + arg(f.CategoryID))
+	}
+	if len(f.IDs) > 0 {
+		q.WriteString(` AND id = ANY(` + arg(f.IDs) + `)`)
+	}
+	q.WriteString(` ORDER BY id LIMIT ` + arg(limit(p)))
+
+	rows, err := db.pool.Query(ctx, q.String(), args...)
+	if err != nil {
+		return nil, fmt.Errorf("pets: %w", err)
+	}
+	defer rows.Close()
+	pets := make([]petstore.Pet, 0, min(limit(p), petstore.MaxLimit))
+	for rows.Next() {
+		pet, err := scanPet(rows)
+		if err != nil {
+			return nil, fmt.Errorf("pets: %w", err)
+		}
+		pets = append(pets, pet)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pets: %w", err)
+	}
+	return pets, nil
+}
+
+// UpdatePet changes a pet to what change returns, in one transaction that holds the
+// pet's row lock, so that the status change is checked under ChangeStatus against
+// the status the pet really has (an order in another process may have just made it
+// pending). The category is checked by the foreign key. The stock is not touched.
+func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetFields) (petstore.PetFields, error)) (petstore.Pet, error) {
+	var pet petstore.Pet
+	err := db.update(ctx, func(tx pgx.Tx) error {
+		cur, err := scanPet(tx.QueryRow(ctx, qPet+` FOR UPDATE`, id))
+		if noRows(err) {
+			return petNotFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		f, err := change(petstore.PetFields{Name: cur.Name, CategoryID: cur.CategoryID, Status: cur.Status})
+		if err != nil {
+			return err
+		}
+		if err := f.Validate(); err != nil {
+			return err
+		}
+		if err := petstore.ChangeStatus(cur.Status, f.Status); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx,
+			`UPDATE pets SET name = $1, category_id = $2, status = $3 WHERE id = $4`,
+			f.Name, f.CategoryID, string(f.Status), id)
+		if isForeignKey(err) {
+			return errUnknownCategory
+		}
+		if err != nil {
+			return err
+		}
+		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock}
+		return nil
+	})
+	if err != nil {
+		return petstore.Pet{}, fmt.Errorf("update pet: %w", err)
+	}
+	return pet, nil
+}
+
+// DeletePet removes a pet; one with incomplete orders is EConflict. Its completed
+// orders stay, with its id.
+func (db *DB) DeletePet(ctx context.Context, id int64) error {
+	err := db.update(ctx, func(tx pgx.Tx) error {
+		st, err := lockPetState(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if st.OpenOrders > 0 {
+			return petstore.Errorf(petstore.EConflict,
+				"Pet %d has %d incomplete orders; complete or cancel them first.", id, st.OpenOrders)
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM pets WHERE id = $1`, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete pet: %w", err)
+	}
+	return nil
+}

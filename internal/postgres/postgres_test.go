@@ -1,0 +1,353 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/postgres"
+	"github.com/acme-pets/petstore/internal/postgres/pgtest"
+	"github.com/acme-pets/petstore/internal/storetest"
+)
+
+// The tests run against the database named by PETSTORE_TEST_POSTGRES_URL, each in a
+// schema of its own, and are skipped when it is not set.
+
+func TestStore(t *testing.T) {
+	url := pgtest.URL(t)
+	storetest.Run(t, func(t *testing.T) petstore.Store { return pgtest.Open(t, url) })
+}
+
+// openShared opens n stores on one new schema: n server processes sharing a
+// database. They migrate at the same time.
+func openShared(t *testing.T, n int) []*postgres.DB {
+	t.Helper()
+	url := pgtest.Schema(t, pgtest.URL(t))
+	dbs := make([]*postgres.DB, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range dbs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dbs[i], errs[i] = postgres.Open(context.Background(), url)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		t.Cleanup(func() { dbs[i].Close() })
+	}
+	return dbs
+}
+
+// setUpPet makes an account and an available pet with the given stock.
+func setUpPet(t *testing.T, s petstore.Store, stock int) (account, pet int64) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := s.CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetInventory(ctx, p.ID, stock); err != nil {
+		t.Fatal(err)
+	}
+	return a.ID, p.ID
+}
+
+func TestProcessesStartingTogetherAllMigrate(t *testing.T) {
+	dbs := openShared(t, 4)
+	for i, db := range dbs {
+		if err := db.Ping(context.Background()); err != nil {
+			t.Errorf("store %d: %v", i, err)
+		}
+	}
+}
+
+// Two DBs on one schema stand for two server processes sharing the database.
+func TestTwoProcessesNeverOversell(t *testing.T) {
+	dbs := openShared(t, 2)
+	ctx := context.Background()
+	const stock = 40
+	account, pet := setUpPet(t, dbs[0], stock)
+
+	var (
+		sold, accepted atomic.Int64
+		wg             sync.WaitGroup
+		gate           = make(chan struct{})
+	)
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			q := 1 + i%3
+			_, err := dbs[i%2].PlaceOrder(ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: q})
+			switch petstore.ErrorCode(err) {
+			case petstore.EInsufficientStock, petstore.EInvalidTransition:
+			default:
+				if err != nil {
+					t.Errorf("order: %v", err)
+					return
+				}
+				sold.Add(int64(q))
+				accepted.Add(1)
+			}
+		}()
+	}
+	close(gate)
+	wg.Wait()
+
+	got, err := dbs[1].Pet(ctx, pet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Stock < 0 || int(sold.Load())+got.Stock != stock {
+		t.Errorf("sold %d and %d left of %d", sold.Load(), got.Stock, stock)
+	}
+	orders, err := dbs[0].Orders(ctx, petstore.OrderFilter{}, petstore.Page{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var quantity int
+	for _, o := range orders {
+		quantity += o.Quantity
+	}
+	if len(orders) != int(accepted.Load()) || quantity != int(sold.Load()) {
+		t.Errorf("%d orders of %d units are stored, want %d of %d", len(orders), quantity, accepted.Load(), sold.Load())
+	}
+	if got.Stock == 0 && got.Status != petstore.Pending {
+		t.Errorf("the pet is %s with no stock left, want pending", got.Status)
+	}
+}
+
+func TestTwoProcessesOrderingAndCancellingKeepStockAndOrdersInStep(t *testing.T) {
+	dbs := openShared(t, 2)
+	ctx := context.Background()
+	const stock = 30
+	account, pet := setUpPet(t, dbs[0], stock)
+
+	var wg sync.WaitGroup
+	for i := range 60 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db := dbs[i%2]
+			o, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: 1 + i%4})
+			if err != nil {
+				if c := petstore.ErrorCode(err); c != petstore.EInsufficientStock && c != petstore.EInvalidTransition {
+					t.Errorf("order: %v", err)
+				}
+				return
+			}
+			if i%3 != 0 {
+				// The other process cancels it.
+				if err := dbs[(i+1)%2].CancelOrder(ctx, o.ID, account); err != nil {
+					t.Errorf("cancel: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	got, err := dbs[0].Pet(ctx, pet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := dbs[1].Orders(ctx, petstore.OrderFilter{Complete: new(false)}, petstore.Page{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ordered := 0
+	for _, o := range open {
+		ordered += o.Quantity
+	}
+	if got.Stock+ordered != stock {
+		t.Errorf("%d in stock and %d in open orders, want %d in all", got.Stock, ordered, stock)
+	}
+	if want := map[bool]petstore.PetStatus{true: petstore.Pending, false: petstore.Available}[got.Stock == 0]; got.Status != want {
+		t.Errorf("the pet is %s with %d in stock, want %s", got.Status, got.Stock, want)
+	}
+}
+
+func TestTwoProcessesClaimAKeyOnce(t *testing.T) {
+	dbs := openShared(t, 2)
+	ctx := context.Background()
+	a, err := dbs[0].CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := petstore.IdempotencyKey{AccountID: a.ID, Key: "k", RequestHash: []byte("h")}
+	now := time.Now()
+	const n = 20
+	var (
+		wg      sync.WaitGroup
+		results = make([]error, n)
+	)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, results[i] = dbs[i%2].ClaimIdempotencyKey(ctx, k, now, 24*time.Hour)
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range results {
+		switch {
+		case err == nil:
+			won++
+		case petstore.ErrorCode(err) != petstore.EConflict:
+			t.Errorf("claim: %v", err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d claims won, want 1", won)
+	}
+}
+
+func TestARevokedKeyFailsAtOnceInAnotherProcess(t *testing.T) {
+	dbs := openShared(t, 2)
+	one, two := dbs[0], dbs[1]
+	ctx := context.Background()
+	a, err := one.CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := one.CreateAPIKey(ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte("h")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := two.PrincipalByKeyHash(ctx, []byte("h")); err != nil {
+		t.Fatal(err)
+	}
+	if err := one.RevokeAPIKey(ctx, a.ID, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := two.PrincipalByKeyHash(ctx, []byte("h")); petstore.ErrorCode(err) != petstore.ENotFound {
+		t.Errorf("the other process still accepts the key: %v", err)
+	}
+}
+
+// Letter case is folded by Go on both stores, so they agree beyond ASCII whatever
+// the database's ctype.
+func TestLetterCaseIsFoldedBeyondASCII(t *testing.T) {
+	db := pgtest.Open(t, pgtest.URL(t))
+	ctx := context.Background()
+	if _, err := db.CreateAccount(ctx, "Ærøskøbing@example.com", "h", petstore.Customer); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.CreateAccount(ctx, "ÆRØSKØBING@EXAMPLE.COM", "h", petstore.Customer)
+	if petstore.ErrorCode(err) != petstore.EConflict {
+		t.Errorf("an email in other letters' case: %v, want conflict", err)
+	}
+	if _, _, err := db.AccountByEmail(ctx, "ærøskøbing@example.com"); err != nil {
+		t.Errorf("lookup in lower case: %v", err)
+	}
+	if _, err := db.CreateCategory(ctx, petstore.Category{Name: "Égouttoirs"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.CreateCategory(ctx, petstore.Category{Name: "éGOUTTOIRS"})
+	if petstore.ErrorCode(err) != petstore.EConflict {
+		t.Errorf("a category name in another case: %v, want conflict", err)
+	}
+}
+
+// PostgreSQL text cannot hold NUL; such text is a validation error, not a 500.
+func TestTextWithNULIsRefused(t *testing.T) {
+	db := pgtest.Open(t, pgtest.URL(t))
+	ctx := context.Background()
+	a, err := db.CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.CreateMessage(ctx, petstore.Message{ID: "m1", AccountID: a.ID, Text: "a\x00b", Status: petstore.MessageQueued, CreatedAt: time.Now()})
+	if petstore.ErrorCode(err) != petstore.EValidationFailed {
+		t.Errorf("message with NUL: %v, want validation_failed", err)
+	}
+	_, err = db.CreateCategory(ctx, petstore.Category{Name: "Dogs", Description: "a\x00b"})
+	if petstore.ErrorCode(err) != petstore.EValidationFailed {
+		t.Errorf("description with NUL: %v, want validation_failed", err)
+	}
+}
+
+// A panic in a caller's callback must not leave a connection in a transaction
+// holding a pet's row lock.
+func TestAPanicInACallbackReleasesThePet(t *testing.T) {
+	db := pgtest.Open(t, pgtest.URL(t))
+	ctx := context.Background()
+	account, pet := setUpPet(t, db, 5)
+	func() {
+		defer func() { recover() }()
+		db.UpdatePet(ctx, pet, func(petstore.PetFields) (petstore.PetFields, error) { panic("boom") })
+	}()
+	k := petstore.IdempotencyKey{AccountID: account, Key: "k", RequestHash: []byte("h")}
+	if _, _, err := db.ClaimIdempotencyKey(ctx, k, time.Now(), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() { recover() }()
+		db.PlaceOrder(ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: 1, Idempotency: &k,
+			Response: func(petstore.Order) (petstore.StoredResponse, error) { panic("boom") }})
+	}()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := db.SetInventory(ctx, pet, 3); err != nil {
+		t.Fatalf("a write after the panics: %v", err)
+	}
+	if s := db.Stats(); s.AcquiredConns() != 0 {
+		t.Errorf("%d connections are still acquired", s.AcquiredConns())
+	}
+}
+
+func TestStatsReportThePool(t *testing.T) {
+	db := pgtest.Open(t, pgtest.URL(t))
+	if err := db.Ping(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := db.Stats()
+	if s.MaxConns() != pgtest.MaxConns || s.TotalConns() < 1 {
+		t.Errorf("max %d, total %d connections; want max %d and at least one", s.MaxConns(), s.TotalConns(), pgtest.MaxConns)
+	}
+}
+
+func TestOpenRefusesAMissingSchema(t *testing.T) {
+	url := pgtest.URL(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	_, err := postgres.Open(context.Background(), url+sep+"search_path=petstore_no_such_schema")
+	if err == nil || !strings.Contains(err.Error(), "schema") {
+		t.Errorf("open = %v, want an error about the schema", err)
+	}
+}
+
+func TestAPasswordIsNotShownInErrors(t *testing.T) {
+	for _, url := range []string{
+		"postgres://ada:s3cret-pw@127.0.0.1:1/x?sslmode=disable&connect_timeout=1", // nobody listens
+		"postgres://ada:s3cret-pw@127.0.0.1:port/x",                                // not a URL pgx can read
+	} {
+		_, err := postgres.Open(context.Background(), url)
+		if err == nil {
+			t.Fatalf("open %s succeeded", url)
+		}
+		if strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("the error shows the password: %v", err)
+		}
+	}
+}
