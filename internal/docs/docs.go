@@ -1,0 +1,309 @@
+// Package docs serves the interactive API reference at /docs: the Scalar API
+// reference (the standalone bundle of @scalar/api-reference, vendored in assets/ by
+// scripts/update-docs-assets and embedded with go:embed) reading a transformed copy
+// of the served OpenAPI document.
+//
+// Everything the page loads comes from this package, from the same origin: no CDN,
+// no web fonts, no telemetry. A strict Content-Security-Policy holds it there.
+//
+// The renderer is given a transformed copy of the document (see transform) because
+// no renderer reads this API's own extensions: x-stability and x-deprecated-sunset
+// become Scalar badges and sentences. The API keeps serving the original document
+// at /openapi.yaml and /openapi.json.
+//
+// # Try-it and x-hideTryItPanel
+//
+// Scalar's try-it is its API client window, opened by each operation's "Test
+// Request" button. Scalar can only turn it off for every operation at once
+// (hideTestRequestButton), and the client window lists every operation in its own
+// sidebar and search, so hiding one button does not make the operation unreachable.
+// The page therefore turns try-it off per operation in two layers:
+//
+//  1. Entry points (assets/docs.css plus rules generated here): the operation's
+//     "Test Request" button and its entry in the client window's sidebar are not
+//     shown, so a reader is never offered try-it for it.
+//  2. Transport (assets/docs.js): Scalar sends every try-it request through the
+//     fetch function the page gives it (customFetch; window.fetch is replaced by
+//     the same function). That function refuses any request whose method and path
+//     (read as the server routes it: unescaped, cleaned) match a turned-off
+//     operation, so no request for it can leave the page, whichever way the client
+//     window was reached and whatever is typed into its address bar. The reader
+//     sees Scalar's error toast naming the operation and pointing to the samples.
+//
+// The browser test (package e2e) checks both layers: the button is absent, and
+// driving the client window to the operation anyway sends nothing, while try-it on
+// other operations does send and shows the answer.
+package docs
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+//go:embed assets/scalar-standalone.js assets/docs.js assets/docs.css assets/favicon.svg assets/LICENSE.scalar
+var assetFiles embed.FS
+
+//go:embed page.html
+var pageHTML string
+
+var pageTemplate = template.Must(template.New("page.html").Parse(pageHTML))
+
+// Prefix is where the page lives; its assets are under Prefix + "/assets/".
+const Prefix = "/docs"
+
+// contentSecurityPolicy allows only this origin, with one allowance the renderer
+// needs: inline styles. Scalar (a Vue application) injects its theme, its toasts'
+// styles and its stylesheet as <style> elements at run time and sets a few style
+// attributes; a nonce would cover only the one element that Scalar stamps with it.
+// Scripts are held to 'self': no inline script (the page's configuration is a JSON
+// data block that docs.js reads, never runs) and no eval (the bundle's validator
+// probes Function("") and falls back when it is refused). data: images are the
+// bundle's inline icons. No frames, plugins, forms, or other origins.
+const contentSecurityPolicy = "default-src 'none'; " +
+	"script-src 'self'; " +
+	"style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data:; " +
+	"font-src 'self'; " +
+	"connect-src 'self'; " +
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// Handler serves the page at Prefix and its assets at the paths Paths lists.
+type Handler struct {
+	page   []byte
+	assets map[string]*asset // by URL path
+}
+
+// asset is one file served at Prefix/assets/<hash>/<name>. The hash is of the
+// content, so a URL never changes meaning and browsers may keep it for a year.
+type asset struct {
+	url         string
+	contentType string
+	body        []byte
+
+	gzipOnce sync.Once
+	gzipped  []byte // nil when compressing does not pay
+}
+
+func newAsset(name string, body []byte) *asset {
+	sum := sha256.Sum256(body)
+	ct := mime.TypeByExtension(path.Ext(name))
+	if ct == "" {
+		ct = "text/plain; charset=utf-8"
+	}
+	return &asset{
+		url:         fmt.Sprintf("%s/assets/%s/%s", Prefix, hex.EncodeToString(sum[:8]), name),
+		contentType: ct,
+		body:        body,
+	}
+}
+
+// embedded are the assets that do not depend on the document, hashed once per process
+// (every server a test starts would otherwise hash the 4 MB bundle again).
+var embedded = sync.OnceValue(func() map[string]*asset {
+	m := map[string]*asset{}
+	for _, name := range []string{"scalar-standalone.js", "docs.js", "favicon.svg", "LICENSE.scalar"} {
+		b, err := fs.ReadFile(assetFiles, "assets/"+name)
+		if err != nil {
+			panic(err) // embedded at build time
+		}
+		m[name] = newAsset(name, b)
+	}
+	return m
+})
+
+// pageConfig is what docs.js reads from the page's JSON data block.
+type pageConfig struct {
+	DocumentURL string         `json:"documentUrl"`
+	ServerPath  string         `json:"serverPath"`
+	TryItOff    []operationRef `json:"tryItOff"`
+}
+
+// New returns the handler of the page and its assets for the served OpenAPI document
+// doc (JSON, whose servers[0].url is where the API listens). Route each of its Paths
+// to it, for GET (and so HEAD).
+func New(doc []byte) (*Handler, error) {
+	p, err := transform(doc)
+	if err != nil {
+		return nil, err
+	}
+	static := embedded()
+	css, err := fs.ReadFile(assetFiles, "assets/docs.css")
+	if err != nil {
+		return nil, err
+	}
+	styles := newAsset("docs.css", append(slices.Clip(css), tryItOffCSS(p.tryItOff)...))
+	document := newAsset("openapi.json", p.document)
+
+	h := &Handler{assets: map[string]*asset{}}
+	for _, a := range []*asset{static["scalar-standalone.js"], static["docs.js"], static["favicon.svg"], static["LICENSE.scalar"], styles, document} {
+		h.assets[a.url] = a
+	}
+	cfg, err := json.Marshal(pageConfig{DocumentURL: document.url, ServerPath: p.serverPath, TryItOff: p.tryItOff})
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	err = pageTemplate.Execute(&b, struct {
+		Title                         string
+		Config                        template.JS
+		Favicon, CSS, Renderer, Setup string
+	}{
+		Title:    p.title + " — reference",
+		Config:   template.JS(cfg), // json.Marshal escapes <, > and &, so it cannot end the element
+		Favicon:  static["favicon.svg"].url,
+		CSS:      styles.url,
+		Renderer: static["scalar-standalone.js"].url,
+		Setup:    static["docs.js"].url,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("docs: page: %w", err)
+	}
+	h.page = b.Bytes()
+	return h, nil
+}
+
+// tryItOffCSS is the first layer of x-hideTryItPanel (see the package comment): for
+// each operation, no "Test Request" button in its section, which Scalar gives the id
+// "<document>/tag/<tag>/<METHOD><path>", and no entry in the client window's sidebar.
+func tryItOffCSS(ops []operationRef) []byte {
+	if len(ops) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("\n/* Generated by package docs: operations with x-hideTryItPanel: true. */\n")
+	for i, op := range ops {
+		suffix := cssString("/" + op.Method + op.Path)
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, "section[id$=%s] .show-api-client-button,\n.scalar-client [data-sidebar-id$=%s]", suffix, suffix)
+	}
+	b.WriteString(" {\n  display: none !important;\n}\n")
+	return []byte(b.String())
+}
+
+// cssString quotes s as a CSS string: quotes, backslashes and control characters
+// escaped as hexadecimal escapes.
+func cssString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		if r == '"' || r == '\\' || r < 0x20 || r == 0x7f {
+			fmt.Fprintf(&b, "\\%x ", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Paths lists the URL paths the handler serves: the page and each asset.
+func (h *Handler) Paths() []string {
+	paths := make([]string, 0, len(h.assets)+1)
+	for p := range h.assets {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return append([]string{Prefix}, paths...)
+}
+
+// ServeHTTP serves the page at Prefix and the assets at the other Paths; anything
+// else answers 404 (route only Paths here and let the caller answer the rest).
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == Prefix {
+		hd := w.Header()
+		hd.Set("Content-Type", "text/html; charset=utf-8")
+		hd.Set("Content-Security-Policy", contentSecurityPolicy)
+		hd.Set("Cache-Control", "no-cache")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Content-Length", strconv.Itoa(len(h.page)))
+		if r.Method != http.MethodHead {
+			_, _ = w.Write(h.page)
+		}
+		return
+	}
+	a, ok := h.assets[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	a.serve(w, r)
+}
+
+func (a *asset) serve(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Type", a.contentType)
+	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	hd.Set("Vary", "Accept-Encoding")
+	body := a.body
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		if gz := a.gzip(); gz != nil {
+			hd.Set("Content-Encoding", "gzip")
+			body = gz
+		}
+	}
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// gzip compresses the asset on first use: the renderer goes from 4.3 MB to 1.3 MB.
+func (a *asset) gzip() []byte {
+	a.gzipOnce.Do(func() {
+		if len(a.body) < 1024 {
+			return
+		}
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		_, _ = zw.Write(a.body)
+		_ = zw.Close()
+		if b.Len() < len(a.body) {
+			a.gzipped = b.Bytes()
+		}
+	})
+	return a.gzipped
+}
+
+// acceptsGzip reports whether an Accept-Encoding header accepts gzip (RFC 9110,
+// 12.5.3): listed, or covered by "*", with a q-value above 0.
+func acceptsGzip(header string) bool {
+	accepted := false
+	for part := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		coding = strings.ToLower(strings.TrimSpace(coding))
+		if coding != "gzip" && coding != "*" {
+			continue
+		}
+		q := 1.0
+		for param := range strings.SplitSeq(params, ";") {
+			k, v, _ := strings.Cut(param, "=")
+			if strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+					q = f
+				}
+			}
+		}
+		if coding == "gzip" {
+			return q > 0 // an explicit gzip entry decides
+		}
+		accepted = q > 0
+	}
+	return accepted
+}
