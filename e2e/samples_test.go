@@ -1,0 +1,456 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The placeholders of the samples, as printed in the document.
+const (
+	sampleBase     = "http://localhost:8080/v1"
+	sampleKey      = "YOUR_API_KEY"
+	sampleEmail    = "YOUR_EMAIL"
+	samplePassword = "YOUR_PASSWORD"
+	sampleID       = "1"          // every numeric path id
+	sampleMessage  = "MESSAGE_ID" // the path id of getMessage
+)
+
+// TestCodeSamples runs every x-codeSamples entry of the served document, as a reader
+// would after filling in the base URL, a real key and real ids: cURL samples with
+// curl, JavaScript with node (global fetch), Python with python3 and requests. Each
+// runs against the live server through a recording proxy, and must exit 0 after one
+// request to its own operation that got the operation's documented success status.
+func TestCodeSamples(t *testing.T) {
+	srv := startServer(t)
+	ops := documentOperations(t, srv.document(t))
+	if len(ops) == 0 {
+		t.Fatal("the served document has no operations")
+	}
+	fx := &fixtures{srv: srv}
+	for _, op := range ops {
+		langs := make([]string, 0, len(op.Samples))
+		for _, s := range op.Samples {
+			langs = append(langs, s.Lang+"="+s.Label)
+		}
+		if want := []string{"curl=cURL", "javascript=JavaScript", "python=Python"}; !slices.Equal(langs, want) {
+			t.Errorf("%s: x-codeSamples are %v, want exactly %v in that order", op.ID, langs, want)
+		}
+		prepare, ok := samplePreparation[op.ID]
+		if !ok {
+			t.Errorf("%s: no fixture rule: add the operation to samplePreparation in samples_test.go", op.ID)
+			continue
+		}
+		for _, smp := range op.Samples {
+			t.Run(op.ID+"/"+smp.Lang, func(t *testing.T) {
+				t.Parallel()
+				run := runnerFor(t, smp.Lang)
+				f := prepare(t, fx)
+				rec := newRecorder(t, srv.URL)
+				src := fillSample(t, op, smp.Source, f, rec.URL+"/v1")
+
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				out, err := run(ctx, t.TempDir(), src)
+				if err != nil {
+					t.Fatalf("the %s sample of %s failed: %v\noutput:\n%s\nsample as run:\n%s", smp.Label, op.ID, err, out, src)
+				}
+				seen := rec.requests()
+				if len(seen) != 1 {
+					t.Fatalf("the %s sample of %s sent %d requests, want 1: %v\nsample as run:\n%s", smp.Label, op.ID, len(seen), seen, src)
+				}
+				got := seen[0]
+				if got.Method != op.Method || !op.matches(got.Path) {
+					t.Errorf("the %s sample of %s sent %s %s, want %s /v1%s", smp.Label, op.ID, got.Method, got.Path, op.Method, op.Path)
+				}
+				if got.Status != op.Success {
+					t.Errorf("the %s sample of %s got %d, want the documented %d\noutput:\n%s", smp.Label, op.ID, got.Status, op.Success, out)
+				}
+			})
+		}
+	}
+}
+
+// operation is what the samples test reads of one operation of the served document.
+type operation struct {
+	ID, Method, Path string
+	Success          int // the one 2xx response the document gives
+	Samples          []codeSample
+}
+
+type codeSample struct{ Lang, Label, Source string }
+
+// matches reports whether a request path (with the /v1 base) is one of this
+// operation's paths.
+func (op operation) matches(path string) bool {
+	pattern := "^/v1" + regexp.MustCompile(`\\\{[^}]+\\\}`).ReplaceAllString(regexp.QuoteMeta(op.Path), `[^/]+`) + "$"
+	return regexp.MustCompile(pattern).MatchString(path)
+}
+
+// documentOperations lists the operations of a decoded document, by path then method.
+func documentOperations(t *testing.T, doc map[string]any) []operation {
+	t.Helper()
+	paths, _ := doc["paths"].(map[string]any)
+	var ops []operation
+	for path, item := range paths {
+		item, _ := item.(map[string]any)
+		for method, v := range item {
+			o, ok := v.(map[string]any)
+			if !ok || method == "parameters" {
+				continue
+			}
+			op := operation{Method: strings.ToUpper(method), Path: path}
+			op.ID, _ = o["operationId"].(string)
+			responses, _ := o["responses"].(map[string]any)
+			for code := range responses {
+				if n, err := strconv.Atoi(code); err == nil && n >= 200 && n < 300 {
+					if op.Success != 0 {
+						t.Errorf("%s documents two success statuses, %d and %d", op.ID, op.Success, n)
+					}
+					op.Success = n
+				}
+			}
+			if op.Success == 0 {
+				t.Errorf("%s documents no success status", op.ID)
+			}
+			samples, _ := o["x-codeSamples"].([]any)
+			for _, s := range samples {
+				s, _ := s.(map[string]any)
+				lang, _ := s["lang"].(string)
+				label, _ := s["label"].(string)
+				source, _ := s["source"].(string)
+				op.Samples = append(op.Samples, codeSample{lang, label, source})
+			}
+			ops = append(ops, op)
+		}
+	}
+	sort.Slice(ops, func(i, j int) bool {
+		if ops[i].Path != ops[j].Path {
+			return ops[i].Path < ops[j].Path
+		}
+		return ops[i].Method < ops[j].Method
+	})
+	return ops
+}
+
+// filled is what one sample needs to run: the values of its placeholders.
+type filled struct {
+	Key             string            // YOUR_API_KEY
+	Email, Password string            // YOUR_EMAIL, YOUR_PASSWORD
+	PathIDs         map[string]string // path parameter → value
+	BodyIDs         map[string]int64  // "petId" / "categoryId" in a body → value
+}
+
+var (
+	pathParam = regexp.MustCompile(`\{([^}]+)\}`)
+	bodyID    = regexp.MustCompile(`("?)\b(petId|categoryId)("?\s*:\s*)1\b`)
+)
+
+// fillSample puts real values in place of a sample's placeholders and fails the
+// test when the sample does not use the documented placeholders or leaves one.
+func fillSample(t *testing.T, op operation, src string, f filled, base string) string {
+	t.Helper()
+	// The operation's URL as printed (ids as placeholders) becomes the real one.
+	printed := pathParam.ReplaceAllStringFunc(op.Path, func(p string) string {
+		if p == "{messageId}" {
+			return sampleMessage
+		}
+		return sampleID
+	})
+	real := pathParam.ReplaceAllStringFunc(op.Path, func(p string) string {
+		v, ok := f.PathIDs[strings.Trim(p, "{}")]
+		if !ok {
+			t.Fatalf("%s: no fixture value for the path parameter %s", op.ID, p)
+		}
+		return url.PathEscape(v)
+	})
+	urlRE := regexp.MustCompile(regexp.QuoteMeta(sampleBase+printed) + `\b`)
+	if !urlRE.MatchString(src) {
+		t.Fatalf("%s: the sample does not call %s:\n%s", op.ID, sampleBase+printed, src)
+	}
+	src = urlRE.ReplaceAllLiteralString(src, sampleBase+real)
+	src = bodyID.ReplaceAllStringFunc(src, func(m string) string {
+		parts := bodyID.FindStringSubmatch(m)
+		v, ok := f.BodyIDs[parts[2]]
+		if !ok {
+			t.Fatalf("%s: the sample names %s 1, and the fixture has no %s", op.ID, parts[2], parts[2])
+		}
+		return parts[1] + parts[2] + parts[3] + strconv.FormatInt(v, 10)
+	})
+	src = strings.NewReplacer(
+		sampleBase, base,
+		sampleKey, f.Key,
+		sampleEmail, f.Email,
+		samplePassword, f.Password,
+	).Replace(src)
+	for _, left := range []string{"localhost:8080", "YOUR_", sampleMessage} {
+		if strings.Contains(src, left) {
+			t.Fatalf("%s: the sample still has %q after filling in:\n%s", op.ID, left, src)
+		}
+	}
+	return src
+}
+
+// runner runs a sample's source in dir and returns its combined output.
+type runner func(ctx context.Context, dir, src string) ([]byte, error)
+
+var toolChecks sync.Map // lang → error (nil when the tool works)
+
+// runnerFor returns how to run samples in lang, after checking once that the tool is
+// there (needTool otherwise).
+func runnerFor(t *testing.T, lang string) runner {
+	t.Helper()
+	type check struct {
+		tool, probe string
+		args        []string
+	}
+	checks := map[string]check{
+		"curl":       {"curl", "is not installed", []string{"curl", "--version"}},
+		"javascript": {"node", "is not installed or has no global fetch (Node.js 18 or later)", []string{"node", "-e", "if (typeof fetch !== 'function') process.exit(3)"}},
+		"python":     {"python3", "is not installed or cannot import requests (Debian: python3-requests)", []string{"python3", "-c", "import requests"}},
+	}
+	c, ok := checks[lang]
+	if !ok {
+		t.Fatalf("no runner for samples in %q", lang)
+	}
+	v, _ := toolChecks.LoadOrStore(lang, sync.OnceValue(func() error {
+		return exec.Command(c.args[0], c.args[1:]...).Run()
+	}))
+	if err := v.(func() error)(); err != nil {
+		needTool(t, c.tool, c.probe+" ("+err.Error()+")")
+	}
+	file := map[string]string{"curl": "sample.sh", "javascript": "sample.js", "python": "sample.py"}[lang]
+	command := map[string]string{"curl": "sh", "javascript": "node", "python": "python3"}[lang]
+	return func(ctx context.Context, dir, src string) ([]byte, error) {
+		name := filepath.Join(dir, file)
+		if err := os.WriteFile(name, []byte(src), 0o600); err != nil {
+			return nil, err
+		}
+		cmd := exec.CommandContext(ctx, command, name)
+		cmd.Dir = dir
+		// Loopback calls must not go through a proxy the environment names.
+		cmd.Env = append(os.Environ(), "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+		return cmd.CombinedOutput()
+	}
+}
+
+// recorder is a reverse proxy in front of the server that remembers each request it
+// passes and the status of the answer, so the test sees what a sample did.
+type recorder struct {
+	URL  string
+	mu   sync.Mutex
+	seen []seenRequest
+}
+
+type seenRequest struct {
+	Method, Path string
+	Status       int
+}
+
+func (r seenRequest) String() string { return fmt.Sprintf("%s %s → %d", r.Method, r.Path, r.Status) }
+
+func newRecorder(t *testing.T, target string) *recorder {
+	t.Helper()
+	to, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(to) },
+		ModifyResponse: func(res *http.Response) error {
+			rec.add(seenRequest{res.Request.Method, res.Request.URL.Path, res.StatusCode})
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			rec.add(seenRequest{r.Method, r.URL.Path, http.StatusBadGateway})
+			http.Error(w, err.Error(), http.StatusBadGateway)
+		},
+	}
+	ts := httptest.NewServer(proxy)
+	t.Cleanup(ts.Close)
+	rec.URL = ts.URL
+	return rec
+}
+
+func (r *recorder) add(s seenRequest) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen = append(r.seen, s)
+}
+
+func (r *recorder) requests() []seenRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.seen)
+}
+
+// fixtures makes what the samples need, through the API, with keys of the accounts
+// the server was started with.
+type fixtures struct {
+	srv *server
+	n   atomic.Int64
+}
+
+func (fx *fixtures) unique(prefix string) string {
+	return fmt.Sprintf("%s %d", prefix, fx.n.Add(1))
+}
+
+// key makes a new key of the admin or customer account for one sample, so that no two
+// samples share a key (or a rate limit).
+func (fx *fixtures) key(t *testing.T, role string) (key string, id int64) {
+	t.Helper()
+	root := map[string]string{"admin": fx.srv.AdminKey, "customer": fx.srv.CustomerKey}[role]
+	var k struct {
+		ID  int64  `json:"id"`
+		Key string `json:"key"`
+	}
+	fx.srv.call(t, root, "POST", "/api-keys", map[string]any{"name": fx.unique("sample")}, http.StatusCreated, &k)
+	return k.Key, k.ID
+}
+
+func (fx *fixtures) category(t *testing.T, admin string) int64 {
+	t.Helper()
+	var c struct{ ID int64 }
+	fx.srv.call(t, admin, "POST", "/categories", map[string]any{"name": fx.unique("Fixture category")}, http.StatusCreated, &c)
+	return c.ID
+}
+
+// pet makes an available pet, in a new category, with stock.
+func (fx *fixtures) pet(t *testing.T, admin string, stock int) (petID, categoryID int64) {
+	t.Helper()
+	categoryID = fx.category(t, admin)
+	var p struct{ ID int64 }
+	fx.srv.call(t, admin, "POST", "/pets", map[string]any{"name": fx.unique("Fixture pet"), "categoryId": categoryID}, http.StatusCreated, &p)
+	if stock > 0 {
+		fx.srv.call(t, admin, "PUT", fmt.Sprintf("/store/inventory/%d", p.ID), map[string]any{"quantity": stock}, http.StatusOK, nil)
+	}
+	return p.ID, categoryID
+}
+
+// order places an incomplete order with key for a new pet.
+func (fx *fixtures) order(t *testing.T, key string) int64 {
+	t.Helper()
+	admin, _ := fx.key(t, "admin")
+	petID, _ := fx.pet(t, admin, 5)
+	var o struct{ ID int64 }
+	fx.srv.call(t, key, "POST", "/store/orders", map[string]any{"petId": petID, "quantity": 1}, http.StatusCreated, &o)
+	return o.ID
+}
+
+func id(n int64) string { return strconv.FormatInt(n, 10) }
+
+// samplePreparation says, per operation, with which account its samples run and what
+// must exist first: real ids chosen so that the documented success status is the
+// right answer (a pet without orders to delete, an unused category, an open order of
+// the caller to cancel, one of the caller's keys to revoke…). An operation missing
+// here fails the test, so a new operation cannot go untested.
+var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
+	// Platform
+	"createAccount": func(t *testing.T, fx *fixtures) filled { return filled{} },
+	"createApiKey": func(t *testing.T, fx *fixtures) filled {
+		email, password := strings.ReplaceAll(fx.unique("reader"), " ", "-")+"@example.com", "sample password 123"
+		fx.srv.call(t, "", "POST", "/accounts", map[string]any{"email": email, "password": password}, http.StatusCreated, nil)
+		return filled{Email: email, Password: password}
+	},
+	"listApiKeys": customer,
+	"revokeApiKey": func(t *testing.T, fx *fixtures) filled {
+		key, _ := fx.key(t, "customer")
+		var other struct{ ID int64 }
+		fx.srv.call(t, key, "POST", "/api-keys", map[string]any{"name": "to revoke"}, http.StatusCreated, &other)
+		return filled{Key: key, PathIDs: map[string]string{"keyId": id(other.ID)}}
+	},
+	"sendMessage": customer,
+	"getMessage": func(t *testing.T, fx *fixtures) filled {
+		key, _ := fx.key(t, "customer")
+		var m struct{ ID string }
+		fx.srv.call(t, key, "POST", "/messages", map[string]any{"message": "For the sample."}, http.StatusCreated, &m)
+		return filled{Key: key, PathIDs: map[string]string{"messageId": m.ID}}
+	},
+	// Pets and categories
+	"listPets": customer,
+	"createPet": func(t *testing.T, fx *fixtures) filled {
+		key, _ := fx.key(t, "admin")
+		return filled{Key: key, BodyIDs: map[string]int64{"categoryId": fx.category(t, key)}}
+	},
+	"getPetById":      petAs("customer", 0),
+	"replacePet":      petAs("admin", 0),
+	"updatePet":       petAs("admin", 0),
+	"deletePet":       petAs("admin", 0),
+	"listCategories":  customer,
+	"createCategory":  admin,
+	"getCategory":     categoryAs("customer"),
+	"replaceCategory": categoryAs("admin"),
+	"deleteCategory":  categoryAs("admin"),
+	// Store
+	"listInventory": customer,
+	"getInventory":  petAs("customer", 3),
+	"setInventory":  petAs("admin", 3),
+	"listOrders":    customer,
+	"placeOrder": func(t *testing.T, fx *fixtures) filled {
+		key, _ := fx.key(t, "customer")
+		admin, _ := fx.key(t, "admin")
+		petID, _ := fx.pet(t, admin, 5)
+		return filled{Key: key, BodyIDs: map[string]int64{"petId": petID}}
+	},
+	"getOrder":    orderAs("customer"),
+	"cancelOrder": orderAs("customer"),
+	"updateOrder": orderAs("admin"),
+}
+
+func customer(t *testing.T, fx *fixtures) filled {
+	key, _ := fx.key(t, "customer")
+	return filled{Key: key}
+}
+
+func admin(t *testing.T, fx *fixtures) filled {
+	key, _ := fx.key(t, "admin")
+	return filled{Key: key}
+}
+
+// petAs: a new pet (with stock) in a new category; the sample runs as role.
+func petAs(role string, stock int) func(*testing.T, *fixtures) filled {
+	return func(t *testing.T, fx *fixtures) filled {
+		key, _ := fx.key(t, role)
+		admin, _ := fx.key(t, "admin")
+		petID, categoryID := fx.pet(t, admin, stock)
+		return filled{Key: key, PathIDs: map[string]string{"petId": id(petID)}, BodyIDs: map[string]int64{"categoryId": categoryID}}
+	}
+}
+
+// categoryAs: a new category that no pet uses; the sample runs as role.
+func categoryAs(role string) func(*testing.T, *fixtures) filled {
+	return func(t *testing.T, fx *fixtures) filled {
+		key, _ := fx.key(t, role)
+		admin, _ := fx.key(t, "admin")
+		return filled{Key: key, PathIDs: map[string]string{"categoryId": id(fx.category(t, admin))}}
+	}
+}
+
+// orderAs: an incomplete order that the customer placed; the sample runs as role (the
+// customer's own order, or any order for an admin).
+func orderAs(role string) func(*testing.T, *fixtures) filled {
+	return func(t *testing.T, fx *fixtures) filled {
+		key, _ := fx.key(t, role)
+		placer := key
+		if role != "customer" {
+			placer, _ = fx.key(t, "customer")
+		}
+		return filled{Key: key, PathIDs: map[string]string{"orderId": id(fx.order(t, placer))}}
+	}
+}
