@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/sqlite"
 )
 
@@ -91,10 +92,15 @@ func (r *repeated) Set(v string) error {
 
 const defaultDatabase = "petstore.db"
 
-// openStore opens (creating and migrating) the database named by dsn.
+// openStore opens (creating and migrating) the database named by dsn: PostgreSQL
+// for a postgres:// or postgresql:// URL, else an SQLite file.
 func openStore(ctx context.Context, dsn string) (petstore.Store, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return nil, errors.New("PostgreSQL is not supported by this build yet")
+		db, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			return nil, err // pgx keeps the password out of its errors
+		}
+		return db, nil
 	}
 	db, err := sqlite.Open(ctx, dsn)
 	if err != nil {
