@@ -14,10 +14,8 @@ import (
 // and the save, in this process or any other.
 
 const (
-	qPetState = `SELECT status, stock,
-		(SELECT count(*) FROM orders WHERE pet_id = ?1 AND complete = 0)
-		FROM pets WHERE id = ?1`
-	qSetPetState = `UPDATE pets SET status = ?, stock = ? WHERE id = ?`
+	qPetState    = `SELECT status, stock, open_orders FROM pets WHERE id = ?`
+	qSetPetState = `UPDATE pets SET status = ?, stock = ?, open_orders = ? WHERE id = ?`
 )
 
 // loadPetState reads what the store rules look at; an unknown pet is ENotFound.
@@ -41,14 +39,13 @@ func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstor
 	return st, nil
 }
 
-// savePetState writes the status and stock of a rule's result (the open orders are
-// counted, not stored).
+// savePetState writes a rule's result: status, stock and the count of open orders.
 func savePetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64, st petstore.PetState) error {
 	s, err := db.txStmt(ctx, tx, qSetPetState)
 	if err != nil {
 		return err
 	}
-	if _, err := s.ExecContext(ctx, string(st.Status), st.Stock, petID); err != nil {
+	if _, err := s.ExecContext(ctx, string(st.Status), st.Stock, st.OpenOrders, petID); err != nil {
 		return fmt.Errorf("save pet %d: %w", petID, err)
 	}
 	return nil
