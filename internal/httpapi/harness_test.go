@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/postgres/pgtest"
 	"github.com/acme-pets/petstore/internal/sqlite"
 )
 
@@ -45,12 +47,22 @@ var cheapPasswords = auth.Passwords{Params: auth.PasswordParams{Memory: 64, Iter
 
 func newTestAPI(t *testing.T, opts ...apiOption) *testAPI {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "petstore.db"))
-	if err != nil {
-		t.Fatalf("open sqlite: %v", err)
+	// PETSTORE_TEST_STORE=postgres runs the suite on a fresh PostgreSQL schema.
+	var st petstore.Store
+	if os.Getenv("PETSTORE_TEST_STORE") == "postgres" {
+		dbURL := os.Getenv(pgtest.EnvURL)
+		if dbURL == "" {
+			t.Fatalf("PETSTORE_TEST_STORE=postgres needs %s", pgtest.EnvURL)
+		}
+		st = pgtest.Open(t, dbURL)
+	} else {
+		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "petstore.db"))
+		if err != nil {
+			t.Fatalf("open sqlite: %v", err)
+		}
+		t.Cleanup(func() { db.Close() })
+		st = db
 	}
-	t.Cleanup(func() { st.Close() })
 
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
