@@ -176,9 +176,17 @@ var errContentType = petstore.Errorf(petstore.EInvalidContentType, "Send the bod
 
 // problem turns a validator's error into a short phrase for ErrorDetail.problem.
 func problem(err error) string {
-	var fields *validate.Error
-	if errors.As(err, &fields) && len(fields.Fields) > 0 {
+	var (
+		fields *validate.Error
+		num    *strconv.NumError
+	)
+	switch {
+	case errors.As(err, &fields) && len(fields.Fields) > 0:
 		return problem(fields.Fields[0].Error)
+	case errors.As(err, &num) && errors.Is(num.Err, strconv.ErrRange):
+		return "is out of range"
+	case errors.As(err, &num):
+		return "must be an integer"
 	}
 	return strings.TrimPrefix(err.Error(), "validate: ")
 }
