@@ -351,3 +351,65 @@ func TestAPasswordIsNotShownInErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPlaceOrder places orders of one unit: one after another, and from many
+// goroutines at once on one pet (every order queues on the pet's row lock).
+func BenchmarkPlaceOrder(b *testing.B) {
+	for _, parallel := range []bool{false, true} {
+		name := map[bool]string{false: "serial", true: "one pet, parallel"}[parallel]
+		b.Run(name, func(b *testing.B) {
+			db := pgtest.Open(b, pgtest.URL(b))
+			ctx := context.Background()
+			a, err := db.CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, err := db.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := db.SetInventory(ctx, p.ID, petstore.MaxStock); err != nil {
+				b.Fatal(err)
+			}
+			order := func() {
+				if _, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1}); err != nil {
+					b.Error(err)
+				}
+			}
+			b.ResetTimer()
+			if !parallel {
+				for b.Loop() {
+					order()
+				}
+				return
+			}
+			b.SetParallelism(4)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					order()
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkPrincipalByKeyHash(b *testing.B) {
+	db := pgtest.Open(b, pgtest.URL(b))
+	ctx := context.Background()
+	a, err := db.CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.CreateAPIKey(ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte("h")}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := db.PrincipalByKeyHash(ctx, []byte("h")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
