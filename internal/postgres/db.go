@@ -3,12 +3,10 @@
 // database.
 //
 // Every store rule runs in one transaction that first locks the pet's row
-// (SELECT … FOR UPDATE), then counts its open orders in a statement of its own
-// (in READ COMMITTED each statement sees what committed before it started, so the
-// count sees every order that a previous holder of the lock wrote), applies the
-// rule function of package petstore and writes the result back. Every change to a
-// pet's stock, status or open orders happens under that lock, so the check and the
-// take are atomic across processes: no overselling.
+// (SELECT … FOR UPDATE), which holds the pet's status, stock and count of open
+// orders, applies the rule function of package petstore and writes the result back.
+// Every change to a pet's stock, status or open orders happens under that lock, so
+// the check and the take are atomic across processes: no overselling.
 //
 // Statements are prepared and cached per connection by pgx. Statements that do not
 // depend on one another travel together in one batch (one round trip).

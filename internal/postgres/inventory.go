@@ -10,61 +10,42 @@ import (
 )
 
 // The store rules run on a PetState read under the pet's row lock and saved in the
-// same transaction. The lock and the count are two statements on purpose: under
-// READ COMMITTED a statement that waited for a row lock sees the newest version of
-// that row, but its subqueries still see the snapshot taken when it started, before
-// the previous holder of the lock committed its orders. The count, run after the
-// lock is held, takes a snapshot of its own that has them. Both travel in one batch.
+// same transaction. The whole state (status, stock and the count of open orders) is
+// in the pet's row, so the statement that takes the lock reads it: under READ
+// COMMITTED a statement that waited for a row lock reads the row as the previous
+// holder of the lock committed it.
 
 const (
-	qLockPet     = `SELECT status, stock FROM pets WHERE id = $1 FOR UPDATE`
-	qOpenOrders  = `SELECT count(*) FROM orders WHERE pet_id = $1 AND NOT complete`
-	qSetPetState = `UPDATE pets SET status = $1, stock = $2 WHERE id = $3`
+	qLockPet     = `SELECT status, stock, open_orders FROM pets WHERE id = $1 FOR UPDATE`
+	qSetPetState = `UPDATE pets SET status = $1, stock = $2, open_orders = $3 WHERE id = $4`
 )
 
-// queuePetState queues the statements that lock a pet and count its open orders.
-func queuePetState(b *pgx.Batch, petID int64) {
-	b.Queue(qLockPet, petID)
-	b.Queue(qOpenOrders, petID)
-}
-
-// readPetState reads the results of queuePetState; an unknown pet is ENotFound.
-func readPetState(br pgx.BatchResults, petID int64) (petstore.PetState, error) {
+// scanPetState reads the result of qLockPet; an unknown pet is ENotFound.
+func scanPetState(row pgx.Row, petID int64) (petstore.PetState, error) {
 	var (
 		st     petstore.PetState
 		status string
 	)
-	err := br.QueryRow().Scan(&status, &st.Stock)
+	err := row.Scan(&status, &st.Stock, &st.OpenOrders)
 	if noRows(err) {
 		return petstore.PetState{}, petNotFound(petID)
 	}
 	if err != nil {
 		return petstore.PetState{}, fmt.Errorf("lock pet %d: %w", petID, err)
 	}
-	if err := br.QueryRow().Scan(&st.OpenOrders); err != nil {
-		return petstore.PetState{}, fmt.Errorf("count open orders of pet %d: %w", petID, err)
-	}
 	st.Status = petstore.PetStatus(status)
 	return st, nil
 }
 
 // lockPetState locks a pet's row for the rest of tx and reads what the store rules
-// look at, in one round trip; an unknown pet is ENotFound.
+// look at; an unknown pet is ENotFound.
 func lockPetState(ctx context.Context, tx pgx.Tx, petID int64) (petstore.PetState, error) {
-	b := &pgx.Batch{}
-	queuePetState(b, petID)
-	br := tx.SendBatch(ctx, b)
-	st, err := readPetState(br, petID)
-	if cerr := br.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("lock pet %d: %w", petID, cerr)
-	}
-	return st, err
+	return scanPetState(tx.QueryRow(ctx, qLockPet, petID), petID)
 }
 
-// savePetState writes the status and stock of a rule's result (the open orders are
-// counted, not stored).
+// savePetState writes a rule's result: status, stock and the count of open orders.
 func savePetState(ctx context.Context, tx pgx.Tx, petID int64, st petstore.PetState) error {
-	if _, err := tx.Exec(ctx, qSetPetState, string(st.Status), st.Stock, petID); err != nil {
+	if _, err := tx.Exec(ctx, qSetPetState, string(st.Status), st.Stock, st.OpenOrders, petID); err != nil {
 		return fmt.Errorf("save pet %d: %w", petID, err)
 	}
 	return nil

@@ -42,8 +42,8 @@ func scanOrder(row pgx.Row) (petstore.Order, error) {
 //
 // It is the hottest write, and every order of a pet queues on the pet's row lock,
 // so the transaction is pipelined to hold that lock for one round trip: BEGIN
-// travels with the lock and the count of open orders, and the writes travel with
-// COMMIT. With an idempotency key the order's id is drawn from its sequence in the
+// travels with the statement that locks the pet and reads its state, and the writes
+// travel with COMMIT. With an idempotency key the order's id is drawn from its sequence in the
 // first batch, so that the response (which shows the id) is made before the writes
 // are sent; COMMIT then follows once the key is known to be still held.
 func (db *DB) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.Order, error) {
@@ -81,10 +81,10 @@ func (db *DB) placeOrder(ctx context.Context, o petstore.NewOrder) (petstore.Ord
 		}
 	}()
 
-	// Round trip 1: begin, lock the pet, count its open orders (and draw an id).
+	// Round trip 1: begin, lock the pet and read its state (and draw an id).
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	queuePetState(b, o.PetID)
+	b.Queue(qLockPet, o.PetID)
 	if o.Idempotency != nil {
 		b.Queue(qNextOrderID)
 	}
@@ -92,7 +92,7 @@ func (db *DB) placeOrder(ctx context.Context, o petstore.NewOrder) (petstore.Ord
 	_, err = br.Exec()
 	var cur petstore.PetState
 	if err == nil {
-		cur, err = readPetState(br, o.PetID)
+		cur, err = scanPetState(br.QueryRow(), o.PetID)
 	}
 	if err == nil && o.Idempotency != nil {
 		err = br.QueryRow().Scan(&order.ID)
@@ -111,7 +111,7 @@ func (db *DB) placeOrder(ctx context.Context, o petstore.NewOrder) (petstore.Ord
 
 	// Round trip 2: the writes, and COMMIT unless a key must be checked first.
 	w := &pgx.Batch{}
-	w.Queue(qSetPetState, string(next.Status), next.Stock, o.PetID)
+	w.Queue(qSetPetState, string(next.Status), next.Stock, next.OpenOrders, o.PetID)
 	var answer petstore.StoredResponse
 	if o.Idempotency == nil {
 		w.Queue(qInsertOrder, o.PetID, o.AccountID, o.Quantity, order.ShipDate, order.CreatedAt)
