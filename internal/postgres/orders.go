@@ -42,10 +42,11 @@ func scanOrder(row pgx.Row) (petstore.Order, error) {
 //
 // It is the hottest write, and every order of a pet queues on the pet's row lock,
 // so the transaction is pipelined to hold that lock for one round trip: BEGIN
-// travels with the statement that locks the pet and reads its state, and the writes
-// travel with COMMIT. With an idempotency key the order's id is drawn from its sequence in the
-// first batch, so that the response (which shows the id) is made before the writes
-// are sent; COMMIT then follows once the key is known to be still held.
+// travels with the statement that locks the pet and reads its state, and the
+// writes travel with COMMIT. With an idempotency key the order's id is drawn from
+// its sequence in the first batch, so that the response (which shows the id) is
+// made before the writes are sent; COMMIT then follows once the key is known to be
+// still held. (A refused order leaves that id unused; ids have gaps anyway.)
 func (db *DB) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.Order, error) {
 	if o.Idempotency != nil && o.Response == nil {
 		return petstore.Order{}, errors.New("place order: an idempotency key needs a Response")
