@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/ratelimit"
 	"github.com/acme-pets/petstore/internal/sqlite"
 )
@@ -76,6 +77,14 @@ func poolStats(st petstore.Store) func() []httpapi.PoolStats {
 				{Pool: "writer", MaxOpen: s.Writer.MaxOpenConnections, InUse: s.Writer.InUse, Idle: s.Writer.Idle, WaitCount: s.Writer.WaitCount, WaitDuration: s.Writer.WaitDuration},
 				{Pool: "reader", MaxOpen: s.Reader.MaxOpenConnections, InUse: s.Reader.InUse, Idle: s.Reader.Idle, WaitCount: s.Reader.WaitCount, WaitDuration: s.Reader.WaitDuration},
 			}
+		}
+	case *postgres.DB:
+		return func() []httpapi.PoolStats {
+			s := db.Stats()
+			return []httpapi.PoolStats{{
+				Pool: "postgres", MaxOpen: int(s.MaxConns()), InUse: int(s.AcquiredConns()), Idle: int(s.IdleConns()),
+				WaitCount: s.EmptyAcquireCount(), WaitDuration: s.EmptyAcquireWaitTime(),
+			}}
 		}
 	}
 	return nil

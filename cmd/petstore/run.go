@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -124,14 +125,19 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	return st.Close()
 }
 
-// redactDSN hides a password in a database URL before it is printed.
+// redactDSN hides a password in a database URL (in the user part or a password
+// parameter) before it is printed.
 func redactDSN(dsn string) string {
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		if at := strings.LastIndex(dsn, "@"); at > i {
-			if colon := strings.Index(dsn[i+3:at], ":"); colon >= 0 {
-				return dsn[:i+3+colon] + ":***" + dsn[at:]
-			}
-		}
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		return dsn
 	}
-	return dsn
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxx")
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }

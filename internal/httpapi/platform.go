@@ -65,6 +65,9 @@ func (h *Handler) RevokeApiKey(ctx context.Context, params oas.RevokeApiKeyParam
 var messageIDEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
 
 func (h *Handler) SendMessage(ctx context.Context, req *oas.NewMessage) (oas.SendMessageRes, error) {
+	if err := petstore.CheckMessage(req.Message); err != nil {
+		return nil, err
+	}
 	var b [15]byte
 	_, _ = rand.Read(b[:])
 	m := petstore.Message{

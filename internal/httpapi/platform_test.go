@@ -162,6 +162,7 @@ func TestSendMessageErrorsOfTheSeed(t *testing.T) {
 		{"a message over 2000 characters is 400", req{Key: a.Customer, Body: `{"message":"` + strings.Repeat("é", 2001) + `"}`}, 400, "validation_failed"},
 		{"a message of 2000 characters is accepted", req{Key: a.Customer, Body: `{"message":"` + strings.Repeat("é", 2000) + `"}`}, 201, ""},
 		{"an unknown field is 400", req{Key: a.Customer, Body: `{"message":"hi","to":"x"}`}, 400, "validation_failed"},
+		{"a NUL character is 400", req{Key: a.Customer, Body: `{"message":"a\u0000b"}`}, 400, "validation_failed"},
 		{"text/plain is 400", req{Key: a.Customer, Body: good, Header: map[string]string{"Content-Type": "text/plain"}}, 400, "invalid_content_type"},
 		{"a missing Content-Type is 400", req{Key: a.Customer, Body: good, Header: map[string]string{"Content-Type": ""}}, 400, "invalid_content_type"},
 		{"authentication is decided before the body is read", req{Body: `not json`}, 401, "unauthorized"},

@@ -1,6 +1,10 @@
 package petstore
 
-import "time"
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
 
 // PetStatus is the status of an animal in the store.
 type PetStatus string
@@ -70,8 +74,11 @@ func (c *Category) Validate() error {
 		return err
 	}
 	c.Name = name
-	if n := len([]rune(c.Description)); n > MaxDescription {
+	if n := utf8.RuneCountInString(c.Description); n > MaxDescription {
 		return Invalid("description", "must be at most 500 characters")
+	}
+	if strings.IndexByte(c.Description, 0) >= 0 {
+		return Invalid("description", "must not contain NUL characters")
 	}
 	return nil
 }

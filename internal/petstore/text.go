@@ -53,3 +53,15 @@ func CheckPassword(s string) error {
 	}
 	return nil
 }
+
+// CheckMessage checks the text of a getting-started message: 1–2,000 characters, and
+// no NUL (which not every database can store).
+func CheckMessage(s string) error {
+	if n := utf8.RuneCountInString(s); n < 1 || n > MaxMessage {
+		return Invalid("message", "must be 1 to 2000 characters")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return Invalid("message", "must not contain NUL characters")
+	}
+	return nil
+}

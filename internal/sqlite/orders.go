@@ -167,9 +167,11 @@ func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Pag
 
 // loadOrder reads an order inside a write transaction, scoped to owner when it is not 0.
 func loadOrder(ctx context.Context, tx *sql.Tx, id, owner int64) (petstore.Order, error) {
-	row := tx.QueryRowContext(ctx, qOrder, id)
+	var row *sql.Row
 	if owner != 0 {
 		row = tx.QueryRowContext(ctx, qOwnedOrder, id, owner)
+	} else {
+		row = tx.QueryRowContext(ctx, qOrder, id)
 	}
 	o, err := scanOrder(row)
 	if errors.Is(err, sql.ErrNoRows) {
