@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // operationRef names one operation of the document.
@@ -70,7 +72,7 @@ func transform(doc []byte) (page, error) {
 		}
 	}
 	if info != nil {
-		info.set("description", appendParagraph(info.str("description"), readerNote))
+		info.set("description", paragraphs(readerNote, info.str("description")))
 	}
 
 	paths := root.obj("paths")
@@ -103,12 +105,11 @@ func transform(doc []byte) (page, error) {
 	return p, nil
 }
 
-// readerNote is added to info.description: how to use this page.
-const readerNote = "## Using this page\n\n" +
-	"Paste your API key once under **Authentication** (scheme `bearerAuth`); every **Test Request** " +
-	"then sends it, to this server. The code samples are the document's own (`x-codeSamples`), " +
-	"tested against a running server. The raw document is at [/openapi.yaml](/openapi.yaml) " +
-	"and [/openapi.json](/openapi.json)."
+// readerNote opens info.description on the page: how to use it.
+const readerNote = "> **Trying it here:** paste your API key once under **Authentication**, then press " +
+	"**Test Request** on any operation: the request goes to this server with your key. " +
+	"The code samples are tested against a running server. The document itself is at " +
+	"[/openapi.yaml](/openapi.yaml) and [/openapi.json](/openapi.json)."
 
 func transformOperation(op *object) error {
 	var badges []any
@@ -127,7 +128,8 @@ func transformOperation(op *object) error {
 		case "experimental":
 			op.set("x-scalar-stability", "experimental") // Scalar shows its own badge
 		default:
-			badges = append(badges, badge(strings.ToUpper(stability[:1])+stability[1:], colorOther))
+			r, n := utf8.DecodeRuneInString(stability)
+			badges = append(badges, badge(string(unicode.ToUpper(r))+stability[n:], colorOther))
 		}
 	}
 	if v := op.get("x-deprecated-sunset"); v != nil {
@@ -136,11 +138,11 @@ func transformOperation(op *object) error {
 			return fmt.Errorf("x-deprecated-sunset is not a string")
 		}
 		badges = append(badges, badge("Sunset "+date, colorSunset))
-		op.set("description", appendParagraph(op.str("description"),
+		op.set("description", paragraphs(op.str("description"),
 			fmt.Sprintf("**Sunset: %s.** This operation is deprecated and will be removed on %s; from that day it answers `410 gone`.", date, date)))
 	}
 	if op.get("x-hideTryItPanel") == true {
-		op.set("description", appendParagraph(op.str("description"),
+		op.set("description", paragraphs(op.str("description"),
 			"*Try-it is turned off for this operation on this page; use one of the code samples.*"))
 	}
 	if len(badges) > 0 {
@@ -153,10 +155,13 @@ func badge(name, color string) *object {
 	return &object{members: []member{{"name", name}, {"position", "before"}, {"color", color}}}
 }
 
-func appendParagraph(text, para string) string {
-	text = strings.TrimRight(text, "\n")
-	if text == "" {
-		return para
+// paragraphs joins Markdown paragraphs, leaving out empty ones.
+func paragraphs(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
 	}
-	return text + "\n\n" + para
+	return strings.Join(out, "\n\n")
 }
