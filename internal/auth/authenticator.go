@@ -21,6 +21,9 @@ type Authenticator struct {
 
 	mu    sync.RWMutex
 	cache map[[32]byte]cached
+	// gen counts revocations, so that a lookup that raced one does not put the
+	// revoked key back into the cache.
+	gen uint64
 }
 
 type cached struct {
@@ -44,13 +47,12 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (petstore.
 	}
 	h := sha256.Sum256([]byte(key))
 	now := a.now()
-	if a.ttl > 0 {
-		a.mu.RLock()
-		c, ok := a.cache[h]
-		a.mu.RUnlock()
-		if ok && now.Before(c.expires) {
-			return c.p, nil
-		}
+	a.mu.RLock()
+	c, ok := a.cache[h]
+	gen := a.gen
+	a.mu.RUnlock()
+	if ok && now.Before(c.expires) {
+		return c.p, nil
 	}
 	p, err := a.store.PrincipalByKeyHash(ctx, h[:])
 	if err != nil {
@@ -61,10 +63,12 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (petstore.
 	}
 	if a.ttl > 0 {
 		a.mu.Lock()
-		if len(a.cache) >= a.max {
-			a.sweep(now)
+		if a.gen == gen { // no revocation since the lookup began
+			if len(a.cache) >= a.max {
+				a.sweep(now)
+			}
+			a.cache[h] = cached{p: p, expires: now.Add(a.ttl)}
 		}
-		a.cache[h] = cached{p: p, expires: now.Add(a.ttl)}
 		a.mu.Unlock()
 	}
 	return p, nil
@@ -87,6 +91,7 @@ func (a *Authenticator) sweep(now time.Time) {
 func (a *Authenticator) Forget(keyID int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.gen++
 	for h, c := range a.cache {
 		if c.p.KeyID == keyID {
 			delete(a.cache, h)

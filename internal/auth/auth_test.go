@@ -1,0 +1,130 @@
+package auth
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+func TestNewKeyIsWellFormedAndHashedStably(t *testing.T) {
+	key, prefix, hash := NewKey()
+	if !WellFormed(key) || !strings.HasPrefix(key, "psk_") || !strings.HasPrefix(key, prefix) || len(prefix) != 12 {
+		t.Fatalf("key %q prefix %q", key, prefix)
+	}
+	if string(hash) != string(HashKey(key)) {
+		t.Fatal("the stored hash is not the hash of the key")
+	}
+	other, _, _ := NewKey()
+	if other == key {
+		t.Fatal("two keys are equal")
+	}
+}
+
+func TestWellFormed(t *testing.T) {
+	for _, k := range []string{"", "psk_", "psk_" + strings.Repeat("a", 31), "psk_" + strings.Repeat("a", 33), "PSK_" + strings.Repeat("a", 32), "psk_" + strings.Repeat("A", 32), "psk_" + strings.Repeat("1", 32)} {
+		if WellFormed(k) {
+			t.Errorf("WellFormed(%q) = true", k)
+		}
+	}
+	if !WellFormed("psk_" + strings.Repeat("z7", 16)) {
+		t.Error("a valid key is refused")
+	}
+}
+
+func TestPasswords(t *testing.T) {
+	p := Passwords{Params: PasswordParams{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}}
+	h, err := p.Hash("correct horse battery")
+	if err != nil || !strings.HasPrefix(h, "$argon2id$") {
+		t.Fatalf("hash %q, %v", h, err)
+	}
+	if !p.Check("correct horse battery", h) || p.Check("correct horse batterY", h) || p.Check("x", "") {
+		t.Fatal("Check is wrong")
+	}
+}
+
+// keyStore serves one key, optionally pausing inside the lookup.
+type keyStore struct {
+	petstore.KeyStore
+	mu      sync.Mutex
+	revoked bool
+	lookups int
+	pause   chan struct{} // when set, the lookup waits on it after reading
+	inside  chan struct{}
+}
+
+func (s *keyStore) PrincipalByKeyHash(ctx context.Context, hash []byte) (petstore.Principal, error) {
+	s.mu.Lock()
+	s.lookups++
+	revoked, pause, inside := s.revoked, s.pause, s.inside
+	s.mu.Unlock()
+	if pause != nil {
+		inside <- struct{}{}
+		<-pause
+	}
+	if revoked {
+		return petstore.Principal{}, petstore.Errorf(petstore.ENotFound, "no")
+	}
+	return petstore.Principal{AccountID: 1, Role: petstore.Customer, KeyID: 9}, nil
+}
+
+func TestAuthenticatorCachesValidKeysForItsTTL(t *testing.T) {
+	st := &keyStore{}
+	a := NewAuthenticator(st, time.Second)
+	now := time.Unix(1_800_000_000, 0)
+	a.now = func() time.Time { return now }
+	key, _, _ := NewKey()
+	for range 3 {
+		if _, err := a.Authenticate(context.Background(), key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.lookups != 1 {
+		t.Fatalf("%d lookups, want 1", st.lookups)
+	}
+	st.revoked = true
+	now = now.Add(time.Second)
+	if _, err := a.Authenticate(context.Background(), key); petstore.ErrorCode(err) != petstore.EUnauthorized {
+		t.Fatalf("after the TTL a revoked key gives %v", err)
+	}
+}
+
+func TestForgetMakesTheNextUseFail(t *testing.T) {
+	st := &keyStore{}
+	a := NewAuthenticator(st, time.Minute)
+	key, _, _ := NewKey()
+	if _, err := a.Authenticate(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	st.revoked = true
+	a.Forget(9)
+	if _, err := a.Authenticate(context.Background(), key); petstore.ErrorCode(err) != petstore.EUnauthorized {
+		t.Fatalf("a forgotten key gives %v", err)
+	}
+}
+
+// A lookup that began before a revocation must not put the key back in the cache.
+func TestALookupRacingARevocationDoesNotCacheTheKey(t *testing.T) {
+	st := &keyStore{pause: make(chan struct{}), inside: make(chan struct{})}
+	a := NewAuthenticator(st, time.Minute)
+	key, _, _ := NewKey()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = a.Authenticate(context.Background(), key) // reads "valid", then pauses
+	}()
+	<-st.inside
+	st.mu.Lock()
+	release := st.pause
+	st.revoked, st.pause = true, nil
+	st.mu.Unlock()
+	a.Forget(9) // the revocation completes while the lookup is still in flight
+	close(release)
+	<-done
+	if _, err := a.Authenticate(context.Background(), key); petstore.ErrorCode(err) != petstore.EUnauthorized {
+		t.Fatalf("the next use after the revocation gives %v", err)
+	}
+}
