@@ -43,13 +43,22 @@ const usage = `usage:
   petstore migrate [flags]       apply database migrations and exit
   petstore keys create [flags]   create an account if needed and print a new API key`
 
+// envAliases are further names the contract gives some variables.
+var envAliases = map[string]string{
+	"PETSTORE_DATABASE": "PETSTORE_DATABASE_URL",
+	"PETSTORE_REDIS":    "PETSTORE_REDIS_URL",
+}
+
 // parseFlags parses args into fs after taking each flag's default from the
-// environment (PETSTORE_<NAME>), so that a flag on the command line wins.
+// environment (PETSTORE_<NAME>, or its alias), so that a flag on the command line wins.
 func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) error {
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 		v := getenv(name)
+		if alias := envAliases[name]; v == "" && alias != "" {
+			name, v = alias, getenv(alias)
+		}
 		if v == "" || err != nil {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -170,11 +171,14 @@ func TestKeysCreateMakesAnAdminAndPrintsOnlyTheKey(t *testing.T) {
 func TestFlagsComeFromTheEnvironmentAndAFlagWins(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "petstore.db")
 	env := map[string]string{
-		"PETSTORE_DATABASE":     db,
+		"PETSTORE_DATABASE_URL": db, // the contract's name for PETSTORE_DATABASE
 		"PETSTORE_NO_BOOTSTRAP": "true",
 		"PETSTORE_SUNSET":       "getPetById=2020-01-01",
 	}
 	base, out := startServe(t, func(k string) string { return env[k] }, "--sunset", "getPetById=2099-01-01")
+	if _, err := os.Stat(db); err != nil {
+		t.Fatalf("PETSTORE_DATABASE_URL was not used: %v", err)
+	}
 	if keyPattern.MatchString(out.String()) {
 		t.Fatal("PETSTORE_NO_BOOTSTRAP was ignored")
 	}

@@ -145,6 +145,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	go purgeIdempotencyKeys(ctx, st, log)
 	select {
 	case err := <-errc:
 		return err
@@ -154,12 +155,35 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
+		// The grace period is over: cut what is left before the store closes under it.
+		srv.Close()
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// purgeIdempotencyKeys deletes expired Idempotency-Keys every hour until ctx ends, so
+// that the table holds at most a day of them.
+func purgeIdempotencyKeys(ctx context.Context, st petstore.Store, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		n, err := st.PurgeIdempotencyKeys(ctx, time.Now().Add(-httpapi.IdempotencyTTL))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("purge idempotency keys", "err", err)
+		case n > 0:
+			log.Info("purged expired idempotency keys", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // baseURL is how a client on this machine reaches a listener: an unspecified host

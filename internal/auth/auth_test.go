@@ -37,12 +37,34 @@ func TestWellFormed(t *testing.T) {
 
 func TestPasswords(t *testing.T) {
 	p := Passwords{Params: PasswordParams{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}}
-	h, err := p.Hash("correct horse battery")
+	ctx := context.Background()
+	h, err := p.Hash(ctx, "correct horse battery")
 	if err != nil || !strings.HasPrefix(h, "$argon2id$") {
 		t.Fatalf("hash %q, %v", h, err)
 	}
-	if !p.Check("correct horse battery", h) || p.Check("correct horse batterY", h) || p.Check("x", "") {
+	check := func(pw, hash string) bool {
+		ok, err := p.Check(ctx, pw, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !check("correct horse battery", h) || check("correct horse batterY", h) || check("x", "") {
 		t.Fatal("Check is wrong")
+	}
+}
+
+func TestPasswordsWaitForAFreeSlot(t *testing.T) {
+	p := Passwords{Params: PasswordParams{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}}.Limit(1)
+	p.slots <- struct{}{} // the only slot is taken
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := p.Hash(ctx, "correct horse battery"); err == nil {
+		t.Fatal("hashed without a free slot")
+	}
+	<-p.slots
+	if _, err := p.Hash(context.Background(), "correct horse battery"); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/alexedwards/argon2id"
@@ -12,13 +13,26 @@ type PasswordParams = argon2id.Params
 // DefaultPasswordParams follow OWASP's argon2id recommendation (19 MiB, 2 passes, 1 lane).
 var DefaultPasswordParams = PasswordParams{Memory: 19 * 1024, Iterations: 2, Parallelism: 1, SaltLength: 16, KeyLength: 32}
 
-// Passwords hashes and checks passwords.
+// Passwords hashes and checks passwords. Each hash takes Params.Memory of memory, so
+// at most a fixed number run at once (see Limit): a burst of sign-ups or password
+// guesses waits instead of exhausting memory.
 type Passwords struct {
 	Params PasswordParams
+	slots  chan struct{}
+}
+
+// Limit returns p allowing at most n hashes at once.
+func (p Passwords) Limit(n int) Passwords {
+	p.slots = make(chan struct{}, n)
+	return p
 }
 
 // Hash returns the PHC-encoded argon2id hash of password.
-func (p Passwords) Hash(password string) (string, error) {
+func (p Passwords) Hash(ctx context.Context, password string) (string, error) {
+	if err := p.acquire(ctx); err != nil {
+		return "", err
+	}
+	defer p.release()
 	params := p.Params
 	if params.Memory == 0 {
 		params = DefaultPasswordParams
@@ -32,10 +46,32 @@ func (p Passwords) Hash(password string) (string, error) {
 
 // Check reports whether password matches hash. An empty hash (a key-only account)
 // matches nothing.
-func (p Passwords) Check(password, hash string) bool {
+func (p Passwords) Check(ctx context.Context, password, hash string) (bool, error) {
 	if hash == "" {
-		return false
+		return false, nil
 	}
+	if err := p.acquire(ctx); err != nil {
+		return false, err
+	}
+	defer p.release()
 	ok, err := argon2id.ComparePasswordAndHash(password, hash)
-	return err == nil && ok
+	return err == nil && ok, nil
+}
+
+func (p Passwords) acquire(ctx context.Context) error {
+	if p.slots == nil {
+		return nil
+	}
+	select {
+	case p.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p Passwords) release() {
+	if p.slots != nil {
+		<-p.slots
+	}
 }

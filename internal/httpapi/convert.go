@@ -41,9 +41,12 @@ func toMessage(m petstore.Message) oas.Message {
 	return oas.Message{ID: m.ID, Message: m.Text, Status: oas.MessageStatus(m.Status), CreatedAt: m.CreatedAt.UTC()}
 }
 
+// optTime reads an optional date-time. Dates are kept to the second: the generated
+// encoder writes whole seconds, so a finer date could never be read back and sent
+// again as it is stored.
 func optTime(o oas.OptDateTime) *time.Time {
 	if t, ok := o.Get(); ok {
-		t = t.UTC()
+		t = t.UTC().Truncate(time.Second)
 		return &t
 	}
 	return nil

@@ -46,16 +46,20 @@ func (d deprecation) headers(id int64) deprecationHeaders {
 	return deprecationHeaders{deprecation: d.deprecation, sunset: d.sunset, link: "<" + succ + `>; rel="successor-version"`}
 }
 
-// apply sets the headers on every response of the deprecated operation, errors
-// included, and answers 410 once the sunset has come. It reports whether the request
-// was answered.
-func (d deprecation) apply(w http.ResponseWriter, r *http.Request, now time.Time) bool {
+// setHeaders sets the headers on a response of the deprecated operation; the
+// middleware calls it for every response, errors included.
+func (d deprecation) setHeaders(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:], 10, 64)
 	hd := d.headers(max(id, 0))
 	h := w.Header()
 	h["Deprecation"] = []string{hd.deprecation}
 	h["Sunset"] = []string{hd.sunset}
 	h["Link"] = []string{hd.link}
+}
+
+// gone answers 410 once the sunset has come, whoever asks (the operation is gone for
+// everyone, so no key is needed to learn it), and reports whether it did.
+func (d deprecation) gone(w http.ResponseWriter, now time.Time) bool {
 	if !now.Before(d.sunsetAt) {
 		writeError(w, petstore.Errorf(petstore.EGone, "This operation was removed on %s; use GET /v1/pets?ids= instead.", d.date))
 		return true

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -45,7 +46,6 @@ var (
 	errUnauthorized = petstore.Errorf(petstore.EUnauthorized, "A valid API key is required: send Authorization: Bearer <API_KEY>.")
 	errInternal     = petstore.Errorf(petstore.EInternal, "Internal error.")
 	errUnavailable  = petstore.Errorf(petstore.EUnavailable, "The service is unavailable; retry later.")
-	errNotFound     = petstore.Errorf(petstore.ENotFound, "No such resource.")
 )
 
 // errorResponse is the one place where an error becomes what the client sees.
@@ -56,12 +56,17 @@ func errorResponse(ctx context.Context, log *slog.Logger, err error) *oas.Defaul
 		e       *petstore.Error
 		failure authFailure
 		sec     *ogenerrors.SecurityError
+		netErr  net.Error
 	)
 	switch {
 	case errors.As(err, &e):
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || ctx.Err() != nil:
-		// The request ran out of its budget (or its client left): whatever the store
-		// said about it, the answer is that the service could not do it in time.
+		// The request ran out of its budget (or its client left) and the store failed
+		// for it: the service could not do it in time.
+		e = errUnavailable
+	case errors.As(err, &netErr):
+		// The database is out of reach (refused, reset, timed out): retry later.
+		log.WarnContext(ctx, "database unreachable", "err", err, "request_id", RequestID(ctx))
 		e = errUnavailable
 	case errors.Is(err, ht.ErrNotImplemented):
 		e = petstore.Errorf(petstore.ENotImplemented, "This operation is not implemented yet.")

@@ -42,7 +42,8 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			defer cancel()
 		}
 		defer func() {
-			if v := recover(); v != nil {
+			v := recover()
+			if v != nil && v != http.ErrAbortHandler {
 				s.recovered(v, rw, r, ri)
 			}
 			elapsed := time.Since(start)
@@ -51,6 +52,9 @@ func (s *Server) outer(next http.Handler) http.Handler {
 				s.metrics.observe(ri.operation, rw.status, elapsed)
 			}
 			s.logRequest(r, ri, rw.status, elapsed, isAPI)
+			if v == http.ErrAbortHandler {
+				panic(v) // net/http's way to abort the connection; let it through
+			}
 		}()
 		next.ServeHTTP(rw, r.WithContext(withInfo(ctx, ri)))
 	})
@@ -65,9 +69,6 @@ var (
 // recovered answers a request whose handler panicked with v: 500 internal if nothing
 // was written yet; the panic is logged with the request id, never shown.
 func (s *Server) recovered(v any, w *responseWriter, r *http.Request, ri *requestInfo) {
-	if v == http.ErrAbortHandler {
-		panic(v)
-	}
 	s.cfg.Logger.ErrorContext(r.Context(), "panic", "panic", v, "request_id", ri.id, "operation", ri.operation)
 	if !w.wroteHeader {
 		writeError(w, errInternal)
@@ -112,16 +113,21 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		ri := info(r.Context())
 		w.Header()["Cache-Control"] = noStore
 		authz := r.Header.Get("Authorization")
-		if authz != "" && !strings.HasPrefix(authz, "Bearer ") && !strings.HasPrefix(authz, "Basic ") {
+		if authz != "" && !strings.HasPrefix(authz, "Bearer ") && !strings.HasPrefix(authz, "Basic ") ||
+			len(r.Header["Authorization"]) > 1 { // the generated server would pick any of several
 			ri.badAuthScheme = true
 		}
 		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
 			ri.operation, ri.route = route.OperationID(), route.PathPattern()
 		}
+		deprecated := ri.operation == getPetByID
+		if deprecated {
+			s.h.depr.setHeaders(w, r) // on every response, 429s included
+		}
 		if s.cfg.Limiter != nil && !s.allow(w, r, ri, authz) {
 			return
 		}
-		if ri.operation == getPetByID && s.h.depr.apply(w, r, s.cfg.Now()) {
+		if deprecated && s.h.depr.gone(w, s.cfg.Now()) {
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
@@ -200,7 +206,7 @@ func (s *Server) clientAddr(r *http.Request) string {
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
 	for i := len(hops) - 1; i >= 0; i-- {
-		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		hop, err := parseHop(strings.TrimSpace(hops[i]))
 		if err != nil {
 			break
 		}
@@ -210,6 +216,14 @@ func (s *Server) clientAddr(r *http.Request) string {
 		host = hop.String()
 	}
 	return host
+}
+
+// parseHop reads one X-Forwarded-For entry: an address, or an address with a port.
+func parseHop(s string) (netip.Addr, error) {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr(), nil
+	}
+	return netip.ParseAddr(s)
 }
 
 func (s *Server) trusted(a netip.Addr) bool {

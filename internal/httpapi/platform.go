@@ -18,7 +18,7 @@ func (h *Handler) CreateAccount(ctx context.Context, req *oas.NewAccount) (oas.C
 	if err := petstore.CheckPassword(req.Password); err != nil {
 		return nil, err
 	}
-	hash, err := h.passwords.Hash(req.Password)
+	hash, err := h.passwords.Hash(ctx, req.Password)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,12 @@ func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t o
 		return ctx, errBadPassword
 	case err != nil:
 		return ctx, asAuthFailure(err)
-	case !s.h.passwords.Check(t.Password, hash):
+	}
+	ok, err := s.h.passwords.Check(ctx, t.Password, hash)
+	switch {
+	case err != nil:
+		return ctx, asAuthFailure(err)
+	case !ok:
 		return ctx, errBadPassword
 	}
 	return ctx, authorize(ri, op, petstore.Principal{AccountID: acct.ID, Role: acct.Role})

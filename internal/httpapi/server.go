@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -103,7 +104,7 @@ func New(cfg Config) (*Server, error) {
 		metrics:   m,
 		store:     cfg.Store,
 		auth:      auth.NewAuthenticator(cfg.Store, cfg.KeyCacheTTL),
-		passwords: cfg.Passwords,
+		passwords: cfg.Passwords.Limit(2 * runtime.GOMAXPROCS(0)),
 		log:       cfg.Logger,
 		now:       cfg.Now,
 		depr:      newDeprecation(sunset),

@@ -91,8 +91,7 @@ func (h *Handler) PlaceOrder(ctx context.Context, req *oas.NewOrder, params oas.
 	// A refusal is the answer to this key, and a retry gets it again; anything else
 	// releases the key so that a retry runs afresh.
 	ctx = context.WithoutCancel(ctx)
-	if code := petstore.ErrorCode(err); code != petstore.EInternal {
-		r := toResponse(asError(err))
+	if r := toResponse(asError(err)); r.StatusCode < http.StatusInternalServerError {
 		var enc jx.Encoder
 		r.Response.Encode(&enc)
 		if serr := h.store.SaveIdempotentResponse(ctx, k, petstore.StoredResponse{Status: r.StatusCode, Body: enc.Bytes()}); serr != nil {

@@ -36,7 +36,7 @@ func CleanName(field, s string) (string, error) {
 // characters, and returns it trimmed.
 func CleanEmail(s string) (string, error) {
 	s = strings.TrimSpace(s)
-	if len(s) > MaxEmail {
+	if utf8.RuneCountInString(s) > MaxEmail {
 		return "", Invalid("email", "must be at most 254 characters")
 	}
 	addr, err := mail.ParseAddress(s)

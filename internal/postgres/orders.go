@@ -78,7 +78,7 @@ func (db *DB) placeOrder(ctx context.Context, o petstore.NewOrder) (petstore.Ord
 	// pool but closed (pgxpool checks), which also rolls back.
 	defer func() {
 		if conn.PgConn().TxStatus() != 'I' {
-			conn.Exec(ctx, "ROLLBACK")
+			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 	}()
 

@@ -158,6 +158,11 @@ func (db *DB) Stats() Stats {
 // returns nil.
 func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.write.BeginTx(ctx, nil)
+	if isBusy(err) {
+		// Another process held the write lock past busy_timeout: a passing overload,
+		// which the caller should retry, not an internal error.
+		return petstore.Errorf(petstore.EUnavailable, "The database is busy; retry later.")
+	}
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -272,6 +277,9 @@ func sqliteCode(err error) int {
 	}
 	return 0
 }
+
+// isBusy reports SQLITE_BUSY (5), in any of its extended forms.
+func isBusy(err error) bool { return err != nil && sqliteCode(err)&0xff == 5 }
 
 func isUnique(err error) bool {
 	c := sqliteCode(err)
