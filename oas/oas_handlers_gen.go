@@ -1564,8 +1564,9 @@ func (s *Server) handleGetOrderRequest(args [1]string, argsEscaped bool, w http.
 // handleGetPetByIdRequest handles getPetById operation.
 //
 // Deprecated: use the batch lookup `GET /pets?ids={petId}` instead. Every response carries
-// `Deprecation`, `Sunset` and `Link: </v1/pets?ids={petId}>; rel="successor-version"`; from the sunset
-// date on this operation answers `410 gone`.
+// `Deprecation`, `Sunset` and `Link: </v1/pets?ids={petId}>; rel="successor-version"` (errors and
+// `429` included). From the sunset date on this operation answers `410 gone` to every caller, with or
+// without a key.
 //
 // Deprecated: schema marks this operation as deprecated.
 //
@@ -2148,7 +2149,8 @@ func (s *Server) handleListInventoryRequest(args [0]string, argsEscaped bool, w 
 // handleListOrdersRequest handles listOrders operation.
 //
 // Experimental. A customer sees its own orders; an admin sees every order and may filter by
-// `accountId` (a customer's `accountId` filter may only name itself).
+// `accountId`. A customer's `accountId` filter naming another account answers an empty list, as that
+// account's orders are not the customer's to see.
 //
 // GET /store/orders
 func (s *Server) handleListOrdersRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {

@@ -196,10 +196,6 @@ type CancelOrderNotFound Error
 
 func (*CancelOrderNotFound) cancelOrderRes() {}
 
-type CancelOrderServiceUnavailable Error
-
-func (*CancelOrderServiceUnavailable) cancelOrderRes() {}
-
 // A kind of animal.
 // Ref: #/components/schemas/Category
 type Category struct {
@@ -288,10 +284,6 @@ type CreateAccountRequestEntityTooLarge Error
 
 func (*CreateAccountRequestEntityTooLarge) createAccountRes() {}
 
-type CreateAccountServiceUnavailable Error
-
-func (*CreateAccountServiceUnavailable) createAccountRes() {}
-
 type CreateApiKeyBadRequest Error
 
 func (*CreateApiKeyBadRequest) createApiKeyRes() {}
@@ -303,10 +295,6 @@ func (*CreateApiKeyInternalServerError) createApiKeyRes() {}
 type CreateApiKeyRequestEntityTooLarge Error
 
 func (*CreateApiKeyRequestEntityTooLarge) createApiKeyRes() {}
-
-type CreateApiKeyServiceUnavailable Error
-
-func (*CreateApiKeyServiceUnavailable) createApiKeyRes() {}
 
 type CreateCategoryBadRequest Error
 
@@ -328,10 +316,6 @@ type CreateCategoryRequestEntityTooLarge Error
 
 func (*CreateCategoryRequestEntityTooLarge) createCategoryRes() {}
 
-type CreateCategoryServiceUnavailable Error
-
-func (*CreateCategoryServiceUnavailable) createCategoryRes() {}
-
 type CreatePetBadRequest Error
 
 func (*CreatePetBadRequest) createPetRes() {}
@@ -347,10 +331,6 @@ func (*CreatePetInternalServerError) createPetRes() {}
 type CreatePetRequestEntityTooLarge Error
 
 func (*CreatePetRequestEntityTooLarge) createPetRes() {}
-
-type CreatePetServiceUnavailable Error
-
-func (*CreatePetServiceUnavailable) createPetRes() {}
 
 // A new API key, with its secret shown this once.
 // Ref: #/components/schemas/CreatedApiKey
@@ -489,10 +469,6 @@ type DeleteCategoryNotFound Error
 
 func (*DeleteCategoryNotFound) deleteCategoryRes() {}
 
-type DeleteCategoryServiceUnavailable Error
-
-func (*DeleteCategoryServiceUnavailable) deleteCategoryRes() {}
-
 type DeletePetBadRequest Error
 
 func (*DeletePetBadRequest) deletePetRes() {}
@@ -517,10 +493,6 @@ func (*DeletePetNoContent) deletePetRes() {}
 type DeletePetNotFound Error
 
 func (*DeletePetNotFound) deletePetRes() {}
-
-type DeletePetServiceUnavailable Error
-
-func (*DeletePetServiceUnavailable) deletePetRes() {}
 
 // The body of every error response.
 // Ref: #/components/schemas/Error
@@ -575,6 +547,8 @@ func (s *Error) SetDetails(val []ErrorDetail) {
 	s.Details = val
 }
 
+func (*Error) listApiKeysRes() {}
+
 // Ref: #/components/schemas/ErrorDetail
 type ErrorDetail struct {
 	// The field or parameter, e.g. `name` or `limit`.
@@ -615,10 +589,6 @@ type GetCategoryNotFound Error
 
 func (*GetCategoryNotFound) getCategoryRes() {}
 
-type GetCategoryServiceUnavailable Error
-
-func (*GetCategoryServiceUnavailable) getCategoryRes() {}
-
 type GetInventoryBadRequest Error
 
 func (*GetInventoryBadRequest) getInventoryRes() {}
@@ -631,9 +601,9 @@ type GetInventoryNotFound Error
 
 func (*GetInventoryNotFound) getInventoryRes() {}
 
-type GetInventoryServiceUnavailable Error
+type GetMessageBadRequest Error
 
-func (*GetInventoryServiceUnavailable) getInventoryRes() {}
+func (*GetMessageBadRequest) getMessageRes() {}
 
 type GetMessageInternalServerError Error
 
@@ -642,10 +612,6 @@ func (*GetMessageInternalServerError) getMessageRes() {}
 type GetMessageNotFound Error
 
 func (*GetMessageNotFound) getMessageRes() {}
-
-type GetMessageServiceUnavailable Error
-
-func (*GetMessageServiceUnavailable) getMessageRes() {}
 
 type GetOrderBadRequest Error
 
@@ -658,10 +624,6 @@ func (*GetOrderInternalServerError) getOrderRes() {}
 type GetOrderNotFound Error
 
 func (*GetOrderNotFound) getOrderRes() {}
-
-type GetOrderServiceUnavailable Error
-
-func (*GetOrderServiceUnavailable) getOrderRes() {}
 
 type GetPetByIdBadRequest Error
 
@@ -729,10 +691,6 @@ func (s *GetPetByIdOKHeaders) SetResponse(val Pet) {
 
 func (*GetPetByIdOKHeaders) getPetByIdRes() {}
 
-type GetPetByIdServiceUnavailable Error
-
-func (*GetPetByIdServiceUnavailable) getPetByIdRes() {}
-
 // The stock count of one pet.
 // Ref: #/components/schemas/InventoryItem
 type InventoryItem struct {
@@ -793,17 +751,9 @@ func (s *InventoryUpdate) SetQuantity(val int) {
 	s.Quantity = val
 }
 
-type ListApiKeysInternalServerError Error
-
-func (*ListApiKeysInternalServerError) listApiKeysRes() {}
-
 type ListApiKeysOKApplicationJSON []ApiKey
 
 func (*ListApiKeysOKApplicationJSON) listApiKeysRes() {}
-
-type ListApiKeysServiceUnavailable Error
-
-func (*ListApiKeysServiceUnavailable) listApiKeysRes() {}
 
 type ListCategoriesBadRequest Error
 
@@ -841,10 +791,6 @@ func (s *ListCategoriesOKHeaders) SetResponse(val []Category) {
 
 func (*ListCategoriesOKHeaders) listCategoriesRes() {}
 
-type ListCategoriesServiceUnavailable Error
-
-func (*ListCategoriesServiceUnavailable) listCategoriesRes() {}
-
 type ListInventoryBadRequest Error
 
 func (*ListInventoryBadRequest) listInventoryRes() {}
@@ -880,10 +826,6 @@ func (s *ListInventoryOKHeaders) SetResponse(val []InventoryItem) {
 }
 
 func (*ListInventoryOKHeaders) listInventoryRes() {}
-
-type ListInventoryServiceUnavailable Error
-
-func (*ListInventoryServiceUnavailable) listInventoryRes() {}
 
 type ListOrdersBadRequest Error
 
@@ -921,10 +863,6 @@ func (s *ListOrdersOKHeaders) SetResponse(val []Order) {
 
 func (*ListOrdersOKHeaders) listOrdersRes() {}
 
-type ListOrdersServiceUnavailable Error
-
-func (*ListOrdersServiceUnavailable) listOrdersRes() {}
-
 type ListPetsBadRequest Error
 
 func (*ListPetsBadRequest) listPetsRes() {}
@@ -932,10 +870,6 @@ func (*ListPetsBadRequest) listPetsRes() {}
 type ListPetsInternalServerError Error
 
 func (*ListPetsInternalServerError) listPetsRes() {}
-
-type ListPetsServiceUnavailable Error
-
-func (*ListPetsServiceUnavailable) listPetsRes() {}
 
 // A message and its delivery status.
 // Ref: #/components/schemas/Message
@@ -1960,10 +1894,6 @@ type PlaceOrderRequestEntityTooLarge Error
 
 func (*PlaceOrderRequestEntityTooLarge) placeOrderRes() {}
 
-type PlaceOrderServiceUnavailable Error
-
-func (*PlaceOrderServiceUnavailable) placeOrderRes() {}
-
 type PlaceOrderUnprocessableEntity Error
 
 func (*PlaceOrderUnprocessableEntity) placeOrderRes() {}
@@ -2066,10 +1996,6 @@ type ReplaceCategoryRequestEntityTooLarge Error
 
 func (*ReplaceCategoryRequestEntityTooLarge) replaceCategoryRes() {}
 
-type ReplaceCategoryServiceUnavailable Error
-
-func (*ReplaceCategoryServiceUnavailable) replaceCategoryRes() {}
-
 type ReplacePetBadRequest Error
 
 func (*ReplacePetBadRequest) replacePetRes() {}
@@ -2094,10 +2020,6 @@ type ReplacePetRequestEntityTooLarge Error
 
 func (*ReplacePetRequestEntityTooLarge) replacePetRes() {}
 
-type ReplacePetServiceUnavailable Error
-
-func (*ReplacePetServiceUnavailable) replacePetRes() {}
-
 type RevokeApiKeyBadRequest Error
 
 func (*RevokeApiKeyBadRequest) revokeApiKeyRes() {}
@@ -2114,10 +2036,6 @@ func (*RevokeApiKeyNoContent) revokeApiKeyRes() {}
 type RevokeApiKeyNotFound Error
 
 func (*RevokeApiKeyNotFound) revokeApiKeyRes() {}
-
-type RevokeApiKeyServiceUnavailable Error
-
-func (*RevokeApiKeyServiceUnavailable) revokeApiKeyRes() {}
 
 // `customer` (every sign-up) or `admin` (store staff).
 // Ref: #/components/schemas/Role
@@ -2174,10 +2092,6 @@ type SendMessageRequestEntityTooLarge Error
 
 func (*SendMessageRequestEntityTooLarge) sendMessageRes() {}
 
-type SendMessageServiceUnavailable Error
-
-func (*SendMessageServiceUnavailable) sendMessageRes() {}
-
 type SetInventoryBadRequest Error
 
 func (*SetInventoryBadRequest) setInventoryRes() {}
@@ -2197,10 +2111,6 @@ func (*SetInventoryNotFound) setInventoryRes() {}
 type SetInventoryRequestEntityTooLarge Error
 
 func (*SetInventoryRequestEntityTooLarge) setInventoryRes() {}
-
-type SetInventoryServiceUnavailable Error
-
-func (*SetInventoryServiceUnavailable) setInventoryRes() {}
 
 // UnauthorizedHeaders wraps Error with response headers.
 type UnauthorizedHeaders struct {
@@ -2253,6 +2163,58 @@ func (*UnauthorizedHeaders) setInventoryRes()    {}
 func (*UnauthorizedHeaders) updateOrderRes()     {}
 func (*UnauthorizedHeaders) updatePetRes()       {}
 
+// UnavailableHeaders wraps Error with response headers.
+type UnavailableHeaders struct {
+	RetryAfter int
+	Response   Error
+}
+
+// GetRetryAfter returns the value of RetryAfter.
+func (s *UnavailableHeaders) GetRetryAfter() int {
+	return s.RetryAfter
+}
+
+// GetResponse returns the value of Response.
+func (s *UnavailableHeaders) GetResponse() Error {
+	return s.Response
+}
+
+// SetRetryAfter sets the value of RetryAfter.
+func (s *UnavailableHeaders) SetRetryAfter(val int) {
+	s.RetryAfter = val
+}
+
+// SetResponse sets the value of Response.
+func (s *UnavailableHeaders) SetResponse(val Error) {
+	s.Response = val
+}
+
+func (*UnavailableHeaders) cancelOrderRes()     {}
+func (*UnavailableHeaders) createAccountRes()   {}
+func (*UnavailableHeaders) createApiKeyRes()    {}
+func (*UnavailableHeaders) createCategoryRes()  {}
+func (*UnavailableHeaders) createPetRes()       {}
+func (*UnavailableHeaders) deleteCategoryRes()  {}
+func (*UnavailableHeaders) deletePetRes()       {}
+func (*UnavailableHeaders) getCategoryRes()     {}
+func (*UnavailableHeaders) getInventoryRes()    {}
+func (*UnavailableHeaders) getMessageRes()      {}
+func (*UnavailableHeaders) getOrderRes()        {}
+func (*UnavailableHeaders) getPetByIdRes()      {}
+func (*UnavailableHeaders) listApiKeysRes()     {}
+func (*UnavailableHeaders) listCategoriesRes()  {}
+func (*UnavailableHeaders) listInventoryRes()   {}
+func (*UnavailableHeaders) listOrdersRes()      {}
+func (*UnavailableHeaders) listPetsRes()        {}
+func (*UnavailableHeaders) placeOrderRes()      {}
+func (*UnavailableHeaders) replaceCategoryRes() {}
+func (*UnavailableHeaders) replacePetRes()      {}
+func (*UnavailableHeaders) revokeApiKeyRes()    {}
+func (*UnavailableHeaders) sendMessageRes()     {}
+func (*UnavailableHeaders) setInventoryRes()    {}
+func (*UnavailableHeaders) updateOrderRes()     {}
+func (*UnavailableHeaders) updatePetRes()       {}
+
 type UpdateOrderBadRequest Error
 
 func (*UpdateOrderBadRequest) updateOrderRes() {}
@@ -2276,10 +2238,6 @@ func (*UpdateOrderNotFound) updateOrderRes() {}
 type UpdateOrderRequestEntityTooLarge Error
 
 func (*UpdateOrderRequestEntityTooLarge) updateOrderRes() {}
-
-type UpdateOrderServiceUnavailable Error
-
-func (*UpdateOrderServiceUnavailable) updateOrderRes() {}
 
 type UpdatePetApplicationJSON PetPatch
 
@@ -2312,7 +2270,3 @@ func (*UpdatePetNotFound) updatePetRes() {}
 type UpdatePetRequestEntityTooLarge Error
 
 func (*UpdatePetRequestEntityTooLarge) updatePetRes() {}
-
-type UpdatePetServiceUnavailable Error
-
-func (*UpdatePetServiceUnavailable) updatePetRes() {}

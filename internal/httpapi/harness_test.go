@@ -217,6 +217,11 @@ func (a *testAPI) checkAgainstDocument(t *testing.T, hr *http.Request, res *resp
 	if err != nil {
 		return // not an operation of the document (unknown path or method)
 	}
+	// The validator would accept any status through the default response; the
+	// document must name each status an operation answers.
+	if route.Operation.Responses.Status(res.Status) == nil {
+		t.Errorf("%s %s answered %d, which the document does not list for %s", hr.Method, hr.URL.Path, res.Status, route.Operation.OperationID)
+	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: hr, PathParams: params, Route: route},
 		Status:                 res.Status,

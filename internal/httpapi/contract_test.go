@@ -1,0 +1,127 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestCustomersCannotDoWhatOnlyAdminsMay walks the contract's role table: every
+// operation reserved to admins answers 403 to a customer, before reading the body, and
+// changes nothing.
+func TestCustomersCannotDoWhatOnlyAdminsMay(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 3)
+	o := a.order(t, a.Customer, p.ID, 1)
+	c := a.category(t, "Unused")
+	tests := []struct{ name, method, path, body string }{
+		{"createPet", "POST", "/v1/pets", `{"name":"x","categoryId":1}`},
+		{"replacePet", "PUT", path("/v1/pets/%d", p.ID), `{"name":"x","categoryId":1}`},
+		{"updatePet", "PATCH", path("/v1/pets/%d", p.ID), `{"name":"x"}`},
+		{"deletePet", "DELETE", path("/v1/pets/%d", p.ID), ``},
+		{"createCategory", "POST", "/v1/categories", `{"name":"x"}`},
+		{"replaceCategory", "PUT", path("/v1/categories/%d", c.ID), `{"name":"x"}`},
+		{"deleteCategory", "DELETE", path("/v1/categories/%d", c.ID), ``},
+		{"setInventory", "PUT", path("/v1/store/inventory/%d", p.ID), `{"quantity":9}`},
+		{"updateOrder", "PATCH", path("/v1/store/orders/%d", o.ID), `{"complete":true}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" is admin only", func(t *testing.T) {
+			r := req{Method: tt.method, Path: tt.path, Key: a.Customer}
+			if tt.body != "" {
+				r.Body = tt.body
+			}
+			a.do(t, r).expect(403, "forbidden")
+			r.Key = a.Admin
+			r.Body = `{"not":` // the same request with a valid role reaches validation
+			if tt.body != "" {
+				a.do(t, r).expect(400, "invalid_json")
+			}
+		})
+	}
+	if inv := a.inventory(t, p.ID); inv.Quantity != 2 || inv.Status != "available" {
+		t.Fatalf("a refused request changed the pet: %+v", inv)
+	}
+	var got order
+	a.do(t, req{Method: "GET", Path: path("/v1/store/orders/%d", o.ID), Key: a.Admin}).expect(200, "").JSON(&got)
+	if got.Complete {
+		t.Fatal("a customer completed an order")
+	}
+}
+
+func TestNextLinksKeepTheFiltersOfEveryList(t *testing.T) {
+	a := newTestAPI(t)
+	for i := range 3 {
+		a.category(t, "c"+string(rune('a'+i)))
+	}
+	p := a.pet(t, "Rex", 50)
+	other, _ := a.newKey("other@example.com", "customer")
+	for range 3 {
+		a.order(t, a.Customer, p.ID, 1)
+		a.order(t, other, p.ID, 1)
+	}
+	a.pet(t, "Quill", 0) // a second available pet
+	tests := []struct {
+		name, first string
+		want        int
+		check       func(t *testing.T, body []byte)
+	}{
+		{"categories", "/v1/categories?limit=2", 5, nil},
+		{"orders of one account, incomplete", path("/v1/store/orders?limit=2&complete=false&accountId=%d", a.CustomerID), 3, func(t *testing.T, body []byte) {
+			if strings.Contains(string(body), `"complete":true`) {
+				t.Fatalf("filter lost: %s", body)
+			}
+		}},
+		{"inventory by status", "/v1/store/inventory?limit=1&status=available", 2, nil},
+	}
+	for _, tt := range tests {
+		t.Run("the next link of "+tt.name+" keeps the filters", func(t *testing.T) {
+			seen, next := 0, tt.first
+			for next != "" {
+				res := a.do(t, req{Method: "GET", Path: next, Key: a.Admin}).expect(200, "")
+				var items []map[string]any
+				res.JSON(&items)
+				seen += len(items)
+				if tt.check != nil {
+					tt.check(t, res.Body)
+				}
+				next = nextPath(t, res.Header.Get("Link"))
+			}
+			if seen != tt.want {
+				t.Fatalf("walked %d items, want %d", seen, tt.want)
+			}
+		})
+	}
+}
+
+func TestSeveralAuthorizationHeadersAre401(t *testing.T) {
+	a := newTestAPI(t)
+	r, _ := http.NewRequest("GET", a.URL+"/v1/pets", nil)
+	r.Header.Add("Authorization", basic("customer@example.com", "whatever-password"))
+	r.Header.Add("Authorization", "Bearer "+a.Customer)
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 401 {
+		t.Fatalf("got %d, want 401", res.StatusCode)
+	}
+}
+
+func TestDeprecationHeadersAreOnRateLimitedResponsesToo(t *testing.T) {
+	a := newTestAPI(t, withRateLimit(1))
+	a.do(t, req{Method: "GET", Path: "/v1/pets/1", Key: a.Customer}).expect(404, "not_found")
+	res := a.do(t, req{Method: "GET", Path: "/v1/pets/1", Key: a.Customer}).expect(429, "rate_limited")
+	for _, h := range []string{"Deprecation", "Sunset", "Link"} {
+		if res.Header.Get(h) == "" {
+			t.Errorf("429 without %s", h)
+		}
+	}
+}
+
+func TestAMessageIdOverItsLimitIsRefused(t *testing.T) {
+	a := newTestAPI(t)
+	a.do(t, req{Method: "GET", Path: "/v1/messages/" + strings.Repeat("m", 65), Key: a.Customer}).expect(400, "validation_failed")
+	a.do(t, req{Method: "GET", Path: "/v1/messages/msg_unknown", Key: a.Customer}).expect(404, "not_found")
+}
