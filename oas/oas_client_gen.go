@@ -110,10 +110,10 @@ type Invoker interface {
 	GetPetById(ctx context.Context, params GetPetByIdParams) (GetPetByIdRes, error)
 	// ListApiKeys invokes listApiKeys operation.
 	//
-	// The caller's keys that are not revoked, without their secrets, by id.
+	// The caller's keys that are not revoked, without their secrets, by id (paginated).
 	//
 	// GET /api-keys
-	ListApiKeys(ctx context.Context) (ListApiKeysRes, error)
+	ListApiKeys(ctx context.Context, params ListApiKeysParams) (ListApiKeysRes, error)
 	// ListCategories invokes listCategories operation.
 	//
 	// Categories by id.
@@ -1318,20 +1318,57 @@ func (c *Client) sendGetPetById(ctx context.Context, params GetPetByIdParams) (r
 
 // ListApiKeys invokes listApiKeys operation.
 //
-// The caller's keys that are not revoked, without their secrets, by id.
+// The caller's keys that are not revoked, without their secrets, by id (paginated).
 //
 // GET /api-keys
-func (c *Client) ListApiKeys(ctx context.Context) (ListApiKeysRes, error) {
-	res, err := c.sendListApiKeys(ctx)
+func (c *Client) ListApiKeys(ctx context.Context, params ListApiKeysParams) (ListApiKeysRes, error) {
+	res, err := c.sendListApiKeys(ctx, params)
 	return res, err
 }
 
-func (c *Client) sendListApiKeys(ctx context.Context) (res ListApiKeysRes, err error) {
+func (c *Client) sendListApiKeys(ctx context.Context, params ListApiKeysParams) (res ListApiKeysRes, err error) {
 
 	u := uri.Clone(c.requestURL(ctx))
 	var pathParts [1]string
 	pathParts[0] = "/api-keys"
 	uri.AddPathParts(u, pathParts[:]...)
+
+	q := uri.NewQueryEncoder()
+	{
+		// Encode "limit" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "limit",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Limit.Get(); ok {
+				return e.EncodeValue(conv.IntToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "cursor" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Cursor.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	u.RawQuery = q.Values().Encode()
 
 	r, err := ht.NewRequest(ctx, "GET", u)
 	if err != nil {

@@ -1709,7 +1709,7 @@ func (s *Server) handleGetPetByIdRequest(args [1]string, argsEscaped bool, w htt
 
 // handleListApiKeysRequest handles listApiKeys operation.
 //
-// The caller's keys that are not revoked, without their secrets, by id.
+// The caller's keys that are not revoked, without their secrets, by id (paginated).
 //
 // GET /api-keys
 func (s *Server) handleListApiKeysRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -1789,6 +1789,16 @@ func (s *Server) handleListApiKeysRequest(args [0]string, argsEscaped bool, w ht
 			return
 		}
 	}
+	params, err := decodeListApiKeysParams(args, argsEscaped, r)
+	if err != nil {
+		err = &ogenerrors.DecodeParamsError{
+			OperationContext: opErrContext,
+			Err:              err,
+		}
+		defer recordError("DecodeParams", err)
+		s.cfg.ErrorHandler(ctx, w, r, err)
+		return
+	}
 
 	var rawBody []byte
 
@@ -1801,13 +1811,22 @@ func (s *Server) handleListApiKeysRequest(args [0]string, argsEscaped bool, w ht
 			OperationID:      "listApiKeys",
 			Body:             nil,
 			RawBody:          rawBody,
-			Params:           middleware.Parameters{},
-			Raw:              r,
+			Params: middleware.Parameters{
+				{
+					Name: "limit",
+					In:   "query",
+				}: params.Limit,
+				{
+					Name: "cursor",
+					In:   "query",
+				}: params.Cursor,
+			},
+			Raw: r,
 		}
 
 		type (
 			Request  = struct{}
-			Params   = struct{}
+			Params   = ListApiKeysParams
 			Response = ListApiKeysRes
 		)
 		response, err = middleware.HookMiddleware[
@@ -1817,14 +1836,14 @@ func (s *Server) handleListApiKeysRequest(args [0]string, argsEscaped bool, w ht
 		](
 			m,
 			mreq,
-			nil,
+			unpackListApiKeysParams,
 			func(ctx context.Context, request Request, params Params) (response Response, err error) {
-				response, err = s.h.ListApiKeys(ctx)
+				response, err = s.h.ListApiKeys(ctx, params)
 				return response, err
 			},
 		)
 	} else {
-		response, err = s.h.ListApiKeys(ctx)
+		response, err = s.h.ListApiKeys(ctx, params)
 	}
 	if err != nil {
 		if errRes, ok := errors.Into[*DefaultStatusCodeWithHeaders](err); ok {

@@ -2842,52 +2842,78 @@ func (s *InventoryUpdate) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
-// Encode encodes ListApiKeysOKApplicationJSON as json.
-func (s ListApiKeysOKApplicationJSON) Encode(e *jx.Encoder) {
-	unwrapped := []ApiKey(s)
+// Encode encodes ListApiKeysBadRequest as json.
+func (s *ListApiKeysBadRequest) Encode(e *jx.Encoder) {
+	unwrapped := (*Error)(s)
 
-	e.ArrStart()
-	for _, elem := range unwrapped {
-		elem.Encode(e)
-	}
-	e.ArrEnd()
+	unwrapped.Encode(e)
 }
 
-// Decode decodes ListApiKeysOKApplicationJSON from json.
-func (s *ListApiKeysOKApplicationJSON) Decode(d *jx.Decoder) error {
+// Decode decodes ListApiKeysBadRequest from json.
+func (s *ListApiKeysBadRequest) Decode(d *jx.Decoder) error {
 	if s == nil {
-		return errors.New("invalid: unable to decode ListApiKeysOKApplicationJSON to nil")
+		return errors.New("invalid: unable to decode ListApiKeysBadRequest to nil")
 	}
-	var unwrapped []ApiKey
+	var unwrapped Error
 	if err := func() error {
-		unwrapped = make([]ApiKey, 0)
-		if err := d.Arr(func(d *jx.Decoder) error {
-			var elem ApiKey
-			if err := elem.Decode(d); err != nil {
-				return err
-			}
-			unwrapped = append(unwrapped, elem)
-			return nil
-		}); err != nil {
+		if err := unwrapped.Decode(d); err != nil {
 			return err
 		}
 		return nil
 	}(); err != nil {
 		return errors.Wrap(err, "alias")
 	}
-	*s = ListApiKeysOKApplicationJSON(unwrapped)
+	*s = ListApiKeysBadRequest(unwrapped)
 	return nil
 }
 
 // MarshalJSON implements stdjson.Marshaler.
-func (s ListApiKeysOKApplicationJSON) MarshalJSON() ([]byte, error) {
+func (s *ListApiKeysBadRequest) MarshalJSON() ([]byte, error) {
 	e := jx.Encoder{}
 	s.Encode(&e)
 	return e.Bytes(), nil
 }
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *ListApiKeysOKApplicationJSON) UnmarshalJSON(data []byte) error {
+func (s *ListApiKeysBadRequest) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ListApiKeysInternalServerError as json.
+func (s *ListApiKeysInternalServerError) Encode(e *jx.Encoder) {
+	unwrapped := (*Error)(s)
+
+	unwrapped.Encode(e)
+}
+
+// Decode decodes ListApiKeysInternalServerError from json.
+func (s *ListApiKeysInternalServerError) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ListApiKeysInternalServerError to nil")
+	}
+	var unwrapped Error
+	if err := func() error {
+		if err := unwrapped.Decode(d); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		return errors.Wrap(err, "alias")
+	}
+	*s = ListApiKeysInternalServerError(unwrapped)
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ListApiKeysInternalServerError) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ListApiKeysInternalServerError) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }

@@ -2223,9 +2223,45 @@ func encodeGetPetByIdResponse(response GetPetByIdRes, w http.ResponseWriter) err
 
 func encodeListApiKeysResponse(response ListApiKeysRes, w http.ResponseWriter) error {
 	switch response := response.(type) {
-	case *ListApiKeysOKApplicationJSON:
+	case *ListApiKeysOKHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Access-Control-Expose-Headers", "Link")
+		// Encoding response headers.
+		{
+			h := uri.NewHeaderEncoder(w.Header())
+			// Encode "Link" header.
+			{
+				cfg := uri.HeaderParameterEncodingConfig{
+					Name:    "Link",
+					Explode: false,
+				}
+				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+					if val, ok := response.Link.Get(); ok {
+						return e.EncodeValue(conv.StringToString(val))
+					}
+					return nil
+				}); err != nil {
+					return errors.Wrap(err, "encode Link header")
+				}
+			}
+		}
 		w.WriteHeader(200)
+
+		e := new(jx.Encoder)
+		e.ArrStart()
+		for _, elem := range response.Response {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+		if _, err := e.WriteTo(w); err != nil {
+			return errors.Wrap(err, "write")
+		}
+
+		return nil
+
+	case *ListApiKeysBadRequest:
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(400)
 
 		e := new(jx.Encoder)
 		response.Encode(e)
@@ -2323,7 +2359,7 @@ func encodeListApiKeysResponse(response ListApiKeysRes, w http.ResponseWriter) e
 
 		return nil
 
-	case *Error:
+	case *ListApiKeysInternalServerError:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(500)
 

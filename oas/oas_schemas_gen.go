@@ -547,8 +547,6 @@ func (s *Error) SetDetails(val []ErrorDetail) {
 	s.Details = val
 }
 
-func (*Error) listApiKeysRes() {}
-
 // Ref: #/components/schemas/ErrorDetail
 type ErrorDetail struct {
 	// The field or parameter, e.g. `name` or `limit`.
@@ -751,9 +749,41 @@ func (s *InventoryUpdate) SetQuantity(val int) {
 	s.Quantity = val
 }
 
-type ListApiKeysOKApplicationJSON []ApiKey
+type ListApiKeysBadRequest Error
 
-func (*ListApiKeysOKApplicationJSON) listApiKeysRes() {}
+func (*ListApiKeysBadRequest) listApiKeysRes() {}
+
+type ListApiKeysInternalServerError Error
+
+func (*ListApiKeysInternalServerError) listApiKeysRes() {}
+
+// ListApiKeysOKHeaders wraps []ApiKey with response headers.
+type ListApiKeysOKHeaders struct {
+	Link     OptString
+	Response []ApiKey
+}
+
+// GetLink returns the value of Link.
+func (s *ListApiKeysOKHeaders) GetLink() OptString {
+	return s.Link
+}
+
+// GetResponse returns the value of Response.
+func (s *ListApiKeysOKHeaders) GetResponse() []ApiKey {
+	return s.Response
+}
+
+// SetLink sets the value of Link.
+func (s *ListApiKeysOKHeaders) SetLink(val OptString) {
+	s.Link = val
+}
+
+// SetResponse sets the value of Response.
+func (s *ListApiKeysOKHeaders) SetResponse(val []ApiKey) {
+	s.Response = val
+}
+
+func (*ListApiKeysOKHeaders) listApiKeysRes() {}
 
 type ListCategoriesBadRequest Error
 

@@ -96,10 +96,10 @@ type Handler interface {
 	GetPetById(ctx context.Context, params GetPetByIdParams) (GetPetByIdRes, error)
 	// ListApiKeys implements listApiKeys operation.
 	//
-	// The caller's keys that are not revoked, without their secrets, by id.
+	// The caller's keys that are not revoked, without their secrets, by id (paginated).
 	//
 	// GET /api-keys
-	ListApiKeys(ctx context.Context) (ListApiKeysRes, error)
+	ListApiKeys(ctx context.Context, params ListApiKeysParams) (ListApiKeysRes, error)
 	// ListCategories implements listCategories operation.
 	//
 	// Categories by id.

@@ -137,10 +137,10 @@ func (UnimplementedHandler) GetPetById(ctx context.Context, params GetPetByIdPar
 
 // ListApiKeys implements listApiKeys operation.
 //
-// The caller's keys that are not revoked, without their secrets, by id.
+// The caller's keys that are not revoked, without their secrets, by id (paginated).
 //
 // GET /api-keys
-func (UnimplementedHandler) ListApiKeys(ctx context.Context) (r ListApiKeysRes, _ error) {
+func (UnimplementedHandler) ListApiKeys(ctx context.Context, params ListApiKeysParams) (r ListApiKeysRes, _ error) {
 	return r, ht.ErrNotImplemented
 }
 

@@ -172,10 +172,25 @@ func (s *InventoryUpdate) Validate() error {
 	return nil
 }
 
-func (s ListApiKeysOKApplicationJSON) Validate() error {
-	alias := ([]ApiKey)(s)
-	if alias == nil {
-		return errors.New("nil is invalid value")
+func (s *ListApiKeysOKHeaders) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if s.Response == nil {
+			return errors.New("nil is invalid value")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "Response",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
 	}
 	return nil
 }

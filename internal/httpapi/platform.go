@@ -43,15 +43,19 @@ func (h *Handler) CreateApiKey(ctx context.Context, req *oas.NewApiKey) (oas.Cre
 	return &oas.CreatedApiKey{ID: k.ID, Name: k.Name, Key: key, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC()}, nil
 }
 
-func (h *Handler) ListApiKeys(ctx context.Context) (oas.ListApiKeysRes, error) {
-	keys, err := h.store.APIKeys(ctx, principal(ctx).AccountID)
+func (h *Handler) ListApiKeys(ctx context.Context, params oas.ListApiKeysParams) (oas.ListApiKeysRes, error) {
+	page, err := pageOf(params.Limit, params.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	out := oas.ListApiKeysOKApplicationJSON(mapSlice(keys, func(k petstore.APIKey) oas.ApiKey {
+	keys, err := h.store.APIKeys(ctx, principal(ctx).AccountID, listPage(page))
+	if err != nil {
+		return nil, err
+	}
+	keys, link := nextLink(keys, page, "/api-keys", nil, func(k petstore.APIKey) int64 { return k.ID })
+	return &oas.ListApiKeysOKHeaders{Link: link, Response: mapSlice(keys, func(k petstore.APIKey) oas.ApiKey {
 		return oas.ApiKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC()}
-	}))
-	return &out, nil
+	})}, nil
 }
 
 func (h *Handler) RevokeApiKey(ctx context.Context, params oas.RevokeApiKeyParams) (oas.RevokeApiKeyRes, error) {

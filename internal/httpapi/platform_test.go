@@ -116,6 +116,19 @@ func TestAPIKeys(t *testing.T) {
 			t.Fatalf("listing reveals a secret: %s", res.Body)
 		}
 	})
+	t.Run("the listing is paginated", func(t *testing.T) {
+		res := a.do(t, req{Method: "GET", Path: "/v1/api-keys?limit=1", Key: first.Key}).expect(200, "")
+		var keys []map[string]any
+		res.JSON(&keys)
+		next := nextPath(t, res.Header.Get("Link"))
+		if len(keys) != 1 || next == "" {
+			t.Fatalf("first page %s, Link %q", res.Body, res.Header.Get("Link"))
+		}
+		a.do(t, req{Method: "GET", Path: next, Key: first.Key}).expect(200, "").JSON(&keys)
+		if len(keys) != 1 {
+			t.Fatalf("second page %v", keys)
+		}
+	})
 	t.Run("another account cannot revoke the key", func(t *testing.T) {
 		a.do(t, req{Method: "DELETE", Path: path("/v1/api-keys/%d", first.ID), Key: a.Customer}).expect(404, "not_found")
 		a.do(t, req{Method: "GET", Path: "/v1/api-keys", Key: first.Key}).expect(200, "")

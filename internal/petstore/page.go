@@ -19,6 +19,14 @@ type Page struct {
 	After int64
 }
 
+// Size is the number of items the page holds: Limit, or DefaultLimit when unset.
+func (p Page) Size() int {
+	if p.Limit <= 0 {
+		return DefaultLimit
+	}
+	return p.Limit
+}
+
 // cursorPrefix versions the cursor format so that it can change without old cursors
 // being misread.
 const cursorPrefix = "c1:"

@@ -43,8 +43,8 @@ type AccountStore interface {
 // KeyStore keeps API keys, by the hash of their secret.
 type KeyStore interface {
 	CreateAPIKey(ctx context.Context, k NewAPIKey) (APIKey, error)
-	// APIKeys lists an account's keys that are not revoked, by id.
-	APIKeys(ctx context.Context, accountID int64) ([]APIKey, error)
+	// APIKeys lists a page of an account's keys that are not revoked, by id.
+	APIKeys(ctx context.Context, accountID int64, p Page) ([]APIKey, error)
 	// RevokeAPIKey revokes one of an account's keys; another account's key is ENotFound.
 	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
 	// PrincipalByKeyHash finds who holds the key with this hash; an unknown or revoked

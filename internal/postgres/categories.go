@@ -65,7 +65,7 @@ func (db *DB) Category(ctx context.Context, id int64) (petstore.Category, error)
 func (db *DB) Categories(ctx context.Context, p petstore.Page) ([]petstore.Category, error) {
 	rows, err := db.pool.Query(ctx,
 		`SELECT id, name, description FROM categories WHERE id > $1 ORDER BY id LIMIT $2`,
-		p.After, limit(p))
+		p.After, p.Size())
 	if err != nil {
 		return nil, fmt.Errorf("categories: %w", err)
 	}

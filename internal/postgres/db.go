@@ -142,11 +142,3 @@ func isForeignKey(err error) bool { return pgCode(err) == foreignKeyViolation }
 
 // noRows reports whether a single-row query found nothing.
 func noRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
-
-// limit is the page size to query: the page's limit, or the default when it is unset.
-func limit(p petstore.Page) int {
-	if p.Limit <= 0 {
-		return petstore.DefaultLimit
-	}
-	return p.Limit
-}

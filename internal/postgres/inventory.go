@@ -80,7 +80,7 @@ func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryIte
 // Inventories lists one page of stock by pet id; an empty status does not filter.
 func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p petstore.Page) ([]petstore.InventoryItem, error) {
 	q := `SELECT id, stock, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2`
-	args := []any{p.After, limit(p)}
+	args := []any{p.After, p.Size()}
 	if status != "" {
 		q = `SELECT id, stock, status FROM pets WHERE status = $3 AND id > $1 ORDER BY id LIMIT $2`
 		args = append(args, string(status))

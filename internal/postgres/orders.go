@@ -196,7 +196,7 @@ func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Pag
 		args = append(args, *f.Complete)
 		q += ` AND complete = $` + strconv.Itoa(len(args))
 	}
-	args = append(args, limit(p))
+	args = append(args, p.Size())
 	q += ` ORDER BY id LIMIT $` + strconv.Itoa(len(args))
 
 	rows, err := db.pool.Query(ctx, q, args...)

@@ -91,14 +91,14 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 	if len(f.IDs) > 0 {
 		q.WriteString(` AND id = ANY(` + arg(f.IDs) + `)`)
 	}
-	q.WriteString(` ORDER BY id LIMIT ` + arg(limit(p)))
+	q.WriteString(` ORDER BY id LIMIT ` + arg(p.Size()))
 
 	rows, err := db.pool.Query(ctx, q.String(), args...)
 	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
 	defer rows.Close()
-	pets := make([]petstore.Pet, 0, min(limit(p), petstore.MaxLimit))
+	pets := make([]petstore.Pet, 0, min(p.Size(), petstore.MaxLimit))
 	for rows.Next() {
 		pet, err := scanPet(rows)
 		if err != nil {

@@ -60,7 +60,7 @@ func (db *DB) Category(ctx context.Context, id int64) (petstore.Category, error)
 func (db *DB) Categories(ctx context.Context, p petstore.Page) ([]petstore.Category, error) {
 	rows, err := db.read.QueryContext(ctx,
 		`SELECT id, name, description FROM categories WHERE id > ? ORDER BY id LIMIT ?`,
-		p.After, limit(p))
+		p.After, p.Size())
 	if err != nil {
 		return nil, fmt.Errorf("categories: %w", err)
 	}

@@ -289,11 +289,3 @@ func isUnique(err error) bool {
 func isForeignKey(err error) bool {
 	return sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
 }
-
-// limit is the page size to query: the page's limit, or the default when it is unset.
-func limit(p petstore.Page) int {
-	if p.Limit <= 0 {
-		return petstore.DefaultLimit
-	}
-	return p.Limit
-}

@@ -84,10 +84,10 @@ func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryIte
 // Inventories lists one page of stock by pet id; an empty status does not filter.
 func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p petstore.Page) ([]petstore.InventoryItem, error) {
 	q := `SELECT id, stock, status FROM pets WHERE id > ? ORDER BY id LIMIT ?`
-	args := []any{p.After, limit(p)}
+	args := []any{p.After, p.Size()}
 	if status != "" {
 		q = `SELECT id, stock, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`
-		args = []any{string(status), p.After, limit(p)}
+		args = []any{string(status), p.After, p.Size()}
 	}
 	s, err := db.readStmt(ctx, q)
 	if err != nil {

@@ -140,7 +140,7 @@ func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Pag
 		args = append(args, *f.Complete)
 	}
 	q += ` ORDER BY id LIMIT ?`
-	args = append(args, limit(p))
+	args = append(args, p.Size())
 
 	s, err := db.readStmt(ctx, q)
 	if err != nil {

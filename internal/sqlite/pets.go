@@ -111,7 +111,7 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 		args = append(args, idsJSON(f.IDs))
 	}
 	q.WriteString(` ORDER BY id LIMIT ?`)
-	args = append(args, limit(p))
+	args = append(args, p.Size())
 
 	s, err := db.readStmt(ctx, q.String())
 	if err != nil {
@@ -122,7 +122,7 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 		return nil, fmt.Errorf("pets: %w", err)
 	}
 	defer rows.Close()
-	pets := make([]petstore.Pet, 0, min(limit(p), petstore.MaxLimit))
+	pets := make([]petstore.Pet, 0, min(p.Size(), petstore.MaxLimit))
 	for rows.Next() {
 		pet, err := scanPet(rows)
 		if err != nil {

@@ -64,7 +64,7 @@ func testKeys(t *testing.T, open Opener) {
 		k1 := newKey(f, a.ID, "a1")
 		newKey(f, b.ID, "b1")
 		k2 := newKey(f, a.ID, "a2")
-		keys, err := f.s.APIKeys(f.ctx, a.ID)
+		keys, err := f.s.APIKeys(f.ctx, a.ID, petstore.Page{})
 		must(t, err)
 		if got, want := ids(keys, keyID), []int64{k1.ID, k2.ID}; !sameIDs(got, want) {
 			t.Fatalf("keys %v, want %v", got, want)
@@ -74,9 +74,22 @@ func testKeys(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("keys are listed a page at a time", func(t *testing.T) {
+		f := setup(t, open)
+		a := f.account(petstore.Customer)
+		k1, k2, k3 := newKey(f, a.ID, "p1"), newKey(f, a.ID, "p2"), newKey(f, a.ID, "p3")
+		first, err := f.s.APIKeys(f.ctx, a.ID, petstore.Page{Limit: 2})
+		must(t, err)
+		rest, err := f.s.APIKeys(f.ctx, a.ID, petstore.Page{Limit: 2, After: k2.ID})
+		must(t, err)
+		if !sameIDs(ids(first, keyID), []int64{k1.ID, k2.ID}) || !sameIDs(ids(rest, keyID), []int64{k3.ID}) {
+			t.Fatalf("pages %v and %v", ids(first, keyID), ids(rest, keyID))
+		}
+	})
+
 	t.Run("an account without keys lists none", func(t *testing.T) {
 		f := setup(t, open)
-		keys, err := f.s.APIKeys(f.ctx, f.account(petstore.Customer).ID)
+		keys, err := f.s.APIKeys(f.ctx, f.account(petstore.Customer).ID, petstore.Page{})
 		must(t, err)
 		if len(keys) != 0 {
 			t.Errorf("keys = %+v", keys)
@@ -94,7 +107,7 @@ func testKeys(t *testing.T, open Opener) {
 		if _, err := f.s.PrincipalByKeyHash(f.ctx, []byte("a2")); err != nil {
 			t.Errorf("the other key stopped working: %v", err)
 		}
-		keys, err := f.s.APIKeys(f.ctx, a.ID)
+		keys, err := f.s.APIKeys(f.ctx, a.ID, petstore.Page{})
 		must(t, err)
 		if got := ids(keys, keyID); !sameIDs(got, []int64{k2.ID}) {
 			t.Errorf("keys %v, want [%d]", got, k2.ID)
