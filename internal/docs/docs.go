@@ -71,8 +71,9 @@ const Prefix = "/docs"
 // attributes; a nonce would cover only the one element that Scalar stamps with it.
 // Scripts are held to 'self': no inline script (the page's configuration is a JSON
 // data block that docs.js reads, never runs) and no eval (the bundle's validator
-// probes Function("") and falls back when it is refused). data: images are the
-// bundle's inline icons. No frames, plugins, forms, or other origins.
+// probes Function("") and falls back when it is refused). data: images are the SVGs
+// that the bundle's stylesheets inline (select arrows, patterns). No frames, plugins,
+// forms, or other origins.
 const contentSecurityPolicy = "default-src 'none'; " +
 	"script-src 'self'; " +
 	"style-src 'self' 'unsafe-inline'; " +
