@@ -73,6 +73,16 @@ func TestDocsPage(t *testing.T) {
 		}
 	})
 
+	t.Run("an operation shows its parameters, body, responses and examples", func(t *testing.T) {
+		b := b.in(t)
+		text := b.sectionText("/POST/store/orders")
+		for _, want := range []string{"Place an order", "Idempotency-Key", "Body", "petId", "quantity", "shipDate", "201", "409", `"complete": false`} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the placeOrder section lacks %q:\n%s", want, text)
+			}
+		}
+	})
+
 	t.Run("getPetById shows the deprecation and its sunset date", func(t *testing.T) {
 		b := b.in(t)
 		text := b.sectionText("/GET/pets/{petId}")
