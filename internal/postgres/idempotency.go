@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -128,23 +127,18 @@ func (db *DB) claimExisting(ctx context.Context, k petstore.IdempotencyKey, now 
 		if err != nil {
 			return err
 		}
-		age := now.Sub(claimed)
-		expired := age >= ttl
-		abandoned := status == nil && age >= petstore.ClaimTimeout
-		if !expired && !abandoned {
-			switch {
-			case !bytes.Equal(hash, k.RequestHash):
-				return petstore.Errorf(petstore.EIdempotencyKeyReused,
-					"This Idempotency-Key was already used with another request body.")
-			case status == nil:
-				return petstore.Errorf(petstore.EConflict,
-					"A request with this Idempotency-Key is still being processed; retry later.")
-			}
-			resp = petstore.StoredResponse{Status: *status, Location: location, Body: stored}
-			replay = true
+		rec := petstore.IdempotencyRecord{RequestHash: hash, ClaimedAt: claimed}
+		if status != nil {
+			rec.Response = &petstore.StoredResponse{Status: *status, Location: location, Body: stored}
+		}
+		verdict, err := petstore.JudgeClaim(rec, k.RequestHash, now, ttl)
+		if err != nil {
+			return err
+		}
+		if verdict == petstore.Replay {
+			resp, replay = *rec.Response, true
 			return nil
 		}
-		// Expired, or an abandoned claim: claim it afresh.
 		_, err = tx.Exec(ctx,
 			`UPDATE idempotency_keys
 			 SET request_hash = $1, status = NULL, location = '', body = NULL, created_at = $2

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -80,27 +79,21 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, k petstore.IdempotencyKey
 		if err != nil {
 			return err
 		}
-		claimed, err := parseTime(created)
+		rec := petstore.IdempotencyRecord{RequestHash: hash}
+		if rec.ClaimedAt, err = parseTime(created); err != nil {
+			return err
+		}
+		if status.Valid {
+			rec.Response = &petstore.StoredResponse{Status: int(status.Int64), Location: location, Body: stored}
+		}
+		verdict, err := petstore.JudgeClaim(rec, k.RequestHash, now, ttl)
 		if err != nil {
 			return err
 		}
-		age := now.Sub(claimed)
-		expired := age >= ttl
-		abandoned := !status.Valid && age >= petstore.ClaimTimeout
-		if !expired && !abandoned {
-			switch {
-			case !bytes.Equal(hash, k.RequestHash):
-				return petstore.Errorf(petstore.EIdempotencyKeyReused,
-					"This Idempotency-Key was already used with another request body.")
-			case !status.Valid:
-				return petstore.Errorf(petstore.EConflict,
-					"A request with this Idempotency-Key is still being processed; retry later.")
-			}
-			resp = petstore.StoredResponse{Status: int(status.Int64), Location: location, Body: stored}
-			replay = true
+		if verdict == petstore.Replay {
+			resp, replay = *rec.Response, true
 			return nil
 		}
-		// Expired, or an abandoned claim: claim it afresh.
 		_, err = tx.ExecContext(ctx,
 			`UPDATE idempotency_keys
 			 SET request_hash = ?, status = NULL, location = '', body = NULL, created_at = ?
