@@ -96,3 +96,19 @@ func ChangeStatus(from, to PetStatus) error {
 	}
 	return Errorf(EInvalidTransition, "A pet cannot go from %s to %s.", from, to)
 }
+
+// CheckOrderUpdate applies rule 5's other half to an admin's change of order o:
+// completing makes an order immutable, so on a complete order any real change is
+// EInvalidTransition (sending what it already holds changes nothing and is allowed).
+func CheckOrderUpdate(o Order, u OrderUpdate) error {
+	if !o.Complete {
+		return nil
+	}
+	if u.Complete != nil && !*u.Complete {
+		return Errorf(EInvalidTransition, "Order %d is complete; completion cannot be undone.", o.ID)
+	}
+	if u.ShipDate != nil && (o.ShipDate == nil || !u.ShipDate.Equal(*o.ShipDate)) {
+		return Errorf(EInvalidTransition, "Order %d is complete and can no longer change.", o.ID)
+	}
+	return nil
+}

@@ -1,6 +1,9 @@
 package petstore
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestPlaceOrder(t *testing.T) {
 	tests := []struct {
@@ -129,6 +132,34 @@ func TestChangeStatus(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestCheckOrderUpdate(t *testing.T) {
+	day := time.Date(2026, 12, 24, 10, 0, 0, 0, time.UTC)
+	other := day.Add(time.Hour)
+	yes, no := true, false
+	complete := Order{ID: 1, Complete: true, ShipDate: &day}
+	tests := []struct {
+		name string
+		o    Order
+		u    OrderUpdate
+		code string
+	}{
+		{"an incomplete order takes any change", Order{ID: 1}, OrderUpdate{Complete: &yes, ShipDate: &other}, ""},
+		{"completing a complete order again changes nothing", complete, OrderUpdate{Complete: &yes}, ""},
+		{"sending the ship date it holds changes nothing", complete, OrderUpdate{ShipDate: &day}, ""},
+		{"an empty change is allowed", complete, OrderUpdate{}, ""},
+		{"completion cannot be undone", complete, OrderUpdate{Complete: &no}, EInvalidTransition},
+		{"a complete order's ship date is fixed", complete, OrderUpdate{ShipDate: &other}, EInvalidTransition},
+		{"a complete order without a ship date gets none", Order{ID: 1, Complete: true}, OrderUpdate{ShipDate: &day}, EInvalidTransition},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if code := codeOf(CheckOrderUpdate(tt.o, tt.u)); code != tt.code {
+				t.Fatalf("code %q, want %q", code, tt.code)
+			}
+		})
 	}
 }
 

@@ -275,14 +275,8 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 		if o, err = lockOrder(ctx, tx, id, 0); err != nil {
 			return err
 		}
-		if o.Complete {
-			if u.Complete != nil && !*u.Complete {
-				return petstore.Errorf(petstore.EInvalidTransition, "Order %d is complete; completion cannot be undone.", id)
-			}
-			if ship != nil && (o.ShipDate == nil || !ship.Equal(*o.ShipDate)) {
-				return petstore.Errorf(petstore.EInvalidTransition, "Order %d is complete and can no longer change.", id)
-			}
-			return nil
+		if err := petstore.CheckOrderUpdate(o, petstore.OrderUpdate{Complete: u.Complete, ShipDate: ship}); err != nil || o.Complete {
+			return err
 		}
 		if ship != nil {
 			if _, err := tx.Exec(ctx, qShipOrder, *ship, id); err != nil {

@@ -221,14 +221,8 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 		if o, err = loadOrder(ctx, tx, id, 0); err != nil {
 			return err
 		}
-		if o.Complete {
-			if u.Complete != nil && !*u.Complete {
-				return petstore.Errorf(petstore.EInvalidTransition, "Order %d is complete; completion cannot be undone.", id)
-			}
-			if u.ShipDate != nil && (o.ShipDate == nil || !u.ShipDate.Equal(*o.ShipDate)) {
-				return petstore.Errorf(petstore.EInvalidTransition, "Order %d is complete and can no longer change.", id)
-			}
-			return nil
+		if err := petstore.CheckOrderUpdate(o, u); err != nil || o.Complete {
+			return err
 		}
 		if u.ShipDate != nil {
 			o.ShipDate = utc(u.ShipDate)
