@@ -78,14 +78,16 @@ func listPage(p petstore.Page) petstore.Page {
 }
 
 // nextLink trims items to the page size and returns the RFC 8288 next link when more
-// items follow; query holds the request's filters, which the link keeps.
-func nextLink[T any](items []T, p petstore.Page, path string, query url.Values, id func(T) int64) ([]T, oas.OptString) {
+// items follow; filters (nil for none) gives the request's filters, which the link
+// keeps. It is called only when there is a next page.
+func nextLink[T any](items []T, p petstore.Page, path string, filters func() url.Values, id func(T) int64) ([]T, oas.OptString) {
 	if len(items) <= p.Limit {
 		return items, oas.OptString{}
 	}
 	items = items[:p.Limit]
-	if query == nil {
-		query = url.Values{}
+	query := url.Values{}
+	if filters != nil {
+		query = filters()
 	}
 	query.Set("limit", strconv.Itoa(p.Limit))
 	query.Set("cursor", petstore.EncodeCursor(id(items[len(items)-1])))

@@ -15,15 +15,31 @@ func (h *Handler) ListPets(ctx context.Context, params oas.ListPetsParams) (oas.
 	if err != nil {
 		return nil, err
 	}
-	f := petstore.PetFilter{IDs: params.Ids}
-	q := url.Values{}
-	if s, ok := params.Status.Get(); ok {
-		f.Status = petstore.PetStatus(s)
-		q.Set("status", string(s))
+	f := petstore.PetFilter{
+		Status:     petstore.PetStatus(params.Status.Or("")),
+		CategoryID: params.CategoryId.Or(0),
+		IDs:        params.Ids,
 	}
-	if c, ok := params.CategoryId.Get(); ok {
-		f.CategoryID = c
-		q.Set("categoryId", strconv.FormatInt(c, 10))
+	if len(f.IDs) > 0 && !params.Limit.Set {
+		// A batch lookup answers every id at once unless asked otherwise.
+		page.Limit = min(len(f.IDs), petstore.MaxLimit)
+	}
+	pets, err := h.store.Pets(ctx, f, listPage(page))
+	if err != nil {
+		return nil, err
+	}
+	pets, link := nextLink(pets, page, "/pets", func() url.Values { return petQuery(f) }, func(p petstore.Pet) int64 { return p.ID })
+	return &oas.PetsHeaders{Link: link, Response: mapSlice(pets, toPet)}, nil
+}
+
+// petQuery is the query of a pet filter, for next links.
+func petQuery(f petstore.PetFilter) url.Values {
+	q := url.Values{}
+	if f.Status != "" {
+		q.Set("status", string(f.Status))
+	}
+	if f.CategoryID != 0 {
+		q.Set("categoryId", strconv.FormatInt(f.CategoryID, 10))
 	}
 	if len(f.IDs) > 0 {
 		ids := make([]string, len(f.IDs))
@@ -31,17 +47,8 @@ func (h *Handler) ListPets(ctx context.Context, params oas.ListPetsParams) (oas.
 			ids[i] = strconv.FormatInt(id, 10)
 		}
 		q.Set("ids", strings.Join(ids, ","))
-		if !params.Limit.Set {
-			// A batch lookup answers every id at once unless asked otherwise.
-			page.Limit = min(len(f.IDs), petstore.MaxLimit)
-		}
 	}
-	pets, err := h.store.Pets(ctx, f, listPage(page))
-	if err != nil {
-		return nil, err
-	}
-	pets, link := nextLink(pets, page, "/pets", q, func(p petstore.Pet) int64 { return p.ID })
-	return &oas.PetsHeaders{Link: link, Response: mapSlice(pets, toPet)}, nil
+	return q
 }
 
 func (h *Handler) CreatePet(ctx context.Context, req *oas.NewPet) (oas.CreatePetRes, error) {

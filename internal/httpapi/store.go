@@ -20,17 +20,18 @@ func (h *Handler) ListInventory(ctx context.Context, params oas.ListInventoryPar
 	if err != nil {
 		return nil, err
 	}
-	var q url.Values
-	var status petstore.PetStatus
-	if s, ok := params.Status.Get(); ok {
-		status = petstore.PetStatus(s)
-		q = url.Values{"status": {string(s)}}
-	}
+	status := petstore.PetStatus(params.Status.Or(""))
 	items, err := h.store.Inventories(ctx, status, listPage(page))
 	if err != nil {
 		return nil, err
 	}
-	items, link := nextLink(items, page, "/store/inventory", q, func(i petstore.InventoryItem) int64 { return i.PetID })
+	filters := func() url.Values {
+		if status == "" {
+			return url.Values{}
+		}
+		return url.Values{"status": {string(status)}}
+	}
+	items, link := nextLink(items, page, "/store/inventory", filters, func(i petstore.InventoryItem) int64 { return i.PetID })
 	return &oas.ListInventoryOKHeaders{Link: link, Response: mapSlice(items, toInventory)}, nil
 }
 
@@ -175,26 +176,32 @@ func (h *Handler) ListOrders(ctx context.Context, params oas.ListOrdersParams) (
 	if err != nil {
 		return nil, err
 	}
-	p := principal(ctx)
-	f := petstore.OrderFilter{AccountID: owner(p)}
-	q := url.Values{}
+	f := petstore.OrderFilter{AccountID: owner(principal(ctx))}
 	if id, ok := params.AccountId.Get(); ok {
 		if f.AccountID != 0 && id != f.AccountID {
 			// A customer may only name itself; other accounts' orders are not revealed.
 			return &oas.ListOrdersOKHeaders{Response: []oas.Order{}}, nil
 		}
 		f.AccountID = id
-		q.Set("accountId", strconv.FormatInt(id, 10))
 	}
 	if c, ok := params.Complete.Get(); ok {
 		f.Complete = &c
-		q.Set("complete", strconv.FormatBool(c))
 	}
 	orders, err := h.store.Orders(ctx, f, listPage(page))
 	if err != nil {
 		return nil, err
 	}
-	orders, link := nextLink(orders, page, "/store/orders", q, func(o petstore.Order) int64 { return o.ID })
+	filters := func() url.Values {
+		q := url.Values{}
+		if id, ok := params.AccountId.Get(); ok {
+			q.Set("accountId", strconv.FormatInt(id, 10))
+		}
+		if f.Complete != nil {
+			q.Set("complete", strconv.FormatBool(*f.Complete))
+		}
+		return q
+	}
+	orders, link := nextLink(orders, page, "/store/orders", filters, func(o petstore.Order) int64 { return o.ID })
 	return &oas.ListOrdersOKHeaders{Link: link, Response: mapSlice(orders, toOrder)}, nil
 }
 
