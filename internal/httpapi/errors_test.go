@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -83,6 +84,18 @@ func TestServiceEndpoints(t *testing.T) {
 	a := newTestAPI(t)
 	a.do(t, req{Method: "GET", Path: "/healthz"}).expect(200, "")
 	a.do(t, req{Method: "GET", Path: "/readyz"}).expect(200, "")
+	t.Run("/docs/ leads to the docs page", func(t *testing.T) {
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err := client.Get(a.URL + "/docs/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusMovedPermanently || res.Header.Get("Location") != "/docs" {
+			t.Fatalf("GET /docs/ = %d to %q", res.StatusCode, res.Header.Get("Location"))
+		}
+		a.do(t, req{Method: "GET", Path: "/docs"}).expect(200, "")
+	})
 	t.Run("the document names the address the server listens on", func(t *testing.T) {
 		for _, p := range []string{"/openapi.yaml", "/openapi.json"} {
 			res := a.do(t, req{Method: "GET", Path: p}).expect(200, "")

@@ -62,6 +62,7 @@ type Server struct {
 	doc     api.Document
 	metrics *metrics
 	handler http.Handler
+	docs    *docs.Handler
 	// ratePolicy is the RateLimit-Policy header value, fixed by the limiter.
 	ratePolicy []string
 }
@@ -122,6 +123,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new oas server: %w", err)
 	}
+	if s.docs, err = docs.New(doc.JSON); err != nil {
+		return nil, fmt.Errorf("docs page: %w", err)
+	}
 	s.routes()
 	return s, nil
 }
@@ -152,13 +156,10 @@ func (s *Server) routes() {
 	mux.Handle(apiPrefix+"/", s.v1(s.api))
 	mux.HandleFunc("GET /openapi.yaml", s.serveDocument("application/yaml", s.doc.YAML))
 	mux.HandleFunc("GET /openapi.json", s.serveDocument("application/json", s.doc.JSON))
-	if page, err := docs.New(s.doc.JSON); err != nil { // not expected: the document is the embedded one, which the tests read
-		s.cfg.Logger.Error("the docs page is unavailable", "err", err)
-	} else {
-		for _, p := range page.Paths() {
-			mux.Handle("GET "+p, page)
-		}
+	for _, p := range s.docs.Paths() {
+		mux.Handle("GET "+p, s.docs)
 	}
+	mux.Handle("GET /docs/{$}", http.RedirectHandler("/docs", http.StatusMovedPermanently))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusOK, "ok")
 	})
