@@ -84,6 +84,18 @@ func TestServiceEndpoints(t *testing.T) {
 	a := newTestAPI(t)
 	a.do(t, req{Method: "GET", Path: "/healthz"}).expect(200, "")
 	a.do(t, req{Method: "GET", Path: "/readyz"}).expect(200, "")
+	t.Run("HEAD answers like GET without a body", func(t *testing.T) {
+		r, _ := http.NewRequest("HEAD", a.URL+"/v1/pets", nil)
+		r.Header.Set("Authorization", "Bearer "+a.Customer)
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") == "" {
+			t.Fatalf("HEAD /v1/pets = %d %v", res.StatusCode, res.Header)
+		}
+	})
 	t.Run("/docs/ leads to the docs page", func(t *testing.T) {
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		res, err := client.Get(a.URL + "/docs/")

@@ -112,6 +112,11 @@ func (s *Server) v1(next http.Handler) http.Handler {
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := info(r.Context())
 		w.Header()["Cache-Control"] = noStore
+		if r.Method == http.MethodHead {
+			// HEAD is GET without the body (RFC 9110); net/http drops the body itself,
+			// since it remembers the request was HEAD.
+			r.Method = http.MethodGet
+		}
 		authz := r.Header.Get("Authorization")
 		if authz != "" && !strings.HasPrefix(authz, "Bearer ") && !strings.HasPrefix(authz, "Basic ") ||
 			len(r.Header["Authorization"]) > 1 { // the generated server would pick any of several
