@@ -17,19 +17,6 @@ func petNotFound(id int64) error {
 
 var errUnknownCategory = petstore.Invalid("categoryId", "no category has this id")
 
-// checkCategory reports an unknown category as a validation error on categoryId.
-func checkCategory(ctx context.Context, tx *sql.Tx, id int64) error {
-	var ok bool
-	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM categories WHERE id = ?)`, id).Scan(&ok)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return errUnknownCategory
-	}
-	return nil
-}
-
 // CreatePet validates f and adds a pet with a stock of 0; an unknown category is
 // EValidationFailed on categoryId.
 func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet, error) {
@@ -38,9 +25,7 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	}
 	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status}
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		if err := checkCategory(ctx, tx, f.CategoryID); err != nil {
-			return err
-		}
+		// An unknown category fails the foreign key, reported as errUnknownCategory.
 		return tx.QueryRowContext(ctx,
 			`INSERT INTO pets (name, category_id, status, stock) VALUES (?, ?, ?, 0) RETURNING id`,
 			f.Name, f.CategoryID, string(f.Status),
@@ -171,11 +156,6 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		}
 		if err := petstore.ChangeStatus(cur.Status, f.Status); err != nil {
 			return err
-		}
-		if f.CategoryID != cur.CategoryID {
-			if err := checkCategory(ctx, tx, f.CategoryID); err != nil {
-				return err
-			}
 		}
 		_, err = tx.ExecContext(ctx,
 			`UPDATE pets SET name = ?, category_id = ?, status = ? WHERE id = ?`,
