@@ -47,10 +47,12 @@ func (d deprecation) headers(id int64) deprecationHeaders {
 }
 
 // setHeaders sets the headers on a response of the deprecated operation; the
-// middleware calls it for every response, errors included.
-func (d deprecation) setHeaders(w http.ResponseWriter, r *http.Request) {
+// middleware calls it for every response, errors included, and keeps them in ri for
+// the handler, whose typed response carries them too.
+func (d deprecation) setHeaders(w http.ResponseWriter, r *http.Request, ri *requestInfo) {
 	id, _ := strconv.ParseInt(r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:], 10, 64)
 	hd := d.headers(max(id, 0))
+	ri.deprecation = hd
 	h := w.Header()
 	h["Deprecation"] = []string{hd.deprecation}
 	h["Sunset"] = []string{hd.sunset}

@@ -127,7 +127,7 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		}
 		deprecated := ri.operation == getPetByID
 		if deprecated {
-			s.h.depr.setHeaders(w, r) // on every response, 429s included
+			s.h.depr.setHeaders(w, r, ri) // on every response, 429s included
 		}
 		if s.cfg.Limiter != nil && !s.allow(w, r, ri, authz) {
 			return

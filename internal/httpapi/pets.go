@@ -51,12 +51,13 @@ func petQuery(f petstore.PetFilter) url.Values {
 	return q
 }
 
+// newPetFields reads a NewPet; the store validates it (and trims the name).
+func newPetFields(req *oas.NewPet) petstore.PetFields {
+	return petstore.PetFields{Name: req.Name, CategoryID: req.CategoryId, Status: petstore.PetStatus(req.Status.Or(oas.NewPetStatusAvailable))}
+}
+
 func (h *Handler) CreatePet(ctx context.Context, req *oas.NewPet) (oas.CreatePetRes, error) {
-	f := petstore.PetFields{Name: req.Name, CategoryID: req.CategoryId, Status: petstore.PetStatus(req.Status.Or(oas.NewPetStatusAvailable))}
-	if err := f.Validate(); err != nil {
-		return nil, err
-	}
-	p, err := h.store.CreatePet(ctx, f)
+	p, err := h.store.CreatePet(ctx, newPetFields(req))
 	if err != nil {
 		return nil, err
 	}
@@ -70,15 +71,12 @@ func (h *Handler) GetPetById(ctx context.Context, params oas.GetPetByIdParams) (
 	if err != nil {
 		return nil, err
 	}
-	d := h.depr.headers(params.PetId)
+	d := info(ctx).deprecation
 	return &oas.GetPetByIdOKHeaders{Deprecation: d.deprecation, Sunset: d.sunset, Link: d.link, Response: toPet(p)}, nil
 }
 
 func (h *Handler) ReplacePet(ctx context.Context, req *oas.NewPet, params oas.ReplacePetParams) (oas.ReplacePetRes, error) {
-	f := petstore.PetFields{Name: req.Name, CategoryID: req.CategoryId, Status: petstore.PetStatus(req.Status.Or(oas.NewPetStatusAvailable))}
-	if err := f.Validate(); err != nil {
-		return nil, err
-	}
+	f := newPetFields(req)
 	p, err := h.store.UpdatePet(ctx, params.PetId, func(petstore.PetFields) (petstore.PetFields, error) { return f, nil })
 	if err != nil {
 		return nil, err
@@ -105,7 +103,7 @@ func (h *Handler) UpdatePet(ctx context.Context, req oas.UpdatePetReq, params oa
 		if v, ok := patch.Status.Get(); ok {
 			f.Status = petstore.PetStatus(v)
 		}
-		return f, f.Validate()
+		return f, nil
 	})
 	if err != nil {
 		return nil, err
@@ -135,11 +133,7 @@ func (h *Handler) ListCategories(ctx context.Context, params oas.ListCategoriesP
 }
 
 func (h *Handler) CreateCategory(ctx context.Context, req *oas.NewCategory) (oas.CreateCategoryRes, error) {
-	c := petstore.Category{Name: req.Name, Description: req.Description.Or("")}
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	c, err := h.store.CreateCategory(ctx, c)
+	c, err := h.store.CreateCategory(ctx, petstore.Category{Name: req.Name, Description: req.Description.Or("")})
 	if err != nil {
 		return nil, err
 	}
@@ -156,11 +150,7 @@ func (h *Handler) GetCategory(ctx context.Context, params oas.GetCategoryParams)
 }
 
 func (h *Handler) ReplaceCategory(ctx context.Context, req *oas.NewCategory, params oas.ReplaceCategoryParams) (oas.ReplaceCategoryRes, error) {
-	c := petstore.Category{ID: params.CategoryId, Name: req.Name, Description: req.Description.Or("")}
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	c, err := h.store.ReplaceCategory(ctx, c)
+	c, err := h.store.ReplaceCategory(ctx, petstore.Category{ID: params.CategoryId, Name: req.Name, Description: req.Description.Or("")})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,8 @@ type requestInfo struct {
 	operation string
 	route     string
 	principal petstore.Principal
+	// deprecation holds the headers of a getPetById response.
+	deprecation deprecationHeaders
 	// keyChecked is set when the rate limiter already found the Bearer key valid
 	// (principal holds its owner), so the security handler need not look again.
 	keyChecked bool

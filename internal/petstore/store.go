@@ -61,15 +61,17 @@ type MessageStore interface {
 
 // CatalogStore keeps categories and pets.
 type CatalogStore interface {
+	// CreateCategory validates c (trimming its name) and adds it.
 	CreateCategory(ctx context.Context, c Category) (Category, error)
 	Category(ctx context.Context, id int64) (Category, error)
 	Categories(ctx context.Context, p Page) ([]Category, error)
+	// ReplaceCategory validates c and replaces the category with its id.
 	ReplaceCategory(ctx context.Context, c Category) (Category, error)
 	// DeleteCategory removes a category; one that pets use is EConflict.
 	DeleteCategory(ctx context.Context, id int64) error
 
-	// CreatePet adds a pet with a stock of 0; an unknown category is EValidationFailed
-	// on categoryId.
+	// CreatePet validates f (trimming the name) and adds a pet with a stock of 0; an
+	// unknown category is EValidationFailed on categoryId.
 	CreatePet(ctx context.Context, f PetFields) (Pet, error)
 	Pet(ctx context.Context, id int64) (Pet, error)
 	Pets(ctx context.Context, f PetFilter, p Page) ([]Pet, error)
