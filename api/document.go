@@ -25,10 +25,7 @@ type Document struct {
 // Operation is what the document says of one operation that the server needs at run
 // time.
 type Operation struct {
-	ID         string
-	Method     string
-	Path       string
-	Deprecated bool
+	ID string
 	// Sunset is the x-deprecated-sunset date (YYYY-MM-DD), if any.
 	Sunset string
 }
@@ -40,11 +37,8 @@ func Operations() ([]Operation, error) {
 		return nil, err
 	}
 	var ops []Operation
-	walkOperations(root, func(path, method string, op *yaml.Node) {
-		o := Operation{ID: scalar(op, "operationId"), Method: method, Path: path}
-		o.Deprecated = scalar(op, "deprecated") == "true"
-		o.Sunset = scalar(op, "x-deprecated-sunset")
-		ops = append(ops, o)
+	walkOperations(root, func(_, _ string, op *yaml.Node) {
+		ops = append(ops, Operation{ID: scalar(op, "operationId"), Sunset: scalar(op, "x-deprecated-sunset")})
 	})
 	return ops, nil
 }
