@@ -37,7 +37,7 @@ func Operations() ([]Operation, error) {
 		return nil, err
 	}
 	var ops []Operation
-	walkOperations(root, func(_, _ string, op *yaml.Node) {
+	walkOperations(root, func(op *yaml.Node) {
 		ops = append(ops, Operation{ID: scalar(op, "operationId"), Sunset: scalar(op, "x-deprecated-sunset")})
 	})
 	return ops, nil
@@ -56,7 +56,7 @@ func Render(serverURL string, sunsets map[string]string) (Document, error) {
 			u.Value = serverURL
 		}
 	}
-	walkOperations(root, func(_, _ string, op *yaml.Node) {
+	walkOperations(root, func(op *yaml.Node) {
 		if date, ok := sunsets[scalar(op, "operationId")]; ok {
 			if n := value(op, "x-deprecated-sunset"); n != nil {
 				n.Value = date
@@ -89,7 +89,7 @@ func parse() (*yaml.Node, error) {
 
 var methods = map[string]bool{"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true}
 
-func walkOperations(root *yaml.Node, fn func(path, method string, op *yaml.Node)) {
+func walkOperations(root *yaml.Node, fn func(op *yaml.Node)) {
 	paths := value(root.Content[0], "paths")
 	if paths == nil {
 		return
@@ -98,7 +98,7 @@ func walkOperations(root *yaml.Node, fn func(path, method string, op *yaml.Node)
 		item := paths.Content[i+1]
 		for j := 0; j+1 < len(item.Content); j += 2 {
 			if m := item.Content[j].Value; methods[m] {
-				fn(paths.Content[i].Value, m, item.Content[j+1])
+				fn(item.Content[j+1])
 			}
 		}
 	}
