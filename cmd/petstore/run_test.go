@@ -134,7 +134,7 @@ func TestFirstStartPrintsAnAdminKeyOnceAndDemoDataIsThere(t *testing.T) {
 	}
 }
 
-func TestLaterStartsAndNoBootstrapPrintNoKey(t *testing.T) {
+func TestTheAdminKeyIsPrintedOnceAndNotWithNoBootstrap(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "petstore.db")
 	var buf bytes.Buffer
 	if err := run(context.Background(), []string{"migrate", "--database", db}, noEnv, &buf, io.Discard); err != nil {
@@ -143,6 +143,14 @@ func TestLaterStartsAndNoBootstrapPrintNoKey(t *testing.T) {
 	_, out := startServe(t, noEnv, "--database", db, "--no-bootstrap")
 	if keyPattern.MatchString(out.String()) {
 		t.Fatalf("--no-bootstrap printed a key:\n%s", out)
+	}
+	_, first := startServe(t, noEnv, "--database", db)
+	if !keyPattern.MatchString(first.String()) {
+		t.Fatalf("the first bootstrapping start printed no key:\n%s", first)
+	}
+	_, again := startServe(t, noEnv, "--database", db)
+	if keyPattern.MatchString(again.String()) {
+		t.Fatalf("a later start printed another key:\n%s", again)
 	}
 }
 
