@@ -205,11 +205,20 @@ func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 // built from a handful of fixed shapes, so the cache stays small.
 type stmtCache struct {
 	db *sql.DB
-	mu sync.Mutex
+	mu sync.RWMutex
 	m  map[string]*sql.Stmt
 }
 
+// get returns the prepared statement of query. Every read takes this path, so a hit
+// takes only the shared lock; readers wait on each other only while a new query shape
+// is prepared.
 func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	c.mu.RLock()
+	s, ok := c.m[query]
+	c.mu.RUnlock()
+	if ok {
+		return s, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.m[query]; ok {
