@@ -2,133 +2,108 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
+	"net/http/pprof"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/ratelimit"
 )
 
-type serveConfig struct {
-	addr        string
-	database    string
-	sunsets     repeated
-	demo        bool
-	noBootstrap bool
-	logFormat   string
-	logLevel    string
-	redis       string
-	rateLimit   int
-	trusted     string
-	corsOrigins string
-
-	handlerTimeout time.Duration
-	maxHeaderBytes int
-
-	readHeaderTimeout time.Duration
-	readTimeout       time.Duration
-	writeTimeout      time.Duration
-	idleTimeout       time.Duration
-	shutdownGrace     time.Duration
-}
-
+// serve runs the service until ctx ends: it reads the configuration, wires the
+// store, limiter and HTTP layer, and listens.
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	var c serveConfig
-	fs := flag.NewFlagSet("petstore serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&c.addr, "addr", ":8080", "address to listen on")
-	fs.StringVar(&c.database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
-	fs.Var(&c.sunsets, "sunset", "OPERATION_ID=YYYY-MM-DD: override a deprecated operation's sunset date (repeatable)")
-	fs.BoolVar(&c.demo, "demo", false, "fill an empty database with sample categories, pets and stock")
-	fs.BoolVar(&c.noBootstrap, "no-bootstrap", false, "do not create and print an admin key on first start")
-	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
-	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.StringVar(&c.redis, "redis", "", "Redis URL (redis://host:port/db) to share rate limits between processes")
-	fs.IntVar(&c.rateLimit, "rate-limit", 100, "requests per second per API key (or client address), with a burst as large; 0 turns it off")
-	fs.StringVar(&c.trusted, "trusted-proxies", "", "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client")
-	fs.StringVar(&c.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (none by default)")
-	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
-	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
-	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read request headers")
-	fs.DurationVar(&c.readTimeout, "read-timeout", 15*time.Second, "time to read a whole request")
-	fs.DurationVar(&c.writeTimeout, "write-timeout", 30*time.Second, "time to write a response")
-	fs.DurationVar(&c.idleTimeout, "idle-timeout", 120*time.Second, "how long an idle keep-alive connection stays open")
-	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 20*time.Second, "how long in-flight requests may run after SIGINT/SIGTERM")
-	if err := parseFlags(fs, args, getenv); err != nil {
+	c, err := parseServeConfig(args, getenv, stderr)
+	if err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
 	log, err := newLogger(stderr, c.logFormat, c.logLevel)
 	if err != nil {
 		return err
 	}
-	sunsets := map[string]string{}
-	for _, s := range c.sunsets.values {
-		id, date, ok := strings.Cut(s, "=")
-		if !ok {
-			return fmt.Errorf("--sunset %q: want OPERATION_ID=YYYY-MM-DD", s)
-		}
-		sunsets[id] = date
-	}
-
-	trusted, err := parsePrefixes(c.trusted)
-	if err != nil {
-		return fmt.Errorf("--trusted-proxies: %w", err)
-	}
-	if c.rateLimit < 0 {
-		return fmt.Errorf("--rate-limit %d: want 0 (off) or more", c.rateLimit)
-	}
-
-	st, err := openStore(ctx, c.database)
+	d, err := openDeps(ctx, c, log, stdout)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	limiter, closeLimiter, err := newLimiter(ctx, c.rateLimit, c.redis)
-	if err != nil {
-		return err
-	}
-	defer closeLimiter()
-	if !c.noBootstrap {
-		if err := bootstrap(ctx, st, stdout); err != nil {
-			return err
-		}
-	}
-	if c.demo {
-		if err := fillDemo(ctx, st, log); err != nil {
-			return err
-		}
-	}
-
+	defer d.close()
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
 	}
 	base := baseURL(ln.Addr())
-	api, err := httpapi.New(httpapi.Config{
-		Store:          st,
-		Logger:         log,
-		ServerURL:      base,
-		Sunsets:        sunsets,
-		HandlerTimeout: c.handlerTimeout,
-		Limiter:        limiter,
-		TrustedProxies: trusted,
-		CORSOrigins:    splitList(c.corsOrigins),
-		PoolStats:      poolStats(st),
-	})
+	api, err := httpapi.New(c.api(d, base))
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	var admin net.Listener
+	if c.adminAddr != "" {
+		if admin, err = net.Listen("tcp", c.adminAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("--admin-addr: %w", err)
+		}
+	}
+	fmt.Fprintf(stdout, "petstore listening on %s\n  API       %s/v1\n  docs      %s/docs\n  document  %s/openapi.yaml\n", base, base, base, base)
+	if admin != nil {
+		fmt.Fprintf(stdout, "  operator  http://%s/metrics, http://%s/debug/pprof/\n", admin.Addr(), admin.Addr())
+	}
+	go purgeIdempotencyKeys(ctx, d.store, log)
+	return listen(ctx, c, log, ln, api, admin)
+}
+
+// deps are what the HTTP layer is wired to: the store, the rate limiter and the log.
+type deps struct {
+	store        petstore.Store
+	limiter      ratelimit.Limiter
+	log          *slog.Logger
+	closeLimiter func()
+}
+
+// openDeps opens the store and the limiter, then makes the first admin and the demo
+// data when asked.
+func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Writer) (d deps, err error) {
+	d.log = log
+	if d.store, err = openStore(ctx, c.database); err != nil {
+		return d, err
+	}
+	defer func() {
+		if err != nil {
+			d.close()
+		}
+	}()
+	if d.limiter, d.closeLimiter, err = newLimiter(ctx, c.rateLimit, c.redis); err != nil {
+		return d, err
+	}
+	if !c.noBootstrap {
+		if err := bootstrap(ctx, d.store, stdout); err != nil {
+			return d, err
+		}
+	}
+	if c.demo {
+		if err := fillDemo(ctx, d.store, log); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+func (d deps) close() {
+	if d.closeLimiter != nil {
+		d.closeLimiter()
+	}
+	if d.store != nil {
+		d.store.Close()
+	}
+}
+
+// listen serves api on ln (and the operator routes on admin, when there is one) until
+// ctx ends, then shuts down gracefully: in-flight requests get the grace period.
+func listen(ctx context.Context, c serveConfig, log *slog.Logger, ln net.Listener, api *httpapi.Server, admin net.Listener) error {
 	srv := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: c.readHeaderTimeout,
@@ -141,17 +116,32 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		// finish, and the grace period bounds how long.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	fmt.Fprintf(stdout, "petstore listening on %s\n  API       %s/v1\n  docs      %s/docs\n  document  %s/openapi.yaml\n", base, base, base, base)
-
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
-	go purgeIdempotencyKeys(ctx, st, log)
+	var op *http.Server
+	if admin != nil {
+		op = &http.Server{
+			Handler:           operatorRoutes(api),
+			ReadHeaderTimeout: c.readHeaderTimeout,
+			IdleTimeout:       c.idleTimeout,
+			ErrorLog:          srv.ErrorLog,
+			// No write timeout: a CPU profile streams for as long as it is asked to.
+		}
+		go func() { errc <- op.Serve(admin) }()
+	}
 	select {
 	case err := <-errc:
+		srv.Close()
+		if op != nil {
+			op.Close()
+		}
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down", "grace", c.shutdownGrace)
+	if op != nil {
+		op.Close() // profiles and scrapes need no grace
+	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -159,10 +149,20 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		srv.Close()
 		return fmt.Errorf("shutdown: %w", err)
 	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
 	return nil
+}
+
+// operatorRoutes are the routes of the operator port: the metrics and the Go
+// profiler, which must never be on the public listener.
+func operatorRoutes(api *httpapi.Server) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", api.Metrics())
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
 
 // purgeIdempotencyKeys deletes expired Idempotency-Keys every hour until ctx ends, so

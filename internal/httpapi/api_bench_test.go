@@ -46,7 +46,7 @@ func newBenchAPI(b *testing.B) *benchAPI {
 			first = p.ID
 		}
 	}
-	h, err := httpapi.New(httpapi.Config{Store: st, KeyCacheTTL: auth.DefaultKeyCacheTTL})
+	h, err := httpapi.New(httpapi.Config{Store: st})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -31,10 +31,9 @@ func BenchmarkMiddlewareChain(b *testing.B) {
 		b.Fatal(err)
 	}
 	s, err := New(Config{
-		Store:       st,
-		Logger:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Limiter:     ratelimit.NewMemory(1_000_000_000, 0),
-		KeyCacheTTL: auth.DefaultKeyCacheTTL,
+		Store:   st,
+		Logger:  slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Limiter: ratelimit.NewMemory(1_000_000_000, 0),
 	})
 	if err != nil {
 		b.Fatal(err)

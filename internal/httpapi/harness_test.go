@@ -66,7 +66,7 @@ func newTestAPI(t *testing.T, opts ...apiOption) *testAPI {
 
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	cfg := httpapi.Config{Store: st, ServerURL: base, Passwords: cheapPasswords, KeyCacheTTL: auth.DefaultKeyCacheTTL}
+	cfg := httpapi.Config{Store: st, ServerURL: base, Passwords: cheapPasswords}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -26,7 +26,7 @@ func TestARevokedKeyStopsWorkingOnOtherProcessesWithinASecond(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		h, err := httpapi.New(httpapi.Config{Store: st, KeyCacheTTL: auth.DefaultKeyCacheTTL})
+		h, err := httpapi.New(httpapi.Config{Store: st})
 		if err != nil {
 			t.Fatal(err)
 		}

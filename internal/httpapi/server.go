@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -27,7 +28,9 @@ const apiPrefix = "/v1"
 // DefaultBodyLimit is the largest request body accepted.
 const DefaultBodyLimit = 64 << 10
 
-// Config is what the HTTP layer needs; zero values take the defaults.
+// Config is what the HTTP layer needs. A zero field takes its default (WithDefaults
+// holds them all); a negative duration or limit turns its feature off where that makes
+// sense (KeyCacheTTL), and a nil Limiter turns rate limiting off.
 type Config struct {
 	Store  petstore.Store
 	Logger *slog.Logger
@@ -37,7 +40,8 @@ type Config struct {
 	// Sunsets overrides the sunset date (YYYY-MM-DD) of deprecated operations by id.
 	Sunsets   map[string]string
 	Passwords auth.Passwords
-	// KeyCacheTTL bounds how long a key revoked by another process keeps working.
+	// KeyCacheTTL bounds how long a key revoked by another process keeps working;
+	// 0 is auth.DefaultKeyCacheTTL, a negative value turns the cache off.
 	KeyCacheTTL time.Duration
 	BodyLimit   int64
 	// HandlerTimeout is each request's budget; past it the answer is 503 unavailable.
@@ -52,6 +56,34 @@ type Config struct {
 	// PoolStats reports the database pools for the metrics.
 	PoolStats func() []PoolStats
 	Now       func() time.Time
+}
+
+// DefaultServerURL is the server URL the document names when none is configured.
+const DefaultServerURL = "http://localhost:8080"
+
+// WithDefaults returns c with every zero field set to its default. It is the one
+// place that holds the HTTP layer's defaults; New applies it, and the command's tests
+// check what it gives for the configuration `petstore serve` builds.
+func (c Config) WithDefaults() Config {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.BodyLimit == 0 {
+		c.BodyLimit = DefaultBodyLimit
+	}
+	if c.HandlerTimeout == 0 {
+		c.HandlerTimeout = DefaultHandlerTimeout
+	}
+	if c.KeyCacheTTL == 0 {
+		c.KeyCacheTTL = auth.DefaultKeyCacheTTL
+	}
+	if c.ServerURL == "" {
+		c.ServerURL = DefaultServerURL
+	}
+	return c
 }
 
 // Server is the whole HTTP surface of the service: /v1, the document and the probes.
@@ -69,20 +101,9 @@ type Server struct {
 
 // New assembles the service's HTTP handler.
 func New(cfg Config) (*Server, error) {
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.BodyLimit == 0 {
-		cfg.BodyLimit = DefaultBodyLimit
-	}
-	if cfg.HandlerTimeout == 0 {
-		cfg.HandlerTimeout = DefaultHandlerTimeout
-	}
-	if cfg.ServerURL == "" {
-		cfg.ServerURL = "http://localhost:8080"
+	cfg = cfg.WithDefaults()
+	if cfg.Store == nil {
+		return nil, errors.New("httpapi: a Store is required")
 	}
 	ops, err := api.Operations()
 	if err != nil {
@@ -104,7 +125,7 @@ func New(cfg Config) (*Server, error) {
 	h := &Handler{
 		metrics:   m,
 		store:     cfg.Store,
-		auth:      auth.NewAuthenticator(cfg.Store, cfg.KeyCacheTTL),
+		auth:      auth.NewAuthenticator(cfg.Store, max(cfg.KeyCacheTTL, 0)),
 		passwords: cfg.Passwords.Limit(2 * runtime.GOMAXPROCS(0)),
 		log:       cfg.Logger,
 		now:       cfg.Now,
@@ -164,9 +185,14 @@ func (s *Server) routes() {
 		writeStatus(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", s.Metrics())
 	mux.HandleFunc("/", notFound)
 	s.handler = s.outer(mux)
+}
+
+// Metrics serves the Prometheus metrics of this server.
+func (s *Server) Metrics() http.Handler {
+	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
 }
 
 // ServeHTTP serves every route of the service.

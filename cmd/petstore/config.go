@@ -1,0 +1,146 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/httpapi"
+)
+
+// serveConfig is what `petstore serve` is told by its flags and PETSTORE_* variables,
+// checked. Every default is in serveFlags, the one table that the README's
+// configuration table is tested against (config_test.go).
+type serveConfig struct {
+	addr        string
+	adminAddr   string
+	database    string
+	sunsets     repeated
+	demo        bool
+	noBootstrap bool
+	logFormat   string
+	logLevel    string
+	redis       string
+	rateLimit   int
+	trusted     string
+	corsOrigins string
+
+	handlerTimeout time.Duration
+	maxHeaderBytes int
+
+	readHeaderTimeout time.Duration
+	readTimeout       time.Duration
+	writeTimeout      time.Duration
+	idleTimeout       time.Duration
+	shutdownGrace     time.Duration
+
+	// Parsed from the fields above by parseServeConfig.
+	sunsetDates    map[string]string
+	trustedProxies []netip.Prefix
+}
+
+// serveFlags registers every flag of `petstore serve` on a new flag set, with its
+// default, writing into c.
+func serveFlags(c *serveConfig) *flag.FlagSet {
+	fs := flag.NewFlagSet("petstore serve", flag.ContinueOnError)
+	fs.StringVar(&c.addr, "addr", ":8080", "address to listen on")
+	fs.StringVar(&c.adminAddr, "admin-addr", "", "operator address for /metrics and /debug/pprof (off when empty; a bare :port listens on loopback)")
+	fs.StringVar(&c.database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
+	fs.Var(&c.sunsets, "sunset", "OPERATION_ID=YYYY-MM-DD: override a deprecated operation's sunset date (repeatable)")
+	fs.BoolVar(&c.demo, "demo", false, "fill an empty database with sample categories, pets and stock")
+	fs.BoolVar(&c.noBootstrap, "no-bootstrap", false, "do not create and print an admin key on first start")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&c.redis, "redis", "", "Redis URL (redis://host:port/db) to share rate limits between processes")
+	fs.IntVar(&c.rateLimit, "rate-limit", 100, "requests per second per API key (or client address), with a burst as large; 0 turns it off")
+	fs.StringVar(&c.trusted, "trusted-proxies", "", "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client")
+	fs.StringVar(&c.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (none by default)")
+	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
+	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
+	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read request headers")
+	fs.DurationVar(&c.readTimeout, "read-timeout", 15*time.Second, "time to read a whole request")
+	fs.DurationVar(&c.writeTimeout, "write-timeout", 30*time.Second, "time to write a response")
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", 120*time.Second, "how long an idle keep-alive connection stays open")
+	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 20*time.Second, "how long in-flight requests may run after SIGINT/SIGTERM")
+	return fs
+}
+
+// parseServeConfig reads the flags and the environment of `petstore serve` and checks
+// them; nothing is opened yet.
+func parseServeConfig(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
+	var c serveConfig
+	fs := serveFlags(&c)
+	fs.SetOutput(stderr)
+	if err := parseFlags(fs, args, getenv); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	c.sunsetDates = map[string]string{}
+	for _, s := range c.sunsets.values {
+		id, date, ok := strings.Cut(s, "=")
+		if !ok {
+			return c, fmt.Errorf("--sunset %q: want OPERATION_ID=YYYY-MM-DD", s)
+		}
+		c.sunsetDates[id] = date
+	}
+	var err error
+	if c.trustedProxies, err = parsePrefixes(c.trusted); err != nil {
+		return c, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if c.rateLimit < 0 {
+		return c, fmt.Errorf("--rate-limit %d: want 0 (off) or more", c.rateLimit)
+	}
+	if c.adminAddr != "" {
+		if c.adminAddr, err = loopbackUnlessTold(c.adminAddr); err != nil {
+			return c, fmt.Errorf("--admin-addr: %w", err)
+		}
+	}
+	for name, d := range map[string]time.Duration{
+		"handler-timeout": c.handlerTimeout, "read-header-timeout": c.readHeaderTimeout,
+		"read-timeout": c.readTimeout, "write-timeout": c.writeTimeout,
+		"idle-timeout": c.idleTimeout, "shutdown-grace": c.shutdownGrace,
+	} {
+		if d <= 0 {
+			return c, fmt.Errorf("--%s %v: want a positive duration", name, d)
+		}
+	}
+	if c.maxHeaderBytes <= 0 {
+		return c, fmt.Errorf("--max-header-bytes %d: want a positive size", c.maxHeaderBytes)
+	}
+	return c, nil
+}
+
+// loopbackUnlessTold gives an address without a host (":6060") the loopback host, so
+// that the operator port is never public unless a host says so.
+func loopbackUnlessTold(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", err
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// api is the configuration of the HTTP layer that `petstore serve` runs with. Fields
+// it leaves zero take httpapi's defaults (Config.WithDefaults): the key cache above all.
+func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
+	return httpapi.Config{
+		Store:          d.store,
+		Logger:         d.log,
+		ServerURL:      serverURL,
+		Sunsets:        c.sunsetDates,
+		HandlerTimeout: c.handlerTimeout,
+		Limiter:        d.limiter,
+		TrustedProxies: c.trustedProxies,
+		CORSOrigins:    splitList(c.corsOrigins),
+		PoolStats:      poolStats(d.store),
+	}
+}

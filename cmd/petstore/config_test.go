@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/sqlite"
+)
+
+// readmeRow matches a row of the README's configuration table:
+// | `--flag` | `PETSTORE_FLAG` | default | meaning |
+var readmeRow = regexp.MustCompile("(?m)^\\| `--([a-z-]+)[^`]*` \\| `([A-Z_]+)`[^|]* \\| ([^|]+) \\|")
+
+func TestTheREADMEConfigurationTableIsTheFlagsAndTheirDefaults(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ variable, def string }
+	rows := map[string]row{}
+	for _, m := range readmeRow.FindAllStringSubmatch(string(readme), -1) {
+		def := strings.TrimSpace(m[3])
+		rows[m[1]] = row{m[2], strings.Trim(def, "`")}
+	}
+	if len(rows) == 0 {
+		t.Fatal("found no configuration table in the README")
+	}
+	var c serveConfig
+	fs := serveFlags(&c)
+	fs.VisitAll(func(f *flag.Flag) {
+		r, ok := rows[f.Name]
+		if !ok {
+			t.Errorf("--%s is not in the README's table", f.Name)
+			return
+		}
+		delete(rows, f.Name)
+		if want := "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_")); r.variable != want {
+			t.Errorf("--%s: the README names %s, want %s", f.Name, r.variable, want)
+		}
+		if !sameDefault(f, r.def) {
+			t.Errorf("--%s: the README says the default is %q, the flag has %q", f.Name, r.def, f.DefValue)
+		}
+	})
+	for name := range rows {
+		t.Errorf("the README lists --%s, which serve does not have", name)
+	}
+}
+
+// sameDefault reports whether a default as the README writes it is the flag's.
+func sameDefault(f *flag.Flag, readme string) bool {
+	switch f.DefValue {
+	case "", "false":
+		return readme == "none" || readme == "off" || readme == "from the document"
+	}
+	if want, err := time.ParseDuration(f.DefValue); err == nil {
+		got, err := time.ParseDuration(readme)
+		return err == nil && got == want
+	}
+	return readme == f.DefValue
+}
+
+func TestServeRunsWithTheHTTPLayersDefaults(t *testing.T) {
+	c, err := parseServeConfig(nil, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.api(deps{}, "http://127.0.0.1:1").WithDefaults()
+	if got.KeyCacheTTL != auth.DefaultKeyCacheTTL {
+		t.Errorf("the key cache of serve lives %v, want %v", got.KeyCacheTTL, auth.DefaultKeyCacheTTL)
+	}
+	if got.HandlerTimeout != c.handlerTimeout || got.BodyLimit == 0 {
+		t.Errorf("handler timeout %v (flag %v), body limit %d", got.HandlerTimeout, c.handlerTimeout, got.BodyLimit)
+	}
+}
+
+// The key cache must be on in the binary as shipped: a key revoked by another process
+// keeps working for a moment (the cache), and stops within a second (the contract).
+func TestServeCachesKeysForUnderASecond(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	base, _ := startServe(t, noEnv, "--database", db, "--no-bootstrap")
+	other, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ctx := context.Background()
+	acct, err := other.CreateAccount(ctx, "cache@example.com", "", petstore.Customer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, prefix, hash := auth.NewKey()
+	k, err := other.CreateAPIKey(ctx, petstore.NewAPIKey{AccountID: acct.ID, Name: "k", Prefix: prefix, Hash: hash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, body := get(t, base+"/v1/categories", key); status != 200 {
+		t.Fatalf("GET with a new key = %d %s", status, body)
+	}
+	if err := other.RevokeAPIKey(ctx, acct.ID, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	revoked := time.Now()
+	if status, _ := get(t, base+"/v1/categories", key); status != 200 {
+		t.Errorf("a key revoked by another process failed at once (%d): the key cache is off", status)
+	}
+	for {
+		status, _ := get(t, base+"/v1/categories", key)
+		if status == 401 {
+			break
+		}
+		if time.Since(revoked) > time.Second {
+			t.Fatalf("the revoked key still answers %d after a second", status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestTheOperatorPortServesMetricsAndProfilesAndThePublicOneDoesNot(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	admin := freeAddr(t)
+	base, out := startServe(t, noEnv, "--database", db, "--no-bootstrap", "--admin-addr", admin)
+	if !strings.Contains(out.String(), "http://"+admin+"/debug/pprof/") {
+		t.Errorf("serve did not print the operator address:\n%s", out)
+	}
+	for _, path := range []string{"/metrics", "/debug/pprof/", "/debug/pprof/heap?debug=1"} {
+		res, err := http.Get("http://" + admin + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Errorf("GET %s on the operator port = %d", path, res.StatusCode)
+		}
+	}
+	if status, _ := get(t, base+"/debug/pprof/", ""); status != 404 {
+		t.Errorf("GET /debug/pprof/ on the public port = %d, want 404", status)
+	}
+}
+
+func TestAnOperatorAddressWithoutAHostIsLoopback(t *testing.T) {
+	tests := map[string]string{
+		":6060":          "127.0.0.1:6060",
+		"127.0.0.1:6060": "127.0.0.1:6060",
+		"0.0.0.0:6060":   "0.0.0.0:6060",
+		"[::1]:6060":     "[::1]:6060",
+	}
+	for in, want := range tests {
+		if got, err := loopbackUnlessTold(in); err != nil || got != want {
+			t.Errorf("loopbackUnlessTold(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := loopbackUnlessTold("6060"); err == nil {
+		t.Error("an address without a port was accepted")
+	}
+}
