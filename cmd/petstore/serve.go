@@ -171,7 +171,7 @@ func purgeIdempotencyKeys(ctx context.Context, st petstore.Store, log *slog.Logg
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
-		n, err := st.PurgeIdempotencyKeys(ctx, time.Now().Add(-httpapi.IdempotencyTTL))
+		n, err := st.PurgeIdempotencyKeys(ctx, time.Now().Add(-petstore.IdempotencyTTL))
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Warn("purge idempotency keys", "err", err)

@@ -3,13 +3,9 @@ package httpapi
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
-	"net/http"
 	"net/url"
 	"strconv"
 	"time"
-
-	"github.com/go-faster/jx"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/oas"
@@ -53,57 +49,24 @@ func (h *Handler) SetInventory(ctx context.Context, req *oas.InventoryUpdate, pa
 	return &out, nil
 }
 
-// IdempotencyTTL is how long an Idempotency-Key is remembered.
-const IdempotencyTTL = 24 * time.Hour
-
+// PlaceOrder places an order. With an Idempotency-Key, the store records the result
+// (the order or the refusal) on the key in the order's own transaction, and answers a
+// retry with it: the first answer and every replay are rendered here from that one
+// result, so they are the same.
 func (h *Handler) PlaceOrder(ctx context.Context, req *oas.NewOrder, params oas.PlaceOrderParams) (oas.PlaceOrderRes, error) {
 	p := principal(ctx)
 	o := petstore.NewOrder{AccountID: p.AccountID, PetID: req.PetId, Quantity: req.Quantity, ShipDate: optTime(req.ShipDate)}
-	key, ok := params.IdempotencyKey.Get()
-	if !ok {
-		order, err := h.store.PlaceOrder(ctx, o)
-		h.countOrder(err)
-		if err != nil {
-			return nil, err
-		}
-		return placed(order), nil
+	if key, ok := params.IdempotencyKey.Get(); ok {
+		o.Idempotency = &petstore.IdempotencyKey{AccountID: p.AccountID, Key: key, RequestHash: orderHash(o)}
 	}
-
-	k := petstore.IdempotencyKey{AccountID: p.AccountID, Key: key, RequestHash: orderHash(o)}
-	stored, replay, err := h.store.ClaimIdempotencyKey(ctx, k, h.now(), IdempotencyTTL)
+	placed, err := h.store.PlaceOrder(ctx, o)
+	if !placed.Replayed {
+		h.countOrder(err)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if replay {
-		return replayed(stored)
-	}
-	o.Idempotency = &k
-	o.Response = func(order petstore.Order) (petstore.StoredResponse, error) {
-		r := placed(order)
-		var enc jx.Encoder
-		r.Response.Encode(&enc)
-		return petstore.StoredResponse{Status: http.StatusCreated, Location: r.Location, Body: enc.Bytes()}, nil
-	}
-	order, err := h.store.PlaceOrder(ctx, o)
-	h.countOrder(err)
-	if err == nil {
-		return placed(order), nil
-	}
-	// A refusal is the answer to this key, and a retry gets it again; anything else
-	// releases the key so that a retry runs afresh.
-	ctx = context.WithoutCancel(ctx)
-	if r := toResponse(asError(err)); r.StatusCode < http.StatusInternalServerError {
-		var enc jx.Encoder
-		r.Response.Encode(&enc)
-		if serr := h.store.SaveIdempotentResponse(ctx, k, petstore.StoredResponse{Status: r.StatusCode, Body: enc.Bytes()}); serr != nil {
-			return nil, serr
-		}
-		return nil, err
-	}
-	if rerr := h.store.ReleaseIdempotencyKey(ctx, k); rerr != nil {
-		h.log.ErrorContext(ctx, "release idempotency key", "err", rerr, "request_id", RequestID(ctx))
-	}
-	return nil, err
+	return &oas.OrderHeaders{Location: apiPrefix + "/store/orders/" + strconv.FormatInt(placed.Order.ID, 10), Response: toOrder(placed.Order)}, nil
 }
 
 // countOrder records an order placed or refused (by reason) in the metrics.
@@ -114,30 +77,6 @@ func (h *Handler) countOrder(err error) {
 	case code != petstore.EInternal:
 		h.metrics.ordersRefused.WithLabelValues(code).Inc()
 	}
-}
-
-func placed(o petstore.Order) *oas.OrderHeaders {
-	return &oas.OrderHeaders{Location: apiPrefix + "/store/orders/" + strconv.FormatInt(o.ID, 10), Response: toOrder(o)}
-}
-
-// replayed answers a request with the response stored for its Idempotency-Key.
-func replayed(r petstore.StoredResponse) (oas.PlaceOrderRes, error) {
-	if r.Status == http.StatusCreated {
-		out := &oas.OrderHeaders{Location: r.Location}
-		if err := out.Response.Decode(jx.DecodeBytes(r.Body)); err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
-	var body oas.Error
-	if err := body.Decode(jx.DecodeBytes(r.Body)); err != nil {
-		return nil, err
-	}
-	e := &petstore.Error{Code: body.Code, Message: body.Message}
-	for _, d := range body.Details {
-		e.Details = append(e.Details, petstore.Detail{Field: d.Field, Problem: d.Problem})
-	}
-	return nil, e
 }
 
 // orderHash identifies the body of an order request by its meaning, so that the same
@@ -153,14 +92,6 @@ func orderHash(o petstore.NewOrder) []byte {
 	}
 	sum := sha256.Sum256(b)
 	return sum[:]
-}
-
-func asError(err error) *petstore.Error {
-	var e *petstore.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return errInternal
 }
 
 // owner scopes order lookups: a customer sees only its own orders.

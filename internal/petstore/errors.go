@@ -38,10 +38,11 @@ type Error struct {
 	Details []Detail
 }
 
-// Detail names one field or parameter that broke its rules.
+// Detail names one field or parameter that broke its rules. Stores keep the details
+// of a refusal recorded on an Idempotency-Key as JSON, in these names.
 type Detail struct {
-	Field   string
-	Problem string
+	Field   string `json:"field"`
+	Problem string `json:"problem"`
 }
 
 func (e *Error) Error() string {

@@ -91,25 +91,15 @@ type InventoryStore interface {
 	SetInventory(ctx context.Context, petID int64, quantity int) (InventoryItem, error)
 }
 
-// NewOrder is an order to place.
-type NewOrder struct {
-	AccountID int64
-	PetID     int64
-	Quantity  int
-	ShipDate  *time.Time
-	// Idempotency, when set, is the key the request holds; the order's response is
-	// recorded on it in the same transaction as the order.
-	Idempotency *IdempotencyKey
-	// Response makes the response to record on the idempotency key.
-	Response func(Order) (StoredResponse, error)
-}
-
 // OrderStore keeps orders. owner scopes a lookup to one account's orders; 0 means any
 // account (admins).
 type OrderStore interface {
-	// PlaceOrder applies PlaceOrder to the pet and adds the order in one transaction;
-	// an unknown pet is ENotFound.
-	PlaceOrder(ctx context.Context, o NewOrder) (Order, error)
+	// PlaceOrder places an order under PlanOrders: the pet's stock, the order and the
+	// result on the request's Idempotency-Key change in one transaction, which
+	// concurrent requests share (group commit). A refusal is the error, an *Error;
+	// PlacedOrder.Replayed says whether the answer (order or refusal) is the one an
+	// earlier request with the same key got. Any other error means nothing changed.
+	PlaceOrder(ctx context.Context, o NewOrder) (PlacedOrder, error)
 	Order(ctx context.Context, id, owner int64) (Order, error)
 	Orders(ctx context.Context, f OrderFilter, p Page) ([]Order, error)
 	// CancelOrder removes an incomplete order under CancelOrder; a complete one is
@@ -120,38 +110,8 @@ type OrderStore interface {
 	UpdateOrder(ctx context.Context, id int64, u OrderUpdate) (Order, error)
 }
 
-// IdempotencyKey is an Idempotency-Key claimed by one account for one request body.
-type IdempotencyKey struct {
-	AccountID   int64
-	Key         string
-	RequestHash []byte
-}
-
-// ClaimTimeout is how long an unanswered idempotency claim holds off retries.
-const ClaimTimeout = time.Minute
-
-// StoredResponse is a response remembered for an idempotency key.
-type StoredResponse struct {
-	Status   int
-	Location string
-	Body     []byte
-}
-
-// IdempotencyStore remembers the responses to requests sent with an Idempotency-Key.
+// IdempotencyStore forgets old Idempotency-Keys (PlaceOrder stores them).
 type IdempotencyStore interface {
-	// ClaimIdempotencyKey claims k for a request starting now. When the key was already
-	// used within ttl: with another body it is EIdempotencyKeyReused; while that
-	// request still runs it is EConflict; once it answered, the stored response is
-	// returned with replay true. A key older than ttl is claimed afresh, and so is an
-	// unanswered claim older than ClaimTimeout (its request died: PlaceOrder records its
-	// response in the order's own transaction, so such a request placed nothing).
-	ClaimIdempotencyKey(ctx context.Context, k IdempotencyKey, now time.Time, ttl time.Duration) (resp StoredResponse, replay bool, err error)
-	// SaveIdempotentResponse records the response of a claimed key (PlaceOrder records
-	// its own success).
-	SaveIdempotentResponse(ctx context.Context, k IdempotencyKey, r StoredResponse) error
-	// ReleaseIdempotencyKey drops a claim whose request failed unexpectedly, so that a
-	// retry runs again.
-	ReleaseIdempotencyKey(ctx context.Context, k IdempotencyKey) error
-	// PurgeIdempotencyKeys deletes keys claimed before the given time.
+	// PurgeIdempotencyKeys deletes keys first used before the given time.
 	PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error)
 }

@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/acme-pets/petstore/internal/groupcommit"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -30,7 +32,32 @@ import (
 // concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
-	now  func() time.Time
+	// placers gather concurrent orders into batches (placeOrders), each for a share
+	// of the pets, so that batches of different pets run side by side.
+	placers      []*groupcommit.Queue[petstore.NewOrder, petstore.PlacedOrder]
+	now          func() time.Time
+	beforeCommit func() error
+}
+
+// DefaultMaxBatch bounds how many orders share one transaction.
+const DefaultMaxBatch = 128
+
+// batchTimeout bounds one batch of orders, waiting for pets' locks included.
+const batchTimeout = 10 * time.Second
+
+// Options tune a DB. The zero value is what the service runs with; tests set the
+// clock and make commits fail.
+type Options struct {
+	// Now is the store's clock; time.Now when nil.
+	Now func() time.Time
+	// MaxBatch bounds how many orders share one transaction; DefaultMaxBatch when 0.
+	MaxBatch int
+	// Loops is the number of placement loops, each placing the orders of a share of
+	// the pets; when 0, half the pool's connections (at least one).
+	Loops int
+	// BeforeCommit, when set, runs before each batch of orders commits; an error
+	// fails the batch as a failed commit would.
+	BeforeCommit func() error
 }
 
 var _ petstore.Store = (*DB)(nil)
@@ -40,6 +67,11 @@ var _ petstore.Store = (*DB)(nil)
 // (pool_max_conns and the others of pgxpool.ParseConfig) and run-time parameters
 // such as search_path may be given in the URL's query.
 func Open(ctx context.Context, url string) (*DB, error) {
+	return OpenWith(ctx, url, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgconn's error shows the URL with its password redacted.
@@ -62,7 +94,20 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{pool: pool, now: time.Now}, nil
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxBatch == 0 {
+		o.MaxBatch = DefaultMaxBatch
+	}
+	if o.Loops == 0 {
+		o.Loops = max(1, int(cfg.MaxConns)/2)
+	}
+	db := &DB{pool: pool, now: o.Now, beforeCommit: o.BeforeCommit}
+	for range o.Loops {
+		db.placers = append(db.placers, groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout))
+	}
+	return db, nil
 }
 
 // Ping reports whether the database answers.
@@ -75,6 +120,9 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close closes every connection of the pool, waiting for those in use to come back.
 func (db *DB) Close() error {
+	for _, q := range db.placers {
+		q.Close()
+	}
 	db.pool.Close()
 	return nil
 }
@@ -126,6 +174,7 @@ const (
 	// invalidByteSequence is what a text value with a NUL character gets: PostgreSQL
 	// text cannot hold one.
 	invalidByteSequence = "22021"
+	deadlockDetected    = "40P01"
 )
 
 // pgCode returns the SQLSTATE of a PostgreSQL error, or "".
@@ -137,7 +186,10 @@ func pgCode(err error) string {
 	return ""
 }
 
-func isUnique(err error) bool     { return pgCode(err) == uniqueViolation }
+func isUnique(err error) bool { return pgCode(err) == uniqueViolation }
+
+// isConstraint reports a broken constraint (SQLSTATE class 23).
+func isConstraint(err error) bool { return strings.HasPrefix(pgCode(err), "23") }
 func isForeignKey(err error) bool { return pgCode(err) == foreignKeyViolation }
 
 // noRows reports whether a single-row query found nothing.

@@ -2,177 +2,135 @@ package postgres
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// An idempotency key is a row per (account, key). status is NULL while the claim is
-// unanswered and holds the HTTP status of the stored response once it is answered.
-// created_at is when the key was (last) claimed.
+// An Idempotency-Key is a row per (account, key) holding the hash of the request it
+// was first used with and that request's result: the order as placed (order_id and
+// the order's fields) or the refusal (error_*). It is written in the transaction that
+// places the order. Its primary key decides between processes: of two transactions
+// writing one key, the second fails on it (keyTaken) and its batch runs again, to
+// find the first one's result.
 
-const qAnswerIdempotencyKey = `UPDATE idempotency_keys SET status = $1, location = $2, body = $3
-	WHERE account_id = $4 AND key = $5 AND request_hash = $6 AND status IS NULL`
+// keyConstraint is the primary key of idempotency_keys.
+const keyConstraint = "idempotency_keys_key"
 
-// errClaimLost is what answering a key that the request no longer holds gets.
-var errClaimLost = petstore.Errorf(petstore.EConflict,
-	"The request with this Idempotency-Key no longer holds it; send the request again.")
+const (
+	// qIdempotencyRecords reads the records of the keys named by two arrays, account
+	// ids and keys.
+	qIdempotencyRecords = `SELECT k.account_id, k.key, request_hash, created_at, order_id, pet_id, quantity,
+		ship_date, error_code, error_message, error_details
+		FROM idempotency_keys k JOIN unnest($1::bigint[], $2::text[]) AS r(account_id, key)
+		ON k.account_id = r.account_id AND k.key = r.key`
+	// qDeleteExpiredKeys deletes the expired records that a batch uses afresh, each only
+	// if it is still the one the batch saw.
+	qDeleteExpiredKeys = `DELETE FROM idempotency_keys k
+		USING unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS r(account_id, key, created_at)
+		WHERE k.account_id = r.account_id AND k.key = r.key AND k.created_at = r.created_at`
+	qInsertKeys = `INSERT INTO idempotency_keys
+		(account_id, key, request_hash, created_at, order_id, pet_id, quantity, ship_date,
+		 error_code, error_message, error_details)
+		SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[], $4::timestamptz[], $5::bigint[],
+		 $6::bigint[], $7::integer[], $8::timestamptz[], $9::text[], $10::text[], $11::text[])`
+)
 
-// queueAnswer queues the statement that records the response on a claim that is
-// still unanswered and still holds the request's hash; answered reads its result.
-func queueAnswer(b *pgx.Batch, k petstore.IdempotencyKey, r petstore.StoredResponse) {
-	b.Queue(qAnswerIdempotencyKey, r.Status, r.Location, body(r.Body), k.AccountID, k.Key, k.RequestHash)
-}
-
-// answered checks the result of qAnswerIdempotencyKey. No row means the claim was
-// lost (released, purged, or taken over and answered by another request), and the
-// caller's transaction must not go on.
-func answered(tag pgconn.CommandTag, err error) error {
-	if err != nil {
-		return fmt.Errorf("answer idempotency key: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return errClaimLost
-	}
-	return nil
-}
-
-// committed checks the result of a COMMIT sent by hand: PostgreSQL answers a COMMIT
-// of a failed transaction with ROLLBACK, not with an error.
-func committed(tag pgconn.CommandTag, err error) error {
-	if err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	if tag.String() != "COMMIT" {
-		return errors.New("commit: the transaction was rolled back")
-	}
-	return nil
-}
-
-// body keeps an empty body distinct from NULL, so that it reads back as empty.
-func body(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-// errKeyGone sends ClaimIdempotencyKey round again when the row it found with its
-// insert was deleted (released or purged) before it could lock it.
-var errKeyGone = errors.New("idempotency key deleted meanwhile")
-
-// ClaimIdempotencyKey claims k for a request starting at now; see
-// petstore.IdempotencyStore for the rules. An unanswered claim older than
-// petstore.ClaimTimeout is taken over, with this request's hash: its request placed
-// nothing.
-//
-// The claim is race-free across processes: a new key is claimed by one INSERT … ON
-// CONFLICT DO NOTHING (one round trip; of requests racing for it exactly one
-// inserts, the others wait for it to commit and insert nothing); a key that exists
-// is locked (FOR UPDATE) before it is judged and perhaps claimed afresh.
-func (db *DB) ClaimIdempotencyKey(ctx context.Context, k petstore.IdempotencyKey, now time.Time, ttl time.Duration) (petstore.StoredResponse, bool, error) {
-	now = timestamp(now)
-	for {
-		tag, err := db.pool.Exec(ctx,
-			`INSERT INTO idempotency_keys (account_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4)
-			 ON CONFLICT (account_id, key) DO NOTHING`,
-			k.AccountID, k.Key, k.RequestHash, now)
-		if isForeignKey(err) {
-			return petstore.StoredResponse{}, false, petstore.Errorf(petstore.ENotFound, "Account %d was not found.", k.AccountID)
-		}
-		if err != nil {
-			return petstore.StoredResponse{}, false, fmt.Errorf("claim idempotency key: %w", err)
-		}
-		if tag.RowsAffected() == 1 {
-			return petstore.StoredResponse{}, false, nil
-		}
-		resp, replay, err := db.claimExisting(ctx, k, now, ttl)
-		if errors.Is(err, errKeyGone) {
-			continue
-		}
-		if err != nil {
-			return petstore.StoredResponse{}, false, fmt.Errorf("claim idempotency key: %w", err)
-		}
-		return resp, replay, nil
-	}
-}
-
-// claimExisting judges a key that exists, under its row lock: see
-// ClaimIdempotencyKey.
-func (db *DB) claimExisting(ctx context.Context, k petstore.IdempotencyKey, now time.Time, ttl time.Duration) (petstore.StoredResponse, bool, error) {
+// scanIdempotencyRecord reads a row of qIdempotencyRecords.
+func scanIdempotencyRecord(rows pgx.Rows) (petstore.KeyRef, petstore.IdempotencyRecord, error) {
 	var (
-		resp   petstore.StoredResponse
-		replay bool
+		ref                      petstore.KeyRef
+		rec                      petstore.IdempotencyRecord
+		orderID, petID           *int64
+		quantity                 *int32
+		ship                     *time.Time
+		code, message, detailsJS *string
 	)
-	err := db.update(ctx, func(tx pgx.Tx) error {
-		var (
-			hash     []byte
-			status   *int
-			location string
-			stored   []byte
-			claimed  time.Time
-		)
-		err := tx.QueryRow(ctx,
-			`SELECT request_hash, status, location, body, created_at FROM idempotency_keys
-			 WHERE account_id = $1 AND key = $2 FOR UPDATE`, k.AccountID, k.Key,
-		).Scan(&hash, &status, &location, &stored, &claimed)
-		if noRows(err) {
-			return errKeyGone
+	if err := rows.Scan(&ref.AccountID, &ref.Key, &rec.RequestHash, &rec.CreatedAt, &orderID, &petID,
+		&quantity, &ship, &code, &message, &detailsJS); err != nil {
+		return ref, rec, fmt.Errorf("read idempotency key: %w", err)
+	}
+	if orderID != nil {
+		o := petstore.Order{ID: *orderID, AccountID: ref.AccountID, CreatedAt: rec.CreatedAt, ShipDate: ship}
+		if petID != nil {
+			o.PetID = *petID
 		}
-		if err != nil {
-			return err
+		if quantity != nil {
+			o.Quantity = int(*quantity)
 		}
-		rec := petstore.IdempotencyRecord{RequestHash: hash, ClaimedAt: claimed}
-		if status != nil {
-			rec.Response = &petstore.StoredResponse{Status: *status, Location: location, Body: stored}
+		rec.Order = &o
+		return ref, rec, nil
+	}
+	rec.Refusal = &petstore.Error{}
+	if code != nil {
+		rec.Refusal.Code = *code
+	}
+	if message != nil {
+		rec.Refusal.Message = *message
+	}
+	if detailsJS != nil {
+		if err := json.Unmarshal([]byte(*detailsJS), &rec.Refusal.Details); err != nil {
+			return ref, rec, fmt.Errorf("read idempotency key: details: %w", err)
 		}
-		verdict, err := petstore.JudgeClaim(rec, k.RequestHash, now, ttl)
-		if err != nil {
-			return err
-		}
-		if verdict == petstore.Replay {
-			resp, replay = *rec.Response, true
-			return nil
-		}
-		_, err = tx.Exec(ctx,
-			`UPDATE idempotency_keys
-			 SET request_hash = $1, status = NULL, location = '', body = NULL, created_at = $2
-			 WHERE account_id = $3 AND key = $4`,
-			k.RequestHash, now, k.AccountID, k.Key)
-		return err
-	})
-	return resp, replay, err
+	}
+	return ref, rec, nil
 }
 
-// SaveIdempotentResponse records the response of a claimed key. A key this request
-// no longer holds is EConflict.
-func (db *DB) SaveIdempotentResponse(ctx context.Context, k petstore.IdempotencyKey, r petstore.StoredResponse) error {
-	if err := answered(db.pool.Exec(ctx, qAnswerIdempotencyKey,
-		r.Status, r.Location, body(r.Body), k.AccountID, k.Key, k.RequestHash)); err != nil {
-		return fmt.Errorf("save idempotent response: %w", err)
+// keyRows are the columns of the keys a batch records, for qInsertKeys.
+type keyRows struct {
+	accounts []int64
+	keys     []string
+	hashes   [][]byte
+	created  []time.Time
+	orders   []*int64
+	pets     []*int64
+	qty      []*int32
+	ships    []*time.Time
+	codes    []*string
+	messages []*string
+	details  []*string
+}
+
+func (k *keyRows) add(ref petstore.KeyRef, rec petstore.IdempotencyRecord) error {
+	k.accounts = append(k.accounts, ref.AccountID)
+	k.keys = append(k.keys, ref.Key)
+	k.hashes = append(k.hashes, rec.RequestHash)
+	k.created = append(k.created, rec.CreatedAt)
+	if o := rec.Order; o != nil {
+		q := int32(o.Quantity)
+		k.orders = append(k.orders, &o.ID)
+		k.pets = append(k.pets, &o.PetID)
+		k.qty = append(k.qty, &q)
+		k.ships = append(k.ships, o.ShipDate)
+		k.codes, k.messages, k.details = append(k.codes, nil), append(k.messages, nil), append(k.details, nil)
+		return nil
 	}
+	k.orders, k.pets, k.qty, k.ships = append(k.orders, nil), append(k.pets, nil), append(k.qty, nil), append(k.ships, nil)
+	k.codes = append(k.codes, &rec.Refusal.Code)
+	k.messages = append(k.messages, &rec.Refusal.Message)
+	var details *string
+	if len(rec.Refusal.Details) > 0 {
+		b, err := json.Marshal(rec.Refusal.Details)
+		if err != nil {
+			return fmt.Errorf("record idempotency key: %w", err)
+		}
+		s := string(b)
+		details = &s
+	}
+	k.details = append(k.details, details)
 	return nil
 }
 
-// ReleaseIdempotencyKey drops an unanswered claim held with this request's hash, so
-// that a retry runs again. An answered key is kept: its response stands.
-func (db *DB) ReleaseIdempotencyKey(ctx context.Context, k petstore.IdempotencyKey) error {
-	_, err := db.pool.Exec(ctx,
-		`DELETE FROM idempotency_keys
-		 WHERE account_id = $1 AND key = $2 AND request_hash = $3 AND status IS NULL`,
-		k.AccountID, k.Key, k.RequestHash)
-	if err != nil {
-		return fmt.Errorf("release idempotency key: %w", err)
-	}
-	return nil
+func (k *keyRows) queue(b *pgx.Batch) {
+	b.Queue(qInsertKeys, k.accounts, k.keys, k.hashes, k.created, k.orders, k.pets, k.qty, k.ships,
+		k.codes, k.messages, k.details)
 }
 
-// PurgeIdempotencyKeys deletes keys claimed before the given time and says how many.
+// PurgeIdempotencyKeys deletes keys first used before the given time and says how many.
 func (db *DB) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
 	tag, err := db.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, before)
 	if err != nil {

@@ -28,7 +28,7 @@ func scanPetState(row pgx.Row, petID int64) (petstore.PetState, error) {
 	)
 	err := row.Scan(&status, &st.Stock, &st.OpenOrders)
 	if noRows(err) {
-		return petstore.PetState{}, petNotFound(petID)
+		return petstore.PetState{}, petstore.PetNotFound(petID)
 	}
 	if err != nil {
 		return petstore.PetState{}, fmt.Errorf("lock pet %d: %w", petID, err)
@@ -69,7 +69,7 @@ func scanInventory(row pgx.Row) (petstore.InventoryItem, error) {
 func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryItem, error) {
 	it, err := scanInventory(db.pool.QueryRow(ctx, qInventory, petID))
 	if noRows(err) {
-		return petstore.InventoryItem{}, petNotFound(petID)
+		return petstore.InventoryItem{}, petstore.PetNotFound(petID)
 	}
 	if err != nil {
 		return petstore.InventoryItem{}, fmt.Errorf("inventory: %w", err)

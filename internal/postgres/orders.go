@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -12,15 +11,12 @@ import (
 )
 
 const (
-	orderColumns       = `id, pet_id, account_id, quantity, ship_date, complete, created_at`
-	qOrder             = `SELECT ` + orderColumns + ` FROM orders WHERE id = $1`
-	qOwnedOrder        = `SELECT ` + orderColumns + ` FROM orders WHERE id = $1 AND account_id = $2`
-	qInsertOrder       = `INSERT INTO orders (pet_id, account_id, quantity, ship_date, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`
-	qInsertOrderWithID = `INSERT INTO orders (id, pet_id, account_id, quantity, ship_date, created_at) VALUES ($1, $2, $3, $4, $5, $6)`
-	qNextOrderID       = `SELECT nextval('orders_id_seq')`
-	qDeleteOrder       = `DELETE FROM orders WHERE id = $1`
-	qCompleteOrder     = `UPDATE orders SET complete = true WHERE id = $1`
-	qShipOrder         = `UPDATE orders SET ship_date = $1 WHERE id = $2`
+	orderColumns   = `id, pet_id, account_id, quantity, ship_date, complete, created_at`
+	qOrder         = `SELECT ` + orderColumns + ` FROM orders WHERE id = $1`
+	qOwnedOrder    = `SELECT ` + orderColumns + ` FROM orders WHERE id = $1 AND account_id = $2`
+	qDeleteOrder   = `DELETE FROM orders WHERE id = $1`
+	qCompleteOrder = `UPDATE orders SET complete = true WHERE id = $1`
+	qShipOrder     = `UPDATE orders SET ship_date = $1 WHERE id = $2`
 )
 
 func orderNotFound(id int64) error {
@@ -33,133 +29,6 @@ func scanOrder(row pgx.Row) (petstore.Order, error) {
 		return petstore.Order{}, err
 	}
 	return o, nil
-}
-
-// PlaceOrder applies PlaceOrder to the pet and adds the order in one transaction; an
-// unknown pet is ENotFound. With an idempotency key, the response that o.Response
-// makes is recorded on the key in the same transaction, so that a request either
-// placed its order and answered the key, or did neither.
-//
-// It is the hottest write, and every order of a pet queues on the pet's row lock,
-// so the transaction is pipelined to hold that lock for one round trip: BEGIN
-// travels with the statement that locks the pet and reads its state, and the
-// writes travel with COMMIT. With an idempotency key the order's id is drawn from
-// its sequence in the first batch, so that the response (which shows the id) is
-// made before the writes are sent; COMMIT then follows once the key is known to be
-// still held. (A refused order leaves that id unused; ids have gaps anyway.)
-func (db *DB) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.Order, error) {
-	if o.Idempotency != nil && o.Response == nil {
-		return petstore.Order{}, errors.New("place order: an idempotency key needs a Response")
-	}
-	order, err := db.placeOrder(ctx, o)
-	if err != nil {
-		return petstore.Order{}, fmt.Errorf("place order: %w", err)
-	}
-	return order, nil
-}
-
-func (db *DB) placeOrder(ctx context.Context, o petstore.NewOrder) (petstore.Order, error) {
-	order := petstore.Order{
-		PetID:     o.PetID,
-		AccountID: o.AccountID,
-		Quantity:  o.Quantity,
-		ShipDate:  optionalTimestamp(o.ShipDate),
-		CreatedAt: timestamp(db.now()),
-	}
-	pc, err := db.pool.Acquire(ctx)
-	if err != nil {
-		return petstore.Order{}, err
-	}
-	defer pc.Release()
-	conn := pc.Conn()
-	// BEGIN and COMMIT are sent by hand, in the batches. Whatever ends the function
-	// before the commit (an error, a refusal, a panic in o.Response) rolls back
-	// here; a connection still in a transaction after that is not returned to the
-	// pool but closed (pgxpool checks), which also rolls back.
-	defer func() {
-		if conn.PgConn().TxStatus() != 'I' {
-			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		}
-	}()
-
-	// Round trip 1: begin, lock the pet and read its state (and draw an id).
-	b := &pgx.Batch{}
-	b.Queue("BEGIN")
-	b.Queue(qLockPet, o.PetID)
-	if o.Idempotency != nil {
-		b.Queue(qNextOrderID)
-	}
-	br := conn.SendBatch(ctx, b)
-	_, err = br.Exec()
-	var cur petstore.PetState
-	if err == nil {
-		cur, err = scanPetState(br.QueryRow(), o.PetID)
-	}
-	if err == nil && o.Idempotency != nil {
-		err = br.QueryRow().Scan(&order.ID)
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return petstore.Order{}, err
-	}
-
-	next, err := petstore.PlaceOrder(cur, o.Quantity)
-	if err != nil {
-		return petstore.Order{}, err
-	}
-
-	// Round trip 2: the writes, and COMMIT unless a key must be checked first.
-	w := &pgx.Batch{}
-	w.Queue(qSetPetState, string(next.Status), next.Stock, next.OpenOrders, o.PetID)
-	var answer petstore.StoredResponse
-	if o.Idempotency == nil {
-		w.Queue(qInsertOrder, o.PetID, o.AccountID, o.Quantity, order.ShipDate, order.CreatedAt)
-		w.Queue("COMMIT")
-	} else {
-		if answer, err = o.Response(order); err != nil {
-			return petstore.Order{}, err
-		}
-		w.Queue(qInsertOrderWithID, order.ID, o.PetID, o.AccountID, o.Quantity, order.ShipDate, order.CreatedAt)
-		queueAnswer(w, *o.Idempotency, answer)
-	}
-	br = conn.SendBatch(ctx, w)
-	err = func() error {
-		if _, err := br.Exec(); err != nil {
-			return fmt.Errorf("save pet %d: %w", o.PetID, err)
-		}
-		var err error
-		if o.Idempotency == nil {
-			err = br.QueryRow().Scan(&order.ID)
-		} else {
-			_, err = br.Exec()
-		}
-		if isForeignKey(err) {
-			return petstore.Errorf(petstore.ENotFound, "Account %d was not found.", o.AccountID)
-		}
-		if err != nil {
-			return fmt.Errorf("insert order: %w", err)
-		}
-		if o.Idempotency != nil {
-			return answered(br.Exec())
-		}
-		return committed(br.Exec())
-	}()
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return petstore.Order{}, err
-	}
-
-	// Round trip 3, with a key only: the key is still held, the order stands.
-	if o.Idempotency != nil {
-		if err := committed(conn.Exec(ctx, "COMMIT")); err != nil {
-			return petstore.Order{}, err
-		}
-	}
-	return order, nil
 }
 
 // orderQuery selects an order by id, scoped to owner when it is not 0.

@@ -11,10 +11,6 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-func petNotFound(id int64) error {
-	return petstore.Errorf(petstore.ENotFound, "Pet %d was not found.", id)
-}
-
 // errUnknownCategory is what the foreign key of pets on categories turns into.
 var errUnknownCategory = petstore.Invalid("categoryId", "no category has this id")
 
@@ -59,7 +55,7 @@ func scanPet(row pgx.Row) (petstore.Pet, error) {
 func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
 	p, err := scanPet(db.pool.QueryRow(ctx, qPet, id))
 	if noRows(err) {
-		return petstore.Pet{}, petNotFound(id)
+		return petstore.Pet{}, petstore.PetNotFound(id)
 	}
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
@@ -121,7 +117,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 	err := db.update(ctx, func(tx pgx.Tx) error {
 		cur, err := scanPet(tx.QueryRow(ctx, qPet+` FOR UPDATE`, id))
 		if noRows(err) {
-			return petNotFound(id)
+			return petstore.PetNotFound(id)
 		}
 		if err != nil {
 			return err

@@ -2,11 +2,15 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
@@ -19,7 +23,9 @@ import (
 
 func TestStore(t *testing.T) {
 	url := pgtest.URL(t)
-	storetest.Run(t, func(t *testing.T) petstore.Store { return pgtest.Open(t, url) })
+	storetest.Run(t, func(t *testing.T, h storetest.Hooks) petstore.Store {
+		return pgtest.OpenWith(t, url, postgres.Options{Now: h.Now, BeforeCommit: h.BeforeCommit})
+	})
 }
 
 // openShared opens n stores on one new schema: n server processes sharing a
@@ -156,7 +162,7 @@ func TestTwoProcessesOrderingAndCancellingKeepStockAndOrdersInStep(t *testing.T)
 			}
 			if i%3 != 0 {
 				// The other process cancels it.
-				if err := dbs[(i+1)%2].CancelOrder(ctx, o.ID, account); err != nil {
+				if err := dbs[(i+1)%2].CancelOrder(ctx, o.Order.ID, account); err != nil {
 					t.Errorf("cancel: %v", err)
 				}
 			}
@@ -184,39 +190,51 @@ func TestTwoProcessesOrderingAndCancellingKeepStockAndOrdersInStep(t *testing.T)
 	}
 }
 
-func TestTwoProcessesClaimAKeyOnce(t *testing.T) {
+// Of two processes recording one Idempotency-Key at once, the key's primary key lets
+// one win; the other's batch runs again and replays the winner's order.
+func TestTwoProcessesPlaceOneOrderPerKey(t *testing.T) {
 	dbs := openShared(t, 2)
 	ctx := context.Background()
-	a, err := dbs[0].CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := petstore.IdempotencyKey{AccountID: a.ID, Key: "k", RequestHash: []byte("h")}
-	now := time.Now()
-	const n = 20
+	account, pet := setUpPet(t, dbs[0], 100)
+	const n = 40
 	var (
 		wg      sync.WaitGroup
-		results = make([]error, n)
+		results = make([]petstore.PlacedOrder, n)
+		errs    = make([]error, n)
+		gate    = make(chan struct{})
 	)
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _, results[i] = dbs[i%2].ClaimIdempotencyKey(ctx, k, now, 24*time.Hour)
+			<-gate
+			// Keys k0…k3, ten requests each, spread over both processes.
+			k := petstore.IdempotencyKey{AccountID: account, Key: "k" + strconv.Itoa(i%4), RequestHash: []byte("h")}
+			results[i], errs[i] = dbs[i%2].PlaceOrder(ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: 1, Idempotency: &k})
 		}()
 	}
+	close(gate)
 	wg.Wait()
-	won := 0
-	for _, err := range results {
-		switch {
-		case err == nil:
-			won++
-		case petstore.ErrorCode(err) != petstore.EConflict:
-			t.Errorf("claim: %v", err)
+	orders := map[string]int64{}
+	fresh := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("request %d: %v", i, errs[i])
 		}
+		if !results[i].Replayed {
+			fresh++
+		}
+		key := "k" + strconv.Itoa(i%4)
+		if id, ok := orders[key]; ok && id != results[i].Order.ID {
+			t.Errorf("key %s answered with orders %d and %d", key, id, results[i].Order.ID)
+		}
+		orders[key] = results[i].Order.ID
 	}
-	if won != 1 {
-		t.Errorf("%d claims won, want 1", won)
+	if fresh != 4 {
+		t.Errorf("%d requests placed an order, want 4 (one per key)", fresh)
+	}
+	if p, err := dbs[1].Pet(ctx, pet); err != nil || p.Stock != 96 {
+		t.Errorf("pet = %+v, %v; want a stock of 96", p, err)
 	}
 }
 
@@ -295,15 +313,9 @@ func TestAPanicInACallbackReleasesThePet(t *testing.T) {
 		defer func() { recover() }()
 		db.UpdatePet(ctx, pet, func(petstore.PetFields) (petstore.PetFields, error) { panic("boom") })
 	}()
-	k := petstore.IdempotencyKey{AccountID: account, Key: "k", RequestHash: []byte("h")}
-	if _, _, err := db.ClaimIdempotencyKey(ctx, k, time.Now(), time.Hour); err != nil {
+	if _, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: 1}); err != nil {
 		t.Fatal(err)
 	}
-	func() {
-		defer func() { recover() }()
-		db.PlaceOrder(ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: 1, Idempotency: &k,
-			Response: func(petstore.Order) (petstore.StoredResponse, error) { panic("boom") }})
-	}()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if _, err := db.SetInventory(ctx, pet, 3); err != nil {
@@ -352,49 +364,10 @@ func TestAPasswordIsNotShownInErrors(t *testing.T) {
 	}
 }
 
-// BenchmarkPlaceOrder places orders of one unit: one after another, and from many
-// goroutines at once on one pet (every order queues on the pet's row lock).
+// BenchmarkPlaceOrder measures batched order placement (see storetest.BenchPlacement).
 func BenchmarkPlaceOrder(b *testing.B) {
-	for _, parallel := range []bool{false, true} {
-		name := map[bool]string{false: "serial", true: "one pet, parallel"}[parallel]
-		b.Run(name, func(b *testing.B) {
-			db := pgtest.Open(b, pgtest.URL(b))
-			ctx := context.Background()
-			a, err := db.CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
-			if err != nil {
-				b.Fatal(err)
-			}
-			c, err := db.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			p, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := db.SetInventory(ctx, p.ID, petstore.MaxStock); err != nil {
-				b.Fatal(err)
-			}
-			order := func() {
-				if _, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1}); err != nil {
-					b.Error(err)
-				}
-			}
-			b.ResetTimer()
-			if !parallel {
-				for b.Loop() {
-					order()
-				}
-				return
-			}
-			b.SetParallelism(4)
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					order()
-				}
-			})
-		})
-	}
+	url := pgtest.URL(b)
+	storetest.BenchPlacement(b, func(b *testing.B) petstore.Store { return pgtest.Open(b, url) })
 }
 
 func BenchmarkPrincipalByKeyHash(b *testing.B) {
@@ -411,5 +384,73 @@ func BenchmarkPrincipalByKeyHash(b *testing.B) {
 		if _, err := db.PrincipalByKeyHash(ctx, []byte("h")); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A database made before Idempotency-Keys held domain results (migration 2) keeps the
+// answers of its keys: an upgraded server replays them as the old one would have.
+func TestUpgradingKeepsTheAnswersOfIdempotencyKeys(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Schema(t, pgtest.URL(t))
+	if err := postgres.MigrateUpToForTest(ctx, url, 1); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO accounts (email, email_lower, role, created_at) OVERRIDING SYSTEM VALUE VALUES ('a@example.com', 'a@example.com', 'customer', now())`,
+		`INSERT INTO idempotency_keys (account_id, key, request_hash, status, location, body, created_at) VALUES
+		 (1, 'placed', '\x68', 201, '/v1/store/orders/7', convert_to('{"id":7,"petId":3,"quantity":2,"shipDate":"2031-01-02T03:04:05Z","complete":false,"accountId":1,"createdAt":"2026-11-20T10:00:00Z"}', 'UTF8'), '2026-11-20T09:59:59.9Z'),
+		 (1, 'refused', '\x68', 409, '', convert_to('{"code":"insufficient_stock","message":"Only 1 in stock; 2 were ordered.","status":409}', 'UTF8'), '2026-11-20T10:00:00Z'),
+		 (1, 'invalid', '\x68', 400, '', convert_to('{"code":"validation_failed","message":"The request is not valid: quantity must be 1 to 100.","status":400,"details":[{"field":"quantity","problem":"must be 1 to 100"}]}', 'UTF8'), '2026-11-20T10:00:00Z'),
+		 (1, 'running', '\x68', NULL, '', NULL, '2026-11-20T10:00:00Z')`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.Close(ctx)
+
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	db, err := postgres.OpenWith(ctx, url, postgres.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pet, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SetInventory(ctx, pet.ID, 5); err != nil {
+		t.Fatal(err)
+	}
+	place := func(key string) (petstore.PlacedOrder, error) {
+		return db.PlaceOrder(ctx, petstore.NewOrder{AccountID: 1, PetID: pet.ID, Quantity: 1,
+			Idempotency: &petstore.IdempotencyKey{AccountID: 1, Key: key, RequestHash: []byte("h")}})
+	}
+	o, err := place("placed")
+	ship := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err != nil || !o.Replayed || o.Order.ID != 7 || o.Order.PetID != 3 || o.Order.Quantity != 2 || o.Order.AccountID != 1 ||
+		o.Order.ShipDate == nil || !o.Order.ShipDate.Equal(ship) || !o.Order.CreatedAt.Equal(time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)) {
+		t.Errorf("placed key replays %+v, %v", o, err)
+	}
+	var pe *petstore.Error
+	o, err = place("refused")
+	if !o.Replayed || !errors.As(err, &pe) || pe.Code != petstore.EInsufficientStock || pe.Message != "Only 1 in stock; 2 were ordered." {
+		t.Errorf("refused key replays %+v, %v", o, err)
+	}
+	o, err = place("invalid")
+	if !o.Replayed || !errors.As(err, &pe) || len(pe.Details) != 1 || pe.Details[0].Field != "quantity" {
+		t.Errorf("invalid key replays %+v, %v", o, err)
+	}
+	o, err = place("running")
+	if err != nil || o.Replayed {
+		t.Errorf("an unanswered claim of the old schema: %+v, %v; want a new order", o, err)
 	}
 }

@@ -30,7 +30,7 @@ func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstor
 	)
 	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders)
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.PetState{}, petNotFound(petID)
+		return petstore.PetState{}, petstore.PetNotFound(petID)
 	}
 	if err != nil {
 		return petstore.PetState{}, fmt.Errorf("load pet %d: %w", petID, err)
@@ -73,7 +73,7 @@ func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryIte
 	}
 	it, err := scanInventory(s.QueryRowContext(ctx, petID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.InventoryItem{}, petNotFound(petID)
+		return petstore.InventoryItem{}, petstore.PetNotFound(petID)
 	}
 	if err != nil {
 		return petstore.InventoryItem{}, fmt.Errorf("inventory: %w", err)

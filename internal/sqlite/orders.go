@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/acme-pets/petstore/internal/groupcommit"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -14,7 +15,7 @@ const (
 	orderColumns   = `id, pet_id, account_id, quantity, ship_date, complete, created_at`
 	qOrder         = `SELECT ` + orderColumns + ` FROM orders WHERE id = ?`
 	qOwnedOrder    = `SELECT ` + orderColumns + ` FROM orders WHERE id = ? AND account_id = ?`
-	qInsertOrder   = `INSERT INTO orders (pet_id, account_id, quantity, ship_date, complete, created_at) VALUES (?, ?, ?, ?, 0, ?) RETURNING id`
+	qInsertOrder   = `INSERT INTO orders (pet_id, account_id, quantity, ship_date, complete, created_at) VALUES (?, ?, ?, ?, 0, ?)`
 	qDeleteOrder   = `DELETE FROM orders WHERE id = ?`
 	qCompleteOrder = `UPDATE orders SET complete = 1 WHERE id = ?`
 	qShipOrder     = `UPDATE orders SET ship_date = ? WHERE id = ?`
@@ -52,58 +53,121 @@ func utc(t *time.Time) *time.Time {
 	return &u
 }
 
-// PlaceOrder applies PlaceOrder to the pet and adds the order in one transaction; an
-// unknown pet is ENotFound. With an idempotency key, the response that o.Response
-// makes is recorded on the key in the same transaction, so that a request either
-// placed its order and answered the key, or did neither.
-func (db *DB) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.Order, error) {
-	if o.Idempotency != nil && o.Response == nil {
-		return petstore.Order{}, errors.New("place order: an idempotency key needs a Response")
+// PlaceOrder places an order in the next batch of the placement loop (see
+// placeOrders); it answers once that batch has committed.
+func (db *DB) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.PlacedOrder, error) {
+	o.ShipDate = utc(o.ShipDate)
+	p, err := db.placer.Do(ctx, o)
+	if err != nil {
+		return p, fmt.Errorf("place order: %w", err)
 	}
-	now := db.now().UTC()
-	order := petstore.Order{
-		PetID:     o.PetID,
-		AccountID: o.AccountID,
-		Quantity:  o.Quantity,
-		ShipDate:  utc(o.ShipDate),
-		CreatedAt: now,
+	return p, nil
+}
+
+// placeOrders applies a batch of order requests in one write transaction: the
+// placement loop (groupcommit) calls it with whatever arrived while the previous batch
+// committed. If the transaction fails on a constraint, which one request can cause for
+// all (an account deleted under it), each request is tried again alone, so that it
+// fails only itself; any other failure (the commit, a busy or full disk) fails the
+// batch, and nothing of it is written.
+func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Result[petstore.PlacedOrder]) {
+	err := db.placeBatch(ctx, reqs, out)
+	if err == nil {
+		return
 	}
+	if len(reqs) > 1 && isConstraint(err) {
+		for i := range reqs {
+			if err := db.placeBatch(ctx, reqs[i:i+1], out[i:i+1]); err != nil {
+				out[i] = groupcommit.Result[petstore.PlacedOrder]{Err: err}
+			}
+		}
+		return
+	}
+	for i := range out {
+		out[i] = groupcommit.Result[petstore.PlacedOrder]{Err: err}
+	}
+}
+
+// placeBatch loads every pet and key that reqs name, lets petstore.PlanOrders decide,
+// writes each changed pet once, the placed orders and the keys, and commits; then it
+// answers every request in out.
+func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Result[petstore.PlacedOrder]) error {
+	var batch petstore.OrderBatch
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		cur, err := loadPetState(ctx, db, tx, o.PetID)
-		if err != nil {
-			return err
+		// The write lock is held from here to the commit, and nothing below waits for
+		// another lock: statements need no cancellation, which saves modernc a
+		// goroutine per statement.
+		sctx := context.WithoutCancel(ctx)
+		pets := make(map[int64]petstore.PetState, len(reqs))
+		var keys map[petstore.KeyRef]petstore.IdempotencyRecord
+		for _, r := range reqs {
+			if _, ok := pets[r.PetID]; !ok {
+				st, err := loadPetState(sctx, db, tx, r.PetID)
+				switch {
+				case err == nil:
+					pets[r.PetID] = st
+				case petstore.ErrorCode(err) != petstore.ENotFound:
+					return err
+				}
+			}
+			if r.Idempotency == nil {
+				continue
+			}
+			ref := r.Idempotency.Ref()
+			if _, ok := keys[ref]; ok {
+				continue
+			}
+			rec, ok, err := loadIdempotencyRecord(sctx, db, tx, ref)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if keys == nil {
+					keys = make(map[petstore.KeyRef]petstore.IdempotencyRecord)
+				}
+				keys[ref] = rec
+			}
 		}
-		next, err := petstore.PlaceOrder(cur, o.Quantity)
-		if err != nil {
-			return err
+		batch = petstore.PlanOrders(reqs, pets, keys, db.now().UTC())
+		for _, id := range batch.Changed {
+			if err := savePetState(sctx, db, tx, id, batch.Pets[id]); err != nil {
+				return err
+			}
 		}
-		if err := savePetState(ctx, db, tx, o.PetID, next); err != nil {
-			return err
+		ins := tx.StmtContext(sctx, db.writeStmts[qInsertOrder])
+		for i := range batch.Plans {
+			p := &batch.Plans[i]
+			if p.Outcome != petstore.Place {
+				continue
+			}
+			o := &p.Order
+			res, err := ins.ExecContext(sctx, o.PetID, o.AccountID, o.Quantity, nullTime(o.ShipDate), formatTime(o.CreatedAt))
+			if err != nil {
+				return fmt.Errorf("insert order: %w", err)
+			}
+			if o.ID, err = res.LastInsertId(); err != nil {
+				return fmt.Errorf("insert order: %w", err)
+			}
 		}
-		ins, err := db.txStmt(ctx, tx, qInsertOrder)
-		if err != nil {
-			return err
+		for i, r := range reqs {
+			if batch.Plans[i].Record {
+				if err := saveIdempotencyRecord(sctx, db, tx, r.Idempotency.Ref(), batch.Record(i)); err != nil {
+					return err
+				}
+			}
 		}
-		err = ins.QueryRowContext(ctx, o.PetID, o.AccountID, o.Quantity, nullTime(order.ShipDate), formatTime(now)).Scan(&order.ID)
-		if isForeignKey(err) {
-			return petstore.Errorf(petstore.ENotFound, "Account %d was not found.", o.AccountID)
+		if db.beforeCommit != nil {
+			return db.beforeCommit()
 		}
-		if err != nil {
-			return fmt.Errorf("insert order: %w", err)
-		}
-		if o.Idempotency == nil {
-			return nil
-		}
-		r, err := o.Response(order)
-		if err != nil {
-			return err
-		}
-		return answerIdempotencyKey(ctx, db, tx, *o.Idempotency, r)
+		return nil
 	})
 	if err != nil {
-		return petstore.Order{}, fmt.Errorf("place order: %w", err)
+		return err
 	}
-	return order, nil
+	for i := range out {
+		out[i].Value, out[i].Err = batch.Answer(i)
+	}
+	return nil
 }
 
 // Order finds an order; with owner != 0, only among that account's orders, so that

@@ -11,10 +11,6 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-func petNotFound(id int64) error {
-	return petstore.Errorf(petstore.ENotFound, "Pet %d was not found.", id)
-}
-
 var errUnknownCategory = petstore.Invalid("categoryId", "no category has this id")
 
 // CreatePet validates f and adds a pet with a stock of 0; an unknown category is
@@ -65,7 +61,7 @@ func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
 	}
 	p, err := scanPet(s.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Pet{}, petNotFound(id)
+		return petstore.Pet{}, petstore.PetNotFound(id)
 	}
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
@@ -142,7 +138,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		cur, err := scanPet(tx.QueryRowContext(ctx, qPet, id))
 		if errors.Is(err, sql.ErrNoRows) {
-			return petNotFound(id)
+			return petstore.PetNotFound(id)
 		}
 		if err != nil {
 			return err

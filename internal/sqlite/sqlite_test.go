@@ -16,7 +16,13 @@ import (
 
 func open(t *testing.T) *sqlite.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "petstore.db"))
+	return openWith(t, storetest.Hooks{})
+}
+
+func openWith(t *testing.T, h storetest.Hooks) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.OpenWith(context.Background(), filepath.Join(t.TempDir(), "petstore.db"),
+		sqlite.Options{Now: h.Now, BeforeCommit: h.BeforeCommit})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -29,7 +35,7 @@ func open(t *testing.T) *sqlite.DB {
 }
 
 func TestStore(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) petstore.Store { return open(t) })
+	storetest.Run(t, func(t *testing.T, h storetest.Hooks) petstore.Store { return openWith(t, h) })
 }
 
 func TestPragmasAreSetOnEveryConnection(t *testing.T) {
@@ -55,7 +61,7 @@ func TestPragmasAreSetOnEveryConnection(t *testing.T) {
 					"foreign_keys": "1",
 					"journal_mode": "wal",
 					"busy_timeout": "5000",
-					"synchronous":  "1", // NORMAL
+					"synchronous":  "2", // FULL: a commit survives a power cut
 				}
 				for pragma, w := range want {
 					var got string
@@ -164,10 +170,11 @@ func TestTimesRoundTripToTheNanosecond(t *testing.T) {
 		t.Fatal(err)
 	}
 	ship := time.Date(2031, 2, 3, 4, 5, 6, 123456789, time.FixedZone("", -7*3600))
-	o, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1, ShipDate: &ship})
+	placed, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1, ShipDate: &ship})
 	if err != nil {
 		t.Fatal(err)
 	}
+	o := placed.Order
 	got, err := db.Order(ctx, o.ID, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -314,4 +321,16 @@ func TestAPanicInAnUpdateDoesNotBlockLaterWrites(t *testing.T) {
 	if _, err := db.SetInventory(ctx, p.ID, 3); err != nil {
 		t.Fatalf("a write after the panic: %v", err)
 	}
+}
+
+// BenchmarkPlaceOrder measures batched order placement (see storetest.BenchPlacement).
+func BenchmarkPlaceOrder(b *testing.B) {
+	storetest.BenchPlacement(b, func(b *testing.B) petstore.Store {
+		db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "petstore.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		return db
+	})
 }

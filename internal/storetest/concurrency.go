@@ -95,36 +95,6 @@ func testConcurrency(t *testing.T, open Opener) {
 		t.Logf("%d orders accepted, refusals: %v", accepted, refusals)
 	})
 
-	t.Run("concurrent claims of one key let exactly one request through", func(t *testing.T) {
-		f := setup(t, open)
-		k := petstore.IdempotencyKey{AccountID: f.account(petstore.Customer).ID, Key: "k", RequestHash: []byte("h")}
-		const n = 20
-		var (
-			wg      sync.WaitGroup
-			results = make([]error, n)
-		)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, _, results[i] = f.s.ClaimIdempotencyKey(f.ctx, k, epoch(), ttl)
-			}()
-		}
-		wg.Wait()
-		won := 0
-		for _, err := range results {
-			switch {
-			case err == nil:
-				won++
-			case petstore.ErrorCode(err) != petstore.EConflict:
-				t.Errorf("claim: %v", err)
-			}
-		}
-		if won != 1 {
-			t.Errorf("%d claims won, want 1", won)
-		}
-	})
-
 	t.Run("concurrent cancellations and orders keep the stock and the orders in step", func(t *testing.T) {
 		f := setup(t, open)
 		a := f.account(petstore.Customer)

@@ -37,8 +37,9 @@ func testOrders(t *testing.T, open Opener) {
 		a := f.account(petstore.Customer)
 		p := f.availablePet(10)
 		ship := inZone(time.Date(2031, 5, 6, 7, 8, 9, 123456000, time.UTC), -5)
-		o, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1, ShipDate: &ship})
+		placed, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1, ShipDate: &ship})
 		must(t, err)
+		o := placed.Order
 		if o.ShipDate == nil || !o.ShipDate.Equal(ship) {
 			t.Fatalf("ship date = %v, want %v", o.ShipDate, ship)
 		}
@@ -315,7 +316,8 @@ func testOrderUpdates(t *testing.T, open Opener) {
 		t.Run(c.test, func(t *testing.T) {
 			f := setup(t, open)
 			p := f.availablePet(2)
-			o, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: f.account(petstore.Customer).ID, PetID: p.ID, Quantity: 2, ShipDate: &shipped})
+			placed, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: f.account(petstore.Customer).ID, PetID: p.ID, Quantity: 2, ShipDate: &shipped})
+			o := placed.Order
 			must(t, err)
 			done := f.complete(o.ID)
 			got, err := f.s.UpdateOrder(f.ctx, o.ID, c.update)

@@ -13,16 +13,26 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// Opener returns a new, empty, migrated store that only the calling test uses, and
-// registers its own clean-up (closing the store) on t.
-type Opener func(t *testing.T) petstore.Store
+// Opener returns a new, empty, migrated store that only the calling test uses, set up
+// with the hooks, and registers its own clean-up (closing the store) on t.
+type Opener func(t *testing.T, h Hooks) petstore.Store
+
+// Hooks are what some tests need to set on a store beyond petstore.Store. Zero
+// fields leave the store as the service runs it.
+type Hooks struct {
+	// Now replaces the store's clock.
+	Now func() time.Time
+	// BeforeCommit runs before each batch of orders commits; an error fails the
+	// batch as a failed commit would.
+	BeforeCommit func() error
+}
 
 // Run runs the whole suite against the stores that open returns. Every test opens
 // its own store, and the tests run in parallel.
 //
 // Times are expected to round-trip to the microsecond (the precision of PostgreSQL)
 // and to come back in UTC.
-func Run(t *testing.T, open func(t *testing.T) petstore.Store) {
+func Run(t *testing.T, open Opener) {
 	groups := []struct {
 		name string
 		run  func(*testing.T, Opener)
@@ -37,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) petstore.Store) {
 		{"order updates", testOrderUpdates},
 		{"idempotency keys", testIdempotency},
 		{"concurrency", testConcurrency},
+		{"batched orders", testBatches},
 		{"the database", testDatabase},
 	}
 	for _, g := range groups {
@@ -59,8 +70,14 @@ var unique atomic.Int64
 // setup marks the test parallel and opens its store.
 func setup(t *testing.T, open Opener) *fixture {
 	t.Helper()
+	return setupWith(t, open, Hooks{})
+}
+
+// setupWith is setup with hooks on the store.
+func setupWith(t *testing.T, open Opener, h Hooks) *fixture {
+	t.Helper()
 	t.Parallel()
-	return &fixture{t: t, ctx: t.Context(), s: open(t)}
+	return &fixture{t: t, ctx: t.Context(), s: open(t, h)}
 }
 
 // name returns a name no other call returns.
@@ -125,7 +142,10 @@ func (f *fixture) order(account, pet int64, quantity int) petstore.Order {
 	if err != nil {
 		f.t.Fatalf("place order of %d: %v", quantity, err)
 	}
-	return o
+	if o.Replayed {
+		f.t.Fatalf("an order without a key was replayed: %+v", o)
+	}
+	return o.Order
 }
 
 func (f *fixture) complete(id int64) petstore.Order {

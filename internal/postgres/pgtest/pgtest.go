@@ -57,10 +57,16 @@ func Schema(t testing.TB, dbURL string) string {
 // dropped, when the test ends.
 func Open(t testing.TB, dbURL string) *postgres.DB {
 	t.Helper()
+	return OpenWith(t, dbURL, postgres.Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(t testing.TB, dbURL string, o postgres.Options) *postgres.DB {
+	t.Helper()
 	u := withParams(t, Schema(t, dbURL), map[string]string{"pool_max_conns": strconv.Itoa(MaxConns)})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	db, err := postgres.Open(ctx, u)
+	db, err := postgres.OpenWith(ctx, u, o)
 	if err != nil {
 		t.Fatalf("open postgres: %v", err)
 	}

@@ -1,0 +1,170 @@
+// Package groupcommit gathers concurrent requests into batches that one function
+// applies together, so that many requests share one database transaction and one
+// durable commit (group commit).
+//
+// A loop takes the first request that arrives and at once every other request that is
+// already waiting, up to a maximum, and applies them as one batch. Requests that
+// arrive while a batch is applied wait for the next one. A lone request is applied at
+// once: no timer holds it back, so batching adds no latency at low load, and batches
+// grow by themselves as the load grows (about one commit time's worth of requests).
+package groupcommit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Result is the answer to one request of a batch.
+type Result[T any] struct {
+	Value T
+	Err   error
+}
+
+// ApplyFunc applies a batch of requests and writes the answer to reqs[i] in out[i].
+// ctx bounds the batch as a whole; it is not any one request's context.
+type ApplyFunc[Req, Res any] func(ctx context.Context, reqs []Req, out []Result[Res])
+
+// ErrClosed is the answer to a request made after Close.
+var ErrClosed = errors.New("groupcommit: closed")
+
+// Queue batches requests of type Req for an ApplyFunc. It is safe for concurrent use.
+type Queue[Req, Res any] struct {
+	apply   ApplyFunc[Req, Res]
+	max     int
+	timeout time.Duration
+
+	calls  chan *call[Req, Res]
+	closed chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	pool   sync.Pool
+}
+
+type call[Req, Res any] struct {
+	ctx   context.Context
+	req   Req
+	res   Result[Res]
+	ready chan struct{}
+}
+
+// New starts a queue that applies batches of at most max requests with apply, each
+// batch within timeout.
+func New[Req, Res any](apply ApplyFunc[Req, Res], max int, timeout time.Duration) *Queue[Req, Res] {
+	if max < 1 {
+		max = 1
+	}
+	q := &Queue[Req, Res]{
+		apply:   apply,
+		max:     max,
+		timeout: timeout,
+		calls:   make(chan *call[Req, Res]),
+		closed:  make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	q.pool.New = func() any { return &call[Req, Res]{ready: make(chan struct{}, 1)} }
+	go q.loop()
+	return q
+}
+
+// Do queues req for the next batch and returns its answer. If ctx ends before the
+// request is taken into a batch, Do returns ctx's error and the request is not
+// applied; once it is in a batch, Do waits for the batch, whose outcome the request
+// shares whatever happens to ctx (so that a caller is never told "failed" about a
+// request that was applied).
+func (q *Queue[Req, Res]) Do(ctx context.Context, req Req) (Res, error) {
+	c := q.pool.Get().(*call[Req, Res])
+	c.ctx, c.req = ctx, req
+	select {
+	case q.calls <- c:
+	case <-ctx.Done():
+		q.put(c)
+		var zero Res
+		return zero, ctx.Err()
+	case <-q.closed:
+		q.put(c)
+		var zero Res
+		return zero, ErrClosed
+	}
+	<-c.ready
+	res := c.res
+	q.put(c)
+	return res.Value, res.Err
+}
+
+func (q *Queue[Req, Res]) put(c *call[Req, Res]) {
+	var zero call[Req, Res]
+	c.ctx, c.req, c.res = zero.ctx, zero.req, zero.res
+	q.pool.Put(c)
+}
+
+// Close stops the queue once the batch being applied is done. Requests not yet taken
+// get ErrClosed.
+func (q *Queue[Req, Res]) Close() {
+	q.once.Do(func() { close(q.closed) })
+	<-q.done
+}
+
+func (q *Queue[Req, Res]) loop() {
+	defer close(q.done)
+	batch := make([]*call[Req, Res], 0, q.max)
+	reqs := make([]Req, 0, q.max)
+	out := make([]Result[Res], q.max)
+	for {
+		select {
+		case c := <-q.calls:
+			batch = append(batch, c)
+		case <-q.closed:
+			return
+		}
+	gather:
+		for len(batch) < q.max {
+			select {
+			case c := <-q.calls:
+				batch = append(batch, c)
+			default:
+				break gather
+			}
+		}
+		// Requests whose callers gave up while they waited are answered, not applied.
+		live := batch[:0]
+		for _, c := range batch {
+			if err := c.ctx.Err(); err != nil {
+				c.res.Err = err
+				c.ready <- struct{}{}
+				continue
+			}
+			live = append(live, c)
+			reqs = append(reqs, c.req)
+		}
+		if len(live) > 0 {
+			q.run(reqs, out[:len(live)])
+			for i, c := range live {
+				c.res = out[i]
+				out[i] = Result[Res]{}
+				c.ready <- struct{}{}
+			}
+		}
+		clear(batch[:cap(batch)])
+		clear(reqs)
+		batch, reqs = batch[:0], reqs[:0]
+	}
+}
+
+// run applies one batch. A panic in apply fails the batch instead of the process, and
+// never leaves a caller waiting.
+func (q *Queue[Req, Res]) run(reqs []Req, out []Result[Res]) {
+	ctx, cancel := context.WithTimeout(context.Background(), q.timeout)
+	defer cancel()
+	defer func() {
+		if v := recover(); v != nil {
+			err := fmt.Errorf("groupcommit: batch panicked: %v", v)
+			for i := range out {
+				out[i] = Result[Res]{Err: err}
+			}
+		}
+	}()
+	q.apply(ctx, reqs, out)
+}

@@ -1,0 +1,160 @@
+package petstore
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestPlanOrders(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	key := func(k, hash string) *IdempotencyKey {
+		return &IdempotencyKey{AccountID: 7, Key: k, RequestHash: []byte(hash)}
+	}
+	order := func(pet int64, qty int, k *IdempotencyKey) NewOrder {
+		return NewOrder{AccountID: 7, PetID: pet, Quantity: qty, Idempotency: k}
+	}
+	stored := map[KeyRef]IdempotencyRecord{
+		{7, "placed"}:  {RequestHash: []byte("h"), CreatedAt: now.Add(-time.Hour), Order: &Order{ID: 41, PetID: 1, Quantity: 1}},
+		{7, "refused"}: {RequestHash: []byte("h"), CreatedAt: now.Add(-time.Hour), Refusal: Errorf(EInsufficientStock, "no")},
+		{7, "expired"}: {RequestHash: []byte("h"), CreatedAt: now.Add(-IdempotencyTTL), Order: &Order{ID: 40}},
+	}
+	// want is one request's answer: "place", "replay", or the refusal's code.
+	tests := []struct {
+		name    string
+		pets    map[int64]PetState
+		reqs    []NewOrder
+		want    []string
+		record  []bool
+		after   map[int64]PetState
+		changed []int64
+	}{
+		{
+			name:    "orders of one pet take turns in arrival order until the stock is gone",
+			pets:    map[int64]PetState{1: {Available, 5, 0}},
+			reqs:    []NewOrder{order(1, 2, nil), order(1, 2, nil), order(1, 2, nil), order(1, 1, nil), order(1, 1, nil)},
+			want:    []string{"place", "place", EInsufficientStock, "place", EInvalidTransition},
+			after:   map[int64]PetState{1: {Pending, 0, 3}},
+			changed: []int64{1},
+		},
+		{
+			name:    "a refused order refuses only itself",
+			pets:    map[int64]PetState{1: {Available, 5, 0}, 2: {Sold, 3, 0}},
+			reqs:    []NewOrder{order(1, 1, nil), order(9, 1, nil), order(2, 1, nil), order(1, 0, nil), order(1, 1, nil)},
+			want:    []string{"place", ENotFound, EInvalidTransition, EValidationFailed, "place"},
+			after:   map[int64]PetState{1: {Available, 3, 2}, 2: {Sold, 3, 0}},
+			changed: []int64{1},
+		},
+		{
+			name:    "each changed pet is listed once, by id",
+			pets:    map[int64]PetState{1: {Available, 5, 0}, 2: {Available, 5, 0}, 3: {Available, 5, 0}},
+			reqs:    []NewOrder{order(3, 1, nil), order(1, 1, nil), order(3, 1, nil)},
+			want:    []string{"place", "place", "place"},
+			after:   map[int64]PetState{1: {Available, 4, 1}, 2: {Available, 5, 0}, 3: {Available, 3, 2}},
+			changed: []int64{1, 3},
+		},
+		{
+			name:   "a stored key replays its order or its refusal and takes nothing",
+			pets:   map[int64]PetState{1: {Available, 5, 0}},
+			reqs:   []NewOrder{order(1, 1, key("placed", "h")), order(1, 1, key("refused", "h"))},
+			want:   []string{"replay", "replay"},
+			record: []bool{false, false},
+			after:  map[int64]PetState{1: {Available, 5, 0}},
+		},
+		{
+			name:   "a stored key with another body is idempotency_key_reused",
+			pets:   map[int64]PetState{1: {Available, 5, 0}},
+			reqs:   []NewOrder{order(1, 1, key("placed", "other"))},
+			want:   []string{EIdempotencyKeyReused},
+			record: []bool{false},
+			after:  map[int64]PetState{1: {Available, 5, 0}},
+		},
+		{
+			name:    "an expired key is used afresh and recorded again",
+			pets:    map[int64]PetState{1: {Available, 5, 0}},
+			reqs:    []NewOrder{order(1, 1, key("expired", "other"))},
+			want:    []string{"place"},
+			record:  []bool{true},
+			after:   map[int64]PetState{1: {Available, 4, 1}},
+			changed: []int64{1},
+		},
+		{
+			name:    "the same key twice in a batch: the second replays the first, another body is refused",
+			pets:    map[int64]PetState{1: {Available, 5, 0}},
+			reqs:    []NewOrder{order(1, 2, key("new", "h")), order(1, 2, key("new", "h")), order(1, 3, key("new", "h3")), order(1, 1, nil)},
+			want:    []string{"place", "replay", EIdempotencyKeyReused, "place"},
+			record:  []bool{true, false, false, false},
+			after:   map[int64]PetState{1: {Available, 2, 2}},
+			changed: []int64{1},
+		},
+		{
+			name:   "a request refused for reusing a stored key does not stand for the key in the batch",
+			pets:   map[int64]PetState{1: {Available, 5, 0}},
+			reqs:   []NewOrder{order(1, 1, key("placed", "other")), order(1, 1, key("placed", "h"))},
+			want:   []string{EIdempotencyKeyReused, "replay"},
+			record: []bool{false, false},
+			after:  map[int64]PetState{1: {Available, 5, 0}},
+		},
+		{
+			name:   "a fresh key records a refusal too, and its twin in the batch replays it",
+			pets:   map[int64]PetState{1: {Available, 1, 0}},
+			reqs:   []NewOrder{order(1, 2, key("new", "h")), order(1, 2, key("new", "h"))},
+			want:   []string{EInsufficientStock, "replay"},
+			record: []bool{true, false},
+			after:  map[int64]PetState{1: {Available, 1, 0}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := PlanOrders(tt.reqs, tt.pets, stored, now)
+			for i := range b.Plans {
+				if b.Plans[i].Outcome == Place {
+					b.Plans[i].Order.ID = int64(100 + i) // as the store would
+				}
+			}
+			for i, want := range tt.want {
+				o, err := b.Answer(i)
+				got := "place"
+				switch {
+				case o.Replayed:
+					got = "replay"
+				case err != nil:
+					got = codeOf(err)
+				}
+				if got != want {
+					t.Errorf("request %d: got %s (%+v, %v), want %s", i, got, o, err, want)
+				}
+				if err == nil && !o.Replayed && (o.Order.ID != int64(100+i) || !o.Order.CreatedAt.Equal(now) || o.Order.Quantity != tt.reqs[i].Quantity) {
+					t.Errorf("request %d: placed %+v", i, o.Order)
+				}
+				if tt.record != nil && b.Plans[i].Record != tt.record[i] {
+					t.Errorf("request %d: record = %v, want %v", i, b.Plans[i].Record, tt.record[i])
+				}
+			}
+			if fmt.Sprint(b.Pets) != fmt.Sprint(tt.after) {
+				t.Errorf("pets after = %v, want %v", b.Pets, tt.after)
+			}
+			if !slices.Equal(b.Changed, tt.changed) {
+				t.Errorf("changed = %v, want %v", b.Changed, tt.changed)
+			}
+		})
+	}
+}
+
+func TestAReplayInTheBatchIsTheFirstAnswer(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	k := &IdempotencyKey{AccountID: 7, Key: "k", RequestHash: []byte("h")}
+	b := PlanOrders([]NewOrder{{AccountID: 7, PetID: 1, Quantity: 2, Idempotency: k}, {AccountID: 7, PetID: 1, Quantity: 2, Idempotency: k}},
+		map[int64]PetState{1: {Available, 5, 0}}, nil, now)
+	b.Plans[0].Order.ID = 55
+	first, err1 := b.Answer(0)
+	second, err2 := b.Answer(1)
+	if err1 != nil || err2 != nil || first.Replayed || !second.Replayed || second.Order != first.Order {
+		t.Fatalf("answers %+v %v, %+v %v", first, err1, second, err2)
+	}
+	rec := b.Record(0)
+	if rec.Order == nil || rec.Order.ID != 55 || !rec.CreatedAt.Equal(now) || string(rec.RequestHash) != "h" || rec.Refusal != nil {
+		t.Fatalf("record = %+v", rec)
+	}
+}

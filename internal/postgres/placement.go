@@ -1,0 +1,318 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/acme-pets/petstore/internal/groupcommit"
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// Orders are placed in batches (groupcommit): each batch is one transaction of two
+// round trips, whatever its size.
+//
+//  1. BEGIN; lock every pet the batch names, in id order (so that batches of several
+//     processes cannot deadlock), reading their state; read the records of the
+//     batch's Idempotency-Keys; draw an order id per request from the sequence.
+//  2. Write each changed pet once, insert the placed orders, record the keys (in key
+//     order), COMMIT.
+//
+// petstore.PlanOrders decides in between, in Go. The pets' row locks are held for
+// about one round trip, so a popular pet takes as many orders per round trip as
+// arrived while the previous batch held it.
+const (
+	qLockPets = `SELECT id, status, stock, open_orders FROM pets WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+	qOrderIDs = `SELECT nextval('orders_id_seq') FROM generate_series(1, $1)`
+	qSavePets = `UPDATE pets SET status = v.status, stock = v.stock, open_orders = v.open_orders
+		FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::integer[]) AS v(id, status, stock, open_orders)
+		WHERE pets.id = v.id`
+	qInsertOrders = `INSERT INTO orders (id, pet_id, account_id, quantity, ship_date, created_at)
+		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::integer[], $5::timestamptz[], $6::timestamptz[])`
+)
+
+// batchRetries is how many times a batch runs again after it lost a key to another
+// process (or a deadlock): the next run finds the key's result and replays it.
+const batchRetries = 3
+
+// errKeyTaken is a batch's failure to record an Idempotency-Key that another
+// transaction recorded first.
+var errKeyTaken = errors.New("an idempotency key was recorded by another transaction")
+
+// PlaceOrder places an order in the next batch of the placement loop of its pet
+// (pets are spread over Options.Loops loops); it answers once that batch has
+// committed.
+func (db *DB) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.PlacedOrder, error) {
+	o.ShipDate = optionalTimestamp(o.ShipDate)
+	q := db.placers[uint64(o.PetID)%uint64(len(db.placers))]
+	p, err := q.Do(ctx, o)
+	if err != nil {
+		return p, fmt.Errorf("place order: %w", err)
+	}
+	return p, nil
+}
+
+// placeOrders applies a batch of order requests (the groupcommit ApplyFunc). A batch
+// that lost a key to another process runs again. If the transaction fails on a
+// constraint, which one request can cause for all (an account deleted under it), each
+// request is tried again alone, so that it fails only itself; any other failure fails
+// the batch, and nothing of it is written.
+func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Result[petstore.PlacedOrder]) {
+	var err error
+	for attempt := 0; ; attempt++ {
+		if err = db.placeBatch(ctx, reqs, out); err == nil {
+			return
+		}
+		if attempt == batchRetries || !errors.Is(err, errKeyTaken) && pgCode(err) != deadlockDetected {
+			break
+		}
+	}
+	if len(reqs) > 1 && isConstraint(err) {
+		for i := range reqs {
+			db.placeOrders(ctx, reqs[i:i+1], out[i:i+1])
+		}
+		return
+	}
+	for i := range out {
+		out[i] = groupcommit.Result[petstore.PlacedOrder]{Err: err}
+	}
+}
+
+// placeBatch runs one batch's transaction (see above) and answers every request in
+// out.
+func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Result[petstore.PlacedOrder]) error {
+	pc, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer pc.Release()
+	conn := pc.Conn()
+	// BEGIN and COMMIT are sent by hand, in the pipelines. Whatever ends the function
+	// before the commit (an error, a panic) rolls back here; a connection still in a
+	// transaction after that is not returned to the pool but closed (pgxpool checks),
+	// which also rolls back.
+	defer func() {
+		if conn.PgConn().TxStatus() != 'I' {
+			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+
+	petIDs := make([]int64, 0, len(reqs))
+	var refs []petstore.KeyRef
+	for _, r := range reqs {
+		petIDs = append(petIDs, r.PetID)
+		if r.Idempotency != nil {
+			refs = append(refs, r.Idempotency.Ref())
+		}
+	}
+	slices.Sort(petIDs)
+	petIDs = slices.Compact(petIDs)
+
+	// Round trip 1: begin, lock and read the pets, read the keys, draw order ids.
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(qLockPets, petIDs)
+	if len(refs) > 0 {
+		accounts, keys := make([]int64, len(refs)), make([]string, len(refs))
+		for i, ref := range refs {
+			accounts[i], keys[i] = ref.AccountID, ref.Key
+		}
+		b.Queue(qIdempotencyRecords, accounts, keys)
+	}
+	b.Queue(qOrderIDs, len(reqs))
+	pets := make(map[int64]petstore.PetState, len(petIDs))
+	var records map[petstore.KeyRef]petstore.IdempotencyRecord
+	ids := make([]int64, 0, len(reqs))
+	err = readBatch(conn.SendBatch(ctx, b), func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		rows, _ := br.Query()
+		for rows.Next() {
+			var (
+				id     int64
+				st     petstore.PetState
+				status string
+			)
+			if err := rows.Scan(&id, &status, &st.Stock, &st.OpenOrders); err != nil {
+				return fmt.Errorf("lock pets: %w", err)
+			}
+			st.Status = petstore.PetStatus(status)
+			pets[id] = st
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("lock pets: %w", err)
+		}
+		if len(refs) > 0 {
+			rows, _ := br.Query()
+			for rows.Next() {
+				ref, rec, err := scanIdempotencyRecord(rows)
+				if err != nil {
+					return err
+				}
+				if records == nil {
+					records = make(map[petstore.KeyRef]petstore.IdempotencyRecord)
+				}
+				records[ref] = rec
+			}
+			if err := rows.Err(); err != nil {
+				return fmt.Errorf("read idempotency keys: %w", err)
+			}
+		}
+		rows, _ = br.Query()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return fmt.Errorf("draw order ids: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return err
+	}
+
+	batch := petstore.PlanOrders(reqs, pets, records, timestamp(db.now()))
+
+	// Round trip 2: the writes, and COMMIT.
+	w := &pgx.Batch{}
+	if n := len(batch.Changed); n > 0 {
+		statuses, stocks, open := make([]string, n), make([]int32, n), make([]int32, n)
+		for i, id := range batch.Changed {
+			st := batch.Pets[id]
+			statuses[i], stocks[i], open[i] = string(st.Status), int32(st.Stock), int32(st.OpenOrders)
+		}
+		w.Queue(qSavePets, batch.Changed, statuses, stocks, open)
+	}
+	var o orderRows
+	for i := range batch.Plans {
+		if p := &batch.Plans[i]; p.Outcome == petstore.Place {
+			p.Order.ID = ids[i]
+			o.add(p.Order)
+		}
+	}
+	if len(o.ids) > 0 {
+		w.Queue(qInsertOrders, o.ids, o.pets, o.accounts, o.qty, o.ships, o.created)
+	}
+	// Keys are recorded in key order, so that two batches recording the same keys
+	// wait for each other in one order only.
+	var recorded []int
+	for i := range batch.Plans {
+		if batch.Plans[i].Record {
+			recorded = append(recorded, i)
+		}
+	}
+	slices.SortFunc(recorded, func(i, j int) int {
+		a, b := reqs[i].Idempotency.Ref(), reqs[j].Idempotency.Ref()
+		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), strings.Compare(a.Key, b.Key))
+	})
+	var expired, fresh keyRows
+	for _, i := range recorded {
+		ref := reqs[i].Idempotency.Ref()
+		if old, ok := records[ref]; ok {
+			// Used afresh after a day: the old record goes, if no one else replaced it.
+			expired.accounts = append(expired.accounts, ref.AccountID)
+			expired.keys = append(expired.keys, ref.Key)
+			expired.created = append(expired.created, old.CreatedAt)
+		}
+		if err := fresh.add(ref, batch.Record(i)); err != nil {
+			return err
+		}
+	}
+	if len(expired.keys) > 0 {
+		w.Queue(qDeleteExpiredKeys, expired.accounts, expired.keys, expired.created)
+	}
+	if len(fresh.keys) > 0 {
+		fresh.queue(w)
+	}
+	writes := w.Len()
+	// With a BeforeCommit hook (tests), COMMIT waits for the hook's word.
+	commit := db.beforeCommit == nil
+	if commit {
+		w.Queue("COMMIT")
+	}
+	if w.Len() > 0 {
+		err = readBatch(conn.SendBatch(ctx, w), func(br pgx.BatchResults) error {
+			for range writes {
+				if _, err := br.Exec(); err != nil {
+					return writeError(err)
+				}
+			}
+			if commit {
+				return committed(br.Exec())
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if db.beforeCommit != nil {
+		if err := db.beforeCommit(); err != nil {
+			return err
+		}
+		if err := committed(conn.Exec(ctx, "COMMIT")); err != nil {
+			return err
+		}
+	}
+	for i := range out {
+		out[i].Value, out[i].Err = batch.Answer(i)
+	}
+	return nil
+}
+
+// writeError names a write that failed because another transaction recorded one of
+// the batch's keys first.
+func writeError(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == uniqueViolation && pe.ConstraintName == keyConstraint {
+		return fmt.Errorf("%w: %w", errKeyTaken, err)
+	}
+	return err
+}
+
+// readBatch reads the results of a pipeline with read and closes it.
+func readBatch(br pgx.BatchResults, read func(pgx.BatchResults) error) error {
+	err := read(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// orderRows are the columns of the orders a batch places, for qInsertOrders.
+type orderRows struct {
+	ids, pets, accounts []int64
+	qty                 []int32
+	ships               []*time.Time
+	created             []time.Time
+}
+
+func (r *orderRows) add(o petstore.Order) {
+	r.ids = append(r.ids, o.ID)
+	r.pets = append(r.pets, o.PetID)
+	r.accounts = append(r.accounts, o.AccountID)
+	r.qty = append(r.qty, int32(o.Quantity))
+	r.ships = append(r.ships, o.ShipDate)
+	r.created = append(r.created, o.CreatedAt)
+}
+
+// committed checks the result of a COMMIT sent by hand: PostgreSQL answers a COMMIT
+// of a failed transaction with ROLLBACK, not with an error.
+func committed(tag pgconn.CommandTag, err error) error {
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if tag.String() != "COMMIT" {
+		return errors.New("commit: the transaction was rolled back")
+	}
+	return nil
+}
