@@ -22,7 +22,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(stderr, c.logFormat, c.logLevel)
+	logs := newLogWriter(stderr, logFlushInterval)
+	defer logs.Close()
+	log, err := newLogger(logs, c.logFormat, c.logLevel)
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 	if err != nil {
 		return petstore.Account{}, "", fmt.Errorf("account by email: %w", err)
 	}
-	a, hash, err := scanAccount(s.QueryRowContext(ctx, strings.ToLower(email)))
+	a, hash, err := scanAccount(s.QueryRowContext(reading(ctx), strings.ToLower(email)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Account{}, "", petstore.Errorf(petstore.ENotFound, "No account has this email.")
 	}

@@ -238,6 +238,11 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, 
 	return s, nil
 }
 
+// reading is the context of a query on the reader pool. Reads in WAL mode never wait
+// for a lock and read a page or a hundred rows: they are not made cancellable, which
+// would cost a goroutine in database/sql and another in the driver on every query.
+func reading(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+
 // readStmt returns the prepared reader statement for query.
 func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return db.readStmts.get(ctx, query)

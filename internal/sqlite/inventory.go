@@ -71,7 +71,7 @@ func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryIte
 	if err != nil {
 		return petstore.InventoryItem{}, fmt.Errorf("inventory: %w", err)
 	}
-	it, err := scanInventory(s.QueryRowContext(ctx, petID))
+	it, err := scanInventory(s.QueryRowContext(reading(ctx), petID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.InventoryItem{}, petstore.PetNotFound(petID)
 	}
@@ -93,7 +93,7 @@ func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p pets
 	if err != nil {
 		return nil, fmt.Errorf("inventories: %w", err)
 	}
-	rows, err := s.QueryContext(ctx, args...)
+	rows, err := s.QueryContext(reading(ctx), args...)
 	if err != nil {
 		return nil, fmt.Errorf("inventories: %w", err)
 	}

@@ -97,7 +97,7 @@ func (db *DB) PrincipalByKeyHash(ctx context.Context, hash []byte) (petstore.Pri
 		p    petstore.Principal
 		role string
 	)
-	err = s.QueryRowContext(ctx, hash).Scan(&p.AccountID, &role, &p.KeyID)
+	err = s.QueryRowContext(reading(ctx), hash).Scan(&p.AccountID, &role, &p.KeyID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Principal{}, petstore.Errorf(petstore.ENotFound, "The API key was not found.")
 	}

@@ -181,7 +181,7 @@ func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error
 	if err != nil {
 		return petstore.Order{}, fmt.Errorf("order: %w", err)
 	}
-	o, err := scanOrder(s.QueryRowContext(ctx, args...))
+	o, err := scanOrder(s.QueryRowContext(reading(ctx), args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Order{}, orderNotFound(id)
 	}
@@ -210,7 +210,7 @@ func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Pag
 	if err != nil {
 		return nil, fmt.Errorf("orders: %w", err)
 	}
-	rows, err := s.QueryContext(ctx, args...)
+	rows, err := s.QueryContext(reading(ctx), args...)
 	if err != nil {
 		return nil, fmt.Errorf("orders: %w", err)
 	}

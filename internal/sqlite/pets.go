@@ -59,7 +59,7 @@ func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
 	}
-	p, err := scanPet(s.QueryRowContext(ctx, id))
+	p, err := scanPet(s.QueryRowContext(reading(ctx), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Pet{}, petstore.PetNotFound(id)
 	}
@@ -98,7 +98,7 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
-	rows, err := s.QueryContext(ctx, args...)
+	rows, err := s.QueryContext(reading(ctx), args...)
 	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
