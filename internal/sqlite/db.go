@@ -58,6 +58,9 @@ type Options struct {
 	// BeforeCommit, when set, runs before each batch of orders commits; an error
 	// fails the batch as a failed commit would.
 	BeforeCommit func() error
+	// PetCacheTTL bounds how long a pet read by id is served from memory (see
+	// petCache); DefaultPetCacheTTL when 0, no cache when negative.
+	PetCacheTTL time.Duration
 }
 
 // DB is the SQLite store. It implements petstore.Store and is safe for concurrent use.
@@ -73,6 +76,7 @@ type DB struct {
 
 	// placer gathers concurrent orders into batches (placeOrders).
 	placer       *groupcommit.Queue[petstore.NewOrder, petstore.PlacedOrder]
+	pets         *petCache
 	now          func() time.Time
 	beforeCommit func() error
 }
@@ -137,7 +141,11 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	if o.MaxBatch == 0 {
 		o.MaxBatch = DefaultMaxBatch
 	}
-	db := &DB{write: write, read: read, now: o.Now, beforeCommit: o.BeforeCommit, writeStmts: make(map[string]*sql.Stmt)}
+	if o.PetCacheTTL == 0 {
+		o.PetCacheTTL = DefaultPetCacheTTL
+	}
+	db := &DB{write: write, read: read, now: o.Now, beforeCommit: o.BeforeCommit, writeStmts: make(map[string]*sql.Stmt),
+		pets: newPetCache(o.PetCacheTTL)}
 	db.readStmts.db = read
 	for _, q := range hotWrites {
 		s, err := write.PrepareContext(ctx, q)

@@ -114,6 +114,7 @@ func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p pets
 
 // SetInventory sets a pet's stock under SetStock, which may change its status.
 func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (petstore.InventoryItem, error) {
+	defer db.pets.forget(petID)
 	var st petstore.PetState
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		cur, err := loadPetState(ctx, db, tx, petID)

@@ -93,6 +93,7 @@ func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []g
 // answers every request in out.
 func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Result[petstore.PlacedOrder]) error {
 	var batch petstore.OrderBatch
+	defer func() { db.pets.forget(batch.Changed...) }()
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		// The write lock is held from here to the commit, and nothing below waits for
 		// another lock: statements need no cancellation, which saves modernc a
@@ -250,11 +251,14 @@ func loadOrder(ctx context.Context, tx *sql.Tx, id, owner int64) (petstore.Order
 // CancelOrder removes an incomplete order and applies CancelOrder to its pet; a
 // complete order is EConflict. With owner != 0 another account's order is ENotFound.
 func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
+	var pet int64
+	defer func() { db.pets.forget(pet) }()
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		o, err := loadOrder(ctx, tx, id, owner)
 		if err != nil {
 			return err
 		}
+		pet = o.PetID
 		if o.Complete {
 			return petstore.Errorf(petstore.EConflict, "Order %d is complete and cannot be cancelled.", id)
 		}
@@ -280,6 +284,7 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 // false on an incomplete order changes nothing.
 func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate) (petstore.Order, error) {
 	var o petstore.Order
+	defer func() { db.pets.forget(o.PetID) }()
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var err error
 		if o, err = loadOrder(ctx, tx, id, 0); err != nil {

@@ -53,19 +53,25 @@ func scanPet(row interface{ Scan(...any) error }) (petstore.Pet, error) {
 	return p, nil
 }
 
-// Pet finds a pet by id.
+// Pet finds a pet by id, from the pet cache when it has it (see petCache).
 func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
+	now := db.now()
+	p, gen, ok := db.pets.get(id, now)
+	if ok {
+		return p, nil
+	}
 	s, err := db.readStmt(ctx, qPet)
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
 	}
-	p, err := scanPet(s.QueryRowContext(reading(ctx), id))
+	p, err = scanPet(s.QueryRowContext(reading(ctx), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Pet{}, petstore.PetNotFound(id)
 	}
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
 	}
+	db.pets.put(p, gen, now)
 	return p, nil
 }
 
@@ -134,6 +140,7 @@ func idsJSON(ids []int64) string {
 // validated, its status change checked under ChangeStatus and its category checked as
 // CreatePet does. The stock is not touched.
 func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetFields) (petstore.PetFields, error)) (petstore.Pet, error) {
+	defer db.pets.forget(id)
 	var pet petstore.Pet
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		cur, err := scanPet(tx.QueryRowContext(ctx, qPet, id))
@@ -174,6 +181,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 // DeletePet removes a pet; one with incomplete orders is EConflict. Its completed
 // orders stay, with its id.
 func (db *DB) DeletePet(ctx context.Context, id int64) error {
+	defer db.pets.forget(id)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		st, err := loadPetState(ctx, db, tx, id)
 		if err != nil {

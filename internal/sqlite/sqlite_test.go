@@ -334,3 +334,51 @@ func BenchmarkPlaceOrder(b *testing.B) {
 		return db
 	})
 }
+
+// Pets read by id are cached: a change made through the same DB shows at once (the
+// suite checks every kind of change), and one made by another process sharing the
+// file shows within DefaultPetCacheTTL.
+func TestAPetChangedByAnotherProcessShowsWithinTheCacheTime(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "petstore.db")
+	var dbs [2]*sqlite.DB
+	for i := range dbs {
+		db, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
+	c, err := dbs[0].CreateCategory(ctx, petstore.Category{Name: "Dogs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := dbs[0].CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dbs[0].Pet(ctx, p.ID); err != nil { // now cached in dbs[0]
+		t.Fatal(err)
+	}
+	if _, err := dbs[1].SetInventory(ctx, p.ID, 9); err != nil {
+		t.Fatal(err)
+	}
+	changed := time.Now()
+	if got, _ := dbs[1].Pet(ctx, p.ID); got.Stock != 9 {
+		t.Fatalf("the process that changed the pet reads a stock of %d", got.Stock)
+	}
+	for {
+		got, err := dbs[0].Pet(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Stock == 9 {
+			break
+		}
+		if time.Since(changed) > sqlite.DefaultPetCacheTTL+50*time.Millisecond {
+			t.Fatalf("after %v the other process still reads a stock of %d", time.Since(changed), got.Stock)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

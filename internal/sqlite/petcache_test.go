@@ -1,0 +1,65 @@
+package sqlite
+
+import (
+	"testing"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+func TestPetCache(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	rex := petstore.Pet{ID: 7, Name: "Rex", Stock: 3}
+
+	t.Run("a pet put is got until its time is up", func(t *testing.T) {
+		c := newPetCache(time.Second)
+		_, gen, ok := c.get(7, now)
+		if ok {
+			t.Fatal("an empty cache had a pet")
+		}
+		c.put(rex, gen, now)
+		if got, _, ok := c.get(7, now.Add(999*time.Millisecond)); !ok || got != rex {
+			t.Fatalf("get = %+v, %v", got, ok)
+		}
+		if _, _, ok := c.get(7, now.Add(time.Second)); ok {
+			t.Fatal("an expired pet was got")
+		}
+	})
+	t.Run("a forgotten pet is gone", func(t *testing.T) {
+		c := newPetCache(time.Second)
+		_, gen, _ := c.get(7, now)
+		c.put(rex, gen, now)
+		c.forget(7)
+		if _, _, ok := c.get(7, now); ok {
+			t.Fatal("a forgotten pet was got")
+		}
+	})
+	t.Run("a read that raced a write is not cached", func(t *testing.T) {
+		c := newPetCache(time.Second)
+		_, gen, _ := c.get(7, now) // the read begins
+		c.forget(7)                // a write commits meanwhile
+		c.put(rex, gen, now)       // the read ends with what it read before the write
+		if _, _, ok := c.get(7, now); ok {
+			t.Fatal("a read older than a write was cached")
+		}
+	})
+	t.Run("a negative time turns the cache off", func(t *testing.T) {
+		c := newPetCache(-1)
+		_, gen, _ := c.get(7, now)
+		c.put(rex, gen, now)
+		if _, _, ok := c.get(7, now); ok {
+			t.Fatal("the cache is on")
+		}
+	})
+	t.Run("the cache holds at most its maximum", func(t *testing.T) {
+		c := newPetCache(time.Second)
+		c.max = 10
+		for id := range int64(25) {
+			_, gen, _ := c.get(id, now)
+			c.put(petstore.Pet{ID: id}, gen, now)
+		}
+		if len(c.m) > 10 {
+			t.Fatalf("the cache holds %d pets", len(c.m))
+		}
+	})
+}
