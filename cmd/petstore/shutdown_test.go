@@ -23,11 +23,7 @@ func TestSIGTERMLetsInFlightRequestsFinish(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "petstore")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildPetstore(t)
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "serve", "--addr", addr, "--database", filepath.Join(dir, "p.db"), "--shutdown-grace", "10s")
 	stdout, _ := cmd.StdoutPipe()
