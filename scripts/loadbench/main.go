@@ -1,0 +1,405 @@
+// Command loadbench measures the petstore binary as shipped under load, with wrk
+// (Debian's package): it builds ./cmd/petstore, starts `petstore serve` on a fresh
+// database with its default settings (request log on at info, written to a file),
+// makes its data through the API, and drives each scenario with wrk. It prints
+// requests per second, the median and 99th percentile latency, the server's CPU and
+// its peak resident memory per scenario, and writes the table as JSON.
+//
+//	go run ./scripts/loadbench                                  # SQLite, in a temporary file
+//	go run ./scripts/loadbench -database 'postgres://…'          # a new schema, dropped afterwards
+//	go run ./scripts/loadbench -duration 30s -scenarios orders-hot,mix
+//
+// Rate limiting is off (-rate-limit 0): the limiter is per client, and wrk speaks for
+// many clients with one key.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "loadbench:", err)
+		os.Exit(1)
+	}
+}
+
+// scenario is one load: the wrk script that makes its requests.
+type scenario struct {
+	name, what string
+	lua        string
+}
+
+// The scenarios. PET is the hot pet; LO and HI bound the ids of the 1,000 pets.
+var scenarios = []scenario{
+	{"pet-by-id", "GET /v1/pets/{id}, one pet", `
+request = function() return wrk.format("GET", "/v1/pets/" .. PET) end`},
+	{"page-of-20", "GET /v1/pets?limit=20", `
+request = function() return wrk.format("GET", "/v1/pets?limit=20") end`},
+	{"orders-hot", "POST /v1/store/orders, all on one pet", `
+local body = '{"petId":' .. PET .. ',"quantity":1}'
+request = function() return wrk.format("POST", "/v1/store/orders", nil, body) end`},
+	{"orders-spread", "POST /v1/store/orders, over 1,000 pets", `
+request = function()
+  return wrk.format("POST", "/v1/store/orders", nil, '{"petId":' .. math.random(LO, HI) .. ',"quantity":1}')
+end`},
+	{"mix", "90% GET /v1/pets/{id}, 10% orders, over 1,000 pets", `
+request = function()
+  local pet = math.random(LO, HI)
+  if math.random(10) == 1 then
+    return wrk.format("POST", "/v1/store/orders", nil, '{"petId":' .. pet .. ',"quantity":1}')
+  end
+  return wrk.format("GET", "/v1/pets/" .. pet)
+end`},
+}
+
+// result is one scenario's line of the table.
+type result struct {
+	Scenario  string  `json:"scenario"`
+	What      string  `json:"what"`
+	Store     string  `json:"store"`
+	RPS       float64 `json:"requestsPerSecond"`
+	P50ms     float64 `json:"p50Ms"`
+	P99ms     float64 `json:"p99Ms"`
+	Non2xx    int     `json:"non2xx"`
+	CPU       float64 `json:"serverCpuPercent"`
+	PeakRSSMB float64 `json:"peakRssMiB"`
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("loadbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	database := fs.String("database", "", "postgres:// URL (a new schema is made and dropped); empty: a temporary SQLite file")
+	duration := fs.Duration("duration", 10*time.Second, "length of each measured load")
+	warmup := fs.Duration("warmup", 2*time.Second, "load before each measurement")
+	conns := fs.Int("connections", 64, "wrk connections")
+	threads := fs.Int("threads", 2, "wrk threads")
+	only := fs.String("scenarios", "", "comma list of scenarios to run (default: all)")
+	out := fs.String("out", "loadbench.json", "where to write the results as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := exec.LookPath("wrk"); err != nil {
+		return errors.New("wrk is missing: apt-get install -y wrk")
+	}
+	dir, err := os.MkdirTemp("", "loadbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	bin := filepath.Join(dir, "petstore")
+	fmt.Fprintln(stderr, "building ./cmd/petstore")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/petstore").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	store, dsn := "sqlite", filepath.Join(dir, "bench.db")
+	if *database != "" {
+		store = "postgres"
+		var drop func()
+		if dsn, drop, err = newSchema(ctx, *database); err != nil {
+			return err
+		}
+		defer drop()
+	}
+	key, err := exec.CommandContext(ctx, bin, "keys", "create", "--email", "bench@example.com", "--role", "admin", "--database", dsn).Output()
+	if err != nil {
+		return fmt.Errorf("keys create: %w", err)
+	}
+	srv, err := start(ctx, bin, dsn, filepath.Join(dir, "serve.log"))
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	c := &client{base: srv.base, key: strings.TrimSpace(string(key))}
+	fmt.Fprintln(stderr, "making 1,000 pets with stock")
+	hot, lo, hi, err := c.seed(ctx, 1000)
+	if err != nil {
+		return err
+	}
+
+	var results []result
+	for _, sc := range scenarios {
+		if *only != "" && !contains(strings.Split(*only, ","), sc.name) {
+			continue
+		}
+		script := filepath.Join(dir, sc.name+".lua")
+		lua := fmt.Sprintf("PET, LO, HI = %d, %d, %d\nwrk.headers[\"Authorization\"] = \"Bearer %s\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n%s\n",
+			hot, lo, hi, c.key, sc.lua)
+		if err := os.WriteFile(script, []byte(lua), 0o600); err != nil {
+			return err
+		}
+		wrk := func(d time.Duration) ([]byte, error) {
+			return exec.CommandContext(ctx, "wrk", "-t"+strconv.Itoa(*threads), "-c"+strconv.Itoa(*conns),
+				"-d"+d.String(), "--latency", "-s", script, srv.base).Output()
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", sc.name, sc.what)
+		if *warmup > 0 {
+			if _, err := wrk(*warmup); err != nil {
+				return fmt.Errorf("wrk: %w", err)
+			}
+		}
+		srv.resetPeakRSS()
+		cpu0 := srv.cpu()
+		start := time.Now()
+		text, err := wrk(*duration)
+		if err != nil {
+			return fmt.Errorf("wrk: %w", err)
+		}
+		cpu := (srv.cpu() - cpu0).Seconds() / time.Since(start).Seconds() * 100
+		r := parseWrk(string(text))
+		r.Scenario, r.What, r.Store, r.CPU, r.PeakRSSMB = sc.name, sc.what, store, cpu, srv.peakRSS()
+		results = append(results, r)
+	}
+
+	fmt.Fprintf(stdout, "petstore as shipped on %s: wrk -t%d -c%d, %v per scenario after %v of warm-up\n\n", store, *threads, *conns, *duration, *warmup)
+	fmt.Fprintln(stdout, "| scenario | store | req/s | p50 ms | p99 ms | non-2xx | server CPU | peak RSS |")
+	fmt.Fprintln(stdout, "|---|---|---:|---:|---:|---:|---:|---:|")
+	for _, r := range results {
+		fmt.Fprintf(stdout, "| %s | %s | %.0f | %.2f | %.2f | %d | %.0f%% | %.0f MiB |\n",
+			r.Scenario, r.Store, r.RPS, r.P50ms, r.P99ms, r.Non2xx, r.CPU, r.PeakRSSMB)
+	}
+	b, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(*out, append(b, '\n'), 0o644)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if strings.TrimSpace(v) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// server is the running binary.
+type server struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+func start(ctx context.Context, bin, dsn, logFile string) (*server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	log, err := os.Create(logFile)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "serve", "--addr", addr, "--database", dsn, "--no-bootstrap", "--rate-limit", "0")
+	cmd.Stdout, cmd.Stderr = io.Discard, log
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, base: "http://" + addr}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if res, err := http.Get(s.base + "/healthz"); err == nil {
+			res.Body.Close()
+			return s, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			s.stop()
+			return nil, errors.New("petstore serve did not start")
+		}
+	}
+}
+
+func (s *server) stop() {
+	s.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+	}
+}
+
+// cpu is the CPU time the server has used (user and system), from /proc.
+func (s *server) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
+// resetPeakRSS starts the peak resident memory afresh (Linux: clear_refs 5).
+func (s *server) resetPeakRSS() {
+	os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0)
+}
+
+// peakRSS is the peak resident memory since the last reset, in MiB.
+func (s *server) peakRSS() float64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// client makes the benchmark's data through the API.
+type client struct {
+	base, key string
+}
+
+func (c *client) call(ctx context.Context, method, path, body string) (map[string]any, error) {
+	r, err := http.NewRequestWithContext(ctx, method, c.base+"/v1"+path, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	r.Header.Set("Authorization", "Bearer "+c.key)
+	r.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	var v map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&v); err != nil {
+		return nil, fmt.Errorf("%s %s: %d", method, path, res.StatusCode)
+	}
+	if res.StatusCode >= 300 {
+		return nil, fmt.Errorf("%s %s: %d %v", method, path, res.StatusCode, v["message"])
+	}
+	return v, nil
+}
+
+// seed makes a category and n pets with a large stock, and returns the id of the
+// first (the hot pet) and the range of the ids.
+func (c *client) seed(ctx context.Context, n int) (hot, lo, hi int64, err error) {
+	cat, err := c.call(ctx, "POST", "/categories", `{"name":"Bench"}`)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	ids := make([]int64, n)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			p, err := c.call(ctx, "POST", "/pets", fmt.Sprintf(`{"name":"Pet %d","categoryId":%v}`, i, cat["id"]))
+			if err != nil {
+				errs <- err
+				return
+			}
+			ids[i] = int64(p["id"].(float64))
+			if _, err := c.call(ctx, "PUT", fmt.Sprintf("/store/inventory/%d", ids[i]), `{"quantity":1000000}`); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, 0, 0, err
+	}
+	lo, hi = ids[0], ids[0]
+	for _, id := range ids {
+		lo, hi = min(lo, id), max(hi, id)
+	}
+	if hi-lo+1 != int64(n) {
+		return 0, 0, 0, fmt.Errorf("the pets' ids are not consecutive (%d to %d)", lo, hi)
+	}
+	return lo, lo, hi, nil
+}
+
+var latencyLine = regexp.MustCompile(`(?m)^\s+(50|99)%\s+([0-9.]+)(us|ms|s)\s*$`)
+
+// parseWrk reads wrk's --latency output.
+func parseWrk(text string) result {
+	var r result
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(line, "Requests/sec:"); ok {
+			r.RPS, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
+		}
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Non-2xx or 3xx responses:"); ok {
+			r.Non2xx, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	for _, m := range latencyLine.FindAllStringSubmatch(text, -1) {
+		v, _ := strconv.ParseFloat(m[2], 64)
+		switch m[3] {
+		case "us":
+			v /= 1000
+		case "s":
+			v *= 1000
+		}
+		if m[1] == "50" {
+			r.P50ms = v
+		} else {
+			r.P99ms = v
+		}
+	}
+	return r
+}
+
+// newSchema makes a new schema in the database at dbURL and returns a URL whose
+// search_path is that schema, and a function that drops it.
+func newSchema(ctx context.Context, dbURL string) (string, func(), error) {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return "", nil, err
+	}
+	schema := fmt.Sprintf("loadbench_%d", os.Getpid())
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		conn.Close(ctx)
+		return "", nil, err
+	}
+	drop := func() {
+		conn.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		conn.Close(context.Background())
+	}
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		drop()
+		return "", nil, errors.New("-database: not a URL")
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), drop, nil
+}
