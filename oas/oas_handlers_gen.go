@@ -2485,11 +2485,15 @@ func (s *Server) handleListPetsRequest(args [0]string, argsEscaped bool, w http.
 // `409 invalid_transition`) and have the stock (else `409 insufficient_stock`); an unknown pet answers
 // `404`. When the order takes the stock to 0 the pet becomes `pending`.
 //
+// A `201` means the order is committed durably: it survives a crash of the server or of the machine.
+//
 // Send an `Idempotency-Key` to retry safely: the same key with the same body within 24 hours answers
-// the first response again (status, `Location` and body) and places nothing new; the same key with
-// another body answers `422 idempotency_key_reused`; a retry while the first request is still being
-// processed answers `409 conflict`. Keys are scoped to your account. Refusals (4xx) are replayed too;
-// a `5xx` is not stored, so a retry runs again.
+// the first response again (status, `Location` and body, the order as it was placed) and places
+// nothing new; the same key with another body answers `422 idempotency_key_reused`. The key and the
+// first answer are recorded in the order's own transaction, so a retry sent while the first request
+// still runs waits for it and gets the same answer; it is never refused as "in progress". Keys are
+// scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing, so a retry runs
+// afresh.
 //
 // POST /store/orders
 func (s *Server) handlePlaceOrderRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
