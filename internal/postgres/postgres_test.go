@@ -2,8 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"errors"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -190,52 +188,14 @@ func TestTwoProcessesOrderingAndCancellingKeepStockAndOrdersInStep(t *testing.T)
 	}
 }
 
-// Of two processes recording one Idempotency-Key at once, the key's primary key lets
-// one win; the other's batch runs again and replays the winner's order.
-func TestTwoProcessesPlaceOneOrderPerKey(t *testing.T) {
-	dbs := openShared(t, 2)
-	ctx := context.Background()
-	account, pet := setUpPet(t, dbs[0], 100)
-	const n = 40
-	var (
-		wg      sync.WaitGroup
-		results = make([]petstore.PlacedOrder, n)
-		errs    = make([]error, n)
-		gate    = make(chan struct{})
-	)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-gate
-			// Keys k0…k3, ten requests each, spread over both processes.
-			k := petstore.IdempotencyKey{AccountID: account, Key: "k" + strconv.Itoa(i%4), RequestHash: []byte("h")}
-			results[i], errs[i] = dbs[i%2].PlaceOrder(ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: 1, Idempotency: &k})
-		}()
-	}
-	close(gate)
-	wg.Wait()
-	orders := map[string]int64{}
-	fresh := 0
-	for i := range n {
-		if errs[i] != nil {
-			t.Fatalf("request %d: %v", i, errs[i])
+func TestSharedDatabase(t *testing.T) {
+	storetest.Shared(t, func(t *testing.T, n int) []petstore.Store {
+		var stores []petstore.Store
+		for _, db := range openShared(t, n) {
+			stores = append(stores, db)
 		}
-		if !results[i].Replayed {
-			fresh++
-		}
-		key := "k" + strconv.Itoa(i%4)
-		if id, ok := orders[key]; ok && id != results[i].Order.ID {
-			t.Errorf("key %s answered with orders %d and %d", key, id, results[i].Order.ID)
-		}
-		orders[key] = results[i].Order.ID
-	}
-	if fresh != 4 {
-		t.Errorf("%d requests placed an order, want 4 (one per key)", fresh)
-	}
-	if p, err := dbs[1].Pet(ctx, pet); err != nil || p.Stock != 96 {
-		t.Errorf("pet = %+v, %v; want a stock of 96", p, err)
-	}
+		return stores
+	})
 }
 
 func TestARevokedKeyFailsAtOnceInAnotherProcess(t *testing.T) {
@@ -413,44 +373,10 @@ func TestUpgradingKeepsTheAnswersOfIdempotencyKeys(t *testing.T) {
 	}
 	conn.Close(ctx)
 
-	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	db, err := postgres.OpenWith(ctx, url, postgres.Options{Now: func() time.Time { return now }})
+	db, err := postgres.OpenWith(ctx, url, postgres.Options{Now: func() time.Time { return storetest.OldKeysAt.Add(2 * time.Hour) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	c, err := db.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pet, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.SetInventory(ctx, pet.ID, 5); err != nil {
-		t.Fatal(err)
-	}
-	place := func(key string) (petstore.PlacedOrder, error) {
-		return db.PlaceOrder(ctx, petstore.NewOrder{AccountID: 1, PetID: pet.ID, Quantity: 1,
-			Idempotency: &petstore.IdempotencyKey{AccountID: 1, Key: key, RequestHash: []byte("h")}})
-	}
-	o, err := place("placed")
-	ship := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
-	if err != nil || !o.Replayed || o.Order.ID != 7 || o.Order.PetID != 3 || o.Order.Quantity != 2 || o.Order.AccountID != 1 ||
-		o.Order.ShipDate == nil || !o.Order.ShipDate.Equal(ship) || !o.Order.CreatedAt.Equal(time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)) {
-		t.Errorf("placed key replays %+v, %v", o, err)
-	}
-	var pe *petstore.Error
-	o, err = place("refused")
-	if !o.Replayed || !errors.As(err, &pe) || pe.Code != petstore.EInsufficientStock || pe.Message != "Only 1 in stock; 2 were ordered." {
-		t.Errorf("refused key replays %+v, %v", o, err)
-	}
-	o, err = place("invalid")
-	if !o.Replayed || !errors.As(err, &pe) || len(pe.Details) != 1 || pe.Details[0].Field != "quantity" {
-		t.Errorf("invalid key replays %+v, %v", o, err)
-	}
-	o, err = place("running")
-	if err != nil || o.Replayed {
-		t.Errorf("an unanswered claim of the old schema: %+v, %v; want a new order", o, err)
-	}
+	storetest.CheckUpgradedKeys(t, db)
 }

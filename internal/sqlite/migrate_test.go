@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"io/fs"
 	"path/filepath"
 	"testing"
@@ -11,7 +10,7 @@ import (
 
 	"github.com/pressly/goose/v3"
 
-	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/storetest"
 )
 
 // A database made before Idempotency-Keys held domain results (migration 4) keeps the
@@ -48,46 +47,10 @@ func TestUpgradingKeepsTheAnswersOfIdempotencyKeys(t *testing.T) {
 	}
 	old.Close()
 
-	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	db, err := OpenWith(ctx, path, Options{Now: func() time.Time { return now }})
+	db, err := OpenWith(ctx, path, Options{Now: func() time.Time { return storetest.OldKeysAt.Add(2 * time.Hour) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	c, err := db.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pet, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.SetInventory(ctx, pet.ID, 5); err != nil {
-		t.Fatal(err)
-	}
-	place := func(key string) (petstore.PlacedOrder, error) {
-		return db.PlaceOrder(ctx, petstore.NewOrder{AccountID: 1, PetID: pet.ID, Quantity: 1,
-			Idempotency: &petstore.IdempotencyKey{AccountID: 1, Key: key, RequestHash: []byte("h")}})
-	}
-
-	o, err := place("placed")
-	ship := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
-	want := petstore.Order{ID: 7, PetID: 3, AccountID: 1, Quantity: 2, ShipDate: &ship, CreatedAt: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)}
-	if err != nil || !o.Replayed || o.Order.ID != want.ID || o.Order.PetID != want.PetID || o.Order.Quantity != want.Quantity ||
-		o.Order.ShipDate == nil || !o.Order.ShipDate.Equal(ship) || !o.Order.CreatedAt.Equal(want.CreatedAt) {
-		t.Errorf("placed key replays %+v, %v; want %+v", o, err, want)
-	}
-	o, err = place("refused")
-	var pe *petstore.Error
-	if !o.Replayed || !errors.As(err, &pe) || pe.Code != petstore.EInsufficientStock || pe.Message != "Only 1 in stock; 2 were ordered." {
-		t.Errorf("refused key replays %+v, %v", o, err)
-	}
-	o, err = place("invalid")
-	if !o.Replayed || !errors.As(err, &pe) || len(pe.Details) != 1 || pe.Details[0].Field != "quantity" {
-		t.Errorf("invalid key replays %+v, %v", o, err)
-	}
-	o, err = place("running")
-	if err != nil || o.Replayed {
-		t.Errorf("an unanswered claim of the old schema: %+v, %v; want a new order", o, err)
-	}
+	storetest.CheckUpgradedKeys(t, db)
 }

@@ -382,3 +382,19 @@ func TestAPetChangedByAnotherProcessShowsWithinTheCacheTime(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestSharedDatabase(t *testing.T) {
+	storetest.Shared(t, func(t *testing.T, n int) []petstore.Store {
+		path := filepath.Join(t.TempDir(), "petstore.db")
+		var stores []petstore.Store
+		for range n {
+			db, err := sqlite.Open(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			stores = append(stores, db)
+		}
+		return stores
+	})
+}

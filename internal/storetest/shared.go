@@ -1,0 +1,103 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// Shared runs the tests of several stores on one database, standing for server
+// processes that share it. open returns n new stores on one new, empty database, and
+// closes them when the test ends.
+func Shared(t *testing.T, open func(t *testing.T, n int) []petstore.Store) {
+	t.Run("processes placing orders with one key place one order per key", func(t *testing.T) {
+		t.Parallel()
+		stores := open(t, 2)
+		f := &fixture{t: t, ctx: t.Context(), s: stores[0]}
+		a := f.account(petstore.Customer)
+		p := f.availablePet(100)
+		const n = 40
+		var (
+			wg      sync.WaitGroup
+			results = make([]petstore.PlacedOrder, n)
+			errs    = make([]error, n)
+			gate    = make(chan struct{})
+		)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-gate
+				// Keys k0…k3, ten requests each, spread over the stores.
+				results[i], errs[i] = stores[i%len(stores)].PlaceOrder(f.ctx, keyed(a.ID, p.ID, 1, "k"+strconv.Itoa(i%4)))
+			}()
+		}
+		close(gate)
+		wg.Wait()
+		orders := map[string]int64{}
+		fresh := 0
+		for i := range n {
+			if errs[i] != nil {
+				t.Fatalf("request %d: %v", i, errs[i])
+			}
+			if !results[i].Replayed {
+				fresh++
+			}
+			key := "k" + strconv.Itoa(i%4)
+			if id, ok := orders[key]; ok && id != results[i].Order.ID {
+				t.Errorf("key %s answered with orders %d and %d", key, id, results[i].Order.ID)
+			}
+			orders[key] = results[i].Order.ID
+		}
+		if fresh != 4 {
+			t.Errorf("%d requests placed an order, want 4 (one per key)", fresh)
+		}
+		f.wantPet(p.ID, petstore.Available, 96)
+	})
+}
+
+// OldKeysAt is the time the upgrade tests' old keys were answered.
+var OldKeysAt = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+
+// CheckUpgradedKeys checks a store opened on a database that a release before
+// batched placement left with these Idempotency-Keys of account 1, all with the
+// request hash "h": "placed" (201, order 7: pet 3, quantity 2, ship date
+// 2031-01-02T03:04:05Z, created at OldKeysAt), "refused" (409 insufficient_stock,
+// "Only 1 in stock; 2 were ordered."), "invalid" (400 validation_failed with a detail on
+// quantity) and "running" (claimed, never answered). Its clock must read shortly after
+// OldKeysAt. An upgraded server replays the answered keys as the old one would have,
+// and places a new order for the one never answered.
+func CheckUpgradedKeys(t *testing.T, st petstore.Store) {
+	t.Helper()
+	f := &fixture{t: t, ctx: context.Background(), s: st}
+	p := f.availablePet(5)
+	place := func(key string) (petstore.PlacedOrder, error) {
+		return st.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: 1, PetID: p.ID, Quantity: 1,
+			Idempotency: &petstore.IdempotencyKey{AccountID: 1, Key: key, RequestHash: []byte("h")}})
+	}
+	o, err := place("placed")
+	ship := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
+	want := petstore.Order{ID: 7, PetID: 3, AccountID: 1, Quantity: 2, ShipDate: &ship, CreatedAt: OldKeysAt}
+	if err != nil || !o.Replayed || !sameOrder(o.Order, want) {
+		t.Errorf("the placed key replays %+v, %v; want %+v", o, err, want)
+	}
+	var pe *petstore.Error
+	o, err = place("refused")
+	if !o.Replayed || !errors.As(err, &pe) || pe.Code != petstore.EInsufficientStock || pe.Message != "Only 1 in stock; 2 were ordered." {
+		t.Errorf("the refused key replays %+v, %v", o, err)
+	}
+	o, err = place("invalid")
+	if !o.Replayed || !errors.As(err, &pe) || len(pe.Details) != 1 || pe.Details[0].Field != "quantity" {
+		t.Errorf("the invalid key replays %+v, %v", o, err)
+	}
+	o, err = place("running")
+	if err != nil || o.Replayed {
+		t.Errorf("the key never answered: %+v, %v; want a new order", o, err)
+	}
+	f.wantPet(p.ID, petstore.Available, 4)
+}
