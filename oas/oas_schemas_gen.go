@@ -1117,7 +1117,8 @@ type NewOrder struct {
 	PetId int64 `json:"petId"`
 	// Number of units (1–100).
 	Quantity int `json:"quantity"`
-	// Expected ship date (RFC 3339).
+	// Expected ship date (RFC 3339), from `2000-01-01T00:00:00Z` to `2099-12-31T23:59:59Z` once in UTC;
+	// outside, `400 validation_failed`.
 	ShipDate OptDateTime `json:"shipDate"`
 }
 
@@ -1677,7 +1678,8 @@ func (*OrderHeaders) placeOrderRes() {}
 type OrderUpdate struct {
 	// `true` fulfils the order (one-way).
 	Complete OptBool `json:"complete"`
-	// Expected or actual ship date (RFC 3339).
+	// Expected or actual ship date (RFC 3339), from `2000-01-01T00:00:00Z` to `2099-12-31T23:59:59Z` once
+	// in UTC; outside, `400 validation_failed`.
 	ShipDate OptDateTime `json:"shipDate"`
 }
 

@@ -392,3 +392,23 @@ func TestStockInvariant(t *testing.T) {
 		}
 	}
 }
+
+// A ship date is bounded to this century: a date that is year 10000 in UTC used to be
+// stored and then break every listing of orders.
+func TestShipDatesOutOfBoundsAreRefused(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 5)
+	for _, date := range []string{"9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00Z", "1999-12-31T23:59:59Z", "2100-01-01T00:00:00Z"} {
+		res := a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 1, "shipDate": date}}).expect(400, "validation_failed")
+		if !strings.Contains(string(res.Body), `"field":"shipDate"`) {
+			t.Errorf("shipDate %s: %s", date, res.Body)
+		}
+	}
+	o := a.order(t, a.Customer, p.ID, 1)
+	a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", o.ID), Key: a.Admin, Body: map[string]any{"shipDate": "9999-12-31T23:59:59-23:59"}}).expect(400, "validation_failed")
+	a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", o.ID), Key: a.Admin, Body: map[string]any{"shipDate": "2099-12-31T23:59:59Z"}}).expect(200, "")
+	a.do(t, req{Method: "GET", Path: "/v1/store/orders", Key: a.Admin}).expect(200, "")
+	if inv := a.inventory(t, p.ID); inv.Quantity != 4 {
+		t.Errorf("stock = %d, want 4: the refused orders took nothing", inv.Quantity)
+	}
+}

@@ -113,6 +113,10 @@ func PlanOrders(reqs []NewOrder, pets map[int64]PetState, keys map[KeyRef]Idempo
 			}
 			recordedBy[ref] = i
 		}
+		if err := CheckShipDate(r.ShipDate); err != nil {
+			p.Outcome, p.Refusal = Refuse, asError(err)
+			continue
+		}
 		cur, ok := pets[r.PetID]
 		if !ok {
 			p.Outcome, p.Refusal = Refuse, PetNotFound(r.PetID)

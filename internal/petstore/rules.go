@@ -1,5 +1,7 @@
 package petstore
 
+import "time"
+
 // The store rules of the contract (stock, orders and pet status), as plain functions
 // over plain values. Storage loads a PetState inside a transaction, applies one of these
 // and writes the result back in the same transaction, so stock, orders and status can
@@ -101,6 +103,9 @@ func ChangeStatus(from, to PetStatus) error {
 // completing makes an order immutable, so on a complete order any real change is
 // EInvalidTransition (sending what it already holds changes nothing and is allowed).
 func CheckOrderUpdate(o Order, u OrderUpdate) error {
+	if err := CheckShipDate(u.ShipDate); err != nil {
+		return err
+	}
 	if !o.Complete {
 		return nil
 	}
@@ -109,6 +114,22 @@ func CheckOrderUpdate(o Order, u OrderUpdate) error {
 	}
 	if u.ShipDate != nil && (o.ShipDate == nil || !u.ShipDate.Equal(*o.ShipDate)) {
 		return Errorf(EInvalidTransition, "Order %d is complete and can no longer change.", o.ID)
+	}
+	return nil
+}
+
+// The bounds of a ship date: a business bound (an order ships in this century), well
+// inside the years 0001–9999 that RFC 3339 and every store can hold.
+var (
+	EarliestShipDate = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+	LatestShipDate   = time.Date(2099, time.December, 31, 23, 59, 59, 0, time.UTC)
+)
+
+// CheckShipDate refuses a ship date outside EarliestShipDate–LatestShipDate; nil is
+// no ship date, which is fine.
+func CheckShipDate(t *time.Time) error {
+	if t != nil && (t.Before(EarliestShipDate) || t.After(LatestShipDate)) {
+		return Invalid("shipDate", "must be from 2000-01-01T00:00:00Z to 2099-12-31T23:59:59Z")
 	}
 	return nil
 }

@@ -169,3 +169,35 @@ func codeOf(err error) string {
 	}
 	return ErrorCode(err)
 }
+
+func TestCheckShipDate(t *testing.T) {
+	at := func(s string) *time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &v
+	}
+	tests := []struct {
+		name string
+		date *time.Time
+		ok   bool
+	}{
+		{"no ship date is fine", nil, true},
+		{"a date this century is fine", at("2026-12-24T10:00:00Z"), true},
+		{"the first second of 2000 is fine", at("2000-01-01T00:00:00Z"), true},
+		{"the last second of 2099 is fine", at("2099-12-31T23:59:59Z"), true},
+		{"1999 is refused", at("1999-12-31T23:59:59Z"), false},
+		{"2100 is refused", at("2100-01-01T00:00:00Z"), false},
+		{"a date that is year 10000 in UTC is refused", at("9999-12-31T23:59:59-23:59"), false},
+		{"year 1 is refused", at("0001-01-01T00:00:00Z"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckShipDate(tt.date)
+			if (err == nil) != tt.ok || err != nil && codeOf(err) != EValidationFailed {
+				t.Fatalf("CheckShipDate = %v, want ok %v", err, tt.ok)
+			}
+		})
+	}
+}

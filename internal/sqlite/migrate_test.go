@@ -10,6 +10,7 @@ import (
 
 	"github.com/pressly/goose/v3"
 
+	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/storetest"
 )
 
@@ -53,4 +54,49 @@ func TestUpgradingKeepsTheAnswersOfIdempotencyKeys(t *testing.T) {
 	}
 	defer db.Close()
 	storetest.CheckUpgradedKeys(t, db)
+}
+
+// An order stored with a ship date of year 10000, before ship dates were bounded, is
+// readable again after the upgrade, without its ship date, and so is the list.
+func TestUpgradingDropsUnreadableShipDates(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sql.Open("sqlite", "file:"+path+"?"+pragmas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, old, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO accounts (id, email, email_lower, role, created_at) VALUES (1, 'a@example.com', 'a@example.com', 'customer', '2026-11-20T09:00:00.000000000Z')`,
+		`INSERT INTO orders (id, pet_id, account_id, quantity, ship_date, created_at) VALUES
+		 (1, 1, 1, 1, '10000-01-01T23:58:59.000000000Z', '2026-11-20T10:00:00.000000000Z'),
+		 (2, 1, 1, 1, '2031-01-02T03:04:05.000000000Z', '2026-11-20T10:00:00.000000000Z')`,
+	} {
+		if _, err := old.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	list, err := db.Orders(ctx, petstore.OrderFilter{}, petstore.Page{Limit: 10})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("orders = %+v, %v", list, err)
+	}
+	if list[0].ShipDate != nil || list[1].ShipDate == nil {
+		t.Errorf("ship dates after the upgrade: %v, %v; want none, then 2031", list[0].ShipDate, list[1].ShipDate)
+	}
 }
