@@ -18,6 +18,7 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 	email := fs.String("email", "", "the account's email (created, key-only, if it does not exist)")
 	role := fs.String("role", "", "set the account's role: admin or customer (new accounts default to customer)")
 	name := fs.String("name", "cli", "what the key is for")
+	takeOver := fs.Bool("take-over", false, "remove the account's password and revoke its keys first (needed to make an account that signed up with a password admin)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
@@ -38,8 +39,17 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer st.Close()
+	if *takeOver {
+		if err := st.TakeOverAccount(ctx, addr); err != nil && petstore.ErrorCode(err) != petstore.ENotFound {
+			return err
+		}
+	}
 	acct, err := st.EnsureAccount(ctx, addr, r)
 	if err != nil {
+		var e *petstore.Error
+		if errors.As(err, &e) {
+			return errors.New(e.Message)
+		}
 		return err
 	}
 	key, err := issueKey(ctx, st, acct.ID, keyName)

@@ -218,3 +218,49 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// Someone signs up with the operator's address first; the operator's `keys create
+// --role admin` must not hand that account, and its password, the admin role.
+func TestKeysCreateNeverMakesAnAdminOfAnAccountWithAPassword(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	st, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	squat, err := st.CreateAccount(context.Background(), "ops@example.com", "attackers-hash", petstore.Customer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := st.CreateAPIKey(context.Background(), petstore.NewAPIKey{AccountID: squat.ID, Name: "theirs", Prefix: "psk_", Hash: []byte("their-key")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"keys", "create", "--email", "ops@example.com", "--role", "admin", "--database", db}, noEnv, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "--take-over") || stdout.Len() != 0 {
+		t.Fatalf("keys create on an account with a password: %v, stdout %q", err, stdout.String())
+	}
+	stdout.Reset()
+	err = run(context.Background(), []string{"keys", "create", "--email", "ops@example.com", "--role", "admin", "--take-over", "--database", db}, noEnv, &stdout, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a, hash, err := st.AccountByEmail(context.Background(), "ops@example.com")
+	if err != nil || a.ID != squat.ID || a.Role != petstore.Admin || hash != "" {
+		t.Fatalf("after --take-over: %+v, hash %q, %v", a, hash, err)
+	}
+	if _, err := st.PrincipalByKeyHash(context.Background(), []byte("their-key")); petstore.ErrorCode(err) != petstore.ENotFound {
+		t.Errorf("the squatter's key %d still works: %v", theirs.ID, err)
+	}
+	p, err := st.PrincipalByKeyHash(context.Background(), auth.HashKey(strings.TrimSpace(stdout.String())))
+	if err != nil || p.Role != petstore.Admin {
+		t.Errorf("the new key: %+v, %v", p, err)
+	}
+}

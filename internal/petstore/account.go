@@ -61,3 +61,15 @@ type Message struct {
 
 // MessageQueued is the status of an accepted message.
 const MessageQueued = "queued"
+
+// CheckRoleGrant applies the operator's rule on making an admin: an account whose
+// password its owner chose (a sign-up) is never made admin, or whoever chose that
+// password, perhaps to pre-empt the operator's address, would be admin. The account
+// must be taken over first (its password removed, its keys revoked).
+func CheckRoleGrant(email string, hasPassword bool, role Role) error {
+	if role == Admin && hasPassword {
+		return Errorf(EConflict, "The account %s has a password chosen by whoever signed it up, so it is not made admin: "+
+			"take it over first (petstore keys create --take-over), which removes its password and revokes its keys.", email)
+	}
+	return nil
+}

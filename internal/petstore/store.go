@@ -34,8 +34,13 @@ type AccountStore interface {
 	// AccountByEmail finds an account (in any letter case) with its password hash.
 	AccountByEmail(ctx context.Context, email string) (Account, string, error)
 	// EnsureAccount returns the account with this email, creating it without a password
-	// if there is none. A non-empty role is set on the account.
+	// if there is none. A non-empty role is set on the account, under CheckRoleGrant
+	// (an account with a password is never made admin: EConflict).
 	EnsureAccount(ctx context.Context, email string, role Role) (Account, error)
+	// TakeOverAccount removes the password of the account with this email and revokes
+	// all its keys, so that only the operator's new key opens it; ENotFound if there
+	// is no such account.
+	TakeOverAccount(ctx context.Context, email string) error
 	// CountAccounts counts all accounts.
 	CountAccounts(ctx context.Context) (int, error)
 }

@@ -87,18 +87,63 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 		return petstore.Account{}, petstore.Invalid("role", "must be customer or admin")
 	}
 	newRole, _ := accountRole(role)
-	// ON CONFLICT DO UPDATE returns the existing row as well; an empty role keeps it.
-	a, _, err := scanAccount(db.pool.QueryRow(ctx,
-		`INSERT INTO accounts (email, email_lower, password_hash, role, created_at)
-		 VALUES ($1, $2, '', $3, $4)
-		 ON CONFLICT (email_lower) DO UPDATE
-		 SET role = CASE WHEN $5::text = '' THEN accounts.role ELSE $5::text END
-		 RETURNING id, email, role, created_at, password_hash`,
-		email, strings.ToLower(email), string(newRole), timestamp(db.now()), string(role)))
+	var a petstore.Account
+	err := db.update(ctx, func(tx pgx.Tx) error {
+		// Of processes ensuring one new account at once, one inserts it; the others
+		// wait for it and find it below.
+		if _, err := tx.Exec(ctx,
+			`INSERT INTO accounts (email, email_lower, password_hash, role, created_at)
+			 VALUES ($1, $2, '', $3, $4) ON CONFLICT (email_lower) DO NOTHING`,
+			email, strings.ToLower(email), string(newRole), timestamp(db.now())); err != nil {
+			return err
+		}
+		var (
+			hash string
+			err  error
+		)
+		a, hash, err = scanAccount(tx.QueryRow(ctx,
+			`SELECT id, email, role, created_at, password_hash FROM accounts WHERE email_lower = $1 FOR UPDATE`,
+			strings.ToLower(email)))
+		if err != nil {
+			return err
+		}
+		if err := petstore.CheckRoleGrant(a.Email, hash != "", role); err != nil {
+			return err
+		}
+		if role != "" && role != a.Role {
+			if _, err := tx.Exec(ctx, `UPDATE accounts SET role = $1 WHERE id = $2`, string(role), a.ID); err != nil {
+				return err
+			}
+			a.Role = role
+		}
+		return nil
+	})
 	if err != nil {
 		return petstore.Account{}, fmt.Errorf("ensure account: %w", err)
 	}
 	return a, nil
+}
+
+// TakeOverAccount removes an account's password and revokes its keys.
+func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
+	err := db.update(ctx, func(tx pgx.Tx) error {
+		var id int64
+		err := tx.QueryRow(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = $1 RETURNING id`,
+			strings.ToLower(email)).Scan(&id)
+		if noRows(err) {
+			return petstore.Errorf(petstore.ENotFound, "No account has the email %s.", email)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL`,
+			timestamp(db.now()), id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("take over account: %w", err)
+	}
+	return nil
 }
 
 // CountAccounts counts all accounts.

@@ -106,14 +106,20 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 	}
 	var a petstore.Account
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		var err error
-		a, _, err = scanAccount(tx.QueryRowContext(ctx, qAccountByEmail, strings.ToLower(email)))
+		var (
+			hash string
+			err  error
+		)
+		a, hash, err = scanAccount(tx.QueryRowContext(ctx, qAccountByEmail, strings.ToLower(email)))
 		if errors.Is(err, sql.ErrNoRows) {
 			r, _ := accountRole(role)
 			a, err = insertAccount(ctx, tx, email, "", r, db.now())
 			return err
 		}
 		if err != nil {
+			return err
+		}
+		if err := petstore.CheckRoleGrant(a.Email, hash != "", role); err != nil {
 			return err
 		}
 		if role != "" && role != a.Role {
@@ -128,6 +134,28 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 		return petstore.Account{}, fmt.Errorf("ensure account: %w", err)
 	}
 	return a, nil
+}
+
+// TakeOverAccount removes an account's password and revokes its keys.
+func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		var id int64
+		err := tx.QueryRowContext(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = ? RETURNING id`,
+			strings.ToLower(email)).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return petstore.Errorf(petstore.ENotFound, "No account has the email %s.", email)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL`,
+			formatTime(db.now()), id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("take over account: %w", err)
+	}
+	return nil
 }
 
 // CountAccounts counts all accounts.

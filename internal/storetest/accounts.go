@@ -88,20 +88,57 @@ func testAccounts(t *testing.T, open Opener) {
 		}
 	})
 
-	t.Run("ensuring an existing account keeps it and its password and sets the role", func(t *testing.T) {
+	t.Run("ensuring an existing account without a password sets its role", func(t *testing.T) {
 		f := setup(t, open)
-		a, err := f.s.CreateAccount(f.ctx, "ops@example.com", "secret-hash", petstore.Customer)
+		a, err := f.s.EnsureAccount(f.ctx, "ops@example.com", petstore.Customer)
 		must(t, err)
 		got, err := f.s.EnsureAccount(f.ctx, "OPS@example.com", petstore.Admin)
 		must(t, err)
 		if got.ID != a.ID || got.Role != petstore.Admin || got.Email != "ops@example.com" {
 			t.Errorf("account = %+v, want id %d as admin", got, a.ID)
 		}
+	})
+
+	t.Run("an account with a password is never made admin, and stays as it was", func(t *testing.T) {
+		f := setup(t, open)
+		a, err := f.s.CreateAccount(f.ctx, "ops@example.com", "attackers-hash", petstore.Customer)
+		must(t, err)
+		_, err = f.s.EnsureAccount(f.ctx, "OPS@example.com", petstore.Admin)
+		wantCode(t, err, petstore.EConflict)
 		again, hash, err := f.s.AccountByEmail(f.ctx, "ops@example.com")
 		must(t, err)
-		if again.Role != petstore.Admin || hash != "secret-hash" {
+		if again.Role != petstore.Customer || hash != "attackers-hash" {
 			t.Errorf("stored account = %+v with hash %q", again, hash)
 		}
+		// Ensuring it without a role, or as a customer, is fine.
+		got, err := f.s.EnsureAccount(f.ctx, "ops@example.com", petstore.Customer)
+		must(t, err)
+		if got.ID != a.ID {
+			t.Errorf("account = %+v, want id %d", got, a.ID)
+		}
+	})
+
+	t.Run("taking an account over removes its password and revokes its keys", func(t *testing.T) {
+		f := setup(t, open)
+		a, err := f.s.CreateAccount(f.ctx, "ops@example.com", "attackers-hash", petstore.Customer)
+		must(t, err)
+		k, err := f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "theirs", Prefix: "psk_", Hash: []byte("their-key")})
+		must(t, err)
+		must(t, f.s.TakeOverAccount(f.ctx, "OPS@example.com"))
+		_, hash, err := f.s.AccountByEmail(f.ctx, "ops@example.com")
+		must(t, err)
+		if hash != "" {
+			t.Errorf("password hash = %q after the take-over", hash)
+		}
+		if _, err := f.s.PrincipalByKeyHash(f.ctx, []byte("their-key")); petstore.ErrorCode(err) != petstore.ENotFound {
+			t.Errorf("key %d still works after the take-over: %v", k.ID, err)
+		}
+		got, err := f.s.EnsureAccount(f.ctx, "ops@example.com", petstore.Admin)
+		must(t, err)
+		if got.ID != a.ID || got.Role != petstore.Admin {
+			t.Errorf("account = %+v, want id %d as admin", got, a.ID)
+		}
+		wantCode(t, f.s.TakeOverAccount(f.ctx, "nobody@example.com"), petstore.ENotFound)
 	})
 
 	t.Run("ensuring an existing account without a role keeps its role", func(t *testing.T) {

@@ -40,9 +40,10 @@ func testKeys(t *testing.T, open Opener) {
 
 	t.Run("the principal has the account's current role", func(t *testing.T) {
 		f := setup(t, open)
-		a := f.account(petstore.Customer)
+		a, err := f.s.EnsureAccount(f.ctx, "key-only@example.com", petstore.Customer)
+		must(t, err)
 		newKey(f, a.ID, "hash-1")
-		_, err := f.s.EnsureAccount(f.ctx, a.Email, petstore.Admin)
+		_, err = f.s.EnsureAccount(f.ctx, a.Email, petstore.Admin)
 		must(t, err)
 		p, err := f.s.PrincipalByKeyHash(f.ctx, []byte("hash-1"))
 		must(t, err)
