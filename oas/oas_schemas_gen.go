@@ -1021,7 +1021,9 @@ func (s *MessageStatus) UnmarshalText(data []byte) error {
 // Sign-up details.
 // Ref: #/components/schemas/NewAccount
 type NewAccount struct {
-	// Your email address; unique without regard to case.
+	// Your email address; unique without regard to case. It is kept in Unicode normalization form NFKC, so
+	// a look-alike spelling (a KELVIN SIGN `K` for a `K`, full-width letters) is the address it looks
+	// like, not another one.
 	Email string `json:"email"`
 	// 12–128 characters; stored only as an argon2id hash.
 	Password string `json:"password"`

@@ -150,3 +150,28 @@ func TestALookupRacingARevocationDoesNotCacheTheKey(t *testing.T) {
 		t.Fatalf("the next use after the revocation gives %v", err)
 	}
 }
+
+// A check against no hash (no account, or a key-only one) does the work of a real
+// check, so that the time of an answer does not tell which emails have accounts.
+func TestACheckWithoutAHashTakesAsLongAsARealOne(t *testing.T) {
+	p := Passwords{Params: DefaultPasswordParams}
+	hash, err := p.Hash(context.Background(), "correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fastest := func(hash string) time.Duration {
+		best := time.Hour
+		for range 3 {
+			start := time.Now()
+			if ok, err := p.Check(context.Background(), "a wrong password", hash); ok || err != nil {
+				t.Fatalf("Check = %v, %v", ok, err)
+			}
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	real, none := fastest(hash), fastest("")
+	if none < real/2 {
+		t.Errorf("a check without a hash took %v, a real one %v", none, real)
+	}
+}

@@ -2,7 +2,9 @@ package auth
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
+	"sync"
 
 	"github.com/alexedwards/argon2id"
 )
@@ -44,18 +46,40 @@ func (p Passwords) Hash(ctx context.Context, password string) (string, error) {
 	return h, nil
 }
 
-// Check reports whether password matches hash. An empty hash (a key-only account)
-// matches nothing.
+// Check reports whether password matches hash. An empty hash (a key-only account, or
+// no account at all) matches nothing, after the same work as a real check, so that
+// the time of an answer does not tell which emails have accounts.
 func (p Passwords) Check(ctx context.Context, password, hash string) (bool, error) {
-	if hash == "" {
-		return false, nil
-	}
 	if err := p.acquire(ctx); err != nil {
 		return false, err
 	}
 	defer p.release()
+	if hash == "" {
+		_, _ = argon2id.ComparePasswordAndHash(password, p.dummyHash())
+		return false, nil
+	}
 	ok, err := argon2id.ComparePasswordAndHash(password, hash)
 	return err == nil && ok, nil
+}
+
+// dummyHashes holds, per set of parameters, the hash of a random password that checks
+// against a missing hash compare with.
+var dummyHashes sync.Map
+
+func (p Passwords) dummyHash() string {
+	params := p.Params
+	if params.Memory == 0 {
+		params = DefaultPasswordParams
+	}
+	if h, ok := dummyHashes.Load(params); ok {
+		return h.(string)
+	}
+	h, err := argon2id.CreateHash(rand.Text(), &params)
+	if err != nil {
+		panic(fmt.Sprintf("hash a dummy password: %v", err)) // only with invalid parameters
+	}
+	actual, _ := dummyHashes.LoadOrStore(params, h)
+	return actual.(string)
 }
 
 func (p Passwords) acquire(ctx context.Context) error {

@@ -190,3 +190,27 @@ func TestSendMessageErrorsOfTheSeed(t *testing.T) {
 		})
 	}
 }
+
+// A look-alike email (a KELVIN SIGN for the K) is the address it looks like: the
+// account shows the plain address, and no second account can hide behind the look-alike.
+func TestLookAlikeEmailsAreTheAddressTheyLookLike(t *testing.T) {
+	a := newTestAPI(t)
+	var acct struct {
+		Email string `json:"email"`
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "\u212aate@example.com", "password": "correct horse battery"}}).expect(201, "").JSON(&acct)
+	if acct.Email != "Kate@example.com" {
+		t.Errorf("the account's email is %q, want Kate@example.com", acct.Email)
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "kate@example.com", "password": "another password"}}).expect(409, "conflict")
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic("KATE@example.com", "correct horse battery"), Body: map[string]any{"name": "k"}}).expect(201, "")
+}
+
+// Emails in HTTP Basic that no account can have (NUL, invalid UTF-8, not an address)
+// are a wrong email or password, never a failure of the store.
+func TestMalformedBasicEmailsAreUnauthorized(t *testing.T) {
+	a := newTestAPI(t)
+	for _, email := range []string{"ada\x00@example.com", "a\xffa@example.com", "not an email", ""} {
+		a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic(email, "correct horse battery"), Body: map[string]any{"name": "k"}}).expect(401, "unauthorized")
+	}
+}

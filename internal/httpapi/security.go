@@ -49,18 +49,24 @@ func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t o
 	if ri.badAuthScheme {
 		return ctx, errUnauthorized
 	}
-	acct, hash, err := s.h.store.AccountByEmail(ctx, t.Username)
-	switch {
-	case petstore.ErrorCode(err) == petstore.ENotFound:
-		return ctx, errBadPassword
-	case err != nil:
-		return ctx, asAuthFailure(err)
+	// Every refusal below costs one password check, whether the email is malformed,
+	// unknown, key-only or known: the answer's time tells nothing about accounts.
+	var (
+		acct petstore.Account
+		hash string
+	)
+	email, err := petstore.CleanEmail(t.Username)
+	if err == nil {
+		acct, hash, err = s.h.store.AccountByEmail(ctx, email)
+		if err != nil && petstore.ErrorCode(err) != petstore.ENotFound && petstore.ErrorCode(err) != petstore.EValidationFailed {
+			return ctx, asAuthFailure(err)
+		}
 	}
-	ok, err := s.h.passwords.Check(ctx, t.Password, hash)
+	ok, cerr := s.h.passwords.Check(ctx, t.Password, hash)
 	switch {
-	case err != nil:
-		return ctx, asAuthFailure(err)
-	case !ok:
+	case cerr != nil:
+		return ctx, asAuthFailure(cerr)
+	case err != nil || !ok:
 		return ctx, errBadPassword
 	}
 	return ctx, authorize(ri, op, petstore.Principal{AccountID: acct.ID, Role: acct.Role})

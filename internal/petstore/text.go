@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Limits of the contract.
@@ -33,9 +35,14 @@ func CleanName(field, s string) (string, error) {
 }
 
 // CleanEmail checks that s is a plain email address (no display name) of at most 254
-// characters, and returns it trimmed.
+// characters, and returns it trimmed and in Unicode normalization form NFKC, so that
+// look-alike spellings (a KELVIN SIGN for a K, full-width letters) are the address
+// they look like, not another one.
 func CleanEmail(s string) (string, error) {
-	s = strings.TrimSpace(s)
+	if !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return "", Invalid("email", "must be an email address such as ada@example.com")
+	}
+	s = norm.NFKC.String(strings.TrimSpace(s))
 	if utf8.RuneCountInString(s) > MaxEmail {
 		return "", Invalid("email", "must be at most 254 characters")
 	}
@@ -44,6 +51,12 @@ func CleanEmail(s string) (string, error) {
 		return "", Invalid("email", "must be an email address such as ada@example.com")
 	}
 	return s, nil
+}
+
+// EmailKey is what makes an email unique: its NFKC form in lower case. Two addresses
+// with one key are one account; stores look accounts up by it.
+func EmailKey(email string) string {
+	return strings.ToLower(norm.NFKC.String(email))
 }
 
 // CheckPassword checks the length rules of a password; it does not trim it.

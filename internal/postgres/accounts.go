@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -30,7 +29,7 @@ func (db *DB) CreateAccount(ctx context.Context, email, passwordHash string, rol
 	err = db.pool.QueryRow(ctx,
 		`INSERT INTO accounts (email, email_lower, password_hash, role, created_at)
 		 VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-		email, strings.ToLower(email), passwordHash, string(role), a.CreatedAt,
+		email, petstore.EmailKey(email), passwordHash, string(role), a.CreatedAt,
 	).Scan(&a.ID)
 	if isUnique(err) {
 		return petstore.Account{}, emailTaken()
@@ -69,7 +68,7 @@ func scanAccount(row pgx.Row) (petstore.Account, string, error) {
 func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Account, string, error) {
 	a, hash, err := scanAccount(db.pool.QueryRow(ctx,
 		`SELECT id, email, role, created_at, password_hash FROM accounts WHERE email_lower = $1`,
-		strings.ToLower(email)))
+		petstore.EmailKey(email)))
 	if noRows(err) {
 		return petstore.Account{}, "", petstore.Errorf(petstore.ENotFound, "No account has this email.")
 	}
@@ -94,7 +93,7 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 		if _, err := tx.Exec(ctx,
 			`INSERT INTO accounts (email, email_lower, password_hash, role, created_at)
 			 VALUES ($1, $2, '', $3, $4) ON CONFLICT (email_lower) DO NOTHING`,
-			email, strings.ToLower(email), string(newRole), timestamp(db.now())); err != nil {
+			email, petstore.EmailKey(email), string(newRole), timestamp(db.now())); err != nil {
 			return err
 		}
 		var (
@@ -103,7 +102,7 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 		)
 		a, hash, err = scanAccount(tx.QueryRow(ctx,
 			`SELECT id, email, role, created_at, password_hash FROM accounts WHERE email_lower = $1 FOR UPDATE`,
-			strings.ToLower(email)))
+			petstore.EmailKey(email)))
 		if err != nil {
 			return err
 		}
@@ -129,7 +128,7 @@ func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
 	err := db.update(ctx, func(tx pgx.Tx) error {
 		var id int64
 		err := tx.QueryRow(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = $1 RETURNING id`,
-			strings.ToLower(email)).Scan(&id)
+			petstore.EmailKey(email)).Scan(&id)
 		if noRows(err) {
 			return petstore.Errorf(petstore.ENotFound, "No account has the email %s.", email)
 		}

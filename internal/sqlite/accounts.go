@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -49,7 +48,7 @@ func insertAccount(ctx context.Context, tx *sql.Tx, email, passwordHash string, 
 	err := tx.QueryRowContext(ctx,
 		`INSERT INTO accounts (email, email_lower, password_hash, role, created_at)
 		 VALUES (?, ?, ?, ?, ?) RETURNING id`,
-		email, strings.ToLower(email), passwordHash, string(role), formatTime(now),
+		email, petstore.EmailKey(email), passwordHash, string(role), formatTime(now),
 	).Scan(&a.ID)
 	if isUnique(err) {
 		return petstore.Account{}, petstore.Errorf(petstore.EConflict, "An account with this email already exists.")
@@ -88,7 +87,7 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 	if err != nil {
 		return petstore.Account{}, "", fmt.Errorf("account by email: %w", err)
 	}
-	a, hash, err := scanAccount(s.QueryRowContext(reading(ctx), strings.ToLower(email)))
+	a, hash, err := scanAccount(s.QueryRowContext(reading(ctx), petstore.EmailKey(email)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Account{}, "", petstore.Errorf(petstore.ENotFound, "No account has this email.")
 	}
@@ -110,7 +109,7 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 			hash string
 			err  error
 		)
-		a, hash, err = scanAccount(tx.QueryRowContext(ctx, qAccountByEmail, strings.ToLower(email)))
+		a, hash, err = scanAccount(tx.QueryRowContext(ctx, qAccountByEmail, petstore.EmailKey(email)))
 		if errors.Is(err, sql.ErrNoRows) {
 			r, _ := accountRole(role)
 			a, err = insertAccount(ctx, tx, email, "", r, db.now())
@@ -141,7 +140,7 @@ func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var id int64
 		err := tx.QueryRowContext(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = ? RETURNING id`,
-			strings.ToLower(email)).Scan(&id)
+			petstore.EmailKey(email)).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return petstore.Errorf(petstore.ENotFound, "No account has the email %s.", email)
 		}
