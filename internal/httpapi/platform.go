@@ -88,6 +88,9 @@ func (h *Handler) SendMessage(ctx context.Context, req *oas.NewMessage) (oas.Sen
 }
 
 func (h *Handler) GetMessage(ctx context.Context, params oas.GetMessageParams) (oas.GetMessageRes, error) {
+	if err := petstore.CheckText("messageId", params.MessageId); err != nil {
+		return nil, err
+	}
 	m, err := h.store.Message(ctx, principal(ctx).AccountID, params.MessageId)
 	if err != nil {
 		return nil, err

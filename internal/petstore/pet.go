@@ -1,7 +1,6 @@
 package petstore
 
 import (
-	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -74,11 +73,11 @@ func (c *Category) Validate() error {
 		return err
 	}
 	c.Name = name
+	if err := CheckText("description", c.Description); err != nil {
+		return err
+	}
 	if n := utf8.RuneCountInString(c.Description); n > MaxDescription {
 		return Invalid("description", "must be at most 500 characters")
-	}
-	if strings.IndexByte(c.Description, 0) >= 0 {
-		return Invalid("description", "must not contain NUL characters")
 	}
 	return nil
 }

@@ -21,9 +21,31 @@ const (
 	MaxStock         = 1_000_000
 )
 
+// The text policy: every string the service keeps is valid UTF-8 without NUL (which
+// PostgreSQL cannot store, and which no client expects); names, which are shown in
+// lists and consoles, also have no control characters, no bidirectional embeddings,
+// overrides or isolates (which make a name display as something else), and something
+// visible in them.
+
+// CheckText applies the policy every kept string follows: valid UTF-8, no NUL. field
+// names the field in the error.
+func CheckText(field, s string) error {
+	if !utf8.ValidString(s) {
+		return Invalid(field, "must be valid UTF-8")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return Invalid(field, "must not contain NUL characters")
+	}
+	return nil
+}
+
 // CleanName trims surrounding white space from a name and checks that what is left
-// is 1–100 characters without control characters. field names the field in the error.
+// is 1–100 characters under the text policy for names. field names the field in the
+// error.
 func CleanName(field, s string) (string, error) {
+	if err := CheckText(field, s); err != nil {
+		return "", err
+	}
 	s = strings.TrimSpace(s)
 	if n := utf8.RuneCountInString(s); n < 1 || n > MaxName {
 		return "", Invalid(field, "must be 1 to 100 characters (after trimming white space)")
@@ -31,7 +53,30 @@ func CleanName(field, s string) (string, error) {
 	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
 		return "", Invalid(field, "must not contain control characters")
 	}
+	if strings.IndexFunc(s, isBidiControl) >= 0 {
+		return "", Invalid(field, "must not contain bidirectional embedding, override or isolate characters")
+	}
+	if !strings.ContainsFunc(s, isVisible) {
+		return "", Invalid(field, "must contain a visible character")
+	}
 	return s, nil
+}
+
+// isBidiControl reports the characters that change the direction of the text around
+// them: embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
+func isBidiControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+}
+
+// isVisible reports whether r shows as something: not white space, not a format
+// character (zero-width space and joiners, marks), not a combining mark on its own,
+// not one of the blank fillers.
+func isVisible(r rune) bool {
+	switch r {
+	case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800: // Hangul fillers, Braille blank
+		return false
+	}
+	return !unicode.IsSpace(r) && !unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me)
 }
 
 // CleanEmail checks that s is a plain email address (no display name) of at most 254
@@ -67,14 +112,14 @@ func CheckPassword(s string) error {
 	return nil
 }
 
-// CheckMessage checks the text of a getting-started message: 1–2,000 characters, and
-// no NUL (which not every database can store).
+// CheckMessage checks the text of a getting-started message: 1–2,000 characters under
+// the text policy.
 func CheckMessage(s string) error {
+	if err := CheckText("message", s); err != nil {
+		return err
+	}
 	if n := utf8.RuneCountInString(s); n < 1 || n > MaxMessage {
 		return Invalid("message", "must be 1 to 2000 characters")
-	}
-	if strings.IndexByte(s, 0) >= 0 {
-		return Invalid("message", "must not contain NUL characters")
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package petstore
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 func TestCleanEmail(t *testing.T) {
 	tests := []struct {
@@ -44,5 +48,51 @@ func TestEmailKey(t *testing.T) {
 	}
 	if EmailKey("kate@example.com") == EmailKey("kâte@example.com") {
 		t.Error("different letters share a key")
+	}
+}
+
+func TestTheTextPolicyOfNames(t *testing.T) {
+	tests := []struct {
+		name, in, want, problem string
+	}{
+		{"a plain name is kept", "Rex", "Rex", ""},
+		{"white space around it is trimmed", "  Rex  ", "Rex", ""},
+		{"letters of any script are fine", "Ærø 犬 كلب", "Ærø 犬 كلب", ""},
+		{"an emoji with joiners is fine", "👩‍👩‍👧", "👩‍👩‍👧", ""},
+		{"invalid UTF-8 is refused", "R\xffx", "", "must be valid UTF-8"},
+		{"NUL is refused", "R\x00x", "", "must not contain NUL characters"},
+		{"other control characters are refused", "R\x07x", "", "must not contain control characters"},
+		{"a right-to-left override is refused", "Rex\u202Egnp.exe", "", "must not contain bidirectional embedding, override or isolate characters"},
+		{"an isolate is refused", "\u2066Rex\u2069", "", "must not contain bidirectional embedding, override or isolate characters"},
+		{"zero-width characters alone are refused", "\u200B\u200C\u200D", "", "must contain a visible character"},
+		{"a Hangul filler alone is refused", "\u3164", "", "must contain a visible character"},
+		{"white space alone is refused", "   ", "", "must be 1 to 100 characters (after trimming white space)"},
+		{"101 characters are refused", strings.Repeat("x", 101), "", "must be 1 to 100 characters (after trimming white space)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := CleanName("name", tt.in)
+			if tt.problem == "" {
+				if err != nil || got != tt.want {
+					t.Fatalf("CleanName(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Code != EValidationFailed || len(e.Details) != 1 || e.Details[0].Field != "name" || e.Details[0].Problem != tt.problem {
+				t.Fatalf("CleanName(%q) = %q, %v; want %q on name", tt.in, got, err, tt.problem)
+			}
+		})
+	}
+}
+
+func TestCheckText(t *testing.T) {
+	if err := CheckText("message", "line one\nline two\ttabbed"); err != nil {
+		t.Errorf("new lines and tabs: %v", err)
+	}
+	for _, bad := range []string{"a\x00b", "a\xc3", "\xed\xa0\x80"} { // NUL, a cut sequence, a surrogate
+		if codeOf(CheckText("message", bad)) != EValidationFailed {
+			t.Errorf("CheckText(%q) passed", bad)
+		}
 	}
 }

@@ -1,0 +1,49 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Every string that reaches the store follows one text policy (valid UTF-8, no NUL;
+// names also no control or bidirectional-override characters and something visible),
+// and a refusal names the field and the reason. Raw bytes are sent as they are, not
+// re-encoded by a JSON encoder.
+func TestTextThatBreaksThePolicyIsRefusedWithItsField(t *testing.T) {
+	a := newTestAPI(t)
+	c := a.category(t, "Dogs")
+	tests := []struct {
+		name, method, path, key, body, field, problem string
+	}{
+		{"a pet name with invalid UTF-8", "POST", "/v1/pets", a.Admin, `{"name":"R` + "\xff" + `x","categoryId":%d}`, "name", "must be valid UTF-8"},
+		{"a pet name with NUL", "POST", "/v1/pets", a.Admin, `{"name":"R\u0000x","categoryId":%d}`, "name", "must not contain NUL characters"},
+		{"a pet name with a right-to-left override", "POST", "/v1/pets", a.Admin, `{"name":"Rex\u202egnp.exe","categoryId":%d}`, "name", "must not contain bidirectional embedding, override or isolate characters"},
+		{"a pet name of zero-width spaces", "POST", "/v1/pets", a.Admin, `{"name":"\u200b\u200b","categoryId":%d}`, "name", "must contain a visible character"},
+		{"a category description with invalid UTF-8", "POST", "/v1/categories", a.Admin, `{"name":"Cats %d","description":"` + "\xc3" + `"}`, "description", "must be valid UTF-8"},
+		{"a category name with NUL", "POST", "/v1/categories", a.Admin, `{"name":"Ca\u0000ts%d"}`, "name", "must not contain NUL characters"},
+		{"a key name with invalid UTF-8", "POST", "/v1/api-keys", a.Customer, `{"name":"l` + "\xff" + `ptop%d"}`, "name", "must be valid UTF-8"},
+		{"a message with NUL", "POST", "/v1/messages", a.Customer, `{"message":"hi\u0000%d"}`, "message", "must not contain NUL characters"},
+		{"a message with invalid UTF-8", "POST", "/v1/messages", a.Customer, `{"message":"hi` + "\xff" + `%d"}`, "message", "must be valid UTF-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := tt.body
+			if strings.Contains(body, "%d") {
+				body = fmt.Sprintf(body, c.ID)
+			}
+			res := a.do(t, req{Method: tt.method, Path: tt.path, Key: tt.key, Body: body}).expect(400, "validation_failed")
+			want := fmt.Sprintf(`{"field":%q,"problem":%q}`, tt.field, tt.problem)
+			if !strings.Contains(string(res.Body), want) {
+				t.Errorf("details lack %s: %s", want, res.Body)
+			}
+		})
+	}
+	t.Run("a message id with NUL", func(t *testing.T) {
+		a.do(t, req{Method: "GET", Path: "/v1/messages/a%00b", Key: a.Customer}).expect(400, "validation_failed")
+	})
+	t.Run("lists stay valid JSON", func(t *testing.T) {
+		a.do(t, req{Method: "GET", Path: "/v1/pets", Key: a.Customer}).expect(200, "")
+		a.do(t, req{Method: "GET", Path: "/v1/categories", Key: a.Customer}).expect(200, "")
+	})
+}
