@@ -78,6 +78,11 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 			d.close()
 		}
 	}()
+	// A database that cannot take a write (a read-only file, a full disk, a standby)
+	// would fail every order: refuse to start rather than serve half a service.
+	if err := d.store.Ping(ctx); err != nil {
+		return d, fmt.Errorf("the database is not ready: %w", err)
+	}
 	if d.limiter, d.closeLimiter, err = newLimiter(ctx, c.rateLimit, c.redis); err != nil {
 		return d, err
 	}

@@ -30,5 +30,9 @@ var _ oas.Handler = (*Handler)(nil)
 // NewError turns every error the generated server meets after routing (handler and
 // security errors) into the error body.
 func (h *Handler) NewError(ctx context.Context, err error) *oas.DefaultStatusCodeWithHeaders {
+	if h.store != nil && h.store.Unavailable(err) {
+		h.log.WarnContext(ctx, "database unavailable", "err", err, "request_id", RequestID(ctx))
+		return toResponse(errUnavailable)
+	}
 	return errorResponse(ctx, h.log, err)
 }

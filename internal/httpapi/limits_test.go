@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -281,4 +283,29 @@ func TestCORS(t *testing.T) {
 			t.Fatalf("Access-Control-Allow-Origin = %q", v)
 		}
 	})
+}
+
+// unavailableStore fails reads of pets the way a database does when its disk is full
+// or its server is shutting down.
+type unavailableStore struct{ petstore.Store }
+
+var errDatabaseGone = errors.New("the database server is shutting down")
+
+func (s unavailableStore) Pet(context.Context, int64) (petstore.Pet, error) {
+	return petstore.Pet{}, fmt.Errorf("pet: %w", errDatabaseGone)
+}
+
+func (s unavailableStore) Unavailable(err error) bool {
+	return errors.Is(err, errDatabaseGone) || s.Store.Unavailable(err)
+}
+
+func TestAPassingFailureOfTheDatabaseAnswers503WithRetryAfter(t *testing.T) {
+	a := newTestAPI(t, func(c *httpapi.Config) { c.Store = unavailableStore{Store: c.Store} })
+	res := a.do(t, req{Method: "GET", Path: "/v1/pets/1", Key: a.Customer}).expect(503, "unavailable")
+	if res.Header.Get("Retry-After") == "" {
+		t.Error("a 503 without Retry-After")
+	}
+	if strings.Contains(string(res.Body), "shutting down") {
+		t.Errorf("the answer shows the cause: %s", res.Body)
+	}
 }

@@ -20,8 +20,13 @@ type Store interface {
 	OrderStore
 	IdempotencyStore
 
-	// Ping reports whether the database is reachable.
+	// Ping reports whether the database is reachable and takes writes.
 	Ping(ctx context.Context) error
+	// Unavailable reports whether err, returned by this store, is a passing failure of
+	// the database that is not the caller's fault (a full disk, a server shutting down,
+	// a lost connection, a lock held too long): the service answers 503 and the
+	// caller should retry.
+	Unavailable(err error) bool
 	// Close releases the database.
 	Close() error
 }

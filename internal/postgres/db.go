@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -110,12 +111,42 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	return db, nil
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database answers and takes writes (it is not a standby
+// or set read-only).
 func (db *DB) Ping(ctx context.Context) error {
-	if err := db.pool.Ping(ctx); err != nil {
+	var readOnly string
+	if err := db.pool.QueryRow(ctx, `SHOW transaction_read_only`).Scan(&readOnly); err != nil {
 		return fmt.Errorf("ping postgres: %w", err)
 	}
+	if readOnly != "off" {
+		return errors.New("ping postgres: the database takes no writes (transaction_read_only is on)")
+	}
 	return nil
+}
+
+// Unavailable reports the PostgreSQL failures that pass and are not the caller's
+// fault: a lost or refused connection, the server shutting down or starting
+// (57P01–57P03), a lack of resources such as a full disk (class 53), a
+// serialization failure or deadlock (40001, 40P01), a read-only database (25006).
+func (db *DB) Unavailable(err error) bool {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	code := pgCode(err)
+	switch {
+	case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"):
+		return true
+	}
+	switch code {
+	case "57P01", "57P02", "57P03", "40001", deadlockDetected, "25006":
+		return true
+	}
+	return false
 }
 
 // Close closes every connection of the pool, waiting for those in use to come back.

@@ -380,3 +380,54 @@ func TestUpgradingKeepsTheAnswersOfIdempotencyKeys(t *testing.T) {
 	defer db.Close()
 	storetest.CheckUpgradedKeys(t, db)
 }
+
+// The server ending the store's connection in the middle of a transaction (as a
+// shutdown or restart does: SQLSTATE 57P01) is a passing failure: the store reports it
+// unavailable, and it recovers on its own.
+func TestAConnectionEndedByTheServerIsUnavailableAndTheStoreRecovers(t *testing.T) {
+	base := pgtest.URL(t)
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	app := "petstore_terminate_test"
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	db := pgtest.OpenWith(t, base+sep+"application_name="+app, postgres.Options{BeforeCommit: func() error {
+		once.Do(func() { close(held); <-release })
+		return nil
+	}})
+	ctx := context.Background()
+	account, pet := setUpPet(t, db, 5)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: 1})
+		errc <- err
+	}()
+	<-held // the batch holds its connection in a transaction
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, app); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	err = <-errc
+	if err == nil {
+		t.Fatal("an order committed on a connection the server had ended")
+	}
+	if !db.Unavailable(err) {
+		t.Errorf("a connection ended by the server: %v, not reported unavailable", err)
+	}
+	if _, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: 1}); err != nil {
+		t.Errorf("the next order, on a new connection: %v", err)
+	}
+	if p, err := db.Pet(ctx, pet); err != nil || p.Stock != 4 {
+		t.Errorf("pet = %+v, %v; want one order placed", p, err)
+	}
+	if db.Unavailable(petstore.Invalid("name", "x")) {
+		t.Error("a validation error is reported unavailable")
+	}
+}

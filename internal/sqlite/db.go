@@ -159,16 +159,33 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	return db, nil
 }
 
-// Ping reports whether both pools reach the database file.
+// Ping reports whether both pools reach the database file and a write can be
+// committed (a full disk or a read-only file cannot take one).
 func (db *DB) Ping(ctx context.Context) error {
 	var v int
 	if err := db.read.QueryRowContext(ctx, "PRAGMA schema_version").Scan(&v); err != nil {
 		return fmt.Errorf("ping sqlite reader: %w", err)
 	}
-	if err := db.write.PingContext(ctx); err != nil {
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO readiness (id, checked_at) VALUES (1, ?)`, formatTime(db.now()))
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("ping sqlite writer: %w", err)
 	}
 	return nil
+}
+
+// Unavailable reports the SQLite failures that pass and are not the caller's fault:
+// busy or locked past the busy timeout, a full disk, an I/O error, a file that cannot
+// be opened or written.
+func (db *DB) Unavailable(err error) bool {
+	switch sqliteCode(err) & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR,
+		sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_PROTOCOL:
+		return true
+	}
+	return false
 }
 
 // Close checkpoints the write-ahead log into the database file and closes both pools.

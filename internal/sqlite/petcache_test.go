@@ -1,6 +1,9 @@
 package sqlite
 
 import (
+	"errors"
+	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -62,4 +65,41 @@ func TestPetCache(t *testing.T) {
 			t.Fatalf("the cache holds %d pets", len(c.m))
 		}
 	})
+}
+
+// A full database (here: capped by max_page_count, as a full disk would stop it) is a
+// passing failure: the store reports it unavailable, so the API answers 503.
+func TestAFullDatabaseIsUnavailable(t *testing.T) {
+	ctx := t.Context()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "full.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages int
+	if err := db.write.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.write.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10_000 {
+		_, err = db.CreatePet(ctx, petstore.PetFields{Name: fmt.Sprintf("A pet with a long name to fill pages %d", i), CategoryID: c.ID, Status: petstore.Available})
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Fatal("10,000 pets fitted in a full database")
+	}
+	if !db.Unavailable(err) {
+		t.Errorf("a full database: %v, not reported unavailable", err)
+	}
+	if db.Unavailable(petstore.Invalid("name", "x")) || db.Unavailable(errors.New("other")) {
+		t.Error("errors that are not the database's are reported unavailable")
+	}
 }
