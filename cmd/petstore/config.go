@@ -48,7 +48,7 @@ type serveConfig struct {
 func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("petstore serve", flag.ContinueOnError)
 	fs.StringVar(&c.addr, "addr", ":8080", "address to listen on")
-	fs.StringVar(&c.adminAddr, "admin-addr", "", "operator address for /metrics and /debug/pprof (off when empty; a bare :port listens on loopback)")
+	fs.StringVar(&c.adminAddr, "admin-addr", defaultAdminAddr, "operator address for /metrics and /debug/pprof (a bare :port listens on loopback; off turns it off)")
 	fs.StringVar(&c.database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
 	fs.Var(&c.sunsets, "sunset", "OPERATION_ID=YYYY-MM-DD: override a deprecated operation's sunset date (repeatable)")
 	fs.BoolVar(&c.demo, "demo", false, "fill an empty database with sample categories, pets and stock")
@@ -96,7 +96,11 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	if c.rateLimit < 0 {
 		return c, fmt.Errorf("--rate-limit %d: want 0 (off) or more", c.rateLimit)
 	}
-	if c.adminAddr != "" {
+	switch c.adminAddr {
+	case "off", "":
+		c.adminAddr = ""
+	case defaultAdminAddr:
+	default:
 		if c.adminAddr, err = loopbackUnlessTold(c.adminAddr); err != nil {
 			return c, fmt.Errorf("--admin-addr: %w", err)
 		}
@@ -115,6 +119,10 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	}
 	return c, nil
 }
+
+// defaultAdminAddr is the operator port unless told otherwise: on loopback, so that
+// only the machine itself (an agent, a sidecar, an operator's shell) reaches it.
+const defaultAdminAddr = "127.0.0.1:6060"
 
 // loopbackUnlessTold gives an address without a host (":6060") the loopback host, so
 // that the operator port is never public unless a host says so.

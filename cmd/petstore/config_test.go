@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -142,8 +143,10 @@ func TestTheOperatorPortServesMetricsAndProfilesAndThePublicOneDoesNot(t *testin
 			t.Errorf("GET %s on the operator port = %d", path, res.StatusCode)
 		}
 	}
-	if status, _ := get(t, base+"/debug/pprof/", ""); status != 404 {
-		t.Errorf("GET /debug/pprof/ on the public port = %d, want 404", status)
+	for _, path := range []string{"/debug/pprof/", "/metrics"} {
+		if status, _ := get(t, base+path, ""); status != 404 {
+			t.Errorf("GET %s on the public port = %d, want 404", path, status)
+		}
 	}
 }
 
@@ -161,5 +164,18 @@ func TestAnOperatorAddressWithoutAHostIsLoopback(t *testing.T) {
 	}
 	if _, err := loopbackUnlessTold("6060"); err == nil {
 		t.Error("an address without a port was accepted")
+	}
+}
+
+// Two servers on one machine with the default operator port: the second one runs
+// without the operator port instead of refusing to start.
+func TestATakenDefaultOperatorPortDoesNotStopTheServer(t *testing.T) {
+	if ln, err := net.Listen("tcp", defaultAdminAddr); err == nil {
+		defer ln.Close() // else another process holds it, which is the case under test too
+	}
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	_, out := startServe(t, noEnv, "--database", db, "--no-bootstrap")
+	if strings.Contains(out.String(), "operator") {
+		t.Errorf("serve claims an operator port it could not have:\n%s", out)
 	}
 }

@@ -45,7 +45,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	var admin net.Listener
 	if c.adminAddr != "" {
-		if admin, err = net.Listen("tcp", c.adminAddr); err != nil {
+		admin, err = net.Listen("tcp", c.adminAddr)
+		switch {
+		case err != nil && c.adminAddr == defaultAdminAddr:
+			// The default port is taken (another server on this machine): serve the
+			// API anyway, and say that this one has no operator port.
+			log.Warn("the operator port is taken; /metrics and /debug/pprof are off (set --admin-addr)", "addr", c.adminAddr, "err", err)
+			admin = nil
+		case err != nil:
 			ln.Close()
 			return fmt.Errorf("--admin-addr: %w", err)
 		}

@@ -37,6 +37,9 @@ type testAPI struct {
 	// CustomerID is the customer's account id.
 	Admin, Customer string
 	CustomerID      int64
+	// Server is the handler under test, for what is not on the public listener
+	// (Server.Metrics).
+	Server *httpapi.Server
 }
 
 type apiOption func(*httpapi.Config)
@@ -78,7 +81,7 @@ func newTestAPI(t *testing.T, opts ...apiOption) *testAPI {
 	srv.Start()
 	t.Cleanup(srv.Close)
 
-	a := &testAPI{t: t, URL: base, Store: st}
+	a := &testAPI{t: t, URL: base, Store: st, Server: h}
 	a.router = a.loadRouter()
 	a.Admin, _ = a.newKey("admin@example.com", petstore.Admin)
 	a.Customer, a.CustomerID = a.newKey("customer@example.com", petstore.Customer)

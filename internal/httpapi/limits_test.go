@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"regexp"
 	"strconv"
@@ -153,8 +154,14 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	a.do(t, req{Method: "GET", Path: "/v1/pets/" + strconv.FormatInt(p.ID, 10) + "?x=xss-marker", Key: a.Customer}).expect(200, "")
 	a.do(t, req{Method: "GET", Path: "/v1/no/such/path/secret-token", Key: a.Customer}).expect(404, "not_found")
 
-	res := a.do(t, req{Method: "GET", Path: "/metrics"}).expect(200, "")
-	body := string(res.Body)
+	// The metrics are served on the operator port, never on the public one.
+	a.do(t, req{Method: "GET", Path: "/metrics"}).expect(404, "not_found")
+	rec := httptest.NewRecorder()
+	a.Server.Metrics().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != 200 {
+		t.Fatalf("metrics answered %d", rec.Code)
+	}
+	body := rec.Body.String()
 	for _, want := range []string{
 		`petstore_http_requests_total{operation="placeOrder",status="201"} 1`,
 		`petstore_http_requests_total{operation="placeOrder",status="409"} 1`,

@@ -185,12 +185,12 @@ func (s *Server) routes() {
 		writeStatus(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
-	mux.Handle("GET /metrics", s.Metrics())
 	mux.HandleFunc("/", notFound)
 	s.handler = s.outer(mux)
 }
 
-// Metrics serves the Prometheus metrics of this server.
+// Metrics serves the Prometheus metrics of this server. They tell order volumes and
+// the state of the pools, so they belong on the operator port, not on the public one.
 func (s *Server) Metrics() http.Handler {
 	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
 }
