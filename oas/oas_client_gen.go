@@ -42,7 +42,8 @@ type Invoker interface {
 	//
 	// Authenticate with HTTP Basic (`email:password`) or with an existing key. The answer holds the key
 	// itself (`psk_…`) exactly once: the service keeps only a hash of it. The `psk_` prefix lets secret
-	// scanners find leaked keys.
+	// scanners find leaked keys. An account holds at most 25 live keys (`409 conflict` past that; revoke
+	// one first). The rate limit is per account: all the keys of an account share one allowance.
 	//
 	// POST /api-keys
 	CreateApiKey(ctx context.Context, request *NewApiKey) (CreateApiKeyRes, error)
@@ -407,7 +408,8 @@ func (c *Client) sendCreateAccount(ctx context.Context, request *NewAccount) (re
 //
 // Authenticate with HTTP Basic (`email:password`) or with an existing key. The answer holds the key
 // itself (`psk_…`) exactly once: the service keeps only a hash of it. The `psk_` prefix lets secret
-// scanners find leaked keys.
+// scanners find leaked keys. An account holds at most 25 live keys (`409 conflict` past that; revoke
+// one first). The rate limit is per account: all the keys of an account share one allowance.
 //
 // POST /api-keys
 func (c *Client) CreateApiKey(ctx context.Context, request *NewApiKey) (CreateApiKeyRes, error) {

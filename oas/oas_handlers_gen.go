@@ -272,7 +272,8 @@ func (s *Server) handleCreateAccountRequest(args [0]string, argsEscaped bool, w 
 //
 // Authenticate with HTTP Basic (`email:password`) or with an existing key. The answer holds the key
 // itself (`psk_…`) exactly once: the service keeps only a hash of it. The `psk_` prefix lets secret
-// scanners find leaked keys.
+// scanners find leaked keys. An account holds at most 25 live keys (`409 conflict` past that; revoke
+// one first). The rate limit is per account: all the keys of an account share one allowance.
 //
 // POST /api-keys
 func (s *Server) handleCreateApiKeyRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {

@@ -288,6 +288,10 @@ type CreateApiKeyBadRequest Error
 
 func (*CreateApiKeyBadRequest) createApiKeyRes() {}
 
+type CreateApiKeyConflict Error
+
+func (*CreateApiKeyConflict) createApiKeyRes() {}
+
 type CreateApiKeyInternalServerError Error
 
 func (*CreateApiKeyInternalServerError) createApiKeyRes() {}

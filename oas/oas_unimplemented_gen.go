@@ -39,7 +39,8 @@ func (UnimplementedHandler) CreateAccount(ctx context.Context, req *NewAccount) 
 //
 // Authenticate with HTTP Basic (`email:password`) or with an existing key. The answer holds the key
 // itself (`psk_…`) exactly once: the service keeps only a hash of it. The `psk_` prefix lets secret
-// scanners find leaked keys.
+// scanners find leaked keys. An account holds at most 25 live keys (`409 conflict` past that; revoke
+// one first). The rate limit is per account: all the keys of an account share one allowance.
 //
 // POST /api-keys
 func (UnimplementedHandler) CreateApiKey(ctx context.Context, req *NewApiKey) (r CreateApiKeyRes, _ error) {

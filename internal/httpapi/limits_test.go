@@ -51,7 +51,11 @@ func TestRateLimit(t *testing.T) {
 			t.Fatalf("429 without RateLimit headers: %v", res.Header)
 		}
 	})
-	t.Run("another key has its own allowance", func(t *testing.T) {
+	t.Run("another key of the same account shares its allowance", func(t *testing.T) {
+		again, _ := a.newKey("customer@example.com", petstore.Customer)
+		a.do(t, req{Method: "GET", Path: "/v1/pets", Key: again}).expect(429, "rate_limited")
+	})
+	t.Run("another account has its own allowance", func(t *testing.T) {
 		a.do(t, req{Method: "GET", Path: "/v1/pets", Key: a.Admin}).expect(200, "")
 	})
 	t.Run("calls without a valid key share the client address's allowance", func(t *testing.T) {

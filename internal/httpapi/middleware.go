@@ -154,7 +154,7 @@ func (s *Server) v1(next http.Handler) http.Handler {
 }
 
 // allow applies the rate limit and sets its headers; it reports whether the request
-// may go on. A valid key is limited by key; anything else by client address, so that
+// may go on. A valid key is limited by its account; anything else by client address, so that
 // made-up keys cannot buy fresh allowances. The key check here is the one the security
 // handler then reuses.
 func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, authz string) bool {
@@ -163,8 +163,10 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	if token, ok := strings.CutPrefix(authz, "Bearer "); ok && !ri.badAuthScheme {
 		if p, err := s.h.auth.Authenticate(ctx, token); err == nil {
 			ri.principal, ri.keyChecked = p, true
+			// By account, not by key: an account's keys share one allowance, so that
+			// making more keys buys no more requests.
 			var buf [24]byte
-			bucket = string(strconv.AppendInt(append(buf[:0], "key:"...), p.KeyID, 10))
+			bucket = string(strconv.AppendInt(append(buf[:0], "acct:"...), p.AccountID, 10))
 		}
 	}
 	if bucket == "" {

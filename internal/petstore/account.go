@@ -73,3 +73,15 @@ func CheckRoleGrant(email string, hasPassword bool, role Role) error {
 	}
 	return nil
 }
+
+// MaxKeysPerAccount is how many live (not revoked) API keys an account may hold.
+const MaxKeysPerAccount = 25
+
+// CheckKeyCount applies the cap on live keys to an account that holds live of them
+// and wants one more.
+func CheckKeyCount(live int) error {
+	if live >= MaxKeysPerAccount {
+		return Errorf(EConflict, "An account may hold at most %d API keys; revoke one first.", MaxKeysPerAccount)
+	}
+	return nil
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -11,11 +13,28 @@ import (
 // EConflict; an unknown account is ENotFound.
 func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.APIKey, error) {
 	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: timestamp(db.now())}
-	err := db.pool.QueryRow(ctx,
-		`INSERT INTO api_keys (account_id, name, prefix, hash, created_at)
-		 VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-		k.AccountID, k.Name, k.Prefix, k.Hash, key.CreatedAt,
-	).Scan(&key.ID)
+	err := db.update(ctx, func(tx pgx.Tx) error {
+		// The account's row lock makes keys of one account take turns, so that the
+		// count below cannot be passed by two at once.
+		var live int
+		err := tx.QueryRow(ctx,
+			`SELECT (SELECT count(*) FROM api_keys WHERE account_id = a.id AND revoked_at IS NULL)
+			 FROM accounts a WHERE a.id = $1 FOR UPDATE`, k.AccountID).Scan(&live)
+		if noRows(err) {
+			return petstore.Errorf(petstore.ENotFound, "Account %d was not found.", k.AccountID)
+		}
+		if err != nil {
+			return err
+		}
+		if err := petstore.CheckKeyCount(live); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx,
+			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at)
+			 VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+			k.AccountID, k.Name, k.Prefix, k.Hash, key.CreatedAt,
+		).Scan(&key.ID)
+	})
 	switch {
 	case isUnique(err):
 		return petstore.APIKey{}, petstore.Errorf(petstore.EConflict, "This API key already exists.")

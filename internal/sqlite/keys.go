@@ -15,6 +15,14 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	now := db.now().UTC()
 	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: now}
 	err := db.update(ctx, func(tx *sql.Tx) error {
+		var live int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE account_id = ? AND revoked_at IS NULL`,
+			k.AccountID).Scan(&live); err != nil {
+			return err
+		}
+		if err := petstore.CheckKeyCount(live); err != nil {
+			return err
+		}
 		return tx.QueryRowContext(ctx,
 			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at)
 			 VALUES (?, ?, ?, ?, ?) RETURNING id`,

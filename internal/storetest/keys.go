@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -136,5 +137,29 @@ func testKeys(t *testing.T, open Opener) {
 	t.Run("an unknown key cannot be revoked", func(t *testing.T) {
 		f := setup(t, open)
 		wantCode(t, f.s.RevokeAPIKey(f.ctx, f.account(petstore.Customer).ID, 999), petstore.ENotFound)
+	})
+}
+
+func testKeyCap(t *testing.T, open Opener) {
+	t.Run("an account holds at most MaxKeysPerAccount live keys; revoking one makes room", func(t *testing.T) {
+		f := setup(t, open)
+		a := f.account(petstore.Customer)
+		var first petstore.APIKey
+		for i := range petstore.MaxKeysPerAccount {
+			k, err := f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte(fmt.Sprint("cap-", i))})
+			must(t, err)
+			if i == 0 {
+				first = k
+			}
+		}
+		_, err := f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte("one too many")})
+		wantCode(t, err, petstore.EConflict)
+		// Another account is not held back.
+		b := f.account(petstore.Customer)
+		_, err = f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: b.ID, Name: "k", Prefix: "psk_", Hash: []byte("b's")})
+		must(t, err)
+		must(t, f.s.RevokeAPIKey(f.ctx, a.ID, first.ID))
+		_, err = f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte("one too many")})
+		must(t, err)
 	})
 }

@@ -39,6 +39,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"accounts", testAccounts},
 		{"api keys", testKeys},
+		{"the cap on keys", testKeyCap},
 		{"messages", testMessages},
 		{"categories", testCategories},
 		{"pets", testPets},
