@@ -53,7 +53,11 @@ func startBinary(t *testing.T, bin string, args ...string) *exec.Cmd {
 
 // TestAnAcknowledgedOrderSurvivesKill9 streams orders at the real binary, kills it
 // with SIGKILL mid-stream, and checks the database: every order answered 201 is there
-// with its quantity, and the stock and the orders add up to what the pet had.
+// with its quantity, and the stock and the orders add up to what the pet had. It shows
+// that a 201 is only sent once the order's batch has committed; what the operating
+// system keeps of a commit across a power cut rests on synchronous=FULL (SQLite, see
+// TestPragmasAreSetOnEveryConnection) and synchronous_commit (PostgreSQL), which a
+// killed process cannot test.
 func TestAnAcknowledgedOrderSurvivesKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")

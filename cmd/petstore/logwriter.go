@@ -12,6 +12,7 @@ import (
 // request; written one by one, they would cost a system call each.
 type logWriter struct {
 	mu   sync.Mutex
+	w    io.Writer
 	buf  *bufio.Writer
 	stop chan struct{}
 	done chan struct{}
@@ -21,7 +22,7 @@ type logWriter struct {
 const logFlushInterval = 100 * time.Millisecond
 
 func newLogWriter(w io.Writer, every time.Duration) *logWriter {
-	l := &logWriter{buf: bufio.NewWriterSize(w, 32<<10), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &logWriter{w: w, buf: bufio.NewWriterSize(w, 32<<10), stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		t := time.NewTicker(every)
@@ -42,14 +43,27 @@ func newLogWriter(w io.Writer, every time.Duration) *logWriter {
 func (l *logWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.buf.Write(p)
+	n, err := l.buf.Write(p)
+	l.recover(err)
+	return n, err
 }
 
 // Flush writes out what the buffer holds.
 func (l *logWriter) Flush() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.buf.Flush()
+	err := l.buf.Flush()
+	l.recover(err)
+	return err
+}
+
+// recover starts the buffer afresh after a failed write, which a bufio.Writer would
+// otherwise repeat for ever: one failure (a full pipe) would silence every later
+// line. What the buffer held is lost. Callers hold l.mu.
+func (l *logWriter) recover(err error) {
+	if err != nil {
+		l.buf.Reset(l.w)
+	}
 }
 
 // Close stops the periodic flush and writes out the rest.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -39,5 +40,35 @@ func TestAFullLogBufferIsWrittenAtOnce(t *testing.T) {
 	}
 	if len(out.String()) < 32<<10 {
 		t.Fatalf("after 40 KiB of lines only %d bytes were written", len(out.String()))
+	}
+}
+
+// failOnce fails its first write, then takes everything.
+type failOnce struct {
+	failed bool
+	out    syncBuffer
+}
+
+func (f *failOnce) Write(p []byte) (int, error) {
+	if !f.failed {
+		f.failed = true
+		return 0, errors.New("the pipe is full")
+	}
+	return f.out.Write(p)
+}
+
+func TestAFailedLogWriteDoesNotSilenceLaterLines(t *testing.T) {
+	f := &failOnce{}
+	w := newLogWriter(f, time.Hour)
+	w.Write([]byte("lost\n"))
+	if err := w.Flush(); err == nil {
+		t.Fatal("the failed write was not reported")
+	}
+	w.Write([]byte("kept\n"))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if f.out.String() != "kept\n" {
+		t.Fatalf("written after the failure: %q", f.out.String())
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,11 +37,13 @@ type Queue[Req, Res any] struct {
 	max     int
 	timeout time.Duration
 
-	calls  chan *call[Req, Res]
-	closed chan struct{}
-	done   chan struct{}
-	once   sync.Once
-	pool   sync.Pool
+	calls chan *call[Req, Res]
+	// waiting counts the requests handed to Do that no batch has taken yet.
+	waiting atomic.Int64
+	closed  chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	pool    sync.Pool
 }
 
 type call[Req, Res any] struct {
@@ -77,13 +80,16 @@ func New[Req, Res any](apply ApplyFunc[Req, Res], max int, timeout time.Duration
 func (q *Queue[Req, Res]) Do(ctx context.Context, req Req) (Res, error) {
 	c := q.pool.Get().(*call[Req, Res])
 	c.ctx, c.req = ctx, req
+	q.waiting.Add(1)
 	select {
 	case q.calls <- c:
 	case <-ctx.Done():
+		q.waiting.Add(-1)
 		q.put(c)
 		var zero Res
 		return zero, ctx.Err()
 	case <-q.closed:
+		q.waiting.Add(-1)
 		q.put(c)
 		var zero Res
 		return zero, ErrClosed
@@ -99,6 +105,10 @@ func (q *Queue[Req, Res]) put(c *call[Req, Res]) {
 	c.ctx, c.req, c.res = zero.ctx, zero.req, zero.res
 	q.pool.Put(c)
 }
+
+// Pending is how many requests wait for a batch to take them: a measure of the
+// load, and what tests wait on to know that requests have queued.
+func (q *Queue[Req, Res]) Pending() int { return int(q.waiting.Load()) }
 
 // Close stops the queue once the batch being applied is done. Requests not yet taken
 // get ErrClosed.
@@ -128,6 +138,7 @@ func (q *Queue[Req, Res]) loop() {
 				break gather
 			}
 		}
+		q.waiting.Add(-int64(len(batch)))
 		// Requests whose callers gave up while they waited are answered, not applied.
 		live := batch[:0]
 		for _, c := range batch {

@@ -82,8 +82,7 @@ func TestRequestsArrivingDuringABatchShareTheNextOne(t *testing.T) {
 		wg.Add(1)
 		go do(i)
 	}
-	// Let the twelve queue up behind the first batch.
-	time.Sleep(100 * time.Millisecond)
+	waitPending(t, q, 12) // the twelve queue up behind the first batch
 	close(r.gate)
 	wg.Wait()
 	for i := range results {
@@ -133,7 +132,7 @@ func TestARequestWhoseCallerGaveUpIsNotApplied(t *testing.T) {
 		_, err := q.Do(ctx, 2)
 		errc <- err
 	}()
-	time.Sleep(20 * time.Millisecond)
+	waitPending(t, q, 1)
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Do = %v, want context.Canceled", err)
@@ -212,4 +211,14 @@ func BenchmarkDo(b *testing.B) {
 			}
 		}
 	})
+}
+
+// waitPending waits until n requests wait for a batch.
+func waitPending[Req, Res any](t *testing.T, q *Queue[Req, Res], n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); q.Pending() != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests wait, want %d", q.Pending(), n)
+		}
+	}
 }

@@ -2,6 +2,8 @@ package petstore
 
 import (
 	"fmt"
+	"maps"
+	"math/rand"
 	"slices"
 	"testing"
 	"time"
@@ -156,5 +158,90 @@ func TestAReplayInTheBatchIsTheFirstAnswer(t *testing.T) {
 	rec := b.Record(0)
 	if rec.Order == nil || rec.Order.ID != 55 || !rec.CreatedAt.Equal(now) || string(rec.RequestHash) != "h" || rec.Refusal != nil {
 		t.Fatalf("record = %+v", rec)
+	}
+}
+
+// answerText is an answer as text, for comparing answers.
+func answerText(o PlacedOrder, err error) string {
+	if err != nil {
+		return fmt.Sprintf("err:%s:%v:%v", ErrorCode(err), err, o.Replayed)
+	}
+	return fmt.Sprintf("ok:%d:%d:%d:%v", o.Order.ID, o.Order.PetID, o.Order.Quantity, o.Replayed)
+}
+
+// TestABatchDecidesAsEachRequestAloneInArrivalOrder compares PlanOrders on random
+// batches (pets of every status, stored, expired and fresh keys, matching and other
+// bodies, unknown pets, quantities out of range) with the same requests planned one at
+// a time in arrival order, keys recorded between them: every answer and every pet's
+// state must be the same.
+func TestABatchDecidesAsEachRequestAloneInArrivalOrder(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewSource(1))
+	for iter := 0; iter < 20000; iter++ {
+		pets := map[int64]PetState{}
+		for id := int64(1); id <= 3; id++ {
+			st := []PetStatus{Available, Available, Pending, Sold}[rng.Intn(4)]
+			pets[id] = PetState{st, rng.Intn(5), rng.Intn(2)}
+		}
+		keys := map[KeyRef]IdempotencyRecord{}
+		for _, k := range []string{"a", "b"} {
+			if rng.Intn(2) == 0 {
+				age := []time.Duration{time.Hour, IdempotencyTTL}[rng.Intn(2)]
+				rec := IdempotencyRecord{RequestHash: []byte(fmt.Sprint(rng.Intn(2))), CreatedAt: now.Add(-age)}
+				if rng.Intn(2) == 0 {
+					rec.Order = &Order{ID: 1000, PetID: 1, Quantity: 1}
+				} else {
+					rec.Refusal = Errorf(EInsufficientStock, "no")
+				}
+				keys[KeyRef{7, k}] = rec
+			}
+		}
+		n := 1 + rng.Intn(6)
+		var reqs []NewOrder
+		for i := 0; i < n; i++ {
+			r := NewOrder{AccountID: 7, PetID: int64(1 + rng.Intn(4)), Quantity: rng.Intn(4)}
+			if rng.Intn(3) > 0 {
+				r.Idempotency = &IdempotencyKey{AccountID: 7, Key: []string{"a", "b"}[rng.Intn(2)], RequestHash: []byte(fmt.Sprint(rng.Intn(2)))}
+			}
+			reqs = append(reqs, r)
+		}
+		// As one batch:
+		bp := maps.Clone(pets)
+		b := PlanOrders(reqs, bp, maps.Clone(keys), now)
+		next := int64(1)
+		for i := range b.Plans {
+			if b.Plans[i].Outcome == Place {
+				b.Plans[i].Order.ID = next
+				next++
+			}
+		}
+		var got []string
+		for i := range reqs {
+			got = append(got, answerText(b.Answer(i)))
+		}
+		// One at a time:
+		sp := maps.Clone(pets)
+		sk := maps.Clone(keys)
+		next = 1
+		var want []string
+		for _, r := range reqs {
+			one := PlanOrders([]NewOrder{r}, sp, sk, now)
+			if one.Plans[0].Outcome == Place {
+				one.Plans[0].Order.ID = next
+				next++
+			}
+			if one.Plans[0].Record {
+				sk[r.Idempotency.Ref()] = one.Record(0)
+			}
+			want = append(want, answerText(one.Answer(0)))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("iter %d req %d: batch %s, sequential %s\nreqs %+v", iter, i, got[i], want[i], reqs)
+			}
+		}
+		if !maps.Equal(bp, sp) {
+			t.Fatalf("pets differ: %v vs %v", bp, sp)
+		}
 	}
 }

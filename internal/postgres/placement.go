@@ -59,6 +59,15 @@ func (db *DB) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.Pla
 	return p, nil
 }
 
+// PendingOrders is how many orders wait for a batch to take them.
+func (db *DB) PendingOrders() int {
+	n := 0
+	for _, q := range db.placers {
+		n += q.Pending()
+	}
+	return n
+}
+
 // placeOrders applies a batch of order requests (the groupcommit ApplyFunc). A batch
 // that lost a key to another process runs again. If the transaction fails on a
 // constraint, which one request can cause for all (an account deleted under it), each
@@ -80,6 +89,9 @@ func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []g
 		}
 		return
 	}
+	if len(reqs) == 1 && isForeignKey(err) {
+		err = petstore.Errorf(petstore.ENotFound, "Account %d was not found.", reqs[0].AccountID)
+	}
 	for i := range out {
 		out[i] = groupcommit.Result[petstore.PlacedOrder]{Err: err}
 	}
@@ -100,7 +112,11 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	// which also rolls back.
 	defer func() {
 		if conn.PgConn().TxStatus() != 'I' {
-			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+			// Briefly: a connection that cannot even roll back is closed by the pool
+			// (it is still in a transaction), which rolls back too.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			defer cancel()
+			conn.Exec(rctx, "ROLLBACK")
 		}
 	}()
 
@@ -239,8 +255,13 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	if commit {
 		w.Queue("COMMIT")
 	}
+	// The writes and the commit get a budget of their own: the batch's may be nearly
+	// spent by waiting for the pets' locks, and a commit cut short is one whose outcome
+	// nobody knows.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
+	defer cancel()
 	if w.Len() > 0 {
-		err = readBatch(conn.SendBatch(ctx, w), func(br pgx.BatchResults) error {
+		err = readBatch(conn.SendBatch(wctx, w), func(br pgx.BatchResults) error {
 			for range writes {
 				if _, err := br.Exec(); err != nil {
 					return writeError(err)
@@ -251,22 +272,57 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 			}
 			return nil
 		})
-		if err != nil {
-			return err
-		}
 	}
-	if db.beforeCommit != nil {
-		if err := db.beforeCommit(); err != nil {
+	if err == nil && db.beforeCommit != nil {
+		if err = db.beforeCommit(); err != nil {
 			return err
 		}
-		if err := committed(conn.Exec(ctx, "COMMIT")); err != nil {
+		err = committed(conn.Exec(wctx, "COMMIT"))
+	}
+	if err != nil && outcomeUnknown(err) {
+		// The connection failed after the COMMIT may have reached the server: look.
+		if ok, verr := db.ordersExist(o.ids); verr != nil || !ok {
 			return err
 		}
+		err = nil
+	}
+	if err != nil {
+		return err
 	}
 	for i := range out {
 		out[i].Value, out[i].Err = batch.Answer(i)
 	}
 	return nil
+}
+
+// commitTimeout bounds the second round trip of a batch, the writes and the commit.
+const commitTimeout = 5 * time.Second
+
+// errRolledBack is a COMMIT that PostgreSQL answered with ROLLBACK.
+var errRolledBack = errors.New("commit: the transaction was rolled back")
+
+// outcomeUnknown reports whether a batch that failed with err may have committed all
+// the same: the server's answer to the COMMIT was lost. An error from the server
+// itself (a failed write, a COMMIT answered with ROLLBACK) means it did not.
+func outcomeUnknown(err error) bool {
+	var pe *pgconn.PgError
+	return !errors.As(err, &pe) && !errors.Is(err, errRolledBack) && !errors.Is(err, errKeyTaken)
+}
+
+// ordersExist reports whether all of these orders were committed, on a connection
+// of its own. With no orders there is nothing to tell by, and the batch counts as
+// failed: its refusals are answered again the same way on a retry.
+func (db *DB) ordersExist(ids []int64) (bool, error) {
+	if len(ids) == 0 {
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
+	var n int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM orders WHERE id = ANY($1)`, ids).Scan(&n); err != nil {
+		return false, err
+	}
+	return n == len(ids), nil
 }
 
 // writeError names a write that failed because another transaction recorded one of
@@ -312,7 +368,7 @@ func committed(tag pgconn.CommandTag, err error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	if tag.String() != "COMMIT" {
-		return errors.New("commit: the transaction was rolled back")
+		return errRolledBack
 	}
 	return nil
 }

@@ -64,6 +64,9 @@ func (db *DB) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.Pla
 	return p, nil
 }
 
+// PendingOrders is how many orders wait for a batch to take them.
+func (db *DB) PendingOrders() int { return db.placer.Pending() }
+
 // placeOrders applies a batch of order requests in one write transaction: the
 // placement loop (groupcommit) calls it with whatever arrived while the previous batch
 // committed. If the transaction fails on a constraint, which one request can cause for
@@ -77,11 +80,12 @@ func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []g
 	}
 	if len(reqs) > 1 && isConstraint(err) {
 		for i := range reqs {
-			if err := db.placeBatch(ctx, reqs[i:i+1], out[i:i+1]); err != nil {
-				out[i] = groupcommit.Result[petstore.PlacedOrder]{Err: err}
-			}
+			db.placeOrders(ctx, reqs[i:i+1], out[i:i+1])
 		}
 		return
+	}
+	if len(reqs) == 1 && isForeignKey(err) {
+		err = petstore.Errorf(petstore.ENotFound, "Account %d was not found.", reqs[0].AccountID)
 	}
 	for i := range out {
 		out[i] = groupcommit.Result[petstore.PlacedOrder]{Err: err}
@@ -211,7 +215,7 @@ func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Pag
 	if err != nil {
 		return nil, fmt.Errorf("orders: %w", err)
 	}
-	rows, err := s.QueryContext(reading(ctx), args...)
+	rows, err := s.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("orders: %w", err)
 	}

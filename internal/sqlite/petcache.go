@@ -21,9 +21,10 @@ type petCache struct {
 
 	mu sync.RWMutex
 	m  map[int64]cachedPet
-	// gen counts writes, so that a read that raced one does not put what it read,
-	// which the write may have changed, into the cache.
-	gen uint64
+	// gens count the writes to the pets of each stripe (id mod len(gens)), so that a
+	// read that raced a write to its pet does not put what it read, which the write
+	// may have changed, into the cache; reads of other pets are not held back.
+	gens [64]uint64
 }
 
 type cachedPet struct {
@@ -43,7 +44,7 @@ func (c *petCache) get(id int64, now time.Time) (petstore.Pet, uint64, bool) {
 	}
 	c.mu.RLock()
 	e, ok := c.m[id]
-	gen := c.gen
+	gen := c.gens[stripe(id)]
 	c.mu.RUnlock()
 	if ok && now.Before(e.expires) {
 		return e.pet, gen, true
@@ -58,7 +59,7 @@ func (c *petCache) put(p petstore.Pet, gen uint64, now time.Time) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gen != gen {
+	if c.gens[stripe(p.ID)] != gen {
 		return
 	}
 	if len(c.m) >= c.max {
@@ -79,8 +80,10 @@ func (c *petCache) put(p petstore.Pet, gen uint64, now time.Time) {
 func (c *petCache) forget(ids ...int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.gen++
 	for _, id := range ids {
+		c.gens[stripe(id)]++
 		delete(c.m, id)
 	}
 }
+
+func stripe(id int64) uint64 { return uint64(id) % 64 }

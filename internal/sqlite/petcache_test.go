@@ -37,6 +37,15 @@ func TestPetCache(t *testing.T) {
 			t.Fatal("a forgotten pet was got")
 		}
 	})
+	t.Run("a write to another pet does not keep a read out of the cache", func(t *testing.T) {
+		c := newPetCache(time.Second)
+		_, gen, _ := c.get(7, now)
+		c.forget(8)
+		c.put(rex, gen, now)
+		if _, _, ok := c.get(7, now); !ok {
+			t.Fatal("a write to pet 8 kept pet 7 out")
+		}
+	})
 	t.Run("a read that raced a write is not cached", func(t *testing.T) {
 		c := newPetCache(time.Second)
 		_, gen, _ := c.get(7, now) // the read begins

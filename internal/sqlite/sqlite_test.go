@@ -376,7 +376,8 @@ func TestAPetChangedByAnotherProcessShowsWithinTheCacheTime(t *testing.T) {
 		if got.Stock == 9 {
 			break
 		}
-		if time.Since(changed) > sqlite.DefaultPetCacheTTL+50*time.Millisecond {
+		// The cache's time plus slack for a loaded machine.
+		if time.Since(changed) > sqlite.DefaultPetCacheTTL+time.Second {
 			t.Fatalf("after %v the other process still reads a stock of %d", time.Since(changed), got.Stock)
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -317,8 +317,8 @@ func testOrderUpdates(t *testing.T, open Opener) {
 			f := setup(t, open)
 			p := f.availablePet(2)
 			placed, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: f.account(petstore.Customer).ID, PetID: p.ID, Quantity: 2, ShipDate: &shipped})
-			o := placed.Order
 			must(t, err)
+			o := placed.Order
 			done := f.complete(o.ID)
 			got, err := f.s.UpdateOrder(f.ctx, o.ID, c.update)
 			if c.code != "" {

@@ -15,6 +15,17 @@ import (
 // processes that share it. open returns n new stores on one new, empty database, and
 // closes them when the test ends.
 func Shared(t *testing.T, open func(t *testing.T, n int) []petstore.Store) {
+	for _, st := range []struct {
+		name string
+		run  func(t *testing.T, stores []petstore.Store)
+	}{
+		{"batches, cancellations and completions over shared pets never deadlock and keep the stock", testSharedPets},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			st.run(t, open(t, 2))
+		})
+	}
 	t.Run("processes placing orders with one key place one order per key", func(t *testing.T) {
 		t.Parallel()
 		stores := open(t, 2)
@@ -59,6 +70,74 @@ func Shared(t *testing.T, open func(t *testing.T, n int) []petstore.Store) {
 		}
 		f.wantPet(p.ID, petstore.Available, 96)
 	})
+}
+
+// testSharedPets has several stores place orders over a few shared pets (so that
+// batches of different stores lock overlapping sets of pets), while others cancel and
+// complete those orders (which lock an order, then its pet). No caller may get an
+// error other than a refusal, and every pet's stock and orders add up.
+func testSharedPets(t *testing.T, stores []petstore.Store) {
+	f := &fixture{t: t, ctx: t.Context(), s: stores[0]}
+	a := f.account(petstore.Customer)
+	const stock = 200
+	var pets []int64
+	for range 4 {
+		pets = append(pets, f.availablePet(stock).ID)
+	}
+	var (
+		wg   sync.WaitGroup
+		gate = make(chan struct{})
+	)
+	for w := range 24 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			st := stores[w%len(stores)]
+			other := stores[(w+1)%len(stores)]
+			yes := true
+			for i := range 15 {
+				pet := pets[(w*7+i*3)%len(pets)]
+				o, err := st.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: pet, Quantity: 1 + i%3})
+				if c := petstore.ErrorCode(err); err != nil {
+					if c != petstore.EInsufficientStock && c != petstore.EInvalidTransition {
+						t.Errorf("order: %v", err)
+					}
+					continue
+				}
+				switch i % 3 {
+				case 0:
+					if err := other.CancelOrder(f.ctx, o.Order.ID, a.ID); err != nil {
+						t.Errorf("cancel: %v", err)
+					}
+				case 1:
+					if _, err := other.UpdateOrder(f.ctx, o.Order.ID, petstore.OrderUpdate{Complete: &yes}); err != nil {
+						t.Errorf("complete: %v", err)
+					}
+				}
+			}
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	ordered := map[int64]int{}
+	for page := (petstore.Page{Limit: 100}); ; {
+		list, err := stores[1%len(stores)].Orders(f.ctx, petstore.OrderFilter{}, page)
+		must(t, err)
+		for _, o := range list {
+			ordered[o.PetID] += o.Quantity
+		}
+		if len(list) < page.Limit {
+			break
+		}
+		page.After = list[len(list)-1].ID
+	}
+	for _, id := range pets {
+		p := f.pet(id)
+		if p.Stock+ordered[id] != stock {
+			t.Errorf("pet %d: %d in stock and %d in orders, want %d in all", id, p.Stock, ordered[id], stock)
+		}
+	}
 }
 
 // OldKeysAt is the time the upgrade tests' old keys were answered.

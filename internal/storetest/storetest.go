@@ -23,7 +23,8 @@ type Hooks struct {
 	// Now replaces the store's clock.
 	Now func() time.Time
 	// BeforeCommit runs before each batch of orders commits; an error fails the
-	// batch as a failed commit would.
+	// batch as a failed commit would. A store with several placement loops uses one
+	// when it is set, so that the batch tests know which requests share a batch.
 	BeforeCommit func() error
 }
 

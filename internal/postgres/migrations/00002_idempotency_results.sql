@@ -5,7 +5,8 @@
 -- state (status NULL) is gone. As on SQLite (its migration 4).
 --
 -- Answered keys are carried over from the stored responses: a 201 body gives the
--- order, any other body the refusal. Unanswered claims belonged to requests that were
+-- order, any other body the refusal. The bodies are the service's own JSON (it never
+-- stored anything else there), so they are read as JSON without a guard. Unanswered claims belonged to requests that were
 -- still running or died; they placed nothing and are dropped.
 
 -- +goose Up
@@ -31,7 +32,8 @@ SELECT account_id, key, request_hash,
        COALESCE((b ->> 'createdAt')::timestamptz, created_at),
        (b ->> 'id')::bigint, (b ->> 'petId')::bigint, (b ->> 'quantity')::integer,
        (b ->> 'shipDate')::timestamptz
-FROM (SELECT *, convert_from(body, 'UTF8')::jsonb AS b FROM idempotency_keys WHERE status = 201) k;
+FROM (SELECT *, convert_from(body, 'UTF8')::jsonb AS b FROM idempotency_keys WHERE status = 201) k
+WHERE b ->> 'id' IS NOT NULL;
 
 INSERT INTO idempotency_results
     (account_id, key, request_hash, created_at, error_code, error_message, error_details)

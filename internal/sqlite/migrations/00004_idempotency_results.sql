@@ -31,7 +31,7 @@ SELECT account_id, key, request_hash,
        COALESCE(strftime('%Y-%m-%dT%H:%M:%S.000000000Z', json_extract(body, '$.createdAt')), created_at),
        json_extract(body, '$.id'), json_extract(body, '$.petId'), json_extract(body, '$.quantity'),
        strftime('%Y-%m-%dT%H:%M:%S.000000000Z', json_extract(body, '$.shipDate'))
-FROM idempotency_keys WHERE status = 201 AND json_valid(body);
+FROM idempotency_keys WHERE status = 201 AND json_valid(body) AND json_extract(body, '$.id') IS NOT NULL;
 
 INSERT INTO idempotency_results
     (account_id, key, request_hash, created_at, error_code, error_message, error_details)
