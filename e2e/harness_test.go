@@ -132,7 +132,9 @@ func startServer(t *testing.T, extra ...string) *server {
 	s.AdminKey = s.createKey(t, "admin@example.com", "admin")
 	s.CustomerKey = s.createKey(t, "customer@example.com", "customer")
 
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--database", s.database, "--demo", "--no-bootstrap", "--log-level", "warn"}, extra...)
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--database", s.database, "--demo", "--no-bootstrap", "--log-level", "warn",
+		// Every sample of createAccount and createApiKey signs up from this one address.
+		"--credential-limit", "100"}, extra...)
 	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -311,17 +311,12 @@ func (fx *fixtures) unique(prefix string) string {
 	return fmt.Sprintf("%s %d", prefix, fx.n.Add(1))
 }
 
-// key makes a new key of the admin or customer account for one sample, so that no two
-// samples share a key (or a rate limit).
-func (fx *fixtures) key(t *testing.T, role string) (key string, id int64) {
+// key makes a new account of the role, with a key, for one sample (with the
+// operator's command, as an operator would), so that no two samples share an
+// account's rate limit or its cap on keys.
+func (fx *fixtures) key(t *testing.T, role string) string {
 	t.Helper()
-	root := map[string]string{"admin": fx.srv.AdminKey, "customer": fx.srv.CustomerKey}[role]
-	var k struct {
-		ID  int64  `json:"id"`
-		Key string `json:"key"`
-	}
-	fx.srv.call(t, root, "POST", "/api-keys", map[string]any{"name": fx.unique("sample")}, http.StatusCreated, &k)
-	return k.Key, k.ID
+	return fx.srv.createKey(t, strings.ReplaceAll(fx.unique(role), " ", "-")+"@example.com", role)
 }
 
 func (fx *fixtures) category(t *testing.T, admin string) int64 {
@@ -346,7 +341,7 @@ func (fx *fixtures) pet(t *testing.T, admin string, stock int) (petID, categoryI
 // order places an incomplete order with key for a new pet.
 func (fx *fixtures) order(t *testing.T, key string) int64 {
 	t.Helper()
-	admin, _ := fx.key(t, "admin")
+	admin := fx.key(t, "admin")
 	petID, _ := fx.pet(t, admin, 5)
 	var o struct{ ID int64 }
 	fx.srv.call(t, key, "POST", "/store/orders", map[string]any{"petId": petID, "quantity": 1}, http.StatusCreated, &o)
@@ -370,14 +365,14 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 	},
 	"listApiKeys": customer,
 	"revokeApiKey": func(t *testing.T, fx *fixtures) filled {
-		key, _ := fx.key(t, "customer")
+		key := fx.key(t, "customer")
 		var other struct{ ID int64 }
 		fx.srv.call(t, key, "POST", "/api-keys", map[string]any{"name": "to revoke"}, http.StatusCreated, &other)
 		return filled{Key: key, PathIDs: map[string]string{"keyId": id(other.ID)}}
 	},
 	"sendMessage": customer,
 	"getMessage": func(t *testing.T, fx *fixtures) filled {
-		key, _ := fx.key(t, "customer")
+		key := fx.key(t, "customer")
 		var m struct{ ID string }
 		fx.srv.call(t, key, "POST", "/messages", map[string]any{"message": "For the sample."}, http.StatusCreated, &m)
 		return filled{Key: key, PathIDs: map[string]string{"messageId": m.ID}}
@@ -385,7 +380,7 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 	// Pets and categories
 	"listPets": customer,
 	"createPet": func(t *testing.T, fx *fixtures) filled {
-		key, _ := fx.key(t, "admin")
+		key := fx.key(t, "admin")
 		return filled{Key: key, BodyIDs: map[string]int64{"categoryId": fx.category(t, key)}}
 	},
 	"getPetById":      petAs("customer", 0),
@@ -403,8 +398,8 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 	"setInventory":  petAs("admin", 3),
 	"listOrders":    customer,
 	"placeOrder": func(t *testing.T, fx *fixtures) filled {
-		key, _ := fx.key(t, "customer")
-		admin, _ := fx.key(t, "admin")
+		key := fx.key(t, "customer")
+		admin := fx.key(t, "admin")
 		petID, _ := fx.pet(t, admin, 5)
 		return filled{Key: key, BodyIDs: map[string]int64{"petId": petID}}
 	},
@@ -414,20 +409,20 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 }
 
 func customer(t *testing.T, fx *fixtures) filled {
-	key, _ := fx.key(t, "customer")
+	key := fx.key(t, "customer")
 	return filled{Key: key}
 }
 
 func admin(t *testing.T, fx *fixtures) filled {
-	key, _ := fx.key(t, "admin")
+	key := fx.key(t, "admin")
 	return filled{Key: key}
 }
 
 // petAs: a new pet (with stock) in a new category; the sample runs as role.
 func petAs(role string, stock int) func(*testing.T, *fixtures) filled {
 	return func(t *testing.T, fx *fixtures) filled {
-		key, _ := fx.key(t, role)
-		admin, _ := fx.key(t, "admin")
+		key := fx.key(t, role)
+		admin := fx.key(t, "admin")
 		petID, categoryID := fx.pet(t, admin, stock)
 		return filled{Key: key, PathIDs: map[string]string{"petId": id(petID)}, BodyIDs: map[string]int64{"categoryId": categoryID}}
 	}
@@ -436,8 +431,8 @@ func petAs(role string, stock int) func(*testing.T, *fixtures) filled {
 // categoryAs: a new category that no pet uses; the sample runs as role.
 func categoryAs(role string) func(*testing.T, *fixtures) filled {
 	return func(t *testing.T, fx *fixtures) filled {
-		key, _ := fx.key(t, role)
-		admin, _ := fx.key(t, "admin")
+		key := fx.key(t, role)
+		admin := fx.key(t, "admin")
 		return filled{Key: key, PathIDs: map[string]string{"categoryId": id(fx.category(t, admin))}}
 	}
 }
@@ -446,10 +441,10 @@ func categoryAs(role string) func(*testing.T, *fixtures) filled {
 // customer's own order, or any order for an admin).
 func orderAs(role string) func(*testing.T, *fixtures) filled {
 	return func(t *testing.T, fx *fixtures) filled {
-		key, _ := fx.key(t, role)
+		key := fx.key(t, role)
 		placer := key
 		if role != "customer" {
-			placer, _ = fx.key(t, "customer")
+			placer = fx.key(t, "customer")
 		}
 		return filled{Key: key, PathIDs: map[string]string{"orderId": id(fx.order(t, placer))}}
 	}

@@ -26,6 +26,7 @@ type serveConfig struct {
 	logLevel    string
 	redis       string
 	rateLimit   int
+	credLimit   int
 	trusted     string
 	corsOrigins string
 
@@ -57,6 +58,7 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&c.redis, "redis", "", "Redis URL (redis://host:port/db) to share rate limits between processes")
 	fs.IntVar(&c.rateLimit, "rate-limit", 100, "requests per second per account (or client address without a valid key), with a burst as large; 0 turns it off")
+	fs.IntVar(&c.credLimit, "credential-limit", httpapi.DefaultCredentialLimit, "sign-ups and HTTP Basic logins per minute per client address; 0 turns the limit off")
 	fs.StringVar(&c.trusted, "trusted-proxies", "", "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client")
 	fs.StringVar(&c.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (none by default)")
 	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
@@ -95,6 +97,9 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	}
 	if c.rateLimit < 0 {
 		return c, fmt.Errorf("--rate-limit %d: want 0 (off) or more", c.rateLimit)
+	}
+	if c.credLimit < 0 {
+		return c, fmt.Errorf("--credential-limit %d: want 0 (off) or more", c.credLimit)
 	}
 	switch c.adminAddr {
 	case "off", "":
@@ -140,15 +145,20 @@ func loopbackUnlessTold(addr string) (string, error) {
 // api is the configuration of the HTTP layer that `petstore serve` runs with. Fields
 // it leaves zero take httpapi's defaults (Config.WithDefaults): the key cache above all.
 func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
-	return httpapi.Config{
-		Store:          d.store,
-		Logger:         d.log,
-		ServerURL:      serverURL,
-		Sunsets:        c.sunsetDates,
-		HandlerTimeout: c.handlerTimeout,
-		Limiter:        d.limiter,
-		TrustedProxies: c.trustedProxies,
-		CORSOrigins:    splitList(c.corsOrigins),
-		PoolStats:      poolStats(d.store),
+	cfg := httpapi.Config{
+		Store:           d.store,
+		Logger:          d.log,
+		ServerURL:       serverURL,
+		Sunsets:         c.sunsetDates,
+		HandlerTimeout:  c.handlerTimeout,
+		Limiter:         d.limiter,
+		CredentialLimit: c.credLimit,
+		TrustedProxies:  c.trustedProxies,
+		CORSOrigins:     splitList(c.corsOrigins),
+		PoolStats:       poolStats(d.store),
 	}
+	if c.credLimit == 0 {
+		cfg.CredentialLimit = -1 // off on the command line; zero is the default in httpapi
+	}
+	return cfg
 }

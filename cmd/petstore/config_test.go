@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/sqlite"
 )
@@ -78,6 +79,12 @@ func TestServeRunsWithTheHTTPLayersDefaults(t *testing.T) {
 	got := c.api(deps{}, "http://127.0.0.1:1").WithDefaults()
 	if got.KeyCacheTTL != auth.DefaultKeyCacheTTL {
 		t.Errorf("the key cache of serve lives %v, want %v", got.KeyCacheTTL, auth.DefaultKeyCacheTTL)
+	}
+	if got.CredentialLimit != httpapi.DefaultCredentialLimit || got.FailedLoginLimit != httpapi.DefaultFailedLoginLimit {
+		t.Errorf("credential limits %d and %d, want the defaults", got.CredentialLimit, got.FailedLoginLimit)
+	}
+	if off, _ := parseServeConfig([]string{"--credential-limit", "0"}, noEnv, io.Discard); off.api(deps{}, "").WithDefaults().CredentialLimit >= 0 {
+		t.Error("--credential-limit 0 does not turn the limit off")
 	}
 	if got.HandlerTimeout != c.handlerTimeout || got.BodyLimit == 0 {
 		t.Errorf("handler timeout %v (flag %v), body limit %d", got.HandlerTimeout, c.handlerTimeout, got.BodyLimit)

@@ -56,15 +56,43 @@ func TestPasswords(t *testing.T) {
 
 func TestPasswordsWaitForAFreeSlot(t *testing.T) {
 	p := Passwords{Params: PasswordParams{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}}.Limit(1)
-	p.slots <- struct{}{} // the only slot is taken
+	p.hashes.slots <- struct{}{} // the only slot is taken
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := p.Hash(ctx, "correct horse battery"); err == nil {
 		t.Fatal("hashed without a free slot")
 	}
-	<-p.slots
+	<-p.hashes.slots
 	if _, err := p.Hash(context.Background(), "correct horse battery"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestAFullPasswordQueueRefusesAtOnce(t *testing.T) {
+	p := Passwords{Params: PasswordParams{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}}.Limit(1)
+	p.hashes.slots <- struct{}{} // the only slot is taken
+	p.hashes.waiting.Store(p.hashes.queue)
+	start := time.Now()
+	if _, err := p.Hash(context.Background(), "correct horse battery"); err != ErrBusy {
+		t.Fatalf("Hash with a full queue = %v, want ErrBusy", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the refusal took %v", d)
+	}
+}
+
+func TestSignUpsCannotStarveLogins(t *testing.T) {
+	p := Passwords{Params: PasswordParams{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}}.Limit(1)
+	hash, err := p.Hash(context.Background(), "correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.hashes.slots <- struct{}{} // sign-ups hold every hashing slot
+	defer func() { <-p.hashes.slots }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if ok, err := p.Check(ctx, "correct horse battery", hash); !ok || err != nil {
+		t.Fatalf("a login while sign-ups are busy: %v, %v", ok, err)
 	}
 }
 

@@ -5,8 +5,11 @@ import (
 	"crypto/rand"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/alexedwards/argon2id"
+
+	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 // PasswordParams are the argon2id cost parameters.
@@ -16,25 +19,72 @@ type PasswordParams = argon2id.Params
 var DefaultPasswordParams = PasswordParams{Memory: 19 * 1024, Iterations: 2, Parallelism: 1, SaltLength: 16, KeyLength: 32}
 
 // Passwords hashes and checks passwords. Each hash takes Params.Memory of memory, so
-// at most a fixed number run at once (see Limit): a burst of sign-ups or password
-// guesses waits instead of exhausting memory.
+// at most a fixed number run at once (see Limit), in two separate pools: new
+// passwords (sign-ups) and checks (logins), so that a flood of sign-ups cannot starve
+// logins. A request that finds its pool full waits in a short queue; when the queue
+// is full too, it is refused at once with ErrBusy rather than waiting out its budget.
 type Passwords struct {
 	Params PasswordParams
-	slots  chan struct{}
+	hashes *pool
+	checks *pool
 }
 
-// Limit returns p allowing at most n hashes at once.
+// ErrBusy refuses a password operation when its pool and its queue are full: the
+// caller should retry in a moment (503 with Retry-After).
+var ErrBusy = petstore.Errorf(petstore.EUnavailable, "Too many passwords are being checked at once; retry in a moment.")
+
+// pool is a semaphore with a bounded queue.
+type pool struct {
+	slots   chan struct{}
+	waiting atomic.Int64
+	queue   int64
+}
+
+func newPool(n int) *pool {
+	return &pool{slots: make(chan struct{}, n), queue: int64(4 * n)}
+}
+
+func (p *pool) acquire(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
+	select {
+	case p.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	if p.waiting.Add(1) > p.queue {
+		p.waiting.Add(-1)
+		return ErrBusy
+	}
+	defer p.waiting.Add(-1)
+	select {
+	case p.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *pool) release() {
+	if p != nil {
+		<-p.slots
+	}
+}
+
+// Limit returns p allowing at most n hashes of new passwords and n checks at once,
+// each with a queue of 4n.
 func (p Passwords) Limit(n int) Passwords {
-	p.slots = make(chan struct{}, n)
+	p.hashes, p.checks = newPool(n), newPool(n)
 	return p
 }
 
 // Hash returns the PHC-encoded argon2id hash of password.
 func (p Passwords) Hash(ctx context.Context, password string) (string, error) {
-	if err := p.acquire(ctx); err != nil {
+	if err := p.hashes.acquire(ctx); err != nil {
 		return "", err
 	}
-	defer p.release()
+	defer p.hashes.release()
 	params := p.Params
 	if params.Memory == 0 {
 		params = DefaultPasswordParams
@@ -50,10 +100,10 @@ func (p Passwords) Hash(ctx context.Context, password string) (string, error) {
 // no account at all) matches nothing, after the same work as a real check, so that
 // the time of an answer does not tell which emails have accounts.
 func (p Passwords) Check(ctx context.Context, password, hash string) (bool, error) {
-	if err := p.acquire(ctx); err != nil {
+	if err := p.checks.acquire(ctx); err != nil {
 		return false, err
 	}
-	defer p.release()
+	defer p.checks.release()
 	if hash == "" {
 		_, _ = argon2id.ComparePasswordAndHash(password, p.dummyHash())
 		return false, nil
@@ -80,22 +130,4 @@ func (p Passwords) dummyHash() string {
 	}
 	actual, _ := dummyHashes.LoadOrStore(params, h)
 	return actual.(string)
-}
-
-func (p Passwords) acquire(ctx context.Context) error {
-	if p.slots == nil {
-		return nil
-	}
-	select {
-	case p.slots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (p Passwords) release() {
-	if p.slots != nil {
-		<-p.slots
-	}
 }

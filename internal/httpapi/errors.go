@@ -117,7 +117,7 @@ func writeError(w http.ResponseWriter, e *petstore.Error) {
 	if v, ok := r.WWWAuthenticate.Get(); ok {
 		h.Set("WWW-Authenticate", v)
 	}
-	if v, ok := r.RetryAfter.Get(); ok {
+	if v, ok := r.RetryAfter.Get(); ok && h.Get("Retry-After") == "" { // a caller's own wait stands
 		h.Set("Retry-After", strconv.Itoa(v))
 	}
 	w.WriteHeader(r.StatusCode)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/ratelimit"
 	"github.com/acme-pets/petstore/oas"
 )
 
@@ -23,6 +24,8 @@ type Handler struct {
 	now       func() time.Time
 	depr      deprecation
 	metrics   *metrics
+	// failedLogins counts failed logins per account email (nil: no limit).
+	failedLogins *ratelimit.Memory
 }
 
 var _ oas.Handler = (*Handler)(nil)
@@ -30,6 +33,12 @@ var _ oas.Handler = (*Handler)(nil)
 // NewError turns every error the generated server meets after routing (handler and
 // security errors) into the error body.
 func (h *Handler) NewError(ctx context.Context, err error) *oas.DefaultStatusCodeWithHeaders {
+	if ri := info(ctx); ri.retryAfter > 0 {
+		// A refusal that knows how long to wait (an account's failed logins).
+		r := errorResponse(ctx, h.log, err)
+		r.RetryAfter = oas.NewOptInt(ri.retryAfter)
+		return r
+	}
 	if h.store != nil && h.store.Unavailable(err) {
 		h.log.WarnContext(ctx, "database unavailable", "err", err, "request_id", RequestID(ctx))
 		return toResponse(errUnavailable)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -132,6 +133,9 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		if s.cfg.Limiter != nil && !s.allow(w, r, ri, authz) {
 			return
 		}
+		if (ri.operation == createAccount || strings.HasPrefix(authz, "Basic ")) && !s.allowCredentials(w, r, ri) {
+			return
+		}
 		if deprecated && s.h.depr.gone(w, s.cfg.Now()) {
 			return
 		}
@@ -192,6 +196,34 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	s.metrics.rateLimited.Inc()
 	retry := max(ceilSeconds(d.RetryAfter), 1)
 	writeError(w, petstore.Errorf(petstore.ERateLimited, "Too many requests; retry after %d second(s).", retry))
+	return false
+}
+
+// createAccount is the operation id of the sign-up.
+const createAccount = "createAccount"
+
+// allowCredentials applies the stricter limit on requests that carry a password
+// (sign-ups and HTTP Basic) per client address, adds its headers to those of the
+// general limit, and reports whether the request may go on. Each such request costs
+// an argon2id hash; a guesser or a flood of sign-ups gets ten a minute.
+func (s *Server) allowCredentials(w http.ResponseWriter, r *http.Request, ri *requestInfo) bool {
+	ri.client = s.clientAddr(r)
+	if s.credentials == nil {
+		return true
+	}
+	d, _ := s.credentials.Allow(r.Context(), "cred:"+ri.client)
+	h := w.Header()
+	h["Ratelimit-Policy"] = append(slices.Clip(h["Ratelimit-Policy"]), s.credentialPolicy)
+	h["Ratelimit"] = append(slices.Clip(h["Ratelimit"]),
+		`"credentials";r=`+strconv.Itoa(d.Remaining)+`;t=`+strconv.Itoa(ceilSeconds(d.Reset)))
+	if d.Allowed {
+		return true
+	}
+	s.metrics.rateLimited.Inc()
+	retry := max(ceilSeconds(d.RetryAfter), 1)
+	h.Set("Retry-After", strconv.Itoa(retry))
+	s.cfg.Logger.WarnContext(r.Context(), "password requests over the limit", "client", ri.client, "operation", ri.operation, "request_id", ri.id)
+	writeError(w, petstore.Errorf(petstore.ERateLimited, "Too many sign-ups or logins from this address; retry after %d second(s).", retry))
 	return false
 }
 

@@ -2,9 +2,14 @@ package httpapi_test
 
 import (
 	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme-pets/petstore/internal/httpapi"
 )
 
 func basic(email, password string) string {
@@ -212,5 +217,47 @@ func TestMalformedBasicEmailsAreUnauthorized(t *testing.T) {
 	a := newTestAPI(t)
 	for _, email := range []string{"ada\x00@example.com", "a\xffa@example.com", "not an email", ""} {
 		a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic(email, "correct horse battery"), Body: map[string]any{"name": "k"}}).expect(401, "unauthorized")
+	}
+}
+
+// Requests with a password (sign-ups and HTTP Basic) cost a memory-hard hash each: an
+// address gets DefaultCredentialLimit of them a minute, beside the general limit.
+func TestSignUpsAndLoginsAreLimitedPerAddress(t *testing.T) {
+	a := newTestAPI(t)
+	for i := range httpapi.DefaultCredentialLimit {
+		res := a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": fmt.Sprintf("u%d@example.com", i), "password": "correct horse battery"}}).expect(201, "")
+		if !strings.Contains(res.Header.Get("RateLimit-Policy"), `"credentials";q=10;w=60`) {
+			t.Fatalf("RateLimit-Policy = %q", res.Header.Get("RateLimit-Policy"))
+		}
+	}
+	res := a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "one-more@example.com", "password": "correct horse battery"}}).expect(429, "rate_limited")
+	if ra, _ := strconv.Atoi(res.Header.Get("Retry-After")); ra < 2 {
+		t.Errorf("Retry-After = %q, want the seconds until the next token (about 6)", res.Header.Get("Retry-After"))
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic("u0@example.com", "correct horse battery"), Body: map[string]any{"name": "k"}}).expect(429, "rate_limited")
+	// Calls with a key are not held back.
+	a.do(t, req{Method: "GET", Path: "/v1/pets", Key: a.Customer}).expect(200, "")
+}
+
+// Guessing one account's password gets DefaultFailedLoginLimit tries; then even the
+// right password waits, and the failures are logged with the client and the account.
+func TestFailedLoginsMakeTheEmailWait(t *testing.T) {
+	logs := &lockedBuffer{}
+	a := newTestAPI(t, func(c *httpapi.Config) {
+		c.CredentialLimit = -1 // only the per-email limit is under test
+		c.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	})
+	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "kate@example.com", "password": "correct horse battery"}}).expect(201, "")
+	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "other@example.com", "password": "correct horse battery"}}).expect(201, "")
+	for range httpapi.DefaultFailedLoginLimit {
+		a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic("kate@example.com", "a wrong guess!"), Body: map[string]any{"name": "k"}}).expect(401, "unauthorized")
+	}
+	res := a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic("KATE@example.com", "correct horse battery"), Body: map[string]any{"name": "k"}}).expect(429, "rate_limited")
+	if ra, _ := strconv.Atoi(res.Header.Get("Retry-After")); ra < 2 {
+		t.Errorf("Retry-After = %q, want the wait (about a minute)", res.Header.Get("Retry-After"))
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic("other@example.com", "correct horse battery"), Body: map[string]any{"name": "k"}}).expect(201, "")
+	if n := strings.Count(logs.String(), `msg="failed login" client=127.0.0.1 account_id=`); n != httpapi.DefaultFailedLoginLimit {
+		t.Errorf("%d failed logins logged with client and account, want %d:\n%s", n, httpapi.DefaultFailedLoginLimit, logs)
 	}
 }

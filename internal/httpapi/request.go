@@ -18,6 +18,10 @@ type requestInfo struct {
 	// keyChecked is set when the rate limiter already found the Bearer key valid
 	// (principal holds its owner), so the security handler need not look again.
 	keyChecked bool
+	// client is the caller's address, for requests with a password (see credentials).
+	client string
+	// retryAfter, in seconds, overrides the Retry-After of an error answer.
+	retryAfter int
 	// badAuthScheme is set when the Authorization header is not exactly "Bearer …" or
 	// "Basic …" (the generated server accepts any letter case; the contract does not).
 	badAuthScheme bool

@@ -49,13 +49,23 @@ func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t o
 	if ri.badAuthScheme {
 		return ctx, errUnauthorized
 	}
+	email, err := petstore.CleanEmail(t.Username)
+	// Failed logins are counted per email, known or not (so that the count tells
+	// nothing about which emails have accounts); past the limit, the password is not
+	// even checked until the wait is over.
+	key := "login:" + petstore.EmailKey(email)
+	if s.h.failedLogins != nil {
+		if wait, blocked := s.h.failedLogins.Blocked(key); blocked {
+			ri.retryAfter = max(ceilSeconds(wait), 1)
+			return ctx, errTooManyFailures
+		}
+	}
 	// Every refusal below costs one password check, whether the email is malformed,
 	// unknown, key-only or known: the answer's time tells nothing about accounts.
 	var (
 		acct petstore.Account
 		hash string
 	)
-	email, err := petstore.CleanEmail(t.Username)
 	if err == nil {
 		acct, hash, err = s.h.store.AccountByEmail(ctx, email)
 		if err != nil && petstore.ErrorCode(err) != petstore.ENotFound && petstore.ErrorCode(err) != petstore.EValidationFailed {
@@ -67,10 +77,16 @@ func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t o
 	case cerr != nil:
 		return ctx, asAuthFailure(cerr)
 	case err != nil || !ok:
+		if s.h.failedLogins != nil {
+			_, _ = s.h.failedLogins.Allow(ctx, key)
+		}
+		s.h.log.WarnContext(ctx, "failed login", "client", ri.client, "account_id", acct.ID, "request_id", ri.id)
 		return ctx, errBadPassword
 	}
 	return ctx, authorize(ri, op, petstore.Principal{AccountID: acct.ID, Role: acct.Role})
 }
+
+var errTooManyFailures = petstore.Errorf(petstore.ERateLimited, "Too many failed logins for this email; wait before the next try.")
 
 var errBadPassword = petstore.Errorf(petstore.EUnauthorized, "The email or password is wrong.")
 

@@ -53,6 +53,14 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// CORSOrigins are the browser origins allowed to call /v1 (none by default).
 	CORSOrigins []string
+	// CredentialLimit bounds the requests that carry a password (sign-ups and HTTP
+	// Basic) per client address per minute; 0 is DefaultCredentialLimit, a negative
+	// value turns the limit off.
+	CredentialLimit int
+	// FailedLoginLimit is how many failed logins an account (by email) may have before
+	// its logins are refused for a while; one more is allowed each minute after. 0 is
+	// DefaultFailedLoginLimit, a negative value turns it off.
+	FailedLoginLimit int
 	// PoolStats reports the database pools for the metrics.
 	PoolStats func() []PoolStats
 	Now       func() time.Time
@@ -83,8 +91,21 @@ func (c Config) WithDefaults() Config {
 	if c.ServerURL == "" {
 		c.ServerURL = DefaultServerURL
 	}
+	if c.CredentialLimit == 0 {
+		c.CredentialLimit = DefaultCredentialLimit
+	}
+	if c.FailedLoginLimit == 0 {
+		c.FailedLoginLimit = DefaultFailedLoginLimit
+	}
 	return c
 }
+
+// The defaults of the limits on passwords: guessing one account's password gets five
+// tries and then one a minute; one address gets ten sign-ups or logins a minute.
+const (
+	DefaultCredentialLimit  = 10
+	DefaultFailedLoginLimit = 5
+)
 
 // Server is the whole HTTP surface of the service: /v1, the document and the probes.
 type Server struct {
@@ -97,6 +118,9 @@ type Server struct {
 	docs    *docs.Handler
 	// ratePolicy is the RateLimit-Policy header value, fixed by the limiter.
 	ratePolicy []string
+	// credentials limits requests with a password per client address.
+	credentials      *ratelimit.Memory
+	credentialPolicy string
 }
 
 // New assembles the service's HTTP handler.
@@ -131,7 +155,15 @@ func New(cfg Config) (*Server, error) {
 		now:       cfg.Now,
 		depr:      newDeprecation(sunset),
 	}
+	if cfg.FailedLoginLimit > 0 {
+		n := cfg.FailedLoginLimit
+		h.failedLogins = ratelimit.NewMemoryWindow(n, time.Duration(n)*time.Minute, 0)
+	}
 	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m}
+	if cfg.CredentialLimit > 0 {
+		s.credentials = ratelimit.NewMemoryWindow(cfg.CredentialLimit, time.Minute, 0)
+		s.credentialPolicy = `"credentials";q=` + strconv.Itoa(cfg.CredentialLimit) + `;w=60`
+	}
 	if cfg.Limiter != nil {
 		s.ratePolicy = []string{`"default";q=` + strconv.Itoa(cfg.Limiter.PerSecond()) + `;w=1`}
 	}

@@ -48,11 +48,31 @@ type Memory struct {
 // NewMemory returns a Memory limiter of perSecond requests per second per caller
 // (burst perSecond), remembering at most maxKeys callers.
 func NewMemory(perSecond, maxKeys int) *Memory {
+	return NewMemoryWindow(perSecond, time.Second, maxKeys)
+}
+
+// NewMemoryWindow returns a Memory limiter of n requests per window per caller
+// (burst n), remembering at most maxKeys callers.
+func NewMemoryWindow(n int, window time.Duration, maxKeys int) *Memory {
 	if maxKeys <= 0 {
 		maxKeys = DefaultMaxKeys
 	}
 	c, _ := lru.New[string, *rate.Limiter](maxKeys) // only fails for a size <= 0
-	return &Memory{limit: rate.Limit(perSecond), burst: perSecond, buckets: c, now: time.Now}
+	return &Memory{limit: rate.Limit(float64(n) / window.Seconds()), burst: n, buckets: c, now: time.Now}
+}
+
+// Blocked reports, without taking a token, whether the caller's bucket is empty, and
+// how long until it holds one again.
+func (m *Memory) Blocked(key string) (time.Duration, bool) {
+	b, ok := m.buckets.Get(key)
+	if !ok {
+		return 0, false
+	}
+	tokens := b.TokensAt(m.now())
+	if tokens >= 1 {
+		return 0, false
+	}
+	return seconds((1 - tokens) / float64(m.limit)), true
 }
 
 // Allow takes one token from the caller's bucket if it has one.

@@ -97,3 +97,28 @@ func TestRedisSharesTheLimit(t *testing.T) {
 		t.Fatalf("two processes together allowed %d of a burst of 4", allowed)
 	}
 }
+
+func TestAWindowedLimiterRefillsOverItsWindow(t *testing.T) {
+	m := NewMemoryWindow(2, time.Minute, 0)
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	m.now = func() time.Time { return now }
+	for range 2 {
+		if d, _ := m.Allow(context.Background(), "a"); !d.Allowed {
+			t.Fatal("the burst was refused")
+		}
+	}
+	d, _ := m.Allow(context.Background(), "a")
+	if d.Allowed || d.RetryAfter < 29*time.Second || d.RetryAfter > 31*time.Second {
+		t.Fatalf("past the burst: %+v, want a refusal for about 30 s", d)
+	}
+	if wait, blocked := m.Blocked("a"); !blocked || wait < 29*time.Second {
+		t.Fatalf("Blocked = %v, %v", wait, blocked)
+	}
+	if _, blocked := m.Blocked("b"); blocked {
+		t.Fatal("an unknown caller is blocked")
+	}
+	now = now.Add(30 * time.Second)
+	if _, blocked := m.Blocked("a"); blocked {
+		t.Fatal("still blocked after 30 s")
+	}
+}
