@@ -9,7 +9,7 @@ import (
 
 func TestLogLinesAreWrittenWithinTheFlushInterval(t *testing.T) {
 	var out syncBuffer
-	w := newLogWriter(&out, 20*time.Millisecond)
+	w := newLogWriter(&out, 300*time.Millisecond)
 	w.Write([]byte("one\n"))
 	if out.String() != "" {
 		t.Fatal("a line was written at once, not batched")

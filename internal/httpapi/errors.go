@@ -161,7 +161,10 @@ func classifyDecodeError(ctx context.Context, log *slog.Logger, r *http.Request,
 		if m := unexpectedField.FindStringSubmatch(body.Err.Error()); m != nil {
 			return petstore.Invalid(m[1], "is not a known field")
 		}
-		return &petstore.Error{Code: petstore.EValidationFailed, Message: "The request body does not match the schema: " + strings.TrimPrefix(body.Err.Error(), "decode application/json: ")}
+		// The decoder's own words name its internals (type aliases, callbacks, Go's
+		// layouts); they go to the debug log, and the client gets the document's terms.
+		log.DebugContext(ctx, "request body does not match the schema", "err", body.Err, "request_id", RequestID(ctx))
+		return petstore.Errorf(petstore.EValidationFailed, "The request body does not match the schema of this operation; see the OpenAPI document.")
 	case errors.As(err, &params):
 		return petstore.Invalid(params.Name, problem(params.Err))
 	case errors.As(err, &fields):
@@ -173,7 +176,9 @@ func classifyDecodeError(ctx context.Context, log *slog.Logger, r *http.Request,
 	case r.Header.Get("Content-Type") == "" && r.ContentLength != 0:
 		return errContentType
 	}
-	log.ErrorContext(ctx, "unclassified request error", "err", err, "request_id", RequestID(ctx))
+	// A client's malformed request is not the service's error: it must not be able to
+	// flood the error log.
+	log.InfoContext(ctx, "unclassified request error", "err", err, "request_id", RequestID(ctx))
 	return petstore.Errorf(petstore.EValidationFailed, "The request is not valid.")
 }
 

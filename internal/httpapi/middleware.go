@@ -61,6 +61,10 @@ func (s *Server) outer(next http.Handler) http.Handler {
 	})
 }
 
+// singleValued are the request headers that must come at most once (Authorization,
+// also single, answers 401 when repeated).
+var singleValued = []string{"Idempotency-Key", "Content-Type", "X-Request-Id"}
+
 // Fixed header values, shared by every response (never modified).
 var (
 	nosniff = []string{"nosniff"}
@@ -138,6 +142,13 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		}
 		if deprecated && s.h.depr.gone(w, s.cfg.Now()) {
 			return
+		}
+		for _, name := range singleValued {
+			if len(r.Header[name]) > 1 {
+				// Which one a layer reads would be a guess; none is taken.
+				writeError(w, petstore.Invalid(name, "must be sent once"))
+				return
+			}
 		}
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)

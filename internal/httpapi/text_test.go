@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -46,4 +48,43 @@ func TestTextThatBreaksThePolicyIsRefusedWithItsField(t *testing.T) {
 		a.do(t, req{Method: "GET", Path: "/v1/pets", Key: a.Customer}).expect(200, "")
 		a.do(t, req{Method: "GET", Path: "/v1/categories", Key: a.Customer}).expect(200, "")
 	})
+}
+
+// A header that must come once, sent twice, is refused: which one a layer would read
+// is a guess.
+func TestRepeatedSingleValuedHeadersAreRefused(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 5)
+	for _, name := range []string{"Idempotency-Key", "X-Request-Id"} {
+		r, _ := http.NewRequest("POST", a.URL+"/v1/store/orders", strings.NewReader(fmt.Sprintf(`{"petId":%d,"quantity":1}`, p.ID)))
+		r.Header.Set("Authorization", "Bearer "+a.Customer)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Add(name, "one")
+		r.Header.Add(name, "two")
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 400 || !strings.Contains(string(body), `"field":"`+name+`"`) {
+			t.Errorf("two %s headers: %d %s", name, res.StatusCode, body)
+		}
+	}
+	if inv := a.inventory(t, p.ID); inv.Quantity != 5 {
+		t.Errorf("stock = %d: a refused order took some", inv.Quantity)
+	}
+}
+
+// The details of a body that does not match its schema say nothing of the decoder's
+// internals.
+func TestSchemaMismatchesShowNoDecoderInternals(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 5)
+	res := a.do(t, req{Method: "PATCH", Path: path("/v1/pets/%d", p.ID), Key: a.Admin, Body: `{"name": 12}`}).expect(400, "validation_failed")
+	for _, leak := range []string{"alias", "callback", "decode", "jx", "2006-01-02"} {
+		if strings.Contains(string(res.Body), leak) {
+			t.Errorf("the answer shows %q: %s", leak, res.Body)
+		}
+	}
 }
