@@ -93,7 +93,7 @@ func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p pets
 	if err != nil {
 		return nil, fmt.Errorf("inventories: %w", err)
 	}
-	rows, err := s.QueryContext(ctx, args...)
+	rows, err := s.QueryContext(reading(ctx), args...) // by id, or by the status index
 	if err != nil {
 		return nil, fmt.Errorf("inventories: %w", err)
 	}

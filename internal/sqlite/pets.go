@@ -107,7 +107,7 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
-	rows, err := s.QueryContext(ctx, args...)
+	rows, err := s.QueryContext(reading(ctx), args...) // every filter has its index
 	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
