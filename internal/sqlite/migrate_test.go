@@ -18,35 +18,14 @@ import (
 // answers of its keys: an upgraded server replays them as the old one would have.
 func TestUpgradingKeepsTheAnswersOfIdempotencyKeys(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sql.Open("sqlite", "file:"+path+"?"+pragmas)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, old, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 3); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	path := oldDatabase(t, 3,
 		`INSERT INTO accounts (id, email, email_lower, role, created_at) VALUES (1, 'a@example.com', 'a@example.com', 'customer', '2026-11-20T09:00:00.000000000Z')`,
 		`INSERT INTO idempotency_keys (account_id, key, request_hash, status, location, body, created_at) VALUES
 		 (1, 'placed', x'68', 201, '/v1/store/orders/7', CAST('{"id":7,"petId":3,"quantity":2,"shipDate":"2031-01-02T03:04:05Z","complete":false,"accountId":1,"createdAt":"2026-11-20T10:00:00Z"}' AS BLOB), '2026-11-20T09:59:59.900000000Z'),
 		 (1, 'refused', x'68', 409, '', CAST('{"code":"insufficient_stock","message":"Only 1 in stock; 2 were ordered.","status":409}' AS BLOB), '2026-11-20T10:00:00.000000000Z'),
 		 (1, 'invalid', x'68', 400, '', CAST('{"code":"validation_failed","message":"The request is not valid: quantity must be 1 to 100.","status":400,"details":[{"field":"quantity","problem":"must be 1 to 100"}]}' AS BLOB), '2026-11-20T10:00:00.000000000Z'),
 		 (1, 'running', x'68', NULL, '', NULL, '2026-11-20T10:00:00.000000000Z')`,
-	} {
-		if _, err := old.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	old.Close()
+	)
 
 	db, err := OpenWith(ctx, path, Options{Now: func() time.Time { return storetest.OldKeysAt.Add(2 * time.Hour) }})
 	if err != nil {
@@ -60,33 +39,12 @@ func TestUpgradingKeepsTheAnswersOfIdempotencyKeys(t *testing.T) {
 // readable again after the upgrade, without its ship date, and so is the list.
 func TestUpgradingDropsUnreadableShipDates(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sql.Open("sqlite", "file:"+path+"?"+pragmas)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, old, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 4); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	path := oldDatabase(t, 4,
 		`INSERT INTO accounts (id, email, email_lower, role, created_at) VALUES (1, 'a@example.com', 'a@example.com', 'customer', '2026-11-20T09:00:00.000000000Z')`,
 		`INSERT INTO orders (id, pet_id, account_id, quantity, ship_date, created_at) VALUES
 		 (1, 1, 1, 1, '10000-01-01T23:58:59.000000000Z', '2026-11-20T10:00:00.000000000Z'),
 		 (2, 1, 1, 1, '2031-01-02T03:04:05.000000000Z', '2026-11-20T10:00:00.000000000Z')`,
-	} {
-		if _, err := old.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	old.Close()
+	)
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -99,4 +57,33 @@ func TestUpgradingDropsUnreadableShipDates(t *testing.T) {
 	if list[0].ShipDate != nil || list[1].ShipDate == nil {
 		t.Errorf("ship dates after the upgrade: %v, %v; want none, then 2031", list[0].ShipDate, list[1].ShipDate)
 	}
+}
+
+// oldDatabase makes a database file as a release that had the migrations up to
+// version left it, holding what the statements write, and returns its path.
+func oldDatabase(t *testing.T, version int64, statements ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sql.Open("sqlite", "file:"+path+"?"+pragmas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, old, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(context.Background(), version); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range statements {
+		if _, err := old.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
 }
