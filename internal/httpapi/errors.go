@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -49,14 +48,15 @@ var (
 )
 
 // errorResponse is the one place where an error becomes what the client sees.
-// Anything that is not a *petstore.Error is logged and answered as internal (or as
-// unavailable when the request ran out of time), revealing nothing.
-func errorResponse(ctx context.Context, log *slog.Logger, err error) *oas.DefaultStatusCodeWithHeaders {
+// Anything that is not a *petstore.Error is logged and answered as internal, or as
+// unavailable when the request ran out of time or the store calls the failure a
+// passing one (unavailable reports that; it may be nil), revealing nothing. A
+// refusal that knows how long the caller must wait (ri.retryAfter) says so.
+func errorResponse(ctx context.Context, log *slog.Logger, unavailable func(error) bool, err error) *oas.DefaultStatusCodeWithHeaders {
 	var (
 		e       *petstore.Error
 		failure authFailure
 		sec     *ogenerrors.SecurityError
-		netErr  net.Error
 	)
 	switch {
 	case errors.As(err, &e):
@@ -64,9 +64,9 @@ func errorResponse(ctx context.Context, log *slog.Logger, err error) *oas.Defaul
 		// The request ran out of its budget (or its client left) and the store failed
 		// for it: the service could not do it in time.
 		e = errUnavailable
-	case errors.As(err, &netErr):
-		// The database is out of reach (refused, reset, timed out): retry later.
-		log.WarnContext(ctx, "database unreachable", "err", err, "request_id", RequestID(ctx))
+	case unavailable != nil && unavailable(err):
+		// The database is out of reach, shutting down, full or busy: retry later.
+		log.WarnContext(ctx, "database unavailable", "err", err, "request_id", RequestID(ctx))
 		e = errUnavailable
 	case errors.Is(err, ht.ErrNotImplemented):
 		e = petstore.Errorf(petstore.ENotImplemented, "This operation is not implemented yet.")
@@ -77,7 +77,11 @@ func errorResponse(ctx context.Context, log *slog.Logger, err error) *oas.Defaul
 		log.ErrorContext(ctx, "internal error", "err", err, "request_id", RequestID(ctx))
 		e = errInternal
 	}
-	return toResponse(e)
+	r := toResponse(e)
+	if wait := info(ctx).retryAfter; wait > 0 {
+		r.RetryAfter = oas.NewOptInt(wait)
+	}
+	return r
 }
 
 // authFailure marks an error of the store met while authenticating, so that it is

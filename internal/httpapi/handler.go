@@ -33,15 +33,5 @@ var _ oas.Handler = (*Handler)(nil)
 // NewError turns every error the generated server meets after routing (handler and
 // security errors) into the error body.
 func (h *Handler) NewError(ctx context.Context, err error) *oas.DefaultStatusCodeWithHeaders {
-	if ri := info(ctx); ri.retryAfter > 0 {
-		// A refusal that knows how long to wait (an account's failed logins).
-		r := errorResponse(ctx, h.log, err)
-		r.RetryAfter = oas.NewOptInt(ri.retryAfter)
-		return r
-	}
-	if h.store != nil && h.store.Unavailable(err) {
-		h.log.WarnContext(ctx, "database unavailable", "err", err, "request_id", RequestID(ctx))
-		return toResponse(errUnavailable)
-	}
-	return errorResponse(ctx, h.log, err)
+	return errorResponse(ctx, h.log, h.store.Unavailable, err)
 }

@@ -145,9 +145,14 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		}
 		for _, name := range singleValued {
 			if len(r.Header[name]) > 1 {
-				// Which one a layer reads would be a guess; none is taken.
-				writeError(w, petstore.Invalid(name, "must be sent once"))
-				return
+				// Which one a layer reads would be a guess; none is taken. Like every
+				// other check of the request, it comes after authentication (authorize),
+				// except for the one operation open to all.
+				ri.repeatedHeader = name
+				if ri.operation == createAccount {
+					writeError(w, errRepeated(name))
+					return
+				}
 			}
 		}
 		if r.Body != nil && r.Body != http.NoBody {

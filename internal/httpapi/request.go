@@ -20,6 +20,9 @@ type requestInfo struct {
 	keyChecked bool
 	// client is the caller's address, for requests with a password (see credentials).
 	client string
+	// repeatedHeader names a single-valued header sent more than once; authorize
+	// refuses the request once its caller is known.
+	repeatedHeader string
 	// retryAfter, in seconds, overrides the Retry-After of an error answer.
 	retryAfter int
 	// badAuthScheme is set when the Authorization header is not exactly "Bearer …" or

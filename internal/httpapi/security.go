@@ -68,7 +68,7 @@ func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t o
 	)
 	if err == nil {
 		acct, hash, err = s.h.store.AccountByEmail(ctx, email)
-		if err != nil && petstore.ErrorCode(err) != petstore.ENotFound && petstore.ErrorCode(err) != petstore.EValidationFailed {
+		if err != nil && petstore.ErrorCode(err) != petstore.ENotFound {
 			return ctx, asAuthFailure(err)
 		}
 	}
@@ -96,8 +96,14 @@ func authorize(ri *requestInfo, op oas.OperationName, p petstore.Principal) erro
 	if adminOnly[op] && !p.IsAdmin() {
 		return errForbidden
 	}
+	if ri.repeatedHeader != "" {
+		return errRepeated(ri.repeatedHeader)
+	}
 	return nil
 }
+
+// errRepeated refuses a request that sent a single-valued header more than once.
+func errRepeated(header string) *petstore.Error { return petstore.Invalid(header, "must be sent once") }
 
 // asAuthFailure keeps errors meant for the caller and marks the rest as failures of the
 // store, which must not read as a bad key.

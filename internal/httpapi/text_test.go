@@ -74,6 +74,31 @@ func TestRepeatedSingleValuedHeadersAreRefused(t *testing.T) {
 	if inv := a.inventory(t, p.ID); inv.Quantity != 5 {
 		t.Errorf("stock = %d: a refused order took some", inv.Quantity)
 	}
+	// Authentication comes first, as for every other check of a request.
+	r, _ := http.NewRequest("POST", a.URL+"/v1/store/orders", strings.NewReader(`{"petId":1,"quantity":1}`))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Add("Idempotency-Key", "one")
+	r.Header.Add("Idempotency-Key", "two")
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 401 {
+		t.Errorf("two Idempotency-Key headers without a key: %d, want 401", res.StatusCode)
+	}
+	// The sign-up, open to all, is refused at once.
+	r, _ = http.NewRequest("POST", a.URL+"/v1/accounts", strings.NewReader(`{"email":"rep@example.com","password":"correct horse battery"}`))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Add("X-Request-Id", "one")
+	r.Header.Add("X-Request-Id", "two")
+	if res, err = http.DefaultClient.Do(r); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 400 {
+		t.Errorf("a sign-up with two X-Request-Id headers: %d, want 400", res.StatusCode)
+	}
 }
 
 // The details of a body that does not match its schema say nothing of the decoder's
