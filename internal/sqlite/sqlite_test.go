@@ -187,16 +187,7 @@ func TestTimesRoundTripToTheNanosecond(t *testing.T) {
 // Two DBs on one file stand for two server processes sharing the database.
 func TestTwoProcessesNeverOversell(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "petstore.db")
-	var dbs [2]*sqlite.DB
-	for i := range dbs {
-		db, err := sqlite.Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		dbs[i] = db
-	}
+	dbs := openShared(t, 2)
 	a, err := dbs[0].CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
 	if err != nil {
 		t.Fatal(err)
@@ -340,16 +331,7 @@ func BenchmarkPlaceOrder(b *testing.B) {
 // file shows within DefaultPetCacheTTL.
 func TestAPetChangedByAnotherProcessShowsWithinTheCacheTime(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "petstore.db")
-	var dbs [2]*sqlite.DB
-	for i := range dbs {
-		db, err := sqlite.Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		dbs[i] = db
-	}
+	dbs := openShared(t, 2)
 	c, err := dbs[0].CreateCategory(ctx, petstore.Category{Name: "Dogs"})
 	if err != nil {
 		t.Fatal(err)
@@ -386,16 +368,26 @@ func TestAPetChangedByAnotherProcessShowsWithinTheCacheTime(t *testing.T) {
 
 func TestSharedDatabase(t *testing.T) {
 	storetest.Shared(t, func(t *testing.T, n int) []petstore.Store {
-		path := filepath.Join(t.TempDir(), "petstore.db")
 		var stores []petstore.Store
-		for range n {
-			db, err := sqlite.Open(context.Background(), path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
+		for _, db := range openShared(t, n) {
 			stores = append(stores, db)
 		}
 		return stores
 	})
+}
+
+// openShared opens n DBs on one new file: n server processes sharing a database.
+func openShared(t *testing.T, n int) []*sqlite.DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "petstore.db")
+	dbs := make([]*sqlite.DB, n)
+	for i := range dbs {
+		db, err := sqlite.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs[i] = db
+	}
+	return dbs
 }

@@ -211,38 +211,7 @@ func testIdempotency(t *testing.T, open Opener) {
 		f := setup(t, open)
 		a := f.account(petstore.Customer)
 		p := f.availablePet(50)
-		const n = 20
-		var (
-			wg      sync.WaitGroup
-			results = make([]petstore.PlacedOrder, n)
-			errs    = make([]error, n)
-			gate    = make(chan struct{})
-		)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				results[i], errs[i] = f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 3, "one-key"))
-			}()
-		}
-		close(gate)
-		wg.Wait()
-		fresh := 0
-		for i := range n {
-			if errs[i] != nil {
-				t.Fatalf("request %d: %v", i, errs[i])
-			}
-			if !results[i].Replayed {
-				fresh++
-			}
-			if results[i].Order.ID != results[0].Order.ID {
-				t.Errorf("request %d got order %d, request 0 order %d", i, results[i].Order.ID, results[0].Order.ID)
-			}
-		}
-		if fresh != 1 {
-			t.Errorf("%d requests placed an order, want 1", fresh)
-		}
-		f.wantPet(p.ID, petstore.Available, 47)
+		wantOneOrderPerKey(t, []petstore.Store{f.s}, a.ID, p.ID, 20, 1)
+		f.wantPet(p.ID, petstore.Available, 49)
 	})
 }

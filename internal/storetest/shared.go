@@ -32,42 +32,7 @@ func Shared(t *testing.T, open func(t *testing.T, n int) []petstore.Store) {
 		f := &fixture{t: t, ctx: t.Context(), s: stores[0]}
 		a := f.account(petstore.Customer)
 		p := f.availablePet(100)
-		const n = 40
-		var (
-			wg      sync.WaitGroup
-			results = make([]petstore.PlacedOrder, n)
-			errs    = make([]error, n)
-			gate    = make(chan struct{})
-		)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				// Keys k0…k3, ten requests each, spread over the stores.
-				results[i], errs[i] = stores[i%len(stores)].PlaceOrder(f.ctx, keyed(a.ID, p.ID, 1, "k"+strconv.Itoa(i%4)))
-			}()
-		}
-		close(gate)
-		wg.Wait()
-		orders := map[string]int64{}
-		fresh := 0
-		for i := range n {
-			if errs[i] != nil {
-				t.Fatalf("request %d: %v", i, errs[i])
-			}
-			if !results[i].Replayed {
-				fresh++
-			}
-			key := "k" + strconv.Itoa(i%4)
-			if id, ok := orders[key]; ok && id != results[i].Order.ID {
-				t.Errorf("key %s answered with orders %d and %d", key, id, results[i].Order.ID)
-			}
-			orders[key] = results[i].Order.ID
-		}
-		if fresh != 4 {
-			t.Errorf("%d requests placed an order, want 4 (one per key)", fresh)
-		}
+		wantOneOrderPerKey(t, stores, a.ID, p.ID, 40, 4)
 		f.wantPet(p.ID, petstore.Available, 96)
 	})
 }
@@ -179,4 +144,45 @@ func CheckUpgradedKeys(t *testing.T, st petstore.Store) {
 		t.Errorf("the key never answered: %+v, %v; want a new order", o, err)
 	}
 	f.wantPet(p.ID, petstore.Available, 4)
+}
+
+// wantOneOrderPerKey sends n orders of one unit of pet at once, spread over the
+// stores and over the keys k0, k1, … (keys of them), and checks that each key placed
+// exactly one order, which every request with that key got.
+func wantOneOrderPerKey(t *testing.T, stores []petstore.Store, account, pet int64, n, keys int) {
+	t.Helper()
+	var (
+		wg      sync.WaitGroup
+		results = make([]petstore.PlacedOrder, n)
+		errs    = make([]error, n)
+		gate    = make(chan struct{})
+	)
+	key := func(i int) string { return "k" + strconv.Itoa(i%keys) }
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			results[i], errs[i] = stores[i%len(stores)].PlaceOrder(t.Context(), keyed(account, pet, 1, key(i)))
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	orders := map[string]int64{}
+	fresh := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("request %d: %v", i, errs[i])
+		}
+		if !results[i].Replayed {
+			fresh++
+		}
+		if id, ok := orders[key(i)]; ok && id != results[i].Order.ID {
+			t.Errorf("key %s answered with orders %d and %d", key(i), id, results[i].Order.ID)
+		}
+		orders[key(i)] = results[i].Order.ID
+	}
+	if fresh != keys {
+		t.Errorf("%d requests placed an order, want %d (one per key)", fresh, keys)
+	}
 }
