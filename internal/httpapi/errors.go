@@ -147,8 +147,11 @@ func classifyDecodeError(ctx context.Context, log *slog.Logger, r *http.Request,
 		body     *ogenerrors.DecodeBodyError
 		params   *ogenerrors.DecodeParamError
 		fields   *validate.Error
+		repeated *repeatedKeyError
 	)
 	switch {
+	case errors.As(err, &repeated):
+		return petstore.Invalid(repeated.field, "appears more than once; send each member once")
 	case errors.As(err, &tooLarge):
 		return petstore.Errorf(petstore.EPayloadTooLarge, "The request body is larger than %d bytes.", tooLarge.Limit)
 	case errors.As(err, &ctype):

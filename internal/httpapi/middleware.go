@@ -156,7 +156,7 @@ func (s *Server) v1(next http.Handler) http.Handler {
 			}
 		}
 		if r.Body != nil && r.Body != http.NoBody {
-			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)
+			r.Body = &strictBody{r: http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)}
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -113,3 +113,35 @@ func TestSchemaMismatchesShowNoDecoderInternals(t *testing.T) {
 		}
 	}
 }
+
+// A body holding one member twice is refused and changes nothing: the decoder would
+// keep the last value, and another reader of the same bytes might keep the first.
+func TestRepeatedJSONMembersAreRefused(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 5)
+	tests := []struct {
+		name, method, path, key, body, field string
+	}{
+		{"an order's quantity", "POST", "/v1/store/orders", a.Customer, fmt.Sprintf(`{"petId":%d,"quantity":1,"quantity":5}`, p.ID), "quantity"},
+		{"a pet's name, once escaped", "PATCH", path("/v1/pets/%d", p.ID), a.Admin, `{"name":"Max","n\u0061me":"Bob"}`, "name"},
+		{"a sign-up's email", "POST", "/v1/accounts", "", `{"email":"a@example.com","password":"correct horse battery","email":"b@example.com"}`, "email"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := a.do(t, req{Method: tt.method, Path: tt.path, Key: tt.key, Body: tt.body}).expect(400, "validation_failed")
+			if want := `"field":"` + tt.field + `"`; !strings.Contains(string(res.Body), want) {
+				t.Errorf("details lack %s: %s", want, res.Body)
+			}
+		})
+	}
+	var got pet
+	a.do(t, req{Method: "GET", Path: path("/v1/pets/%d", p.ID), Key: a.Customer}).expect(200, "").JSON(&got)
+	if got.Name != "Rex" {
+		t.Errorf("name = %q: a refused patch changed it", got.Name)
+	}
+	if inv := a.inventory(t, p.ID); inv.Quantity != 5 {
+		t.Errorf("stock = %d: a refused order took some", inv.Quantity)
+	}
+	// Authentication still comes first.
+	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Body: `{"petId":1,"petId":2}`}).expect(401, "unauthorized")
+}
