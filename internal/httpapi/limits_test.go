@@ -154,7 +154,13 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	a := newTestAPI(t, withRateLimit(1000))
 	p := a.pet(t, "Rex", 1)
 	a.order(t, a.Customer, p.ID, 1)
+	// The last unit is gone and the pet is pending: rule 2 answers by status, the metrics
+	// count a stock-out.
 	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 1}}).expect(409, "invalid_transition")
+	// A pet taken off sale with stock left is a refusal by status only.
+	withdrawn := a.pet(t, "Max", 5)
+	a.do(t, req{Method: "PATCH", Path: path("/v1/pets/%d", withdrawn.ID), Key: a.Admin, Body: map[string]any{"status": "sold"}}).expect(200, "")
+	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": withdrawn.ID, "quantity": 1}}).expect(409, "invalid_transition")
 	a.do(t, req{Method: "GET", Path: "/v1/pets/" + strconv.FormatInt(p.ID, 10) + "?x=xss-marker", Key: a.Customer}).expect(200, "")
 	a.do(t, req{Method: "GET", Path: "/v1/no/such/path/secret-token", Key: a.Customer}).expect(404, "not_found")
 
@@ -168,11 +174,12 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	body := rec.Body.String()
 	for _, want := range []string{
 		`petstore_http_requests_total{operation="placeOrder",status="201"} 1`,
-		`petstore_http_requests_total{operation="placeOrder",status="409"} 1`,
+		`petstore_http_requests_total{operation="placeOrder",status="409"} 2`,
 		`petstore_http_requests_total{operation="getPetById",status="200"} 1`,
 		`petstore_http_requests_total{operation="none",status="404"} 1`,
-		`petstore_http_request_duration_seconds_count{operation="createPet"} 1`,
+		`petstore_http_request_duration_seconds_count{operation="createPet"} 2`,
 		`petstore_orders_placed_total 1`,
+		`petstore_orders_refused_total{reason="insufficient_stock"} 1`,
 		`petstore_orders_refused_total{reason="invalid_transition"} 1`,
 		`petstore_http_requests_in_flight 0`,
 		`petstore_rate_limited_total 0`,

@@ -53,7 +53,7 @@ func newMetrics(ops []api.Operation, pools func() []PoolStats) *metrics {
 		}),
 		ordersRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "petstore_orders_refused_total",
-			Help: "Orders refused, by error code; insufficient_stock counts stock-outs.",
+			Help: "Orders refused, by error code; insufficient_stock counts every stock-out, whatever the code answered.",
 		}, []string{"reason"}),
 		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "petstore_rate_limited_total",

@@ -36,6 +36,10 @@ type Error struct {
 	Code    string
 	Message string
 	Details []Detail
+	// stockOut marks the refusal of an order that the stock could not fill, whatever
+	// its code (see StockOut). It is not kept with a recorded refusal: only the first
+	// answer is counted.
+	stockOut bool
 }
 
 // Detail names one field or parameter that broke its rules. Stores keep the details
@@ -71,4 +75,13 @@ func ErrorCode(err error) string {
 		return e.Code
 	}
 	return EInternal
+}
+
+// StockOut reports whether err refused an order that the pet's stock could not fill:
+// insufficient_stock, or the invalid_transition of a pet that is no longer available
+// because its stock ran out (rule 2 answers that one by status). Metrics count both
+// as stock-outs, so a sold-out race is not counted as bad transitions.
+func StockOut(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && (e.Code == EInsufficientStock || e.stockOut)
 }

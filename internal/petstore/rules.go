@@ -22,6 +22,11 @@ func PlaceOrder(s PetState, quantity int) (PetState, error) {
 		return s, Invalid("quantity", "must be 1 to 100")
 	}
 	if s.Status != Available {
+		if s.Stock < quantity {
+			e := Errorf(EInvalidTransition, "The pet is %s (%d in stock); only an available pet can be ordered.", s.Status, s.Stock)
+			e.stockOut = true
+			return s, e
+		}
 		return s, Errorf(EInvalidTransition, "The pet is %s; only an available pet can be ordered.", s.Status)
 	}
 	if s.Stock < quantity {

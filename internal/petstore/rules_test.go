@@ -7,26 +7,31 @@ import (
 
 func TestPlaceOrder(t *testing.T) {
 	tests := []struct {
-		name string
-		in   PetState
-		qty  int
-		want PetState
-		code string
+		name     string
+		in       PetState
+		qty      int
+		want     PetState
+		code     string
+		stockOut bool
 	}{
-		{"an order takes its quantity off the stock", PetState{Available, 5, 0}, 2, PetState{Available, 3, 1}, ""},
-		{"an order taking the stock to 0 makes the pet pending", PetState{Available, 2, 1}, 2, PetState{Pending, 0, 2}, ""},
-		{"more than the stock is insufficient_stock", PetState{Available, 2, 0}, 3, PetState{Available, 2, 0}, EInsufficientStock},
-		{"a pending pet cannot be ordered", PetState{Pending, 4, 1}, 1, PetState{Pending, 4, 1}, EInvalidTransition},
-		{"a sold pet cannot be ordered", PetState{Sold, 4, 0}, 1, PetState{Sold, 4, 0}, EInvalidTransition},
-		{"quantity 0 is refused", PetState{Available, 5, 0}, 0, PetState{Available, 5, 0}, EValidationFailed},
-		{"quantity 101 is refused", PetState{Available, 500, 0}, 101, PetState{Available, 500, 0}, EValidationFailed},
-		{"quantity 100 is accepted", PetState{Available, 100, 0}, 100, PetState{Pending, 0, 1}, ""},
+		{"an order takes its quantity off the stock", PetState{Available, 5, 0}, 2, PetState{Available, 3, 1}, "", false},
+		{"an order taking the stock to 0 makes the pet pending", PetState{Available, 2, 1}, 2, PetState{Pending, 0, 2}, "", false},
+		{"more than the stock is insufficient_stock", PetState{Available, 2, 0}, 3, PetState{Available, 2, 0}, EInsufficientStock, true},
+		{"a pending pet cannot be ordered", PetState{Pending, 4, 1}, 1, PetState{Pending, 4, 1}, EInvalidTransition, false},
+		{"a pet sold out by another order is a stock-out by status", PetState{Pending, 0, 1}, 1, PetState{Pending, 0, 1}, EInvalidTransition, true},
+		{"a sold pet cannot be ordered", PetState{Sold, 4, 0}, 1, PetState{Sold, 4, 0}, EInvalidTransition, false},
+		{"quantity 0 is refused", PetState{Available, 5, 0}, 0, PetState{Available, 5, 0}, EValidationFailed, false},
+		{"quantity 101 is refused", PetState{Available, 500, 0}, 101, PetState{Available, 500, 0}, EValidationFailed, false},
+		{"quantity 100 is accepted", PetState{Available, 100, 0}, 100, PetState{Pending, 0, 1}, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := PlaceOrder(tt.in, tt.qty)
 			if code := codeOf(err); code != tt.code {
 				t.Fatalf("error code %q, want %q (%v)", code, tt.code, err)
+			}
+			if StockOut(err) != tt.stockOut {
+				t.Errorf("StockOut = %v, want %v", !tt.stockOut, tt.stockOut)
 			}
 			if got != tt.want {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
