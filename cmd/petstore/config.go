@@ -25,6 +25,7 @@ type serveConfig struct {
 	logFormat   string
 	logLevel    string
 	redis       string
+	redisPrefix string
 	rateLimit   int
 	credLimit   int
 	trusted     string
@@ -57,6 +58,7 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&c.redis, "redis", "", "Redis URL (redis://host:port/db) to share rate limits between processes")
+	fs.StringVar(&c.redisPrefix, "redis-prefix", "petstore:", "start of every key written to Redis, so that deployments can share one")
 	fs.IntVar(&c.rateLimit, "rate-limit", 100, "requests per second per account (or client address without a valid key), with a burst as large; 0 turns it off")
 	fs.IntVar(&c.credLimit, "credential-limit", httpapi.DefaultCredentialLimit, "sign-ups and HTTP Basic logins per minute per client address; 0 turns the limit off")
 	fs.StringVar(&c.trusted, "trusted-proxies", "", "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client")
@@ -151,7 +153,8 @@ func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
 		ServerURL:       serverURL,
 		Sunsets:         c.sunsetDates,
 		HandlerTimeout:  c.handlerTimeout,
-		Limiter:         d.limiter,
+		Limiter:         d.limits.limiter,
+		Limits:          d.limits.passwords,
 		CredentialLimit: c.credLimit,
 		TrustedProxies:  c.trustedProxies,
 		CORSOrigins:     splitList(c.corsOrigins),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -15,25 +16,54 @@ import (
 	"github.com/acme-pets/petstore/internal/sqlite"
 )
 
-// newLimiter returns the rate limiter the flags ask for: none at 0, shared through
-// Redis when a URL is given, in memory otherwise.
-func newLimiter(ctx context.Context, perSecond int, redisURL string) (ratelimit.Limiter, func(), error) {
-	if perSecond == 0 {
-		return nil, func() {}, nil
-	}
+// limits are the rate limits the flags ask for: the general limiter (nil at
+// --rate-limit 0) and where the limits on passwords are kept (nil: process memory).
+type limits struct {
+	limiter   ratelimit.Limiter
+	passwords ratelimit.Factory
+	close     func()
+}
+
+// newLimits keeps the limits in Redis when a URL is given, so that every process
+// sharing it shares them, and in process memory otherwise.
+func newLimits(ctx context.Context, perSecond int, redisURL, prefix string) (limits, error) {
+	l := limits{close: func() {}}
 	if redisURL == "" {
-		return ratelimit.NewMemory(perSecond, ratelimit.DefaultMaxKeys), func() {}, nil
+		if perSecond > 0 {
+			l.limiter = ratelimit.NewMemory(perSecond, ratelimit.DefaultMaxKeys)
+		}
+		return l, nil
 	}
 	opt, err := redis.ParseURL(redisURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--redis: %w", err)
+		return l, fmt.Errorf("--redis: %w", err)
+	}
+	// Every API request asks the limiter, and one that cannot answer is passed over:
+	// it must fail in a moment, not after go-redis's five dials and three-second reads.
+	// Values given in the URL stand.
+	if opt.DialTimeout == 0 {
+		opt.DialTimeout = 250 * time.Millisecond
+	}
+	if opt.ReadTimeout == 0 {
+		opt.ReadTimeout = 250 * time.Millisecond
+	}
+	if opt.WriteTimeout == 0 {
+		opt.WriteTimeout = 250 * time.Millisecond
+	}
+	if opt.DialerRetries == 0 {
+		opt.DialerRetries = 1
 	}
 	client := redis.NewClient(opt)
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
-		return nil, nil, fmt.Errorf("--redis: %w", err)
+		return l, fmt.Errorf("--redis: %w", err)
 	}
-	return ratelimit.NewRedis(client, perSecond), func() { client.Close() }, nil
+	if perSecond > 0 {
+		l.limiter = ratelimit.NewRedis(client, prefix, perSecond)
+	}
+	l.passwords = ratelimit.InRedis(client, prefix)
+	l.close = func() { client.Close() }
+	return l, nil
 }
 
 // parsePrefixes reads a comma-separated list of addresses and CIDR prefixes.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/internal/ratelimit"
 )
 
 // serve runs the service until ctx ends: it reads the configuration, wires the
@@ -67,10 +66,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 // deps are what the HTTP layer is wired to: the store, the rate limiter and the log.
 type deps struct {
-	store        petstore.Store
-	limiter      ratelimit.Limiter
-	log          *slog.Logger
-	closeLimiter func()
+	store  petstore.Store
+	limits limits
+	log    *slog.Logger
 }
 
 // openDeps opens the store and the limiter, then makes the first admin and the demo
@@ -90,7 +88,7 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	if err := d.store.Ping(ctx); err != nil {
 		return d, fmt.Errorf("the database is not ready: %w", err)
 	}
-	if d.limiter, d.closeLimiter, err = newLimiter(ctx, c.rateLimit, c.redis); err != nil {
+	if d.limits, err = newLimits(ctx, c.rateLimit, c.redis, c.redisPrefix); err != nil {
 		return d, err
 	}
 	if !c.noBootstrap {
@@ -107,8 +105,8 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 }
 
 func (d deps) close() {
-	if d.closeLimiter != nil {
-		d.closeLimiter()
+	if d.limits.close != nil {
+		d.limits.close()
 	}
 	if d.store != nil {
 		d.store.Close()

@@ -25,7 +25,7 @@ type Handler struct {
 	depr      deprecation
 	metrics   *metrics
 	// failedLogins counts failed logins per account email (nil: no limit).
-	failedLogins *ratelimit.Memory
+	failedLogins ratelimit.Limiter
 }
 
 var _ oas.Handler = (*Handler)(nil)

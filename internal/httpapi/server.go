@@ -61,6 +61,10 @@ type Config struct {
 	// its logins are refused for a while; one more is allowed each minute after. 0 is
 	// DefaultFailedLoginLimit, a negative value turns it off.
 	FailedLoginLimit int
+	// Limits makes the limits on passwords (CredentialLimit, FailedLoginLimit); nil
+	// keeps them in process memory. With ratelimit.InRedis every process shares them,
+	// and each falls back to its own memory while Redis cannot answer.
+	Limits ratelimit.Factory
 	// PoolStats reports the database pools for the metrics.
 	PoolStats func() []PoolStats
 	Now       func() time.Time
@@ -119,7 +123,7 @@ type Server struct {
 	// ratePolicy is the RateLimit-Policy header value, fixed by the limiter.
 	ratePolicy []string
 	// credentials limits requests with a password per client address.
-	credentials      *ratelimit.Memory
+	credentials      ratelimit.Limiter
 	credentialPolicy string
 }
 
@@ -157,11 +161,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.FailedLoginLimit > 0 {
 		n := cfg.FailedLoginLimit
-		h.failedLogins = ratelimit.NewMemoryWindow(n, time.Duration(n)*time.Minute, 0)
+		h.failedLogins = passwordLimit(cfg, n, time.Duration(n)*time.Minute)
 	}
 	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m}
 	if cfg.CredentialLimit > 0 {
-		s.credentials = ratelimit.NewMemoryWindow(cfg.CredentialLimit, time.Minute, 0)
+		s.credentials = passwordLimit(cfg, cfg.CredentialLimit, time.Minute)
 		s.credentialPolicy = `"credentials";q=` + strconv.Itoa(cfg.CredentialLimit) + `;w=60`
 	}
 	if cfg.Limiter != nil {
@@ -261,4 +265,16 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 func methodNotAllowed(w http.ResponseWriter, r *http.Request, allowed string) {
 	w.Header().Set("Allow", allowed)
 	writeError(w, petstore.Errorf(petstore.EMethodNotAllowed, "%s is not allowed here; use %s.", r.Method, allowed))
+}
+
+// passwordLimit makes a limit of n requests per window on password checks, where
+// cfg.Limits keeps them, backed by process memory.
+func passwordLimit(cfg Config, n int, window time.Duration) ratelimit.Limiter {
+	local := ratelimit.InMemory(n, window)
+	if cfg.Limits == nil {
+		return local
+	}
+	return ratelimit.Fallback(cfg.Limits(n, window), local, func(err error) {
+		cfg.Logger.Warn("shared limit on passwords unavailable; counting in this process", "err", err)
+	})
 }

@@ -28,9 +28,19 @@ type Decision struct {
 // Limiter decides whether a caller, named by key, may make a request now.
 type Limiter interface {
 	Allow(ctx context.Context, key string) (Decision, error)
+	// Peek reports what Allow would answer now, without taking a request off the
+	// allowance.
+	Peek(ctx context.Context, key string) (Decision, error)
 	// PerSecond is the quota: requests per second, and the burst.
 	PerSecond() int
 }
+
+// Factory makes limiters of n requests per window per caller (burst n), all kept in
+// one place: process memory, or one Redis shared by every server process.
+type Factory func(n int, window time.Duration) Limiter
+
+// InMemory is the Factory of Memory limiters.
+func InMemory(n int, window time.Duration) Limiter { return NewMemoryWindow(n, window, 0) }
 
 // DefaultMaxKeys bounds how many callers a Memory limiter remembers.
 const DefaultMaxKeys = 65_536
@@ -61,18 +71,15 @@ func NewMemoryWindow(n int, window time.Duration, maxKeys int) *Memory {
 	return &Memory{limit: rate.Limit(float64(n) / window.Seconds()), burst: n, buckets: c, now: time.Now}
 }
 
-// Blocked reports, without taking a token, whether the caller's bucket is empty, and
-// how long until it holds one again.
-func (m *Memory) Blocked(key string) (time.Duration, bool) {
+// Peek reports, without taking a token, whether the caller's bucket holds one, and
+// how long until it does when not.
+func (m *Memory) Peek(_ context.Context, key string) (Decision, error) {
 	b, ok := m.buckets.Get(key)
 	if !ok {
-		return 0, false
+		return Decision{Allowed: true, Limit: m.burst, Remaining: m.burst}, nil
 	}
 	tokens := b.TokensAt(m.now())
-	if tokens >= 1 {
-		return 0, false
-	}
-	return seconds((1 - tokens) / float64(m.limit)), true
+	return m.decide(tokens, tokens >= 1), nil
 }
 
 // Allow takes one token from the caller's bucket if it has one.
@@ -86,14 +93,19 @@ func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
 		}
 	}
 	now := m.now()
-	d := Decision{Limit: m.burst, Allowed: b.AllowN(now, 1)}
-	tokens := b.TokensAt(now)
-	if !d.Allowed {
+	allowed := b.AllowN(now, 1)
+	return m.decide(b.TokensAt(now), allowed), nil
+}
+
+// decide describes a bucket holding tokens, after a request was allowed or not.
+func (m *Memory) decide(tokens float64, allowed bool) Decision {
+	d := Decision{Limit: m.burst, Allowed: allowed}
+	if !allowed {
 		d.RetryAfter = seconds((1 - tokens) / float64(m.limit))
 	}
 	d.Remaining = max(int(math.Floor(tokens)), 0)
 	d.Reset = seconds((float64(m.burst) - tokens) / float64(m.limit))
-	return d, nil
+	return d
 }
 
 // PerSecond is the quota per caller.
@@ -103,3 +115,35 @@ func (m *Memory) PerSecond() int { return m.burst }
 func (m *Memory) Len() int { return m.buckets.Len() }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// Fallback is a Limiter that asks primary and, when primary cannot answer (Redis out
+// of reach), reports the error to onError and asks local instead: a limit that guards
+// passwords must not lapse while its shared store is away.
+func Fallback(primary, local Limiter, onError func(error)) Limiter {
+	return fallback{primary, local, onError}
+}
+
+type fallback struct {
+	primary, local Limiter
+	onError        func(error)
+}
+
+func (f fallback) Allow(ctx context.Context, key string) (Decision, error) {
+	d, err := f.primary.Allow(ctx, key)
+	if err != nil {
+		f.onError(err)
+		return f.local.Allow(ctx, key)
+	}
+	return d, nil
+}
+
+func (f fallback) Peek(ctx context.Context, key string) (Decision, error) {
+	d, err := f.primary.Peek(ctx, key)
+	if err != nil {
+		f.onError(err)
+		return f.local.Peek(ctx, key)
+	}
+	return d, nil
+}
+
+func (f fallback) PerSecond() int { return f.primary.PerSecond() }

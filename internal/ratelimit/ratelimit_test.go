@@ -75,7 +75,7 @@ func TestRedisSharesTheLimit(t *testing.T) {
 	c1, c2 := redis.NewClient(opt), redis.NewClient(opt)
 	defer c1.Close()
 	defer c2.Close()
-	a, b := NewRedis(c1, 4), NewRedis(c2, 4)
+	a, b := NewRedis(c1, "petstore-test:", 4), NewRedis(c2, "petstore-test:", 4)
 	key := fmt.Sprintf("test-%d", time.Now().UnixNano())
 	allowed := 0
 	for i := range 8 {
@@ -111,14 +111,82 @@ func TestAWindowedLimiterRefillsOverItsWindow(t *testing.T) {
 	if d.Allowed || d.RetryAfter < 29*time.Second || d.RetryAfter > 31*time.Second {
 		t.Fatalf("past the burst: %+v, want a refusal for about 30 s", d)
 	}
-	if wait, blocked := m.Blocked("a"); !blocked || wait < 29*time.Second {
-		t.Fatalf("Blocked = %v, %v", wait, blocked)
+	if p, _ := m.Peek(context.Background(), "a"); p.Allowed || p.RetryAfter < 29*time.Second {
+		t.Fatalf("Peek = %+v, want a refusal for about 30 s", p)
 	}
-	if _, blocked := m.Blocked("b"); blocked {
-		t.Fatal("an unknown caller is blocked")
+	if p, _ := m.Peek(context.Background(), "b"); !p.Allowed || p.Remaining != 2 {
+		t.Fatalf("an unknown caller: %+v", p)
 	}
 	now = now.Add(30 * time.Second)
-	if _, blocked := m.Blocked("a"); blocked {
+	if p, _ := m.Peek(context.Background(), "a"); !p.Allowed {
 		t.Fatal("still blocked after 30 s")
 	}
+	// Peeking took nothing: the one request refilled is still there.
+	if d, _ := m.Allow(context.Background(), "a"); !d.Allowed {
+		t.Fatal("the refilled request was refused")
+	}
+}
+
+// Redis shares windowed limits between processes, and peeking takes nothing.
+func TestRedisWindowPeeksWithoutTaking(t *testing.T) {
+	client := testRedis(t)
+	l := NewRedisWindow(client, "petstore-test:", 2, time.Minute)
+	ctx := context.Background()
+	key := fmt.Sprintf("test-peek-%d", time.Now().UnixNano())
+	for i := range 3 {
+		if p, err := l.Peek(ctx, key); err != nil || !p.Allowed {
+			t.Fatalf("peek %d before any request: %+v, %v", i, p, err)
+		}
+	}
+	for range 2 {
+		if d, _ := l.Allow(ctx, key); !d.Allowed {
+			t.Fatal("the burst was refused")
+		}
+	}
+	p, err := l.Peek(ctx, key)
+	if err != nil || p.Allowed || p.RetryAfter < 28*time.Second || p.RetryAfter > 31*time.Second {
+		t.Fatalf("peek past the burst: %+v, %v; want a refusal for about 30 s", p, err)
+	}
+	d, _ := l.Allow(ctx, key)
+	if d.Allowed || d.RetryAfter < 28*time.Second {
+		t.Fatalf("allow past the burst: %+v", d)
+	}
+}
+
+// A shared limit whose store fails counts in process memory instead of lapsing.
+func TestFallbackCountsLocallyWhileThePrimaryFails(t *testing.T) {
+	opt, _ := redis.ParseURL("redis://127.0.0.1:1/0") // nothing listens there
+	opt.MaxRetries = -1
+	down := redis.NewClient(opt)
+	defer down.Close()
+	var errs int
+	l := Fallback(NewRedisWindow(down, "petstore-test:", 2, time.Minute), NewMemoryWindow(2, time.Minute, 0), func(error) { errs++ })
+	ctx := context.Background()
+	allowed := 0
+	for range 5 {
+		if d, _ := l.Allow(ctx, "k"); d.Allowed {
+			allowed++
+		}
+	}
+	if p, _ := l.Peek(ctx, "k"); p.Allowed {
+		t.Error("peek after the burst allowed")
+	}
+	if allowed != 2 || errs != 6 {
+		t.Fatalf("allowed %d of 5 (want 2), %d errors reported (want 6)", allowed, errs)
+	}
+}
+
+func testRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	url := os.Getenv("PETSTORE_TEST_REDIS_URL")
+	if url == "" {
+		t.Skip("PETSTORE_TEST_REDIS_URL is not set")
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	t.Cleanup(func() { c.Close() })
+	return c
 }
