@@ -29,7 +29,7 @@ import (
 // it receives for a documented route is checked against the served OpenAPI document,
 // so no test can pass with a response the document does not describe.
 type testAPI struct {
-	t      *testing.T
+	t      testing.TB
 	URL    string
 	Store  petstore.Store
 	router routers.Router
@@ -48,7 +48,7 @@ type apiOption func(*httpapi.Config)
 // library defaults of package auth.
 var cheapPasswords = auth.Passwords{Params: auth.PasswordParams{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}}
 
-func newTestAPI(t *testing.T, opts ...apiOption) *testAPI {
+func newTestAPI(t testing.TB, opts ...apiOption) *testAPI {
 	t.Helper()
 	// PETSTORE_TEST_STORE=postgres runs the suite on a fresh PostgreSQL schema.
 	var st petstore.Store
@@ -128,7 +128,7 @@ func (a *testAPI) newKey(email string, role petstore.Role) (string, int64) {
 
 // response is what a test sees of an HTTP response.
 type response struct {
-	t      *testing.T
+	t      testing.TB
 	Status int
 	Header http.Header
 	Body   []byte
@@ -144,7 +144,7 @@ type req struct {
 	Header       map[string]string
 }
 
-func (a *testAPI) do(t *testing.T, r req) *response {
+func (a *testAPI) do(t testing.TB, r req) *response {
 	t.Helper()
 	var body io.Reader
 	var raw []byte
@@ -198,7 +198,7 @@ func (a *testAPI) do(t *testing.T, r req) *response {
 // checkAgainstDocument fails the test when a response of a documented operation is
 // not what the document says (status, headers, body), and when any error response
 // lacks the error body.
-func (a *testAPI) checkAgainstDocument(t *testing.T, hr *http.Request, res *response) {
+func (a *testAPI) checkAgainstDocument(t testing.TB, hr *http.Request, res *response) {
 	t.Helper()
 	if res.Status >= 400 {
 		var e struct {
@@ -291,7 +291,7 @@ type order struct {
 	AccountID int64      `json:"accountId"`
 }
 
-func (a *testAPI) category(t *testing.T, name string) category {
+func (a *testAPI) category(t testing.TB, name string) category {
 	t.Helper()
 	var c category
 	a.do(t, req{Method: "POST", Path: "/v1/categories", Key: a.Admin, Body: map[string]any{"name": name}}).expect(201, "").JSON(&c)
@@ -299,7 +299,7 @@ func (a *testAPI) category(t *testing.T, name string) category {
 }
 
 // pet makes a pet in a new category with the given stock.
-func (a *testAPI) pet(t *testing.T, name string, stock int) pet {
+func (a *testAPI) pet(t testing.TB, name string, stock int) pet {
 	t.Helper()
 	c := a.category(t, "Category of "+name)
 	var p pet
@@ -310,21 +310,21 @@ func (a *testAPI) pet(t *testing.T, name string, stock int) pet {
 	return p
 }
 
-func (a *testAPI) setStock(t *testing.T, petID int64, n int) inventory {
+func (a *testAPI) setStock(t testing.TB, petID int64, n int) inventory {
 	t.Helper()
 	var inv inventory
 	a.do(t, req{Method: "PUT", Path: path("/v1/store/inventory/%d", petID), Key: a.Admin, Body: map[string]any{"quantity": n}}).expect(200, "").JSON(&inv)
 	return inv
 }
 
-func (a *testAPI) order(t *testing.T, key string, petID int64, qty int) order {
+func (a *testAPI) order(t testing.TB, key string, petID int64, qty int) order {
 	t.Helper()
 	var o order
 	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: key, Body: map[string]any{"petId": petID, "quantity": qty}}).expect(201, "").JSON(&o)
 	return o
 }
 
-func (a *testAPI) inventory(t *testing.T, petID int64) inventory {
+func (a *testAPI) inventory(t testing.TB, petID int64) inventory {
 	t.Helper()
 	var inv inventory
 	a.do(t, req{Method: "GET", Path: path("/v1/store/inventory/%d", petID), Key: a.Admin}).expect(200, "").JSON(&inv)

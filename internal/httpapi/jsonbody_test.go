@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -48,6 +51,71 @@ func BenchmarkRepeatedKey(b *testing.B) {
 	for b.Loop() {
 		if _, ok := repeatedKey(body); ok {
 			b.Fatal("found a repeated key")
+		}
+	}
+}
+
+// FuzzRepeatedKey checks repeatedKey against a second reader, encoding/json's token
+// stream: on valid JSON they agree on whether some object holds a key twice.
+func FuzzRepeatedKey(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":1,"b":2}}`, `[{"a":1},{"a":1}]`, `{"\u0061":1,"a":2}`, `{"a":[1,{"c":{}}],"b":{"a":1}}`, `{}`, `[]`, `"a"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		_, got := repeatedKey(data)
+		if want := repeatedKeyByTokens(t, data); got != want {
+			t.Fatalf("repeatedKey(%q) = %v, the token reader says %v", data, got, want)
+		}
+	})
+}
+
+// repeatedKeyByTokens is the second reader: a stack of key sets over the token stream.
+func repeatedKeyByTokens(t *testing.T, data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		keys     map[string]bool
+		isObject bool
+		wantKey  bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return false
+		}
+		if err != nil {
+			t.Fatalf("token: %v", err)
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.isObject && top.wantKey {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			k := tok.(string)
+			if top.keys[k] {
+				return true
+			}
+			top.keys[k] = true
+			top.wantKey = false
+			continue
+		}
+		if top != nil && top.isObject {
+			top.wantKey = true // this token is the member's value (or opens it)
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]bool{}, isObject: true, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
 		}
 	}
 }

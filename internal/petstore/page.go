@@ -41,7 +41,9 @@ func DecodeCursor(s string) (int64, error) {
 	if s == "" {
 		return 0, nil
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(s)
+	// Strict: another spelling of the same bytes (non-zero padding bits) is not a
+	// cursor this service made.
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil {
 		return 0, errBadCursor
 	}
