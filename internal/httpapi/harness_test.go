@@ -175,6 +175,10 @@ func (a *testAPI) do(t testing.TB, r req) *response {
 		hr.Header.Set("Authorization", "Bearer "+r.Key)
 	}
 	for k, v := range r.Header {
+		if k == "Host" {
+			hr.Host = v // the client sends Request.Host, never a Host in Header
+			continue
+		}
 		if v == "" {
 			hr.Header.Del(k)
 		} else {
