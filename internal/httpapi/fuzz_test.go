@@ -89,8 +89,8 @@ func FuzzAuthorization(f *testing.F) {
 	a := fuzzAPI(f)
 	a.do(f, req{Method: "POST", Path: "/v1/accounts", Body: `{"email":"kate@example.com","password":"correct horse battery"}`}).expect(201, "")
 	good := map[string]bool{
-		"Bearer " + a.Customer: true,
-		"Bearer " + a.Admin:    true,
+		"Bearer " + a.Customer:                             true,
+		"Bearer " + a.Admin:                                true,
 		basic("kate@example.com", "correct horse battery"): true,
 	}
 	for _, s := range []string{

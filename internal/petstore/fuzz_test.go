@@ -14,7 +14,7 @@ import (
 // FuzzDecodeCursor: a cursor is accepted only if this service could have made it, and
 // then it means one page.
 func FuzzDecodeCursor(f *testing.F) {
-	for _, s := range []string{"", EncodeCursor(1), EncodeCursor(1<<62), "YzE6MA", "YzE6LTE", "YzE6MDE", "YzE6", "not a cursor", "YzE6MQ==", "\x00"} {
+	for _, s := range []string{"", EncodeCursor(1), EncodeCursor(1 << 62), "YzE6MA", "YzE6LTE", "YzE6MDE", "YzE6", "not a cursor", "YzE6MQ==", "\x00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
