@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"time"
@@ -135,6 +136,10 @@ func (db *DB) Unavailable(err error) bool {
 	}
 	var ne net.Error
 	if errors.As(err, &ne) {
+		return true
+	}
+	// The connection ended under a query: the server went away or cut the session.
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return true
 	}
 	code := pgCode(err)

@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -433,5 +435,9 @@ func TestAConnectionEndedByTheServerIsUnavailableAndTheStoreRecovers(t *testing.
 	}
 	if db.Unavailable(petstore.Invalid("name", "x")) {
 		t.Error("a validation error is reported unavailable")
+	}
+	// A connection cut under a query (the server gone, a proxy restarted) ends in EOF.
+	if !db.Unavailable(fmt.Errorf("inventory: %w", io.ErrUnexpectedEOF)) {
+		t.Error("a connection that ended under a query is not reported unavailable")
 	}
 }
