@@ -4,7 +4,9 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -28,19 +30,54 @@ type Operation struct {
 	ID string
 	// Sunset is the x-deprecated-sunset date (YYYY-MM-DD), if any.
 	Sunset string
+	// Open is set for an operation anyone may call (security: []).
+	Open bool
+	// Roles are the account roles that may call the operation (x-roles); empty when
+	// it is open.
+	Roles []string
 }
 
-// Operations lists the operations of Source in document order.
+// Roles are the account roles an operation's x-roles may name.
+var Roles = []string{"customer", "admin"}
+
+// Operations lists the operations of Source in document order. Every operation that
+// is not open must name its roles: a forgotten x-roles is an error, never an
+// operation open to every account.
 func Operations() ([]Operation, error) {
 	root, err := parse()
 	if err != nil {
 		return nil, err
 	}
-	var ops []Operation
+	return operations(root)
+}
+
+func operations(root *yaml.Node) ([]Operation, error) {
+	var (
+		ops  []Operation
+		errs []error
+	)
 	walkOperations(root, func(op *yaml.Node) {
-		ops = append(ops, Operation{ID: scalar(op, "operationId"), Sunset: scalar(op, "x-deprecated-sunset")})
+		o := Operation{ID: scalar(op, "operationId"), Sunset: scalar(op, "x-deprecated-sunset")}
+		if sec := value(op, "security"); sec != nil && sec.Kind == yaml.SequenceNode && len(sec.Content) == 0 {
+			o.Open = true
+		}
+		if roles := value(op, "x-roles"); roles != nil {
+			for _, r := range roles.Content {
+				if !slices.Contains(Roles, r.Value) {
+					errs = append(errs, fmt.Errorf("operation %s: x-roles names %q, not one of %v", o.ID, r.Value, Roles))
+				}
+				o.Roles = append(o.Roles, r.Value)
+			}
+		}
+		switch {
+		case o.Open && len(o.Roles) > 0:
+			errs = append(errs, fmt.Errorf("operation %s is open to all (security: []) but names x-roles", o.ID))
+		case !o.Open && len(o.Roles) == 0:
+			errs = append(errs, fmt.Errorf("operation %s names no x-roles: say which roles may call it", o.ID))
+		}
+		ops = append(ops, o)
 	})
-	return ops, nil
+	return ops, errors.Join(errs...)
 }
 
 // Render returns the document with servers[0].url set to serverURL and the sunset

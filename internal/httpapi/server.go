@@ -171,7 +171,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Limiter != nil {
 		s.ratePolicy = []string{`"default";q=` + strconv.Itoa(cfg.Limiter.PerSecond()) + `;w=1`}
 	}
-	s.api, err = oas.NewServer(h, security{h},
+	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops)},
 		oas.WithPathPrefix(apiPrefix),
 		oas.WithErrorHandler(decodeError(cfg.Logger)),
 		oas.WithNotFound(notFound),
