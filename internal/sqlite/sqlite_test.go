@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,114 +183,6 @@ func TestTimesRoundTripToTheNanosecond(t *testing.T) {
 	}
 }
 
-// Two DBs on one file stand for two server processes sharing the database.
-func TestTwoProcessesNeverOversell(t *testing.T) {
-	ctx := context.Background()
-	dbs := openShared(t, 2)
-	a, err := dbs[0].CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := dbs[0].CreateCategory(ctx, petstore.Category{Name: "Dogs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := dbs[1].CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const stock = 40
-	if _, err := dbs[0].SetInventory(ctx, p.ID, stock); err != nil {
-		t.Fatal(err)
-	}
-
-	var (
-		sold atomic.Int64
-		wg   sync.WaitGroup
-	)
-	for i := range 100 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			q := 1 + i%3
-			_, err := dbs[i%2].PlaceOrder(ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: q})
-			switch petstore.ErrorCode(err) {
-			case petstore.EInsufficientStock, petstore.EInvalidTransition:
-			default:
-				if err != nil {
-					t.Errorf("order: %v", err)
-					return
-				}
-				sold.Add(int64(q))
-			}
-		}()
-	}
-	wg.Wait()
-	got, err := dbs[1].Pet(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if int(sold.Load())+got.Stock != stock || got.Stock < 0 {
-		t.Errorf("sold %d and %d left of %d", sold.Load(), got.Stock, stock)
-	}
-}
-
-func TestARevokedKeyFailsAtOnceInAnotherProcess(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "petstore.db")
-	one, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer one.Close()
-	two, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer two.Close()
-	a, err := one.CreateAccount(ctx, "ada@example.com", "h", petstore.Customer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := one.CreateAPIKey(ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte("h")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := two.PrincipalByKeyHash(ctx, []byte("h")); err != nil {
-		t.Fatal(err)
-	}
-	if err := one.RevokeAPIKey(ctx, a.ID, k.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := two.PrincipalByKeyHash(ctx, []byte("h")); petstore.ErrorCode(err) != petstore.ENotFound {
-		t.Errorf("the other process still accepts the key: %v", err)
-	}
-}
-
-func TestProcessesStartingTogetherBothMigrate(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "petstore.db")
-	var wg sync.WaitGroup
-	errs := make([]error, 4)
-	for i := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			db, err := sqlite.Open(ctx, path)
-			if err == nil {
-				err = db.Close()
-			}
-			errs[i] = err
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Errorf("open: %v", err)
-		}
-	}
-}
-
 func TestAPanicInAnUpdateDoesNotBlockLaterWrites(t *testing.T) {
 	db := open(t)
 	ctx := context.Background()
@@ -376,18 +267,27 @@ func TestSharedDatabase(t *testing.T) {
 	})
 }
 
-// openShared opens n DBs on one new file: n server processes sharing a database.
+// openShared opens n DBs on one new file at once: n server processes starting
+// together on a shared database.
 func openShared(t *testing.T, n int) []*sqlite.DB {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "petstore.db")
 	dbs := make([]*sqlite.DB, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
 	for i := range dbs {
-		db, err := sqlite.Open(context.Background(), path)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dbs[i], errs[i] = sqlite.Open(context.Background(), path)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("open %d: %v", i, err)
 		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
+		t.Cleanup(func() { dbs[i].Close() })
 	}
 	return dbs
 }

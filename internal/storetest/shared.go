@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,8 +13,9 @@ import (
 )
 
 // Shared runs the tests of several stores on one database, standing for server
-// processes that share it. open returns n new stores on one new, empty database, and
-// closes them when the test ends.
+// processes that share it. open returns n new stores on one new, empty database,
+// opened at once (as processes starting together would, so that they migrate it
+// together), and closes them when the test ends.
 func Shared(t *testing.T, open func(t *testing.T, n int) []petstore.Store) {
 	for _, st := range []struct {
 		name string
@@ -35,6 +37,142 @@ func Shared(t *testing.T, open func(t *testing.T, n int) []petstore.Store) {
 		wantOneOrderPerKey(t, stores, a.ID, p.ID, 40, 4)
 		f.wantPet(p.ID, petstore.Available, 96)
 	})
+	t.Run("processes starting together all migrate", func(t *testing.T) {
+		t.Parallel()
+		for i, st := range open(t, 4) {
+			if err := st.Ping(t.Context()); err != nil {
+				t.Errorf("store %d: %v", i, err)
+			}
+		}
+	})
+	t.Run("two processes never oversell, and the orders stored are the ones accepted", func(t *testing.T) {
+		t.Parallel()
+		testNeverOversell(t, open(t, 2))
+	})
+	t.Run("one process cancelling another's orders keeps stock and open orders in step", func(t *testing.T) {
+		t.Parallel()
+		testCancelAcross(t, open(t, 2))
+	})
+	t.Run("a key revoked in one process fails at once in another", func(t *testing.T) {
+		t.Parallel()
+		stores := open(t, 2)
+		f := &fixture{t: t, ctx: t.Context(), s: stores[0]}
+		a := f.account(petstore.Customer)
+		k, err := stores[0].CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte("shared-h")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stores[1].PrincipalByKeyHash(f.ctx, []byte("shared-h")); err != nil {
+			t.Fatal(err)
+		}
+		if err := stores[0].RevokeAPIKey(f.ctx, a.ID, k.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stores[1].PrincipalByKeyHash(f.ctx, []byte("shared-h")); petstore.ErrorCode(err) != petstore.ENotFound {
+			t.Errorf("the other process still accepts the key: %v", err)
+		}
+	})
+}
+
+// testNeverOversell has two stores sell one pet's stock to 100 concurrent orders: the
+// units sold and the units left add up to the stock, and the orders stored are exactly
+// the ones accepted.
+func testNeverOversell(t *testing.T, stores []petstore.Store) {
+	f := &fixture{t: t, ctx: t.Context(), s: stores[0]}
+	a := f.account(petstore.Customer)
+	const stock = 40
+	p := f.availablePet(stock)
+	var (
+		sold, accepted atomic.Int64
+		wg             sync.WaitGroup
+		gate           = make(chan struct{})
+	)
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			q := 1 + i%3
+			_, err := stores[i%2].PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: q})
+			switch petstore.ErrorCode(err) {
+			case petstore.EInsufficientStock, petstore.EInvalidTransition:
+			default:
+				if err != nil {
+					t.Errorf("order: %v", err)
+					return
+				}
+				sold.Add(int64(q))
+				accepted.Add(1)
+			}
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	got, err := stores[1].Pet(f.ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Stock < 0 || int(sold.Load())+got.Stock != stock {
+		t.Errorf("sold %d and %d left of %d", sold.Load(), got.Stock, stock)
+	}
+	orders, err := stores[0].Orders(f.ctx, petstore.OrderFilter{}, petstore.Page{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var quantity int
+	for _, o := range orders {
+		quantity += o.Quantity
+	}
+	if len(orders) != int(accepted.Load()) || quantity != int(sold.Load()) {
+		t.Errorf("%d orders of %d units are stored, want %d of %d", len(orders), quantity, accepted.Load(), sold.Load())
+	}
+	if got.Stock == 0 && got.Status != petstore.Pending {
+		t.Errorf("the pet is %s with no stock left, want pending", got.Status)
+	}
+}
+
+// testCancelAcross has orders placed through one store and cancelled through the
+// other: what is in stock and what is in open orders always add up to the stock.
+func testCancelAcross(t *testing.T, stores []petstore.Store) {
+	f := &fixture{t: t, ctx: t.Context(), s: stores[0]}
+	a := f.account(petstore.Customer)
+	const stock = 30
+	p := f.availablePet(stock)
+	var wg sync.WaitGroup
+	for i := range 60 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o, err := stores[i%2].PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1 + i%4})
+			if err != nil {
+				if c := petstore.ErrorCode(err); c != petstore.EInsufficientStock && c != petstore.EInvalidTransition {
+					t.Errorf("order: %v", err)
+				}
+				return
+			}
+			if i%3 != 0 {
+				if err := stores[(i+1)%2].CancelOrder(f.ctx, o.Order.ID, a.ID); err != nil {
+					t.Errorf("cancel: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	got := f.pet(p.ID)
+	open, err := stores[1].Orders(f.ctx, petstore.OrderFilter{Complete: new(false)}, petstore.Page{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ordered := 0
+	for _, o := range open {
+		ordered += o.Quantity
+	}
+	if got.Stock+ordered != stock {
+		t.Errorf("%d in stock and %d in open orders, want %d in all", got.Stock, ordered, stock)
+	}
+	if want := map[bool]petstore.PetStatus{true: petstore.Pending, false: petstore.Available}[got.Stock == 0]; got.Status != want {
+		t.Errorf("the pet is %s with %d in stock, want %s", got.Status, got.Stock, want)
+	}
 }
 
 // testSharedPets has several stores place orders over a few shared pets (so that
