@@ -172,11 +172,6 @@ func (b *OrderBatch) Answer(i int) (PlacedOrder, error) {
 	return PlacedOrder{}, p.Refusal
 }
 
-// PetNotFound is the error for a pet id that names no pet.
-func PetNotFound(id int64) *Error {
-	return Errorf(ENotFound, "Pet %d was not found.", id)
-}
-
 // asError returns the *Error in err; the rule functions return nothing else.
 func asError(err error) *Error {
 	var e *Error

@@ -40,15 +40,28 @@ func PlaceOrder(s PetState, quantity int) (PetState, error) {
 	return s, nil
 }
 
-// CancelOrder applies rule 4: the order's quantity goes back on the stock and a pending
-// pet becomes available.
-func CancelOrder(s PetState, quantity int) PetState {
-	s.Stock += quantity
+// CancelOrder applies rule 4 to order o of the pet in state s: a complete order cannot
+// be cancelled; otherwise its quantity goes back on the stock and a pending pet becomes
+// available.
+func CancelOrder(s PetState, o Order) (PetState, error) {
+	if o.Complete {
+		return s, Errorf(EConflict, "Order %d is complete and cannot be cancelled.", o.ID)
+	}
+	s.Stock += o.Quantity
 	s.OpenOrders--
 	if s.Status == Pending {
 		s.Status = Available
 	}
-	return s
+	return s, nil
+}
+
+// DeletePet decides whether the pet with id in state s may be deleted: not while it
+// has incomplete orders (its completed orders stay, with its id).
+func DeletePet(id int64, s PetState) error {
+	if s.OpenOrders > 0 {
+		return Errorf(EConflict, "Pet %d has %d incomplete orders; complete or cancel them first.", id, s.OpenOrders)
+	}
+	return nil
 }
 
 // CompleteOrder applies rule 5: when the stock is 0 and no other order is open, the

@@ -44,19 +44,34 @@ func TestCancelOrder(t *testing.T) {
 	tests := []struct {
 		name string
 		in   PetState
-		qty  int
+		o    Order
 		want PetState
+		code string
 	}{
-		{"cancelling puts the quantity back", PetState{Available, 3, 1}, 2, PetState{Available, 5, 0}},
-		{"a pending pet becomes available", PetState{Pending, 0, 2}, 1, PetState{Available, 1, 1}},
-		{"a sold pet stays sold", PetState{Sold, 0, 1}, 1, PetState{Sold, 1, 0}},
+		{"cancelling puts the quantity back", PetState{Available, 3, 1}, Order{ID: 1, Quantity: 2}, PetState{Available, 5, 0}, ""},
+		{"a pending pet becomes available", PetState{Pending, 0, 2}, Order{ID: 1, Quantity: 1}, PetState{Available, 1, 1}, ""},
+		{"a sold pet stays sold", PetState{Sold, 0, 1}, Order{ID: 1, Quantity: 1}, PetState{Sold, 1, 0}, ""},
+		{"a complete order cannot be cancelled", PetState{Sold, 0, 0}, Order{ID: 1, Quantity: 1, Complete: true}, PetState{Sold, 0, 0}, EConflict},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := CancelOrder(tt.in, tt.qty); got != tt.want {
+			got, err := CancelOrder(tt.in, tt.o)
+			if code := codeOf(err); code != tt.code {
+				t.Fatalf("error code %q, want %q (%v)", code, tt.code, err)
+			}
+			if got != tt.want {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestDeletePet(t *testing.T) {
+	if err := DeletePet(1, PetState{Sold, 0, 0}); err != nil {
+		t.Errorf("a pet without open orders: %v", err)
+	}
+	if err := DeletePet(1, PetState{Pending, 0, 2}); codeOf(err) != EConflict {
+		t.Errorf("a pet with open orders: %v, want conflict", err)
 	}
 }
 

@@ -15,13 +15,13 @@ import (
 // depends on the database's ctype.
 
 func emailTaken() error {
-	return petstore.Errorf(petstore.EConflict, "An account with this email already exists.")
+	return petstore.EmailTaken()
 }
 
 // CreateAccount adds an account; an email already used in any letter case is
 // EConflict. An empty role is customer.
 func (db *DB) CreateAccount(ctx context.Context, email, passwordHash string, role petstore.Role) (petstore.Account, error) {
-	role, err := accountRole(role)
+	role, err := petstore.AccountRole(role)
 	if err != nil {
 		return petstore.Account{}, err
 	}
@@ -38,16 +38,6 @@ func (db *DB) CreateAccount(ctx context.Context, email, passwordHash string, rol
 		return petstore.Account{}, fmt.Errorf("create account: %w", err)
 	}
 	return a, nil
-}
-
-func accountRole(role petstore.Role) (petstore.Role, error) {
-	if role == "" {
-		return petstore.Customer, nil
-	}
-	if !role.Valid() {
-		return "", petstore.Invalid("role", "must be customer or admin")
-	}
-	return role, nil
 }
 
 func scanAccount(row pgx.Row) (petstore.Account, string, error) {
@@ -70,7 +60,7 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 		`SELECT id, email, role, created_at, password_hash FROM accounts WHERE email_lower = $1`,
 		petstore.EmailKey(email)))
 	if noRows(err) {
-		return petstore.Account{}, "", petstore.Errorf(petstore.ENotFound, "No account has this email.")
+		return petstore.Account{}, "", petstore.EmailNotFound()
 	}
 	if err != nil {
 		return petstore.Account{}, "", fmt.Errorf("account by email: %w", err)
@@ -82,12 +72,12 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 // (key-only) if there is none; a non-empty role is set on the account, new or not.
 // It is one statement, so processes ensuring the same account at once agree on it.
 func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Role) (petstore.Account, error) {
-	if role != "" && !role.Valid() {
-		return petstore.Account{}, petstore.Invalid("role", "must be customer or admin")
+	newRole, err := petstore.AccountRole(role)
+	if err != nil {
+		return petstore.Account{}, err
 	}
-	newRole, _ := accountRole(role)
 	var a petstore.Account
-	err := db.update(ctx, func(tx pgx.Tx) error {
+	err = db.update(ctx, func(tx pgx.Tx) error {
 		// Of processes ensuring one new account at once, one inserts it; the others
 		// wait for it and find it below.
 		if _, err := tx.Exec(ctx,
@@ -130,7 +120,7 @@ func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
 		err := tx.QueryRow(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = $1 RETURNING id`,
 			petstore.EmailKey(email)).Scan(&id)
 		if noRows(err) {
-			return petstore.Errorf(petstore.ENotFound, "No account has the email %s.", email)
+			return petstore.EmailNotFound()
 		}
 		if err != nil {
 			return err

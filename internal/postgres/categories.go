@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 )
@@ -11,15 +10,11 @@ import (
 // Category names are unique in any letter case, through name_lower as for emails.
 
 func categoryNameTaken(name string) error {
-	return petstore.Errorf(petstore.EConflict, "A category named %q already exists.", name)
-}
-
-func categoryNotFound(id int64) error {
-	return petstore.Errorf(petstore.ENotFound, "Category %d was not found.", id)
+	return petstore.CategoryNameTaken(name)
 }
 
 func categoryInUse(id int64) error {
-	return petstore.Errorf(petstore.EConflict, "Category %d is used by pets; move or delete them first.", id)
+	return petstore.CategoryInUse(id)
 }
 
 // errNULInDescription is what a description that PostgreSQL text cannot hold gets.
@@ -33,7 +28,7 @@ func (db *DB) CreateCategory(ctx context.Context, c petstore.Category) (petstore
 	}
 	err := db.pool.QueryRow(ctx,
 		`INSERT INTO categories (name, name_lower, description) VALUES ($1, $2, $3) RETURNING id`,
-		c.Name, strings.ToLower(c.Name), c.Description,
+		c.Name, petstore.NameKey(c.Name), c.Description,
 	).Scan(&c.ID)
 	switch {
 	case isUnique(err):
@@ -53,7 +48,7 @@ func (db *DB) Category(ctx context.Context, id int64) (petstore.Category, error)
 		`SELECT name, description FROM categories WHERE id = $1`, id,
 	).Scan(&c.Name, &c.Description)
 	if noRows(err) {
-		return petstore.Category{}, categoryNotFound(id)
+		return petstore.Category{}, petstore.NotFound("Category", id)
 	}
 	if err != nil {
 		return petstore.Category{}, fmt.Errorf("category: %w", err)
@@ -92,7 +87,7 @@ func (db *DB) ReplaceCategory(ctx context.Context, c petstore.Category) (petstor
 	}
 	tag, err := db.pool.Exec(ctx,
 		`UPDATE categories SET name = $1, name_lower = $2, description = $3 WHERE id = $4`,
-		c.Name, strings.ToLower(c.Name), c.Description, c.ID)
+		c.Name, petstore.NameKey(c.Name), c.Description, c.ID)
 	switch {
 	case isUnique(err):
 		return petstore.Category{}, categoryNameTaken(c.Name)
@@ -101,7 +96,7 @@ func (db *DB) ReplaceCategory(ctx context.Context, c petstore.Category) (petstor
 	case err != nil:
 		return petstore.Category{}, fmt.Errorf("replace category: %w", err)
 	case tag.RowsAffected() == 0:
-		return petstore.Category{}, categoryNotFound(c.ID)
+		return petstore.Category{}, petstore.NotFound("Category", c.ID)
 	}
 	return c, nil
 }
@@ -117,7 +112,7 @@ func (db *DB) DeleteCategory(ctx context.Context, id int64) error {
 	case err != nil:
 		return fmt.Errorf("delete category: %w", err)
 	case tag.RowsAffected() == 0:
-		return categoryNotFound(id)
+		return petstore.NotFound("Category", id)
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			`SELECT (SELECT count(*) FROM api_keys WHERE account_id = a.id AND revoked_at IS NULL)
 			 FROM accounts a WHERE a.id = $1 FOR UPDATE`, k.AccountID).Scan(&live)
 		if noRows(err) {
-			return petstore.Errorf(petstore.ENotFound, "Account %d was not found.", k.AccountID)
+			return petstore.NotFound("Account", k.AccountID)
 		}
 		if err != nil {
 			return err
@@ -37,9 +37,9 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	})
 	switch {
 	case isUnique(err):
-		return petstore.APIKey{}, petstore.Errorf(petstore.EConflict, "This API key already exists.")
+		return petstore.APIKey{}, petstore.KeyExists()
 	case isForeignKey(err):
-		return petstore.APIKey{}, petstore.Errorf(petstore.ENotFound, "Account %d was not found.", k.AccountID)
+		return petstore.APIKey{}, petstore.NotFound("Account", k.AccountID)
 	case err != nil:
 		return petstore.APIKey{}, fmt.Errorf("create api key: %w", err)
 	}
@@ -80,7 +80,7 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
 		return fmt.Errorf("revoke api key: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return petstore.Errorf(petstore.ENotFound, "API key %d was not found.", keyID)
+		return petstore.NotFound("API key", keyID)
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ func (db *DB) PrincipalByKeyHash(ctx context.Context, hash []byte) (petstore.Pri
 		 WHERE k.hash = $1 AND k.revoked_at IS NULL`, hash,
 	).Scan(&p.AccountID, &role, &p.KeyID)
 	if noRows(err) {
-		return petstore.Principal{}, petstore.Errorf(petstore.ENotFound, "The API key was not found.")
+		return petstore.Principal{}, petstore.KeyNotFound()
 	}
 	if err != nil {
 		return petstore.Principal{}, fmt.Errorf("principal by key: %w", err)

@@ -16,9 +16,9 @@ func (db *DB) CreateMessage(ctx context.Context, m petstore.Message) error {
 		m.ID, m.AccountID, m.Text, m.Status, timestamp(m.CreatedAt))
 	switch {
 	case isUnique(err):
-		return petstore.Errorf(petstore.EConflict, "A message with this id already exists.")
+		return petstore.MessageExists()
 	case isForeignKey(err):
-		return petstore.Errorf(petstore.ENotFound, "Account %d was not found.", m.AccountID)
+		return petstore.NotFound("Account", m.AccountID)
 	case pgCode(err) == invalidByteSequence:
 		return petstore.Invalid("message", "must not contain NUL characters")
 	case err != nil:
@@ -35,7 +35,7 @@ func (db *DB) Message(ctx context.Context, accountID int64, id string) (petstore
 		id, accountID,
 	).Scan(&m.Text, &m.Status, &m.CreatedAt)
 	if noRows(err) {
-		return petstore.Message{}, petstore.Errorf(petstore.ENotFound, "Message %q was not found.", id)
+		return petstore.Message{}, petstore.MessageNotFound(id)
 	}
 	if err != nil {
 		return petstore.Message{}, fmt.Errorf("message: %w", err)

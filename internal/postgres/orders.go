@@ -19,10 +19,6 @@ const (
 	qShipOrder     = `UPDATE orders SET ship_date = $1 WHERE id = $2`
 )
 
-func orderNotFound(id int64) error {
-	return petstore.Errorf(petstore.ENotFound, "Order %d was not found.", id)
-}
-
 func scanOrder(row pgx.Row) (petstore.Order, error) {
 	var o petstore.Order
 	if err := row.Scan(&o.ID, &o.PetID, &o.AccountID, &o.Quantity, &o.ShipDate, &o.Complete, &o.CreatedAt); err != nil {
@@ -45,7 +41,7 @@ func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error
 	q, args := orderQuery(id, owner)
 	o, err := scanOrder(db.pool.QueryRow(ctx, q, args...))
 	if noRows(err) {
-		return petstore.Order{}, orderNotFound(id)
+		return petstore.Order{}, petstore.NotFound("Order", id)
 	}
 	if err != nil {
 		return petstore.Order{}, fmt.Errorf("order: %w", err)
@@ -94,7 +90,7 @@ func lockOrder(ctx context.Context, tx pgx.Tx, id, owner int64) (petstore.Order,
 	q, args := orderQuery(id, owner)
 	o, err := scanOrder(tx.QueryRow(ctx, q+` FOR UPDATE`, args...))
 	if noRows(err) {
-		return petstore.Order{}, orderNotFound(id)
+		return petstore.Order{}, petstore.NotFound("Order", id)
 	}
 	if err != nil {
 		return petstore.Order{}, fmt.Errorf("lock order %d: %w", id, err)
@@ -112,14 +108,15 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 		if err != nil {
 			return err
 		}
-		if o.Complete {
-			return petstore.Errorf(petstore.EConflict, "Order %d is complete and cannot be cancelled.", id)
-		}
 		cur, err := lockPetState(ctx, tx, o.PetID)
 		if err != nil {
 			return err
 		}
-		if err := savePetState(ctx, tx, o.PetID, petstore.CancelOrder(cur, o.Quantity)); err != nil {
+		next, err := petstore.CancelOrder(cur, o)
+		if err != nil {
+			return err
+		}
+		if err := savePetState(ctx, tx, o.PetID, next); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, qDeleteOrder, id)

@@ -11,8 +11,7 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// errUnknownCategory is what the foreign key of pets on categories turns into.
-var errUnknownCategory = petstore.Invalid("categoryId", "no category has this id")
+// petstore.UnknownCategory() is what the foreign key of pets on categories turns into.
 
 // CreatePet validates f and adds a pet with a stock of 0; an unknown category is
 // EValidationFailed on categoryId.
@@ -26,7 +25,7 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 		f.Name, f.CategoryID, string(f.Status),
 	).Scan(&p.ID)
 	if isForeignKey(err) {
-		return petstore.Pet{}, errUnknownCategory
+		return petstore.Pet{}, petstore.UnknownCategory()
 	}
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("create pet: %w", err)
@@ -136,7 +135,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 			`UPDATE pets SET name = $1, category_id = $2, status = $3 WHERE id = $4`,
 			f.Name, f.CategoryID, string(f.Status), id)
 		if isForeignKey(err) {
-			return errUnknownCategory
+			return petstore.UnknownCategory()
 		}
 		if err != nil {
 			return err
@@ -158,9 +157,8 @@ func (db *DB) DeletePet(ctx context.Context, id int64) error {
 		if err != nil {
 			return err
 		}
-		if st.OpenOrders > 0 {
-			return petstore.Errorf(petstore.EConflict,
-				"Pet %d has %d incomplete orders; complete or cancel them first.", id, st.OpenOrders)
+		if err := petstore.DeletePet(id, st); err != nil {
+			return err
 		}
 		_, err = tx.Exec(ctx, `DELETE FROM pets WHERE id = $1`, id)
 		return err

@@ -90,7 +90,7 @@ func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []g
 		return
 	}
 	if len(reqs) == 1 && isForeignKey(err) {
-		err = petstore.Errorf(petstore.ENotFound, "Account %d was not found.", reqs[0].AccountID)
+		err = petstore.NotFound("Account", reqs[0].AccountID)
 	}
 	for i := range out {
 		out[i] = groupcommit.Result[petstore.PlacedOrder]{Err: err}

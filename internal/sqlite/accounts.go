@@ -17,7 +17,7 @@ import (
 // CreateAccount adds an account; an email already used in any letter case is EConflict.
 // An empty role is customer.
 func (db *DB) CreateAccount(ctx context.Context, email, passwordHash string, role petstore.Role) (petstore.Account, error) {
-	role, err := accountRole(role)
+	role, err := petstore.AccountRole(role)
 	if err != nil {
 		return petstore.Account{}, err
 	}
@@ -33,16 +33,6 @@ func (db *DB) CreateAccount(ctx context.Context, email, passwordHash string, rol
 	return a, nil
 }
 
-func accountRole(role petstore.Role) (petstore.Role, error) {
-	if role == "" {
-		return petstore.Customer, nil
-	}
-	if !role.Valid() {
-		return "", petstore.Invalid("role", "must be customer or admin")
-	}
-	return role, nil
-}
-
 func insertAccount(ctx context.Context, tx *sql.Tx, email, passwordHash string, role petstore.Role, now time.Time) (petstore.Account, error) {
 	a := petstore.Account{Email: email, Role: role, CreatedAt: now.UTC()}
 	err := tx.QueryRowContext(ctx,
@@ -51,7 +41,7 @@ func insertAccount(ctx context.Context, tx *sql.Tx, email, passwordHash string, 
 		email, petstore.EmailKey(email), passwordHash, string(role), formatTime(now),
 	).Scan(&a.ID)
 	if isUnique(err) {
-		return petstore.Account{}, petstore.Errorf(petstore.EConflict, "An account with this email already exists.")
+		return petstore.Account{}, petstore.EmailTaken()
 	}
 	if err != nil {
 		return petstore.Account{}, err
@@ -89,7 +79,7 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 	}
 	a, hash, err := scanAccount(s.QueryRowContext(reading(ctx), petstore.EmailKey(email)))
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Account{}, "", petstore.Errorf(petstore.ENotFound, "No account has this email.")
+		return petstore.Account{}, "", petstore.EmailNotFound()
 	}
 	if err != nil {
 		return petstore.Account{}, "", fmt.Errorf("account by email: %w", err)
@@ -100,19 +90,19 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 // EnsureAccount returns the account with this email, creating it without a password
 // (key-only) if there is none; a non-empty role is set on the account, new or not.
 func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Role) (petstore.Account, error) {
-	if role != "" && !role.Valid() {
-		return petstore.Account{}, petstore.Invalid("role", "must be customer or admin")
+	newRole, err := petstore.AccountRole(role)
+	if err != nil {
+		return petstore.Account{}, err
 	}
 	var a petstore.Account
-	err := db.update(ctx, func(tx *sql.Tx) error {
+	err = db.update(ctx, func(tx *sql.Tx) error {
 		var (
 			hash string
 			err  error
 		)
 		a, hash, err = scanAccount(tx.QueryRowContext(ctx, qAccountByEmail, petstore.EmailKey(email)))
 		if errors.Is(err, sql.ErrNoRows) {
-			r, _ := accountRole(role)
-			a, err = insertAccount(ctx, tx, email, "", r, db.now())
+			a, err = insertAccount(ctx, tx, email, "", newRole, db.now())
 			return err
 		}
 		if err != nil {
@@ -142,7 +132,7 @@ func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
 		err := tx.QueryRowContext(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = ? RETURNING id`,
 			petstore.EmailKey(email)).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
-			return petstore.Errorf(petstore.ENotFound, "No account has the email %s.", email)
+			return petstore.EmailNotFound()
 		}
 		if err != nil {
 			return err

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 )
@@ -13,11 +12,7 @@ import (
 // Category names are unique in any letter case, through name_lower as for emails.
 
 func categoryNameTaken(name string) error {
-	return petstore.Errorf(petstore.EConflict, "A category named %q already exists.", name)
-}
-
-func categoryNotFound(id int64) error {
-	return petstore.Errorf(petstore.ENotFound, "Category %d was not found.", id)
+	return petstore.CategoryNameTaken(name)
 }
 
 // CreateCategory validates and adds a category; a name already used in any letter case
@@ -29,7 +24,7 @@ func (db *DB) CreateCategory(ctx context.Context, c petstore.Category) (petstore
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		return tx.QueryRowContext(ctx,
 			`INSERT INTO categories (name, name_lower, description) VALUES (?, ?, ?) RETURNING id`,
-			c.Name, strings.ToLower(c.Name), c.Description,
+			c.Name, petstore.NameKey(c.Name), c.Description,
 		).Scan(&c.ID)
 	})
 	if isUnique(err) {
@@ -48,7 +43,7 @@ func (db *DB) Category(ctx context.Context, id int64) (petstore.Category, error)
 		`SELECT name, description FROM categories WHERE id = ?`, id,
 	).Scan(&c.Name, &c.Description)
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Category{}, categoryNotFound(id)
+		return petstore.Category{}, petstore.NotFound("Category", id)
 	}
 	if err != nil {
 		return petstore.Category{}, fmt.Errorf("category: %w", err)
@@ -89,7 +84,7 @@ func (db *DB) ReplaceCategory(ctx context.Context, c petstore.Category) (petstor
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE categories SET name = ?, name_lower = ?, description = ? WHERE id = ?`,
-			c.Name, strings.ToLower(c.Name), c.Description, c.ID)
+			c.Name, petstore.NameKey(c.Name), c.Description, c.ID)
 		if err != nil {
 			return err
 		}
@@ -103,7 +98,7 @@ func (db *DB) ReplaceCategory(ctx context.Context, c petstore.Category) (petstor
 		return petstore.Category{}, fmt.Errorf("replace category: %w", err)
 	}
 	if n == 0 {
-		return petstore.Category{}, categoryNotFound(c.ID)
+		return petstore.Category{}, petstore.NotFound("Category", c.ID)
 	}
 	return c, nil
 }
@@ -120,7 +115,7 @@ func (db *DB) DeleteCategory(ctx context.Context, id int64) error {
 		case err != nil:
 			return err
 		case !exists:
-			return categoryNotFound(id)
+			return petstore.NotFound("Category", id)
 		case used:
 			return categoryInUse(id)
 		}
@@ -137,5 +132,5 @@ func (db *DB) DeleteCategory(ctx context.Context, id int64) error {
 }
 
 func categoryInUse(id int64) error {
-	return petstore.Errorf(petstore.EConflict, "Category %d is used by pets; move or delete them first.", id)
+	return petstore.CategoryInUse(id)
 }

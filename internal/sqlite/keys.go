@@ -31,9 +31,9 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	})
 	switch {
 	case isUnique(err):
-		return petstore.APIKey{}, petstore.Errorf(petstore.EConflict, "This API key already exists.")
+		return petstore.APIKey{}, petstore.KeyExists()
 	case isForeignKey(err):
-		return petstore.APIKey{}, petstore.Errorf(petstore.ENotFound, "Account %d was not found.", k.AccountID)
+		return petstore.APIKey{}, petstore.NotFound("Account", k.AccountID)
 	case err != nil:
 		return petstore.APIKey{}, fmt.Errorf("create api key: %w", err)
 	}
@@ -86,7 +86,7 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
 		return fmt.Errorf("revoke api key: %w", err)
 	}
 	if n == 0 {
-		return petstore.Errorf(petstore.ENotFound, "API key %d was not found.", keyID)
+		return petstore.NotFound("API key", keyID)
 	}
 	return nil
 }
@@ -107,7 +107,7 @@ func (db *DB) PrincipalByKeyHash(ctx context.Context, hash []byte) (petstore.Pri
 	)
 	err = s.QueryRowContext(reading(ctx), hash).Scan(&p.AccountID, &role, &p.KeyID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Principal{}, petstore.Errorf(petstore.ENotFound, "The API key was not found.")
+		return petstore.Principal{}, petstore.KeyNotFound()
 	}
 	if err != nil {
 		return petstore.Principal{}, fmt.Errorf("principal by key: %w", err)

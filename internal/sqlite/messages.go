@@ -20,9 +20,9 @@ func (db *DB) CreateMessage(ctx context.Context, m petstore.Message) error {
 	})
 	switch {
 	case isUnique(err):
-		return petstore.Errorf(petstore.EConflict, "A message with this id already exists.")
+		return petstore.MessageExists()
 	case isForeignKey(err):
-		return petstore.Errorf(petstore.ENotFound, "Account %d was not found.", m.AccountID)
+		return petstore.NotFound("Account", m.AccountID)
 	case err != nil:
 		return fmt.Errorf("create message: %w", err)
 	}
@@ -38,7 +38,7 @@ func (db *DB) Message(ctx context.Context, accountID int64, id string) (petstore
 		id, accountID,
 	).Scan(&m.Text, &m.Status, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Message{}, petstore.Errorf(petstore.ENotFound, "Message %q was not found.", id)
+		return petstore.Message{}, petstore.MessageNotFound(id)
 	}
 	if err != nil {
 		return petstore.Message{}, fmt.Errorf("message: %w", err)

@@ -21,10 +21,6 @@ const (
 	qShipOrder     = `UPDATE orders SET ship_date = ? WHERE id = ?`
 )
 
-func orderNotFound(id int64) error {
-	return petstore.Errorf(petstore.ENotFound, "Order %d was not found.", id)
-}
-
 func scanOrder(row interface{ Scan(...any) error }) (petstore.Order, error) {
 	var (
 		o       petstore.Order
@@ -85,7 +81,7 @@ func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []g
 		return
 	}
 	if len(reqs) == 1 && isForeignKey(err) {
-		err = petstore.Errorf(petstore.ENotFound, "Account %d was not found.", reqs[0].AccountID)
+		err = petstore.NotFound("Account", reqs[0].AccountID)
 	}
 	for i := range out {
 		out[i] = groupcommit.Result[petstore.PlacedOrder]{Err: err}
@@ -188,7 +184,7 @@ func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error
 	}
 	o, err := scanOrder(s.QueryRowContext(reading(ctx), args...))
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Order{}, orderNotFound(id)
+		return petstore.Order{}, petstore.NotFound("Order", id)
 	}
 	if err != nil {
 		return petstore.Order{}, fmt.Errorf("order: %w", err)
@@ -244,7 +240,7 @@ func loadOrder(ctx context.Context, tx *sql.Tx, id, owner int64) (petstore.Order
 	}
 	o, err := scanOrder(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Order{}, orderNotFound(id)
+		return petstore.Order{}, petstore.NotFound("Order", id)
 	}
 	if err != nil {
 		return petstore.Order{}, fmt.Errorf("load order %d: %w", id, err)
@@ -263,14 +259,15 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 			return err
 		}
 		pet = o.PetID
-		if o.Complete {
-			return petstore.Errorf(petstore.EConflict, "Order %d is complete and cannot be cancelled.", id)
-		}
 		cur, err := loadPetState(ctx, db, tx, o.PetID)
 		if err != nil {
 			return err
 		}
-		if err := savePetState(ctx, db, tx, o.PetID, petstore.CancelOrder(cur, o.Quantity)); err != nil {
+		next, err := petstore.CancelOrder(cur, o)
+		if err != nil {
+			return err
+		}
+		if err := savePetState(ctx, db, tx, o.PetID, next); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, qDeleteOrder, id)

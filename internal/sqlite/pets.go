@@ -12,8 +12,6 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-var errUnknownCategory = petstore.Invalid("categoryId", "no category has this id")
-
 // CreatePet validates f and adds a pet with a stock of 0; an unknown category is
 // EValidationFailed on categoryId.
 func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet, error) {
@@ -22,14 +20,14 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	}
 	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status}
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		// An unknown category fails the foreign key, reported as errUnknownCategory.
+		// An unknown category fails the foreign key, reported as petstore.UnknownCategory().
 		return tx.QueryRowContext(ctx,
 			`INSERT INTO pets (name, category_id, status, stock) VALUES (?, ?, ?, 0) RETURNING id`,
 			f.Name, f.CategoryID, string(f.Status),
 		).Scan(&p.ID)
 	})
 	if isForeignKey(err) {
-		return petstore.Pet{}, errUnknownCategory
+		return petstore.Pet{}, petstore.UnknownCategory()
 	}
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("create pet: %w", err)
@@ -167,7 +165,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 			`UPDATE pets SET name = ?, category_id = ?, status = ? WHERE id = ?`,
 			f.Name, f.CategoryID, string(f.Status), id)
 		if isForeignKey(err) {
-			return errUnknownCategory
+			return petstore.UnknownCategory()
 		}
 		if err != nil {
 			return err
@@ -190,9 +188,8 @@ func (db *DB) DeletePet(ctx context.Context, id int64) error {
 		if err != nil {
 			return err
 		}
-		if st.OpenOrders > 0 {
-			return petstore.Errorf(petstore.EConflict,
-				"Pet %d has %d incomplete orders; complete or cancel them first.", id, st.OpenOrders)
+		if err := petstore.DeletePet(id, st); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM pets WHERE id = ?`, id)
 		return err

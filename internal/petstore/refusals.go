@@ -1,0 +1,63 @@
+package petstore
+
+import "strings"
+
+// The refusals the stores report, worded once. A store finds the fact (no row, a
+// unique or foreign key violated) and returns one of these; what the caller reads is
+// decided here.
+
+// NotFound is the error for an id that names nothing of its kind ("Pet", "Order",
+// "Category", "Account", "API key"). For a customer, another account's object is not
+// found either, in the same words.
+func NotFound(kind string, id int64) *Error {
+	return Errorf(ENotFound, "%s %d was not found.", kind, id)
+}
+
+// PetNotFound is the error for a pet id that names no pet.
+func PetNotFound(id int64) *Error { return NotFound("Pet", id) }
+
+// MessageNotFound is the error for a message id that names no message of the caller.
+func MessageNotFound(id string) *Error {
+	return Errorf(ENotFound, "Message %q was not found.", id)
+}
+
+// EmailNotFound is the error for an email no account has. It does not repeat the
+// email: it may reach a caller guessing addresses.
+func EmailNotFound() *Error { return Errorf(ENotFound, "No account has this email.") }
+
+// KeyNotFound is the error for a key hash no live key has.
+func KeyNotFound() *Error { return Errorf(ENotFound, "The API key was not found.") }
+
+// Conflicts with what is already there.
+func EmailTaken() *Error { return Errorf(EConflict, "An account with this email already exists.") }
+
+func CategoryNameTaken(name string) *Error {
+	return Errorf(EConflict, "A category named %q already exists.", name)
+}
+
+func KeyExists() *Error { return Errorf(EConflict, "This API key already exists.") }
+
+func MessageExists() *Error { return Errorf(EConflict, "A message with this id already exists.") }
+
+// UnknownCategory is the refusal of a pet whose categoryId names no category.
+func UnknownCategory() *Error { return Invalid("categoryId", "no category has this id") }
+
+// CategoryInUse refuses to delete a category that pets still use.
+func CategoryInUse(id int64) *Error {
+	return Errorf(EConflict, "Category %d is used by pets; move or delete them first.", id)
+}
+
+// NameKey is what makes a category name unique: the name in lower case.
+func NameKey(name string) string { return strings.ToLower(name) }
+
+// AccountRole is the role a new account gets: customer unless told otherwise, and
+// only a role that exists.
+func AccountRole(r Role) (Role, error) {
+	if r == "" {
+		return Customer, nil
+	}
+	if !r.Valid() {
+		return "", Invalid("role", "must be customer or admin")
+	}
+	return r, nil
+}
