@@ -122,7 +122,7 @@ func PlanOrders(reqs []NewOrder, pets map[int64]PetState, keys map[KeyRef]Idempo
 			p.Outcome, p.Refusal = Refuse, PetNotFound(r.PetID)
 			continue
 		}
-		next, err := PlaceOrder(cur, r.Quantity)
+		next, err := cur.Take(r.Quantity)
 		if err != nil {
 			p.Outcome, p.Refusal = Refuse, asError(err)
 			continue

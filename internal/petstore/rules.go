@@ -15,9 +15,10 @@ type PetState struct {
 	OpenOrders int
 }
 
-// PlaceOrder applies rules 1–3: an order needs 1–100 units of an available pet with
-// enough stock, takes them off the stock, and a stock of 0 makes the pet pending.
-func PlaceOrder(s PetState, quantity int) (PetState, error) {
+// Take applies rules 1–3 to an order of quantity units: it needs 1–100 units of an
+// available pet with enough stock, takes them off the stock, and a stock of 0 makes
+// the pet pending.
+func (s PetState) Take(quantity int) (PetState, error) {
 	if quantity < 1 || quantity > MaxOrderQuantity {
 		return s, Invalid("quantity", "must be 1 to 100")
 	}
@@ -40,10 +41,10 @@ func PlaceOrder(s PetState, quantity int) (PetState, error) {
 	return s, nil
 }
 
-// CancelOrder applies rule 4 to order o of the pet in state s: a complete order cannot
+// Return applies rule 4, the cancelling of order o of the pet: a complete order cannot
 // be cancelled; otherwise its quantity goes back on the stock and a pending pet becomes
 // available.
-func CancelOrder(s PetState, o Order) (PetState, error) {
+func (s PetState) Return(o Order) (PetState, error) {
 	if o.Complete {
 		return s, Errorf(EConflict, "Order %d is complete and cannot be cancelled.", o.ID)
 	}
@@ -55,20 +56,20 @@ func CancelOrder(s PetState, o Order) (PetState, error) {
 	return s, nil
 }
 
-// DeletePet decides whether the pet with id in state s may be deleted: not while it
-// has incomplete orders (its completed orders stay, with its id).
-func DeletePet(id int64, s PetState) error {
+// CanDelete decides whether the pet with id may be deleted: not while it has
+// incomplete orders (its completed orders stay, with its id).
+func (s PetState) CanDelete(id int64) error {
 	if s.OpenOrders > 0 {
 		return Errorf(EConflict, "Pet %d has %d incomplete orders; complete or cancel them first.", id, s.OpenOrders)
 	}
 	return nil
 }
 
-// CompleteOrder applies rule 5: when the stock is 0 and no other order is open, the
-// pet is sold. The contract is silent on a pending pet that was restocked while orders
+// Fulfil applies rule 5, the completing of one of the pet's orders: when the stock
+// is 0 and no other order is open, the pet is sold. The contract is silent on a pending pet that was restocked while orders
 // were open (rule 6 keeps it pending); when its last open order completes it becomes
 // available again, as it would had that order been cancelled.
-func CompleteOrder(s PetState) PetState {
+func (s PetState) Fulfil() PetState {
 	s.OpenOrders--
 	switch {
 	case s.OpenOrders > 0:
@@ -80,10 +81,10 @@ func CompleteOrder(s PetState) PetState {
 	return s
 }
 
-// SetStock applies rule 6: a stock above 0 makes a sold or pending pet with no open
+// Restock applies rule 6: a stock above 0 makes a sold or pending pet with no open
 // orders available; a stock of 0 makes an available pet sold, or pending while orders
 // are open.
-func SetStock(s PetState, stock int) (PetState, error) {
+func (s PetState) Restock(stock int) (PetState, error) {
 	if stock < 0 || stock > MaxStock {
 		return s, Invalid("quantity", "must be 0 to 1000000")
 	}

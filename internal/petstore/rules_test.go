@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-func TestPlaceOrder(t *testing.T) {
+func TestTake(t *testing.T) {
 	tests := []struct {
 		name     string
 		in       PetState
@@ -26,7 +26,7 @@ func TestPlaceOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := PlaceOrder(tt.in, tt.qty)
+			got, err := tt.in.Take(tt.qty)
 			if code := codeOf(err); code != tt.code {
 				t.Fatalf("error code %q, want %q (%v)", code, tt.code, err)
 			}
@@ -40,7 +40,7 @@ func TestPlaceOrder(t *testing.T) {
 	}
 }
 
-func TestCancelOrder(t *testing.T) {
+func TestReturn(t *testing.T) {
 	tests := []struct {
 		name string
 		in   PetState
@@ -55,7 +55,7 @@ func TestCancelOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := CancelOrder(tt.in, tt.o)
+			got, err := tt.in.Return(tt.o)
 			if code := codeOf(err); code != tt.code {
 				t.Fatalf("error code %q, want %q (%v)", code, tt.code, err)
 			}
@@ -66,16 +66,16 @@ func TestCancelOrder(t *testing.T) {
 	}
 }
 
-func TestDeletePet(t *testing.T) {
-	if err := DeletePet(1, PetState{Sold, 0, 0}); err != nil {
+func TestCanDelete(t *testing.T) {
+	if err := (PetState{Sold, 0, 0}).CanDelete(1); err != nil {
 		t.Errorf("a pet without open orders: %v", err)
 	}
-	if err := DeletePet(1, PetState{Pending, 0, 2}); codeOf(err) != EConflict {
+	if err := (PetState{Pending, 0, 2}).CanDelete(1); codeOf(err) != EConflict {
 		t.Errorf("a pet with open orders: %v, want conflict", err)
 	}
 }
 
-func TestCompleteOrder(t *testing.T) {
+func TestFulfil(t *testing.T) {
 	tests := []struct {
 		name string
 		in   PetState
@@ -88,14 +88,14 @@ func TestCompleteOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := CompleteOrder(tt.in); got != tt.want {
+			if got := tt.in.Fulfil(); got != tt.want {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})
 	}
 }
 
-func TestSetStock(t *testing.T) {
+func TestRestock(t *testing.T) {
 	tests := []struct {
 		name  string
 		in    PetState
@@ -115,7 +115,7 @@ func TestSetStock(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := SetStock(tt.in, tt.stock)
+			got, err := tt.in.Restock(tt.stock)
 			if code := codeOf(err); code != tt.code {
 				t.Fatalf("error code %q, want %q", code, tt.code)
 			}

@@ -97,7 +97,7 @@ type InventoryStore interface {
 	Inventory(ctx context.Context, petID int64) (InventoryItem, error)
 	// Inventories lists stock by pet id; an empty status does not filter.
 	Inventories(ctx context.Context, status PetStatus, p Page) ([]InventoryItem, error)
-	// SetInventory sets a pet's stock under SetStock.
+	// SetInventory sets a pet's stock under PetState.Restock.
 	SetInventory(ctx context.Context, petID int64, quantity int) (InventoryItem, error)
 }
 

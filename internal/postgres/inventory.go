@@ -104,7 +104,7 @@ func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p pets
 	return items, nil
 }
 
-// SetInventory sets a pet's stock under SetStock, which may change its status.
+// SetInventory sets a pet's stock under PetState.Restock, which may change its status.
 func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (petstore.InventoryItem, error) {
 	var st petstore.PetState
 	err := db.update(ctx, func(tx pgx.Tx) error {
@@ -112,7 +112,7 @@ func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (pets
 		if err != nil {
 			return err
 		}
-		if st, err = petstore.SetStock(cur, quantity); err != nil {
+		if st, err = cur.Restock(quantity); err != nil {
 			return err
 		}
 		return savePetState(ctx, tx, petID, st)

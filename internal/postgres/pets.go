@@ -157,7 +157,7 @@ func (db *DB) DeletePet(ctx context.Context, id int64) error {
 		if err != nil {
 			return err
 		}
-		if err := petstore.DeletePet(id, st); err != nil {
+		if err := st.CanDelete(id); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `DELETE FROM pets WHERE id = $1`, id)

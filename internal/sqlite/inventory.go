@@ -112,7 +112,7 @@ func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p pets
 	return items, nil
 }
 
-// SetInventory sets a pet's stock under SetStock, which may change its status.
+// SetInventory sets a pet's stock under PetState.Restock, which may change its status.
 func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (petstore.InventoryItem, error) {
 	defer db.pets.forget(petID)
 	var st petstore.PetState
@@ -121,7 +121,7 @@ func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (pets
 		if err != nil {
 			return err
 		}
-		if st, err = petstore.SetStock(cur, quantity); err != nil {
+		if st, err = cur.Restock(quantity); err != nil {
 			return err
 		}
 		return savePetState(ctx, db, tx, petID, st)

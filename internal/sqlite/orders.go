@@ -263,7 +263,7 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 		if err != nil {
 			return err
 		}
-		next, err := petstore.CancelOrder(cur, o)
+		next, err := cur.Return(o)
 		if err != nil {
 			return err
 		}
@@ -279,7 +279,7 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 	return nil
 }
 
-// UpdateOrder sets an order's ship date and completes it under CompleteOrder.
+// UpdateOrder sets an order's ship date and completes it under PetState.Fulfil.
 // Completion is one-way: on a complete order, an update that changes nothing returns
 // the order as it is, and any real change is EInvalidTransition. Complete set to
 // false on an incomplete order changes nothing.
@@ -305,7 +305,7 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 			if err != nil {
 				return err
 			}
-			if err := savePetState(ctx, db, tx, o.PetID, petstore.CompleteOrder(cur)); err != nil {
+			if err := savePetState(ctx, db, tx, o.PetID, cur.Fulfil()); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, qCompleteOrder, id); err != nil {

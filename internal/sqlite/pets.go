@@ -188,7 +188,7 @@ func (db *DB) DeletePet(ctx context.Context, id int64) error {
 		if err != nil {
 			return err
 		}
-		if err := petstore.DeletePet(id, st); err != nil {
+		if err := st.CanDelete(id); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM pets WHERE id = ?`, id)
