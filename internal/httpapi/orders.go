@@ -11,44 +11,6 @@ import (
 	"github.com/acme-pets/petstore/oas"
 )
 
-func (h *Handler) ListInventory(ctx context.Context, params oas.ListInventoryParams) (oas.ListInventoryRes, error) {
-	page, err := pageOf(params.Limit, params.Cursor)
-	if err != nil {
-		return nil, err
-	}
-	status := petstore.PetStatus(params.Status.Or(""))
-	items, err := h.store.Inventories(ctx, status, listPage(page))
-	if err != nil {
-		return nil, err
-	}
-	filters := func() url.Values {
-		if status == "" {
-			return url.Values{}
-		}
-		return url.Values{"status": {string(status)}}
-	}
-	items, link := nextLink(items, page, "/store/inventory", filters, func(i petstore.InventoryItem) int64 { return i.PetID })
-	return &oas.ListInventoryOKHeaders{Link: link, Response: mapSlice(items, toInventory)}, nil
-}
-
-func (h *Handler) GetInventory(ctx context.Context, params oas.GetInventoryParams) (oas.GetInventoryRes, error) {
-	item, err := h.store.Inventory(ctx, params.PetId)
-	if err != nil {
-		return nil, err
-	}
-	out := toInventory(item)
-	return &out, nil
-}
-
-func (h *Handler) SetInventory(ctx context.Context, req *oas.InventoryUpdate, params oas.SetInventoryParams) (oas.SetInventoryRes, error) {
-	item, err := h.store.SetInventory(ctx, params.PetId, req.Quantity)
-	if err != nil {
-		return nil, err
-	}
-	out := toInventory(item)
-	return &out, nil
-}
-
 // PlaceOrder places an order. With an Idempotency-Key, the store records the result
 // (the order or the refusal) on the key in the order's own transaction, and answers a
 // retry with it: the first answer and every replay are rendered here from that one
