@@ -20,8 +20,8 @@ func TestEveryOperationNamesItsRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	described := map[string]bool{}
-	walkOperations(root, func(op *yaml.Node) {
-		described[scalar(op, "operationId")] = strings.HasPrefix(scalar(op, "description"), "Admin only")
+	WalkOperations(root, func(_, _ string, op *yaml.Node) {
+		described[Scalar(op, "operationId")] = strings.HasPrefix(Scalar(op, "description"), "Admin only")
 	})
 	admin, open := 0, 0
 	for _, op := range ops {

@@ -330,13 +330,14 @@ func asSlice(v any) []any { s, _ := v.([]any); return s }
 // pathOrder lists the keys of "paths" in document order.
 func pathOrder(t *testing.T, doc []byte) []string {
 	t.Helper()
-	o, err := parseObject(doc)
+	root, err := api.ParseTree(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
-	for _, m := range o.obj("paths").members {
-		keys = append(keys, m.key)
+	paths := api.Value(root.Content[0], "paths")
+	for i := 0; i+1 < len(paths.Content); i += 2 {
+		keys = append(keys, paths.Content[i].Value)
 	}
 	return keys
 }

@@ -1,12 +1,15 @@
 package docs
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/acme-pets/petstore/api"
+	"gopkg.in/yaml.v3"
 )
 
 // operationRef names one operation of the document.
@@ -35,8 +38,6 @@ const (
 	colorOther  = "#6b7280"
 )
 
-var httpMethods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
-
 // transform makes the copy of the served document that the renderer is given. It
 // turns the document's own extensions, which no renderer reads, into what Scalar
 // shows (NOTES-docs.md has the survey):
@@ -51,57 +52,51 @@ var httpMethods = []string{"get", "put", "post", "delete", "options", "head", "p
 //
 // Everything else is passed through unchanged, in the same order.
 func transform(doc []byte) (page, error) {
-	root, err := parseObject(doc)
+	tree, err := api.ParseTree(doc)
 	if err != nil {
 		return page{}, fmt.Errorf("docs: read the document: %w", err)
 	}
+	root := tree.Content[0]
 	var p page
-	info := root.obj("info")
-	p.title = info.str("title")
+	info := api.Value(root, "info")
+	p.title = api.Scalar(info, "title")
 	if p.title == "" {
 		p.title = "API reference"
 	}
-	servers, _ := root.get("servers").([]any)
-	if len(servers) > 0 {
-		if s, ok := servers[0].(*object); ok {
-			u, err := url.Parse(s.str("url"))
-			if err != nil {
-				return page{}, fmt.Errorf("docs: servers[0].url: %w", err)
-			}
-			p.serverPath = strings.TrimSuffix(u.Path, "/")
+	if servers := api.Value(root, "servers"); servers != nil && len(servers.Content) > 0 {
+		u, err := url.Parse(api.Scalar(servers.Content[0], "url"))
+		if err != nil {
+			return page{}, fmt.Errorf("docs: servers[0].url: %w", err)
 		}
+		p.serverPath = strings.TrimSuffix(u.Path, "/")
 	}
 	if info != nil {
-		info.set("description", paragraphs(readerNote, info.str("description")))
+		api.Set(info, "description", api.String(paragraphs(readerNote, api.Scalar(info, "description"))))
 	}
-
-	paths := root.obj("paths")
-	if paths == nil {
+	if api.Value(root, "paths") == nil {
 		return page{}, fmt.Errorf("docs: the document has no paths")
 	}
-	for _, pm := range paths.members {
-		item, ok := pm.value.(*object)
-		if !ok {
-			continue
+	api.WalkOperations(tree, func(path, method string, op *yaml.Node) {
+		if err != nil {
+			return
 		}
-		for _, method := range httpMethods {
-			op := item.obj(method)
-			if op == nil {
-				continue
-			}
-			ref := operationRef{Method: strings.ToUpper(method), Path: pm.key, OperationID: op.str("operationId")}
-			if err := transformOperation(op); err != nil {
-				return page{}, fmt.Errorf("docs: %s %s: %w", ref.Method, ref.Path, err)
-			}
-			if op.get("x-hideTryItPanel") == true {
-				p.tryItOff = append(p.tryItOff, ref)
-			}
+		ref := operationRef{Method: strings.ToUpper(method), Path: path, OperationID: api.Scalar(op, "operationId")}
+		if err = transformOperation(op); err != nil {
+			err = fmt.Errorf("docs: %s %s: %w", ref.Method, ref.Path, err)
+			return
 		}
-	}
-	p.document, err = json.Marshal(root)
+		if api.IsTrue(op, "x-hideTryItPanel") {
+			p.tryItOff = append(p.tryItOff, ref)
+		}
+	})
 	if err != nil {
+		return page{}, err
+	}
+	var b bytes.Buffer
+	if err := api.WriteJSON(&b, root); err != nil {
 		return page{}, fmt.Errorf("docs: write the document: %w", err)
 	}
+	p.document = b.Bytes()
 	return p, nil
 }
 
@@ -111,48 +106,48 @@ const readerNote = "> **Trying it here:** paste your API key once under **Authen
 	"The code samples are tested against a running server. The document itself is at " +
 	"[/openapi.yaml](/openapi.yaml) and [/openapi.json](/openapi.json)."
 
-func transformOperation(op *object) error {
-	var badges []any
-	if existing, ok := op.get("x-badges").([]any); ok {
-		badges = existing
+func transformOperation(op *yaml.Node) error {
+	badges := api.Value(op, "x-badges")
+	if badges == nil {
+		badges = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	}
-	if v := op.get("x-stability"); v != nil {
-		stability, ok := v.(string)
-		if !ok {
+	n := len(badges.Content)
+	if v := api.Value(op, "x-stability"); v != nil {
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
 			return fmt.Errorf("x-stability is not a string")
 		}
-		switch stability {
+		switch stability := v.Value; stability {
 		case "stable", "":
 		case "beta":
-			badges = append(badges, badge("Beta", colorBeta))
+			badges.Content = append(badges.Content, badge("Beta", colorBeta))
 		case "experimental":
-			op.set("x-scalar-stability", "experimental") // Scalar shows its own badge
+			api.Set(op, "x-scalar-stability", api.String("experimental")) // Scalar shows its own badge
 		default:
 			r, n := utf8.DecodeRuneInString(stability)
-			badges = append(badges, badge(string(unicode.ToUpper(r))+stability[n:], colorOther))
+			badges.Content = append(badges.Content, badge(string(unicode.ToUpper(r))+stability[n:], colorOther))
 		}
 	}
-	if v := op.get("x-deprecated-sunset"); v != nil {
-		date, ok := v.(string)
-		if !ok {
+	if v := api.Value(op, "x-deprecated-sunset"); v != nil {
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
 			return fmt.Errorf("x-deprecated-sunset is not a string")
 		}
-		badges = append(badges, badge("Sunset "+date, colorSunset))
-		op.set("description", paragraphs(op.str("description"),
-			fmt.Sprintf("**Sunset: %s.** This operation is deprecated and will be removed on %s; from that day it answers `410 gone`.", date, date)))
+		date := v.Value
+		badges.Content = append(badges.Content, badge("Sunset "+date, colorSunset))
+		api.Set(op, "description", api.String(paragraphs(api.Scalar(op, "description"),
+			fmt.Sprintf("**Sunset: %s.** This operation is deprecated and will be removed on %s; from that day it answers `410 gone`.", date, date))))
 	}
-	if op.get("x-hideTryItPanel") == true {
-		op.set("description", paragraphs(op.str("description"),
-			"*Try-it is turned off for this operation on this page; use one of the code samples.*"))
+	if api.IsTrue(op, "x-hideTryItPanel") {
+		api.Set(op, "description", api.String(paragraphs(api.Scalar(op, "description"),
+			"*Try-it is turned off for this operation on this page; use one of the code samples.*")))
 	}
-	if len(badges) > 0 {
-		op.set("x-badges", badges)
+	if len(badges.Content) > n || api.Value(op, "x-badges") != nil {
+		api.Set(op, "x-badges", badges)
 	}
 	return nil
 }
 
-func badge(name, color string) *object {
-	return &object{members: []member{{"name", name}, {"position", "before"}, {"color", color}}}
+func badge(name, color string) *yaml.Node {
+	return api.Mapping("name", name, "position", "before", "color", color)
 }
 
 // paragraphs joins Markdown paragraphs, leaving out empty ones.
