@@ -109,6 +109,23 @@ var manualTransitions = map[[2]PetStatus]bool{
 	{Sold, Available}:    true,
 }
 
+// Revise applies change to the fields of pet p and checks what it returns: valid
+// fields (the name normalised) and a status change rule 7 allows. The stock is not
+// the fields' to change.
+func (p Pet) Revise(change func(PetFields) (PetFields, error)) (PetFields, error) {
+	f, err := change(PetFields{Name: p.Name, CategoryID: p.CategoryID, Status: p.Status})
+	if err != nil {
+		return PetFields{}, err
+	}
+	if err := f.Validate(); err != nil {
+		return PetFields{}, err
+	}
+	if err := ChangeStatus(p.Status, f.Status); err != nil {
+		return PetFields{}, err
+	}
+	return f, nil
+}
+
 // ChangeStatus applies rule 7 to a manual status change (PUT or PATCH of a pet).
 // Keeping the status is always allowed.
 func ChangeStatus(from, to PetStatus) error {

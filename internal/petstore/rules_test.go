@@ -221,3 +221,26 @@ func TestCheckShipDate(t *testing.T) {
 		})
 	}
 }
+
+func TestRevise(t *testing.T) {
+	sold := Pet{ID: 1, Name: "Rex", CategoryID: 2, Status: Sold}
+	tests := []struct {
+		name   string
+		change func(PetFields) (PetFields, error)
+		want   PetFields
+		code   string
+	}{
+		{"a new name is trimmed", func(f PetFields) (PetFields, error) { f.Name = "  Max "; return f, nil }, PetFields{Name: "Max", CategoryID: 2, Status: Sold}, ""},
+		{"an empty name is refused", func(f PetFields) (PetFields, error) { f.Name = " "; return f, nil }, PetFields{}, EValidationFailed},
+		{"sold to pending is not a transition rule 7 allows", func(f PetFields) (PetFields, error) { f.Status = Pending; return f, nil }, PetFields{}, EInvalidTransition},
+		{"the change's own refusal stands", func(f PetFields) (PetFields, error) { return f, Invalid("name", "x") }, PetFields{}, EValidationFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := sold.Revise(tt.change)
+			if codeOf(err) != tt.code || got != tt.want {
+				t.Fatalf("Revise = %+v, %v; want %+v, %q", got, err, tt.want, tt.code)
+			}
+		})
+	}
+}

@@ -11,8 +11,6 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// petstore.UnknownCategory() is what the foreign key of pets on categories turns into.
-
 // CreatePet validates f and adds a pet with a stock of 0; an unknown category is
 // EValidationFailed on categoryId.
 func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet, error) {
@@ -121,14 +119,8 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		if err != nil {
 			return err
 		}
-		f, err := change(petstore.PetFields{Name: cur.Name, CategoryID: cur.CategoryID, Status: cur.Status})
+		f, err := cur.Revise(change)
 		if err != nil {
-			return err
-		}
-		if err := f.Validate(); err != nil {
-			return err
-		}
-		if err := petstore.ChangeStatus(cur.Status, f.Status); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx,

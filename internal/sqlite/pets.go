@@ -151,14 +151,8 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		if err != nil {
 			return err
 		}
-		f, err := change(petstore.PetFields{Name: cur.Name, CategoryID: cur.CategoryID, Status: cur.Status})
+		f, err := cur.Revise(change)
 		if err != nil {
-			return err
-		}
-		if err := f.Validate(); err != nil {
-			return err
-		}
-		if err := petstore.ChangeStatus(cur.Status, f.Status); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx,
