@@ -37,13 +37,14 @@ func EncodeCursor(last int64) string {
 }
 
 // DecodeCursor reads a cursor made by EncodeCursor. An empty cursor is the first page.
+// A cursor is accepted only as EncodeCursor spells it: base64 has other spellings of
+// the same bytes (padding bits, line breaks it skips), and a client must not be able
+// to make one cursor into many.
 func DecodeCursor(s string) (int64, error) {
 	if s == "" {
 		return 0, nil
 	}
-	// Strict: another spelling of the same bytes (non-zero padding bits) is not a
-	// cursor this service made.
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return 0, errBadCursor
 	}
@@ -52,7 +53,7 @@ func DecodeCursor(s string) (int64, error) {
 		return 0, errBadCursor
 	}
 	id, err := strconv.ParseInt(rest, 10, 64)
-	if err != nil || id < 1 || strconv.FormatInt(id, 10) != rest {
+	if err != nil || id < 1 || EncodeCursor(id) != s {
 		return 0, errBadCursor
 	}
 	return id, nil
