@@ -172,6 +172,9 @@ func classifyDecodeError(ctx context.Context, log *slog.Logger, r *http.Request,
 		// layouts); they go to the debug log, and the client gets the document's terms.
 		log.DebugContext(ctx, "request body does not match the schema", "err", body.Err, "request_id", RequestID(ctx))
 		return petstore.Errorf(petstore.EValidationFailed, "The request body does not match the schema of this operation; see the OpenAPI document.")
+	case errors.As(err, &params) && strings.HasSuffix(params.Err.Error(), "multiple values"):
+		// Like a header sent twice: which one a layer would read is a guess.
+		return petstore.Invalid(params.Name, "must be given once")
 	case errors.As(err, &params):
 		return petstore.Invalid(params.Name, problem(params.Err))
 	case errors.As(err, &fields):

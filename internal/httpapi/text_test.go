@@ -145,3 +145,15 @@ func TestRepeatedJSONMembersAreRefused(t *testing.T) {
 	// Authentication still comes first.
 	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Body: `{"petId":1,"petId":2}`}).expect(401, "unauthorized")
 }
+
+// A query parameter given twice is refused like a header sent twice.
+func TestRepeatedQueryParametersAreRefused(t *testing.T) {
+	a := newTestAPI(t)
+	for _, q := range []string{"limit=1&limit=2", "status=available&status=sold", "cursor=a&cursor=b"} {
+		res := a.do(t, req{Method: "GET", Path: "/v1/pets?" + q, Key: a.Customer}).expect(400, "validation_failed")
+		name, _, _ := strings.Cut(q, "=")
+		if want := fmt.Sprintf(`{"field":%q,"problem":"must be given once"}`, name); !strings.Contains(string(res.Body), want) {
+			t.Errorf("%s: details lack %s: %s", q, want, res.Body)
+		}
+	}
+}
