@@ -232,8 +232,8 @@ func TestPostgresStoppedAndBackMidTrafficAnswers503AndRecovers(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("while the database was stopped, answers other than 503: %q", first(bad, 5))
 	}
-	if unavailable == 0 || slowest > 2*time.Second {
-		t.Errorf("while the database was stopped: %d answers of 503, the slowest in %v; want many, each under 2 s", unavailable, slowest)
+	if unavailable == 0 || slowest > 3*time.Second {
+		t.Errorf("while the database was stopped: %d answers of 503, the slowest in %v; want many, each under 3 s (the handler's budget is 10 s)", unavailable, slowest)
 	}
 	proxy.setUp(true)
 	t.Logf("stopped: %d × 503, slowest %v; back after %v", unavailable, slowest, tr.waitForSuccess(15*time.Second))
@@ -339,8 +339,8 @@ func TestSQLiteDiskFullMidTrafficAnswers503AndRecovers(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("with the disk full, answers other than 503: %q", first(bad, 5))
 	}
-	if unavailable == 0 || slowest > 2*time.Second {
-		t.Errorf("with the disk full: %d successes, %d × 503, the slowest in %v; want 503s, each under 2 s", ok, unavailable, slowest)
+	if unavailable == 0 || slowest > 3*time.Second {
+		t.Errorf("with the disk full: %d successes, %d × 503, the slowest in %v; want 503s, each under 3 s (the handler's budget is 10 s)", ok, unavailable, slowest)
 	}
 
 	if err := os.Remove(filler); err != nil {
@@ -451,8 +451,8 @@ func TestSQLiteOnADiskTurnedReadOnlyAnswers503ForWrites(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("on a read-only disk, answers other than 503: %q", first(bad, 5))
 	}
-	if ok == 0 || unavailable == 0 || slowest > 2*time.Second {
-		t.Errorf("on a read-only disk: %d reads served, %d × 503, the slowest in %v; want both, each under 2 s", ok, unavailable, slowest)
+	if ok == 0 || unavailable == 0 || slowest > 3*time.Second {
+		t.Errorf("on a read-only disk: %d reads served, %d × 503, the slowest in %v; want both, each under 3 s (the handler's budget is 10 s)", ok, unavailable, slowest)
 	}
 	t.Logf("read-only disk: %d reads served, %d × 503, slowest %v", ok, unavailable, slowest)
 
