@@ -100,8 +100,21 @@ func CleanEmail(s string) (string, error) {
 
 // EmailKey is what makes an email unique: its NFKC form in lower case. Two addresses
 // with one key are one account; stores look accounts up by it.
+//
+// Lower-casing can undo NFKC (combining marks may then compose otherwise), so both are
+// applied until neither changes anything: a key is its own key, and two spellings that
+// differ only so are one account. Where one round is enough (every address short of
+// what the fuzzer dug out) the key is what it always was, so stored keys still match.
 func EmailKey(email string) string {
-	return strings.ToLower(norm.NFKC.String(email))
+	k := strings.ToLower(norm.NFKC.String(email))
+	for range 8 {
+		next := strings.ToLower(norm.NFKC.String(k))
+		if next == k {
+			break
+		}
+		k = next
+	}
+	return k
 }
 
 // CheckPassword checks the length rules of a password; it does not trim it.

@@ -49,6 +49,16 @@ func TestEmailKey(t *testing.T) {
 	if EmailKey("kate@example.com") == EmailKey("kâte@example.com") {
 		t.Error("different letters share a key")
 	}
+	// A key is its own key, also where lower-casing undoes NFKC (found by
+	// FuzzCleanEmail: combining marks that compose differently after lower-casing).
+	for _, s := range []string{"ᴬda@example.com", "T̈̈́@0", "kate@example.com"} {
+		if k := EmailKey(s); EmailKey(k) != k {
+			t.Errorf("EmailKey(%q) = %q, whose key is %q", s, k, EmailKey(k))
+		}
+	}
+	if EmailKey("ᴬda@example.com") != EmailKey("ada@example.com") {
+		t.Error("a modifier capital A is not the address it looks like")
+	}
 }
 
 func TestTheTextPolicyOfNames(t *testing.T) {
