@@ -45,8 +45,8 @@ func (s PetState) Take(quantity int) (PetState, error) {
 // be cancelled; otherwise its quantity goes back on the stock and a pending pet becomes
 // available.
 func (s PetState) Return(o Order) (PetState, error) {
-	if o.Complete {
-		return s, Errorf(EConflict, "Order %d is complete and cannot be cancelled.", o.ID)
+	if err := o.CanCancel(); err != nil {
+		return s, err
 	}
 	s.Stock += o.Quantity
 	s.OpenOrders--
@@ -54,6 +54,15 @@ func (s PetState) Return(o Order) (PetState, error) {
 		s.Status = Available
 	}
 	return s, nil
+}
+
+// CanCancel decides whether order o may be cancelled: not once it is complete. Stores
+// ask before they load the pet, which a complete order outlives.
+func (o Order) CanCancel() error {
+	if o.Complete {
+		return Errorf(EConflict, "Order %d is complete and cannot be cancelled.", o.ID)
+	}
+	return nil
 }
 
 // CanDelete decides whether the pet with id may be deleted: not while it has

@@ -108,6 +108,9 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 		if err != nil {
 			return err
 		}
+		if err := o.CanCancel(); err != nil {
+			return err // before the pet, which a complete order outlives
+		}
 		cur, err := lockPetState(ctx, tx, o.PetID)
 		if err != nil {
 			return err

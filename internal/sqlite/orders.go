@@ -259,6 +259,9 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 			return err
 		}
 		pet = o.PetID
+		if err := o.CanCancel(); err != nil {
+			return err // before the pet, which a complete order outlives
+		}
 		cur, err := loadPetState(ctx, db, tx, o.PetID)
 		if err != nil {
 			return err

@@ -166,6 +166,16 @@ func testOrders(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("a complete order whose pet was deleted still cannot be cancelled", func(t *testing.T) {
+		f := setup(t, open)
+		a := f.account(petstore.Customer)
+		p := f.availablePet(5)
+		o := f.order(a.ID, p.ID, 2)
+		f.complete(o.ID)
+		must(t, f.s.DeletePet(f.ctx, p.ID))
+		wantCode(t, f.s.CancelOrder(f.ctx, o.ID, a.ID), petstore.EConflict)
+	})
+
 	t.Run("cancelling an unknown order is not found", func(t *testing.T) {
 		f := setup(t, open)
 		wantCode(t, f.s.CancelOrder(f.ctx, 999, 0), petstore.ENotFound)
