@@ -149,6 +149,10 @@ func WriteJSON(b *bytes.Buffer, n *yaml.Node) error {
 		var v any
 		switch n.Tag {
 		case "!!int", "!!float":
+			if i, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+				v = json.Number(strconv.FormatInt(i, 10)) // exact, however large
+				break
+			}
 			f, err := strconv.ParseFloat(n.Value, 64)
 			if err != nil {
 				return err

@@ -53,6 +53,11 @@ func newLimits(ctx context.Context, perSecond int, redisURL, prefix string) (lim
 	if opt.DialerRetries == 0 {
 		opt.DialerRetries = 1
 	}
+	if opt.MaxRetries == 0 {
+		// No retry: a limiter call that timed out may have counted, and a retry would
+		// count the request twice, after waiting as long again.
+		opt.MaxRetries = -1
+	}
 	client := redis.NewClient(opt)
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()

@@ -53,13 +53,17 @@ func TestServeSharesThePasswordLimitsThroughRedis(t *testing.T) {
 			t.Fatalf("sign-up %d: %d", i, last.StatusCode)
 		}
 	}
-	refilled := int(time.Since(began) / (6 * time.Second))
-	if left := remaining(t, last, "credentials"); left > refilled {
+	if left, refilled := remaining(t, last, "credentials"), int(time.Since(began)/(6*time.Second)); left > refilled {
 		t.Errorf("after ten sign-ups on two processes, %d left of ten a minute (%d refilled): the processes count apart", left, refilled)
 	}
-	if refilled == 0 {
-		for _, base := range servers {
-			if res := post(base, "/v1/accounts", `{"email":"more@example.com","password":"correct horse battery"}`); res.StatusCode != 429 || res.Header.Get("Retry-After") == "" {
+	var more []*http.Response
+	for _, base := range servers {
+		more = append(more, post(base, "/v1/accounts", `{"email":"more@example.com","password":"correct horse battery"}`))
+	}
+	// Checked only when nothing can have refilled by the last answer.
+	if time.Since(began) < 6*time.Second {
+		for _, res := range more {
+			if res.StatusCode != 429 || res.Header.Get("Retry-After") == "" {
 				t.Errorf("the 11th sign-up of the minute answered %d (Retry-After %q), want 429", res.StatusCode, res.Header.Get("Retry-After"))
 			}
 		}

@@ -108,11 +108,11 @@ const readerNote = "> **Trying it here:** paste your API key once under **Authen
 
 func transformOperation(op *yaml.Node) error {
 	badges := api.Value(op, "x-badges")
-	if badges == nil {
-		badges = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	existing := badges != nil && badges.Kind == yaml.SequenceNode
+	if !existing {
+		badges = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"} // anything else is replaced
 	}
-	n := len(badges.Content)
-	if v := api.Value(op, "x-stability"); v != nil {
+	if v := api.Value(op, "x-stability"); v != nil && v.Tag != "!!null" {
 		if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
 			return fmt.Errorf("x-stability is not a string")
 		}
@@ -127,7 +127,7 @@ func transformOperation(op *yaml.Node) error {
 			badges.Content = append(badges.Content, badge(string(unicode.ToUpper(r))+stability[n:], colorOther))
 		}
 	}
-	if v := api.Value(op, "x-deprecated-sunset"); v != nil {
+	if v := api.Value(op, "x-deprecated-sunset"); v != nil && v.Tag != "!!null" {
 		if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
 			return fmt.Errorf("x-deprecated-sunset is not a string")
 		}
@@ -140,7 +140,7 @@ func transformOperation(op *yaml.Node) error {
 		api.Set(op, "description", api.String(paragraphs(api.Scalar(op, "description"),
 			"*Try-it is turned off for this operation on this page; use one of the code samples.*")))
 	}
-	if len(badges.Content) > n || api.Value(op, "x-badges") != nil {
+	if len(badges.Content) > 0 {
 		api.Set(op, "x-badges", badges)
 	}
 	return nil

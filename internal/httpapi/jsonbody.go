@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
@@ -53,7 +54,9 @@ func repeatedKey(data []byte) (string, bool) {
 	defer jx.PutDecoder(d)
 	d.ResetBytes(data)
 	var r *repeatedKeyError
-	if err := k.value(d, ""); errors.As(err, &r) { // jx wraps it
+	if err := k.value(d, ""); errors.As(err, &r) && json.Valid(data) { // jx wraps it
+		// The walk stops at the repeat; a body that is not JSON after it is the
+		// decoder's to report (invalid_json), so the rest is checked on this rare path.
 		return r.field, true
 	}
 	return "", false

@@ -33,6 +33,8 @@ func TestRepeatedKeyFindsTheFirstKeyAnObjectHoldsTwice(t *testing.T) {
 		{many(100, ""), ""},
 		{many(100, `"k7":1`), "k7"}, // past the linear scan
 		{`{"a":1,"a":`, ""},         // not JSON: the decoder reports it
+		{`{"a":1,"a":2`, ""},        // not JSON after the repeat either
+		{`{"a":1,"a":2}garbage`, ""},
 		{`"just a string"`, ""},
 		{``, ""},
 	}
