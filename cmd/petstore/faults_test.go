@@ -329,13 +329,7 @@ func TestSQLiteDiskFullMidTrafficAnswers503AndRecovers(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 
 	filler := fill(t, dir)
-	deadline := time.Now().Add(10 * time.Second)
-	for status(t, base+"/readyz") != 503 {
-		if time.Now().After(deadline) {
-			t.Fatal("/readyz still answers 200 ten seconds after the disk filled")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUnready(t, base, "the disk filled")
 	tr.counts()
 	time.Sleep(time.Second)
 	ok, unavailable, slowest, bad := tr.counts()
@@ -440,13 +434,7 @@ func TestSQLiteOnADiskTurnedReadOnlyAnswers503ForWrites(t *testing.T) {
 	if err := os.WriteFile("/sys/fs/ext4/"+dev+"/trigger_fs_error", []byte("1"), 0); err != nil {
 		t.Fatalf("make the filesystem fail: %v", err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for status(t, base+"/readyz") != 503 {
-		if time.Now().After(deadline) {
-			t.Fatal("/readyz still answers 200 ten seconds after the disk turned read-only")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUnready(t, base, "the disk turned read-only")
 	tr.counts()
 	time.Sleep(time.Second)
 	tr.halt()
@@ -499,4 +487,16 @@ func ext4Disk(t *testing.T) (dir, dev string) {
 	}
 	dev, _, _ = strings.Cut(string(out), ":")
 	return dir, filepath.Base(dev)
+}
+
+// waitUnready waits until /readyz says the store cannot take writes, after what.
+func waitUnready(t *testing.T, base, after string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for status(t, base+"/readyz") != 503 {
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz still answers 200 ten seconds after %s", after)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -62,19 +62,9 @@ func TestMemoryStaysBoundedWithManyCallers(t *testing.T) {
 }
 
 func TestRedisSharesTheLimit(t *testing.T) {
-	url := os.Getenv("PETSTORE_TEST_REDIS_URL")
-	if url == "" {
-		t.Skip("PETSTORE_TEST_REDIS_URL is not set")
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	// Two limiters on two clients stand for two server processes.
-	c1, c2 := redis.NewClient(opt), redis.NewClient(opt)
-	defer c1.Close()
-	defer c2.Close()
+	c1, c2 := testRedis(t), testRedis(t)
 	a, b := NewRedis(c1, "petstore-test:", 4), NewRedis(c2, "petstore-test:", 4)
 	key := fmt.Sprintf("test-%d", time.Now().UnixNano())
 	allowed := 0
