@@ -136,3 +136,29 @@ func CheckMessage(s string) error {
 	}
 	return nil
 }
+
+// StoredEmail is an account's email as a store keeps it, with the key it was stored
+// under.
+type StoredEmail struct {
+	ID         int64
+	Email, Key string
+}
+
+// Rekey returns the stored emails whose key is not EmailKey of their email (keys made
+// before EmailKey repeated its steps), each with the key it should have. One whose
+// right key another account already holds keeps its own: the other is the account of
+// that address.
+func Rekey(stored []StoredEmail) []StoredEmail {
+	taken := make(map[string]bool, len(stored))
+	for _, s := range stored {
+		taken[s.Key] = true
+	}
+	var changes []StoredEmail
+	for _, s := range stored {
+		if k := EmailKey(s.Email); k != s.Key && !taken[k] {
+			taken[k] = true
+			changes = append(changes, StoredEmail{ID: s.ID, Email: s.Email, Key: k})
+		}
+	}
+	return changes
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestCleanEmail(t *testing.T) {
@@ -104,5 +106,24 @@ func TestCheckText(t *testing.T) {
 		if codeOf(CheckText("message", bad)) != EValidationFailed {
 			t.Errorf("CheckText(%q) passed", bad)
 		}
+	}
+}
+
+func TestRekey(t *testing.T) {
+	unstable := "T\u0308\u0344@example.com"
+	oldKey := strings.ToLower(norm.NFKC.String(unstable)) // one round, as keys were made
+	if oldKey == EmailKey(unstable) {
+		t.Fatal("the example is stable; pick another")
+	}
+	got := Rekey([]StoredEmail{
+		{1, "ada@example.com", "ada@example.com"},
+		{2, unstable, oldKey},
+	})
+	if len(got) != 1 || got[0] != (StoredEmail{2, unstable, EmailKey(unstable)}) {
+		t.Errorf("Rekey = %+v; want account 2 under its stable key", got)
+	}
+	// An account already holding the right key keeps it; the other keeps its own.
+	if got := Rekey([]StoredEmail{{1, EmailKey(unstable), EmailKey(unstable)}, {2, unstable, oldKey}}); len(got) != 0 {
+		t.Errorf("Rekey over a taken key = %+v; want no change", got)
 	}
 }

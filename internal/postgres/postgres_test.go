@@ -302,3 +302,28 @@ func TestAConnectionEndedByTheServerIsUnavailableAndTheStoreRecovers(t *testing.
 		t.Error("a connection that ended under a query is not reported unavailable")
 	}
 }
+
+// An account stored under a key of the old, one-round EmailKey is found again after
+// the upgrade (migration 4).
+func TestUpgradingRekeysEmails(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Schema(t, pgtest.URL(t))
+	if err := postgres.MigrateUpToForTest(ctx, url, 3); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO accounts (email, email_lower, role, created_at) OVERRIDING SYSTEM VALUE VALUES ($1, $2, 'customer', now())`,
+		storetest.UnstableEmail, storetest.UnstableEmailOldKey()); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.CheckRekeyed(t, db)
+}

@@ -87,3 +87,16 @@ func oldDatabase(t *testing.T, version int64, statements ...string) string {
 	}
 	return path
 }
+
+// An account stored under a key of the old, one-round EmailKey is found again after
+// the upgrade (migration 7).
+func TestUpgradingRekeysEmails(t *testing.T) {
+	path := oldDatabase(t, 6,
+		`INSERT INTO accounts (id, email, email_lower, role, created_at) VALUES (1, '`+storetest.UnstableEmail+`', '`+storetest.UnstableEmailOldKey()+`', 'customer', '2026-11-20T09:00:00.000000000Z')`)
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.CheckRekeyed(t, db)
+}

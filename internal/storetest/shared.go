@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Shared runs the tests of several stores on one database, standing for server
@@ -322,5 +324,28 @@ func wantOneOrderPerKey(t *testing.T, stores []petstore.Store, account, pet int6
 	}
 	if fresh != keys {
 		t.Errorf("%d requests placed an order, want %d (one per key)", fresh, keys)
+	}
+}
+
+// UnstableEmail is an address whose key took EmailKey more than one round of lower
+// case and NFKC (found by FuzzCleanEmail); stores made before that kept it under
+// UnstableEmailOldKey.
+const UnstableEmail = "T\u0308\u0344@example.com"
+
+// UnstableEmailOldKey is the key the one-round EmailKey gave UnstableEmail.
+func UnstableEmailOldKey() string { return strings.ToLower(norm.NFKC.String(UnstableEmail)) }
+
+// CheckRekeyed checks a store upgraded from one that kept account 1 under
+// UnstableEmailOldKey: the account is found by its email, in any spelling with its key.
+func CheckRekeyed(t *testing.T, st petstore.Store) {
+	t.Helper()
+	if UnstableEmailOldKey() == petstore.EmailKey(UnstableEmail) {
+		t.Fatal("the example is stable; pick another")
+	}
+	for _, email := range []string{UnstableEmail, petstore.EmailKey(UnstableEmail)} {
+		a, _, err := st.AccountByEmail(t.Context(), email)
+		if err != nil || a.ID != 1 {
+			t.Errorf("AccountByEmail(%q) = %+v, %v; want account 1", email, a, err)
+		}
 	}
 }
