@@ -2,13 +2,12 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
 
-	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/sqlmigrate"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -45,7 +44,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	sqlDB := stdlib.OpenDBFromPool(pool)
 	defer sqlDB.Close() // the pool stays open
 	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, goose.WithSessionLocker(locker),
-		goose.WithGoMigrations(goose.NewGoMigration(4, &goose.GoFunc{RunTx: rekeyEmails}, nil)))
+		goose.WithGoMigrations(goose.NewGoMigration(4, &goose.GoFunc{RunTx: sqlmigrate.RekeyEmails}, nil)))
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -63,33 +62,4 @@ func migrationLockID(schema string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte("petstore migrations\x00" + schema))
 	return int64(h.Sum64())
-}
-
-// rekeyEmails (migration 4) stores every account under petstore.EmailKey as it is now:
-// keys made before it repeated its steps could differ for rare addresses, which a
-// lookup would then no longer find.
-func rekeyEmails(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, email, email_lower FROM accounts`)
-	if err != nil {
-		return err
-	}
-	var stored []petstore.StoredEmail
-	for rows.Next() {
-		var s petstore.StoredEmail
-		if err := rows.Scan(&s.ID, &s.Email, &s.Key); err != nil {
-			rows.Close()
-			return err
-		}
-		stored = append(stored, s)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, c := range petstore.Rekey(stored) {
-		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET email_lower = $1 WHERE id = $2`, c.Key, c.ID); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/sqlmigrate"
 	"github.com/pressly/goose/v3"
 )
 
@@ -20,7 +20,7 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithSessionLocker(migrationLock{}),
-		goose.WithGoMigrations(goose.NewGoMigration(7, &goose.GoFunc{RunTx: rekeyEmails}, nil)))
+		goose.WithGoMigrations(goose.NewGoMigration(7, &goose.GoFunc{RunTx: sqlmigrate.RekeyEmails}, nil)))
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -71,35 +71,6 @@ func (migrationLock) SessionLock(ctx context.Context, conn *sql.Conn) error {
 func (migrationLock) SessionUnlock(ctx context.Context, conn *sql.Conn) error {
 	if _, err := conn.ExecContext(ctx, `DELETE FROM goose_lock`); err != nil {
 		return fmt.Errorf("migration unlock: %w", err)
-	}
-	return nil
-}
-
-// rekeyEmails (migration 7) stores every account under petstore.EmailKey as it is now:
-// keys made before it repeated its steps could differ for rare addresses, which a
-// lookup would then no longer find.
-func rekeyEmails(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, email, email_lower FROM accounts`)
-	if err != nil {
-		return err
-	}
-	var stored []petstore.StoredEmail
-	for rows.Next() {
-		var s petstore.StoredEmail
-		if err := rows.Scan(&s.ID, &s.Email, &s.Key); err != nil {
-			rows.Close()
-			return err
-		}
-		stored = append(stored, s)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, c := range petstore.Rekey(stored) {
-		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET email_lower = ? WHERE id = ?`, c.Key, c.ID); err != nil {
-			return err
-		}
 	}
 	return nil
 }

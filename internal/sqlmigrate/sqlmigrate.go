@@ -1,0 +1,40 @@
+// Package sqlmigrate holds the Go migrations that both stores run, written in SQL that
+// SQLite and PostgreSQL read alike ($n parameters). Each store registers them with
+// goose under its own version number.
+package sqlmigrate
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// RekeyEmails stores every account under petstore.EmailKey as it is now: keys made
+// before it repeated its steps could differ for rare addresses, which a lookup would
+// then no longer find. petstore.Rekey decides which keys change.
+func RekeyEmails(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, email, email_lower FROM accounts`)
+	if err != nil {
+		return err
+	}
+	var stored []petstore.StoredEmail
+	for rows.Next() {
+		var s petstore.StoredEmail
+		if err := rows.Scan(&s.ID, &s.Email, &s.Key); err != nil {
+			rows.Close()
+			return err
+		}
+		stored = append(stored, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, c := range petstore.Rekey(stored) {
+		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET email_lower = $1 WHERE id = $2`, c.Key, c.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
