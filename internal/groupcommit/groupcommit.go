@@ -179,3 +179,19 @@ func (q *Queue[Req, Res]) run(reqs []Req, out []Result[Res]) {
 	}()
 	q.apply(ctx, reqs, out)
 }
+
+// Settle answers a batch whose apply failed with err. A failure that one request may
+// have caused for all (blamed reports such errors: a constraint one row broke) runs
+// each request of a larger batch again as a batch of its own, so that it fails only
+// itself; any other failure, and a lone request's, is the answer of every request.
+func Settle[Req, Res any](ctx context.Context, reqs []Req, out []Result[Res], err error, blamed func(error) bool, apply ApplyFunc[Req, Res]) {
+	if len(reqs) > 1 && blamed(err) {
+		for i := range reqs {
+			apply(ctx, reqs[i:i+1], out[i:i+1])
+		}
+		return
+	}
+	for i := range out {
+		out[i] = Result[Res]{Err: err}
+	}
+}

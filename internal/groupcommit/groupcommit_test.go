@@ -222,3 +222,31 @@ func waitPending[Req, Res any](t *testing.T, q *Queue[Req, Res], n int) {
 		}
 	}
 }
+
+// A failure one request may have caused runs each request alone; any other failure
+// is every request's answer.
+func TestSettle(t *testing.T) {
+	errBlamed, errOther := errors.New("constraint"), errors.New("disk full")
+	blamed := func(err error) bool { return err == errBlamed }
+	var alone [][]int
+	apply := func(_ context.Context, reqs []int, out []Result[int]) {
+		alone = append(alone, reqs)
+		out[0] = Result[int]{Value: reqs[0] * 10}
+	}
+	out := make([]Result[int], 3)
+	Settle(context.Background(), []int{1, 2, 3}, out, errBlamed, blamed, apply)
+	if len(alone) != 3 || out[0].Value != 10 || out[2].Value != 30 || out[1].Err != nil {
+		t.Errorf("a blamed failure: runs %v, answers %+v; want each request alone", alone, out)
+	}
+	alone = nil
+	out = make([]Result[int], 2)
+	Settle(context.Background(), []int{1, 2}, out, errOther, blamed, apply)
+	if len(alone) != 0 || out[0].Err != errOther || out[1].Err != errOther {
+		t.Errorf("another failure: runs %v, answers %+v; want the error for all", alone, out)
+	}
+	out = make([]Result[int], 1)
+	Settle(context.Background(), []int{1}, out, errBlamed, blamed, apply)
+	if len(alone) != 0 || out[0].Err != errBlamed {
+		t.Errorf("a lone request's failure: runs %v, answers %+v; want its error", alone, out)
+	}
+}

@@ -83,18 +83,10 @@ func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []g
 			break
 		}
 	}
-	if len(reqs) > 1 && isConstraint(err) {
-		for i := range reqs {
-			db.placeOrders(ctx, reqs[i:i+1], out[i:i+1])
-		}
-		return
-	}
 	if len(reqs) == 1 && isForeignKey(err) {
-		err = petstore.NotFound("Account", reqs[0].AccountID)
+		err = petstore.NotFound("Account", reqs[0].AccountID) // deleted under the order
 	}
-	for i := range out {
-		out[i] = groupcommit.Result[petstore.PlacedOrder]{Err: err}
-	}
+	groupcommit.Settle(ctx, reqs, out, err, isConstraint, db.placeOrders)
 }
 
 // placeBatch runs one batch's transaction (see above) and answers every request in
