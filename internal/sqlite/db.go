@@ -17,6 +17,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"runtime"
 	"strings"
@@ -110,7 +111,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 
 	// The writer must have made the file (and turned on WAL, which is persistent)
 	// before a read-only connection can open it.
-	if err := write.PingContext(ctx); err != nil {
+	if err := pingWriter(ctx, write); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
@@ -174,6 +175,23 @@ func (db *DB) Ping(ctx context.Context) error {
 		return fmt.Errorf("ping sqlite writer: %w", err)
 	}
 	return nil
+}
+
+// pingWriter opens the writer's connection. Processes starting together on a new
+// file race to turn on WAL, and SQLite answers the losers SQLITE_BUSY at once, without
+// its busy timeout (changing the journal mode does not wait): they try again.
+func pingWriter(ctx context.Context, write *sql.DB) error {
+	for try := 0; ; try++ {
+		err := write.PingContext(ctx)
+		if err == nil || sqliteCode(err)&0xff != sqlite3.SQLITE_BUSY || try == 50 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(10+rand.IntN(40)) * time.Millisecond):
+		}
+	}
 }
 
 // Unavailable reports the SQLite failures that pass and are not the caller's fault:
