@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -176,11 +177,11 @@ func classifyDecodeError(ctx context.Context, log *slog.Logger, r *http.Request,
 		// Like a header sent twice: which one a layer would read is a guess.
 		return petstore.Invalid(params.Name, "must be given once")
 	case errors.As(err, &params):
-		return petstore.Invalid(params.Name, problem(params.Err))
+		return petstore.Invalid(params.Name, problem(params.Name, params.Err))
 	case errors.As(err, &fields):
 		e := &petstore.Error{Code: petstore.EValidationFailed, Message: "The request is not valid."}
 		for _, f := range fields.Fields {
-			e.Details = append(e.Details, petstore.Detail{Field: f.Name, Problem: problem(f.Error)})
+			e.Details = append(e.Details, petstore.Detail{Field: f.Name, Problem: problem(f.Name, f.Error)})
 		}
 		return e
 	case r.Header.Get("Content-Type") == "" && r.ContentLength != 0:
@@ -194,19 +195,66 @@ func classifyDecodeError(ctx context.Context, log *slog.Logger, r *http.Request,
 
 var errContentType = petstore.Errorf(petstore.EInvalidContentType, "Send the body as Content-Type: application/json.")
 
-// problem turns a validator's error into a short phrase for ErrorDetail.problem.
-func problem(err error) string {
+// problem turns a validator's error into a sentence a person reads in
+// ErrorDetail.problem ("must be at most 100"), in the document's terms. The generated
+// validators word their findings for programmers ("int: value 1000 greater than 100",
+// "string: no @"); this is the one place that rewords them.
+func problem(field string, err error) string {
 	var (
-		fields *validate.Error
-		num    *strconv.NumError
+		fields  *validate.Error
+		num     *strconv.NumError
+		minLen  *validate.MinLengthError
+		maxLen  *validate.MaxLengthError
+		pattern *validate.NoRegexMatchError
+		dup     *validate.DuplicateItemsError
 	)
 	switch {
 	case errors.As(err, &fields) && len(fields.Fields) > 0:
-		return problem(fields.Fields[0].Error)
+		return problem(field, fields.Fields[0].Error)
 	case errors.As(err, &num) && errors.Is(num.Err, strconv.ErrRange):
 		return "is out of range"
 	case errors.As(err, &num):
 		return "must be an integer"
+	case errors.As(err, &minLen):
+		return fmt.Sprintf("must be at least %d %s long", minLen.MinLength, unitOf(field))
+	case errors.As(err, &maxLen):
+		return fmt.Sprintf("must be at most %d %s long", maxLen.MaxLength, unitOf(field))
+	case errors.As(err, &pattern):
+		return "has characters that are not allowed here; see the OpenAPI document"
+	case errors.As(err, &dup):
+		return "must not repeat an item"
+	case errors.Is(err, validate.ErrFieldRequired):
+		return "is required"
 	}
-	return strings.TrimPrefix(err.Error(), "validate: ")
+	msg := err.Error()
+	for _, w := range rewordings {
+		if m := w.re.FindStringSubmatch(msg); m != nil {
+			if strings.Contains(w.problem, "%s") {
+				return fmt.Sprintf(w.problem, m[len(m)-1]) // the bound, the last group
+			}
+			return w.problem
+		}
+	}
+	return strings.TrimPrefix(msg, "validate: ")
+}
+
+// unitOf is what the length of field counts: the one list with a length bound is
+// listPets' ids; every other bounded length is a string's.
+func unitOf(field string) string {
+	if field == "ids" {
+		return "ids"
+	}
+	return "characters"
+}
+
+// rewordings are the validators' findings that come as text only.
+var rewordings = []struct {
+	re      *regexp.Regexp
+	problem string
+}{
+	{regexp.MustCompile(`value (\S+) greater than (\S+)$`), "must be at most %s"},
+	{regexp.MustCompile(`value (\S+) less than (\S+)$`), "must be at least %s"},
+	{regexp.MustCompile(`is not multiple of (\S+)$`), "must be a multiple of %s"},
+	{regexp.MustCompile(`(no @|got @ at start|@ at end)$`), "must be an email address such as ada@example.com"},
+	{regexp.MustCompile(`invalid value: `), "is not one of the values the document lists"},
 }

@@ -157,3 +157,39 @@ func TestRepeatedQueryParametersAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// Every kind of constraint the document states is refused in a sentence, never in the
+// validator's own words.
+func TestProblemsReadLikeSentences(t *testing.T) {
+	a := newTestAPI(t)
+	p := a.pet(t, "Rex", 5)
+	ids := strings.TrimSuffix(strings.Repeat("1,", 101), ",")
+	tests := []struct {
+		name, method, path, key, body, field, problem string
+	}{
+		{"a maximum", "GET", "/v1/pets?limit=1000", a.Customer, "", "limit", "must be at most 100"},
+		{"a minimum", "GET", "/v1/pets?limit=0", a.Customer, "", "limit", "must be at least 1"},
+		{"an enum", "GET", "/v1/pets?status=lost", a.Customer, "", "status", "is not one of the values the document lists"},
+		{"a list's length", "GET", "/v1/pets?ids=" + ids, a.Customer, "", "ids", "must be at most 100 ids long"},
+		{"a string's least length", "POST", "/v1/accounts", "", `{"email":"a@example.com","password":"short"}`, "password", "must be at least 12 characters long"},
+		{"a string's greatest length", "POST", "/v1/categories", a.Admin, `{"name":"` + strings.Repeat("x", 101) + `"}`, "name", "must be at most 100 characters long"},
+		{"an email", "POST", "/v1/accounts", "", `{"email":"no-at","password":"correct horse battery"}`, "email", "must be an email address such as ada@example.com"},
+		{"a body's maximum", "POST", "/v1/store/orders", a.Customer, fmt.Sprintf(`{"petId":%d,"quantity":1000}`, p.ID), "quantity", "must be at most 100"},
+		{"a pattern", "POST", "/v1/store/orders", a.Customer, fmt.Sprintf(`{"petId":%d,"quantity":1}`, p.ID), "Idempotency-Key", "has characters that are not allowed here; see the OpenAPI document"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := req{Method: tt.method, Path: tt.path, Key: tt.key}
+			if tt.body != "" {
+				r.Body = tt.body
+			}
+			if tt.field == "Idempotency-Key" {
+				r.Header = map[string]string{"Idempotency-Key": "a b"}
+			}
+			res := a.do(t, r).expect(400, "validation_failed")
+			if want := fmt.Sprintf(`{"field":%q,"problem":%q}`, tt.field, tt.problem); !strings.Contains(string(res.Body), want) {
+				t.Errorf("details lack %s: %s", want, res.Body)
+			}
+		})
+	}
+}
