@@ -76,13 +76,13 @@ type Invoker interface {
 	DeletePet(ctx context.Context, params DeletePetParams) (DeletePetRes, error)
 	// GetCategory invokes getCategory operation.
 	//
-	// Find a category by id.
+	// Any account may read a category. An id that names no category answers `404`.
 	//
 	// GET /categories/{categoryId}
 	GetCategory(ctx context.Context, params GetCategoryParams) (GetCategoryRes, error)
 	// GetInventory invokes getInventory operation.
 	//
-	// Stock of one pet.
+	// Any account may read a pet's stock count and its status. An id that names no pet answers `404`.
 	//
 	// GET /store/inventory/{petId}
 	GetInventory(ctx context.Context, params GetInventoryParams) (GetInventoryRes, error)
@@ -849,7 +849,7 @@ func (c *Client) sendDeletePet(ctx context.Context, params DeletePetParams) (res
 
 // GetCategory invokes getCategory operation.
 //
-// Find a category by id.
+// Any account may read a category. An id that names no category answers `404`.
 //
 // GET /categories/{categoryId}
 func (c *Client) GetCategory(ctx context.Context, params GetCategoryParams) (GetCategoryRes, error) {
@@ -943,7 +943,7 @@ func (c *Client) sendGetCategory(ctx context.Context, params GetCategoryParams) 
 
 // GetInventory invokes getInventory operation.
 //
-// Stock of one pet.
+// Any account may read a pet's stock count and its status. An id that names no pet answers `404`.
 //
 // GET /store/inventory/{petId}
 func (c *Client) GetInventory(ctx context.Context, params GetInventoryParams) (GetInventoryRes, error) {

@@ -1000,7 +1000,7 @@ func (s *Server) handleDeletePetRequest(args [1]string, argsEscaped bool, w http
 
 // handleGetCategoryRequest handles getCategory operation.
 //
-// Find a category by id.
+// Any account may read a category. An id that names no category answers `404`.
 //
 // GET /categories/{categoryId}
 func (s *Server) handleGetCategoryRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -1141,7 +1141,7 @@ func (s *Server) handleGetCategoryRequest(args [1]string, argsEscaped bool, w ht
 
 // handleGetInventoryRequest handles getInventory operation.
 //
-// Stock of one pet.
+// Any account may read a pet's stock count and its status. An id that names no pet answers `404`.
 //
 // GET /store/inventory/{petId}
 func (s *Server) handleGetInventoryRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {

@@ -62,13 +62,13 @@ type Handler interface {
 	DeletePet(ctx context.Context, params DeletePetParams) (DeletePetRes, error)
 	// GetCategory implements getCategory operation.
 	//
-	// Find a category by id.
+	// Any account may read a category. An id that names no category answers `404`.
 	//
 	// GET /categories/{categoryId}
 	GetCategory(ctx context.Context, params GetCategoryParams) (GetCategoryRes, error)
 	// GetInventory implements getInventory operation.
 	//
-	// Stock of one pet.
+	// Any account may read a pet's stock count and its status. An id that names no pet answers `404`.
 	//
 	// GET /store/inventory/{petId}
 	GetInventory(ctx context.Context, params GetInventoryParams) (GetInventoryRes, error)

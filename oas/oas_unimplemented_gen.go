@@ -88,7 +88,7 @@ func (UnimplementedHandler) DeletePet(ctx context.Context, params DeletePetParam
 
 // GetCategory implements getCategory operation.
 //
-// Find a category by id.
+// Any account may read a category. An id that names no category answers `404`.
 //
 // GET /categories/{categoryId}
 func (UnimplementedHandler) GetCategory(ctx context.Context, params GetCategoryParams) (r GetCategoryRes, _ error) {
@@ -97,7 +97,7 @@ func (UnimplementedHandler) GetCategory(ctx context.Context, params GetCategoryP
 
 // GetInventory implements getInventory operation.
 //
-// Stock of one pet.
+// Any account may read a pet's stock count and its status. An id that names no pet answers `404`.
 //
 // GET /store/inventory/{petId}
 func (UnimplementedHandler) GetInventory(ctx context.Context, params GetInventoryParams) (r GetInventoryRes, _ error) {
