@@ -36,7 +36,10 @@ type faultProxy struct {
 	upstream string
 	mu       sync.Mutex
 	up       bool
-	conns    map[net.Conn]struct{}
+	// silent makes a cut proxy accept connections and never answer on them, as a
+	// server that hangs does, instead of ending them.
+	silent bool
+	conns  map[net.Conn]struct{}
 	// copying counts the proxy's own goroutines, two per open connection: the pool
 	// keeps idle connections, which are not the server's leak.
 	copying atomic.Int64
@@ -69,8 +72,12 @@ func (p *faultProxy) serve() {
 		// opened while it ran.
 		p.mu.Lock()
 		if !p.up {
+			if p.silent {
+				p.conns[c] = struct{}{} // held open, unanswered
+			} else {
+				c.Close() // as a stopped server: the connection ends at once
+			}
 			p.mu.Unlock()
-			c.Close() // as a stopped server: the connection ends at once
 			u.Close()
 			continue
 		}
@@ -80,6 +87,15 @@ func (p *faultProxy) serve() {
 		go func() { defer p.copying.Add(-1); io.Copy(u, c); u.Close(); c.Close() }()
 		go func() { defer p.copying.Add(-1); io.Copy(c, u); u.Close(); c.Close() }()
 	}
+}
+
+// hang cuts every open connection, and from then on accepts new ones and never
+// answers on them.
+func (p *faultProxy) hang() {
+	p.mu.Lock()
+	p.silent = true
+	p.mu.Unlock()
+	p.setUp(false)
 }
 
 // setUp lets connections through, or cuts every open one and refuses new ones.
@@ -499,4 +515,59 @@ func waitUnready(t *testing.T, base, after string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// Redis that stops answering under a running server, with the server's own Redis
+// settings: API calls still succeed, each within a moment (the limiter gives up after
+// 250 ms, without retrying), and the limit on sign-ups still holds, counted in the
+// process's memory.
+func TestServeWithRedisThatHangsKeepsAnsweringAndLimitingPasswords(t *testing.T) {
+	redisURL := os.Getenv("PETSTORE_TEST_REDIS_URL")
+	if redisURL == "" {
+		t.Skip("PETSTORE_TEST_REDIS_URL is not set")
+	}
+	u, err := url.Parse(redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newFaultProxy(t, u.Host)
+	u.Host = proxy.ln.Addr().String()
+	prefix := fmt.Sprintf("petstore-test-%d:", time.Now().UnixNano())
+	base, stdout := startServe(t, noEnv, "--database", filepath.Join(t.TempDir(), "petstore.db"), "--admin-addr", "off",
+		"--redis", u.String(), "--redis-prefix", prefix)
+	admin := keyPattern.FindString(stdout.String())
+
+	proxy.hang()
+	var slowest time.Duration
+	for range 5 {
+		began := time.Now()
+		if status, body := get(t, base+"/v1/categories", admin); status != 200 {
+			t.Fatalf("with Redis hanging, GET answered %d %s", status, body)
+		}
+		slowest = max(slowest, time.Since(began))
+	}
+	// One read time-out per limiter call: serve's 250 ms, not go-redis's 3 s default.
+	if slowest > 900*time.Millisecond {
+		t.Errorf("with Redis hanging, the slowest GET took %v; want about one 250 ms limiter time-out", slowest)
+	}
+	for i := range 10 {
+		res, err := http.Post(base+"/v1/accounts", "application/json",
+			strings.NewReader(fmt.Sprintf(`{"email":"h%d@example.com","password":"correct horse battery"}`, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 201 {
+			t.Fatalf("sign-up %d with Redis hanging: %d", i, res.StatusCode)
+		}
+	}
+	res, err := http.Post(base+"/v1/accounts", "application/json", strings.NewReader(`{"email":"h-more@example.com","password":"correct horse battery"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 429 {
+		t.Errorf("the 11th sign-up with Redis hanging answered %d, want 429: the limit lapsed", res.StatusCode)
+	}
+	t.Logf("Redis hanging: slowest GET %v", slowest)
 }
