@@ -1898,7 +1898,7 @@ func (c *Client) sendListPets(ctx context.Context, params ListPetsParams) (res L
 		cfg := uri.QueryParameterEncodingConfig{
 			Name:    "ids",
 			Style:   uri.QueryStyleForm,
-			Explode: false,
+			Explode: true,
 		}
 
 		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {

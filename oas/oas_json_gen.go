@@ -2675,7 +2675,7 @@ func (s *InventoryItem) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("status")
-		s.Status.Encode(e)
+		e.Str(s.Status)
 	}
 }
 
@@ -2721,7 +2721,9 @@ func (s *InventoryItem) Decode(d *jx.Decoder) error {
 		case "status":
 			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
-				if err := s.Status.Decode(d); err != nil {
+				v, err := d.Str()
+				s.Status = string(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -3279,7 +3281,7 @@ func (s *Message) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("status")
-		s.Status.Encode(e)
+		e.Str(s.Status)
 	}
 	{
 		e.FieldStart("createdAt")
@@ -3330,7 +3332,9 @@ func (s *Message) Decode(d *jx.Decoder) error {
 		case "status":
 			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
-				if err := s.Status.Decode(d); err != nil {
+				v, err := d.Str()
+				s.Status = string(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -3401,44 +3405,6 @@ func (s *Message) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *Message) UnmarshalJSON(data []byte) error {
-	d := jx.DecodeBytes(data)
-	return s.Decode(d)
-}
-
-// Encode encodes MessageStatus as json.
-func (s MessageStatus) Encode(e *jx.Encoder) {
-	e.Str(string(s))
-}
-
-// Decode decodes MessageStatus from json.
-func (s *MessageStatus) Decode(d *jx.Decoder) error {
-	if s == nil {
-		return errors.New("invalid: unable to decode MessageStatus to nil")
-	}
-	v, err := d.StrBytes()
-	if err != nil {
-		return err
-	}
-	// Try to use constant string.
-	switch MessageStatus(v) {
-	case MessageStatusQueued:
-		*s = MessageStatusQueued
-	default:
-		*s = MessageStatus(v)
-	}
-
-	return nil
-}
-
-// MarshalJSON implements stdjson.Marshaler.
-func (s MessageStatus) MarshalJSON() ([]byte, error) {
-	e := jx.Encoder{}
-	s.Encode(&e)
-	return e.Bytes(), nil
-}
-
-// UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *MessageStatus) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -4654,7 +4620,7 @@ func (s *Pet) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("status")
-		s.Status.Encode(e)
+		e.Str(s.Status)
 	}
 }
 
@@ -4713,7 +4679,9 @@ func (s *Pet) Decode(d *jx.Decoder) error {
 		case "status":
 			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
-				if err := s.Status.Decode(d); err != nil {
+				v, err := d.Str()
+				s.Status = string(v)
+				if err != nil {
 					return err
 				}
 				return nil
@@ -5765,7 +5733,9 @@ func (s *RevokeApiKeyNotFound) UnmarshalJSON(data []byte) error {
 
 // Encode encodes Role as json.
 func (s Role) Encode(e *jx.Encoder) {
-	e.Str(string(s))
+	unwrapped := string(s)
+
+	e.Str(unwrapped)
 }
 
 // Decode decodes Role from json.
@@ -5773,20 +5743,18 @@ func (s *Role) Decode(d *jx.Decoder) error {
 	if s == nil {
 		return errors.New("invalid: unable to decode Role to nil")
 	}
-	v, err := d.StrBytes()
-	if err != nil {
-		return err
+	var unwrapped string
+	if err := func() error {
+		v, err := d.Str()
+		unwrapped = string(v)
+		if err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		return errors.Wrap(err, "alias")
 	}
-	// Try to use constant string.
-	switch Role(v) {
-	case RoleCustomer:
-		*s = RoleCustomer
-	case RoleAdmin:
-		*s = RoleAdmin
-	default:
-		*s = Role(v)
-	}
-
+	*s = Role(unwrapped)
 	return nil
 }
 

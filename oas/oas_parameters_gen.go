@@ -1587,7 +1587,8 @@ type ListPetsParams struct {
 	Status OptPetStatus `json:",omitempty,omitzero"`
 	// Only pets of this category.
 	CategoryId OptInt64 `json:",omitempty,omitzero"`
-	// Only these pets (comma-separated, at most 100 ids).
+	// Only these pets, at most 100 ids. Send them repeated (`ids=1&ids=2`, what generated clients send by
+	// default) or comma-separated (`ids=1,2`); both forms, and a mix of them, mean the same.
 	Ids []int64 `json:",omitempty"`
 	// Page size.
 	Limit OptInt `json:",omitempty,omitzero"`
@@ -1773,7 +1774,7 @@ func decodeListPetsParams(args [0]string, argsEscaped bool, r *http.Request) (pa
 		cfg := uri.QueryParameterDecodingConfig{
 			Name:    "ids",
 			Style:   uri.QueryStyleForm,
-			Explode: false,
+			Explode: true,
 		}
 
 		if err := q.HasParam(cfg); err == nil {

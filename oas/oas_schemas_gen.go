@@ -501,7 +501,8 @@ func (*DeletePetNotFound) deletePetRes() {}
 // The body of every error response.
 // Ref: #/components/schemas/Error
 type Error struct {
-	// Machine-readable error code; branch on this.
+	// Machine-readable error code; branch on this. An open list (see Conventions, Enums): treat a code you
+	// do not know by its HTTP `status`.
 	Code string `json:"code"`
 	// Human-readable description.
 	Message string `json:"message"`
@@ -699,8 +700,10 @@ type InventoryItem struct {
 	// Id of the animal the entry tracks.
 	PetId int64 `json:"petId"`
 	// Current stock count.
-	Quantity int       `json:"quantity"`
-	Status   PetStatus `json:"status"`
+	Quantity int `json:"quantity"`
+	// Status of the animal in the store. Known values: `available`, `pending`, `sold`. An open list: a
+	// minor version may add values, so treat one you do not know as not for sale rather than failing.
+	Status string `json:"status"`
 }
 
 // GetPetId returns the value of PetId.
@@ -714,7 +717,7 @@ func (s *InventoryItem) GetQuantity() int {
 }
 
 // GetStatus returns the value of Status.
-func (s *InventoryItem) GetStatus() PetStatus {
+func (s *InventoryItem) GetStatus() string {
 	return s.Status
 }
 
@@ -729,7 +732,7 @@ func (s *InventoryItem) SetQuantity(val int) {
 }
 
 // SetStatus sets the value of Status.
-func (s *InventoryItem) SetStatus(val PetStatus) {
+func (s *InventoryItem) SetStatus(val string) {
 	s.Status = val
 }
 
@@ -911,8 +914,9 @@ type Message struct {
 	// The message id.
 	ID      string `json:"id"`
 	Message string `json:"message"`
-	// `queued`: the message was accepted for delivery.
-	Status MessageStatus `json:"status"`
+	// `queued`: the message was accepted for delivery. An open list: a minor version may add values; treat
+	// one you do not know as still in progress.
+	Status string `json:"status"`
 	// When the message was accepted (RFC 3339).
 	CreatedAt time.Time `json:"createdAt"`
 }
@@ -928,7 +932,7 @@ func (s *Message) GetMessage() string {
 }
 
 // GetStatus returns the value of Status.
-func (s *Message) GetStatus() MessageStatus {
+func (s *Message) GetStatus() string {
 	return s.Status
 }
 
@@ -948,7 +952,7 @@ func (s *Message) SetMessage(val string) {
 }
 
 // SetStatus sets the value of Status.
-func (s *Message) SetStatus(val MessageStatus) {
+func (s *Message) SetStatus(val string) {
 	s.Status = val
 }
 
@@ -986,41 +990,6 @@ func (s *MessageHeaders) SetResponse(val Message) {
 }
 
 func (*MessageHeaders) sendMessageRes() {}
-
-// `queued`: the message was accepted for delivery.
-type MessageStatus string
-
-const (
-	MessageStatusQueued MessageStatus = "queued"
-)
-
-// AllValues returns all MessageStatus values.
-func (MessageStatus) AllValues() []MessageStatus {
-	return []MessageStatus{
-		MessageStatusQueued,
-	}
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (s MessageStatus) MarshalText() ([]byte, error) {
-	switch s {
-	case MessageStatusQueued:
-		return []byte(s), nil
-	default:
-		return nil, errors.Errorf("invalid value: %q", s)
-	}
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (s *MessageStatus) UnmarshalText(data []byte) error {
-	switch MessageStatus(data) {
-	case MessageStatusQueued:
-		*s = MessageStatusQueued
-		return nil
-	default:
-		return errors.Errorf("invalid value: %q", data)
-	}
-}
 
 // Sign-up details.
 // Ref: #/components/schemas/NewAccount
@@ -1717,8 +1686,10 @@ type Pet struct {
 	// The animal's name.
 	Name string `json:"name"`
 	// Id of the category the animal belongs to.
-	CategoryId int64     `json:"categoryId"`
-	Status     PetStatus `json:"status"`
+	CategoryId int64 `json:"categoryId"`
+	// Status of the animal in the store. Known values: `available`, `pending`, `sold`. An open list: a
+	// minor version may add values, so treat one you do not know as not for sale rather than failing.
+	Status string `json:"status"`
 }
 
 // GetID returns the value of ID.
@@ -1737,7 +1708,7 @@ func (s *Pet) GetCategoryId() int64 {
 }
 
 // GetStatus returns the value of Status.
-func (s *Pet) GetStatus() PetStatus {
+func (s *Pet) GetStatus() string {
 	return s.Status
 }
 
@@ -1757,7 +1728,7 @@ func (s *Pet) SetCategoryId(val int64) {
 }
 
 // SetStatus sets the value of Status.
-func (s *Pet) SetStatus(val PetStatus) {
+func (s *Pet) SetStatus(val string) {
 	s.Status = val
 }
 
@@ -1832,7 +1803,8 @@ func (s *PetPatch) SetStatus(val OptPetStatus) {
 	s.Status = val
 }
 
-// Status of the animal in the store.
+// Status of the animal in the store, as a request sets or filters it: a closed list, any other value
+// is refused. Answers report the status as an open list (see `Pet.status`).
 // Ref: #/components/schemas/PetStatus
 type PetStatus string
 
@@ -2075,48 +2047,7 @@ type RevokeApiKeyNotFound Error
 
 func (*RevokeApiKeyNotFound) revokeApiKeyRes() {}
 
-// `customer` (every sign-up) or `admin` (store staff).
-// Ref: #/components/schemas/Role
 type Role string
-
-const (
-	RoleCustomer Role = "customer"
-	RoleAdmin    Role = "admin"
-)
-
-// AllValues returns all Role values.
-func (Role) AllValues() []Role {
-	return []Role{
-		RoleCustomer,
-		RoleAdmin,
-	}
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (s Role) MarshalText() ([]byte, error) {
-	switch s {
-	case RoleCustomer:
-		return []byte(s), nil
-	case RoleAdmin:
-		return []byte(s), nil
-	default:
-		return nil, errors.Errorf("invalid value: %q", s)
-	}
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (s *Role) UnmarshalText(data []byte) error {
-	switch Role(data) {
-	case RoleCustomer:
-		*s = RoleCustomer
-		return nil
-	case RoleAdmin:
-		*s = RoleAdmin
-		return nil
-	default:
-		return errors.Errorf("invalid value: %q", data)
-	}
-}
 
 type SendMessageBadRequest Error
 

@@ -10,7 +10,7 @@ import (
 )
 
 func toPet(p petstore.Pet) oas.Pet {
-	return oas.Pet{ID: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: oas.PetStatus(p.Status)}
+	return oas.Pet{ID: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: string(p.Status)}
 }
 
 func toCategory(c petstore.Category) oas.Category {
@@ -22,7 +22,7 @@ func toCategory(c petstore.Category) oas.Category {
 }
 
 func toInventory(i petstore.InventoryItem) oas.InventoryItem {
-	return oas.InventoryItem{PetId: i.PetID, Quantity: i.Quantity, Status: oas.PetStatus(i.Status)}
+	return oas.InventoryItem{PetId: i.PetID, Quantity: i.Quantity, Status: string(i.Status)}
 }
 
 func toOrder(o petstore.Order) oas.Order {
@@ -38,7 +38,7 @@ func toAccount(a petstore.Account) oas.Account {
 }
 
 func toMessage(m petstore.Message) oas.Message {
-	return oas.Message{ID: m.ID, Message: m.Text, Status: oas.MessageStatus(m.Status), CreatedAt: m.CreatedAt.UTC()}
+	return oas.Message{ID: m.ID, Message: m.Text, Status: string(m.Status), CreatedAt: m.CreatedAt.UTC()}
 }
 
 // optTime reads an optional date-time. Dates are kept to the second: the generated

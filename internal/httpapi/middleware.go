@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,6 +131,9 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
 			ri.operation, ri.route = route.OperationID(), route.PathPattern()
 		}
+		if ri.operation == listPets {
+			explodeIDs(r.URL)
+		}
 		deprecated := ri.operation == getPetByID
 		if deprecated {
 			s.h.depr.setHeaders(w, r, ri) // on every response, 429s included
@@ -216,7 +220,10 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 }
 
 // createAccount is the operation id of the sign-up.
-const createAccount = "createAccount"
+const (
+	createAccount = "createAccount"
+	listPets      = "listPets"
+)
 
 // allowCredentials applies the stricter limit on requests that carry a password
 // (sign-ups and HTTP Basic) per client address, adds its headers to those of the
@@ -315,3 +322,27 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// explodeIDs rewrites the comma-separated spelling of the ids filter (ids=1,2) into the
+// repeated one (ids=1&ids=2) that the document declares, since that is what generated
+// clients send, and the generated decoder reads only the declared one. Both spellings,
+// and a mix of them, mean the same list.
+func explodeIDs(u *url.URL) {
+	if !strings.Contains(u.RawQuery, "ids=") {
+		return
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return // the generated decoder reports it
+	}
+	vs := q["ids"]
+	if !slices.ContainsFunc(vs, func(v string) bool { return strings.Contains(v, ",") }) {
+		return
+	}
+	ids := make([]string, 0, len(vs)+strings.Count(u.RawQuery, ","))
+	for _, v := range vs {
+		ids = append(ids, strings.Split(v, ",")...)
+	}
+	q["ids"] = ids
+	u.RawQuery = q.Encode()
+}

@@ -209,7 +209,35 @@ func TestListPetsFiltersAndPagination(t *testing.T) {
 			t.Fatalf("got %+v", got)
 		}
 	})
+	t.Run("ids may be repeated, comma-separated or both, with one meaning", func(t *testing.T) {
+		want := []int64{ids[0], ids[2], ids[4]}
+		for _, q := range []string{
+			path("ids=%d&ids=%d&ids=%d", ids[4], ids[0], ids[2]),
+			path("ids=%d,%d,%d", ids[4], ids[0], ids[2]),
+			path("ids=%d,%d&ids=%d", ids[4], ids[0], ids[2]),
+			path("ids=%d%%2C%d&status=available&ids=%d", ids[4], ids[0], ids[2]),
+		} {
+			var got []pet
+			res := a.do(t, req{Method: "GET", Path: "/v1/pets?" + q + "&limit=2", Key: a.Customer}).expect(200, "")
+			res.JSON(&got)
+			// The second page, through the next link, must keep all three ids.
+			var rest []pet
+			a.do(t, req{Method: "GET", Path: nextPath(t, res.Header.Get("Link")), Key: a.Customer}).expect(200, "").JSON(&rest)
+			got = append(got, rest...)
+			if len(got) != len(want) {
+				t.Fatalf("%s: got %+v, want ids %v", q, got, want)
+			}
+			for i, p := range got {
+				if p.ID != want[i] {
+					t.Fatalf("%s: got %+v, want ids %v", q, got, want)
+				}
+			}
+		}
+	})
 	bad := []struct{ name, query string }{
+		{"more than 100 ids in both spellings together are refused", "ids=" + strings.Repeat("1,", 60) + "1&ids=" + strings.Repeat("2,", 39) + "2"},
+		{"an empty id in a list is refused", "ids=1,,2"},
+		{"a non-numeric repeated id is refused", "ids=1&ids=x"},
 		{"a limit of 0 is refused", "limit=0"},
 		{"a limit of 101 is refused", "limit=101"},
 		{"a non-numeric limit is refused", "limit=ten"},
