@@ -1,0 +1,223 @@
+import createClient, { type Client, type Middleware } from "openapi-fetch";
+import { PetstoreError } from "./errors.js";
+import type { paths } from "./schema.js";
+import type {
+  Account,
+  ApiKey,
+  Category,
+  CreatedApiKey,
+  InventoryItem,
+  InventoryUpdate,
+  ListApiKeysQuery,
+  ListCategoriesQuery,
+  ListInventoryQuery,
+  ListOrdersQuery,
+  ListPetsQuery,
+  Message,
+  NewAccount,
+  NewApiKey,
+  NewCategory,
+  NewMessage,
+  NewOrder,
+  NewPet,
+  Order,
+  OrderUpdate,
+  Pet,
+  PetPatch,
+} from "./types.js";
+import { deprecationMiddleware, linkTarget, retryingFetch, warnOncePerOperation, type DeprecationNotice, type Fetch } from "./transport.js";
+
+/** The items of a list, page after page, following `Link: <…>; rel="next"`. */
+export type ListIterator<T> = AsyncGenerator<T, void, undefined>;
+
+/** An `Authorization` header value; make one with `basicAuth` or `bearerAuth`. */
+export interface Credentials {
+  readonly authorization: string;
+}
+
+/** HTTP Basic with an account's email and password (accepted only by the `apiKeys` calls). */
+export function basicAuth(email: string, password: string): Credentials {
+  const bytes = new TextEncoder().encode(`${email}:${password}`);
+  return { authorization: `Basic ${btoa(String.fromCharCode(...bytes))}` };
+}
+
+/** An API key (`psk_…`) sent as `Authorization: Bearer <key>`. */
+export function bearerAuth(apiKey: string): Credentials {
+  return { authorization: `Bearer ${apiKey}` };
+}
+
+export interface PetstoreOptions {
+  /** The API's root, with the version: `http://localhost:8080/v1`. */
+  baseUrl: string;
+  /** The API key sent on every call (a call's `auth` option overrides it). */
+  apiKey?: string;
+  /** The fetch to use (defaults to `globalThis.fetch`). */
+  fetch?: Fetch;
+  /** How many times a repeatable request is tried again after a network error, 429 or 503 (default 2; 0 turns retries off). */
+  retries?: number;
+  /** Longest wait before a retry in milliseconds (default 30 000); a longer `Retry-After` is thrown as a `PetstoreError`. */
+  maxRetryDelayMs?: number;
+  /** Called for every answer of a deprecated operation (default: one `console.warn` per operation). */
+  onDeprecation?: (notice: DeprecationNotice) => void;
+}
+
+export interface CallOptions {
+  /** Aborts the call, retries and the waits between them included. */
+  signal?: AbortSignal;
+}
+
+export interface AuthCallOptions extends CallOptions {
+  /** Credentials for this call only, e.g. `basicAuth(email, password)`. */
+  auth?: Credentials;
+}
+
+export interface PlaceOrderOptions extends CallOptions {
+  /** Defaults to a new `crypto.randomUUID()`; every retry of this call sends the same key. */
+  idempotencyKey?: string;
+}
+
+/** A Pet Store client. Every call throws `PetstoreError` for an answer that is not 2xx. */
+export interface Petstore {
+  accounts: {
+    /** Open an account (no key needed); every new account is a `customer`. */
+    create(account: NewAccount, options?: CallOptions): Promise<Account>;
+  };
+  apiKeys: {
+    /** Make an API key; authenticate with `{ auth: basicAuth(email, password) }` or a key. */
+    create(key: NewApiKey, options?: AuthCallOptions): Promise<CreatedApiKey>;
+    list(query?: ListApiKeysQuery, options?: AuthCallOptions): ListIterator<ApiKey>;
+    revoke(keyId: number, options?: AuthCallOptions): Promise<void>;
+  };
+  messages: {
+    /** The getting-started call: proves that the key works. */
+    send(message: NewMessage, options?: CallOptions): Promise<Message>;
+    get(messageId: string, options?: CallOptions): Promise<Message>;
+  };
+  pets: {
+    /** Pets by id; `ids` is the batch lookup. */
+    list(query?: ListPetsQuery, options?: CallOptions): ListIterator<Pet>;
+    /** @deprecated Use `pets.list({ ids: [petId] })`; this operation has a sunset date. */
+    get(petId: number, options?: CallOptions): Promise<Pet>;
+    create(pet: NewPet, options?: CallOptions): Promise<Pet>;
+    replace(petId: number, pet: NewPet, options?: CallOptions): Promise<Pet>;
+    update(petId: number, patch: PetPatch, options?: CallOptions): Promise<Pet>;
+    delete(petId: number, options?: CallOptions): Promise<void>;
+  };
+  categories: {
+    list(query?: ListCategoriesQuery, options?: CallOptions): ListIterator<Category>;
+    get(categoryId: number, options?: CallOptions): Promise<Category>;
+    create(category: NewCategory, options?: CallOptions): Promise<Category>;
+    replace(categoryId: number, category: NewCategory, options?: CallOptions): Promise<Category>;
+    delete(categoryId: number, options?: CallOptions): Promise<void>;
+  };
+  inventory: {
+    list(query?: ListInventoryQuery, options?: CallOptions): ListIterator<InventoryItem>;
+    get(petId: number, options?: CallOptions): Promise<InventoryItem>;
+    set(petId: number, update: InventoryUpdate, options?: CallOptions): Promise<InventoryItem>;
+  };
+  orders: {
+    list(query?: ListOrdersQuery, options?: CallOptions): ListIterator<Order>;
+    /** Place an order with an `Idempotency-Key`, retried safely with the same key. */
+    place(order: NewOrder, options?: PlaceOrderOptions): Promise<Order>;
+    get(orderId: number, options?: CallOptions): Promise<Order>;
+    update(orderId: number, update: OrderUpdate, options?: CallOptions): Promise<Order>;
+    cancel(orderId: number, options?: CallOptions): Promise<void>;
+  };
+  /** The underlying openapi-fetch client (same key, retries and deprecation handling), for anything else. */
+  raw: Client<paths>;
+}
+
+interface Result<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The data of a 2xx answer; a `PetstoreError` for any other. */
+async function unwrap<T>(pending: Promise<Result<T>>): Promise<T> {
+  const { data, error, response } = await pending;
+  if (!response.ok) throw PetstoreError.fromResponse(response, error);
+  return data as T;
+}
+
+export function createPetstore(options: PetstoreOptions): Petstore {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const fetch: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
+  const raw = createClient<paths>({
+    baseUrl,
+    fetch: retryingFetch(fetch, {
+      retries: options.retries ?? 2,
+      baseDelayMs: 200,
+      maxDelayMs: options.maxRetryDelayMs ?? 30_000,
+    }),
+    headers: options.apiKey === undefined ? {} : { Authorization: bearerAuth(options.apiKey).authorization },
+  });
+  raw.use(deprecationMiddleware(baseUrl, options.onDeprecation ?? warnOncePerOperation()));
+
+  const init = ({ signal, auth }: AuthCallOptions = {}) => ({
+    signal,
+    headers: auth === undefined ? {} : { Authorization: auth.authorization },
+  });
+
+  /** Yields the items of the first page, then follows each `rel="next"` link with the same headers. */
+  async function* list<T>(page: (middleware: Middleware[]) => Promise<Result<T[]>>): ListIterator<T> {
+    let middleware: Middleware[] = [];
+    for (;;) {
+      const pending = page(middleware);
+      const items = await unwrap(pending);
+      yield* items ?? [];
+      const next = linkTarget((await pending).response.headers.get("Link"), "next");
+      if (next === undefined) return;
+      // Link targets are origin-relative (`/v1/pets?cursor=…`): resolve, never append.
+      const url = new URL(next, baseUrl).href;
+      middleware = [
+        { onRequest: ({ request }) => new Request(url, { method: request.method, headers: request.headers, signal: request.signal }) },
+      ];
+    }
+  }
+
+  return {
+    raw,
+    accounts: {
+      create: (body, o) => unwrap(raw.POST("/accounts", { body, ...init(o) })),
+    },
+    apiKeys: {
+      create: (body, o) => unwrap(raw.POST("/api-keys", { body, ...init(o) })),
+      list: (query = {}, o) => list((middleware) => raw.GET("/api-keys", { params: { query }, middleware, ...init(o) })),
+      revoke: (keyId, o) => unwrap(raw.DELETE("/api-keys/{keyId}", { params: { path: { keyId } }, ...init(o) })),
+    },
+    messages: {
+      send: (body, o) => unwrap(raw.POST("/messages", { body, ...init(o) })),
+      get: (messageId, o) => unwrap(raw.GET("/messages/{messageId}", { params: { path: { messageId } }, ...init(o) })),
+    },
+    pets: {
+      list: (query = {}, o) => list((middleware) => raw.GET("/pets", { params: { query }, middleware, ...init(o) })),
+      get: (petId, o) => unwrap(raw.GET("/pets/{petId}", { params: { path: { petId } }, ...init(o) })),
+      create: (body, o) => unwrap(raw.POST("/pets", { body, ...init(o) })),
+      replace: (petId, body, o) => unwrap(raw.PUT("/pets/{petId}", { params: { path: { petId } }, body, ...init(o) })),
+      update: (petId, body, o) => unwrap(raw.PATCH("/pets/{petId}", { params: { path: { petId } }, body, ...init(o) })),
+      delete: (petId, o) => unwrap(raw.DELETE("/pets/{petId}", { params: { path: { petId } }, ...init(o) })),
+    },
+    categories: {
+      list: (query = {}, o) => list((middleware) => raw.GET("/categories", { params: { query }, middleware, ...init(o) })),
+      get: (categoryId, o) => unwrap(raw.GET("/categories/{categoryId}", { params: { path: { categoryId } }, ...init(o) })),
+      create: (body, o) => unwrap(raw.POST("/categories", { body, ...init(o) })),
+      replace: (categoryId, body, o) =>
+        unwrap(raw.PUT("/categories/{categoryId}", { params: { path: { categoryId } }, body, ...init(o) })),
+      delete: (categoryId, o) => unwrap(raw.DELETE("/categories/{categoryId}", { params: { path: { categoryId } }, ...init(o) })),
+    },
+    inventory: {
+      list: (query = {}, o) => list((middleware) => raw.GET("/store/inventory", { params: { query }, middleware, ...init(o) })),
+      get: (petId, o) => unwrap(raw.GET("/store/inventory/{petId}", { params: { path: { petId } }, ...init(o) })),
+      set: (petId, body, o) => unwrap(raw.PUT("/store/inventory/{petId}", { params: { path: { petId } }, body, ...init(o) })),
+    },
+    orders: {
+      list: (query = {}, o) => list((middleware) => raw.GET("/store/orders", { params: { query }, middleware, ...init(o) })),
+      place: (body, { idempotencyKey = crypto.randomUUID(), ...o } = {}) =>
+        unwrap(raw.POST("/store/orders", { params: { header: { "Idempotency-Key": idempotencyKey } }, body, ...init(o) })),
+      get: (orderId, o) => unwrap(raw.GET("/store/orders/{orderId}", { params: { path: { orderId } }, ...init(o) })),
+      update: (orderId, body, o) => unwrap(raw.PATCH("/store/orders/{orderId}", { params: { path: { orderId } }, body, ...init(o) })),
+      cancel: (orderId, o) => unwrap(raw.DELETE("/store/orders/{orderId}", { params: { path: { orderId } }, ...init(o) })),
+    },
+  };
+}

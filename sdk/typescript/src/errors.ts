@@ -1,0 +1,67 @@
+import type { components } from "./schema.js";
+import type { ErrorCode, ErrorDetail } from "./types.js";
+
+/**
+ * Thrown for every answer that is not 2xx. Branch on `code` (or on `status` for a code you
+ * do not know); quote `requestId` to the operator.
+ */
+export class PetstoreError extends Error {
+  override readonly name = "PetstoreError";
+  /** The `code` of the error body; `unknown` when the body is not a Pet Store error. */
+  readonly code: ErrorCode;
+  /** The HTTP status. */
+  readonly status: number;
+  /** What is wrong with which field; empty unless `validation_failed`. */
+  readonly details: readonly ErrorDetail[];
+  /** The `X-Request-Id` of the answer. */
+  readonly requestId: string | undefined;
+  /** Seconds to wait before trying again (`Retry-After`), on 429 and 503. */
+  readonly retryAfter: number | undefined;
+
+  constructor(init: {
+    code: ErrorCode;
+    status: number;
+    message: string;
+    details?: readonly ErrorDetail[];
+    requestId?: string | undefined;
+    retryAfter?: number | undefined;
+  }) {
+    super(init.message);
+    this.code = init.code;
+    this.status = init.status;
+    this.details = init.details ?? [];
+    this.requestId = init.requestId;
+    this.retryAfter = init.retryAfter;
+  }
+
+  /** The error an answer stands for; `body` is its parsed JSON (or its text, if not JSON). */
+  static fromResponse(response: Response, body: unknown): PetstoreError {
+    const known = isErrorBody(body);
+    return new PetstoreError({
+      code: known ? body.code : "unknown",
+      status: response.status,
+      message: known
+        ? body.message
+        : `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}` +
+          (typeof body === "string" && body.trim() ? `: ${body.trim().slice(0, 200)}` : ""),
+      details: known ? (body.details ?? []) : [],
+      requestId: response.headers.get("X-Request-Id") ?? undefined,
+      retryAfter: retryAfterSeconds(response.headers),
+    });
+  }
+}
+
+function isErrorBody(body: unknown): body is components["schemas"]["Error"] {
+  if (typeof body !== "object" || body === null) return false;
+  const b = body as Record<string, unknown>;
+  return typeof b.code === "string" && typeof b.message === "string" && (b.details === undefined || Array.isArray(b.details));
+}
+
+/** `Retry-After` in seconds (given as seconds or as an HTTP date), if the answer has one. */
+export function retryAfterSeconds(headers: Headers): number | undefined {
+  const value = headers.get("Retry-After")?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}

@@ -1,0 +1,8 @@
+export { basicAuth, bearerAuth, createPetstore } from "./client.js";
+export type { AuthCallOptions, CallOptions, Credentials, ListIterator, Petstore, PetstoreOptions, PlaceOrderOptions } from "./client.js";
+export { PetstoreError } from "./errors.js";
+export type { DeprecationNotice, Fetch } from "./transport.js";
+export { knownValues } from "./types.js";
+export type * from "./types.js";
+/** The generated types of the whole document, for use with `client.raw`. */
+export type { components, operations, paths } from "./schema.js";
