@@ -1,0 +1,44 @@
+// The SDK's open lists (knownValues) are the document's `x-extensible-enum`s, so that a value
+// added to the document is not forgotten here.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { knownValues } from "@acme-pets/petstore";
+
+/** Every `x-extensible-enum` under components.schemas, as "Schema" or "Schema.property". */
+function extensibleEnums(yaml: string): Record<string, string[]> {
+  const found: Record<string, string[]> = {};
+  const lines = yaml.split("\n");
+  let schema = "";
+  let property = "";
+  lines.forEach((line, i) => {
+    const key = /^( *)([\w-]+):/.exec(line);
+    if (key?.[1]?.length === 4) [schema, property] = [key[2] ?? "", ""];
+    if (key?.[1]?.length === 8) property = key[2] ?? "";
+    const list = /^( *)x-extensible-enum:\s*(.*)$/.exec(line);
+    if (!list) return;
+    const indent = list[1]?.length ?? 0;
+    let values: string[];
+    if (list[2]?.startsWith("[")) {
+      values = list[2].replace(/[[\]]/g, "").split(",").map((v) => v.trim());
+    } else {
+      values = [];
+      for (let j = i + 1; /^ *- /.test(lines[j] ?? "") && (lines[j]?.search(/\S/) ?? 0) >= indent; j++) {
+        values.push((lines[j] ?? "").replace(/^ *- /, "").trim());
+      }
+    }
+    found[indent === 6 ? schema : `${schema}.${property}`] = values;
+  });
+  return found;
+}
+
+test("knownValues match the document's x-extensible-enum lists", () => {
+  const yaml = readFileSync(new URL("../../../api/openapi.yaml", import.meta.url), "utf8");
+  assert.deepEqual(extensibleEnums(yaml), {
+    "Error.code": knownValues.errorCode,
+    "Pet.status": knownValues.petStatus,
+    "InventoryItem.status": knownValues.petStatus,
+    Role: knownValues.role,
+    "Message.status": knownValues.messageStatus,
+  });
+});

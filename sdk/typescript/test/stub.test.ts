@@ -1,0 +1,175 @@
+// What the real server rarely does on demand: 429/503 with Retry-After, dropped
+// connections, deprecation headers, and values a newer server may add to open lists.
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+import { createPetstore, PetstoreError, type DeprecationNotice, type Pet, type PetStatus } from "@acme-pets/petstore";
+import { json, startStub, type Stub } from "./stub.js";
+
+let stub: Stub | undefined;
+afterEach(async () => {
+  await stub?.close();
+  stub = undefined;
+});
+
+const order = { id: 10, petId: 1, quantity: 2, complete: false, accountId: 2 };
+const unavailable = { code: "unavailable", message: "The service is unavailable; retry later.", status: 503 };
+const rateLimited = { code: "rate_limited", message: "Too many requests; retry after 1 second.", status: 429 };
+
+test("placeOrder retries a 503 after Retry-After and a 429 after a back-off, with the same Idempotency-Key", async () => {
+  stub = await startStub((_req, res, i) => {
+    if (i === 0) return json(res, 503, unavailable, { "Retry-After": "1" });
+    if (i === 1) return json(res, 429, rateLimited);
+    json(res, 201, order, { Location: "/v1/store/orders/10" });
+  });
+  const client = createPetstore({ baseUrl: stub.baseUrl, apiKey: "psk_test" });
+  const started = Date.now();
+  assert.deepEqual(await client.orders.place({ petId: 1, quantity: 2 }), order);
+  assert.ok(Date.now() - started >= 1000, "waited for Retry-After");
+
+  assert.equal(stub.requests.length, 3);
+  const keys = stub.requests.map((r) => r.headers["idempotency-key"]);
+  assert.match(String(keys[0]), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.deepEqual(keys, [keys[0], keys[0], keys[0]]);
+  for (const r of stub.requests) {
+    assert.equal(r.method, "POST");
+    assert.equal(r.url, "/v1/store/orders");
+    assert.deepEqual(JSON.parse(r.body), { petId: 1, quantity: 2 });
+    assert.equal(r.headers.authorization, "Bearer psk_test");
+  }
+});
+
+test("a given Idempotency-Key is sent as is; retries are bounded and end in the PetstoreError", async () => {
+  stub = await startStub((_req, res) => json(res, 503, unavailable, { "X-Request-Id": "req-1" }));
+  const client = createPetstore({ baseUrl: stub.baseUrl, retries: 2 });
+  const error = await client.orders.place({ petId: 1, quantity: 1 }, { idempotencyKey: "my-key" }).catch((e: unknown) => e);
+  assert.ok(error instanceof PetstoreError);
+  assert.equal(error.code, "unavailable");
+  assert.equal(error.status, 503);
+  assert.equal(error.requestId, "req-1");
+  assert.equal(stub.requests.length, 3);
+  assert.deepEqual(
+    stub.requests.map((r) => r.headers["idempotency-key"]),
+    ["my-key", "my-key", "my-key"],
+  );
+});
+
+test("a POST without an Idempotency-Key is never retried", async () => {
+  stub = await startStub((_req, res) => json(res, 503, unavailable, { "Retry-After": "1" }));
+  const client = createPetstore({ baseUrl: stub.baseUrl });
+  const error = await client.pets.create({ name: "Rex", categoryId: 1 }).catch((e: unknown) => e);
+  assert.ok(error instanceof PetstoreError && error.code === "unavailable");
+  assert.equal(error.retryAfter, 1);
+  assert.equal(stub.requests.length, 1);
+});
+
+test("a GET is retried after a dropped connection", async () => {
+  stub = await startStub((_req, res, i) => {
+    if (i === 0) return res.socket?.destroy();
+    json(res, 200, { id: 3, name: "Dogs" });
+  });
+  const client = createPetstore({ baseUrl: stub.baseUrl });
+  assert.deepEqual(await client.categories.get(3), { id: 3, name: "Dogs" });
+  assert.equal(stub.requests.length, 2);
+});
+
+test("an AbortSignal ends the wait for a retry", async () => {
+  stub = await startStub((_req, res) => json(res, 429, rateLimited, { "Retry-After": "20" }));
+  const client = createPetstore({ baseUrl: stub.baseUrl });
+  const started = Date.now();
+  const error = await client.orders
+    .place({ petId: 1, quantity: 1 }, { signal: AbortSignal.timeout(200) })
+    .catch((e: unknown) => e);
+  assert.ok(error instanceof DOMException && error.name === "TimeoutError", String(error));
+  assert.ok(Date.now() - started < 5000);
+  assert.equal(stub.requests.length, 1);
+});
+
+test("a Retry-After longer than maxRetryDelayMs is not waited for", async () => {
+  stub = await startStub((_req, res) => json(res, 429, rateLimited, { "Retry-After": "3600" }));
+  const client = createPetstore({ baseUrl: stub.baseUrl, maxRetryDelayMs: 5000 });
+  const error = await client.categories.get(1).catch((e: unknown) => e);
+  assert.ok(error instanceof PetstoreError && error.code === "rate_limited");
+  assert.equal(error.retryAfter, 3600);
+  assert.equal(stub.requests.length, 1);
+});
+
+test("an answer that is not a Pet Store error is still a PetstoreError", async () => {
+  stub = await startStub((_req, res) => {
+    res.writeHead(502, { "Content-Type": "text/html" });
+    res.end("<h1>Bad gateway</h1>");
+  });
+  const error = await createPetstore({ baseUrl: stub.baseUrl }).categories.get(1).catch((e: unknown) => e);
+  assert.ok(error instanceof PetstoreError);
+  assert.equal(error.code, "unknown");
+  assert.equal(error.status, 502);
+  assert.match(error.message, /^HTTP 502 Bad Gateway: <h1>Bad gateway<\/h1>$/);
+  assert.deepEqual(error.details, []);
+});
+
+const deprecated = {
+  Deprecation: "@1793491200",
+  Sunset: "Wed, 30 Jun 2027 00:00:00 GMT",
+  Link: '</v1/pets?ids=7>; rel="successor-version"',
+};
+
+test("deprecation: onDeprecation hears every answer; by default one console.warn per operation", async (t) => {
+  stub = await startStub((_req, res) => json(res, 200, { id: 7, name: "Rex", categoryId: 1, status: "available" }, deprecated));
+
+  const notices: DeprecationNotice[] = [];
+  const client = createPetstore({ baseUrl: stub.baseUrl, onDeprecation: (n) => notices.push(n) });
+  await client.pets.get(7);
+  await client.pets.get(7);
+  assert.equal(notices.length, 2);
+  assert.deepEqual(notices[0], {
+    operation: "GET /pets/{petId}",
+    deprecation: "@1793491200",
+    sunset: new Date("2027-06-30T00:00:00Z"),
+    successor: `${new URL(stub.baseUrl).origin}/v1/pets?ids=7`,
+  });
+
+  const warn = t.mock.method(console, "warn", () => {});
+  const quiet = createPetstore({ baseUrl: stub.baseUrl });
+  await quiet.pets.get(7);
+  await quiet.pets.get(8);
+  await quiet.categories.get(1); // also "deprecated" here, a second operation
+  assert.equal(warn.mock.callCount(), 2);
+  assert.deepEqual(warn.mock.calls[0]?.arguments, [
+    `petstore: GET /pets/{petId} is deprecated; it stops working on 2027-06-30; use ${new URL(stub.baseUrl).origin}/v1/pets?ids=7 instead`,
+  ]);
+});
+
+test("values a newer server adds to open lists pass through unchanged", async () => {
+  stub = await startStub((req, res) => {
+    if (req.url === "/v1/pets?limit=1") {
+      return json(res, 200, [{ id: 1, name: "Rex", categoryId: 1, status: "reserved" }], {
+        Link: '</v1/pets?cursor=c2&limit=1>; rel="next"',
+      });
+    }
+    if (req.url === "/v1/pets?cursor=c2&limit=1") return json(res, 200, [{ id: 2, name: "Bella", categoryId: 1, status: "available" }]);
+    if (req.url === "/v1/accounts") {
+      return json(res, 201, { id: 5, email: "audit@example.com", role: "auditor", createdAt: "2026-11-21T12:00:00Z" });
+    }
+    if (req.url === "/v1/store/inventory/1") return json(res, 200, { petId: 1, quantity: 0, status: "reserved" });
+    if (req.url === "/v1/messages") {
+      return json(res, 201, { id: "msg_1", message: "hi", status: "delivered", createdAt: "2026-11-21T12:00:00Z" });
+    }
+    json(res, 418, { code: "teapot", message: "I am a teapot.", status: 418 });
+  });
+  const client = createPetstore({ baseUrl: stub.baseUrl });
+
+  const pets: Pet[] = [];
+  for await (const pet of client.pets.list({ limit: 1 })) pets.push(pet);
+  assert.deepEqual(
+    pets.map((p) => p.status),
+    ["reserved", "available"],
+  );
+  const describe = (status: PetStatus) => (status === "available" ? "for sale" : status === "reserved" ? "reserved" : "not for sale");
+  assert.equal(describe(pets[0]?.status ?? ""), "reserved");
+
+  const account = await client.accounts.create({ email: "audit@example.com", password: "correct horse battery" });
+  assert.equal(account.role, "auditor");
+  assert.equal((await client.inventory.get(1)).status, "reserved");
+  assert.equal((await client.messages.send({ message: "hi" })).status, "delivered");
+  const error = await client.categories.get(1).catch((e: unknown) => e);
+  assert.ok(error instanceof PetstoreError && error.code === "teapot" && error.status === 418, String(error));
+});
