@@ -767,8 +767,6 @@ export interface components {
          */
         BadRequest: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -792,8 +790,6 @@ export interface components {
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -810,8 +806,6 @@ export interface components {
         /** @description `forbidden`: the key is valid but its account lacks the admin role. */
         Forbidden: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -828,8 +822,6 @@ export interface components {
         /** @description `not_found`: no such resource (or not one the caller may see). */
         NotFound: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -849,8 +841,6 @@ export interface components {
          */
         Conflict: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -867,8 +857,6 @@ export interface components {
         /** @description `gone`: the operation passed its sunset date; use its successor. */
         Gone: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -885,8 +873,6 @@ export interface components {
         /** @description `payload_too_large`: the body is over 64 KiB. */
         PayloadTooLarge: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -903,8 +889,6 @@ export interface components {
         /** @description `idempotency_key_reused`: the `Idempotency-Key` was used with another body. */
         IdempotencyKeyReused: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -940,8 +924,6 @@ export interface components {
         /** @description `internal`: an unexpected failure; the body reveals nothing more. Quote `X-Request-Id` to the operator. */
         Internal: {
             headers: {
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -959,8 +941,6 @@ export interface components {
         Unavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -981,8 +961,6 @@ export interface components {
                 "WWW-Authenticate"?: string;
                 /** @description Seconds to wait, on `429` and on `503` when known. */
                 "Retry-After"?: number;
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -1032,17 +1010,9 @@ export interface components {
         WWWAuthenticate: string;
         /** @description Seconds to wait before the next call. */
         RetryAfter: number;
-        /**
-         * @description The limits in force (IETF httpapi-ratelimit-headers), e.g. `"default";q=100;w=1`;
-         *     sign-ups and HTTP Basic calls add `"credentials";q=10;w=60`. Sent on every `/v1`
-         *     response, errors included; absent when the operator turned rate limiting off
-         *     (`--rate-limit 0`).
-         */
+        /** @description The limit in force (IETF httpapi-ratelimit-headers), e.g. `"default";q=100;w=1`. */
         RateLimitPolicy: string;
-        /**
-         * @description What is left of each limit and when it refills, e.g. `"default";r=99;t=1`.
-         *     Sent with `RateLimit-Policy`, and absent with it.
-         */
+        /** @description What is left of the limit, e.g. `"default";r=0;t=1`. */
         RateLimit: string;
     };
     pathItems: never;
@@ -1065,8 +1035,6 @@ export interface operations {
             /** @description The account was created. */
             201: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1100,8 +1068,6 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextLink"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1132,8 +1098,6 @@ export interface operations {
             /** @description The key was made. Store `key` now; it is never shown again. */
             201: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1168,8 +1132,6 @@ export interface operations {
             /** @description The key is revoked. */
             204: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1200,8 +1162,6 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1235,8 +1195,6 @@ export interface operations {
             /** @description The message. */
             200: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1280,8 +1238,6 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextLink"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1313,8 +1269,6 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1352,8 +1306,6 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["SuccessorLink"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1392,8 +1344,6 @@ export interface operations {
             /** @description The pet as it now is. */
             200: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1430,8 +1380,6 @@ export interface operations {
             /** @description The pet is gone. */
             204: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1470,8 +1418,6 @@ export interface operations {
             /** @description The pet as it now is. */
             200: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1508,8 +1454,6 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextLink"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1541,8 +1485,6 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1578,8 +1520,6 @@ export interface operations {
             /** @description The category. */
             200: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1617,8 +1557,6 @@ export interface operations {
             /** @description The category as it now is. */
             200: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1655,8 +1593,6 @@ export interface operations {
             /** @description The category is gone. */
             204: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1692,8 +1628,6 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextLink"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1726,8 +1660,6 @@ export interface operations {
             /** @description The pet's stock count and status. */
             200: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1765,8 +1697,6 @@ export interface operations {
             /** @description The pet's stock count and status after the change. */
             200: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1806,8 +1736,6 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextLink"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1842,8 +1770,6 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1880,8 +1806,6 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1915,8 +1839,6 @@ export interface operations {
             /** @description The order is cancelled. */
             204: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1953,8 +1875,6 @@ export interface operations {
             /** @description The order as it now is. */
             200: {
                 headers: {
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
