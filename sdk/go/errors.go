@@ -1,0 +1,131 @@
+package petstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acme-pets/petstore/sdk/go/internal/api"
+)
+
+// Error is the error of every answer outside 2xx. Get it with errors.As and branch on
+// Code:
+//
+//	var apiErr *petstore.Error
+//	if errors.As(err, &apiErr) && apiErr.Code == petstore.CodeInsufficientStock { … }
+//
+// Errors of the network or of a canceled context are not *Error; they come back as the
+// net/http client gave them.
+type Error struct {
+	// Status is the HTTP status code of the answer.
+	Status int
+	// Code is the machine-readable reason. It is empty when the answer did not come from
+	// the service in its error shape (a proxy's error page, say).
+	Code ErrorCode
+	// Message is the service's explanation, for people; never branch on it.
+	Message string
+	// Details says what is wrong with which field, for CodeValidationFailed.
+	Details []Detail
+	// RequestID is the X-Request-Id of the answer: quote it to the service's operators.
+	RequestID string
+	// RetryAfter is how long the service asked to wait before trying again (429, 503),
+	// or 0 when it did not say.
+	RetryAfter time.Duration
+}
+
+// Detail is what is wrong with one field of a refused request.
+type Detail struct {
+	Field   string // the field or parameter, such as "quantity"
+	Problem string // what is wrong with it, such as "must be at most 100"
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "petstore: %d", e.Status)
+	if e.Code != "" {
+		fmt.Fprintf(&b, " %s", e.Code)
+	}
+	fmt.Fprintf(&b, ": %s", e.Message)
+	for i, d := range e.Details {
+		sep := ", "
+		if i == 0 {
+			sep = " ("
+		}
+		fmt.Fprintf(&b, "%s%s: %s", sep, d.Field, d.Problem)
+	}
+	if len(e.Details) > 0 {
+		b.WriteString(")")
+	}
+	if e.RequestID != "" {
+		fmt.Fprintf(&b, " [request %s]", e.RequestID)
+	}
+	return b.String()
+}
+
+// ErrorCode is the machine-readable reason of an Error. The list is open: a newer
+// service may answer a code this package has no constant for, so treat an unknown code
+// by the Error's Status.
+type ErrorCode string
+
+// The codes the service documents, with the status each comes with.
+const (
+	CodeUnauthorized         ErrorCode = "unauthorized"           // 401: no key, or a wrong or revoked one
+	CodeForbidden            ErrorCode = "forbidden"              // 403: the account's role may not make this call
+	CodeNotFound             ErrorCode = "not_found"              // 404
+	CodeMethodNotAllowed     ErrorCode = "method_not_allowed"     // 405
+	CodeInvalidJSON          ErrorCode = "invalid_json"           // 400
+	CodeInvalidContentType   ErrorCode = "invalid_content_type"   // 400
+	CodeValidationFailed     ErrorCode = "validation_failed"      // 400: see Details
+	CodeConflict             ErrorCode = "conflict"               // 409: the name or email is taken, or the resource is in use
+	CodeInsufficientStock    ErrorCode = "insufficient_stock"     // 409: an order asks for more than the stock
+	CodeInvalidTransition    ErrorCode = "invalid_transition"     // 409: a status change the rules forbid
+	CodeGone                 ErrorCode = "gone"                   // 410: a deprecated operation past its sunset
+	CodePayloadTooLarge      ErrorCode = "payload_too_large"      // 413
+	CodeIdempotencyKeyReused ErrorCode = "idempotency_key_reused" // 422: the key was used with another order
+	CodeRateLimited          ErrorCode = "rate_limited"           // 429: see RetryAfter
+	CodeInternal             ErrorCode = "internal"               // 500: quote RequestID
+	CodeNotImplemented       ErrorCode = "not_implemented"        // 501
+	CodeUnavailable          ErrorCode = "unavailable"            // 503: see RetryAfter
+)
+
+// errorFrom reads an answer outside 2xx. It never fails: a body that is not the
+// service's error shape still gives an Error with the status.
+func errorFrom(res *http.Response) *Error {
+	e := &Error{
+		Status:     res.StatusCode,
+		Message:    http.StatusText(res.StatusCode),
+		RequestID:  res.Header.Get("X-Request-Id"),
+		RetryAfter: retryAfter(res.Header),
+	}
+	var body api.Error
+	data, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if json.Unmarshal(data, &body) != nil || body.Code == "" {
+		return e
+	}
+	e.Code, e.Message = ErrorCode(body.Code), body.Message
+	if body.Details != nil {
+		for _, d := range *body.Details {
+			e.Details = append(e.Details, Detail{Field: d.Field, Problem: d.Problem})
+		}
+	}
+	return e
+}
+
+// retryAfter reads Retry-After, in seconds (what the service sends) or as an HTTP date.
+func retryAfter(h http.Header) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}

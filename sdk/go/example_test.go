@@ -1,0 +1,167 @@
+package petstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	petstore "github.com/acme-pets/petstore/sdk/go"
+)
+
+// The walk-through: sign up, make an API key with the password, send the first message,
+// page through the pets, place an order that is safe to send twice, and handle a
+// refused one. PETSTORE_URL is the API's address, such as http://localhost:8080/v1.
+func Example() {
+	ctx := context.Background()
+	baseURL := os.Getenv("PETSTORE_URL")
+
+	// Signing up takes no credentials. (A new address on every run: one is taken once.)
+	client, err := petstore.NewClient(baseURL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	email, password := fmt.Sprintf("ada+%d@example.com", time.Now().UnixNano()), "correct horse battery staple"
+	account, err := client.CreateAccount(ctx, petstore.NewAccount{Email: email, Password: password})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("signed up as", account.Role)
+
+	// The password makes an API key, shown this once; every other call takes the key.
+	created, err := client.WithPassword(email, password).CreateAPIKey(ctx, petstore.NewAPIKey{Name: "laptop"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	client, err = petstore.NewClient(baseURL, petstore.WithAPIKey(created.Key))
+	if err != nil {
+		log.Fatal(err)
+	}
+	msg, err := client.SendMessage(ctx, petstore.NewMessage{Message: "Hello, pet store!"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("message", msg.Status)
+
+	// The loop fetches the pages, two pets at a time, as it goes.
+	for pet, err := range client.ListPets(ctx, &petstore.ListPetsOptions{Limit: 2}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(pet.Name, pet.Status)
+	}
+
+	// With the same Idempotency-Key, a second attempt (after a crash, say) gets the first
+	// order back instead of placing another.
+	order := petstore.NewOrder{PetID: 6, Quantity: 1, IdempotencyKey: "first-order-of-" + email}
+	first, err := client.PlaceOrder(ctx, order)
+	if err != nil {
+		log.Fatal(err)
+	}
+	again, err := client.PlaceOrder(ctx, order)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("placed once:", first.ID == again.ID)
+
+	// A refusal is a *petstore.Error; branch on its Code.
+	_, err = client.PlaceOrder(ctx, petstore.NewOrder{PetID: 1, Quantity: 50})
+	var apiErr *petstore.Error
+	if errors.As(err, &apiErr) && apiErr.Code == petstore.CodeInsufficientStock {
+		fmt.Println("refused:", apiErr.Status, apiErr.Code)
+	}
+	// Output:
+	// signed up as customer
+	// message queued
+	// Rex available
+	// Bella available
+	// Max sold
+	// Luna available
+	// Milo available
+	// Kiwi available
+	// placed once: true
+	// refused: 409 insufficient_stock
+}
+
+// Filters combine: here, the dogs (category 1) that are for sale.
+func ExampleClient_ListPets() {
+	ctx := context.Background()
+	client, err := petstore.NewClient(os.Getenv("PETSTORE_URL"), petstore.WithAPIKey(os.Getenv("PETSTORE_API_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	opts := &petstore.ListPetsOptions{CategoryID: 1, Status: petstore.PetStatusAvailable}
+	for pet, err := range client.ListPets(ctx, opts) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(pet.Name)
+	}
+	// Output:
+	// Rex
+	// Bella
+}
+
+// IDs is the batch lookup: ids that match no pet are left out.
+func ExampleListPetsOptions_iDs() {
+	ctx := context.Background()
+	client, err := petstore.NewClient(os.Getenv("PETSTORE_URL"), petstore.WithAPIKey(os.Getenv("PETSTORE_API_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for pet, err := range client.ListPets(ctx, &petstore.ListPetsOptions{IDs: []int64{1, 4, 999}}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(pet.ID, pet.Name)
+	}
+	// Output:
+	// 1 Rex
+	// 4 Luna
+}
+
+// A refused request says what is wrong with which field.
+func ExampleError() {
+	ctx := context.Background()
+	client, err := petstore.NewClient(os.Getenv("PETSTORE_URL"), petstore.WithAPIKey(os.Getenv("PETSTORE_API_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = client.PlaceOrder(ctx, petstore.NewOrder{PetID: 1, Quantity: 1000})
+
+	var apiErr *petstore.Error
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.Status, apiErr.Code)
+		for _, d := range apiErr.Details {
+			fmt.Printf("%s: %s\n", d.Field, d.Problem)
+		}
+	}
+	// Output:
+	// 400 validation_failed
+	// quantity: must be at most 100
+}
+
+// A deprecated operation announces its sunset and successor on every answer. By default
+// the client logs that once per operation; a handler can do something else with it.
+func ExampleWithDeprecationHandler() {
+	ctx := context.Background()
+	client, err := petstore.NewClient(os.Getenv("PETSTORE_URL"),
+		petstore.WithAPIKey(os.Getenv("PETSTORE_API_KEY")),
+		petstore.WithDeprecationHandler(func(d petstore.Deprecation) {
+			fmt.Printf("%s is deprecated; use %s\n", d.Operation, d.Successor.RequestURI())
+		}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	//lint:ignore SA1019 this example calls the deprecated operation on purpose.
+	pet, err := client.GetPet(ctx, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(pet.Name)
+	// Output:
+	// getPetById is deprecated; use /v1/pets?ids=1
+	// Rex
+}

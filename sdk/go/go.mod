@@ -1,0 +1,10 @@
+module github.com/acme-pets/petstore/sdk/go
+
+go 1.23
+
+require github.com/oapi-codegen/runtime v1.2.0
+
+require (
+	github.com/apapsch/go-jsonmerge/v2 v2.0.0 // indirect
+	github.com/google/uuid v1.5.0 // indirect
+)

@@ -1,0 +1,110 @@
+package petstore
+
+import (
+	"context"
+	"iter"
+	"net/http"
+
+	"github.com/acme-pets/petstore/sdk/go/internal/api"
+)
+
+// ListPets returns every pet that passes the filters of opts (nil for none), in id
+// order, fetching the pages as the loop goes:
+//
+//	for pet, err := range client.ListPets(ctx, nil) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(pet.Name)
+//	}
+func (c *Client) ListPets(ctx context.Context, opts *ListPetsOptions) iter.Seq2[*Pet, error] {
+	var params api.ListPetsParams
+	if opts != nil {
+		params = api.ListPetsParams{
+			Status:     optional(api.PetStatus(opts.Status)),
+			CategoryID: optional(opts.CategoryID),
+			Limit:      optional(opts.Limit),
+		}
+		if len(opts.IDs) > 0 {
+			params.Ids = &opts.IDs
+		}
+	}
+	return list(ctx, c, "listPets", func(ctx context.Context) (*http.Response, error) {
+		return c.api.ListPets(ctx, &params)
+	}, petFrom)
+}
+
+// CreatePet adds a pet (admins). Its stock is 0 until SetInventory.
+func (c *Client) CreatePet(ctx context.Context, pet NewPet) (*Pet, error) {
+	ctx = withOperation(ctx, "createPet")
+	p, err := decode[api.Pet](c.api.CreatePet(ctx, pet.body()))
+	return convert(p, err, petFrom)
+}
+
+// GetPet returns one pet.
+//
+// Deprecated: the service retires this call (see Deprecation); use ListPets with
+// ListPetsOptions{IDs: []int64{id}}.
+func (c *Client) GetPet(ctx context.Context, id int64) (*Pet, error) {
+	ctx = withOperation(ctx, "getPetById")
+	p, err := decode[api.Pet](c.api.GetPetByID(ctx, id))
+	return convert(p, err, petFrom)
+}
+
+// ReplacePet replaces every field of a pet (admins). A status change the store's rules
+// forbid is an *Error with CodeInvalidTransition.
+func (c *Client) ReplacePet(ctx context.Context, id int64, pet NewPet) (*Pet, error) {
+	ctx = withOperation(ctx, "replacePet")
+	p, err := decode[api.Pet](c.api.ReplacePet(ctx, id, pet.body()))
+	return convert(p, err, petFrom)
+}
+
+// UpdatePet changes the fields of a pet that patch sets (admins).
+func (c *Client) UpdatePet(ctx context.Context, id int64, patch PetPatch) (*Pet, error) {
+	ctx = withOperation(ctx, "updatePet")
+	p, err := decode[api.Pet](c.api.UpdatePetWithApplicationMergePatchPlusJSONBody(ctx, id, patch.body()))
+	return convert(p, err, petFrom)
+}
+
+// DeletePet removes a pet (admins). A pet with incomplete orders is an *Error with
+// CodeConflict.
+func (c *Client) DeletePet(ctx context.Context, id int64) error {
+	ctx = withOperation(ctx, "deletePet")
+	return noContent(c.api.DeletePet(ctx, id))
+}
+
+// ListCategories returns every category, in id order; opts may be nil.
+func (c *Client) ListCategories(ctx context.Context, opts *ListOptions) iter.Seq2[*Category, error] {
+	params := api.ListCategoriesParams{Limit: opts.limit()}
+	return list(ctx, c, "listCategories", func(ctx context.Context) (*http.Response, error) {
+		return c.api.ListCategories(ctx, &params)
+	}, categoryFrom)
+}
+
+// CreateCategory adds a category (admins).
+func (c *Client) CreateCategory(ctx context.Context, category NewCategory) (*Category, error) {
+	ctx = withOperation(ctx, "createCategory")
+	v, err := decode[api.Category](c.api.CreateCategory(ctx, category.body()))
+	return convert(v, err, categoryFrom)
+}
+
+// GetCategory returns one category.
+func (c *Client) GetCategory(ctx context.Context, id int64) (*Category, error) {
+	ctx = withOperation(ctx, "getCategory")
+	v, err := decode[api.Category](c.api.GetCategory(ctx, id))
+	return convert(v, err, categoryFrom)
+}
+
+// ReplaceCategory replaces every field of a category (admins).
+func (c *Client) ReplaceCategory(ctx context.Context, id int64, category NewCategory) (*Category, error) {
+	ctx = withOperation(ctx, "replaceCategory")
+	v, err := decode[api.Category](c.api.ReplaceCategory(ctx, id, category.body()))
+	return convert(v, err, categoryFrom)
+}
+
+// DeleteCategory removes a category (admins). A category that still has pets is an
+// *Error with CodeConflict.
+func (c *Client) DeleteCategory(ctx context.Context, id int64) error {
+	ctx = withOperation(ctx, "deleteCategory")
+	return noContent(c.api.DeleteCategory(ctx, id))
+}

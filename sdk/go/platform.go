@@ -1,0 +1,79 @@
+package petstore
+
+import (
+	"context"
+	"iter"
+	"net/http"
+
+	"github.com/acme-pets/petstore/sdk/go/internal/api"
+)
+
+// CreateAccount opens a customer account; it needs no credentials. Next, make an API
+// key with WithPassword(email, password).CreateAPIKey.
+func (c *Client) CreateAccount(ctx context.Context, account NewAccount) (*Account, error) {
+	ctx = withOperation(ctx, "createAccount")
+	v, err := decode[api.Account](c.api.CreateAccount(ctx, api.NewAccount{Email: account.Email, Password: account.Password}))
+	return convert(v, err, accountFrom)
+}
+
+// SendMessage sends a message: the getting-started call, which proves that a key works.
+func (c *Client) SendMessage(ctx context.Context, message NewMessage) (*Message, error) {
+	ctx = withOperation(ctx, "sendMessage")
+	v, err := decode[api.Message](c.api.SendMessage(ctx, api.NewMessage{Message: message.Message}))
+	return convert(v, err, messageFrom)
+}
+
+// GetMessage returns one of the account's messages.
+func (c *Client) GetMessage(ctx context.Context, id string) (*Message, error) {
+	ctx = withOperation(ctx, "getMessage")
+	v, err := decode[api.Message](c.api.GetMessage(ctx, id))
+	return convert(v, err, messageFrom)
+}
+
+// CreateAPIKey makes another API key of the account. The answer holds the key itself,
+// which the service never shows again.
+func (c *Client) CreateAPIKey(ctx context.Context, key NewAPIKey) (*CreatedAPIKey, error) {
+	ctx = withOperation(ctx, "createApiKey")
+	v, err := decode[api.CreatedAPIKey](c.api.CreateAPIKey(ctx, api.NewAPIKey{Name: key.Name}))
+	return convert(v, err, createdAPIKeyFrom)
+}
+
+// ListAPIKeys returns the account's keys that are not revoked, without their secrets;
+// opts may be nil.
+func (c *Client) ListAPIKeys(ctx context.Context, opts *ListOptions) iter.Seq2[*APIKey, error] {
+	params := api.ListAPIKeysParams{Limit: opts.limit()}
+	return list(ctx, c, "listApiKeys", func(ctx context.Context) (*http.Response, error) {
+		return c.api.ListAPIKeys(ctx, &params)
+	}, apiKeyFrom)
+}
+
+// RevokeAPIKey revokes one of the account's keys; revoking the key that makes the call
+// is allowed. The key answers 401 from its next use on.
+func (c *Client) RevokeAPIKey(ctx context.Context, id int64) error {
+	ctx = withOperation(ctx, "revokeApiKey")
+	return noContent(c.api.RevokeAPIKey(ctx, id))
+}
+
+// PasswordClient makes the calls that accept an account's email and password (HTTP
+// Basic) instead of an API key, the key calls; the service takes a password nowhere
+// else. Get one from Client.WithPassword:
+//
+//	created, err := client.WithPassword(email, password).CreateAPIKey(ctx, petstore.NewAPIKey{Name: "laptop"})
+type PasswordClient struct {
+	c *Client // a copy of the Client that sends the password
+}
+
+// CreateAPIKey makes an API key; see Client.CreateAPIKey.
+func (p *PasswordClient) CreateAPIKey(ctx context.Context, key NewAPIKey) (*CreatedAPIKey, error) {
+	return p.c.CreateAPIKey(ctx, key)
+}
+
+// ListAPIKeys returns the account's keys; see Client.ListAPIKeys.
+func (p *PasswordClient) ListAPIKeys(ctx context.Context, opts *ListOptions) iter.Seq2[*APIKey, error] {
+	return p.c.ListAPIKeys(ctx, opts)
+}
+
+// RevokeAPIKey revokes one of the account's keys; see Client.RevokeAPIKey.
+func (p *PasswordClient) RevokeAPIKey(ctx context.Context, id int64) error {
+	return p.c.RevokeAPIKey(ctx, id)
+}

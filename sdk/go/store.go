@@ -1,0 +1,91 @@
+package petstore
+
+import (
+	"context"
+	"iter"
+	"net/http"
+
+	"github.com/acme-pets/petstore/sdk/go/internal/api"
+)
+
+// ListInventory returns the stock of every pet that passes the filters of opts (nil for
+// none), by pet id.
+func (c *Client) ListInventory(ctx context.Context, opts *ListInventoryOptions) iter.Seq2[*InventoryItem, error] {
+	var params api.ListInventoryParams
+	if opts != nil {
+		params = api.ListInventoryParams{Status: optional(api.PetStatus(opts.Status)), Limit: optional(opts.Limit)}
+	}
+	return list(ctx, c, "listInventory", func(ctx context.Context) (*http.Response, error) {
+		return c.api.ListInventory(ctx, &params)
+	}, inventoryFrom)
+}
+
+// GetInventory returns the stock of one pet.
+func (c *Client) GetInventory(ctx context.Context, petID int64) (*InventoryItem, error) {
+	ctx = withOperation(ctx, "getInventory")
+	v, err := decode[api.InventoryItem](c.api.GetInventory(ctx, petID))
+	return convert(v, err, inventoryFrom)
+}
+
+// SetInventory sets the stock of a pet (admins; beta). Stock above 0 makes a sold or
+// pending pet without incomplete orders available again; 0 makes an available pet sold.
+func (c *Client) SetInventory(ctx context.Context, petID int64, update InventoryUpdate) (*InventoryItem, error) {
+	ctx = withOperation(ctx, "setInventory")
+	v, err := decode[api.InventoryItem](c.api.SetInventory(ctx, petID, api.InventoryUpdate{Quantity: update.Quantity}))
+	return convert(v, err, inventoryFrom)
+}
+
+// ListOrders returns orders by id (experimental): a customer's own, or every order for
+// an admin. opts may be nil.
+func (c *Client) ListOrders(ctx context.Context, opts *ListOrdersOptions) iter.Seq2[*Order, error] {
+	var params api.ListOrdersParams
+	if opts != nil {
+		params = api.ListOrdersParams{AccountID: optional(opts.AccountID), Complete: opts.Complete, Limit: optional(opts.Limit)}
+	}
+	return list(ctx, c, "listOrders", func(ctx context.Context) (*http.Response, error) {
+		return c.api.ListOrders(ctx, &params)
+	}, orderFrom)
+}
+
+// PlaceOrder takes order.Quantity units of a pet off its stock. The pet must be
+// available (else CodeInvalidTransition) and have the stock (else
+// CodeInsufficientStock).
+//
+// It always sends an Idempotency-Key (order.IdempotencyKey, or a random one), so it is
+// retried like a GET: after a network error, a 429 or a 503, with the same key, and
+// the service places the order at most once.
+func (c *Client) PlaceOrder(ctx context.Context, order NewOrder) (*Order, error) {
+	ctx = withOperation(ctx, "placeOrder")
+	key := order.IdempotencyKey
+	if key == "" {
+		var err error
+		if key, err = newIdempotencyKey(); err != nil {
+			return nil, err
+		}
+	}
+	params := api.PlaceOrderParams{IdempotencyKey: &key}
+	v, err := decode[api.Order](c.api.PlaceOrder(ctx, &params, order.body()))
+	return convert(v, err, orderFrom)
+}
+
+// GetOrder returns one order; another account's order is CodeNotFound for a customer.
+func (c *Client) GetOrder(ctx context.Context, id int64) (*Order, error) {
+	ctx = withOperation(ctx, "getOrder")
+	v, err := decode[api.Order](c.api.GetOrder(ctx, id))
+	return convert(v, err, orderFrom)
+}
+
+// UpdateOrder changes an incomplete order (admins). Completing it is one-way: any
+// change to a complete order is an *Error with CodeInvalidTransition.
+func (c *Client) UpdateOrder(ctx context.Context, id int64, update OrderUpdate) (*Order, error) {
+	ctx = withOperation(ctx, "updateOrder")
+	v, err := decode[api.Order](c.api.UpdateOrder(ctx, id, update.body()))
+	return convert(v, err, orderFrom)
+}
+
+// CancelOrder cancels an incomplete order and puts its quantity back on the stock. A
+// complete order is an *Error with CodeConflict.
+func (c *Client) CancelOrder(ctx context.Context, id int64) error {
+	ctx = withOperation(ctx, "cancelOrder")
+	return noContent(c.api.CancelOrder(ctx, id))
+}
