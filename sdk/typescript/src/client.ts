@@ -163,10 +163,10 @@ export function createPetstore(options: PetstoreOptions): Petstore {
   async function* list<T>(page: (middleware: Middleware[]) => Promise<Result<T[]>>): ListIterator<T> {
     let middleware: Middleware[] = [];
     for (;;) {
-      const pending = page(middleware);
-      const items = await unwrap(pending);
-      yield* items ?? [];
-      const next = linkTarget((await pending).response.headers.get("Link"), "next");
+      const { data, error, response } = await page(middleware);
+      if (!response.ok) throw PetstoreError.fromResponse(response, error);
+      yield* data ?? [];
+      const next = linkTarget(response.headers.get("Link"), "next");
       if (next === undefined) return;
       // Link targets are origin-relative (`/v1/pets?cursor=…`): resolve, never append.
       const url = new URL(next, baseUrl).href;
