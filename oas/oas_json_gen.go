@@ -1796,7 +1796,7 @@ func (s *Error) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("status")
-		e.Int(s.Status)
+		e.Int32(s.Status)
 	}
 	{
 		if s.Details != nil {
@@ -1853,8 +1853,8 @@ func (s *Error) Decode(d *jx.Decoder) error {
 		case "status":
 			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
-				v, err := d.Int()
-				s.Status = int(v)
+				v, err := d.Int32()
+				s.Status = int32(v)
 				if err != nil {
 					return err
 				}
@@ -2671,7 +2671,7 @@ func (s *InventoryItem) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("quantity")
-		e.Int(s.Quantity)
+		e.Int32(s.Quantity)
 	}
 	{
 		e.FieldStart("status")
@@ -2709,8 +2709,8 @@ func (s *InventoryItem) Decode(d *jx.Decoder) error {
 		case "quantity":
 			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
-				v, err := d.Int()
-				s.Quantity = int(v)
+				v, err := d.Int32()
+				s.Quantity = int32(v)
 				if err != nil {
 					return err
 				}
@@ -2797,7 +2797,7 @@ func (s *InventoryUpdate) Encode(e *jx.Encoder) {
 func (s *InventoryUpdate) encodeFields(e *jx.Encoder) {
 	{
 		e.FieldStart("quantity")
-		e.Int(s.Quantity)
+		e.Int32(s.Quantity)
 	}
 }
 
@@ -2817,8 +2817,8 @@ func (s *InventoryUpdate) Decode(d *jx.Decoder) error {
 		case "quantity":
 			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				v, err := d.Int()
-				s.Quantity = int(v)
+				v, err := d.Int32()
+				s.Quantity = int32(v)
 				if err != nil {
 					return err
 				}
@@ -3842,7 +3842,7 @@ func (s *NewOrder) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("quantity")
-		e.Int(s.Quantity)
+		e.Int32(s.Quantity)
 	}
 	{
 		if s.ShipDate.Set {
@@ -3882,8 +3882,8 @@ func (s *NewOrder) Decode(d *jx.Decoder) error {
 		case "quantity":
 			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
-				v, err := d.Int()
-				s.Quantity = int(v)
+				v, err := d.Int32()
+				s.Quantity = int32(v)
 				if err != nil {
 					return err
 				}
@@ -4355,7 +4355,7 @@ func (s *Order) encodeFields(e *jx.Encoder) {
 	}
 	{
 		e.FieldStart("quantity")
-		e.Int(s.Quantity)
+		e.Int32(s.Quantity)
 	}
 	{
 		if s.ShipDate.Set {
@@ -4418,8 +4418,8 @@ func (s *Order) Decode(d *jx.Decoder) error {
 		case "quantity":
 			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
-				v, err := d.Int()
-				s.Quantity = int(v)
+				v, err := d.Int32()
+				s.Quantity = int32(v)
 				if err != nil {
 					return err
 				}

@@ -692,7 +692,7 @@ func decodeGetPetByIdParams(args [1]string, argsEscaped bool, r *http.Request) (
 // ListApiKeysParams is parameters of listApiKeys operation.
 type ListApiKeysParams struct {
 	// Page size.
-	Limit OptInt `json:",omitempty,omitzero"`
+	Limit OptInt32 `json:",omitempty,omitzero"`
 	// Where the page starts; copy it from the `Link` header of the previous page.
 	Cursor OptString `json:",omitempty,omitzero"`
 }
@@ -704,7 +704,7 @@ func unpackListApiKeysParams(packed middleware.Parameters) (params ListApiKeysPa
 			In:   "query",
 		}
 		if v, ok := packed[key]; ok {
-			params.Limit = v.(OptInt)
+			params.Limit = v.(OptInt32)
 		}
 	}
 	{
@@ -723,7 +723,7 @@ func decodeListApiKeysParams(args [0]string, argsEscaped bool, r *http.Request) 
 	q := uri.NewQueryDecoder(r.URL.Query())
 	// Set default value for query: limit.
 	{
-		val := int(20)
+		val := int32(20)
 		params.Limit.SetTo(val)
 	}
 	// Decode query: limit.
@@ -736,14 +736,14 @@ func decodeListApiKeysParams(args [0]string, argsEscaped bool, r *http.Request) 
 
 		if err := q.HasParam(cfg); err == nil {
 			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
-				var paramsDotLimitVal int
+				var paramsDotLimitVal int32
 				if err := func() error {
 					val, err := d.DecodeValue()
 					if err != nil {
 						return err
 					}
 
-					c, err := conv.ToInt(val)
+					c, err := conv.ToInt32(val)
 					if err != nil {
 						return err
 					}
@@ -866,7 +866,7 @@ func decodeListApiKeysParams(args [0]string, argsEscaped bool, r *http.Request) 
 // ListCategoriesParams is parameters of listCategories operation.
 type ListCategoriesParams struct {
 	// Page size.
-	Limit OptInt `json:",omitempty,omitzero"`
+	Limit OptInt32 `json:",omitempty,omitzero"`
 	// Where the page starts; copy it from the `Link` header of the previous page.
 	Cursor OptString `json:",omitempty,omitzero"`
 }
@@ -878,7 +878,7 @@ func unpackListCategoriesParams(packed middleware.Parameters) (params ListCatego
 			In:   "query",
 		}
 		if v, ok := packed[key]; ok {
-			params.Limit = v.(OptInt)
+			params.Limit = v.(OptInt32)
 		}
 	}
 	{
@@ -897,7 +897,7 @@ func decodeListCategoriesParams(args [0]string, argsEscaped bool, r *http.Reques
 	q := uri.NewQueryDecoder(r.URL.Query())
 	// Set default value for query: limit.
 	{
-		val := int(20)
+		val := int32(20)
 		params.Limit.SetTo(val)
 	}
 	// Decode query: limit.
@@ -910,14 +910,14 @@ func decodeListCategoriesParams(args [0]string, argsEscaped bool, r *http.Reques
 
 		if err := q.HasParam(cfg); err == nil {
 			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
-				var paramsDotLimitVal int
+				var paramsDotLimitVal int32
 				if err := func() error {
 					val, err := d.DecodeValue()
 					if err != nil {
 						return err
 					}
 
-					c, err := conv.ToInt(val)
+					c, err := conv.ToInt32(val)
 					if err != nil {
 						return err
 					}
@@ -1042,7 +1042,7 @@ type ListInventoryParams struct {
 	// Only pets with this status.
 	Status OptPetStatus `json:",omitempty,omitzero"`
 	// Page size.
-	Limit OptInt `json:",omitempty,omitzero"`
+	Limit OptInt32 `json:",omitempty,omitzero"`
 	// Where the page starts; copy it from the `Link` header of the previous page.
 	Cursor OptString `json:",omitempty,omitzero"`
 }
@@ -1063,7 +1063,7 @@ func unpackListInventoryParams(packed middleware.Parameters) (params ListInvento
 			In:   "query",
 		}
 		if v, ok := packed[key]; ok {
-			params.Limit = v.(OptInt)
+			params.Limit = v.(OptInt32)
 		}
 	}
 	{
@@ -1138,7 +1138,7 @@ func decodeListInventoryParams(args [0]string, argsEscaped bool, r *http.Request
 	}
 	// Set default value for query: limit.
 	{
-		val := int(20)
+		val := int32(20)
 		params.Limit.SetTo(val)
 	}
 	// Decode query: limit.
@@ -1151,14 +1151,14 @@ func decodeListInventoryParams(args [0]string, argsEscaped bool, r *http.Request
 
 		if err := q.HasParam(cfg); err == nil {
 			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
-				var paramsDotLimitVal int
+				var paramsDotLimitVal int32
 				if err := func() error {
 					val, err := d.DecodeValue()
 					if err != nil {
 						return err
 					}
 
-					c, err := conv.ToInt(val)
+					c, err := conv.ToInt32(val)
 					if err != nil {
 						return err
 					}
@@ -1285,7 +1285,7 @@ type ListOrdersParams struct {
 	// Only complete (`true`) or incomplete (`false`) orders.
 	Complete OptBool `json:",omitempty,omitzero"`
 	// Page size.
-	Limit OptInt `json:",omitempty,omitzero"`
+	Limit OptInt32 `json:",omitempty,omitzero"`
 	// Where the page starts; copy it from the `Link` header of the previous page.
 	Cursor OptString `json:",omitempty,omitzero"`
 }
@@ -1315,7 +1315,7 @@ func unpackListOrdersParams(packed middleware.Parameters) (params ListOrdersPara
 			In:   "query",
 		}
 		if v, ok := packed[key]; ok {
-			params.Limit = v.(OptInt)
+			params.Limit = v.(OptInt32)
 		}
 	}
 	{
@@ -1441,7 +1441,7 @@ func decodeListOrdersParams(args [0]string, argsEscaped bool, r *http.Request) (
 	}
 	// Set default value for query: limit.
 	{
-		val := int(20)
+		val := int32(20)
 		params.Limit.SetTo(val)
 	}
 	// Decode query: limit.
@@ -1454,14 +1454,14 @@ func decodeListOrdersParams(args [0]string, argsEscaped bool, r *http.Request) (
 
 		if err := q.HasParam(cfg); err == nil {
 			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
-				var paramsDotLimitVal int
+				var paramsDotLimitVal int32
 				if err := func() error {
 					val, err := d.DecodeValue()
 					if err != nil {
 						return err
 					}
 
-					c, err := conv.ToInt(val)
+					c, err := conv.ToInt32(val)
 					if err != nil {
 						return err
 					}
@@ -1591,7 +1591,7 @@ type ListPetsParams struct {
 	// default) or comma-separated (`ids=1,2`); both forms, and a mix of them, mean the same.
 	Ids []int64 `json:",omitempty"`
 	// Page size.
-	Limit OptInt `json:",omitempty,omitzero"`
+	Limit OptInt32 `json:",omitempty,omitzero"`
 	// Where the page starts; copy it from the `Link` header of the previous page.
 	Cursor OptString `json:",omitempty,omitzero"`
 }
@@ -1630,7 +1630,7 @@ func unpackListPetsParams(packed middleware.Parameters) (params ListPetsParams) 
 			In:   "query",
 		}
 		if v, ok := packed[key]; ok {
-			params.Limit = v.(OptInt)
+			params.Limit = v.(OptInt32)
 		}
 	}
 	{
@@ -1858,7 +1858,7 @@ func decodeListPetsParams(args [0]string, argsEscaped bool, r *http.Request) (pa
 	}
 	// Set default value for query: limit.
 	{
-		val := int(20)
+		val := int32(20)
 		params.Limit.SetTo(val)
 	}
 	// Decode query: limit.
@@ -1871,14 +1871,14 @@ func decodeListPetsParams(args [0]string, argsEscaped bool, r *http.Request) (pa
 
 		if err := q.HasParam(cfg); err == nil {
 			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
-				var paramsDotLimitVal int
+				var paramsDotLimitVal int32
 				if err := func() error {
 					val, err := d.DecodeValue()
 					if err != nil {
 						return err
 					}
 
-					c, err := conv.ToInt(val)
+					c, err := conv.ToInt32(val)
 					if err != nil {
 						return err
 					}

@@ -52,6 +52,15 @@ func decodeCancelOrderResponse(resp *http.Response) (res CancelOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -86,6 +95,15 @@ func decodeCancelOrderResponse(resp *http.Response) (res CancelOrderRes, _ error
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -157,6 +175,15 @@ func decodeCancelOrderResponse(resp *http.Response) (res CancelOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -191,6 +218,15 @@ func decodeCancelOrderResponse(resp *http.Response) (res CancelOrderRes, _ error
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -227,83 +263,18 @@ func decodeCancelOrderResponse(resp *http.Response) (res CancelOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -318,7 +289,7 @@ func decodeCancelOrderResponse(resp *http.Response) (res CancelOrderRes, _ error
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -389,6 +360,15 @@ func decodeCancelOrderResponse(resp *http.Response) (res CancelOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -424,6 +404,15 @@ func decodeCancelOrderResponse(resp *http.Response) (res CancelOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -441,7 +430,7 @@ func decodeCancelOrderResponse(resp *http.Response) (res CancelOrderRes, _ error
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -513,6 +502,15 @@ func decodeCancelOrderResponse(resp *http.Response) (res CancelOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -526,14 +524,14 @@ func decodeCancelOrderResponse(resp *http.Response) (res CancelOrderRes, _ error
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -695,6 +693,15 @@ func decodeCreateAccountResponse(resp *http.Response) (res CreateAccountRes, _ e
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -729,6 +736,15 @@ func decodeCreateAccountResponse(resp *http.Response) (res CreateAccountRes, _ e
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -765,6 +781,15 @@ func decodeCreateAccountResponse(resp *http.Response) (res CreateAccountRes, _ e
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -800,83 +825,18 @@ func decodeCreateAccountResponse(resp *http.Response) (res CreateAccountRes, _ e
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -891,7 +851,7 @@ func decodeCreateAccountResponse(resp *http.Response) (res CreateAccountRes, _ e
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -962,6 +922,15 @@ func decodeCreateAccountResponse(resp *http.Response) (res CreateAccountRes, _ e
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -997,6 +966,15 @@ func decodeCreateAccountResponse(resp *http.Response) (res CreateAccountRes, _ e
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -1014,7 +992,7 @@ func decodeCreateAccountResponse(resp *http.Response) (res CreateAccountRes, _ e
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -1086,6 +1064,15 @@ func decodeCreateAccountResponse(resp *http.Response) (res CreateAccountRes, _ e
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -1099,14 +1086,14 @@ func decodeCreateAccountResponse(resp *http.Response) (res CreateAccountRes, _ e
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -1268,6 +1255,15 @@ func decodeCreateApiKeyResponse(resp *http.Response) (res CreateApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -1302,6 +1298,15 @@ func decodeCreateApiKeyResponse(resp *http.Response) (res CreateApiKeyRes, _ err
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -1373,6 +1378,15 @@ func decodeCreateApiKeyResponse(resp *http.Response) (res CreateApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -1407,6 +1421,15 @@ func decodeCreateApiKeyResponse(resp *http.Response) (res CreateApiKeyRes, _ err
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -1443,83 +1466,18 @@ func decodeCreateApiKeyResponse(resp *http.Response) (res CreateApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -1534,7 +1492,7 @@ func decodeCreateApiKeyResponse(resp *http.Response) (res CreateApiKeyRes, _ err
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -1605,6 +1563,15 @@ func decodeCreateApiKeyResponse(resp *http.Response) (res CreateApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -1640,6 +1607,15 @@ func decodeCreateApiKeyResponse(resp *http.Response) (res CreateApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -1657,7 +1633,7 @@ func decodeCreateApiKeyResponse(resp *http.Response) (res CreateApiKeyRes, _ err
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -1729,6 +1705,15 @@ func decodeCreateApiKeyResponse(resp *http.Response) (res CreateApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -1742,14 +1727,14 @@ func decodeCreateApiKeyResponse(resp *http.Response) (res CreateApiKeyRes, _ err
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -1946,6 +1931,15 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -1980,6 +1974,15 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -2051,6 +2054,15 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -2085,6 +2097,15 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -2121,6 +2142,15 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -2156,83 +2186,18 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -2247,7 +2212,7 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -2318,6 +2283,15 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -2353,6 +2327,15 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -2370,7 +2353,7 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -2442,6 +2425,15 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -2455,14 +2447,14 @@ func decodeCreateCategoryResponse(resp *http.Response) (res CreateCategoryRes, _
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -2659,6 +2651,15 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -2693,6 +2694,15 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -2764,6 +2774,15 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -2798,6 +2817,15 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -2834,83 +2862,18 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -2925,7 +2888,7 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -2996,6 +2959,15 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -3031,6 +3003,15 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -3048,7 +3029,7 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -3120,6 +3101,15 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -3133,14 +3123,14 @@ func decodeCreatePetResponse(resp *http.Response) (res CreatePetRes, _ error) {
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -3270,6 +3260,15 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -3304,6 +3303,15 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -3375,6 +3383,15 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -3409,6 +3426,15 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -3445,6 +3471,15 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -3480,83 +3515,18 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -3571,7 +3541,7 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -3642,6 +3612,15 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -3677,6 +3656,15 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -3694,7 +3682,7 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -3766,6 +3754,15 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -3779,14 +3776,14 @@ func decodeDeleteCategoryResponse(resp *http.Response) (res DeleteCategoryRes, _
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -3916,6 +3913,15 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -3950,6 +3956,15 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -4021,6 +4036,15 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -4055,6 +4079,15 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -4091,6 +4124,15 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -4126,83 +4168,18 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -4217,7 +4194,7 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -4288,6 +4265,15 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -4323,6 +4309,15 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -4340,7 +4335,7 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -4412,6 +4407,15 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -4425,14 +4429,14 @@ func decodeDeletePetResponse(resp *http.Response) (res DeletePetRes, _ error) {
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -4594,6 +4598,15 @@ func decodeGetCategoryResponse(resp *http.Response) (res GetCategoryRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -4628,6 +4641,15 @@ func decodeGetCategoryResponse(resp *http.Response) (res GetCategoryRes, _ error
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -4699,6 +4721,15 @@ func decodeGetCategoryResponse(resp *http.Response) (res GetCategoryRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -4734,83 +4765,18 @@ func decodeGetCategoryResponse(resp *http.Response) (res GetCategoryRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -4825,7 +4791,7 @@ func decodeGetCategoryResponse(resp *http.Response) (res GetCategoryRes, _ error
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -4896,6 +4862,15 @@ func decodeGetCategoryResponse(resp *http.Response) (res GetCategoryRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -4931,6 +4906,15 @@ func decodeGetCategoryResponse(resp *http.Response) (res GetCategoryRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -4948,7 +4932,7 @@ func decodeGetCategoryResponse(resp *http.Response) (res GetCategoryRes, _ error
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -5020,6 +5004,15 @@ func decodeGetCategoryResponse(resp *http.Response) (res GetCategoryRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -5033,14 +5026,14 @@ func decodeGetCategoryResponse(resp *http.Response) (res GetCategoryRes, _ error
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -5211,6 +5204,15 @@ func decodeGetInventoryResponse(resp *http.Response) (res GetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -5245,6 +5247,15 @@ func decodeGetInventoryResponse(resp *http.Response) (res GetInventoryRes, _ err
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -5316,6 +5327,15 @@ func decodeGetInventoryResponse(resp *http.Response) (res GetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -5351,83 +5371,18 @@ func decodeGetInventoryResponse(resp *http.Response) (res GetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -5442,7 +5397,7 @@ func decodeGetInventoryResponse(resp *http.Response) (res GetInventoryRes, _ err
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -5513,6 +5468,15 @@ func decodeGetInventoryResponse(resp *http.Response) (res GetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -5548,6 +5512,15 @@ func decodeGetInventoryResponse(resp *http.Response) (res GetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -5565,7 +5538,7 @@ func decodeGetInventoryResponse(resp *http.Response) (res GetInventoryRes, _ err
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -5637,6 +5610,15 @@ func decodeGetInventoryResponse(resp *http.Response) (res GetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -5650,14 +5632,14 @@ func decodeGetInventoryResponse(resp *http.Response) (res GetInventoryRes, _ err
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -5819,6 +5801,15 @@ func decodeGetMessageResponse(resp *http.Response) (res GetMessageRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -5853,6 +5844,15 @@ func decodeGetMessageResponse(resp *http.Response) (res GetMessageRes, _ error) 
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -5924,6 +5924,15 @@ func decodeGetMessageResponse(resp *http.Response) (res GetMessageRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -5959,83 +5968,18 @@ func decodeGetMessageResponse(resp *http.Response) (res GetMessageRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -6050,7 +5994,7 @@ func decodeGetMessageResponse(resp *http.Response) (res GetMessageRes, _ error) 
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -6121,6 +6065,15 @@ func decodeGetMessageResponse(resp *http.Response) (res GetMessageRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -6156,6 +6109,15 @@ func decodeGetMessageResponse(resp *http.Response) (res GetMessageRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -6173,7 +6135,7 @@ func decodeGetMessageResponse(resp *http.Response) (res GetMessageRes, _ error) 
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -6245,6 +6207,15 @@ func decodeGetMessageResponse(resp *http.Response) (res GetMessageRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -6258,14 +6229,14 @@ func decodeGetMessageResponse(resp *http.Response) (res GetMessageRes, _ error) 
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -6427,6 +6398,15 @@ func decodeGetOrderResponse(resp *http.Response) (res GetOrderRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -6461,6 +6441,15 @@ func decodeGetOrderResponse(resp *http.Response) (res GetOrderRes, _ error) {
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -6532,6 +6521,15 @@ func decodeGetOrderResponse(resp *http.Response) (res GetOrderRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -6567,83 +6565,18 @@ func decodeGetOrderResponse(resp *http.Response) (res GetOrderRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -6658,7 +6591,7 @@ func decodeGetOrderResponse(resp *http.Response) (res GetOrderRes, _ error) {
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -6729,6 +6662,15 @@ func decodeGetOrderResponse(resp *http.Response) (res GetOrderRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -6764,6 +6706,15 @@ func decodeGetOrderResponse(resp *http.Response) (res GetOrderRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -6781,7 +6732,7 @@ func decodeGetOrderResponse(resp *http.Response) (res GetOrderRes, _ error) {
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -6853,6 +6804,15 @@ func decodeGetOrderResponse(resp *http.Response) (res GetOrderRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -6866,14 +6826,14 @@ func decodeGetOrderResponse(resp *http.Response) (res GetOrderRes, _ error) {
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -7134,6 +7094,15 @@ func decodeGetPetByIdResponse(resp *http.Response) (res GetPetByIdRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -7168,6 +7137,15 @@ func decodeGetPetByIdResponse(resp *http.Response) (res GetPetByIdRes, _ error) 
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -7239,6 +7217,15 @@ func decodeGetPetByIdResponse(resp *http.Response) (res GetPetByIdRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -7273,6 +7260,15 @@ func decodeGetPetByIdResponse(resp *http.Response) (res GetPetByIdRes, _ error) 
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -7309,83 +7305,18 @@ func decodeGetPetByIdResponse(resp *http.Response) (res GetPetByIdRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -7400,7 +7331,7 @@ func decodeGetPetByIdResponse(resp *http.Response) (res GetPetByIdRes, _ error) 
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -7471,6 +7402,15 @@ func decodeGetPetByIdResponse(resp *http.Response) (res GetPetByIdRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -7506,6 +7446,15 @@ func decodeGetPetByIdResponse(resp *http.Response) (res GetPetByIdRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -7523,7 +7472,7 @@ func decodeGetPetByIdResponse(resp *http.Response) (res GetPetByIdRes, _ error) 
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -7595,6 +7544,15 @@ func decodeGetPetByIdResponse(resp *http.Response) (res GetPetByIdRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -7608,14 +7566,14 @@ func decodeGetPetByIdResponse(resp *http.Response) (res GetPetByIdRes, _ error) 
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -7755,6 +7713,14 @@ func decodeListApiKeysResponse(resp *http.Response) (res ListApiKeysRes, _ error
 				if response == nil {
 					return errors.New("nil is invalid value")
 				}
+				if err := (validate.Array{
+					MinLength:    0,
+					MinLengthSet: false,
+					MaxLength:    100,
+					MaxLengthSet: true,
+				}).ValidateLength(len(response)); err != nil {
+					return errors.Wrap(err, "array")
+				}
 				return nil
 			}(); err != nil {
 				return res, errors.Wrap(err, "validate")
@@ -7834,6 +7800,15 @@ func decodeListApiKeysResponse(resp *http.Response) (res ListApiKeysRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -7868,6 +7843,15 @@ func decodeListApiKeysResponse(resp *http.Response) (res ListApiKeysRes, _ error
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -7939,83 +7923,18 @@ func decodeListApiKeysResponse(resp *http.Response) (res ListApiKeysRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -8030,7 +7949,7 @@ func decodeListApiKeysResponse(resp *http.Response) (res ListApiKeysRes, _ error
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -8101,6 +8020,15 @@ func decodeListApiKeysResponse(resp *http.Response) (res ListApiKeysRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -8136,6 +8064,15 @@ func decodeListApiKeysResponse(resp *http.Response) (res ListApiKeysRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -8153,7 +8090,7 @@ func decodeListApiKeysResponse(resp *http.Response) (res ListApiKeysRes, _ error
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -8225,6 +8162,15 @@ func decodeListApiKeysResponse(resp *http.Response) (res ListApiKeysRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -8238,14 +8184,14 @@ func decodeListApiKeysResponse(resp *http.Response) (res ListApiKeysRes, _ error
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -8385,6 +8331,14 @@ func decodeListCategoriesResponse(resp *http.Response) (res ListCategoriesRes, _
 				if response == nil {
 					return errors.New("nil is invalid value")
 				}
+				if err := (validate.Array{
+					MinLength:    0,
+					MinLengthSet: false,
+					MaxLength:    100,
+					MaxLengthSet: true,
+				}).ValidateLength(len(response)); err != nil {
+					return errors.Wrap(err, "array")
+				}
 				return nil
 			}(); err != nil {
 				return res, errors.Wrap(err, "validate")
@@ -8464,6 +8418,15 @@ func decodeListCategoriesResponse(resp *http.Response) (res ListCategoriesRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -8498,6 +8461,15 @@ func decodeListCategoriesResponse(resp *http.Response) (res ListCategoriesRes, _
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -8569,83 +8541,18 @@ func decodeListCategoriesResponse(resp *http.Response) (res ListCategoriesRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -8660,7 +8567,7 @@ func decodeListCategoriesResponse(resp *http.Response) (res ListCategoriesRes, _
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -8731,6 +8638,15 @@ func decodeListCategoriesResponse(resp *http.Response) (res ListCategoriesRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -8766,6 +8682,15 @@ func decodeListCategoriesResponse(resp *http.Response) (res ListCategoriesRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -8783,7 +8708,7 @@ func decodeListCategoriesResponse(resp *http.Response) (res ListCategoriesRes, _
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -8855,6 +8780,15 @@ func decodeListCategoriesResponse(resp *http.Response) (res ListCategoriesRes, _
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -8868,14 +8802,14 @@ func decodeListCategoriesResponse(resp *http.Response) (res ListCategoriesRes, _
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -9015,6 +8949,14 @@ func decodeListInventoryResponse(resp *http.Response) (res ListInventoryRes, _ e
 				if response == nil {
 					return errors.New("nil is invalid value")
 				}
+				if err := (validate.Array{
+					MinLength:    0,
+					MinLengthSet: false,
+					MaxLength:    100,
+					MaxLengthSet: true,
+				}).ValidateLength(len(response)); err != nil {
+					return errors.Wrap(err, "array")
+				}
 				var failures []validate.FieldError
 				for i, elem := range response {
 					if err := func() error {
@@ -9111,6 +9053,15 @@ func decodeListInventoryResponse(resp *http.Response) (res ListInventoryRes, _ e
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -9145,6 +9096,15 @@ func decodeListInventoryResponse(resp *http.Response) (res ListInventoryRes, _ e
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -9216,83 +9176,18 @@ func decodeListInventoryResponse(resp *http.Response) (res ListInventoryRes, _ e
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -9307,7 +9202,7 @@ func decodeListInventoryResponse(resp *http.Response) (res ListInventoryRes, _ e
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -9378,6 +9273,15 @@ func decodeListInventoryResponse(resp *http.Response) (res ListInventoryRes, _ e
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -9413,6 +9317,15 @@ func decodeListInventoryResponse(resp *http.Response) (res ListInventoryRes, _ e
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -9430,7 +9343,7 @@ func decodeListInventoryResponse(resp *http.Response) (res ListInventoryRes, _ e
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -9502,6 +9415,15 @@ func decodeListInventoryResponse(resp *http.Response) (res ListInventoryRes, _ e
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -9515,14 +9437,14 @@ func decodeListInventoryResponse(resp *http.Response) (res ListInventoryRes, _ e
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -9662,6 +9584,14 @@ func decodeListOrdersResponse(resp *http.Response) (res ListOrdersRes, _ error) 
 				if response == nil {
 					return errors.New("nil is invalid value")
 				}
+				if err := (validate.Array{
+					MinLength:    0,
+					MinLengthSet: false,
+					MaxLength:    100,
+					MaxLengthSet: true,
+				}).ValidateLength(len(response)); err != nil {
+					return errors.Wrap(err, "array")
+				}
 				return nil
 			}(); err != nil {
 				return res, errors.Wrap(err, "validate")
@@ -9741,6 +9671,15 @@ func decodeListOrdersResponse(resp *http.Response) (res ListOrdersRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -9775,6 +9714,15 @@ func decodeListOrdersResponse(resp *http.Response) (res ListOrdersRes, _ error) 
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -9846,83 +9794,18 @@ func decodeListOrdersResponse(resp *http.Response) (res ListOrdersRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -9937,7 +9820,7 @@ func decodeListOrdersResponse(resp *http.Response) (res ListOrdersRes, _ error) 
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -10008,6 +9891,15 @@ func decodeListOrdersResponse(resp *http.Response) (res ListOrdersRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -10043,6 +9935,15 @@ func decodeListOrdersResponse(resp *http.Response) (res ListOrdersRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -10060,7 +9961,7 @@ func decodeListOrdersResponse(resp *http.Response) (res ListOrdersRes, _ error) 
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -10132,6 +10033,15 @@ func decodeListOrdersResponse(resp *http.Response) (res ListOrdersRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -10145,14 +10055,14 @@ func decodeListOrdersResponse(resp *http.Response) (res ListOrdersRes, _ error) 
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -10363,6 +10273,15 @@ func decodeListPetsResponse(resp *http.Response) (res ListPetsRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -10397,6 +10316,15 @@ func decodeListPetsResponse(resp *http.Response) (res ListPetsRes, _ error) {
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -10468,83 +10396,18 @@ func decodeListPetsResponse(resp *http.Response) (res ListPetsRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -10559,7 +10422,7 @@ func decodeListPetsResponse(resp *http.Response) (res ListPetsRes, _ error) {
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -10630,6 +10493,15 @@ func decodeListPetsResponse(resp *http.Response) (res ListPetsRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -10665,6 +10537,15 @@ func decodeListPetsResponse(resp *http.Response) (res ListPetsRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -10682,7 +10563,7 @@ func decodeListPetsResponse(resp *http.Response) (res ListPetsRes, _ error) {
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -10754,6 +10635,15 @@ func decodeListPetsResponse(resp *http.Response) (res ListPetsRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -10767,14 +10657,14 @@ func decodeListPetsResponse(resp *http.Response) (res ListPetsRes, _ error) {
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -10971,6 +10861,15 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -11005,6 +10904,15 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -11076,6 +10984,15 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -11110,6 +11027,15 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -11146,6 +11072,15 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -11180,6 +11115,15 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -11216,83 +11160,18 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -11307,7 +11186,7 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -11378,6 +11257,15 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -11413,6 +11301,15 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -11430,7 +11327,7 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -11502,6 +11399,15 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -11515,14 +11421,14 @@ func decodePlaceOrderResponse(resp *http.Response) (res PlaceOrderRes, _ error) 
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -11684,6 +11590,15 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -11718,6 +11633,15 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -11789,6 +11713,15 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -11823,6 +11756,15 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -11859,6 +11801,15 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -11893,6 +11844,15 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -11929,83 +11889,18 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -12020,7 +11915,7 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -12091,6 +11986,15 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -12126,6 +12030,15 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -12143,7 +12056,7 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -12215,6 +12128,15 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -12228,14 +12150,14 @@ func decodeReplaceCategoryResponse(resp *http.Response) (res ReplaceCategoryRes,
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -12397,6 +12319,15 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -12431,6 +12362,15 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -12502,6 +12442,15 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -12536,6 +12485,15 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -12572,6 +12530,15 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -12606,6 +12573,15 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -12642,83 +12618,18 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -12733,7 +12644,7 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -12804,6 +12715,15 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -12839,6 +12759,15 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -12856,7 +12785,7 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -12928,6 +12857,15 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -12941,14 +12879,14 @@ func decodeReplacePetResponse(resp *http.Response) (res ReplacePetRes, _ error) 
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -13078,6 +13016,15 @@ func decodeRevokeApiKeyResponse(resp *http.Response) (res RevokeApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -13112,6 +13059,15 @@ func decodeRevokeApiKeyResponse(resp *http.Response) (res RevokeApiKeyRes, _ err
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -13183,6 +13139,15 @@ func decodeRevokeApiKeyResponse(resp *http.Response) (res RevokeApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -13218,83 +13183,18 @@ func decodeRevokeApiKeyResponse(resp *http.Response) (res RevokeApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -13309,7 +13209,7 @@ func decodeRevokeApiKeyResponse(resp *http.Response) (res RevokeApiKeyRes, _ err
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -13380,6 +13280,15 @@ func decodeRevokeApiKeyResponse(resp *http.Response) (res RevokeApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -13415,6 +13324,15 @@ func decodeRevokeApiKeyResponse(resp *http.Response) (res RevokeApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -13432,7 +13350,7 @@ func decodeRevokeApiKeyResponse(resp *http.Response) (res RevokeApiKeyRes, _ err
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -13504,6 +13422,15 @@ func decodeRevokeApiKeyResponse(resp *http.Response) (res RevokeApiKeyRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -13517,14 +13444,14 @@ func decodeRevokeApiKeyResponse(resp *http.Response) (res RevokeApiKeyRes, _ err
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -13721,6 +13648,15 @@ func decodeSendMessageResponse(resp *http.Response) (res SendMessageRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -13755,6 +13691,15 @@ func decodeSendMessageResponse(resp *http.Response) (res SendMessageRes, _ error
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -13826,6 +13771,15 @@ func decodeSendMessageResponse(resp *http.Response) (res SendMessageRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -13861,83 +13815,18 @@ func decodeSendMessageResponse(resp *http.Response) (res SendMessageRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -13952,7 +13841,7 @@ func decodeSendMessageResponse(resp *http.Response) (res SendMessageRes, _ error
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -14023,6 +13912,15 @@ func decodeSendMessageResponse(resp *http.Response) (res SendMessageRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -14058,6 +13956,15 @@ func decodeSendMessageResponse(resp *http.Response) (res SendMessageRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -14075,7 +13982,7 @@ func decodeSendMessageResponse(resp *http.Response) (res SendMessageRes, _ error
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -14147,6 +14054,15 @@ func decodeSendMessageResponse(resp *http.Response) (res SendMessageRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -14160,14 +14076,14 @@ func decodeSendMessageResponse(resp *http.Response) (res SendMessageRes, _ error
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -14338,6 +14254,15 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -14372,6 +14297,15 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -14443,6 +14377,15 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -14477,6 +14420,15 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -14513,6 +14465,15 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -14548,83 +14509,18 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -14639,7 +14535,7 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -14710,6 +14606,15 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -14745,6 +14650,15 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -14762,7 +14676,7 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -14834,6 +14748,15 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -14847,14 +14770,14 @@ func decodeSetInventoryResponse(resp *http.Response) (res SetInventoryRes, _ err
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -15016,6 +14939,15 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -15050,6 +14982,15 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -15121,6 +15062,15 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -15155,6 +15105,15 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -15191,6 +15150,15 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -15225,6 +15193,15 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -15261,83 +15238,18 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -15352,7 +15264,7 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -15423,6 +15335,15 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -15458,6 +15379,15 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -15475,7 +15405,7 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -15547,6 +15477,15 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -15560,14 +15499,14 @@ func decodeUpdateOrderResponse(resp *http.Response) (res UpdateOrderRes, _ error
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}
@@ -15729,6 +15668,15 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -15763,6 +15711,15 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			var wrapper UnauthorizedHeaders
 			wrapper.Response = response
@@ -15834,6 +15791,15 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -15868,6 +15834,15 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -15904,6 +15879,15 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -15938,6 +15922,15 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 					Err:         err,
 				}
 				return res, err
+			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
 			}
 			return &response, nil
 		default:
@@ -15974,83 +15967,18 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper RateLimitedHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
-			// Parse "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimit.SetTo(wrapperDotRateLimitVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit header")
-				}
-			}
-			// Parse "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterDecodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := func() error {
-					if err := h.HasParam(cfg); err == nil {
-						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRateLimitPolicyVal string
-							if err := func() error {
-								val, err := d.DecodeValue()
-								if err != nil {
-									return err
-								}
-
-								c, err := conv.ToString(val)
-								if err != nil {
-									return err
-								}
-
-								wrapperDotRateLimitPolicyVal = c
-								return nil
-							}(); err != nil {
-								return err
-							}
-							wrapper.RateLimitPolicy.SetTo(wrapperDotRateLimitPolicyVal)
-							return nil
-						}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}(); err != nil {
-					return res, errors.Wrap(err, "parse RateLimit-Policy header")
-				}
-			}
 			// Parse "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterDecodingConfig{
@@ -16065,7 +15993,7 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -16136,6 +16064,15 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			return &response, nil
 		default:
 			return res, validate.InvalidContentType(ct)
@@ -16171,6 +16108,15 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper UnavailableHeaders
 			wrapper.Response = response
 			h := uri.NewHeaderDecoder(resp.Header)
@@ -16188,7 +16134,7 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 								return err
 							}
 
-							c, err := conv.ToInt(val)
+							c, err := conv.ToInt32(val)
 							if err != nil {
 								return err
 							}
@@ -16260,6 +16206,15 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 				}
 				return res, err
 			}
+			// Validate response.
+			if err := func() error {
+				if err := response.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return res, errors.Wrap(err, "validate")
+			}
 			var wrapper DefaultStatusCodeWithHeaders
 			wrapper.Response = response
 			wrapper.StatusCode = resp.StatusCode
@@ -16273,14 +16228,14 @@ func decodeUpdatePetResponse(resp *http.Response) (res UpdatePetRes, _ error) {
 				if err := func() error {
 					if err := h.HasParam(cfg); err == nil {
 						if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
-							var wrapperDotRetryAfterVal int
+							var wrapperDotRetryAfterVal int32
 							if err := func() error {
 								val, err := d.DecodeValue()
 								if err != nil {
 									return err
 								}
 
-								c, err := conv.ToInt(val)
+								c, err := conv.ToInt32(val)
 								if err != nil {
 									return err
 								}

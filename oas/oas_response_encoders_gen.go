@@ -86,40 +86,10 @@ func encodeCancelOrderResponse(response CancelOrderRes, w http.ResponseWriter) e
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -127,7 +97,7 @@ func encodeCancelOrderResponse(response CancelOrderRes, w http.ResponseWriter) e
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -168,7 +138,7 @@ func encodeCancelOrderResponse(response CancelOrderRes, w http.ResponseWriter) e
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -241,40 +211,10 @@ func encodeCreateAccountResponse(response CreateAccountRes, w http.ResponseWrite
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -282,7 +222,7 @@ func encodeCreateAccountResponse(response CreateAccountRes, w http.ResponseWrite
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -323,7 +263,7 @@ func encodeCreateAccountResponse(response CreateAccountRes, w http.ResponseWrite
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -425,40 +365,10 @@ func encodeCreateApiKeyResponse(response CreateApiKeyRes, w http.ResponseWriter)
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -466,7 +376,7 @@ func encodeCreateApiKeyResponse(response CreateApiKeyRes, w http.ResponseWriter)
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -507,7 +417,7 @@ func encodeCreateApiKeyResponse(response CreateApiKeyRes, w http.ResponseWriter)
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -638,40 +548,10 @@ func encodeCreateCategoryResponse(response CreateCategoryRes, w http.ResponseWri
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -679,7 +559,7 @@ func encodeCreateCategoryResponse(response CreateCategoryRes, w http.ResponseWri
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -720,7 +600,7 @@ func encodeCreateCategoryResponse(response CreateCategoryRes, w http.ResponseWri
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -839,40 +719,10 @@ func encodeCreatePetResponse(response CreatePetRes, w http.ResponseWriter) error
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -880,7 +730,7 @@ func encodeCreatePetResponse(response CreatePetRes, w http.ResponseWriter) error
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -921,7 +771,7 @@ func encodeCreatePetResponse(response CreatePetRes, w http.ResponseWriter) error
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1028,40 +878,10 @@ func encodeDeleteCategoryResponse(response DeleteCategoryRes, w http.ResponseWri
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -1069,7 +889,7 @@ func encodeDeleteCategoryResponse(response DeleteCategoryRes, w http.ResponseWri
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1110,7 +930,7 @@ func encodeDeleteCategoryResponse(response DeleteCategoryRes, w http.ResponseWri
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1217,40 +1037,10 @@ func encodeDeletePetResponse(response DeletePetRes, w http.ResponseWriter) error
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -1258,7 +1048,7 @@ func encodeDeletePetResponse(response DeletePetRes, w http.ResponseWriter) error
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1299,7 +1089,7 @@ func encodeDeletePetResponse(response DeletePetRes, w http.ResponseWriter) error
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1389,40 +1179,10 @@ func encodeGetCategoryResponse(response GetCategoryRes, w http.ResponseWriter) e
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -1430,7 +1190,7 @@ func encodeGetCategoryResponse(response GetCategoryRes, w http.ResponseWriter) e
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1471,7 +1231,7 @@ func encodeGetCategoryResponse(response GetCategoryRes, w http.ResponseWriter) e
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1561,40 +1321,10 @@ func encodeGetInventoryResponse(response GetInventoryRes, w http.ResponseWriter)
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -1602,7 +1332,7 @@ func encodeGetInventoryResponse(response GetInventoryRes, w http.ResponseWriter)
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1643,7 +1373,7 @@ func encodeGetInventoryResponse(response GetInventoryRes, w http.ResponseWriter)
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1733,40 +1463,10 @@ func encodeGetMessageResponse(response GetMessageRes, w http.ResponseWriter) err
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -1774,7 +1474,7 @@ func encodeGetMessageResponse(response GetMessageRes, w http.ResponseWriter) err
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1815,7 +1515,7 @@ func encodeGetMessageResponse(response GetMessageRes, w http.ResponseWriter) err
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1905,40 +1605,10 @@ func encodeGetOrderResponse(response GetOrderRes, w http.ResponseWriter) error {
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -1946,7 +1616,7 @@ func encodeGetOrderResponse(response GetOrderRes, w http.ResponseWriter) error {
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -1987,7 +1657,7 @@ func encodeGetOrderResponse(response GetOrderRes, w http.ResponseWriter) error {
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -2130,40 +1800,10 @@ func encodeGetPetByIdResponse(response GetPetByIdRes, w http.ResponseWriter) err
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -2171,7 +1811,7 @@ func encodeGetPetByIdResponse(response GetPetByIdRes, w http.ResponseWriter) err
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -2212,7 +1852,7 @@ func encodeGetPetByIdResponse(response GetPetByIdRes, w http.ResponseWriter) err
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -2314,40 +1954,10 @@ func encodeListApiKeysResponse(response ListApiKeysRes, w http.ResponseWriter) e
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -2355,7 +1965,7 @@ func encodeListApiKeysResponse(response ListApiKeysRes, w http.ResponseWriter) e
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -2396,7 +2006,7 @@ func encodeListApiKeysResponse(response ListApiKeysRes, w http.ResponseWriter) e
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -2498,40 +2108,10 @@ func encodeListCategoriesResponse(response ListCategoriesRes, w http.ResponseWri
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -2539,7 +2119,7 @@ func encodeListCategoriesResponse(response ListCategoriesRes, w http.ResponseWri
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -2580,7 +2160,7 @@ func encodeListCategoriesResponse(response ListCategoriesRes, w http.ResponseWri
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -2682,40 +2262,10 @@ func encodeListInventoryResponse(response ListInventoryRes, w http.ResponseWrite
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -2723,7 +2273,7 @@ func encodeListInventoryResponse(response ListInventoryRes, w http.ResponseWrite
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -2764,7 +2314,7 @@ func encodeListInventoryResponse(response ListInventoryRes, w http.ResponseWrite
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -2866,40 +2416,10 @@ func encodeListOrdersResponse(response ListOrdersRes, w http.ResponseWriter) err
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -2907,7 +2427,7 @@ func encodeListOrdersResponse(response ListOrdersRes, w http.ResponseWriter) err
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -2948,7 +2468,7 @@ func encodeListOrdersResponse(response ListOrdersRes, w http.ResponseWriter) err
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -3046,40 +2566,10 @@ func encodeListPetsResponse(response ListPetsRes, w http.ResponseWriter) error {
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -3087,7 +2577,7 @@ func encodeListPetsResponse(response ListPetsRes, w http.ResponseWriter) error {
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -3128,7 +2618,7 @@ func encodeListPetsResponse(response ListPetsRes, w http.ResponseWriter) error {
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -3271,40 +2761,10 @@ func encodePlaceOrderResponse(response PlaceOrderRes, w http.ResponseWriter) err
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -3312,7 +2772,7 @@ func encodePlaceOrderResponse(response PlaceOrderRes, w http.ResponseWriter) err
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -3353,7 +2813,7 @@ func encodePlaceOrderResponse(response PlaceOrderRes, w http.ResponseWriter) err
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -3479,40 +2939,10 @@ func encodeReplaceCategoryResponse(response ReplaceCategoryRes, w http.ResponseW
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -3520,7 +2950,7 @@ func encodeReplaceCategoryResponse(response ReplaceCategoryRes, w http.ResponseW
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -3561,7 +2991,7 @@ func encodeReplaceCategoryResponse(response ReplaceCategoryRes, w http.ResponseW
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -3687,40 +3117,10 @@ func encodeReplacePetResponse(response ReplacePetRes, w http.ResponseWriter) err
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -3728,7 +3128,7 @@ func encodeReplacePetResponse(response ReplacePetRes, w http.ResponseWriter) err
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -3769,7 +3169,7 @@ func encodeReplacePetResponse(response ReplacePetRes, w http.ResponseWriter) err
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -3852,40 +3252,10 @@ func encodeRevokeApiKeyResponse(response RevokeApiKeyRes, w http.ResponseWriter)
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -3893,7 +3263,7 @@ func encodeRevokeApiKeyResponse(response RevokeApiKeyRes, w http.ResponseWriter)
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -3934,7 +3304,7 @@ func encodeRevokeApiKeyResponse(response RevokeApiKeyRes, w http.ResponseWriter)
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -4041,40 +3411,10 @@ func encodeSendMessageResponse(response SendMessageRes, w http.ResponseWriter) e
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -4082,7 +3422,7 @@ func encodeSendMessageResponse(response SendMessageRes, w http.ResponseWriter) e
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -4123,7 +3463,7 @@ func encodeSendMessageResponse(response SendMessageRes, w http.ResponseWriter) e
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -4237,40 +3577,10 @@ func encodeSetInventoryResponse(response SetInventoryRes, w http.ResponseWriter)
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -4278,7 +3588,7 @@ func encodeSetInventoryResponse(response SetInventoryRes, w http.ResponseWriter)
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -4319,7 +3629,7 @@ func encodeSetInventoryResponse(response SetInventoryRes, w http.ResponseWriter)
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -4445,40 +3755,10 @@ func encodeUpdateOrderResponse(response UpdateOrderRes, w http.ResponseWriter) e
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -4486,7 +3766,7 @@ func encodeUpdateOrderResponse(response UpdateOrderRes, w http.ResponseWriter) e
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -4527,7 +3807,7 @@ func encodeUpdateOrderResponse(response UpdateOrderRes, w http.ResponseWriter) e
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -4653,40 +3933,10 @@ func encodeUpdatePetResponse(response UpdatePetRes, w http.ResponseWriter) error
 
 	case *RateLimitedHeaders:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Ratelimit,Ratelimit-Policy,Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 		// Encoding response headers.
 		{
 			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "RateLimit" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimit.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit header")
-				}
-			}
-			// Encode "RateLimit-Policy" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "RateLimit-Policy",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					if val, ok := response.RateLimitPolicy.Get(); ok {
-						return e.EncodeValue(conv.StringToString(val))
-					}
-					return nil
-				}); err != nil {
-					return errors.Wrap(err, "encode RateLimit-Policy header")
-				}
-			}
 			// Encode "Retry-After" header.
 			{
 				cfg := uri.HeaderParameterEncodingConfig{
@@ -4694,7 +3944,7 @@ func encodeUpdatePetResponse(response UpdatePetRes, w http.ResponseWriter) error
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -4735,7 +3985,7 @@ func encodeUpdatePetResponse(response UpdatePetRes, w http.ResponseWriter) error
 					Explode: false,
 				}
 				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.IntToString(response.RetryAfter))
+					return e.EncodeValue(conv.Int32ToString(response.RetryAfter))
 				}); err != nil {
 					return errors.Wrap(err, "encode Retry-After header")
 				}
@@ -4770,7 +4020,7 @@ func encodeErrorResponse(response *DefaultStatusCodeWithHeaders, w http.Response
 			}
 			if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
 				if val, ok := response.RetryAfter.Get(); ok {
-					return e.EncodeValue(conv.IntToString(val))
+					return e.EncodeValue(conv.Int32ToString(val))
 				}
 				return nil
 			}); err != nil {

@@ -403,7 +403,7 @@ func (*CreatedApiKey) createApiKeyRes() {}
 // DefaultStatusCodeWithHeaders wraps Error with status code and response headers.
 type DefaultStatusCodeWithHeaders struct {
 	StatusCode      int
-	RetryAfter      OptInt
+	RetryAfter      OptInt32
 	WWWAuthenticate OptString
 	Response        Error
 }
@@ -414,7 +414,7 @@ func (s *DefaultStatusCodeWithHeaders) GetStatusCode() int {
 }
 
 // GetRetryAfter returns the value of RetryAfter.
-func (s *DefaultStatusCodeWithHeaders) GetRetryAfter() OptInt {
+func (s *DefaultStatusCodeWithHeaders) GetRetryAfter() OptInt32 {
 	return s.RetryAfter
 }
 
@@ -434,7 +434,7 @@ func (s *DefaultStatusCodeWithHeaders) SetStatusCode(val int) {
 }
 
 // SetRetryAfter sets the value of RetryAfter.
-func (s *DefaultStatusCodeWithHeaders) SetRetryAfter(val OptInt) {
+func (s *DefaultStatusCodeWithHeaders) SetRetryAfter(val OptInt32) {
 	s.RetryAfter = val
 }
 
@@ -507,7 +507,7 @@ type Error struct {
 	// Human-readable description.
 	Message string `json:"message"`
 	// The HTTP status code.
-	Status int `json:"status"`
+	Status int32 `json:"status"`
 	// What is wrong with which field, for `validation_failed`.
 	Details []ErrorDetail `json:"details"`
 }
@@ -523,7 +523,7 @@ func (s *Error) GetMessage() string {
 }
 
 // GetStatus returns the value of Status.
-func (s *Error) GetStatus() int {
+func (s *Error) GetStatus() int32 {
 	return s.Status
 }
 
@@ -543,7 +543,7 @@ func (s *Error) SetMessage(val string) {
 }
 
 // SetStatus sets the value of Status.
-func (s *Error) SetStatus(val int) {
+func (s *Error) SetStatus(val int32) {
 	s.Status = val
 }
 
@@ -700,7 +700,7 @@ type InventoryItem struct {
 	// Id of the animal the entry tracks.
 	PetId int64 `json:"petId"`
 	// Current stock count.
-	Quantity int `json:"quantity"`
+	Quantity int32 `json:"quantity"`
 	// Status of the animal in the store. Known values: `available`, `pending`, `sold`. An open list: a
 	// minor version may add values, so treat one you do not know as not for sale rather than failing.
 	Status string `json:"status"`
@@ -712,7 +712,7 @@ func (s *InventoryItem) GetPetId() int64 {
 }
 
 // GetQuantity returns the value of Quantity.
-func (s *InventoryItem) GetQuantity() int {
+func (s *InventoryItem) GetQuantity() int32 {
 	return s.Quantity
 }
 
@@ -727,7 +727,7 @@ func (s *InventoryItem) SetPetId(val int64) {
 }
 
 // SetQuantity sets the value of Quantity.
-func (s *InventoryItem) SetQuantity(val int) {
+func (s *InventoryItem) SetQuantity(val int32) {
 	s.Quantity = val
 }
 
@@ -743,16 +743,16 @@ func (*InventoryItem) setInventoryRes() {}
 // Ref: #/components/schemas/InventoryUpdate
 type InventoryUpdate struct {
 	// The new stock count.
-	Quantity int `json:"quantity"`
+	Quantity int32 `json:"quantity"`
 }
 
 // GetQuantity returns the value of Quantity.
-func (s *InventoryUpdate) GetQuantity() int {
+func (s *InventoryUpdate) GetQuantity() int32 {
 	return s.Quantity
 }
 
 // SetQuantity sets the value of Quantity.
-func (s *InventoryUpdate) SetQuantity(val int) {
+func (s *InventoryUpdate) SetQuantity(val int32) {
 	s.Quantity = val
 }
 
@@ -1091,7 +1091,7 @@ type NewOrder struct {
 	// Id of the animal to order.
 	PetId int64 `json:"petId"`
 	// Number of units (1–100).
-	Quantity int `json:"quantity"`
+	Quantity int32 `json:"quantity"`
 	// Expected ship date (RFC 3339), from `2000-01-01T00:00:00Z` to `2099-12-31T23:59:59Z` once in UTC;
 	// outside, `400 validation_failed`.
 	ShipDate OptDateTime `json:"shipDate"`
@@ -1103,7 +1103,7 @@ func (s *NewOrder) GetPetId() int64 {
 }
 
 // GetQuantity returns the value of Quantity.
-func (s *NewOrder) GetQuantity() int {
+func (s *NewOrder) GetQuantity() int32 {
 	return s.Quantity
 }
 
@@ -1118,7 +1118,7 @@ func (s *NewOrder) SetPetId(val int64) {
 }
 
 // SetQuantity sets the value of Quantity.
-func (s *NewOrder) SetQuantity(val int) {
+func (s *NewOrder) SetQuantity(val int32) {
 	s.Quantity = val
 }
 
@@ -1309,38 +1309,38 @@ func (o OptDateTime) Or(d time.Time) time.Time {
 	return d
 }
 
-// NewOptInt returns new OptInt with value set to v.
-func NewOptInt(v int) OptInt {
-	return OptInt{
+// NewOptInt32 returns new OptInt32 with value set to v.
+func NewOptInt32(v int32) OptInt32 {
+	return OptInt32{
 		Value: v,
 		Set:   true,
 	}
 }
 
-// OptInt is optional int.
-type OptInt struct {
-	Value int
+// OptInt32 is optional int32.
+type OptInt32 struct {
+	Value int32
 	Set   bool
 }
 
-// IsSet returns true if OptInt was set.
-func (o OptInt) IsSet() bool { return o.Set }
+// IsSet returns true if OptInt32 was set.
+func (o OptInt32) IsSet() bool { return o.Set }
 
 // Reset unsets value.
-func (o *OptInt) Reset() {
-	var v int
+func (o *OptInt32) Reset() {
+	var v int32
 	o.Value = v
 	o.Set = false
 }
 
 // SetTo sets value to v.
-func (o *OptInt) SetTo(v int) {
+func (o *OptInt32) SetTo(v int32) {
 	o.Set = true
 	o.Value = v
 }
 
 // Get returns value and boolean that denotes whether value was set.
-func (o OptInt) Get() (v int, ok bool) {
+func (o OptInt32) Get() (v int32, ok bool) {
 	if !o.Set {
 		return v, false
 	}
@@ -1348,7 +1348,7 @@ func (o OptInt) Get() (v int, ok bool) {
 }
 
 // Or returns value if set, or given parameter if does not.
-func (o OptInt) Or(d int) int {
+func (o OptInt32) Or(d int32) int32 {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -1548,7 +1548,7 @@ type Order struct {
 	// Id of the animal in the order.
 	PetId int64 `json:"petId"`
 	// Number of units ordered.
-	Quantity int `json:"quantity"`
+	Quantity int32 `json:"quantity"`
 	// Expected or actual ship date (RFC 3339).
 	ShipDate OptDateTime `json:"shipDate"`
 	// Whether the order has been fulfilled.
@@ -1568,7 +1568,7 @@ func (s *Order) GetPetId() int64 {
 }
 
 // GetQuantity returns the value of Quantity.
-func (s *Order) GetQuantity() int {
+func (s *Order) GetQuantity() int32 {
 	return s.Quantity
 }
 
@@ -1598,7 +1598,7 @@ func (s *Order) SetPetId(val int64) {
 }
 
 // SetQuantity sets the value of Quantity.
-func (s *Order) SetQuantity(val int) {
+func (s *Order) SetQuantity(val int32) {
 	s.Quantity = val
 }
 
@@ -1910,24 +1910,12 @@ func (*PlaceOrderUnprocessableEntity) placeOrderRes() {}
 
 // RateLimitedHeaders wraps Error with response headers.
 type RateLimitedHeaders struct {
-	RateLimit       OptString
-	RateLimitPolicy OptString
-	RetryAfter      int
-	Response        Error
-}
-
-// GetRateLimit returns the value of RateLimit.
-func (s *RateLimitedHeaders) GetRateLimit() OptString {
-	return s.RateLimit
-}
-
-// GetRateLimitPolicy returns the value of RateLimitPolicy.
-func (s *RateLimitedHeaders) GetRateLimitPolicy() OptString {
-	return s.RateLimitPolicy
+	RetryAfter int32
+	Response   Error
 }
 
 // GetRetryAfter returns the value of RetryAfter.
-func (s *RateLimitedHeaders) GetRetryAfter() int {
+func (s *RateLimitedHeaders) GetRetryAfter() int32 {
 	return s.RetryAfter
 }
 
@@ -1936,18 +1924,8 @@ func (s *RateLimitedHeaders) GetResponse() Error {
 	return s.Response
 }
 
-// SetRateLimit sets the value of RateLimit.
-func (s *RateLimitedHeaders) SetRateLimit(val OptString) {
-	s.RateLimit = val
-}
-
-// SetRateLimitPolicy sets the value of RateLimitPolicy.
-func (s *RateLimitedHeaders) SetRateLimitPolicy(val OptString) {
-	s.RateLimitPolicy = val
-}
-
 // SetRetryAfter sets the value of RetryAfter.
-func (s *RateLimitedHeaders) SetRetryAfter(val int) {
+func (s *RateLimitedHeaders) SetRetryAfter(val int32) {
 	s.RetryAfter = val
 }
 
@@ -2134,12 +2112,12 @@ func (*UnauthorizedHeaders) updatePetRes()       {}
 
 // UnavailableHeaders wraps Error with response headers.
 type UnavailableHeaders struct {
-	RetryAfter int
+	RetryAfter int32
 	Response   Error
 }
 
 // GetRetryAfter returns the value of RetryAfter.
-func (s *UnavailableHeaders) GetRetryAfter() int {
+func (s *UnavailableHeaders) GetRetryAfter() int32 {
 	return s.RetryAfter
 }
 
@@ -2149,7 +2127,7 @@ func (s *UnavailableHeaders) GetResponse() Error {
 }
 
 // SetRetryAfter sets the value of RetryAfter.
-func (s *UnavailableHeaders) SetRetryAfter(val int) {
+func (s *UnavailableHeaders) SetRetryAfter(val int32) {
 	s.RetryAfter = val
 }
 

@@ -22,11 +22,11 @@ func toCategory(c petstore.Category) oas.Category {
 }
 
 func toInventory(i petstore.InventoryItem) oas.InventoryItem {
-	return oas.InventoryItem{PetId: i.PetID, Quantity: i.Quantity, Status: string(i.Status)}
+	return oas.InventoryItem{PetId: i.PetID, Quantity: int32(i.Quantity), Status: string(i.Status)}
 }
 
 func toOrder(o petstore.Order) oas.Order {
-	out := oas.Order{ID: o.ID, PetId: o.PetID, Quantity: o.Quantity, Complete: o.Complete, AccountId: o.AccountID}
+	out := oas.Order{ID: o.ID, PetId: o.PetID, Quantity: int32(o.Quantity), Complete: o.Complete, AccountId: o.AccountID}
 	if o.ShipDate != nil {
 		out.ShipDate = oas.NewOptDateTime(o.ShipDate.UTC())
 	}
@@ -62,12 +62,12 @@ func mapSlice[T, U any](in []T, f func(T) U) []U {
 
 // pageOf reads the pagination parameters; the generated server has checked the bounds
 // of limit already.
-func pageOf(limit oas.OptInt, cursor oas.OptString) (petstore.Page, error) {
+func pageOf(limit oas.OptInt32, cursor oas.OptString) (petstore.Page, error) {
 	after, err := petstore.DecodeCursor(cursor.Or(""))
 	if err != nil {
 		return petstore.Page{}, err
 	}
-	return petstore.Page{Limit: limit.Or(petstore.DefaultLimit), After: after}, nil
+	return petstore.Page{Limit: int(limit.Or(petstore.DefaultLimit)), After: after}, nil
 }
 
 // listPage asks the store for one item more than the page holds, to learn whether a

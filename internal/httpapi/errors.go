@@ -80,7 +80,7 @@ func errorResponse(ctx context.Context, log *slog.Logger, unavailable func(error
 	}
 	r := toResponse(e)
 	if wait := info(ctx).retryAfter; wait > 0 {
-		r.RetryAfter = oas.NewOptInt(wait)
+		r.RetryAfter = oas.NewOptInt32(int32(wait))
 	}
 	return r
 }
@@ -99,7 +99,7 @@ func toResponse(e *petstore.Error) *oas.DefaultStatusCodeWithHeaders {
 	}
 	r := &oas.DefaultStatusCodeWithHeaders{
 		StatusCode: status,
-		Response:   oas.Error{Code: e.Code, Message: e.Message, Status: status},
+		Response:   oas.Error{Code: e.Code, Message: e.Message, Status: int32(status)},
 	}
 	for _, d := range e.Details {
 		r.Response.Details = append(r.Response.Details, oas.ErrorDetail{Field: d.Field, Problem: d.Problem})
@@ -108,7 +108,7 @@ func toResponse(e *petstore.Error) *oas.DefaultStatusCodeWithHeaders {
 	case http.StatusUnauthorized:
 		r.WWWAuthenticate = oas.NewOptString("Bearer")
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-		r.RetryAfter = oas.NewOptInt(1)
+		r.RetryAfter = oas.NewOptInt32(1)
 	}
 	return r
 }
@@ -123,7 +123,7 @@ func writeError(w http.ResponseWriter, e *petstore.Error) {
 		h.Set("WWW-Authenticate", v)
 	}
 	if v, ok := r.RetryAfter.Get(); ok && h.Get("Retry-After") == "" { // a caller's own wait stands
-		h.Set("Retry-After", strconv.Itoa(v))
+		h.Set("Retry-After", strconv.Itoa(int(v)))
 	}
 	w.WriteHeader(r.StatusCode)
 	var enc jx.Encoder

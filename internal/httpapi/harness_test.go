@@ -229,6 +229,7 @@ func (a *testAPI) checkAgainstDocument(t testing.TB, hr *http.Request, res *resp
 	if route.Operation.Responses.Status(res.Status) == nil {
 		t.Errorf("%s %s answered %d, which the document does not list for %s", hr.Method, hr.URL.Path, res.Status, route.Operation.OperationID)
 	}
+	a.checkDeclaredHeaders(t, hr, route.Operation, res)
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: hr, PathParams: params, Route: route},
 		Status:                 res.Status,
@@ -238,6 +239,42 @@ func (a *testAPI) checkAgainstDocument(t testing.TB, hr *http.Request, res *resp
 	in.SetBodyBytes(res.Body)
 	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
 		t.Errorf("%s %s: response %d disagrees with the document: %v\nbody: %s", hr.Method, hr.URL.Path, res.Status, err, res.Body)
+	}
+}
+
+// apiHeaders are the response headers that carry part of the interface; the
+// document must declare each one where it is sent.
+var apiHeaders = []string{"Ratelimit", "Ratelimit-Policy", "Retry-After", "Location", "Link", "Deprecation", "Sunset", "Www-Authenticate"}
+
+// checkDeclaredHeaders fails the test when a response carries an interface header
+// that the document does not declare for that response: a client generated from the
+// document would never see it.
+func (a *testAPI) checkDeclaredHeaders(t testing.TB, hr *http.Request, op *openapi3.Operation, res *response) {
+	t.Helper()
+	declared := op.Responses.Status(res.Status)
+	if declared == nil {
+		declared = op.Responses.Default()
+	}
+	if declared == nil || declared.Value == nil {
+		return // the status check above reports it
+	}
+	for _, name := range apiHeaders {
+		if len(res.Header[name]) == 0 {
+			continue
+		}
+		// The deprecated operation sends its three headers on every answer, errors
+		// included, as its description says; its errors are the shared responses,
+		// which cannot name them for one operation only.
+		if op.Deprecated && (name == "Deprecation" || name == "Sunset" || name == "Link") {
+			continue
+		}
+		found := false
+		for h := range declared.Value.Headers {
+			found = found || http.CanonicalHeaderKey(h) == name
+		}
+		if !found {
+			t.Errorf("%s %s: response %d carries %s, which the document does not declare for %s", hr.Method, hr.URL.Path, res.Status, name, op.OperationID)
+		}
 	}
 }
 

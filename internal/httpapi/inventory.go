@@ -38,7 +38,7 @@ func (h *Handler) GetInventory(ctx context.Context, params oas.GetInventoryParam
 }
 
 func (h *Handler) SetInventory(ctx context.Context, req *oas.InventoryUpdate, params oas.SetInventoryParams) (oas.SetInventoryRes, error) {
-	item, err := h.store.SetInventory(ctx, params.PetId, req.Quantity)
+	item, err := h.store.SetInventory(ctx, params.PetId, int(req.Quantity))
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // result, so they are the same.
 func (h *Handler) PlaceOrder(ctx context.Context, req *oas.NewOrder, params oas.PlaceOrderParams) (oas.PlaceOrderRes, error) {
 	p := principal(ctx)
-	o := petstore.NewOrder{AccountID: p.AccountID, PetID: req.PetId, Quantity: req.Quantity, ShipDate: optTime(req.ShipDate)}
+	o := petstore.NewOrder{AccountID: p.AccountID, PetID: req.PetId, Quantity: int(req.Quantity), ShipDate: optTime(req.ShipDate)}
 	if key, ok := params.IdempotencyKey.Get(); ok {
 		o.Idempotency = &petstore.IdempotencyKey{AccountID: p.AccountID, Key: key, RequestHash: orderHash(o)}
 	}

@@ -135,7 +135,7 @@ type Error struct {
 	// Status The HTTP status code.
 	//
 	// Example: 404
-	Status int `json:"status"`
+	Status int32 `json:"status"`
 }
 
 // ErrorDetail defines model for ErrorDetail.
@@ -161,7 +161,7 @@ type InventoryItem struct {
 	// Quantity Current stock count.
 	//
 	// Example: 12
-	Quantity int `json:"quantity"`
+	Quantity int32 `json:"quantity"`
 
 	// Status Status of the animal in the store. Known values: `available`, `pending`,
 	// `sold`. An open list: a minor version may add values, so treat one you do not
@@ -177,7 +177,7 @@ type InventoryUpdate struct {
 	// Quantity The new stock count.
 	//
 	// Example: 25
-	Quantity int `json:"quantity"`
+	Quantity int32 `json:"quantity"`
 }
 
 // Message A message and its delivery status.
@@ -258,7 +258,7 @@ type NewOrder struct {
 	// Quantity Number of units (1–100).
 	//
 	// Example: 1
-	Quantity int `json:"quantity"`
+	Quantity int32 `json:"quantity"`
 
 	// ShipDate Expected ship date (RFC 3339), from `2000-01-01T00:00:00Z` to
 	// `2099-12-31T23:59:59Z` once in UTC; outside, `400 validation_failed`.
@@ -310,7 +310,7 @@ type Order struct {
 	// Quantity Number of units ordered.
 	//
 	// Example: 1
-	Quantity int `json:"quantity"`
+	Quantity int32 `json:"quantity"`
 
 	// ShipDate Expected or actual ship date (RFC 3339).
 	//
@@ -407,7 +407,7 @@ type Cursor = string
 type KeyID = int64
 
 // Limit defines model for Limit.
-type Limit = int
+type Limit = int32
 
 // OrderID defines model for OrderId.
 type OrderID = int64
@@ -1874,7 +1874,7 @@ func NewListAPIKeysRequest(server string, params *ListAPIKeysParams) (*http.Requ
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -2014,7 +2014,7 @@ func NewListCategoriesRequest(server string, params *ListCategoriesParams) (*htt
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -2345,7 +2345,7 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -2636,7 +2636,7 @@ func NewListInventoryRequest(server string, params *ListInventoryParams) (*http.
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -2807,7 +2807,7 @@ func NewListOrdersRequest(server string, params *ListOrdersParams) (*http.Reques
 
 		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3515,7 +3515,7 @@ type CreateAccountResponse413Headers struct {
 type CreateAccountResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // CreateAccountResponse500Headers the declared response headers of an HTTP 500 response for CreateAccount
@@ -3528,14 +3528,14 @@ type CreateAccountResponse500Headers struct {
 type CreateAccountResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // CreateAccountResponseDefaultHeaders the declared response headers of an HTTP default response for CreateAccount
 type CreateAccountResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -3669,7 +3669,7 @@ type ListAPIKeysResponse401Headers struct {
 type ListAPIKeysResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ListAPIKeysResponse500Headers the declared response headers of an HTTP 500 response for ListAPIKeys
@@ -3682,14 +3682,14 @@ type ListAPIKeysResponse500Headers struct {
 type ListAPIKeysResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ListAPIKeysResponseDefaultHeaders the declared response headers of an HTTP default response for ListAPIKeys
 type ListAPIKeysResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -3825,7 +3825,7 @@ type CreateAPIKeyResponse413Headers struct {
 type CreateAPIKeyResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // CreateAPIKeyResponse500Headers the declared response headers of an HTTP 500 response for CreateAPIKey
@@ -3838,14 +3838,14 @@ type CreateAPIKeyResponse500Headers struct {
 type CreateAPIKeyResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // CreateAPIKeyResponseDefaultHeaders the declared response headers of an HTTP default response for CreateAPIKey
 type CreateAPIKeyResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -3993,7 +3993,7 @@ type RevokeAPIKeyResponse404Headers struct {
 type RevokeAPIKeyResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // RevokeAPIKeyResponse500Headers the declared response headers of an HTTP 500 response for RevokeAPIKey
@@ -4006,14 +4006,14 @@ type RevokeAPIKeyResponse500Headers struct {
 type RevokeAPIKeyResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // RevokeAPIKeyResponseDefaultHeaders the declared response headers of an HTTP default response for RevokeAPIKey
 type RevokeAPIKeyResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -4140,7 +4140,7 @@ type ListCategoriesResponse401Headers struct {
 type ListCategoriesResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ListCategoriesResponse500Headers the declared response headers of an HTTP 500 response for ListCategories
@@ -4153,14 +4153,14 @@ type ListCategoriesResponse500Headers struct {
 type ListCategoriesResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ListCategoriesResponseDefaultHeaders the declared response headers of an HTTP default response for ListCategories
 type ListCategoriesResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -4303,7 +4303,7 @@ type CreateCategoryResponse413Headers struct {
 type CreateCategoryResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // CreateCategoryResponse500Headers the declared response headers of an HTTP 500 response for CreateCategory
@@ -4316,14 +4316,14 @@ type CreateCategoryResponse500Headers struct {
 type CreateCategoryResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // CreateCategoryResponseDefaultHeaders the declared response headers of an HTTP default response for CreateCategory
 type CreateCategoryResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -4492,7 +4492,7 @@ type DeleteCategoryResponse409Headers struct {
 type DeleteCategoryResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // DeleteCategoryResponse500Headers the declared response headers of an HTTP 500 response for DeleteCategory
@@ -4505,14 +4505,14 @@ type DeleteCategoryResponse500Headers struct {
 type DeleteCategoryResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // DeleteCategoryResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteCategory
 type DeleteCategoryResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -4662,7 +4662,7 @@ type GetCategoryResponse404Headers struct {
 type GetCategoryResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // GetCategoryResponse500Headers the declared response headers of an HTTP 500 response for GetCategory
@@ -4675,14 +4675,14 @@ type GetCategoryResponse500Headers struct {
 type GetCategoryResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // GetCategoryResponseDefaultHeaders the declared response headers of an HTTP default response for GetCategory
 type GetCategoryResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -4839,7 +4839,7 @@ type ReplaceCategoryResponse413Headers struct {
 type ReplaceCategoryResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ReplaceCategoryResponse500Headers the declared response headers of an HTTP 500 response for ReplaceCategory
@@ -4852,14 +4852,14 @@ type ReplaceCategoryResponse500Headers struct {
 type ReplaceCategoryResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ReplaceCategoryResponseDefaultHeaders the declared response headers of an HTTP default response for ReplaceCategory
 type ReplaceCategoryResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -5026,7 +5026,7 @@ type SendMessageResponse413Headers struct {
 type SendMessageResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // SendMessageResponse500Headers the declared response headers of an HTTP 500 response for SendMessage
@@ -5039,14 +5039,14 @@ type SendMessageResponse500Headers struct {
 type SendMessageResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // SendMessageResponseDefaultHeaders the declared response headers of an HTTP default response for SendMessage
 type SendMessageResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -5185,7 +5185,7 @@ type GetMessageResponse404Headers struct {
 type GetMessageResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // GetMessageResponse500Headers the declared response headers of an HTTP 500 response for GetMessage
@@ -5198,14 +5198,14 @@ type GetMessageResponse500Headers struct {
 type GetMessageResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // GetMessageResponseDefaultHeaders the declared response headers of an HTTP default response for GetMessage
 type GetMessageResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -5339,7 +5339,7 @@ type ListPetsResponse401Headers struct {
 type ListPetsResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ListPetsResponse500Headers the declared response headers of an HTTP 500 response for ListPets
@@ -5352,14 +5352,14 @@ type ListPetsResponse500Headers struct {
 type ListPetsResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ListPetsResponseDefaultHeaders the declared response headers of an HTTP default response for ListPets
 type ListPetsResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -5496,7 +5496,7 @@ type CreatePetResponse413Headers struct {
 type CreatePetResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // CreatePetResponse500Headers the declared response headers of an HTTP 500 response for CreatePet
@@ -5509,14 +5509,14 @@ type CreatePetResponse500Headers struct {
 type CreatePetResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // CreatePetResponseDefaultHeaders the declared response headers of an HTTP default response for CreatePet
 type CreatePetResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -5676,7 +5676,7 @@ type DeletePetResponse409Headers struct {
 type DeletePetResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // DeletePetResponse500Headers the declared response headers of an HTTP 500 response for DeletePet
@@ -5689,14 +5689,14 @@ type DeletePetResponse500Headers struct {
 type DeletePetResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // DeletePetResponseDefaultHeaders the declared response headers of an HTTP default response for DeletePet
 type DeletePetResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -5855,7 +5855,7 @@ type GetPetByIDResponse410Headers struct {
 type GetPetByIDResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // GetPetByIDResponse500Headers the declared response headers of an HTTP 500 response for GetPetByID
@@ -5868,14 +5868,14 @@ type GetPetByIDResponse500Headers struct {
 type GetPetByIDResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // GetPetByIDResponseDefaultHeaders the declared response headers of an HTTP default response for GetPetByID
 type GetPetByIDResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -6041,7 +6041,7 @@ type UpdatePetResponse413Headers struct {
 type UpdatePetResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // UpdatePetResponse500Headers the declared response headers of an HTTP 500 response for UpdatePet
@@ -6054,14 +6054,14 @@ type UpdatePetResponse500Headers struct {
 type UpdatePetResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // UpdatePetResponseDefaultHeaders the declared response headers of an HTTP default response for UpdatePet
 type UpdatePetResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -6245,7 +6245,7 @@ type ReplacePetResponse413Headers struct {
 type ReplacePetResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ReplacePetResponse500Headers the declared response headers of an HTTP 500 response for ReplacePet
@@ -6258,14 +6258,14 @@ type ReplacePetResponse500Headers struct {
 type ReplacePetResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ReplacePetResponseDefaultHeaders the declared response headers of an HTTP default response for ReplacePet
 type ReplacePetResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -6426,7 +6426,7 @@ type ListInventoryResponse401Headers struct {
 type ListInventoryResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ListInventoryResponse500Headers the declared response headers of an HTTP 500 response for ListInventory
@@ -6439,14 +6439,14 @@ type ListInventoryResponse500Headers struct {
 type ListInventoryResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ListInventoryResponseDefaultHeaders the declared response headers of an HTTP default response for ListInventory
 type ListInventoryResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -6576,7 +6576,7 @@ type GetInventoryResponse404Headers struct {
 type GetInventoryResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // GetInventoryResponse500Headers the declared response headers of an HTTP 500 response for GetInventory
@@ -6589,14 +6589,14 @@ type GetInventoryResponse500Headers struct {
 type GetInventoryResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // GetInventoryResponseDefaultHeaders the declared response headers of an HTTP default response for GetInventory
 type GetInventoryResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -6747,7 +6747,7 @@ type SetInventoryResponse413Headers struct {
 type SetInventoryResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // SetInventoryResponse500Headers the declared response headers of an HTTP 500 response for SetInventory
@@ -6760,14 +6760,14 @@ type SetInventoryResponse500Headers struct {
 type SetInventoryResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // SetInventoryResponseDefaultHeaders the declared response headers of an HTTP default response for SetInventory
 type SetInventoryResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -6919,7 +6919,7 @@ type ListOrdersResponse401Headers struct {
 type ListOrdersResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ListOrdersResponse500Headers the declared response headers of an HTTP 500 response for ListOrders
@@ -6932,14 +6932,14 @@ type ListOrdersResponse500Headers struct {
 type ListOrdersResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // ListOrdersResponseDefaultHeaders the declared response headers of an HTTP default response for ListOrders
 type ListOrdersResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -7088,7 +7088,7 @@ type PlaceOrderResponse422Headers struct {
 type PlaceOrderResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // PlaceOrderResponse500Headers the declared response headers of an HTTP 500 response for PlaceOrder
@@ -7101,14 +7101,14 @@ type PlaceOrderResponse500Headers struct {
 type PlaceOrderResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // PlaceOrderResponseDefaultHeaders the declared response headers of an HTTP default response for PlaceOrder
 type PlaceOrderResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -7280,7 +7280,7 @@ type CancelOrderResponse409Headers struct {
 type CancelOrderResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // CancelOrderResponse500Headers the declared response headers of an HTTP 500 response for CancelOrder
@@ -7293,14 +7293,14 @@ type CancelOrderResponse500Headers struct {
 type CancelOrderResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // CancelOrderResponseDefaultHeaders the declared response headers of an HTTP default response for CancelOrder
 type CancelOrderResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -7441,7 +7441,7 @@ type GetOrderResponse404Headers struct {
 type GetOrderResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // GetOrderResponse500Headers the declared response headers of an HTTP 500 response for GetOrder
@@ -7454,14 +7454,14 @@ type GetOrderResponse500Headers struct {
 type GetOrderResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // GetOrderResponseDefaultHeaders the declared response headers of an HTTP default response for GetOrder
 type GetOrderResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -7618,7 +7618,7 @@ type UpdateOrderResponse413Headers struct {
 type UpdateOrderResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // UpdateOrderResponse500Headers the declared response headers of an HTTP 500 response for UpdateOrder
@@ -7631,14 +7631,14 @@ type UpdateOrderResponse500Headers struct {
 type UpdateOrderResponse503Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      int
+	RetryAfter      int32
 }
 
 // UpdateOrderResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateOrder
 type UpdateOrderResponseDefaultHeaders struct {
 	RateLimit       *string
 	RateLimitPolicy *string
-	RetryAfter      *int
+	RetryAfter      *int32
 	WWWAuthenticate *string
 }
 
@@ -8584,8 +8584,8 @@ func ParseCreateAccountResponse(rsp *http.Response) (*CreateAccountResponse, err
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -8625,8 +8625,8 @@ func ParseCreateAccountResponse(rsp *http.Response) (*CreateAccountResponse, err
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -8649,8 +8649,8 @@ func ParseCreateAccountResponse(rsp *http.Response) (*CreateAccountResponse, err
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -8816,8 +8816,8 @@ func ParseListAPIKeysResponse(rsp *http.Response) (*ListAPIKeysResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -8857,8 +8857,8 @@ func ParseListAPIKeysResponse(rsp *http.Response) (*ListAPIKeysResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -8881,8 +8881,8 @@ func ParseListAPIKeysResponse(rsp *http.Response) (*ListAPIKeysResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -9089,8 +9089,8 @@ func ParseCreateAPIKeyResponse(rsp *http.Response) (*CreateAPIKeyResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -9130,8 +9130,8 @@ func ParseCreateAPIKeyResponse(rsp *http.Response) (*CreateAPIKeyResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -9154,8 +9154,8 @@ func ParseCreateAPIKeyResponse(rsp *http.Response) (*CreateAPIKeyResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -9334,8 +9334,8 @@ func ParseRevokeAPIKeyResponse(rsp *http.Response) (*RevokeAPIKeyResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -9375,8 +9375,8 @@ func ParseRevokeAPIKeyResponse(rsp *http.Response) (*RevokeAPIKeyResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -9399,8 +9399,8 @@ func ParseRevokeAPIKeyResponse(rsp *http.Response) (*RevokeAPIKeyResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -9566,8 +9566,8 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -9607,8 +9607,8 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -9631,8 +9631,8 @@ func ParseListCategoriesResponse(rsp *http.Response) (*ListCategoriesResponse, e
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -9870,8 +9870,8 @@ func ParseCreateCategoryResponse(rsp *http.Response) (*CreateCategoryResponse, e
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -9911,8 +9911,8 @@ func ParseCreateCategoryResponse(rsp *http.Response) (*CreateCategoryResponse, e
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -9935,8 +9935,8 @@ func ParseCreateCategoryResponse(rsp *http.Response) (*CreateCategoryResponse, e
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -10163,8 +10163,8 @@ func ParseDeleteCategoryResponse(rsp *http.Response) (*DeleteCategoryResponse, e
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -10204,8 +10204,8 @@ func ParseDeleteCategoryResponse(rsp *http.Response) (*DeleteCategoryResponse, e
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -10228,8 +10228,8 @@ func ParseDeleteCategoryResponse(rsp *http.Response) (*DeleteCategoryResponse, e
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -10412,8 +10412,8 @@ func ParseGetCategoryResponse(rsp *http.Response) (*GetCategoryResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -10453,8 +10453,8 @@ func ParseGetCategoryResponse(rsp *http.Response) (*GetCategoryResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -10477,8 +10477,8 @@ func ParseGetCategoryResponse(rsp *http.Response) (*GetCategoryResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -10733,8 +10733,8 @@ func ParseReplaceCategoryResponse(rsp *http.Response) (*ReplaceCategoryResponse,
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -10774,8 +10774,8 @@ func ParseReplaceCategoryResponse(rsp *http.Response) (*ReplaceCategoryResponse,
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -10798,8 +10798,8 @@ func ParseReplaceCategoryResponse(rsp *http.Response) (*ReplaceCategoryResponse,
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -10989,8 +10989,8 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -11030,8 +11030,8 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -11054,8 +11054,8 @@ func ParseSendMessageResponse(rsp *http.Response) (*SendMessageResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -11238,8 +11238,8 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -11279,8 +11279,8 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -11303,8 +11303,8 @@ func ParseGetMessageResponse(rsp *http.Response) (*GetMessageResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -11470,8 +11470,8 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -11511,8 +11511,8 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -11535,8 +11535,8 @@ func ParseListPetsResponse(rsp *http.Response) (*ListPetsResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -11750,8 +11750,8 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -11791,8 +11791,8 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -11815,8 +11815,8 @@ func ParseCreatePetResponse(rsp *http.Response) (*CreatePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -12043,8 +12043,8 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -12084,8 +12084,8 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -12108,8 +12108,8 @@ func ParseDeletePetResponse(rsp *http.Response) (*DeletePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -12337,8 +12337,8 @@ func ParseGetPetByIDResponse(rsp *http.Response) (*GetPetByIDResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -12378,8 +12378,8 @@ func ParseGetPetByIDResponse(rsp *http.Response) (*GetPetByIDResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -12402,8 +12402,8 @@ func ParseGetPetByIDResponse(rsp *http.Response) (*GetPetByIDResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -12658,8 +12658,8 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -12699,8 +12699,8 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -12723,8 +12723,8 @@ func ParseUpdatePetResponse(rsp *http.Response) (*UpdatePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -12979,8 +12979,8 @@ func ParseReplacePetResponse(rsp *http.Response) (*ReplacePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -13020,8 +13020,8 @@ func ParseReplacePetResponse(rsp *http.Response) (*ReplacePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -13044,8 +13044,8 @@ func ParseReplacePetResponse(rsp *http.Response) (*ReplacePetResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -13211,8 +13211,8 @@ func ParseListInventoryResponse(rsp *http.Response) (*ListInventoryResponse, err
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -13252,8 +13252,8 @@ func ParseListInventoryResponse(rsp *http.Response) (*ListInventoryResponse, err
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -13276,8 +13276,8 @@ func ParseListInventoryResponse(rsp *http.Response) (*ListInventoryResponse, err
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -13460,8 +13460,8 @@ func ParseGetInventoryResponse(rsp *http.Response) (*GetInventoryResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -13501,8 +13501,8 @@ func ParseGetInventoryResponse(rsp *http.Response) (*GetInventoryResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -13525,8 +13525,8 @@ func ParseGetInventoryResponse(rsp *http.Response) (*GetInventoryResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -13757,8 +13757,8 @@ func ParseSetInventoryResponse(rsp *http.Response) (*SetInventoryResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -13798,8 +13798,8 @@ func ParseSetInventoryResponse(rsp *http.Response) (*SetInventoryResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -13822,8 +13822,8 @@ func ParseSetInventoryResponse(rsp *http.Response) (*SetInventoryResponse, error
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -13989,8 +13989,8 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -14030,8 +14030,8 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -14054,8 +14054,8 @@ func ParseListOrdersResponse(rsp *http.Response) (*ListOrdersResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -14317,8 +14317,8 @@ func ParsePlaceOrderResponse(rsp *http.Response) (*PlaceOrderResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -14358,8 +14358,8 @@ func ParsePlaceOrderResponse(rsp *http.Response) (*PlaceOrderResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -14382,8 +14382,8 @@ func ParsePlaceOrderResponse(rsp *http.Response) (*PlaceOrderResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -14586,8 +14586,8 @@ func ParseCancelOrderResponse(rsp *http.Response) (*CancelOrderResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -14627,8 +14627,8 @@ func ParseCancelOrderResponse(rsp *http.Response) (*CancelOrderResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -14651,8 +14651,8 @@ func ParseCancelOrderResponse(rsp *http.Response) (*CancelOrderResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -14835,8 +14835,8 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -14876,8 +14876,8 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -14900,8 +14900,8 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
@@ -15156,8 +15156,8 @@ func ParseUpdateOrderResponse(rsp *http.Response) (*UpdateOrderResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -15197,8 +15197,8 @@ func ParseUpdateOrderResponse(rsp *http.Response) (*UpdateOrderResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = value
@@ -15221,8 +15221,8 @@ func ParseUpdateOrderResponse(rsp *http.Response) (*UpdateOrderResponse, error) 
 			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
 				return nil, err
 			}
 			headers.RetryAfter = &value
