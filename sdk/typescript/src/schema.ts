@@ -408,6 +408,7 @@ export interface components {
              */
             message: string;
             /**
+             * Format: int32
              * @description The HTTP status code.
              * @example 404
              */
@@ -539,6 +540,7 @@ export interface components {
              */
             petId: number;
             /**
+             * Format: int32
              * @description Current stock count.
              * @example 12
              */
@@ -554,6 +556,7 @@ export interface components {
         /** @description A new stock count. */
         InventoryUpdate: {
             /**
+             * Format: int32
              * @description The new stock count.
              * @example 25
              */
@@ -568,6 +571,7 @@ export interface components {
              */
             petId: number;
             /**
+             * Format: int32
              * @description Number of units (1–100).
              * @example 1
              */
@@ -613,6 +617,7 @@ export interface components {
              */
             petId: number;
             /**
+             * Format: int32
              * @description Number of units ordered.
              * @example 1
              */
@@ -767,6 +772,8 @@ export interface components {
          */
         BadRequest: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -790,6 +797,8 @@ export interface components {
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -806,6 +815,8 @@ export interface components {
         /** @description `forbidden`: the key is valid but its account lacks the admin role. */
         Forbidden: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -822,6 +833,8 @@ export interface components {
         /** @description `not_found`: no such resource (or not one the caller may see). */
         NotFound: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -841,6 +854,8 @@ export interface components {
          */
         Conflict: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -857,6 +872,8 @@ export interface components {
         /** @description `gone`: the operation passed its sunset date; use its successor. */
         Gone: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -873,6 +890,8 @@ export interface components {
         /** @description `payload_too_large`: the body is over 64 KiB. */
         PayloadTooLarge: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -889,6 +908,8 @@ export interface components {
         /** @description `idempotency_key_reused`: the `Idempotency-Key` was used with another body. */
         IdempotencyKeyReused: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -924,6 +945,8 @@ export interface components {
         /** @description `internal`: an unexpected failure; the body reveals nothing more. Quote `X-Request-Id` to the operator. */
         Internal: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -941,6 +964,8 @@ export interface components {
         Unavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -961,6 +986,8 @@ export interface components {
                 "WWW-Authenticate"?: string;
                 /** @description Seconds to wait, on `429` and on `503` when known. */
                 "Retry-After"?: number;
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -996,9 +1023,9 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description The URL of the created resource. */
+        /** @description The created resource, as a path from the origin (`/v1/pets/7`); resolve it against the request URL. */
         Location: string;
-        /** @description `<…>; rel="next"` with the URL of the next page; absent on the last page. */
+        /** @description `</v1/…?cursor=…&limit=…>; rel="next"`: the next page, as a path from the origin (resolve it against the request URL); absent on the last page. */
         NextLink: string;
         /** @description When the operation was deprecated (RFC 9745), as `@<unix-seconds>`. */
         Deprecation: string;
@@ -1010,9 +1037,17 @@ export interface components {
         WWWAuthenticate: string;
         /** @description Seconds to wait before the next call. */
         RetryAfter: number;
-        /** @description The limit in force (IETF httpapi-ratelimit-headers), e.g. `"default";q=100;w=1`. */
+        /**
+         * @description The limits in force (IETF httpapi-ratelimit-headers), e.g. `"default";q=100;w=1`;
+         *     sign-ups and HTTP Basic calls add `"credentials";q=10;w=60`. Sent on every `/v1`
+         *     response, errors included; absent when the operator turned rate limiting off
+         *     (`--rate-limit 0`), and on a call that a shared limiter (Redis) could not count.
+         */
         RateLimitPolicy: string;
-        /** @description What is left of the limit, e.g. `"default";r=0;t=1`. */
+        /**
+         * @description What is left of each limit and when it refills, e.g. `"default";r=99;t=1`.
+         *     Sent with `RateLimit-Policy`, and absent with it.
+         */
         RateLimit: string;
     };
     pathItems: never;
@@ -1035,6 +1070,8 @@ export interface operations {
             /** @description The account was created. */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1068,6 +1105,8 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1098,6 +1137,8 @@ export interface operations {
             /** @description The key was made. Store `key` now; it is never shown again. */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1132,6 +1173,8 @@ export interface operations {
             /** @description The key is revoked. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1162,6 +1205,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1195,6 +1240,8 @@ export interface operations {
             /** @description The message. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1238,6 +1285,8 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1269,6 +1318,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1306,6 +1357,8 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["SuccessorLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1344,6 +1397,8 @@ export interface operations {
             /** @description The pet as it now is. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1380,6 +1435,8 @@ export interface operations {
             /** @description The pet is gone. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1418,6 +1475,8 @@ export interface operations {
             /** @description The pet as it now is. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1454,6 +1513,8 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1485,6 +1546,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1520,6 +1583,8 @@ export interface operations {
             /** @description The category. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1557,6 +1622,8 @@ export interface operations {
             /** @description The category as it now is. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1593,6 +1660,8 @@ export interface operations {
             /** @description The category is gone. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1628,6 +1697,8 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1660,6 +1731,8 @@ export interface operations {
             /** @description The pet's stock count and status. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1697,6 +1770,8 @@ export interface operations {
             /** @description The pet's stock count and status after the change. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1736,6 +1811,8 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1770,6 +1847,8 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1806,6 +1885,8 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1839,6 +1920,8 @@ export interface operations {
             /** @description The order is cancelled. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1875,6 +1958,8 @@ export interface operations {
             /** @description The order as it now is. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
