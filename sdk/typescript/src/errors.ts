@@ -7,7 +7,7 @@ import type { ErrorCode, ErrorDetail } from "./types.js";
  */
 export class PetstoreError extends Error {
   override readonly name = "PetstoreError";
-  /** The `code` of the error body; `unknown` when the body is not a Pet Store error. */
+  /** The `code` of the error body; empty when the answer is not a Pet Store error (say, a proxy's page). */
   readonly code: ErrorCode;
   /** The HTTP status. */
   readonly status: number;
@@ -38,7 +38,7 @@ export class PetstoreError extends Error {
   static fromResponse(response: Response, body: unknown): PetstoreError {
     const known = isErrorBody(body);
     return new PetstoreError({
-      code: known ? body.code : "unknown",
+      code: known ? body.code : "",
       status: response.status,
       message: known
         ? body.message
