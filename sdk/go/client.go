@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -203,4 +204,11 @@ func optional[T comparable](v T) *T {
 		return nil
 	}
 	return &v
+}
+
+// int32Of converts a count for the wire, where the document makes it an int32. Out of
+// range, it stays out of range (the service then says which field is wrong) rather
+// than wrapping around to a count nobody asked for.
+func int32Of(n int) int32 {
+	return int32(min(max(n, math.MinInt32), math.MaxInt32))
 }

@@ -155,7 +155,6 @@ func ExampleWithDeprecationHandler() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	//lint:ignore SA1019 this example calls the deprecated operation on purpose.
 	pet, err := client.GetPet(ctx, 1)
 	if err != nil {
 		log.Fatal(err)

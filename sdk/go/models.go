@@ -226,11 +226,11 @@ func (c NewCategory) body() api.NewCategory {
 }
 
 func inventoryFrom(i api.InventoryItem) *InventoryItem {
-	return &InventoryItem{PetID: i.PetID, Quantity: i.Quantity, Status: PetStatus(i.Status)}
+	return &InventoryItem{PetID: i.PetID, Quantity: int(i.Quantity), Status: PetStatus(i.Status)}
 }
 
 func orderFrom(o api.Order) *Order {
-	order := &Order{ID: o.ID, PetID: o.PetID, Quantity: o.Quantity, Complete: o.Complete, AccountID: o.AccountID}
+	order := &Order{ID: o.ID, PetID: o.PetID, Quantity: int(o.Quantity), Complete: o.Complete, AccountID: o.AccountID}
 	if o.ShipDate != nil {
 		order.ShipDate = *o.ShipDate
 	}
@@ -238,7 +238,7 @@ func orderFrom(o api.Order) *Order {
 }
 
 func (o NewOrder) body() api.NewOrder {
-	body := api.NewOrder{PetID: o.PetID, Quantity: o.Quantity}
+	body := api.NewOrder{PetID: o.PetID, Quantity: int32Of(o.Quantity)}
 	if !o.ShipDate.IsZero() {
 		body.ShipDate = &o.ShipDate
 	}

@@ -99,9 +99,9 @@ func linkTarget(h http.Header, rel string) string {
 }
 
 // limit is the page size of opts, nil for the service's default.
-func (o *ListOptions) limit() *int {
+func (o *ListOptions) limit() *int32 {
 	if o == nil {
 		return nil
 	}
-	return optional(o.Limit)
+	return optional(int32Of(o.Limit))
 }

@@ -23,7 +23,7 @@ func (c *Client) ListPets(ctx context.Context, opts *ListPetsOptions) iter.Seq2[
 		params = api.ListPetsParams{
 			Status:     optional(api.PetStatus(opts.Status)),
 			CategoryID: optional(opts.CategoryID),
-			Limit:      optional(opts.Limit),
+			Limit:      optional(int32Of(opts.Limit)),
 		}
 		if len(opts.IDs) > 0 {
 			params.Ids = &opts.IDs

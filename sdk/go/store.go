@@ -13,7 +13,7 @@ import (
 func (c *Client) ListInventory(ctx context.Context, opts *ListInventoryOptions) iter.Seq2[*InventoryItem, error] {
 	var params api.ListInventoryParams
 	if opts != nil {
-		params = api.ListInventoryParams{Status: optional(api.PetStatus(opts.Status)), Limit: optional(opts.Limit)}
+		params = api.ListInventoryParams{Status: optional(api.PetStatus(opts.Status)), Limit: optional(int32Of(opts.Limit))}
 	}
 	return list(ctx, c, "listInventory", func(ctx context.Context) (*http.Response, error) {
 		return c.api.ListInventory(ctx, &params)
@@ -31,7 +31,7 @@ func (c *Client) GetInventory(ctx context.Context, petID int64) (*InventoryItem,
 // pending pet without incomplete orders available again; 0 makes an available pet sold.
 func (c *Client) SetInventory(ctx context.Context, petID int64, update InventoryUpdate) (*InventoryItem, error) {
 	ctx = withOperation(ctx, "setInventory")
-	v, err := decode[api.InventoryItem](c.api.SetInventory(ctx, petID, api.InventoryUpdate{Quantity: update.Quantity}))
+	v, err := decode[api.InventoryItem](c.api.SetInventory(ctx, petID, api.InventoryUpdate{Quantity: int32Of(update.Quantity)}))
 	return convert(v, err, inventoryFrom)
 }
 
@@ -40,7 +40,7 @@ func (c *Client) SetInventory(ctx context.Context, petID int64, update Inventory
 func (c *Client) ListOrders(ctx context.Context, opts *ListOrdersOptions) iter.Seq2[*Order, error] {
 	var params api.ListOrdersParams
 	if opts != nil {
-		params = api.ListOrdersParams{AccountID: optional(opts.AccountID), Complete: opts.Complete, Limit: optional(opts.Limit)}
+		params = api.ListOrdersParams{AccountID: optional(opts.AccountID), Complete: opts.Complete, Limit: optional(int32Of(opts.Limit))}
 	}
 	return list(ctx, c, "listOrders", func(ctx context.Context) (*http.Response, error) {
 		return c.api.ListOrders(ctx, &params)

@@ -1,0 +1,617 @@
+package petstore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	petstore "github.com/acme-pets/petstore/sdk/go"
+)
+
+// These tests put the client in front of a fake service (httptest) that answers what
+// each test needs; the examples run against the real one.
+
+// fake starts a service that answers with handle, and returns a client of it whose
+// base URL ends in /v1 as the real one does.
+func fake(t *testing.T, handle http.HandlerFunc, opts ...petstore.Option) *petstore.Client {
+	t.Helper()
+	srv := httptest.NewServer(handle)
+	t.Cleanup(srv.Close)
+	opts = append([]petstore.Option{petstore.WithAPIKey("psk_test")}, opts...)
+	c, err := petstore.NewClient(srv.URL+"/v1", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// answer writes a JSON answer.
+func answer(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+// collect runs a list to its end.
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var items []T
+	for item, err := range seq {
+		if err != nil {
+			return items, err
+		}
+		items = append(items, item)
+	}
+	return items, nil
+}
+
+func TestAnswersOutside2xxAreErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		status  int
+		header  map[string]string
+		body    string
+		want    petstore.Error
+		wantMsg string
+	}{
+		{
+			name:   "a validation error keeps its details",
+			status: 400,
+			header: map[string]string{"X-Request-Id": "req-1"},
+			body:   `{"code":"validation_failed","message":"The request is not valid.","status":400,"details":[{"field":"quantity","problem":"must be at most 100"}]}`,
+			want: petstore.Error{Status: 400, Code: petstore.CodeValidationFailed, Message: "The request is not valid.",
+				Details: []petstore.Detail{{Field: "quantity", Problem: "must be at most 100"}}, RequestID: "req-1"},
+			wantMsg: "petstore: 400 validation_failed: The request is not valid. (quantity: must be at most 100) [request req-1]",
+		},
+		{
+			name:    "a conflict has its code",
+			status:  409,
+			body:    `{"code":"insufficient_stock","message":"Only 2 in stock.","status":409}`,
+			want:    petstore.Error{Status: 409, Code: petstore.CodeInsufficientStock, Message: "Only 2 in stock."},
+			wantMsg: "petstore: 409 insufficient_stock: Only 2 in stock.",
+		},
+		{
+			name:   "a rate limit says how long to wait",
+			status: 429,
+			header: map[string]string{"Retry-After": "7"},
+			body:   `{"code":"rate_limited","message":"Too many requests; retry after 7 seconds.","status":429}`,
+			want:   petstore.Error{Status: 429, Code: petstore.CodeRateLimited, Message: "Too many requests; retry after 7 seconds.", RetryAfter: 7 * time.Second},
+		},
+		{
+			name:    "a proxy's page is an error with the status",
+			status:  502,
+			body:    `<html>Bad gateway</html>`,
+			want:    petstore.Error{Status: 502, Message: "Bad Gateway"},
+			wantMsg: "petstore: 502: Bad Gateway",
+		},
+		{
+			name:   "a JSON body of another shape too",
+			status: 404,
+			body:   `{"error":"no such thing"}`,
+			want:   petstore.Error{Status: 404, Message: "Not Found"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+				for k, v := range tt.header {
+					w.Header().Set(k, v)
+				}
+				answer(w, tt.status, tt.body)
+			}, petstore.WithRetries(0))
+
+			cat, err := c.GetCategory(context.Background(), 1)
+			var got *petstore.Error
+			if !errors.As(err, &got) {
+				t.Fatalf("GetCategory = %v, %v; want a *petstore.Error", cat, err)
+			}
+			if got.Status != tt.want.Status || got.Code != tt.want.Code || got.Message != tt.want.Message ||
+				got.RequestID != tt.want.RequestID || got.RetryAfter != tt.want.RetryAfter ||
+				len(got.Details) != len(tt.want.Details) || (len(got.Details) > 0 && got.Details[0] != tt.want.Details[0]) {
+				t.Errorf("error = %#v\nwant    %#v", *got, tt.want)
+			}
+			if tt.wantMsg != "" && got.Error() != tt.wantMsg {
+				t.Errorf("Error() = %q, want %q", got.Error(), tt.wantMsg)
+			}
+		})
+	}
+}
+
+// Every operation, against a service that refuses everything: none may pass an error
+// for a result.
+func TestEveryOperationReturnsTheErrorOfADeclaredAnswer(t *testing.T) {
+	ctx := context.Background()
+	calls := map[string]func(c *petstore.Client) error{
+		"CreateAccount": func(c *petstore.Client) error {
+			_, err := c.CreateAccount(ctx, petstore.NewAccount{Email: "a@example.com", Password: "correct horse battery"})
+			return err
+		},
+		"CreateAPIKey": func(c *petstore.Client) error {
+			_, err := c.CreateAPIKey(ctx, petstore.NewAPIKey{Name: "k"})
+			return err
+		},
+		"CreateAPIKey with a password": func(c *petstore.Client) error {
+			_, err := c.WithPassword("a@example.com", "pw").CreateAPIKey(ctx, petstore.NewAPIKey{Name: "k"})
+			return err
+		},
+		"ListAPIKeys":  func(c *petstore.Client) error { _, err := collect(c.ListAPIKeys(ctx, nil)); return err },
+		"RevokeAPIKey": func(c *petstore.Client) error { return c.RevokeAPIKey(ctx, 1) },
+		"SendMessage": func(c *petstore.Client) error {
+			_, err := c.SendMessage(ctx, petstore.NewMessage{Message: "hi"})
+			return err
+		},
+		"GetMessage": func(c *petstore.Client) error { _, err := c.GetMessage(ctx, "msg_1"); return err },
+		"ListPets":   func(c *petstore.Client) error { _, err := collect(c.ListPets(ctx, nil)); return err },
+		"CreatePet": func(c *petstore.Client) error {
+			_, err := c.CreatePet(ctx, petstore.NewPet{Name: "Rex", CategoryID: 1})
+			return err
+		},
+		"GetPet": func(c *petstore.Client) error { _, err := c.GetPet(ctx, 1); return err },
+		"ReplacePet": func(c *petstore.Client) error {
+			_, err := c.ReplacePet(ctx, 1, petstore.NewPet{Name: "Rex", CategoryID: 1})
+			return err
+		},
+		"UpdatePet": func(c *petstore.Client) error {
+			_, err := c.UpdatePet(ctx, 1, petstore.PetPatch{Name: petstore.Ptr("Rex")})
+			return err
+		},
+		"DeletePet":      func(c *petstore.Client) error { return c.DeletePet(ctx, 1) },
+		"ListCategories": func(c *petstore.Client) error { _, err := collect(c.ListCategories(ctx, nil)); return err },
+		"CreateCategory": func(c *petstore.Client) error {
+			_, err := c.CreateCategory(ctx, petstore.NewCategory{Name: "Dogs"})
+			return err
+		},
+		"GetCategory": func(c *petstore.Client) error { _, err := c.GetCategory(ctx, 1); return err },
+		"ReplaceCategory": func(c *petstore.Client) error {
+			_, err := c.ReplaceCategory(ctx, 1, petstore.NewCategory{Name: "Dogs"})
+			return err
+		},
+		"DeleteCategory": func(c *petstore.Client) error { return c.DeleteCategory(ctx, 1) },
+		"ListInventory":  func(c *petstore.Client) error { _, err := collect(c.ListInventory(ctx, nil)); return err },
+		"GetInventory":   func(c *petstore.Client) error { _, err := c.GetInventory(ctx, 1); return err },
+		"SetInventory": func(c *petstore.Client) error {
+			_, err := c.SetInventory(ctx, 1, petstore.InventoryUpdate{Quantity: 1})
+			return err
+		},
+		"ListOrders": func(c *petstore.Client) error { _, err := collect(c.ListOrders(ctx, nil)); return err },
+		"PlaceOrder": func(c *petstore.Client) error {
+			_, err := c.PlaceOrder(ctx, petstore.NewOrder{PetID: 1, Quantity: 1})
+			return err
+		},
+		"GetOrder": func(c *petstore.Client) error { _, err := c.GetOrder(ctx, 1); return err },
+		"UpdateOrder": func(c *petstore.Client) error {
+			_, err := c.UpdateOrder(ctx, 1, petstore.OrderUpdate{Complete: petstore.Ptr(true)})
+			return err
+		},
+		"CancelOrder": func(c *petstore.Client) error { return c.CancelOrder(ctx, 1) },
+	}
+	for _, status := range []int{400, 401, 403, 404, 409, 410, 413, 422, 500} {
+		c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+			answer(w, status, `{"code":"some_code","message":"No.","status":0}`)
+		}, petstore.WithRetries(0), petstore.WithDeprecationHandler(func(petstore.Deprecation) {}))
+		for name, call := range calls {
+			var apiErr *petstore.Error
+			if err := call(c); !errors.As(err, &apiErr) || apiErr.Status != status {
+				t.Errorf("%s, answered %d: err = %v, want a *petstore.Error with status %d", name, status, err, status)
+			}
+		}
+	}
+}
+
+// A server that records the Idempotency-Key of every attempt to place an order.
+type orderDesk struct {
+	mu   sync.Mutex
+	keys []string
+}
+
+func (d *orderDesk) record(r *http.Request) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.keys = append(d.keys, r.Header.Get("Idempotency-Key"))
+	return len(d.keys)
+}
+
+func TestPlaceOrderRetriesWithTheSameKey(t *testing.T) {
+	var desk orderDesk
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		switch desk.record(r) {
+		case 1:
+			w.Header().Set("Retry-After", "1")
+			answer(w, 503, `{"code":"unavailable","message":"Later.","status":503}`)
+		case 2:
+			// The connection drops before an answer: the order may or may not be placed.
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		default:
+			answer(w, 201, `{"id":7,"petId":1,"quantity":2,"complete":false,"accountId":3}`)
+		}
+	})
+
+	start := time.Now()
+	order, err := c.PlaceOrder(context.Background(), petstore.NewOrder{PetID: 1, Quantity: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if order.ID != 7 || order.Quantity != 2 {
+		t.Errorf("order = %+v", order)
+	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Errorf("placed after %v, before the Retry-After of 1s", waited)
+	}
+	if len(desk.keys) != 3 {
+		t.Fatalf("%d attempts, want 3", len(desk.keys))
+	}
+	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(desk.keys[0]) {
+		t.Errorf("Idempotency-Key %q is not 128 random bits in hex", desk.keys[0])
+	}
+	for i, k := range desk.keys {
+		if k != desk.keys[0] {
+			t.Errorf("attempt %d sent key %q, the first %q", i+1, k, desk.keys[0])
+		}
+	}
+}
+
+func TestPlaceOrderSendsTheCallersKey(t *testing.T) {
+	var desk orderDesk
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		desk.record(r)
+		answer(w, 201, `{"id":1,"petId":1,"quantity":1,"complete":false,"accountId":1}`)
+	})
+	for range 2 {
+		if _, err := c.PlaceOrder(context.Background(), petstore.NewOrder{PetID: 1, Quantity: 1, IdempotencyKey: "cart-42"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if desk.keys[0] != "cart-42" || desk.keys[1] != "cart-42" {
+		t.Errorf("keys = %q, want the caller's", desk.keys)
+	}
+	// Without one, each order gets its own.
+	desk.keys = nil
+	for range 2 {
+		if _, err := c.PlaceOrder(context.Background(), petstore.NewOrder{PetID: 1, Quantity: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if desk.keys[0] == desk.keys[1] {
+		t.Errorf("two orders sent the same key %q", desk.keys[0])
+	}
+}
+
+func TestWhatIsRetried(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name     string
+		call     func(c *petstore.Client) error
+		attempts int
+	}{
+		{"a GET", func(c *petstore.Client) error { _, err := c.GetCategory(ctx, 1); return err }, 3},
+		{"a PUT", func(c *petstore.Client) error {
+			_, err := c.SetInventory(ctx, 1, petstore.InventoryUpdate{Quantity: 1})
+			return err
+		}, 3},
+		{"a DELETE", func(c *petstore.Client) error { return c.DeletePet(ctx, 1) }, 3},
+		{"a list", func(c *petstore.Client) error { _, err := collect(c.ListPets(ctx, nil)); return err }, 3},
+		{"a POST without an Idempotency-Key: never", func(c *petstore.Client) error {
+			_, err := c.CreatePet(ctx, petstore.NewPet{Name: "Rex", CategoryID: 1})
+			return err
+		}, 1},
+		{"a PATCH: never", func(c *petstore.Client) error {
+			_, err := c.UpdatePet(ctx, 1, petstore.PetPatch{Name: petstore.Ptr("Rex")})
+			return err
+		}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			attempts := 0
+			c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				attempts++
+				mu.Unlock()
+				// No Retry-After: the client backs off on its own.
+				answer(w, 429, `{"code":"rate_limited","message":"Slow down.","status":429}`)
+			}, petstore.WithRetries(2))
+
+			var apiErr *petstore.Error
+			if err := tt.call(c); !errors.As(err, &apiErr) || apiErr.Code != petstore.CodeRateLimited {
+				t.Fatalf("err = %v, want the last answer's rate_limited", err)
+			}
+			if attempts != tt.attempts {
+				t.Errorf("%d attempts, want %d", attempts, tt.attempts)
+			}
+		})
+	}
+}
+
+func TestRetriesStopWhenTheContextCannotWait(t *testing.T) {
+	attempts := 0
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		attempts++
+		w.Header().Set("Retry-After", "30")
+		answer(w, 503, `{"code":"unavailable","message":"Later.","status":503}`)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+
+	start := time.Now()
+	_, err := c.GetCategory(ctx, 1)
+	var apiErr *petstore.Error
+	if !errors.As(err, &apiErr) || apiErr.RetryAfter != 30*time.Second {
+		t.Fatalf("err = %v, want the 503 with its Retry-After", err)
+	}
+	if attempts != 1 || time.Since(start) > time.Second {
+		t.Errorf("%d attempts in %v: the client waited for a retry its context could not see", attempts, time.Since(start))
+	}
+}
+
+func TestRetriesEndWithTheContext(t *testing.T) {
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "5")
+		answer(w, 503, `{"code":"unavailable","message":"Later.","status":503}`)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := c.GetCategory(ctx, 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// petPages serves pets 1–5 two at a time, with the next page in a Link relative to the
+// origin, as the service writes it; it records the request URIs.
+type petPages struct {
+	mu       sync.Mutex
+	requests []string
+}
+
+func (p *petPages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	p.requests = append(p.requests, r.URL.RequestURI())
+	p.mu.Unlock()
+	if r.URL.Path != "/v1/pets" {
+		answer(w, 404, `{"code":"not_found","message":"No such path.","status":404}`)
+		return
+	}
+	pages := map[string]struct{ body, link string }{
+		"": {`[{"id":1,"name":"Rex","categoryId":1,"status":"available"},{"id":2,"name":"Bella","categoryId":1,"status":"available"}]`,
+			`</v1/pets?cursor=c2&limit=2>; rel="next"`},
+		"c2": {`[{"id":3,"name":"Max","categoryId":1,"status":"sold"},{"id":4,"name":"Luna","categoryId":2,"status":"available"}]`,
+			// Several links in one header, and a comma inside a target.
+			`</v1/pets?limit=2>; rel="first", </v1/pets?cursor=c3&limit=2&ids=1,2>; rel="next"`},
+		"c3": {`[{"id":5,"name":"Milo","categoryId":2,"status":"pending"}]`, ""},
+	}
+	page := pages[r.URL.Query().Get("cursor")]
+	if page.link != "" {
+		w.Header().Set("Link", page.link)
+	}
+	answer(w, 200, page.body)
+}
+
+func TestListFollowsTheLinksToTheEnd(t *testing.T) {
+	var pages petPages
+	c := fake(t, pages.ServeHTTP)
+
+	pets, err := collect(c.ListPets(context.Background(), &petstore.ListPetsOptions{
+		Status: petstore.PetStatusAvailable, CategoryID: 1, IDs: []int64{1, 2}, Limit: 2,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range pets {
+		names = append(names, p.Name)
+	}
+	if got := strings.Join(names, " "); got != "Rex Bella Max Luna Milo" {
+		t.Errorf("pets = %s", got)
+	}
+	want := []string{
+		"/v1/pets?status=available&categoryId=1&ids=1&ids=2&limit=2", // ids repeated: style form, explode
+		"/v1/pets?cursor=c2&limit=2",
+		"/v1/pets?cursor=c3&limit=2&ids=1,2",
+	}
+	if strings.Join(pages.requests, "\n") != strings.Join(want, "\n") {
+		t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(pages.requests, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestListFetchesNoMoreThanTheLoopTakes(t *testing.T) {
+	var pages petPages
+	c := fake(t, pages.ServeHTTP)
+	for pet, err := range c.ListPets(context.Background(), nil) {
+		if err != nil || pet.Name != "Rex" {
+			t.Fatalf("first pet = %v, %v", pet, err)
+		}
+		break
+	}
+	if len(pages.requests) != 1 {
+		t.Errorf("%d requests for one pet: %q", len(pages.requests), pages.requests)
+	}
+}
+
+func TestListEndsWithTheErrorOfAPage(t *testing.T) {
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("cursor") == "" {
+			w.Header().Set("Link", `</v1/categories?cursor=c2>; rel="next"`)
+			answer(w, 200, `[{"id":1,"name":"Dogs"}]`)
+			return
+		}
+		answer(w, 500, `{"code":"internal","message":"Internal error.","status":500}`)
+	})
+	cats, err := collect(c.ListCategories(context.Background(), nil))
+	var apiErr *petstore.Error
+	if len(cats) != 1 || !errors.As(err, &apiErr) || apiErr.Code != petstore.CodeInternal {
+		t.Errorf("categories = %v, err = %v; want Dogs then the internal error", cats, err)
+	}
+}
+
+func TestListKeepsTheKeyToItsOrigin(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the key went to another origin: %s", r.Header.Get("Authorization"))
+	}))
+	defer other.Close()
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", "<"+other.URL+`/v1/pets?cursor=x>; rel="next"`)
+		answer(w, 200, `[]`)
+	})
+	if _, err := collect(c.ListPets(context.Background(), nil)); err == nil || !strings.Contains(err.Error(), "leaves") {
+		t.Errorf("err = %v, want a refusal to follow the link", err)
+	}
+}
+
+// deprecatedPet answers as the service's deprecated getPetById does.
+func deprecatedPet(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Deprecation", "@1793491200")
+	w.Header().Set("Sunset", "Wed, 30 Jun 2027 00:00:00 GMT")
+	w.Header().Set("Link", `</v1/pets?ids=1>; rel="successor-version"`)
+	answer(w, 200, `{"id":1,"name":"Rex","categoryId":1,"status":"available"}`)
+}
+
+func TestDeprecationHandlerHearsEveryDeprecatedAnswer(t *testing.T) {
+	var got []petstore.Deprecation
+	c := fake(t, deprecatedPet, petstore.WithDeprecationHandler(func(d petstore.Deprecation) { got = append(got, d) }))
+	for range 2 {
+		if _, err := c.GetPet(context.Background(), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("handler called %d times, want 2", len(got))
+	}
+	d := got[0]
+	if d.Operation != "getPetById" ||
+		!d.Since.Equal(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)) ||
+		!d.Sunset.Equal(time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC)) ||
+		d.Successor == nil || d.Successor.Path != "/v1/pets" || d.Successor.RawQuery != "ids=1" || d.Successor.Host == "" {
+		t.Errorf("deprecation = %+v", d)
+	}
+}
+
+func TestDeprecationIsLoggedOncePerOperation(t *testing.T) {
+	var logs bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+
+	c := fake(t, deprecatedPet)
+	for range 3 {
+		if _, err := c.GetPet(context.Background(), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(logs.String(), "level=WARN"); n != 1 {
+		t.Errorf("%d warnings, want 1:\n%s", n, logs.String())
+	}
+	for _, want := range []string{"operation=getPetById", "sunset=2027-06-30", `successor="http://`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("warning %q lacks %s", logs.String(), want)
+		}
+	}
+}
+
+// The service may add values to the lists of answers (open enums) in a minor version;
+// the client passes them on, it does not fail.
+func TestUnknownValuesInAnswersPassThrough(t *testing.T) {
+	ctx := context.Background()
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/pets":
+			answer(w, 200, `[{"id":1,"name":"Rex","categoryId":1,"status":"reserved"}]`)
+		case "/v1/store/inventory/1":
+			answer(w, 200, `{"petId":1,"quantity":3,"status":"reserved"}`)
+		case "/v1/accounts":
+			answer(w, 201, `{"id":2,"email":"ada@example.com","role":"auditor","createdAt":"2026-11-21T12:00:00Z"}`)
+		case "/v1/messages/msg_1":
+			answer(w, 200, `{"id":"msg_1","message":"Hi","status":"delivered","createdAt":"2026-11-21T12:00:00Z"}`)
+		default:
+			answer(w, 418, `{"code":"teapot","message":"I am a teapot.","status":418}`)
+		}
+	})
+
+	pets, err := collect(c.ListPets(ctx, nil))
+	if err != nil || len(pets) != 1 || pets[0].Status != "reserved" {
+		t.Errorf("pets = %v, %v; want Rex, reserved", pets, err)
+	}
+	if item, err := c.GetInventory(ctx, 1); err != nil || item.Status != "reserved" {
+		t.Errorf("inventory = %v, %v; want reserved", item, err)
+	}
+	if acct, err := c.CreateAccount(ctx, petstore.NewAccount{Email: "ada@example.com", Password: "correct horse battery"}); err != nil || acct.Role != "auditor" {
+		t.Errorf("account = %v, %v; want the role auditor", acct, err)
+	}
+	if msg, err := c.GetMessage(ctx, "msg_1"); err != nil || msg.Status != "delivered" {
+		t.Errorf("message = %v, %v; want delivered", msg, err)
+	}
+	var apiErr *petstore.Error
+	if _, err := c.GetOrder(ctx, 1); !errors.As(err, &apiErr) || apiErr.Code != "teapot" || apiErr.Status != 418 {
+		t.Errorf("err = %v, want the code teapot with status 418", err)
+	}
+}
+
+func TestCredentialsAndUserAgent(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{}
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.Method+" "+r.URL.Path] = r.Header.Get("Authorization") + " | " + r.Header.Get("User-Agent")
+		mu.Unlock()
+		switch r.Method {
+		case http.MethodPost:
+			answer(w, 201, `{"id":3,"name":"laptop","key":"psk_new","prefix":"psk_new","createdAt":"2026-11-21T12:00:00Z"}`)
+		case http.MethodGet:
+			answer(w, 200, `[]`)
+		default:
+			w.WriteHeader(204)
+		}
+	}, petstore.WithUserAgent("shop/2.3"))
+	ctx := context.Background()
+
+	keys := c.WithPassword("ada@example.com", "correct horse battery")
+	created, err := keys.CreateAPIKey(ctx, petstore.NewAPIKey{Name: "laptop"})
+	if err != nil || created.Key != "psk_new" || created.Name != "laptop" {
+		t.Fatalf("created = %+v, %v", created, err)
+	}
+	if _, err := collect(keys.ListAPIKeys(ctx, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RevokeAPIKey(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+
+	basic := "Basic YWRhQGV4YW1wbGUuY29tOmNvcnJlY3QgaG9yc2UgYmF0dGVyeQ==" // ada@example.com:correct horse battery
+	for req, want := range map[string]string{"POST /v1/api-keys": basic, "GET /v1/api-keys": basic, "DELETE /v1/api-keys/3": "Bearer psk_test"} {
+		auth, agent, _ := strings.Cut(seen[req], " | ")
+		if auth != want {
+			t.Errorf("%s: Authorization %q, want %q", req, auth, want)
+		}
+		if !strings.HasPrefix(agent, "shop/2.3 petstore-go/") {
+			t.Errorf("%s: User-Agent %q, want shop/2.3 then petstore-go/…", req, agent)
+		}
+	}
+}
+
+func TestNewClientNeedsAnAbsoluteURL(t *testing.T) {
+	for _, u := range []string{"", "localhost:8080/v1", "/v1", "ftp://example.com/v1", "http://[::1"} {
+		if _, err := petstore.NewClient(u); err == nil {
+			t.Errorf("NewClient(%q) made a client", u)
+		}
+	}
+}
+
+// The SDK must stay buildable by Go 1.23 (iter.Seq2 is its floor), which is also why it
+// requires oapi-codegen/runtime v1.2.0: later versions require Go 1.24.
+func TestGoDirectiveStaysAt123(t *testing.T) {
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^go 1\.23$`).Match(mod) {
+		t.Errorf("go.mod does not say go 1.23:\n%s", mod)
+	}
+}
