@@ -2,7 +2,6 @@ package petstore
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,7 +20,7 @@ import (
 const version = "0.1.0"
 
 // Client calls the Pet Store API. Make one with NewClient and share it: it is safe for
-// concurrent use, and it holds nothing that changes between calls.
+// concurrent use.
 type Client struct {
 	api     *api.Client // the generated client; its requests go through send
 	base    *url.URL
@@ -47,7 +46,11 @@ func WithAPIKey(key string) Option {
 // WithHTTPClient sends the requests with hc instead of a client with a 30-second time
 // limit per attempt.
 func WithHTTPClient(hc *http.Client) Option {
-	return func(c *Client) { c.http = hc }
+	return func(c *Client) {
+		if hc != nil {
+			c.http = hc
+		}
+	}
 }
 
 // WithUserAgent puts product (such as "shop-frontend/2.3") in front of the SDK's own
@@ -98,15 +101,6 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // bind gives c a generated client of its own, whose requests go through c.send.
 func (c *Client) bind() {
 	c.api = &api.Client{Server: c.base.String() + "/", Client: doerFunc(c.send)}
-}
-
-// WithPassword returns the calls that accept an account's email and password (HTTP Basic)
-// instead of an API key: making, listing and revoking keys. It shares c's settings.
-func (c *Client) WithPassword(email, password string) *PasswordClient {
-	cp := *c
-	cp.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(email+":"+password))
-	cp.bind()
-	return &PasswordClient{c: &cp}
 }
 
 // doerFunc lets a function be the generated client's HTTP client.

@@ -2,6 +2,7 @@ package petstore
 
 import (
 	"context"
+	"encoding/base64"
 	"iter"
 	"net/http"
 
@@ -52,6 +53,15 @@ func (c *Client) ListAPIKeys(ctx context.Context, opts *ListOptions) iter.Seq2[*
 func (c *Client) RevokeAPIKey(ctx context.Context, id int64) error {
 	ctx = withOperation(ctx, "revokeApiKey")
 	return noContent(c.api.RevokeAPIKey(ctx, id))
+}
+
+// WithPassword returns the calls that accept an account's email and password (HTTP Basic)
+// instead of an API key: making, listing and revoking keys. It shares c's settings.
+func (c *Client) WithPassword(email, password string) *PasswordClient {
+	cp := *c
+	cp.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(email+":"+password))
+	cp.bind()
+	return &PasswordClient{c: &cp}
 }
 
 // PasswordClient makes the calls that accept an account's email and password (HTTP

@@ -1,0 +1,98 @@
+// Package petstore is the Go client of the Pet Store API: pets and the categories they
+// belong to, stock per pet, and customer orders that never oversell, behind API keys.
+//
+// # Install
+//
+//	go get github.com/acme-pets/petstore/sdk/go
+//
+// The package is named petstore. It needs Go 1.23 or later.
+//
+// # First call
+//
+// A Client takes the API's base URL, version included, and an API key (psk_…). Every
+// method takes a context first:
+//
+//	client, err := petstore.NewClient("http://localhost:8080/v1", petstore.WithAPIKey(key))
+//	if err != nil {
+//		return err
+//	}
+//	msg, err := client.SendMessage(ctx, petstore.NewMessage{Message: "Hello, pet store!"})
+//
+// No key yet? Opening an account needs no credentials, and the account's email and
+// password make its first key. The service accepts the password only for the key calls,
+// so WithPassword returns just those:
+//
+//	client, err := petstore.NewClient("http://localhost:8080/v1")
+//	…
+//	_, err = client.CreateAccount(ctx, petstore.NewAccount{Email: email, Password: password})
+//	…
+//	created, err := client.WithPassword(email, password).CreateAPIKey(ctx, petstore.NewAPIKey{Name: "laptop"})
+//	…
+//	client, err = petstore.NewClient("http://localhost:8080/v1", petstore.WithAPIKey(created.Key))
+//
+// The key is shown this once; keep it.
+//
+// # Errors
+//
+// Every answer outside 2xx comes back as an *Error, whatever its body: its Status, its
+// machine-readable Code, a Message for people, the Details of a refused field, the
+// RequestID to quote to the operators, and RetryAfter. Branch on Code:
+//
+//	_, err := client.PlaceOrder(ctx, petstore.NewOrder{PetID: 1, Quantity: 3})
+//	var apiErr *petstore.Error
+//	switch {
+//	case errors.As(err, &apiErr) && apiErr.Code == petstore.CodeInsufficientStock:
+//		// fewer in stock than asked for
+//	case err != nil:
+//		return err
+//	}
+//
+// Network errors and a canceled context are not *Error: they come back as net/http
+// gives them (errors.Is(err, context.DeadlineExceeded) works).
+//
+// # Pagination
+//
+// Every list is an iter.Seq2 of items and an error. The loop fetches the pages as it goes,
+// following the service's Link: <…>; rel="next" header, and stops fetching when it
+// stops:
+//
+//	for pet, err := range client.ListPets(ctx, &petstore.ListPetsOptions{Status: petstore.PetStatusAvailable}) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(pet.Name)
+//	}
+//
+// An error ends the list: it is the last thing the loop sees.
+//
+// # Retries
+//
+// A call that cannot do a thing twice is sent again after a network error, or an answer
+// of 429 or 503: GET, PUT and DELETE, and PlaceOrder. The client waits what Retry-After
+// asks (up to a minute), or else backs off exponentially with jitter; it gives up after
+// two retries (WithRetries changes that) or when the context ends, and never waits
+// longer than the context's deadline allows. Other POSTs and PATCH are sent once: a
+// second attempt could make a second pet.
+//
+// PlaceOrder is safe to retry because it always sends an Idempotency-Key, the same on
+// every attempt: the service places one order per key and answers a repeat with that
+// order. Set NewOrder.IdempotencyKey yourself to keep that promise across restarts of
+// your program.
+//
+// # Deprecation
+//
+// A deprecated operation (GetPet today) says so in the headers of every answer, with the
+// date it stops working and what replaces it. By default the client logs one slog
+// warning per operation; WithDeprecationHandler hands each Deprecation to a function
+// instead, to count them or to fail a test. The method's doc comment says the same
+// (staticcheck reports calls to it).
+//
+// # Values the SDK does not know
+//
+// Minor versions of the service may add values to the lists in its answers: a pet
+// status, a role, a message status, an error code. PetStatus, Role, MessageStatus and
+// ErrorCode are strings with constants for the values known here; a new value comes
+// through unchanged and never fails a call. Treat an unknown pet status as not for
+// sale, an unknown role as no more than RoleCustomer, an unknown error code by its
+// Status.
+package petstore
