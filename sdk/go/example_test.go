@@ -55,7 +55,7 @@ func Example() {
 
 	// With the same Idempotency-Key, a second attempt (after a crash, say) gets the first
 	// order back instead of placing another.
-	order := petstore.NewOrder{PetID: 6, Quantity: 1, IdempotencyKey: "first-order-of-" + email}
+	order := petstore.NewOrder{PetID: 6, Quantity: 1, IdempotencyKey: "first-order-of-" + email} // one Kiwi
 	first, err := client.PlaceOrder(ctx, order)
 	if err != nil {
 		log.Fatal(err)
@@ -67,7 +67,7 @@ func Example() {
 	fmt.Println("placed once:", first.ID == again.ID)
 
 	// A refusal is a *petstore.Error; branch on its Code.
-	_, err = client.PlaceOrder(ctx, petstore.NewOrder{PetID: 1, Quantity: 50})
+	_, err = client.PlaceOrder(ctx, petstore.NewOrder{PetID: 1, Quantity: 50}) // Rex: 5 in stock
 	var apiErr *petstore.Error
 	if errors.As(err, &apiErr) && apiErr.Code == petstore.CodeInsufficientStock {
 		fmt.Println("refused:", apiErr.Status, apiErr.Code)

@@ -8,10 +8,11 @@ import (
 	"time"
 )
 
-// Retrying waits at most this long at a time: past it, the caller hears the answer (an
-// *Error with RetryAfter) and decides.
 const (
-	maxDelay      = 10 * time.Second
+	// maxDelay caps the back-off when the service did not say how long to wait.
+	maxDelay = 10 * time.Second
+	// maxRetryAfter is the longest Retry-After worth waiting for; past it, the caller
+	// hears the answer (an *Error with RetryAfter) and decides.
 	maxRetryAfter = time.Minute
 )
 
