@@ -615,3 +615,31 @@ func TestGoDirectiveStaysAt123(t *testing.T) {
 		t.Errorf("go.mod does not say go 1.23:\n%s", mod)
 	}
 }
+
+// A Retry-After too long for a time.Duration is a very long wait, not a number that
+// wraps around to a short one (18446744074 s wraps to 0.29 s).
+func TestAHugeRetryAfterIsNotWaitedFor(t *testing.T) {
+	for _, v := range []string{"18446744074", "9300000000", "99999999999999999999999"} {
+		t.Run(v, func(t *testing.T) {
+			var mu sync.Mutex
+			attempts := 0
+			c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				attempts++
+				mu.Unlock()
+				w.Header().Set("Retry-After", v)
+				answer(w, 503, `{"code":"unavailable","message":"Later.","status":503}`)
+			})
+			_, err := c.GetCategory(context.Background(), 1)
+			var apiErr *petstore.Error
+			if !errors.As(err, &apiErr) || apiErr.RetryAfter < 24*time.Hour {
+				t.Fatalf("err = %v, want the 503 with a Retry-After of more than a day", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if attempts != 1 {
+				t.Errorf("%d attempts: the client retried instead of handing back a Retry-After over a minute", attempts)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -116,12 +117,18 @@ func errorFrom(res *http.Response) *Error {
 }
 
 // retryAfter reads Retry-After, in seconds (what the service sends) or as an HTTP date.
+// A number of seconds too large for a Duration is the longest Duration, never one that
+// wrapped around to a short wait.
 func retryAfter(h http.Header) time.Duration {
 	v := h.Get("Retry-After")
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+	if strings.Trim(v, "0123456789") == "" { // delay-seconds: digits only (RFC 9110 §10.2.3)
+		s, err := strconv.ParseInt(v, 10, 64) // on digits, it fails only out of range
+		if err != nil || s > int64(math.MaxInt64/time.Second) {
+			return math.MaxInt64
+		}
 		return time.Duration(s) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {
