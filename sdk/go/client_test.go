@@ -643,3 +643,46 @@ func TestAHugeRetryAfterIsNotWaitedFor(t *testing.T) {
 		})
 	}
 }
+
+// A service whose Link leads back to a page already fetched (a cursor bug) would make
+// the loop run forever: the list ends with an error instead.
+func TestListEndsWhenALinkLeadsBack(t *testing.T) {
+	tests := []struct {
+		name  string
+		links map[string]string // cursor → the next page's cursor
+	}{
+		{"to the same page", map[string]string{"": "c2", "c2": "c2"}},
+		{"to an earlier page", map[string]string{"": "c2", "c2": "c3", "c3": "c2"}},
+		{"to the first page", map[string]string{"": "c2", "c2": ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			requests := 0
+			c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				requests++
+				n := requests
+				mu.Unlock()
+				// Past 10 pages the fake stops linking, so that a client that loops ends.
+				if next, ok := tt.links[r.URL.Query().Get("cursor")]; ok && n < 10 {
+					if next == "" {
+						w.Header().Set("Link", `</v1/categories>; rel="next"`)
+					} else {
+						w.Header().Set("Link", `</v1/categories?cursor=`+next+`>; rel="next"`)
+					}
+				}
+				answer(w, 200, `[{"id":1,"name":"Dogs"}]`)
+			})
+			_, err := collect(c.ListCategories(context.Background(), nil))
+			if err == nil || !strings.Contains(err.Error(), "already") {
+				t.Errorf("err = %v, want the list to end with an error about a page already fetched", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if requests != len(tt.links) {
+				t.Errorf("%d requests, want %d (each page once)", requests, len(tt.links))
+			}
+		})
+	}
+}

@@ -11,11 +11,13 @@ import (
 
 // list walks every page of a list operation: the first from first, each next one from
 // the previous page's Link: <…>; rel="next". It stops at the first error, which it
-// yields, or when the loop over it stops.
+// yields, or when the loop over it stops. A Link back to a page already fetched is an
+// error, not a loop that never ends.
 func list[T, U any](ctx context.Context, c *Client, operation string, first func(context.Context) (*http.Response, error), to func(T) U) iter.Seq2[U, error] {
 	return func(yield func(U, error) bool) {
 		var zero U
 		ctx := withOperation(ctx, operation)
+		fetched := map[string]bool{} // the URLs of the pages so far
 		res, err := first(ctx)
 		for {
 			var page []T
@@ -23,6 +25,7 @@ func list[T, U any](ctx context.Context, c *Client, operation string, first func
 				yield(zero, err)
 				return
 			}
+			fetched[res.Request.URL.String()] = true
 			for _, item := range page {
 				if !yield(to(item), nil) {
 					return
@@ -36,6 +39,11 @@ func list[T, U any](ctx context.Context, c *Client, operation string, first func
 			if next == nil {
 				return
 			}
+			if fetched[next.String()] {
+				yield(zero, fmt.Errorf("petstore: next page link %s leads to a page already fetched", next.RequestURI()))
+				return
+			}
+			fetched[next.String()] = true // also when a redirect answers it from elsewhere
 			res, err = c.get(ctx, next)
 		}
 	}
