@@ -686,3 +686,51 @@ func TestListEndsWhenALinkLeadsBack(t *testing.T) {
 		})
 	}
 }
+
+// roundTripFunc is an http.RoundTripper of a function, such as a program's test stub.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A RoundTripper need not fill in Response.Request (httptest.ResponseRecorder.Result
+// does not): links, the deprecation report and decoding errors must not depend on it.
+func TestATransportThatLeavesOutTheRequest(t *testing.T) {
+	stub := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		rec := httptest.NewRecorder()
+		switch r.URL.RequestURI() {
+		case "/v1/categories":
+			rec.Header().Set("Link", `</v1/categories?cursor=c2>; rel="next"`)
+			answer(rec, 200, `[{"id":1,"name":"Dogs"}]`)
+		case "/v1/categories?cursor=c2":
+			answer(rec, 200, `[{"id":2,"name":"Cats"}]`)
+		case "/v1/categories/1":
+			answer(rec, 200, `{"id":`) // cut short
+		case "/v1/pets/1":
+			deprecatedPet(rec, r)
+		default:
+			answer(rec, 404, `{"code":"not_found","message":"No.","status":404}`)
+		}
+		return rec.Result(), nil
+	})
+	var deprecations []petstore.Deprecation
+	c, err := petstore.NewClient("http://petstore.test/v1", petstore.WithHTTPClient(&http.Client{Transport: stub}),
+		petstore.WithDeprecationHandler(func(d petstore.Deprecation) { deprecations = append(deprecations, d) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	cats, err := collect(c.ListCategories(ctx, nil))
+	if err != nil || len(cats) != 2 || cats[1].Name != "Cats" {
+		t.Errorf("categories = %v, %v; want Dogs and Cats", cats, err)
+	}
+	if _, err := c.GetCategory(ctx, 1); err == nil || !strings.Contains(err.Error(), "/v1/categories/1") {
+		t.Errorf("err = %v, want a decoding error naming the path", err)
+	}
+	if _, err := c.GetPet(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if len(deprecations) != 1 || deprecations[0].Successor == nil || deprecations[0].Successor.String() != "http://petstore.test/v1/pets?ids=1" {
+		t.Errorf("deprecations = %+v, want one with the successor http://petstore.test/v1/pets?ids=1", deprecations)
+	}
+}

@@ -36,6 +36,11 @@ func (c *Client) sendWithRetries(req *http.Request) (*http.Response, error) {
 			try.Body = body
 		}
 		res, err := c.http.Do(try)
+		if res != nil && res.Request == nil {
+			// A RoundTripper need not set it (a test stub often does not); links,
+			// errors and deprecations are resolved against it.
+			res.Request = try
+		}
 		if attempt == c.retries || !safe || !repeatable || ctx.Err() != nil {
 			return res, err
 		}
