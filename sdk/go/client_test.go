@@ -734,3 +734,39 @@ func TestATransportThatLeavesOutTheRequest(t *testing.T) {
 		t.Errorf("deprecations = %+v, want one with the successor http://petstore.test/v1/pets?ids=1", deprecations)
 	}
 }
+
+// A retry sends the whole body again, not the reader the first attempt drained. The
+// stub stands in for the transport: net/http's own would rewind the body by itself on
+// some failures, and hide a client that does not.
+func TestRetriesSendTheBodyAgain(t *testing.T) {
+	var bodies []string
+	stub := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		body, _ := io.ReadAll(r.Body)
+		bodies = append(bodies, string(body))
+		rec := httptest.NewRecorder()
+		switch {
+		case len(bodies)%2 == 1:
+			answer(rec, 503, `{"code":"unavailable","message":"Later.","status":503}`)
+		case r.Method == http.MethodPut:
+			answer(rec, 200, `{"petId":1,"quantity":4,"status":"available"}`)
+		default:
+			answer(rec, 201, `{"id":7,"petId":1,"quantity":2,"complete":false,"accountId":3}`)
+		}
+		return rec.Result(), nil
+	})
+	c, err := petstore.NewClient("http://petstore.test/v1", petstore.WithHTTPClient(&http.Client{Transport: stub}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.SetInventory(ctx, 1, petstore.InventoryUpdate{Quantity: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PlaceOrder(ctx, petstore.NewOrder{PetID: 1, Quantity: 2}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`{"quantity":4}`, `{"quantity":4}`, `{"petId":1,"quantity":2}`, `{"petId":1,"quantity":2}`}
+	if strings.Join(bodies, " ") != strings.Join(want, " ") {
+		t.Errorf("bodies = %q, want %q", bodies, want)
+	}
+}
