@@ -74,6 +74,11 @@
 // longer than the context's deadline allows. Other POSTs and PATCH are sent once: a
 // second attempt could make a second pet.
 //
+// A DELETE sent again after a network error may find that the attempt whose answer was
+// lost did the work, and answer CodeNotFound (CodeUnauthorized for RevokeAPIKey of the
+// key that makes the call): from DeletePet, DeleteCategory, CancelOrder or RevokeAPIKey,
+// that code can mean the thing is gone because of this very call.
+//
 // PlaceOrder is safe to retry because it always sends an Idempotency-Key, the same on
 // every attempt: the service places one order per key and answers a repeat with that
 // order. Set NewOrder.IdempotencyKey yourself to keep that promise across restarts of
