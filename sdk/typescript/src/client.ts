@@ -159,20 +159,35 @@ export function createPetstore(options: PetstoreOptions): Petstore {
     headers: auth === undefined ? {} : { Authorization: auth.authorization },
   });
 
-  /** Yields the items of the first page, then follows each `rel="next"` link with the same headers. */
+  /**
+   * Yields the items of the first page, then follows each `rel="next"` link with the same
+   * headers. A link back to a page already fetched ends the list with an error, not a loop.
+   */
   async function* list<T>(page: (middleware: Middleware[]) => Promise<Result<T[]>>): ListIterator<T> {
-    let middleware: Middleware[] = [];
+    const fetched = new Set<string>(); // the URLs of the pages so far
+    let next: string | undefined;
     for (;;) {
-      const { data, error, response } = await page(middleware);
+      let requested = "";
+      const { data, error, response } = await page([
+        {
+          onRequest: ({ request }) => {
+            // After the first page: the link's URL, with the first page's headers and signal.
+            const sent = next === undefined ? request : new Request(next, { method: request.method, headers: request.headers, signal: request.signal });
+            requested = sent.url;
+            return sent;
+          },
+        },
+      ]);
       if (!response.ok) throw PetstoreError.fromResponse(response, error);
+      fetched.add(requested);
+      if (response.url) fetched.add(response.url); // where a redirect led
       yield* data ?? [];
-      const next = linkTarget(response.headers.get("Link"), "next");
-      if (next === undefined) return;
+      const link = linkTarget(response.headers.get("Link"), "next");
+      if (link === undefined) return;
       // Link targets are origin-relative (`/v1/pets?cursor=…`): resolve, never append.
-      const url = new URL(next, baseUrl).href;
-      middleware = [
-        { onRequest: ({ request }) => new Request(url, { method: request.method, headers: request.headers, signal: request.signal }) },
-      ];
+      const url = new URL(link, baseUrl).href;
+      if (fetched.has(url)) throw new Error(`petstore: the next page link ${link} leads to a page already fetched`);
+      next = url;
     }
   }
 

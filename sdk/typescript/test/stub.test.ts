@@ -173,3 +173,32 @@ test("values a newer server adds to open lists pass through unchanged", async ()
   const error = await client.categories.get(1).catch((e: unknown) => e);
   assert.ok(error instanceof PetstoreError && error.code === "teapot" && error.status === 418, String(error));
 });
+
+// --- Review: lists that misbehave, Retry-After forms, long waits, odd deprecation headers ---
+
+const dogs = { id: 1, name: "Dogs" };
+
+for (const [name, links] of [
+  ["to the same page", { "": "c2", c2: "c2" }],
+  ["to an earlier page", { "": "c2", c2: "c3", c3: "c2" }],
+  ["to the first page", { "": "c2", c2: "" }],
+] as const) {
+  test(`a list whose Link leads back ${name} ends with an error instead of looping`, async () => {
+    const pages: Record<string, string> = links;
+    stub = await startStub((req, res, i) => {
+      const cursor = new URL(req.url, "http://stub").searchParams.get("cursor") ?? "";
+      const next = pages[cursor];
+      // Past 10 pages the stub stops linking, so that a client that loops ends.
+      const link: Record<string, string> = next === undefined || i >= 10 ? {} : { Link: `</v1/categories${next ? `?cursor=${next}` : ""}>; rel="next"` };
+      json(res, 200, [dogs], link);
+    });
+    const seen: unknown[] = [];
+    const error = await (async () => {
+      for await (const category of createPetstore({ baseUrl: stub.baseUrl }).categories.list()) seen.push(category);
+    })().catch((e: unknown) => e);
+    assert.ok(error instanceof Error && /already fetched/.test(error.message), String(error));
+    assert.equal(stub.requests.length, Object.keys(pages).length, "each page once");
+    assert.equal(seen.length, Object.keys(pages).length);
+  });
+}
+
