@@ -161,10 +161,12 @@ export function createPetstore(options: PetstoreOptions): Petstore {
 
   /**
    * Yields the items of the first page, then follows each `rel="next"` link with the same
-   * headers. A link back to a page already fetched ends the list with an error, not a loop.
+   * headers. A link back to a page already fetched ends the list with an error, not a loop;
+   * so does a link to another origin than the first page's (it would get the key).
    */
   async function* list<T>(page: (middleware: Middleware[]) => Promise<Result<T[]>>): ListIterator<T> {
     const fetched = new Set<string>(); // the URLs of the pages so far
+    let origin: string | undefined; // the first page's, where the key went
     let next: string | undefined;
     for (;;) {
       let requested = "";
@@ -179,6 +181,7 @@ export function createPetstore(options: PetstoreOptions): Petstore {
         },
       ]);
       if (!response.ok) throw PetstoreError.fromResponse(response, error);
+      origin ??= new URL(requested || baseUrl).origin;
       fetched.add(requested);
       if (response.url) fetched.add(response.url); // where a redirect led
       yield* data ?? [];
@@ -186,6 +189,8 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       if (link === undefined) return;
       // Link targets are origin-relative (`/v1/pets?cursor=…`): resolve, never append.
       const url = new URL(link, baseUrl).href;
+      // The next request carries the credentials: never to another origin.
+      if (new URL(url).origin !== origin) throw new Error(`petstore: the next page link ${link} leaves ${origin}`);
       if (fetched.has(url)) throw new Error(`petstore: the next page link ${link} leads to a page already fetched`);
       next = url;
     }

@@ -202,3 +202,19 @@ for (const [name, links] of [
   });
 }
 
+test("a list never follows a Link to another origin (it would carry the key there)", async () => {
+  const elsewhere = await startStub((_req, res) => json(res, 200, [dogs]));
+  try {
+    stub = await startStub((_req, res) => json(res, 200, [dogs], { Link: `<${elsewhere.baseUrl}/categories?cursor=c2>; rel="next"` }));
+    const items: unknown[] = [];
+    const error = await (async () => {
+      for await (const c of createPetstore({ baseUrl: stub.baseUrl, apiKey: "psk_secret" }).categories.list()) items.push(c);
+    })().catch((e: unknown) => e);
+    assert.ok(error instanceof Error && /leaves/.test(error.message), String(error));
+    assert.equal(items.length, 1);
+    assert.equal(elsewhere.requests.length, 0, "no request, and so no key, to the other origin");
+  } finally {
+    await elsewhere.close();
+  }
+});
+
