@@ -152,7 +152,7 @@ export function createPetstore(options: PetstoreOptions): Petstore {
     }),
     headers: options.apiKey === undefined ? {} : { Authorization: bearerAuth(options.apiKey).authorization },
   });
-  raw.use(deprecationMiddleware(baseUrl, options.onDeprecation ?? warnOncePerOperation()));
+  raw.use(deprecationMiddleware(options.onDeprecation ?? warnOncePerOperation()));
 
   const init = ({ signal, auth }: AuthCallOptions = {}) => ({
     signal,
@@ -187,8 +187,9 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       yield* data ?? [];
       const link = linkTarget(response.headers.get("Link"), "next");
       if (link === undefined) return;
-      // Link targets are origin-relative (`/v1/pets?cursor=…`): resolve, never append.
-      const url = new URL(link, baseUrl).href;
+      // Resolved against the page's URL (RFC 8288 §3.2), never appended to `baseUrl`: the
+      // service writes targets origin-relative (`/v1/pets?cursor=…`).
+      const url = new URL(link, response.url || requested || baseUrl).href;
       // The next request carries the credentials: never to another origin.
       if (new URL(url).origin !== origin) throw new Error(`petstore: the next page link ${link} leaves ${origin}`);
       if (fetched.has(url)) throw new Error(`petstore: the next page link ${link} leads to a page already fetched`);

@@ -84,7 +84,7 @@ export interface DeprecationNotice {
 }
 
 /** Calls `notify` for every answer that carries a `Deprecation` header. */
-export function deprecationMiddleware(baseUrl: string, notify: (notice: DeprecationNotice) => void): Middleware {
+export function deprecationMiddleware(notify: (notice: DeprecationNotice) => void): Middleware {
   return {
     onResponse({ request, response, schemaPath }) {
       const deprecation = response.headers.get("Deprecation");
@@ -95,7 +95,8 @@ export function deprecationMiddleware(baseUrl: string, notify: (notice: Deprecat
         operation: `${request.method} ${schemaPath}`,
         deprecation,
         sunset: sunset === null || Number.isNaN(Date.parse(sunset)) ? undefined : new Date(sunset),
-        successor: successor === undefined ? undefined : new URL(successor, baseUrl).href,
+        // Resolved against the URL of the request (RFC 8288 §3.2), as a list's next page.
+        successor: successor === undefined ? undefined : new URL(successor, response.url || request.url).href,
       });
     },
   };

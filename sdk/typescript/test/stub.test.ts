@@ -218,3 +218,24 @@ test("a list never follows a Link to another origin (it would carry the key ther
   }
 });
 
+test("Link targets are resolved against the page's URL (RFC 8288), not appended to baseUrl", async () => {
+  stub = await startStub((req, res) => {
+    if (req.url === "/v1/pets?limit=1") return json(res, 200, [{ id: 1, name: "Rex", categoryId: 1, status: "available" }], { Link: '<pets?cursor=c2&limit=1>; rel="next"' });
+    if (req.url === "/v1/pets?cursor=c2&limit=1") return json(res, 200, [{ id: 2, name: "Bella", categoryId: 1, status: "available" }], { Link: '<?cursor=c3&limit=1>; rel="next"' });
+    if (req.url === "/v1/pets?cursor=c3&limit=1") return json(res, 200, [{ id: 3, name: "Max", categoryId: 1, status: "available" }]);
+    json(res, 404, { code: "not_found", message: `no ${req.url}`, status: 404 });
+  });
+  const names: string[] = [];
+  for await (const pet of createPetstore({ baseUrl: stub.baseUrl }).pets.list({ limit: 1 })) names.push(pet.name);
+  assert.deepEqual(names, ["Rex", "Bella", "Max"]);
+});
+
+test("a relative successor-version link is resolved against the URL of the request", async () => {
+  stub = await startStub((_req, res) =>
+    json(res, 200, { id: 7, name: "Rex", categoryId: 1, status: "available" }, { Deprecation: "@1793491200", Link: '<../pets?ids=7>; rel="successor-version"' }),
+  );
+  const notices: DeprecationNotice[] = [];
+  await createPetstore({ baseUrl: stub.baseUrl, onDeprecation: (n) => notices.push(n) }).pets.get(7);
+  assert.equal(notices[0]?.successor, `${stub.baseUrl}/pets?ids=7`);
+});
+
