@@ -57,11 +57,35 @@ function isErrorBody(body: unknown): body is components["schemas"]["Error"] {
   return typeof b.code === "string" && typeof b.message === "string" && (b.details === undefined || Array.isArray(b.details));
 }
 
-/** `Retry-After` in seconds (given as seconds or as an HTTP date), if the answer has one. */
+/**
+ * `Retry-After` in seconds (given as delay-seconds or as an HTTP-date, RFC 9110 §10.2.3), if
+ * the answer has one; any other value (`-5`, `1.5`) counts as none.
+ */
 export function retryAfterSeconds(headers: Headers): number | undefined {
   const value = headers.get("Retry-After")?.trim();
   if (!value) return undefined;
   if (/^\d+$/.test(value)) return Number(value);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+  const date = parseHttpDate(value);
+  return date === undefined ? undefined : Math.max(0, Math.ceil((date.getTime() - Date.now()) / 1000));
+}
+
+const day = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
+const month = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
+const time = "\\d{2}:\\d{2}:\\d{2}";
+/** The three forms of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate, obsolete RFC 850, asctime. */
+const httpDateForms = [
+  new RegExp(`^${day}, \\d{2} ${month} \\d{4} ${time} GMT$`),
+  new RegExp(`^${day}[a-z]*, \\d{2}-${month}-\\d{2} ${time} GMT$`),
+  new RegExp(`^${day} ${month} [ \\d]\\d ${time} \\d{4}$`),
+];
+
+/**
+ * An HTTP-date, or undefined for anything else: `Date.parse` alone takes `-5` or `Foo 12` for
+ * a date of 2001, and asctime (which has no zone, but is GMT) for local time.
+ */
+export function parseHttpDate(value: string): Date | undefined {
+  const form = httpDateForms.findIndex((re) => re.test(value));
+  if (form === -1) return undefined;
+  const date = new Date(form === 2 ? `${value} GMT` : value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
 }

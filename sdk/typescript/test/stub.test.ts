@@ -239,3 +239,28 @@ test("a relative successor-version link is resolved against the URL of the reque
   assert.equal(notices[0]?.successor, `${stub.baseUrl}/pets?ids=7`);
 });
 
+test("Retry-After: only delay-seconds and HTTP-dates count; anything else is no Retry-After", async () => {
+  const inTwoMinutes = new Date(Date.now() + 120_000);
+  const asctime = inTwoMinutes.toUTCString().replace(/^(\w+), (\d+) (\w+) (\d+) (\S+) GMT$/, (_m, d, day, mon, y, t) => `${d} ${mon} ${String(day).padStart(2, " ")} ${t} ${y}`);
+  const cases: [string, (s: number | undefined) => boolean][] = [
+    ["7", (s) => s === 7],
+    ["99999999999999999999", (s) => s === 1e20],
+    ["-5", (s) => s === undefined],
+    ["1.5", (s) => s === undefined],
+    ["Foo 12", (s) => s === undefined],
+    ["1, 2", (s) => s === undefined],
+    [inTwoMinutes.toUTCString(), (s) => s !== undefined && s >= 115 && s <= 121],
+    [asctime, (s) => s !== undefined && s >= 115 && s <= 121], // asctime is GMT, whatever the local zone
+    ["Sun, 06 Nov 1994 08:49:37 GMT", (s) => s === 0],
+  ];
+  let value = "";
+  stub = await startStub((_req, res) => json(res, 503, unavailable, { "Retry-After": value }));
+  const client = createPetstore({ baseUrl: stub.baseUrl });
+  for (const [header, ok] of cases) {
+    value = header;
+    const error = await client.pets.create({ name: "Rex", categoryId: 1 }).catch((e: unknown) => e);
+    assert.ok(error instanceof PetstoreError);
+    assert.ok(ok(error.retryAfter), `Retry-After: ${header} gave ${error.retryAfter}`);
+  }
+});
+
