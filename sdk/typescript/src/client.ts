@@ -55,7 +55,7 @@ export interface PetstoreOptions {
   fetch?: Fetch;
   /** How many times a repeatable request is tried again after a network error, 429 or 503 (default 2; 0 turns retries off). */
   retries?: number;
-  /** Longest wait before a retry in milliseconds (default 60 000); a longer `Retry-After` is thrown as a `PetstoreError`. */
+  /** Longest wait before a retry in milliseconds (default 60 000; a timer's longest, 2^31-1, at most); a longer `Retry-After` is thrown as a `PetstoreError`. */
   maxRetryDelayMs?: number;
   /** Called for every answer of a deprecated operation (default: one `console.warn` per operation). */
   onDeprecation?: (notice: DeprecationNotice) => void;

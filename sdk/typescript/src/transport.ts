@@ -8,7 +8,7 @@ export interface RetryPolicy {
   retries: number;
   /** First back-off, doubled on every try, with jitter. */
   baseDelayMs: number;
-  /** Longest wait; a `Retry-After` above it is not waited for (the error is thrown). */
+  /** Longest wait (at most 2^31-1, a timer's longest); a `Retry-After` above it is not waited for (the error is thrown). */
   maxDelayMs: number;
 }
 
@@ -20,6 +20,8 @@ export interface RetryPolicy {
  * result). The request's `AbortSignal` ends the waiting too.
  */
 export function retryingFetch(fetch: Fetch, policy: RetryPolicy): Fetch {
+  // A timer waits at most 2^31-1 ms (about 24.8 days); a longer one would fire at once.
+  policy = { ...policy, maxDelayMs: Math.min(policy.maxDelayMs, 2 ** 31 - 1) };
   return async (request) => {
     const repeatable = ["GET", "HEAD", "PUT", "DELETE"].includes(request.method) || request.headers.has("Idempotency-Key");
     for (let attempt = 0; ; attempt++) {

@@ -264,3 +264,13 @@ test("Retry-After: only delay-seconds and HTTP-dates count; anything else is no 
   }
 });
 
+test("a Retry-After too long for a timer is not waited for, even when maxRetryDelayMs allows it", async () => {
+  // setTimeout fires at once for a delay over 2^31-1 ms (about 24.8 days).
+  stub = await startStub((_req, res) => json(res, 429, rateLimited, { "Retry-After": "2147484" }));
+  const client = createPetstore({ baseUrl: stub.baseUrl, retries: 1, maxRetryDelayMs: Number.POSITIVE_INFINITY });
+  const error = await client.categories.get(1).catch((e: unknown) => e);
+  assert.ok(error instanceof PetstoreError && error.code === "rate_limited", String(error));
+  assert.equal(error.retryAfter, 2147484);
+  assert.equal(stub.requests.length, 1);
+});
+
