@@ -1,0 +1,203 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"syscall"
+	"time"
+
+	"code.dny.dev/ssrf"
+)
+
+// SenderOptions configure a Sender.
+type SenderOptions struct {
+	// Timeout bounds one attempt, from dialling to the end of the answer's headers and
+	// the part of its body that is read (default 10 s).
+	Timeout time.Duration
+	// AllowPrivate lets endpoints be on private and loopback addresses, over http as
+	// well as https (--webhooks-allow-private: local development and tests). Link-local
+	// addresses (cloud metadata services) stay refused.
+	AllowPrivate bool
+	// UserAgent is sent with every delivery.
+	UserAgent string
+}
+
+// maxURL is the longest endpoint URL accepted.
+const maxURL = 2048
+
+// maxAnswer is how much of a receiver's answer is read and kept: enough to show an
+// operator why a receiver refused, never a receiver's whole page.
+const maxAnswer = 1024
+
+// The refusals of a Send that never reached a receiver.
+var (
+	// ErrPrivateAddress is the refusal of an address the sender may not reach, found
+	// when dialling (the name resolved to it).
+	ErrPrivateAddress = errors.New("webhook: the address is private, loopback or link-local")
+	// ErrRefusedURL is the refusal of an endpoint URL that CheckURL refuses.
+	ErrRefusedURL = errors.New("webhook: refused URL")
+)
+
+// Sender posts deliveries to receivers. It resolves a receiver's name at every dial and
+// checks the address it connects to, so that neither a URL nor a DNS answer that
+// changes after the check can point it at the operator's own network; it follows no
+// redirect and goes through no proxy.
+type Sender struct {
+	https, http *http.Client // http is nil unless private addresses are allowed
+	userAgent   string
+	public      *ssrf.Guardian
+	allowLocal  bool
+}
+
+// NewSender returns a Sender.
+func NewSender(o SenderOptions) *Sender {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	s := &Sender{userAgent: o.UserAgent, public: ssrf.New(ssrf.WithAnyPort()), allowLocal: o.AllowPrivate}
+	s.https = s.client(o.Timeout, s.allowHTTPS)
+	if o.AllowPrivate {
+		s.http = s.client(o.Timeout, allowLocal)
+	}
+	return s
+}
+
+func (s *Sender) client(timeout time.Duration, allow func(netip.Addr) error) *http.Client {
+	dialer := &net.Dialer{
+		Timeout: timeout,
+		Control: func(network, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return err
+			}
+			return allow(ap.Addr().Unmap())
+		},
+	}
+	return &http.Client{
+		Timeout: timeout,
+		Transport: &http.Transport{
+			Proxy:                 nil, // a proxy would dial for us, past the address check
+			DialContext:           dialer.DialContext,
+			TLSHandshakeTimeout:   timeout,
+			ResponseHeaderTimeout: timeout,
+			MaxIdleConnsPerHost:   4,
+			IdleConnTimeout:       90 * time.Second,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// allowHTTPS admits public addresses, and private and loopback ones when the operator
+// allowed them.
+func (s *Sender) allowHTTPS(ip netip.Addr) error {
+	if s.allowLocal && allowLocal(ip) == nil {
+		return nil
+	}
+	if err := s.public.SafeAddr(ip); err != nil {
+		return fmt.Errorf("%w: %v", ErrPrivateAddress, err)
+	}
+	return nil
+}
+
+// allowLocal admits only private and loopback addresses: plain http is for a receiver
+// on the operator's own machine or network, never for one across the internet.
+func allowLocal(ip netip.Addr) error {
+	if ip.IsPrivate() || ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%w: plain http only reaches private and loopback addresses, not %s", ErrPrivateAddress, ip)
+}
+
+// CheckURL decides whether raw may be an endpoint's URL: absolute https (or http when
+// private addresses are allowed), no user name or password, no fragment, a host, at
+// most 2,048 bytes, and, when the host is an IP address, one the sender may reach. A
+// host name is checked at each delivery instead, on the addresses it resolves to then.
+// The error says what is wrong, for the field's problem.
+func (s *Sender) CheckURL(raw string) error {
+	if len(raw) > maxURL {
+		return errors.New("must be at most 2048 bytes long")
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
+		return errors.New("must be an absolute URL")
+	case u.Scheme != "https" && !(u.Scheme == "http" && s.http != nil):
+		if s.http != nil {
+			return errors.New("must be an https:// or http:// URL")
+		}
+		return errors.New("must be an https:// URL")
+	case u.User != nil:
+		return errors.New("must not hold a user name or password")
+	case u.Fragment != "" || u.RawFragment != "":
+		return errors.New("must not have a fragment")
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
+		ip = ip.Unmap()
+		switch {
+		case u.Scheme == "http" && allowLocal(ip) != nil && s.allowHTTPS(ip) == nil:
+			return errors.New("must be an https:// URL to reach a public address")
+		case u.Scheme == "http" && allowLocal(ip) != nil, s.allowHTTPS(ip) != nil:
+			return errors.New("must not be a private, loopback or link-local address")
+		}
+	}
+	return nil
+}
+
+// Result is what one attempt found.
+type Result struct {
+	// Status is the receiver's HTTP status, 0 when there was no answer.
+	Status int
+	// Answer is the start of the receiver's answer body (at most 1 KiB).
+	Answer []byte
+	// Err is why there was no answer (a refused address, a time-out, a reset).
+	Err      error
+	Duration time.Duration
+}
+
+// OK reports whether the receiver took the delivery: any 2xx. A redirect is not
+// followed, so it is a failure like any other status.
+func (r Result) OK() bool { return r.Err == nil && r.Status >= 200 && r.Status < 300 }
+
+// Send posts body, the event with id eventID, to endpoint, signed at now with each of
+// secrets (Sign).
+func (s *Sender) Send(ctx context.Context, endpoint, eventID string, body []byte, now time.Time, secrets ...[]byte) Result {
+	start := time.Now()
+	res := s.send(ctx, endpoint, eventID, body, now, secrets)
+	res.Duration = time.Since(start)
+	return res
+}
+
+func (s *Sender) send(ctx context.Context, endpoint, eventID string, body []byte, now time.Time, secrets [][]byte) Result {
+	if err := s.CheckURL(endpoint); err != nil {
+		return Result{Err: fmt.Errorf("%w: the endpoint URL %s", ErrRefusedURL, err)}
+	}
+	client := s.https
+	if u, _ := url.Parse(endpoint); u.Scheme == "http" {
+		client = s.http
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return Result{Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(SignatureHeader, Sign(body, now, secrets...))
+	req.Header.Set(EventIDHeader, eventID)
+	if s.userAgent != "" {
+		req.Header.Set("User-Agent", s.userAgent)
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return Result{Err: err}
+	}
+	defer res.Body.Close()
+	// The status decides; a body cut short does not change what it said.
+	answer, _ := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
+	return Result{Status: res.StatusCode, Answer: answer}
+}
