@@ -1,5 +1,5 @@
 import type { Middleware } from "openapi-fetch";
-import { retryAfterSeconds } from "./errors.js";
+import { parseHttpDate, retryAfterSeconds } from "./errors.js";
 
 export type Fetch = (request: Request) => Promise<Response>;
 
@@ -96,12 +96,22 @@ export function deprecationMiddleware(notify: (notice: DeprecationNotice) => voi
       notify({
         operation: `${request.method} ${schemaPath}`,
         deprecation,
-        sunset: sunset === null || Number.isNaN(Date.parse(sunset)) ? undefined : new Date(sunset),
+        // A header that does not parse is left out: it must not fail the call it came with.
+        sunset: sunset === null ? undefined : parseHttpDate(sunset.trim()),
         // Resolved against the URL of the request (RFC 8288 §3.2), as a list's next page.
-        successor: successor === undefined ? undefined : new URL(successor, response.url || request.url).href,
+        successor: successor === undefined ? undefined : resolve(successor, response.url || request.url),
       });
     },
   };
+}
+
+/** `reference` resolved against `base`, or undefined if that is no URL (`URL.parse` is too new for Node 20.0). */
+function resolve(reference: string, base: string): string | undefined {
+  try {
+    return new URL(reference, base).href;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The default deprecation handler: one `console.warn` per operation. */

@@ -274,3 +274,13 @@ test("a Retry-After too long for a timer is not waited for, even when maxRetryDe
   assert.equal(stub.requests.length, 1);
 });
 
+test("odd deprecation headers never fail the call: a bad successor or Sunset is left out", async () => {
+  const headers = { Deprecation: "@1793491200", Sunset: "2", Link: '<http://[::1>; rel="successor-version"' };
+  stub = await startStub((_req, res) => json(res, 200, { id: 7, name: "Rex", categoryId: 1, status: "available" }, headers));
+  const notices: DeprecationNotice[] = [];
+  const client = createPetstore({ baseUrl: stub.baseUrl, onDeprecation: (n) => notices.push(n) });
+  assert.equal((await client.pets.get(7)).name, "Rex");
+  assert.equal(notices.length, 1);
+  assert.equal(notices[0]?.successor, undefined);
+  assert.equal(notices[0]?.sunset, undefined);
+});
