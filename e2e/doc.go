@@ -5,9 +5,14 @@
 //     curl, JavaScript with node, Python with python3 and requests) and checks that
 //     each reaches its operation and gets the documented success status;
 //   - browser_test.go opens /docs in headless Chromium, checks the markers, the code
-//     samples and try-it, and saves screenshots under e2e/test-output/.
+//     samples and try-it, and saves screenshots under e2e/test-output/;
+//   - consumers_test.go is the consumer matrix: the walk-through through the Go SDK
+//     (sdk/go), the TypeScript SDK (sdk/typescript, npm ci and npm test) and a client
+//     oapi-codegen generates fresh from the served document;
+//   - webhooks_test.go runs the webhook receivers of the docs (Node.js, Python, Go)
+//     against deliveries made by the service's sender (package webhook).
 //
-// They need curl, node (18 or later), python3 with requests and chromium; the script
+// They need curl, node (20 or later) with npm, python3 with requests and chromium; the script
 // scripts/setup-browser-tests installs what is missing. Without a tool the tests skip,
 // naming it, unless PETSTORE_E2E=1 (which CI sets): then a missing tool fails them.
 package e2e
