@@ -3,6 +3,7 @@ package petstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -83,6 +84,11 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("petstore: base URL %q is not an absolute http(s) URL", baseURL)
 	}
+	// Paths are joined onto the base; a query, a fragment or credentials in it would
+	// end up in the wrong place of every request, or in logs.
+	if base.RawQuery != "" || base.ForceQuery || base.Fragment != "" || base.User != nil {
+		return nil, fmt.Errorf("petstore: base URL %q may not hold a query, a fragment or credentials; pass the key with WithAPIKey", baseURL)
+	}
 	c := &Client{
 		base:    base,
 		http:    &http.Client{Timeout: 30 * time.Second},
@@ -93,6 +99,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	for _, opt := range opts {
 		opt(c)
+	}
+	if c.auth == "Bearer " {
+		return nil, errors.New("petstore: WithAPIKey was given an empty key")
 	}
 	c.bind()
 	return c, nil

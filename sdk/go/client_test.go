@@ -597,10 +597,18 @@ func TestCredentialsAndUserAgent(t *testing.T) {
 }
 
 func TestNewClientNeedsAnAbsoluteURL(t *testing.T) {
-	for _, u := range []string{"", "localhost:8080/v1", "/v1", "ftp://example.com/v1", "http://[::1"} {
+	for _, u := range []string{"", "localhost:8080/v1", "/v1", "ftp://example.com/v1", "http://[::1",
+		// Joined onto every path, these would land in the wrong place of each request.
+		"http://localhost:8080/v1?key=psk_x", "http://localhost:8080/v1?", "http://localhost:8080/v1#top", "http://ada:pw@localhost:8080/v1"} {
 		if _, err := petstore.NewClient(u); err == nil {
 			t.Errorf("NewClient(%q) made a client", u)
 		}
+	}
+	if _, err := petstore.NewClient("http://localhost:8080/v1", petstore.WithAPIKey("")); err == nil {
+		t.Error("an empty API key made a client that sends a bare Authorization: Bearer")
+	}
+	if _, err := petstore.NewClient("http://localhost:8080/v1/", petstore.WithAPIKey("psk_x")); err != nil {
+		t.Errorf("a base URL with a trailing slash: %v", err)
 	}
 }
 
