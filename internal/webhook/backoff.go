@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -23,16 +24,24 @@ var DefaultBackoff = Backoff{Base: 30 * time.Second, Max: 6 * time.Hour, Horizon
 // attempt would fall past the horizon. r draws the jitter (nil: math/rand).
 func (b Backoff) Next(first, now time.Time, attempt int, r *rand.Rand) (next time.Time, ok bool) {
 	// Base·2ⁿ, compared as Base ≤ Max/2ⁿ so that a large n cannot overflow into a
-	// small wait.
+	// small wait. A negative attempt (a shift would panic) counts as the first.
+	attempt = max(attempt, 0)
 	ceiling := b.Max
 	if attempt < 63 && b.Base <= b.Max>>attempt {
 		ceiling = b.Base << attempt
 	}
+	// The draw is from [0, ceiling]: n is ceiling+1 but for a ceiling of the longest
+	// Duration (no cap), where +1 would wrap to a negative n, and for a negative Base
+	// or Max; Int64N panics on n ≤ 0.
+	n := max(int64(ceiling), 0)
+	if n < math.MaxInt64 {
+		n++
+	}
 	var wait time.Duration
 	if r != nil {
-		wait = time.Duration(r.Int64N(int64(ceiling) + 1))
+		wait = time.Duration(r.Int64N(n))
 	} else {
-		wait = time.Duration(rand.Int64N(int64(ceiling) + 1))
+		wait = time.Duration(rand.Int64N(n))
 	}
 	// At least a second apart: a receiver that fails fast is not hammered when the
 	// draw is near zero.

@@ -36,6 +36,10 @@ const maxURL = 2048
 // operator why a receiver refused, never a receiver's whole page.
 const maxAnswer = 1024
 
+// maxAnswerHeaders bounds the header block of an answer, which net/http would
+// otherwise read up to 10 MB of before the body limit applies.
+const maxAnswerHeaders = 64 << 10
+
 // The refusals of a Send that never reached a receiver.
 var (
 	// ErrPrivateAddress is the refusal of an address the sender may not reach, found
@@ -83,12 +87,13 @@ func (s *Sender) client(timeout time.Duration, allow func(netip.Addr) error) *ht
 	return &http.Client{
 		Timeout: timeout,
 		Transport: &http.Transport{
-			Proxy:                 nil, // a proxy would dial for us, past the address check
-			DialContext:           dialer.DialContext,
-			TLSHandshakeTimeout:   timeout,
-			ResponseHeaderTimeout: timeout,
-			MaxIdleConnsPerHost:   4,
-			IdleConnTimeout:       90 * time.Second,
+			Proxy:                  nil, // a proxy would dial for us, past the address check
+			DialContext:            dialer.DialContext,
+			TLSHandshakeTimeout:    timeout,
+			ResponseHeaderTimeout:  timeout,
+			MaxResponseHeaderBytes: maxAnswerHeaders,
+			MaxIdleConnsPerHost:    4,
+			IdleConnTimeout:        90 * time.Second,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
@@ -126,7 +131,9 @@ func (s *Sender) CheckURL(raw string) error {
 	}
 	u, err := url.Parse(raw)
 	switch {
-	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
+	// u.Host is ":443" in https://:443/, which has no host name: the dial would go to
+	// the local system.
+	case err != nil || !u.IsAbs() || u.Hostname() == "" || u.Opaque != "":
 		return errors.New("must be an absolute URL")
 	case u.Scheme != "https" && !(u.Scheme == "http" && s.http != nil):
 		if s.http != nil {

@@ -3,7 +3,9 @@ package webhook_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -98,6 +100,30 @@ func TestBackoffSpacing(t *testing.T) {
 	}
 }
 
+func TestBackoffNeverPanics(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		b       webhook.Backoff
+		attempt int
+	}{
+		{"a negative attempt is the first", webhook.DefaultBackoff, -1},
+		{"a Max of the longest Duration (no cap)", webhook.Backoff{Base: time.Second, Max: math.MaxInt64, Horizon: time.Hour}, 100},
+		{"a negative Base", webhook.Backoff{Base: -time.Second, Max: time.Hour, Horizon: time.Hour}, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if v := recover(); v != nil {
+					t.Fatalf("Next panicked: %v", v)
+				}
+			}()
+			next, _ := tt.b.Next(now, now, tt.attempt, nil)
+			if next.Sub(now) < time.Second {
+				t.Fatalf("waited %s, want at least 1 s", next.Sub(now))
+			}
+		})
+	}
+}
+
 func TestSenderDeliversSigned(t *testing.T) {
 	var got atomic.Value
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -168,6 +194,17 @@ func TestSenderRefusesWhatItMayNotReach(t *testing.T) {
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("the receiver was reached %d times", n)
 	}
+	// An answer's header block is bounded like its body: a receiver cannot make the
+	// sender hold megabytes per attempt.
+	big := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := range 100 {
+			w.Header().Set(fmt.Sprintf("X-Pad-%d", i), strings.Repeat("x", 10_000))
+		}
+	}))
+	defer big.Close()
+	if res := local.Send(context.Background(), big.URL, "evt_1", []byte(`{}`), now, []byte("k")); res.Err == nil {
+		t.Fatalf("1 MB of answer headers taken: %+v", res.Status)
+	}
 	// A redirect is an answer, not followed: its target is never reached.
 	res := local.Send(context.Background(), rcv.URL+"/redirect", "evt_1", []byte(`{}`), now, []byte("k"))
 	if res.OK() || res.Status != http.StatusFound || hits.Load() != 1 {
@@ -194,6 +231,9 @@ func TestCheckURL(t *testing.T) {
 		{"https://hooks.example.com/#frag", "must not have a fragment", "must not have a fragment"},
 		{"ftp://hooks.example.com/", "must be an https:// URL", "must be an https:// or http:// URL"},
 		{"/relative", "must be an absolute URL", "must be an absolute URL"},
+		// No host name but a port: the dial would go to the local system.
+		{"https://:443/hook", "must be an absolute URL", "must be an absolute URL"},
+		{"http://:8080", "must be an absolute URL", "must be an absolute URL"},
 		{"https:opaque", "must be an absolute URL", "must be an absolute URL"},
 		{"https://" + strings.Repeat("a", 2048) + ".example.com/", "must be at most 2048", "must be at most 2048"},
 	}
