@@ -328,18 +328,21 @@ func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // clients send, and the generated decoder reads only the declared one. Both spellings,
 // and a mix of them, mean the same list.
 func explodeIDs(u *url.URL) {
-	if !strings.Contains(u.RawQuery, "ids=") {
+	// Without a comma, plain or escaped, there is nothing to split; the key is not
+	// looked for in the raw query, where it may be escaped (%69ds).
+	raw := u.RawQuery
+	if !strings.Contains(raw, ",") && !strings.Contains(raw, "%2C") && !strings.Contains(raw, "%2c") {
 		return
 	}
-	q, err := url.ParseQuery(u.RawQuery)
-	if err != nil {
-		return // the generated decoder reports it
-	}
+	// ParseQuery keeps the pairs it can read when it reports one it cannot (a bad
+	// escape, a semicolon). The generated decoder reads r.URL.Query(), which drops the
+	// same pairs, so the rewritten query means to it what the original did.
+	q, _ := url.ParseQuery(raw)
 	vs := q["ids"]
 	if !slices.ContainsFunc(vs, func(v string) bool { return strings.Contains(v, ",") }) {
 		return
 	}
-	ids := make([]string, 0, len(vs)+strings.Count(u.RawQuery, ","))
+	ids := make([]string, 0, len(vs)+strings.Count(raw, ","))
 	for _, v := range vs {
 		ids = append(ids, strings.Split(v, ",")...)
 	}
