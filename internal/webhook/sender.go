@@ -182,6 +182,10 @@ func (s *Sender) Send(ctx context.Context, endpoint, eventID string, body []byte
 }
 
 func (s *Sender) send(ctx context.Context, endpoint, eventID string, body []byte, now time.Time, secrets [][]byte) Result {
+	if len(secrets) == 0 {
+		// An unsigned delivery is one no receiver can tell from a forgery.
+		return Result{Err: errors.New("webhook: no secret to sign the delivery with")}
+	}
 	if err := s.CheckURL(endpoint); err != nil {
 		return Result{Err: fmt.Errorf("%w: the endpoint URL %s", ErrRefusedURL, err)}
 	}

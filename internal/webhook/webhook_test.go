@@ -205,6 +205,10 @@ func TestSenderRefusesWhatItMayNotReach(t *testing.T) {
 	if res := local.Send(context.Background(), big.URL, "evt_1", []byte(`{}`), now, []byte("k")); res.Err == nil {
 		t.Fatalf("1 MB of answer headers taken: %+v", res.Status)
 	}
+	// Without a secret nothing is sent: the receiver could not tell it from a forgery.
+	if res := local.Send(context.Background(), rcv.URL+"/hooks", "evt_1", []byte(`{}`), now); res.Err == nil || hits.Load() != 0 {
+		t.Fatalf("an unsigned delivery: %+v after %d requests", res, hits.Load())
+	}
 	// A redirect is an answer, not followed: its target is never reached.
 	res := local.Send(context.Background(), rcv.URL+"/redirect", "evt_1", []byte(`{}`), now, []byte("k"))
 	if res.OK() || res.Status != http.StatusFound || hits.Load() != 1 {
