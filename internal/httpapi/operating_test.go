@@ -28,6 +28,27 @@ func withRateLimit(n int) apiOption {
 
 var rateLimitHeader = regexp.MustCompile(`^"default";r=(\d+);t=(\d+)$`)
 
+// With the general limit off (--rate-limit 0, a nil Limiter) no answer carries its
+// headers, as the document says; the credentials limit keeps its own on the calls with
+// a password.
+func TestRateLimitHeadersAreAbsentWhenTheLimitIsOff(t *testing.T) {
+	a := newTestAPI(t)
+	for _, r := range []req{
+		{Method: "GET", Path: "/v1/pets", Key: a.Customer},
+		{Method: "GET", Path: "/v1/pets"},
+		{Method: "GET", Path: "/v1/pets/999999", Key: a.Customer},
+	} {
+		res := a.do(t, r)
+		if h := res.Header.Values("RateLimit"); len(h) != 0 || len(res.Header.Values("RateLimit-Policy")) != 0 {
+			t.Errorf("%s %s answered %d with RateLimit %q, policy %q", r.Method, r.Path, res.Status, h, res.Header.Values("RateLimit-Policy"))
+		}
+	}
+	res := a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "off@example.com", "password": "twelve chars!"}}).expect(201, "")
+	if p := res.Header.Values("RateLimit-Policy"); len(p) != 1 || !strings.HasPrefix(p[0], `"credentials";`) {
+		t.Errorf("a sign-up with the general limit off: RateLimit-Policy %q, want only the credentials policy", p)
+	}
+}
+
 func TestRateLimit(t *testing.T) {
 	a := newTestAPI(t, withRateLimit(3))
 	t.Run("every response carries the policy and what is left", func(t *testing.T) {
