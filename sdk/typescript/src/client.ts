@@ -46,6 +46,28 @@ export function bearerAuth(apiKey: string): Credentials {
   return { authorization: `Bearer ${apiKey}` };
 }
 
+/**
+ * Refuses a base URL the calls cannot be built on: not absolute http(s), or holding a
+ * query, a fragment or credentials, which would end up in the wrong place of every
+ * request (or in logs).
+ */
+function checkBaseUrl(baseUrl: string): void {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`createPetstore: baseUrl ${JSON.stringify(baseUrl)} is not an absolute URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError(`createPetstore: baseUrl ${JSON.stringify(baseUrl)} is not an http(s) URL`);
+  }
+  if (baseUrl.includes("?") || baseUrl.includes("#") || url.username !== "" || url.password !== "") {
+    throw new TypeError(
+      `createPetstore: baseUrl ${JSON.stringify(baseUrl)} may not hold a query, a fragment or credentials; pass the key as apiKey`,
+    );
+  }
+}
+
 export interface PetstoreOptions {
   /** The API's root, with the version: `http://localhost:8080/v1`. */
   baseUrl: string;
@@ -142,6 +164,11 @@ async function unwrap<T>(pending: Promise<Result<T>>): Promise<T> {
 
 export function createPetstore(options: PetstoreOptions): Petstore {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  checkBaseUrl(baseUrl);
+  if (options.apiKey === "") {
+    // It would go out as a bare "Authorization: Bearer ", which every call answers 401.
+    throw new TypeError("createPetstore: apiKey is empty");
+  }
   const fetch: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
   const raw = createClient<paths>({
     baseUrl,

@@ -284,3 +284,20 @@ test("odd deprecation headers never fail the call: a bad successor or Sunset is 
   assert.equal(notices[0]?.successor, undefined);
   assert.equal(notices[0]?.sunset, undefined);
 });
+
+test("createPetstore refuses a base URL or key that every call would get wrong", () => {
+  for (const baseUrl of [
+    "",
+    "/v1",
+    "localhost:8080/v1",
+    "ftp://example.com/v1",
+    "http://localhost:8080/v1?key=psk_x",
+    "http://localhost:8080/v1?",
+    "http://localhost:8080/v1#top",
+    "http://ada:pw@localhost:8080/v1",
+  ]) {
+    assert.throws(() => createPetstore({ baseUrl }), TypeError, `baseUrl ${JSON.stringify(baseUrl)}`);
+  }
+  assert.throws(() => createPetstore({ baseUrl: "http://localhost:8080/v1", apiKey: "" }), TypeError);
+  assert.doesNotThrow(() => createPetstore({ baseUrl: "http://localhost:8080/v1/", apiKey: "psk_x" }));
+});
