@@ -1,0 +1,309 @@
+package petstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"strings"
+	"time"
+)
+
+// EventType names what happened. The list is open: a consumer must ignore a type it
+// does not know.
+type EventType string
+
+// The event types. Each is written in the same transaction as the change it tells of.
+const (
+	// OrderPlaced: an order was placed; the event holds the order.
+	OrderPlaced EventType = "order.placed"
+	// OrderCompleted: an admin completed an order; the event holds the order.
+	OrderCompleted EventType = "order.completed"
+	// OrderCancelled: an order was cancelled; the event holds the order as it was.
+	OrderCancelled EventType = "order.cancelled"
+	// PetSoldOut: a pet's stock went from above 0 to 0 (an order took the last
+	// units, or an admin set it to 0); the event holds the pet's inventory item.
+	PetSoldOut EventType = "pet.sold_out"
+	// PetRestocked: a pet's stock went from 0 to above 0 (a restock or a cancelled
+	// order); the event holds the pet's inventory item.
+	PetRestocked EventType = "pet.restocked"
+	// PetStatusChanged: a pet's status changed, by an admin or by the store rules;
+	// the event holds the pet.
+	PetStatusChanged EventType = "pet.status_changed"
+	// InventoryUpdated: a pet's stock changed, for whatever reason; the event holds
+	// the pet's inventory item. One transaction that changes a pet's stock several
+	// times (a batch of orders) makes one event with the stock after it.
+	InventoryUpdated EventType = "inventory.updated"
+	// WebhookTest: an admin asked for a test delivery to one endpoint; only that
+	// endpoint gets it and the feed does not show it.
+	WebhookTest EventType = "webhook.test"
+)
+
+// EventTypes lists the types an endpoint may subscribe to, in the order of their bits
+// in a subscription mask. New types are appended, never inserted.
+var EventTypes = []EventType{OrderPlaced, OrderCompleted, OrderCancelled, PetSoldOut, PetRestocked, PetStatusChanged, InventoryUpdated}
+
+// AllEvents is the subscription to every type, those added later included.
+const AllEvents EventType = "*"
+
+// EventMask is a set of event types, one bit per entry of EventTypes. Stores keep
+// an endpoint's subscription as its mask, so that choosing the endpoints of an event
+// is one integer test in SQL on every database.
+type EventMask int64
+
+// MaskAll subscribes to every type, those added later included.
+const MaskAll EventMask = 1<<62 - 1
+
+// Bit is the mask of type t alone; 0 for a type no one subscribes to (WebhookTest).
+func (t EventType) Bit() EventMask {
+	for i, u := range EventTypes {
+		if u == t {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// MaskOf makes the mask of a subscription; "*" is every type. An unknown type is
+// EValidationFailed on field.
+func MaskOf(field string, types []EventType) (EventMask, error) {
+	if len(types) == 0 {
+		return 0, Invalid(field, "must name at least one event type")
+	}
+	var m EventMask
+	for _, t := range types {
+		if t == AllEvents {
+			m = MaskAll
+			continue
+		}
+		b := t.Bit()
+		if b == 0 {
+			return 0, Invalid(field, "must hold event types, such as order.placed, or *")
+		}
+		m |= b
+	}
+	return m, nil
+}
+
+// Types lists the types of mask m, or just "*" for MaskAll.
+func (m EventMask) Types() []EventType {
+	if m == MaskAll {
+		return []EventType{AllEvents}
+	}
+	var out []EventType
+	for i, t := range EventTypes {
+		if m&(1<<i) != 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Event is something that happened, with the resource it tells of as it was then:
+// exactly one of Order, Pet and Inventory is set (Webhook for WebhookTest).
+type Event struct {
+	// ID is the event's stable identity ("evt_" and 26 characters): receivers dedupe
+	// by it.
+	ID        string
+	Type      EventType
+	CreatedAt time.Time
+	// Seq orders the feed; the store gives it.
+	Seq int64
+
+	Order     *Order
+	Pet       *Pet
+	Inventory *InventoryItem
+	// Webhook is the endpoint a test event was sent to.
+	Webhook *Webhook
+}
+
+// NewEventID makes a fresh event id: 130 random bits, so ids never repeat, not even
+// across databases a receiver has seen.
+func NewEventID() string {
+	var b [17]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return "evt_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))[:26]
+}
+
+// StockEvents lists the events of a pet's stock and status going from before to
+// after, dated now: inventory.updated when the stock changed, pet.sold_out or
+// pet.restocked when it crossed 0, pet.status_changed when the status changed. p is
+// the pet (its name and category complete the status event's pet).
+func StockEvents(p Pet, before, after PetState, now time.Time) []Event {
+	var out []Event
+	item := InventoryItem{PetID: p.ID, Quantity: after.Stock, Status: after.Status}
+	add := func(t EventType) {
+		e := Event{ID: NewEventID(), Type: t, CreatedAt: now}
+		switch t {
+		case PetStatusChanged:
+			pet := p
+			pet.Status, pet.Stock = after.Status, after.Stock
+			e.Pet = &pet
+		default:
+			it := item
+			e.Inventory = &it
+		}
+		out = append(out, e)
+	}
+	if before.Stock != after.Stock {
+		add(InventoryUpdated)
+		switch {
+		case before.Stock > 0 && after.Stock == 0:
+			add(PetSoldOut)
+		case before.Stock == 0 && after.Stock > 0:
+			add(PetRestocked)
+		}
+	}
+	if before.Status != after.Status {
+		add(PetStatusChanged)
+	}
+	return out
+}
+
+// Webhook is an endpoint that receives events.
+type Webhook struct {
+	ID          int64
+	URL         string
+	Description string
+	Events      EventMask
+	Enabled     bool
+	// DisabledReason says why the service disabled the endpoint (it failed for too
+	// long); empty when enabled, or when an admin disabled it.
+	DisabledReason string
+	// Secret signs deliveries. PreviousSecret, until PreviousSecretExpiresAt, signs
+	// them too, so that a receiver can switch during a rotation.
+	Secret                  string
+	PreviousSecret          string
+	PreviousSecretExpiresAt *time.Time
+	// FailingSince is when the endpoint's current run of failed attempts began; nil
+	// while its last attempt succeeded.
+	FailingSince *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Secrets lists the secrets that sign a delivery at now: the current one, and the
+// previous one while its overlap lasts.
+func (w Webhook) Secrets(now time.Time) []string {
+	if w.PreviousSecret != "" && w.PreviousSecretExpiresAt != nil && now.Before(*w.PreviousSecretExpiresAt) {
+		return []string{w.Secret, w.PreviousSecret}
+	}
+	return []string{w.Secret}
+}
+
+// DeliveryStatus is where a delivery stands.
+type DeliveryStatus string
+
+// The delivery statuses.
+const (
+	// DeliveryPending: not yet delivered; NextAttemptAt says when it is tried.
+	DeliveryPending DeliveryStatus = "pending"
+	// DeliverySucceeded: the endpoint answered 2xx.
+	DeliverySucceeded DeliveryStatus = "succeeded"
+	// DeliveryFailed: every attempt within the retry horizon failed, or the endpoint
+	// was disabled or deleted; an admin may retry it by hand.
+	DeliveryFailed DeliveryStatus = "failed"
+)
+
+// Delivery is the sending of one event to one endpoint, over one or more attempts.
+type Delivery struct {
+	ID        int64
+	WebhookID int64
+	EventID   string
+	EventType EventType
+	Status    DeliveryStatus
+	Attempts  int
+	// NextAttemptAt is when the next attempt is due (pending only).
+	NextAttemptAt *time.Time
+	LastAttemptAt *time.Time
+	// ResponseStatus is the HTTP status of the last attempt; 0 when it got none.
+	ResponseStatus int
+	// LastError says why the last attempt failed, in words; empty after a success.
+	LastError string
+	CreatedAt time.Time
+}
+
+// EventFilter selects events in the feed; a zero field does not filter.
+type EventFilter struct {
+	Type EventType
+}
+
+// DeliveryJob is a claimed attempt: the delivery, the event to send, and the endpoint
+// it goes to.
+type DeliveryJob struct {
+	Delivery Delivery
+	Event    Event
+	Webhook  Webhook
+	// RetrySince is when the delivery's run of attempts began (its creation, or an
+	// admin's retry): the retry horizon counts from it.
+	RetrySince time.Time
+}
+
+// AttemptResult is the outcome of one attempt, which the dispatcher reports.
+type AttemptResult struct {
+	DeliveryID int64
+	At         time.Time
+	// Status is the delivery's new status: pending (NextAttemptAt is then the retry),
+	// succeeded or failed.
+	Status         DeliveryStatus
+	NextAttemptAt  time.Time
+	ResponseStatus int
+	Error          string
+	// DisableIfFailingBefore disables the endpoint, with a reason, when this attempt
+	// failed and the endpoint's run of failures began before it (zero: never).
+	DisableIfFailingBefore time.Time
+}
+
+// QueueStats describes the undelivered work, for metrics.
+type QueueStats struct {
+	// Pending counts pending deliveries.
+	Pending int64
+	// Oldest is when the oldest pending delivery's event happened; zero when none.
+	Oldest time.Time
+}
+
+// WebhookStore keeps webhook endpoints, the event feed and deliveries. Events are
+// written by the other stores' changes, in their transactions, with a pending delivery
+// for every enabled endpoint subscribed to the type.
+type WebhookStore interface {
+	// CreateWebhook adds an endpoint (enabled); w.ID and the dates are set by the store.
+	CreateWebhook(ctx context.Context, w Webhook) (Webhook, error)
+	Webhook(ctx context.Context, id int64) (Webhook, error)
+	Webhooks(ctx context.Context, p Page) ([]Webhook, error)
+	// UpdateWebhook changes an endpoint to what change returns, in one transaction.
+	// Disabling it fails its pending deliveries.
+	UpdateWebhook(ctx context.Context, id int64, change func(Webhook) (Webhook, error)) (Webhook, error)
+	// DeleteWebhook removes an endpoint and its deliveries.
+	DeleteWebhook(ctx context.Context, id int64) error
+	// SendTestEvent writes a WebhookTest event and its one delivery, to endpoint id,
+	// due at once.
+	SendTestEvent(ctx context.Context, id int64, now time.Time) (Delivery, error)
+
+	// Deliveries lists a page of an endpoint's deliveries by id, oldest first.
+	Deliveries(ctx context.Context, webhookID int64, p Page) ([]Delivery, error)
+	// RetryDelivery makes a delivery of the endpoint pending again, due at now, with a
+	// fresh retry horizon; one pending already is left as it is.
+	RetryDelivery(ctx context.Context, webhookID, deliveryID int64, now time.Time) (Delivery, error)
+
+	// Events lists a page of the feed by Seq (Page.After is a Seq), oldest first. On
+	// PostgreSQL it shows an event only once every event before it is committed, so
+	// a reader that follows the cursor misses none.
+	Events(ctx context.Context, f EventFilter, p Page) ([]Event, error)
+	// Event finds one event of the feed by its id.
+	Event(ctx context.Context, id string) (Event, error)
+	// PurgeEvents deletes events that happened before the given time, with their
+	// deliveries.
+	PurgeEvents(ctx context.Context, before time.Time) (int64, error)
+
+	// ClaimDeliveries leases up to max pending deliveries due at now, for lease: at most
+	// one per endpoint, the endpoint's oldest pending one, so that an endpoint gets its
+	// events in order. A lease that runs out (a process killed mid-delivery) makes the
+	// delivery claimable again. Concurrent claims, from any process, never share a
+	// delivery.
+	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, max int) ([]DeliveryJob, error)
+	// FinishAttempt records an attempt's result and ends the lease; on the endpoint it
+	// sets or clears FailingSince and, past DisableIfFailingBefore, disables it with a reason and
+	// fails its pending deliveries.
+	FinishAttempt(ctx context.Context, r AttemptResult) error
+	// QueueStats counts the pending deliveries.
+	QueueStats(ctx context.Context) (QueueStats, error)
+}
