@@ -2861,6 +2861,10 @@ type RetryDeliveryBadRequest Error
 
 func (*RetryDeliveryBadRequest) retryDeliveryRes() {}
 
+type RetryDeliveryConflict Error
+
+func (*RetryDeliveryConflict) retryDeliveryRes() {}
+
 type RetryDeliveryForbidden Error
 
 func (*RetryDeliveryForbidden) retryDeliveryRes() {}

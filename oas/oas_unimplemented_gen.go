@@ -312,7 +312,8 @@ func (UnimplementedHandler) ReplacePet(ctx context.Context, req *NewPet, params 
 //
 // Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of
 // retries; a `succeeded` one is sent again (receivers dedupe by event id). A delivery still `pending`
-// is left as it is. An id that names no delivery of this endpoint answers `404`.
+// is left as it is. An id that names no delivery of this endpoint answers `404`; a delivery of a
+// disabled endpoint answers `409 conflict` (enable the endpoint first).
 //
 // POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry
 func (UnimplementedHandler) RetryDelivery(ctx context.Context, params RetryDeliveryParams) (r RetryDeliveryRes, _ error) {
@@ -357,8 +358,9 @@ func (UnimplementedHandler) SendMessage(ctx context.Context, req *NewMessage) (r
 //
 // Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its secret), and
 // delivers it to this endpoint only, whatever it subscribes to, as soon as the deliveries before it
-// are done. The event is not in the feed. The answer is the pending delivery; follow it in
-// `GET /webhooks/{webhookId}/deliveries`.
+// are done. A disabled endpoint is sent it too, so that a fixed receiver can be checked before the
+// endpoint is enabled again. The event is not in the feed. The answer is the pending delivery; follow
+// it in `GET /webhooks/{webhookId}/deliveries`.
 //
 // POST /webhooks/{webhookId}/test
 func (UnimplementedHandler) SendTestEvent(ctx context.Context, params SendTestEventParams) (r SendTestEventRes, _ error) {

@@ -1951,6 +1951,14 @@ func (s *RetryDeliveryBadRequest) Validate() error {
 	return nil
 }
 
+func (s *RetryDeliveryConflict) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *RetryDeliveryForbidden) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {

@@ -517,8 +517,10 @@ export interface paths {
          * Send a test event to a webhook endpoint
          * @description Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its
          *     secret), and delivers it to this endpoint only, whatever it subscribes to, as soon
-         *     as the deliveries before it are done. The event is not in the feed. The answer is
-         *     the pending delivery; follow it in `GET /webhooks/{webhookId}/deliveries`.
+         *     as the deliveries before it are done. A disabled endpoint is sent it too, so that
+         *     a fixed receiver can be checked before the endpoint is enabled again. The event is
+         *     not in the feed. The answer is the pending delivery; follow it in
+         *     `GET /webhooks/{webhookId}/deliveries`.
          */
         post: operations["sendTestEvent"];
         delete?: never;
@@ -581,7 +583,8 @@ export interface paths {
          * @description Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72
          *     hours of retries; a `succeeded` one is sent again (receivers dedupe by event id). A
          *     delivery still `pending` is left as it is. An id that names no delivery of this
-         *     endpoint answers `404`.
+         *     endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+         *     (enable the endpoint first).
          */
         post: operations["retryDelivery"];
         delete?: never;
@@ -2831,6 +2834,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -1711,7 +1711,8 @@ type ClientInterface interface {
 	// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72
 	// hours of retries; a `succeeded` one is sent again (receivers dedupe by event id). A
 	// delivery still `pending` is left as it is. An id that names no delivery of this
-	// endpoint answers `404`.
+	// endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+	// (enable the endpoint first).
 	//
 	// Corresponds with POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry (the `RetryDelivery` operationId).
 	RetryDelivery(ctx context.Context, webhookID WebhookID, deliveryID DeliveryID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1731,8 +1732,10 @@ type ClientInterface interface {
 	//
 	// Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its
 	// secret), and delivers it to this endpoint only, whatever it subscribes to, as soon
-	// as the deliveries before it are done. The event is not in the feed. The answer is
-	// the pending delivery; follow it in `GET /webhooks/{webhookId}/deliveries`.
+	// as the deliveries before it are done. A disabled endpoint is sent it too, so that
+	// a fixed receiver can be checked before the endpoint is enabled again. The event is
+	// not in the feed. The answer is the pending delivery; follow it in
+	// `GET /webhooks/{webhookId}/deliveries`.
 	//
 	// Corresponds with POST /webhooks/{webhookId}/test (the `SendTestEvent` operationId).
 	SendTestEvent(ctx context.Context, webhookID WebhookID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2767,7 +2770,8 @@ func (c *Client) ListDeliveries(ctx context.Context, webhookID WebhookID, params
 // Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72
 // hours of retries; a `succeeded` one is sent again (receivers dedupe by event id). A
 // delivery still `pending` is left as it is. An id that names no delivery of this
-// endpoint answers `404`.
+// endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+// (enable the endpoint first).
 //
 // Corresponds with POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry (the `RetryDelivery` operationId).
 func (c *Client) RetryDelivery(ctx context.Context, webhookID WebhookID, deliveryID DeliveryID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2807,8 +2811,10 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, webhookID WebhookID, r
 //
 // Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its
 // secret), and delivers it to this endpoint only, whatever it subscribes to, as soon
-// as the deliveries before it are done. The event is not in the feed. The answer is
-// the pending delivery; follow it in `GET /webhooks/{webhookId}/deliveries`.
+// as the deliveries before it are done. A disabled endpoint is sent it too, so that
+// a fixed receiver can be checked before the endpoint is enabled again. The event is
+// not in the feed. The answer is the pending delivery; follow it in
+// `GET /webhooks/{webhookId}/deliveries`.
 //
 // Corresponds with POST /webhooks/{webhookId}/test (the `SendTestEvent` operationId).
 func (c *Client) SendTestEvent(ctx context.Context, webhookID WebhookID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5192,7 +5198,8 @@ type ClientWithResponsesInterface interface {
 	// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72
 	// hours of retries; a `succeeded` one is sent again (receivers dedupe by event id). A
 	// delivery still `pending` is left as it is. An id that names no delivery of this
-	// endpoint answers `404`.
+	// endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+	// (enable the endpoint first).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5216,8 +5223,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its
 	// secret), and delivers it to this endpoint only, whatever it subscribes to, as soon
-	// as the deliveries before it are done. The event is not in the feed. The answer is
-	// the pending delivery; follow it in `GET /webhooks/{webhookId}/deliveries`.
+	// as the deliveries before it are done. A disabled endpoint is sent it too, so that
+	// a fixed receiver can be checked before the endpoint is enabled again. The event is
+	// not in the feed. The answer is the pending delivery; follow it in
+	// `GET /webhooks/{webhookId}/deliveries`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10918,6 +10927,12 @@ type RetryDeliveryResponse404Headers struct {
 	RateLimitPolicy *string
 }
 
+// RetryDeliveryResponse409Headers the declared response headers of an HTTP 409 response for RetryDelivery
+type RetryDeliveryResponse409Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
 // RetryDeliveryResponse429Headers the declared response headers of an HTTP 429 response for RetryDelivery
 type RetryDeliveryResponse429Headers struct {
 	RateLimit       *string
@@ -10959,6 +10974,8 @@ type RetryDeliveryResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RateLimited
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -10977,6 +10994,8 @@ type RetryDeliveryResponse struct {
 	Headers403 *RetryDeliveryResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *RetryDeliveryResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RetryDeliveryResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RetryDeliveryResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -11010,6 +11029,11 @@ func (r RetryDeliveryResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RetryDeliveryResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RetryDeliveryResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12287,7 +12311,8 @@ func (c *ClientWithResponses) ListDeliveriesWithResponse(ctx context.Context, we
 // Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72
 // hours of retries; a `succeeded` one is sent again (receivers dedupe by event id). A
 // delivery still `pending` is left as it is. An id that names no delivery of this
-// endpoint answers `404`.
+// endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+// (enable the endpoint first).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12323,8 +12348,10 @@ func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Contex
 //
 // Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its
 // secret), and delivers it to this endpoint only, whatever it subscribes to, as soon
-// as the deliveries before it are done. The event is not in the feed. The answer is
-// the pending delivery; follow it in `GET /webhooks/{webhookId}/deliveries`.
+// as the deliveries before it are done. A disabled endpoint is sent it too, so that
+// a fixed receiver can be checked before the endpoint is enabled again. The event is
+// not in the feed. The answer is the pending delivery; follow it in
+// `GET /webhooks/{webhookId}/deliveries`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -21384,6 +21411,13 @@ func ParseRetryDeliveryResponse(rsp *http.Response) (*RetryDeliveryResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21507,6 +21541,23 @@ func ParseRetryDeliveryResponse(rsp *http.Response) (*RetryDeliveryResponse, err
 			headers.RateLimitPolicy = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RetryDeliveryResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers RetryDeliveryResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
