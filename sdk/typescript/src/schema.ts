@@ -1131,7 +1131,7 @@ export interface components {
             /**
              * @description Why the service disabled the endpoint (it failed for 72 hours straight); absent
              *     while it is enabled, and when an admin disabled it.
-             * @example Every attempt failed for 72 hours (since 2026-11-18T09:00:00Z); the last one got HTTP 503.
+             * @example Every delivery attempt failed from 2026-11-18T09:00:00Z to 2026-11-21T09:00:00Z; the last one: HTTP 503. Fix the receiver, then enable the endpoint and retry its failed deliveries.
              */
             disabledReason?: string;
             /**

@@ -635,7 +635,7 @@ type Webhook struct {
 	// while it is enabled, and when an admin disabled it.
 	//
 	//
-	// Example: Every attempt failed for 72 hours (since 2026-11-18T09:00:00Z); the last one got HTTP 503.
+	// Example: Every delivery attempt failed from 2026-11-18T09:00:00Z to 2026-11-21T09:00:00Z; the last one: HTTP 503. Fix the receiver, then enable the endpoint and retry its failed deliveries.
 	DisabledReason *string `json:"disabledReason,omitempty"`
 
 	// Enabled Whether events are delivered to it.
@@ -715,7 +715,7 @@ type WebhookWithSecret struct {
 	// while it is enabled, and when an admin disabled it.
 	//
 	//
-	// Example: Every attempt failed for 72 hours (since 2026-11-18T09:00:00Z); the last one got HTTP 503.
+	// Example: Every delivery attempt failed from 2026-11-18T09:00:00Z to 2026-11-21T09:00:00Z; the last one: HTTP 503. Fix the receiver, then enable the endpoint and retry its failed deliveries.
 	DisabledReason *string `json:"disabledReason,omitempty"`
 
 	// Enabled Whether events are delivered to it.
