@@ -54,8 +54,10 @@ type DispatcherOptions struct {
 	// Lease is how long a claimed delivery stays this process's: a process that dies
 	// mid-attempt delays the retry by at most this much. It must outlast an attempt,
 	// the send and the recording of its result (default: the Sender's timeout plus
-	// 30 s). An attempt is cut off when its lease runs out, so that no two processes
-	// deliver the same attempt at once.
+	// 30 s; one shorter than the timeout plus 5 s is raised to that, or every slow
+	// receiver would be cut off, never counted, and tried forever). An attempt is cut
+	// off when its lease runs out, so that no two processes deliver the same attempt
+	// at once.
 	Lease time.Duration
 	// Poll is how often the queue is looked at when nothing says there is work: the
 	// fallback for events written by other processes (default 1 s). In this process,
@@ -144,6 +146,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.Lease <= 0 {
 		o.Lease = o.Sender.Timeout() + 30*time.Second
 	}
+	o.Lease = max(o.Lease, o.Sender.Timeout()+5*time.Second)
 	if o.Poll <= 0 {
 		o.Poll = time.Second
 	}
@@ -322,7 +325,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) {
 			r.Status, r.NextAttemptAt, outcome = petstore.DeliveryPending, next, outcomeRetried
 		} else {
 			r.Status, outcome = petstore.DeliveryFailed, outcomeFailed
-			r.Error += fmt.Sprintf("; no more retries: %s of retries have passed", formatDuration(d.backoff.Horizon))
+			r.Error += fmt.Sprintf("; no more retries: the next would fall past the %s retry horizon", formatDuration(d.backoff.Horizon))
 		}
 		if receiverErr && d.disableAfter > 0 {
 			r.DisableIfFailingBefore = at.Add(-d.disableAfter)

@@ -192,7 +192,7 @@ func TestDispatcherGivesUp(t *testing.T) {
 			if h := webhook.DefaultBackoff; last.Sub(now) > h.Horizon || last.Sub(now) <= h.Horizon-h.Max {
 				t.Fatalf("given up after %s of retries", last.Sub(now))
 			}
-			if got, _ := q.delivery(ids[0]); !strings.HasSuffix(got.LastError, "no more retries: 72h of retries have passed") {
+			if got, _ := q.delivery(ids[0]); !strings.HasSuffix(got.LastError, "; no more retries: the next would fall past the 72h retry horizon") {
 				t.Fatalf("the error of the last attempt: %q", got.LastError)
 			}
 		})
