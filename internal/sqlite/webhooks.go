@@ -224,9 +224,13 @@ func (db *DB) SendTestEvent(ctx context.Context, id int64, now time.Time) (petst
 		if err != nil {
 			return err
 		}
-		var seq int64
-		if err := tx.QueryRowContext(ctx, qInsertEvent, e.ID, string(e.Type), formatTime(now), string(data), id).Scan(&seq); err != nil {
+		res, err := tx.ExecContext(ctx, qInsertEvent, e.ID, string(e.Type), formatTime(now), string(data), id)
+		if err != nil {
 			return fmt.Errorf("record test event: %w", err)
+		}
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return err
 		}
 		at := formatTime(now)
 		if err := tx.QueryRowContext(ctx, `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at,
