@@ -61,3 +61,8 @@ func AccountRole(r Role) (Role, error) {
 	}
 	return r, nil
 }
+
+// EventNotFound is the error for an event id that names no event of the feed.
+func EventNotFound(id string) *Error {
+	return Errorf(ENotFound, "Event %q was not found.", id)
+}

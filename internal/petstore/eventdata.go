@@ -1,0 +1,103 @@
+package petstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// eventData is how stores keep the resource of an event: the domain values with tags
+// of their own, so that a stored event reads back whatever the API's JSON becomes.
+// The HTTP layer renders the API's representation from the Event when it is sent or
+// listed.
+type eventData struct {
+	Order     *storedOrder     `json:"order,omitempty"`
+	Pet       *storedPet       `json:"pet,omitempty"`
+	Inventory *storedInventory `json:"inventory,omitempty"`
+	Webhook   *storedWebhook   `json:"webhook,omitempty"`
+}
+
+type storedOrder struct {
+	ID        int64      `json:"id"`
+	PetID     int64      `json:"petId"`
+	AccountID int64      `json:"accountId"`
+	Quantity  int        `json:"quantity"`
+	ShipDate  *time.Time `json:"shipDate,omitempty"`
+	Complete  bool       `json:"complete"`
+	CreatedAt time.Time  `json:"createdAt"`
+}
+
+type storedPet struct {
+	ID         int64     `json:"id"`
+	Name       string    `json:"name"`
+	CategoryID int64     `json:"categoryId"`
+	Status     PetStatus `json:"status"`
+	Stock      int       `json:"stock"`
+}
+
+type storedInventory struct {
+	PetID    int64     `json:"petId"`
+	Quantity int       `json:"quantity"`
+	Status   PetStatus `json:"status"`
+}
+
+// storedWebhook keeps what a test event shows of its endpoint: never its secrets.
+type storedWebhook struct {
+	ID          int64     `json:"id"`
+	URL         string    `json:"url"`
+	Description string    `json:"description,omitempty"`
+	Events      EventMask `json:"events"`
+	Enabled     bool      `json:"enabled"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+// MarshalEventData encodes the resource of e (its Order, Pet, Inventory or Webhook)
+// for a store to keep beside the event.
+func MarshalEventData(e Event) ([]byte, error) {
+	var d eventData
+	switch {
+	case e.Order != nil:
+		o := storedOrder(*e.Order)
+		d.Order = &o
+	case e.Pet != nil:
+		p := storedPet(*e.Pet)
+		d.Pet = &p
+	case e.Inventory != nil:
+		i := storedInventory(*e.Inventory)
+		d.Inventory = &i
+	case e.Webhook != nil:
+		w := e.Webhook
+		d.Webhook = &storedWebhook{ID: w.ID, URL: w.URL, Description: w.Description, Events: w.Events,
+			Enabled: w.Enabled, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	default:
+		return nil, fmt.Errorf("event %s (%s) has no resource", e.ID, e.Type)
+	}
+	return json.Marshal(d)
+}
+
+// UnmarshalEventData reads what MarshalEventData wrote into e's resource.
+func UnmarshalEventData(e *Event, data []byte) error {
+	var d eventData
+	if err := json.Unmarshal(data, &d); err != nil {
+		return fmt.Errorf("event %s: stored data: %w", e.ID, err)
+	}
+	switch {
+	case d.Order != nil:
+		o := Order(*d.Order)
+		e.Order = &o
+	case d.Pet != nil:
+		p := Pet(*d.Pet)
+		e.Pet = &p
+	case d.Inventory != nil:
+		i := InventoryItem(*d.Inventory)
+		e.Inventory = &i
+	case d.Webhook != nil:
+		w := d.Webhook
+		e.Webhook = &Webhook{ID: w.ID, URL: w.URL, Description: w.Description, Events: w.Events,
+			Enabled: w.Enabled, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	default:
+		return fmt.Errorf("event %s: stored data holds no resource", e.ID)
+	}
+	return nil
+}
