@@ -394,6 +394,87 @@ func TestDispatcherQueueErrors(t *testing.T) {
 	}
 }
 
+// TestDispatcherWorkers: no more attempts are in flight than there are workers, and
+// every endpoint is served as workers come free.
+func TestDispatcherWorkers(t *testing.T) {
+	release := make(chan struct{})
+	arrived := make(chan struct{}, 10)
+	rc := newReceiver(t, secret, time.Now, func(_ int, w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	q := newMemQueue()
+	var ids []int64
+	for i := range 5 {
+		// Five endpoints, so that the head-of-line rule lets all five be claimed.
+		ids = append(ids, q.addEvent(time.Now(), "evt_"+string(rune('a'+i)), q.addWebhook(rc.URL+"/"+string(rune('a'+i)), secret))...)
+	}
+	d := webhook.NewDispatcher(webhook.DispatcherOptions{
+		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{Timeout: time.Minute, AllowPrivate: true}),
+		Encode: encodeEvent, Workers: 2, Poll: 10 * time.Millisecond,
+	})
+	run(t, d)
+	// Two attempts hang while the loop polls every 10 ms. The pause only gives a
+	// loop that claimed past its workers time to do so; the test cannot fail for a
+	// correct one, however slow the machine.
+	for range 2 {
+		<-arrived
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := len(arrived); n != 0 {
+		t.Fatalf("%d more attempts began while both workers were busy", n)
+	}
+	close(release)
+	waitFor(t, "every delivery", func() bool {
+		for _, id := range ids {
+			if got, _ := q.delivery(id); got.Status != petstore.DeliverySucceeded {
+				return false
+			}
+		}
+		return true
+	})
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.maxLeased > 2 {
+		t.Fatalf("%d deliveries were leased at once by 2 workers", q.maxLeased)
+	}
+}
+
+// TestDispatcherFinishErrors: an attempt whose result cannot be recorded is made
+// again once its lease runs out (at least once), and counted once.
+func TestDispatcherFinishErrors(t *testing.T) {
+	clock := &testClock{t: now}
+	rc := newReceiver(t, secret, clock.Now, answerStatus(http.StatusOK))
+	q := newMemQueue()
+	ids := q.addEvent(now, "evt_1", q.addWebhook(rc.URL, secret))
+	q.finishErrs = 1
+	d := webhook.NewDispatcher(webhook.DispatcherOptions{
+		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{Timeout: 10 * time.Second, AllowPrivate: true}),
+		Encode: encodeEvent, Now: clock.Now, Poll: time.Hour, Lease: time.Minute,
+	})
+	run(t, d)
+	waitFor(t, "the first attempt", func() bool { got, _ := rc.requests(); return len(got) == 1 })
+	// Its result is lost: the worker's nudge finds it still leased.
+	waitFor(t, "the claim after the lost result", func() bool { return q.claimCount() >= 2 })
+	if got, leased := q.delivery(ids[0]); got.Attempts != 0 || !leased {
+		t.Fatalf("after a lost result: %d attempts, leased %v", got.Attempts, leased)
+	}
+	clock.Set(now.Add(time.Minute))
+	d.Nudge()
+	waitFor(t, "the delivery", func() bool { got, _ := q.delivery(ids[0]); return got.Status == petstore.DeliverySucceeded })
+	if got, _ := rc.requests(); !slices.Equal(got, []string{"evt_1", "evt_1"}) {
+		t.Fatalf("the receiver got %q, want evt_1 twice", got)
+	}
+	if got, _ := q.delivery(ids[0]); got.Attempts != 1 {
+		t.Fatalf("%d attempts recorded, want 1", got.Attempts)
+	}
+}
+
 // TestDispatcherAttemptErrors: what an attempt's error says, the status it records,
 // and that only the endpoint's failures count towards disabling it.
 func TestDispatcherAttemptErrors(t *testing.T) {

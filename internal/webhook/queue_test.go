@@ -28,7 +28,9 @@ type memQueue struct {
 	results    []petstore.AttemptResult
 	claims     int
 	claimErrs  int   // how many of the next claims fail
+	finishErrs int   // how many of the next FinishAttempts fail
 	statsErr   error // what QueueStats answers, when set
+	maxLeased  int   // the most deliveries leased at once
 }
 
 type memDelivery struct {
@@ -78,7 +80,7 @@ func (q *memQueue) addEventRetrying(at, since time.Time, id string, webhooks ...
 	return ids
 }
 
-func (q *memQueue) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, max int) ([]petstore.DeliveryJob, error) {
+func (q *memQueue) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]petstore.DeliveryJob, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.claims++
@@ -89,7 +91,7 @@ func (q *memQueue) ClaimDeliveries(ctx context.Context, now time.Time, lease tim
 	var jobs []petstore.DeliveryJob
 	seen := map[int64]bool{} // endpoints whose oldest pending delivery was looked at
 	for _, d := range q.deliveries {
-		if len(jobs) == max {
+		if len(jobs) == limit {
 			break
 		}
 		if d.Status != petstore.DeliveryPending || seen[d.WebhookID] {
@@ -102,6 +104,13 @@ func (q *memQueue) ClaimDeliveries(ctx context.Context, now time.Time, lease tim
 		d.leasedUntil = now.Add(lease)
 		jobs = append(jobs, petstore.DeliveryJob{Delivery: d.Delivery, Event: d.event, Webhook: *q.webhooks[d.WebhookID], RetrySince: d.retrySince})
 	}
+	leased := 0
+	for _, d := range q.deliveries {
+		if d.leasedUntil.After(now) {
+			leased++
+		}
+	}
+	q.maxLeased = max(q.maxLeased, leased)
 	return jobs, nil
 }
 
@@ -111,6 +120,10 @@ func (q *memQueue) FinishAttempt(ctx context.Context, r petstore.AttemptResult) 
 	d := q.find(r.DeliveryID)
 	if d == nil || d.leasedUntil.IsZero() {
 		return fmt.Errorf("memQueue: delivery %d is not leased", r.DeliveryID)
+	}
+	if q.finishErrs > 0 {
+		q.finishErrs--
+		return errors.New("memQueue: the database is unavailable")
 	}
 	q.results = append(q.results, r)
 	at := r.At
