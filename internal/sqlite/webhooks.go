@@ -395,7 +395,8 @@ func loadJob(ctx context.Context, tx *sql.Tx, id int64) (petstore.DeliveryJob, e
 }
 
 // FinishAttempt records an attempt and ends its lease. A delivery no longer pending
-// (its endpoint was disabled or deleted meanwhile) is left as it is.
+// (its endpoint was disabled meanwhile) is left as it is; one deleted with its
+// endpoint is ENotFound.
 func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error {
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var next sql.NullString
@@ -408,7 +409,12 @@ func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
 			WHERE id = ? AND status = 'pending' RETURNING webhook_id`,
 			string(r.Status), next, formatTime(r.At), r.ResponseStatus, r.Error, r.DeliveryID).Scan(&webhookID)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil
+			// No longer pending (its endpoint was disabled meanwhile): leave it.
+			var exists bool
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM deliveries WHERE id = ?)`, r.DeliveryID).Scan(&exists); err != nil || exists {
+				return err
+			}
+			return petstore.NotFound("Delivery", r.DeliveryID)
 		}
 		if err != nil {
 			return err
