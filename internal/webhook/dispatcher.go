@@ -335,7 +335,11 @@ func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) {
 	// not recorded is made again.
 	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 	defer fcancel()
-	if err := d.queue.FinishAttempt(fctx, r); err != nil {
+	if err := d.queue.FinishAttempt(fctx, r); petstore.ErrorCode(err) == petstore.ENotFound {
+		// The endpoint was deleted, with its deliveries, during the attempt.
+		log.Debug("webhook delivery: gone before its attempt was recorded")
+		return
+	} else if err != nil {
 		log.Error("webhook delivery: record the attempt; it is tried again when its lease runs out", "err", err, "status", r.Status)
 		return
 	}

@@ -1,13 +1,16 @@
 package webhook_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -473,6 +476,59 @@ func TestDispatcherFinishErrors(t *testing.T) {
 	if got, _ := q.delivery(ids[0]); got.Attempts != 1 {
 		t.Fatalf("%d attempts recorded, want 1", got.Attempts)
 	}
+}
+
+// TestDispatcherEndpointDeletedMidAttempt: an endpoint deleted during an attempt
+// takes its delivery with it; the attempt's result, ENotFound, is neither an error
+// nor counted.
+func TestDispatcherEndpointDeletedMidAttempt(t *testing.T) {
+	q := newMemQueue()
+	var wh int64
+	rc := newReceiver(t, secret, time.Now, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		q.deleteWebhook(wh)
+		w.WriteHeader(http.StatusOK)
+	})
+	wh = q.addWebhook(rc.URL, secret)
+	q.addEvent(time.Now(), "evt_1", wh)
+	var logs lockedBuffer
+	d := webhook.NewDispatcher(webhook.DispatcherOptions{
+		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivate: true}),
+		Encode: encodeEvent, Poll: time.Hour,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	run(t, d)
+	waitFor(t, "the attempt to end", func() bool { return strings.Contains(logs.String(), "gone before its attempt was recorded") })
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Fatalf("an error was logged:\n%s", logs.String())
+	}
+	const none = `
+# HELP petstore_webhook_deliveries_total Webhook delivery attempts by outcome: succeeded (2xx), retried (failed, tried again later) or failed (failed, no more retries).
+# TYPE petstore_webhook_deliveries_total counter
+petstore_webhook_deliveries_total{outcome="failed"} 0
+petstore_webhook_deliveries_total{outcome="retried"} 0
+petstore_webhook_deliveries_total{outcome="succeeded"} 0
+`
+	if err := testutil.CollectAndCompare(d, strings.NewReader(none), "petstore_webhook_deliveries_total"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lockedBuffer collects the log of the dispatcher's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestDispatcherAttemptErrors: what an attempt's error says, the status it records,

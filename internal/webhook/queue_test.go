@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -118,7 +119,10 @@ func (q *memQueue) FinishAttempt(ctx context.Context, r petstore.AttemptResult) 
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	d := q.find(r.DeliveryID)
-	if d == nil || d.leasedUntil.IsZero() {
+	if d == nil {
+		return petstore.Errorf(petstore.ENotFound, "memQueue: no delivery %d", r.DeliveryID)
+	}
+	if d.leasedUntil.IsZero() {
 		return fmt.Errorf("memQueue: delivery %d is not leased", r.DeliveryID)
 	}
 	if q.finishErrs > 0 {
@@ -170,6 +174,14 @@ func (q *memQueue) QueueStats(ctx context.Context) (petstore.QueueStats, error) 
 		}
 	}
 	return st, nil
+}
+
+// deleteWebhook removes an endpoint and its deliveries, leased ones included.
+func (q *memQueue) deleteWebhook(id int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.webhooks, id)
+	q.deliveries = slices.DeleteFunc(q.deliveries, func(d *memDelivery) bool { return d.WebhookID == id })
 }
 
 func (q *memQueue) find(id int64) *memDelivery {
