@@ -233,7 +233,9 @@ type Delivery struct {
 	EventID   string
 	EventType EventType
 	Status    DeliveryStatus
-	Attempts  int
+	// Attempts counts the attempts of the current run: since the delivery was made,
+	// or since an admin last retried it (the back-off starts afresh then).
+	Attempts int
 	// NextAttemptAt is when the next attempt is due (pending only).
 	NextAttemptAt *time.Time
 	LastAttemptAt *time.Time

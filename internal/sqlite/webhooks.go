@@ -300,11 +300,11 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 			return petstore.Errorf(petstore.EConflict, "Webhook %d is disabled; enable it before retrying its deliveries.", webhookID)
 		}
 		at := formatTime(now)
-		if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, retry_since = ?,
-			leased_until = NULL WHERE id = ?`, at, at, deliveryID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?,
+			retry_since = ?, leased_until = NULL WHERE id = ?`, at, at, deliveryID); err != nil {
 			return err
 		}
-		d.Status, d.NextAttemptAt = petstore.DeliveryPending, &now
+		d.Status, d.NextAttemptAt, d.Attempts = petstore.DeliveryPending, &now, 0
 		return nil
 	})
 	if err != nil {
