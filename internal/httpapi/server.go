@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/acme-pets/petstore/api"
@@ -75,7 +76,10 @@ type Config struct {
 	// private addresses refused: https:// only, and no private, loopback or
 	// link-local IP address.
 	CheckWebhookURL func(string) error
-	Now             func() time.Time
+	// Collectors are more metrics served at /metrics, such as the webhook
+	// dispatcher's; their label values must come from fixed sets, as the API's do.
+	Collectors []prometheus.Collector
+	Now        func() time.Time
 }
 
 // DefaultServerURL is the server URL the document names when none is configured.
@@ -162,6 +166,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("sunset of getPetById: %w", err)
 	}
 	m := newMetrics(ops, cfg.PoolStats)
+	for _, c := range cfg.Collectors {
+		if err := m.registry.Register(c); err != nil {
+			return nil, fmt.Errorf("metrics: %w", err)
+		}
+	}
 	h := &Handler{
 		metrics:   m,
 		store:     cfg.Store,

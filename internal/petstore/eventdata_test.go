@@ -126,6 +126,18 @@ func TestStockEvents(t *testing.T) {
 	}
 }
 
+func TestEventIDsSortByTime(t *testing.T) {
+	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	prev := newEventID(at)
+	for _, d := range []time.Duration{time.Millisecond, time.Second, 24 * time.Hour, 50 * 365 * 24 * time.Hour} {
+		next := newEventID(at.Add(d))
+		if next[:14] <= prev[:14] {
+			t.Errorf("id at +%v %s does not sort after %s", d, next, prev)
+		}
+		prev = next
+	}
+}
+
 func TestEventIDs(t *testing.T) {
 	seen := map[string]bool{}
 	for range 1000 {

@@ -15,7 +15,7 @@ import (
 // writer commits events in seq order, so the feed pages by seq without a gap.
 
 const (
-	qInsertEvent = `INSERT INTO events (id, type, created_at, data, webhook_id) VALUES (?, ?, ?, ?, ?) RETURNING seq`
+	qInsertEvent = `INSERT INTO events (id, type, created_at, data, webhook_id) VALUES (?, ?, ?, ?, ?)`
 	// qAnyWebhook spares the fan-out when no endpoint listens, the common case.
 	qAnyWebhook = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE enabled = 1)`
 	qFanOut     = `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at, retry_since, created_at)
@@ -38,7 +38,11 @@ func (db *DB) record(ctx context.Context, tx *sql.Tx, events []petstore.Event) (
 		if err != nil {
 			return false, err
 		}
-		if err := ins.QueryRowContext(ctx, e.ID, string(e.Type), formatTime(e.CreatedAt), string(data), nil).Scan(&seqs[i]); err != nil {
+		res, err := ins.ExecContext(ctx, e.ID, string(e.Type), formatTime(e.CreatedAt), string(data), nil)
+		if err == nil {
+			seqs[i], err = res.LastInsertId()
+		}
+		if err != nil {
 			return false, fmt.Errorf("record event %s: %w", e.Type, err)
 		}
 	}
@@ -166,7 +170,11 @@ func (db *DB) Event(ctx context.Context, id string) (petstore.Event, error) {
 func (db *DB) PurgeEvents(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM events WHERE created_at < ?`, formatTime(before))
+		// created_at rises with seq (one writer, and a clock that a step back of a
+		// few seconds would only delay a purge): delete up to the first event to keep.
+		res, err := tx.ExecContext(ctx, `DELETE FROM events WHERE seq < COALESCE(
+			(SELECT seq FROM events WHERE created_at >= ? ORDER BY seq LIMIT 1), (SELECT MAX(seq) + 1 FROM events))`,
+			formatTime(before))
 		if err != nil {
 			return err
 		}

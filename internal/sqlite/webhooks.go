@@ -224,9 +224,13 @@ func (db *DB) SendTestEvent(ctx context.Context, id int64, now time.Time) (petst
 		if err != nil {
 			return err
 		}
-		var seq int64
-		if err := tx.QueryRowContext(ctx, qInsertEvent, e.ID, string(e.Type), formatTime(now), string(data), id).Scan(&seq); err != nil {
+		res, err := tx.ExecContext(ctx, qInsertEvent, e.ID, string(e.Type), formatTime(now), string(data), id)
+		if err != nil {
 			return fmt.Errorf("record test event: %w", err)
+		}
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return err
 		}
 		at := formatTime(now)
 		if err := tx.QueryRowContext(ctx, `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at,
@@ -296,11 +300,11 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 			return petstore.Errorf(petstore.EConflict, "Webhook %d is disabled; enable it before retrying its deliveries.", webhookID)
 		}
 		at := formatTime(now)
-		if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET status = 'pending', next_attempt_at = ?, retry_since = ?,
-			leased_until = NULL WHERE id = ?`, at, at, deliveryID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?,
+			retry_since = ?, leased_until = NULL WHERE id = ?`, at, at, deliveryID); err != nil {
 			return err
 		}
-		d.Status, d.NextAttemptAt = petstore.DeliveryPending, &now
+		d.Status, d.NextAttemptAt, d.Attempts = petstore.DeliveryPending, &now, 0
 		return nil
 	})
 	if err != nil {
@@ -391,7 +395,8 @@ func loadJob(ctx context.Context, tx *sql.Tx, id int64) (petstore.DeliveryJob, e
 }
 
 // FinishAttempt records an attempt and ends its lease. A delivery no longer pending
-// (its endpoint was disabled or deleted meanwhile) is left as it is.
+// (its endpoint was disabled meanwhile) is left as it is; one deleted with its
+// endpoint is ENotFound.
 func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error {
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var next sql.NullString
@@ -404,7 +409,12 @@ func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
 			WHERE id = ? AND status = 'pending' RETURNING webhook_id`,
 			string(r.Status), next, formatTime(r.At), r.ResponseStatus, r.Error, r.DeliveryID).Scan(&webhookID)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil
+			// No longer pending (its endpoint was disabled meanwhile): leave it.
+			var exists bool
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM deliveries WHERE id = ?)`, r.DeliveryID).Scan(&exists); err != nil || exists {
+				return err
+			}
+			return petstore.NotFound("Delivery", r.DeliveryID)
 		}
 		if err != nil {
 			return err
