@@ -238,10 +238,11 @@ type Invoker interface {
 	ReplacePet(ctx context.Context, request *NewPet, params ReplacePetParams) (ReplacePetRes, error)
 	// RetryDelivery invokes retryDelivery operation.
 	//
-	// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of
-	// retries; a `succeeded` one is sent again (receivers dedupe by event id). A delivery still `pending`
-	// is left as it is. An id that names no delivery of this endpoint answers `404`; a delivery of a
-	// disabled endpoint answers `409 conflict` (enable the endpoint first).
+	// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of retries
+	// whose back-off starts at its shortest again (`attempts` counts from 0); a `succeeded` one is sent
+	// again (receivers dedupe by event id). A delivery still `pending` is left as it is. An id that names
+	// no delivery of this endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+	// (enable the endpoint first).
 	//
 	// POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry
 	RetryDelivery(ctx context.Context, params RetryDeliveryParams) (RetryDeliveryRes, error)
@@ -3175,10 +3176,11 @@ func (c *Client) sendReplacePet(ctx context.Context, request *NewPet, params Rep
 
 // RetryDelivery invokes retryDelivery operation.
 //
-// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of
-// retries; a `succeeded` one is sent again (receivers dedupe by event id). A delivery still `pending`
-// is left as it is. An id that names no delivery of this endpoint answers `404`; a delivery of a
-// disabled endpoint answers `409 conflict` (enable the endpoint first).
+// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of retries
+// whose back-off starts at its shortest again (`attempts` counts from 0); a `succeeded` one is sent
+// again (receivers dedupe by event id). A delivery still `pending` is left as it is. An id that names
+// no delivery of this endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+// (enable the endpoint first).
 //
 // POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry
 func (c *Client) RetryDelivery(ctx context.Context, params RetryDeliveryParams) (RetryDeliveryRes, error) {

@@ -3990,10 +3990,11 @@ func (s *Server) handleReplacePetRequest(args [1]string, argsEscaped bool, w htt
 
 // handleRetryDeliveryRequest handles retryDelivery operation.
 //
-// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of
-// retries; a `succeeded` one is sent again (receivers dedupe by event id). A delivery still `pending`
-// is left as it is. An id that names no delivery of this endpoint answers `404`; a delivery of a
-// disabled endpoint answers `409 conflict` (enable the endpoint first).
+// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of retries
+// whose back-off starts at its shortest again (`attempts` counts from 0); a `succeeded` one is sent
+// again (receivers dedupe by event id). A delivery still `pending` is left as it is. An id that names
+// no delivery of this endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+// (enable the endpoint first).
 //
 // POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry
 func (s *Server) handleRetryDeliveryRequest(args [2]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {

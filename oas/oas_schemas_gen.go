@@ -548,7 +548,8 @@ type Delivery struct {
 	// answered `2xx`; `failed`: every attempt for 72 hours failed, or the endpoint was disabled (retry it
 	// by hand). An open list: treat a status you do not know as not delivered.
 	Status string `json:"status"`
-	// How many attempts were made.
+	// How many attempts were made in the current run: since the delivery was made, or since an admin last
+	// retried it (the back-off starts afresh then).
 	Attempts int32 `json:"attempts"`
 	// When the next attempt is due; only while `pending`.
 	NextAttemptAt OptDateTime `json:"nextAttemptAt"`

@@ -604,7 +604,7 @@ func TestRetryDelivery(t *testing.T) {
 	t.Run("a failed delivery is pending again, due now", func(t *testing.T) {
 		var got delivery
 		retry(t, d.ID).expect(202, "").JSON(&got)
-		if got.Status != "pending" || got.NextAttemptAt == nil || time.Since(*got.NextAttemptAt) > time.Minute {
+		if got.Status != "pending" || got.Attempts != 0 || got.NextAttemptAt == nil || time.Since(*got.NextAttemptAt) > time.Minute {
 			t.Fatalf("got %+v", got)
 		}
 		jobs, err := a.webhookStore(t).ClaimDeliveries(context.Background(), time.Now().Add(time.Second), time.Minute, 10)

@@ -581,7 +581,8 @@ export interface paths {
         /**
          * Retry a delivery
          * @description Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72
-         *     hours of retries; a `succeeded` one is sent again (receivers dedupe by event id). A
+         *     hours of retries whose back-off starts at its shortest again (`attempts` counts
+         *     from 0); a `succeeded` one is sent again (receivers dedupe by event id). A
          *     delivery still `pending` is left as it is. An id that names no delivery of this
          *     endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
          *     (enable the endpoint first).
@@ -1197,7 +1198,8 @@ export interface components {
             status: string;
             /**
              * Format: int32
-             * @description How many attempts were made.
+             * @description How many attempts were made in the current run: since the delivery was made,
+             *     or since an admin last retried it (the back-off starts afresh then).
              * @example 2
              */
             attempts: number;

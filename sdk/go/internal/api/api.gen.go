@@ -186,7 +186,9 @@ type CreatedAPIKey struct {
 
 // Delivery The sending of one event to one endpoint, over one or more attempts.
 type Delivery struct {
-	// Attempts How many attempts were made.
+	// Attempts How many attempts were made in the current run: since the delivery was made,
+	// or since an admin last retried it (the back-off starts afresh then).
+	//
 	//
 	// Example: 2
 	Attempts int32 `json:"attempts"`
@@ -1709,7 +1711,8 @@ type ClientInterface interface {
 	// RetryDelivery Retry a delivery
 	//
 	// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72
-	// hours of retries; a `succeeded` one is sent again (receivers dedupe by event id). A
+	// hours of retries whose back-off starts at its shortest again (`attempts` counts
+	// from 0); a `succeeded` one is sent again (receivers dedupe by event id). A
 	// delivery still `pending` is left as it is. An id that names no delivery of this
 	// endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
 	// (enable the endpoint first).
@@ -2768,7 +2771,8 @@ func (c *Client) ListDeliveries(ctx context.Context, webhookID WebhookID, params
 // RetryDelivery Retry a delivery
 //
 // Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72
-// hours of retries; a `succeeded` one is sent again (receivers dedupe by event id). A
+// hours of retries whose back-off starts at its shortest again (`attempts` counts
+// from 0); a `succeeded` one is sent again (receivers dedupe by event id). A
 // delivery still `pending` is left as it is. An id that names no delivery of this
 // endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
 // (enable the endpoint first).
@@ -5196,7 +5200,8 @@ type ClientWithResponsesInterface interface {
 	// RetryDeliveryWithResponse Retry a delivery
 	//
 	// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72
-	// hours of retries; a `succeeded` one is sent again (receivers dedupe by event id). A
+	// hours of retries whose back-off starts at its shortest again (`attempts` counts
+	// from 0); a `succeeded` one is sent again (receivers dedupe by event id). A
 	// delivery still `pending` is left as it is. An id that names no delivery of this
 	// endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
 	// (enable the endpoint first).
@@ -12309,7 +12314,8 @@ func (c *ClientWithResponses) ListDeliveriesWithResponse(ctx context.Context, we
 // RetryDeliveryWithResponse Retry a delivery
 //
 // Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72
-// hours of retries; a `succeeded` one is sent again (receivers dedupe by event id). A
+// hours of retries whose back-off starts at its shortest again (`attempts` counts
+// from 0); a `succeeded` one is sent again (receivers dedupe by event id). A
 // delivery still `pending` is left as it is. An id that names no delivery of this
 // endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
 // (enable the endpoint first).
