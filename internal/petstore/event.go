@@ -263,14 +263,22 @@ type QueueStats struct {
 
 // WebhookStore keeps webhook endpoints, the event feed and deliveries. Events are
 // written by the other stores' changes, in their transactions, with a pending delivery
-// for every enabled endpoint subscribed to the type.
+// for every enabled endpoint subscribed to the type. A change writes its events in
+// this order: the order's event (placed, completed, cancelled), then the pet's
+// StockEvents. A batch of orders writes an order.placed per placed order and the
+// StockEvents of each pet whose state it changed, from the state before the batch to
+// the state after it; their order within the batch is not fixed.
+//
+// Every method that takes an endpoint's id answers ENotFound for an unknown one.
 type WebhookStore interface {
 	// CreateWebhook adds an endpoint (enabled); w.ID and the dates are set by the store.
 	CreateWebhook(ctx context.Context, w Webhook) (Webhook, error)
 	Webhook(ctx context.Context, id int64) (Webhook, error)
 	Webhooks(ctx context.Context, p Page) ([]Webhook, error)
-	// UpdateWebhook changes an endpoint to what change returns, in one transaction.
-	// Disabling it fails its pending deliveries.
+	// UpdateWebhook changes an endpoint to what change returns, in one transaction,
+	// and sets UpdatedAt; an error from change is returned and nothing changes.
+	// Disabling it fails its pending deliveries; enabling a disabled one clears
+	// DisabledReason and FailingSince (its run of failures starts afresh).
 	UpdateWebhook(ctx context.Context, id int64, change func(Webhook) (Webhook, error)) (Webhook, error)
 	// DeleteWebhook removes an endpoint and its deliveries.
 	DeleteWebhook(ctx context.Context, id int64) error
@@ -281,14 +289,16 @@ type WebhookStore interface {
 	// Deliveries lists a page of an endpoint's deliveries by id, oldest first.
 	Deliveries(ctx context.Context, webhookID int64, p Page) ([]Delivery, error)
 	// RetryDelivery makes a delivery of the endpoint pending again, due at now, with a
-	// fresh retry horizon; one pending already is left as it is.
+	// fresh retry horizon; one pending already is left as it is. A delivery of another
+	// endpoint is ENotFound.
 	RetryDelivery(ctx context.Context, webhookID, deliveryID int64, now time.Time) (Delivery, error)
 
 	// Events lists a page of the feed by Seq (Page.After is a Seq), oldest first. On
 	// PostgreSQL it shows an event only once every event before it is committed, so
 	// a reader that follows the cursor misses none.
 	Events(ctx context.Context, f EventFilter, p Page) ([]Event, error)
-	// Event finds one event of the feed by its id.
+	// Event finds one event of the feed by its id; a WebhookTest event is not in the
+	// feed (ENotFound).
 	Event(ctx context.Context, id string) (Event, error)
 	// PurgeEvents deletes events that happened before the given time, with their
 	// deliveries.
@@ -296,13 +306,16 @@ type WebhookStore interface {
 
 	// ClaimDeliveries leases up to max pending deliveries due at now, for lease: at most
 	// one per endpoint, the endpoint's oldest pending one, so that an endpoint gets its
-	// events in order. A lease that runs out (a process killed mid-delivery) makes the
+	// events in order. That is a head-of-line rule: while an endpoint's oldest pending
+	// delivery waits (for its retry, or under a lease), none after it is claimed. A lease that runs out (a process killed mid-delivery) makes the
 	// delivery claimable again. Concurrent claims, from any process, never share a
 	// delivery.
 	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, max int) ([]DeliveryJob, error)
-	// FinishAttempt records an attempt's result and ends the lease; on the endpoint it
-	// sets or clears FailingSince and, past DisableIfFailingBefore, disables it with a reason and
-	// fails its pending deliveries.
+	// FinishAttempt records an attempt's result (Attempts counts it) and ends the
+	// lease; on the endpoint it sets FailingSince at the first failure of a run, clears
+	// it on a success and, past DisableIfFailingBefore, disables it with a reason and
+	// fails its pending deliveries, this one included. An unknown delivery is
+	// ENotFound.
 	FinishAttempt(ctx context.Context, r AttemptResult) error
 	// QueueStats counts the pending deliveries.
 	QueueStats(ctx context.Context) (QueueStats, error)

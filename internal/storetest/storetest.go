@@ -51,6 +51,9 @@ func Run(t *testing.T, open Opener) {
 		{"concurrency", testConcurrency},
 		{"batched orders", testBatches},
 		{"the database", testDatabase},
+		{"events", testEvents},
+		{"webhooks", testWebhooks},
+		{"deliveries", testDeliveries},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
