@@ -21,6 +21,17 @@ func MessageNotFound(id string) *Error {
 	return Errorf(ENotFound, "Message %q was not found.", id)
 }
 
+// EventNotFound is the error for an event id that names no event of the feed.
+func EventNotFound(id string) *Error {
+	return Errorf(ENotFound, "Event %q was not found.", id)
+}
+
+// WebhookNotFound is the error for an id that names no webhook endpoint.
+func WebhookNotFound(id int64) *Error { return NotFound("Webhook endpoint", id) }
+
+// DeliveryNotFound is the error for an id that names no delivery (of the endpoint).
+func DeliveryNotFound(id int64) *Error { return NotFound("Delivery", id) }
+
 // EmailNotFound is the error for an email no account has. It does not repeat the
 // email: it may reach a caller guessing addresses.
 func EmailNotFound() *Error { return Errorf(ENotFound, "No account has this email.") }
