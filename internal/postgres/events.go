@@ -35,7 +35,7 @@ const (
 			WITH ORDINALITY AS v(id, type, created_at, data, bit, n)
 		), ev AS (
 			INSERT INTO events (seq, id, type, created_at, data)
-			SELECT (pg_current_xact_id()::text::bigint << ` + seqShiftSQL + `) + n, id, type, created_at, data::jsonb FROM v
+			SELECT (pg_current_xact_id()::text::bigint << ` + seqShiftSQL + `) + n, id, type, created_at, data FROM v
 			RETURNING seq
 		)
 		INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at, retry_since, created_at)
