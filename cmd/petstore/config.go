@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/acme-pets/petstore/internal/httpapi"
 )
 
@@ -30,6 +32,9 @@ type serveConfig struct {
 	credLimit   int
 	trusted     string
 	corsOrigins string
+
+	webhooksAllowPrivate bool
+	eventRetention       time.Duration
 
 	handlerTimeout time.Duration
 	maxHeaderBytes int
@@ -63,6 +68,8 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.IntVar(&c.credLimit, "credential-limit", httpapi.DefaultCredentialLimit, "sign-ups and HTTP Basic logins per minute per client address; 0 turns the limit off")
 	fs.StringVar(&c.trusted, "trusted-proxies", "", "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client")
 	fs.StringVar(&c.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (none by default)")
+	fs.BoolVar(&c.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints be private or loopback addresses, over http too (local development; link-local addresses stay refused)")
+	fs.DurationVar(&c.eventRetention, "event-retention", 30*24*time.Hour, "how long the event feed keeps an event and its deliveries")
 	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
 	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
 	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read request headers")
@@ -115,7 +122,7 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	for name, d := range map[string]time.Duration{
 		"handler-timeout": c.handlerTimeout, "read-header-timeout": c.readHeaderTimeout,
 		"read-timeout": c.readTimeout, "write-timeout": c.writeTimeout,
-		"idle-timeout": c.idleTimeout, "shutdown-grace": c.shutdownGrace,
+		"idle-timeout": c.idleTimeout, "shutdown-grace": c.shutdownGrace, "event-retention": c.eventRetention,
 	} {
 		if d <= 0 {
 			return c, fmt.Errorf("--%s %v: want a positive duration", name, d)
@@ -159,6 +166,8 @@ func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
 		TrustedProxies:  c.trustedProxies,
 		CORSOrigins:     splitList(c.corsOrigins),
 		PoolStats:       poolStats(d.store),
+		CheckWebhookURL: d.sender.CheckURL,
+		Collectors:      []prometheus.Collector{d.deliveries},
 	}
 	if c.credLimit == 0 {
 		cfg.CredentialLimit = -1 // off on the command line; zero is the default in httpapi

@@ -34,7 +34,7 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return fmt.Errorf("--name: %w", err)
 	}
-	st, err := openStore(ctx, *database)
+	st, err := openStore(ctx, *database, nil)
 	if err != nil {
 		return err
 	}

@@ -103,16 +103,17 @@ func (r *repeated) Set(v string) error {
 const defaultDatabase = "petstore.db"
 
 // openStore opens (creating and migrating) the database named by dsn: PostgreSQL
-// for a postgres:// or postgresql:// URL, else an SQLite file.
-func openStore(ctx context.Context, dsn string) (petstore.Store, error) {
+// for a postgres:// or postgresql:// URL, else an SQLite file. onDeliveries, when
+// set, is called after a commit that queued webhook deliveries.
+func openStore(ctx context.Context, dsn string, onDeliveries func()) (petstore.Store, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		db, err := postgres.Open(ctx, dsn)
+		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{OnDeliveries: onDeliveries})
 		if err != nil {
 			return nil, err // pgx keeps the password out of its errors
 		}
 		return db, nil
 	}
-	db, err := sqlite.Open(ctx, dsn)
+	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{OnDeliveries: onDeliveries})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, *database)
+	st, err := openStore(ctx, *database, nil)
 	if err != nil {
 		return err
 	}

@@ -8,10 +8,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"sync/atomic"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/webhook"
 )
 
 // serve runs the service until ctx ends: it reads the configuration, wires the
@@ -61,23 +63,55 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		fmt.Fprintf(stdout, "  operator  http://%s/metrics, http://%s/debug/pprof/\n", admin.Addr(), admin.Addr())
 	}
 	go purgeIdempotencyKeys(ctx, d.store, log)
-	return listen(ctx, c, log, ln, api, admin)
+	go purgeEvents(ctx, d.store, c.eventRetention, log)
+	// The dispatcher stops with ctx and is waited for, so that its last attempts are
+	// recorded before the store closes.
+	dctx, stop := context.WithCancel(ctx)
+	delivered := make(chan error, 1)
+	go func() { delivered <- d.deliveries.Run(dctx) }()
+	err = listen(ctx, c, log, ln, api, admin)
+	stop()
+	if derr := <-delivered; derr != nil {
+		log.Error("webhook deliveries", "err", derr)
+	}
+	return err
 }
 
-// deps are what the HTTP layer is wired to: the store, the rate limiter and the log.
+// deps are what the HTTP layer is wired to: the store, the rate limiter, the log,
+// and the webhook sender and dispatcher.
 type deps struct {
-	store  petstore.Store
-	limits limits
-	log    *slog.Logger
+	store      petstore.Store
+	limits     limits
+	log        *slog.Logger
+	sender     *webhook.Sender
+	deliveries *webhook.Dispatcher
 }
+
+// deliveryLease is how long a process holds a delivery it attempts: the sender's
+// timeout, the recording of the result, and a margin. A process killed mid-attempt
+// delays that delivery's retry by this much, on any process.
+const deliveryLease = 25 * time.Second
 
 // openDeps opens the store and the limiter, then makes the first admin and the demo
 // data when asked.
 func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Writer) (d deps, err error) {
 	d.log = log
-	if d.store, err = openStore(ctx, c.database); err != nil {
+	// The store wakes the dispatcher when a commit queues deliveries; the dispatcher
+	// needs the store, so the hook finds it once it is made.
+	var wake atomic.Pointer[webhook.Dispatcher]
+	nudge := func() {
+		if w := wake.Load(); w != nil {
+			w.Nudge()
+		}
+	}
+	if d.store, err = openStore(ctx, c.database, nudge); err != nil {
 		return d, err
 	}
+	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, UserAgent: "petstore-webhooks/1"})
+	d.deliveries = webhook.NewDispatcher(webhook.DispatcherOptions{
+		Queue: d.store, Sender: d.sender, Encode: httpapi.EncodeEvent, Lease: deliveryLease, Logger: log,
+	})
+	wake.Store(d.deliveries)
 	defer func() {
 		if err != nil {
 			d.close()
@@ -189,6 +223,27 @@ func purgeIdempotencyKeys(ctx context.Context, st petstore.Store, log *slog.Logg
 			log.Warn("purge idempotency keys", "err", err)
 		case n > 0:
 			log.Info("purged expired idempotency keys", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// purgeEvents deletes the events older than retention, with their deliveries, every
+// hour until ctx ends.
+func purgeEvents(ctx context.Context, st petstore.Store, retention time.Duration, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		n, err := st.PurgeEvents(ctx, time.Now().Add(-retention))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("purge events", "err", err)
+		case n > 0:
+			log.Info("purged events past their retention", "count", n, "retention", retention)
 		}
 		select {
 		case <-ctx.Done():

@@ -40,10 +40,7 @@ func EncodeEvent(e petstore.Event) ([]byte, error) {
 }
 
 func (h *Handler) ListEvents(ctx context.Context, params oas.ListEventsParams) (oas.ListEventsRes, error) {
-	store, err := h.webhookStore()
-	if err != nil {
-		return nil, err
-	}
+	store := h.store
 	page, err := pageOf(params.Limit, params.Cursor)
 	if err != nil {
 		return nil, err
@@ -70,10 +67,7 @@ func (h *Handler) ListEvents(ctx context.Context, params oas.ListEventsParams) (
 }
 
 func (h *Handler) GetEvent(ctx context.Context, params oas.GetEventParams) (oas.GetEventRes, error) {
-	store, err := h.webhookStore()
-	if err != nil {
-		return nil, err
-	}
+	store := h.store
 	e, err := store.Event(ctx, params.EventId)
 	if err != nil {
 		return nil, err

@@ -181,10 +181,6 @@ func New(cfg Config) (*Server, error) {
 		depr:      newDeprecation(sunset),
 		checkURL:  cfg.CheckWebhookURL,
 	}
-	// The stores keep webhooks beside the rest, but petstore.Store does not embed
-	// petstore.WebhookStore yet (both stores are still being given it); this assertion
-	// goes once Store embeds it, and a store without it answers not_implemented.
-	h.webhooks, _ = cfg.Store.(petstore.WebhookStore)
 	if cfg.FailedLoginLimit > 0 {
 		n := cfg.FailedLoginLimit
 		h.failedLogins = passwordLimit(cfg, n, time.Duration(n)*time.Minute)

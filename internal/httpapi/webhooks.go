@@ -16,18 +16,6 @@ import (
 // one, so that a receiver can switch to the new secret at a time of its choosing.
 const SecretOverlap = 24 * time.Hour
 
-// errNoWebhooks answers the webhook and event operations on a store that does not
-// keep them (see Handler.webhooks).
-var errNoWebhooks = petstore.Errorf(petstore.ENotImplemented, "This server's database does not keep webhooks and events yet.")
-
-// webhookStore is the store of endpoints, deliveries and events, or errNoWebhooks.
-func (h *Handler) webhookStore() (petstore.WebhookStore, error) {
-	if h.webhooks == nil {
-		return nil, errNoWebhooks
-	}
-	return h.webhooks, nil
-}
-
 // newSecret makes an endpoint's signing secret: 256 random bits, base64url, after a
 // prefix that says what it is (as psk_ does for API keys).
 func newSecret() string {
@@ -147,10 +135,7 @@ func (h *Handler) showWebhook(w petstore.Webhook) oas.Webhook { return toWebhook
 func webhookPath(id int64) string { return apiPrefix + "/webhooks/" + strconv.FormatInt(id, 10) }
 
 func (h *Handler) ListWebhooks(ctx context.Context, params oas.ListWebhooksParams) (oas.ListWebhooksRes, error) {
-	store, err := h.webhookStore()
-	if err != nil {
-		return nil, err
-	}
+	store := h.store
 	page, err := pageOf(params.Limit, params.Cursor)
 	if err != nil {
 		return nil, err
@@ -164,10 +149,7 @@ func (h *Handler) ListWebhooks(ctx context.Context, params oas.ListWebhooksParam
 }
 
 func (h *Handler) CreateWebhook(ctx context.Context, req *oas.NewWebhook) (oas.CreateWebhookRes, error) {
-	store, err := h.webhookStore()
-	if err != nil {
-		return nil, err
-	}
+	store := h.store
 	if err := h.checkWebhookURL(req.URL); err != nil {
 		return nil, err
 	}
@@ -187,10 +169,7 @@ func (h *Handler) CreateWebhook(ctx context.Context, req *oas.NewWebhook) (oas.C
 }
 
 func (h *Handler) GetWebhook(ctx context.Context, params oas.GetWebhookParams) (oas.GetWebhookRes, error) {
-	store, err := h.webhookStore()
-	if err != nil {
-		return nil, err
-	}
+	store := h.store
 	w, err := store.Webhook(ctx, params.WebhookId)
 	if err != nil {
 		return nil, err
@@ -200,10 +179,7 @@ func (h *Handler) GetWebhook(ctx context.Context, params oas.GetWebhookParams) (
 }
 
 func (h *Handler) UpdateWebhook(ctx context.Context, req oas.UpdateWebhookReq, params oas.UpdateWebhookParams) (oas.UpdateWebhookRes, error) {
-	store, err := h.webhookStore()
-	if err != nil {
-		return nil, err
-	}
+	store := h.store
 	var patch oas.WebhookPatch
 	switch r := req.(type) {
 	case *oas.UpdateWebhookApplicationJSON:
@@ -220,6 +196,7 @@ func (h *Handler) UpdateWebhook(ctx context.Context, req oas.UpdateWebhookReq, p
 	}
 	var mask petstore.EventMask
 	if patch.Events != nil { // absent is nil; present has 1 to 8 entries
+		var err error
 		if mask, err = eventMask(patch.Events); err != nil {
 			return nil, err
 		}
@@ -259,10 +236,7 @@ func (h *Handler) UpdateWebhook(ctx context.Context, req oas.UpdateWebhookReq, p
 }
 
 func (h *Handler) DeleteWebhook(ctx context.Context, params oas.DeleteWebhookParams) (oas.DeleteWebhookRes, error) {
-	store, err := h.webhookStore()
-	if err != nil {
-		return nil, err
-	}
+	store := h.store
 	if err := store.DeleteWebhook(ctx, params.WebhookId); err != nil {
 		return nil, err
 	}
@@ -273,10 +247,7 @@ func (h *Handler) DeleteWebhook(ctx context.Context, params oas.DeleteWebhookPar
 // SecretOverlap. A second rotation within the overlap drops the oldest secret: one
 // overlap at a time keeps the header at two signatures at most.
 func (h *Handler) RotateWebhookSecret(ctx context.Context, params oas.RotateWebhookSecretParams) (oas.RotateWebhookSecretRes, error) {
-	store, err := h.webhookStore()
-	if err != nil {
-		return nil, err
-	}
+	store := h.store
 	secret := newSecret()
 	expires := h.now().UTC().Truncate(time.Second).Add(SecretOverlap)
 	w, err := store.UpdateWebhook(ctx, params.WebhookId, func(w petstore.Webhook) (petstore.Webhook, error) {
@@ -292,10 +263,7 @@ func (h *Handler) RotateWebhookSecret(ctx context.Context, params oas.RotateWebh
 }
 
 func (h *Handler) SendTestEvent(ctx context.Context, params oas.SendTestEventParams) (oas.SendTestEventRes, error) {
-	store, err := h.webhookStore()
-	if err != nil {
-		return nil, err
-	}
+	store := h.store
 	d, err := store.SendTestEvent(ctx, params.WebhookId, h.now().UTC().Truncate(time.Second))
 	if err != nil {
 		return nil, err
@@ -305,10 +273,7 @@ func (h *Handler) SendTestEvent(ctx context.Context, params oas.SendTestEventPar
 }
 
 func (h *Handler) ListDeliveries(ctx context.Context, params oas.ListDeliveriesParams) (oas.ListDeliveriesRes, error) {
-	store, err := h.webhookStore()
-	if err != nil {
-		return nil, err
-	}
+	store := h.store
 	page, err := pageOf(params.Limit, params.Cursor)
 	if err != nil {
 		return nil, err
@@ -323,10 +288,7 @@ func (h *Handler) ListDeliveries(ctx context.Context, params oas.ListDeliveriesP
 }
 
 func (h *Handler) RetryDelivery(ctx context.Context, params oas.RetryDeliveryParams) (oas.RetryDeliveryRes, error) {
-	store, err := h.webhookStore()
-	if err != nil {
-		return nil, err
-	}
+	store := h.store
 	d, err := store.RetryDelivery(ctx, params.WebhookId, params.DeliveryId, h.now().UTC().Truncate(time.Second))
 	if err != nil {
 		return nil, err

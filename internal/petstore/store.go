@@ -19,6 +19,7 @@ type Store interface {
 	InventoryStore
 	OrderStore
 	IdempotencyStore
+	WebhookStore
 
 	// Ping reports whether the database is reachable and takes writes.
 	Ping(ctx context.Context) error
