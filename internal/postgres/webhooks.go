@@ -141,13 +141,16 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 	return w, nil
 }
 
-// DeleteWebhook removes an endpoint; its deliveries go with it (ON DELETE CASCADE).
+// DeleteWebhook removes an endpoint and its deliveries, in one statement.
 func (db *DB) DeleteWebhook(ctx context.Context, id int64) error {
-	tag, err := db.pool.Exec(ctx, `DELETE FROM webhooks WHERE id = $1`, id)
+	var n int
+	err := db.pool.QueryRow(ctx, `WITH w AS (DELETE FROM webhooks WHERE id = $1 RETURNING id),
+		d AS (DELETE FROM deliveries WHERE webhook_id = $1)
+		SELECT count(*) FROM w`, id).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("delete webhook: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return petstore.WebhookNotFound(id)
 	}
 	return nil
@@ -159,8 +162,8 @@ func (db *DB) SendTestEvent(ctx context.Context, id int64, now time.Time) (petst
 	now = timestamp(now)
 	var d petstore.Delivery
 	err := db.update(ctx, func(tx pgx.Tx) error {
-		// FOR KEY SHARE: the endpoint cannot be deleted under the delivery.
-		w, err := scanWebhook(tx.QueryRow(ctx, qWebhook+` FOR KEY SHARE`, id))
+		// FOR SHARE: the endpoint cannot be deleted under the delivery.
+		w, err := scanWebhook(tx.QueryRow(ctx, qWebhook+` FOR SHARE`, id))
 		if noRows(err) {
 			return petstore.WebhookNotFound(id)
 		}
@@ -383,7 +386,8 @@ func (db *DB) QueueStats(ctx context.Context) (petstore.QueueStats, error) {
 		oldest *time.Time
 	)
 	err := db.pool.QueryRow(ctx, `SELECT count(*), min(e.created_at) FROM deliveries d
-		JOIN events e ON e.seq = d.event_seq WHERE d.status = 'pending'`).Scan(&st.Pending, &oldest)
+		JOIN events e ON e.seq = d.event_seq JOIN webhooks w ON w.id = d.webhook_id
+		WHERE d.status = 'pending'`).Scan(&st.Pending, &oldest)
 	if err != nil {
 		return petstore.QueueStats{}, fmt.Errorf("queue stats: %w", err)
 	}
