@@ -68,7 +68,7 @@ func TestDocsPage(t *testing.T) {
 		groups := evalAs[[]string](b, `[...document.querySelectorAll('.t-doc__sidebar [data-sidebar-id], [data-sidebar-id]')]
 			.map(e => e.dataset.sidebarId).filter(id => /\/tag\/[^/]+$/.test(id)).map(id => id.split('/').pop())
 			.filter((v, i, a) => a.indexOf(v) === i)`)
-		if want := []string{"pets", "store", "platform"}; !slices.Equal(groups, want) {
+		if want := []string{"pets", "store", "platform", "webhooks", "events"}; !slices.Equal(groups, want) {
 			t.Errorf("tag groups are %v, want %v", groups, want)
 		}
 	})
@@ -79,6 +79,19 @@ func TestDocsPage(t *testing.T) {
 		for _, want := range []string{"Place an order", "Idempotency-Key", "Body", "petId", "quantity", "shipDate", "201", "409", `"complete": false`} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the placeOrder section lacks %q:\n%s", want, text)
+			}
+		}
+	})
+
+	t.Run("the Webhooks section and an event's example are shown", func(t *testing.T) {
+		b := b.in(t)
+		if !evalAs[bool](b, `document.body.innerText.includes('Petstore-Signature: t=<unix seconds>,v1=')`) {
+			t.Error("the introduction does not show the Webhooks section's signature scheme")
+		}
+		text := b.sectionText("/GET/events/{eventId}")
+		for _, want := range []string{"Find an event by id", "eventId", `"type": "order.placed"`, `"data": {`, `"accountId": 2`} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the getEvent section lacks %q:\n%s", want, text)
 			}
 		}
 	})

@@ -29,6 +29,7 @@ const (
 	samplePassword = "YOUR_PASSWORD"
 	sampleID       = "1"          // every numeric path id
 	sampleMessage  = "MESSAGE_ID" // the path id of getMessage
+	sampleEvent    = "EVENT_ID"   // the path id of getEvent
 )
 
 // TestCodeSamples runs every x-codeSamples entry of the served document, as a reader
@@ -167,8 +168,11 @@ func fillSample(t *testing.T, op operation, src string, f filled, base string) s
 	t.Helper()
 	// The operation's URL as printed (ids as placeholders) becomes the real one.
 	printed := pathParam.ReplaceAllStringFunc(op.Path, func(p string) string {
-		if p == "{messageId}" {
+		switch p {
+		case "{messageId}":
 			return sampleMessage
+		case "{eventId}":
+			return sampleEvent
 		}
 		return sampleID
 	})
@@ -198,7 +202,7 @@ func fillSample(t *testing.T, op operation, src string, f filled, base string) s
 		sampleEmail, f.Email,
 		samplePassword, f.Password,
 	).Replace(src)
-	for _, left := range []string{"localhost:8080", "YOUR_", sampleMessage} {
+	for _, left := range []string{"localhost:8080", "YOUR_", sampleMessage, sampleEvent} {
 		if strings.Contains(src, left) {
 			t.Fatalf("%s: the sample still has %q after filling in:\n%s", op.ID, left, src)
 		}
@@ -406,6 +410,42 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 	"getOrder":    orderAs("customer"),
 	"cancelOrder": orderAs("customer"),
 	"updateOrder": orderAs("admin"),
+	// Webhooks and events
+	"listWebhooks":        admin,
+	"createWebhook":       admin,
+	"getWebhook":          webhookAs,
+	"updateWebhook":       webhookAs,
+	"deleteWebhook":       webhookAs,
+	"rotateWebhookSecret": webhookAs,
+	"sendTestEvent":       webhookAs,
+	"listDeliveries":      webhookAs,
+	"retryDelivery": func(t *testing.T, fx *fixtures) filled {
+		f := webhookAs(t, fx)
+		var d struct{ ID int64 }
+		fx.srv.call(t, f.Key, "POST", "/webhooks/"+f.PathIDs["webhookId"]+"/test", nil, http.StatusAccepted, &d)
+		f.PathIDs["deliveryId"] = id(d.ID)
+		return f
+	},
+	"listEvents": admin,
+	"getEvent": func(t *testing.T, fx *fixtures) filled {
+		key := fx.key(t, "admin")
+		fx.pet(t, key, 2) // its stock makes events
+		var events []struct{ ID string }
+		fx.srv.call(t, key, "GET", "/events?limit=1", nil, http.StatusOK, &events)
+		if len(events) == 0 {
+			t.Fatal("the feed is empty after a pet was given stock")
+		}
+		return filled{Key: key, PathIDs: map[string]string{"eventId": events[0].ID}}
+	},
+}
+
+// webhookAs: a new endpoint (on a name nobody resolves here); the sample runs as an
+// admin.
+func webhookAs(t *testing.T, fx *fixtures) filled {
+	key := fx.key(t, "admin")
+	var w struct{ ID int64 }
+	fx.srv.call(t, key, "POST", "/webhooks", map[string]any{"url": "https://hooks.example.com/samples", "events": []string{"*"}}, http.StatusCreated, &w)
+	return filled{Key: key, PathIDs: map[string]string{"webhookId": id(w.ID)}}
 }
 
 func customer(t *testing.T, fx *fixtures) filled {

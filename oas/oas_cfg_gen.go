@@ -13,7 +13,8 @@ import (
 )
 
 var regexMap = map[string]ogenregex.Regexp{
-	"^[\\x21-\\x7E]+$": ogenregex.MustCompile("^[\\x21-\\x7E]+$"),
+	"^[\\x21-\\x7E]+$":   ogenregex.MustCompile("^[\\x21-\\x7E]+$"),
+	"^evt_[a-z2-7]{26}$": ogenregex.MustCompile("^evt_[a-z2-7]{26}$"),
 }
 
 type (

@@ -61,6 +61,18 @@ type Invoker interface {
 	//
 	// POST /pets
 	CreatePet(ctx context.Context, request *NewPet) (CreatePetRes, error)
+	// CreateWebhook invokes createWebhook operation.
+	//
+	// Admin only. Registers an endpoint that receives the events it subscribes to (`events`: types, or `*`
+	// for every type, those added later included), enabled. The answer holds the endpoint's signing
+	// `secret`, shown only here and when it is rotated; keep it to verify deliveries (see Webhooks above).
+	//
+	// The URL must be `https://` on a public address (with `--webhooks-allow-private`, private and
+	// loopback addresses too, over `http://` as well); a URL that may not be used answers
+	// `400 validation_failed` with a detail on `url` that says why.
+	//
+	// POST /webhooks
+	CreateWebhook(ctx context.Context, request *NewWebhook) (CreateWebhookRes, error)
 	// DeleteCategory invokes deleteCategory operation.
 	//
 	// Admin only. A category that pets still use answers `409 conflict`.
@@ -74,12 +86,26 @@ type Invoker interface {
 	//
 	// DELETE /pets/{petId}
 	DeletePet(ctx context.Context, params DeletePetParams) (DeletePetRes, error)
+	// DeleteWebhook invokes deleteWebhook operation.
+	//
+	// Admin only. Removes the endpoint and its deliveries; nothing more is sent to it. The events stay in
+	// the feed.
+	//
+	// DELETE /webhooks/{webhookId}
+	DeleteWebhook(ctx context.Context, params DeleteWebhookParams) (DeleteWebhookRes, error)
 	// GetCategory invokes getCategory operation.
 	//
 	// Any account may read a category. An id that names no category answers `404`.
 	//
 	// GET /categories/{categoryId}
 	GetCategory(ctx context.Context, params GetCategoryParams) (GetCategoryRes, error)
+	// GetEvent invokes getEvent operation.
+	//
+	// Admin only. One event of the feed, as endpoints are sent it. An id that names no event of the feed
+	// (one past the retention, a `webhook.test` event) answers `404`.
+	//
+	// GET /events/{eventId}
+	GetEvent(ctx context.Context, params GetEventParams) (GetEventRes, error)
 	// GetInventory invokes getInventory operation.
 	//
 	// Any account may read a pet's stock count and its status. An id that names no pet answers `404`.
@@ -109,6 +135,14 @@ type Invoker interface {
 	//
 	// GET /pets/{petId}
 	GetPetById(ctx context.Context, params GetPetByIdParams) (GetPetByIdRes, error)
+	// GetWebhook invokes getWebhook operation.
+	//
+	// Admin only. The endpoint without its secret: whether it is enabled, why the service disabled it
+	// (`disabledReason`), since when its attempts fail (`failingSince`), and until when a rotated secret
+	// still signs (`previousSecretExpiresAt`).
+	//
+	// GET /webhooks/{webhookId}
+	GetWebhook(ctx context.Context, params GetWebhookParams) (GetWebhookRes, error)
 	// ListApiKeys invokes listApiKeys operation.
 	//
 	// The caller's keys that are not revoked, without their secrets, by id (paginated).
@@ -121,6 +155,26 @@ type Invoker interface {
 	//
 	// GET /categories
 	ListCategories(ctx context.Context, params ListCategoriesParams) (ListCategoriesRes, error)
+	// ListDeliveries invokes listDeliveries operation.
+	//
+	// Admin only. The endpoint's deliveries by id, oldest first: where each stands (`status`), how many
+	// attempts it took, the last answer's status or error, and when the next attempt is due. Deliveries go
+	// with their events when those pass the feed's retention.
+	//
+	// GET /webhooks/{webhookId}/deliveries
+	ListDeliveries(ctx context.Context, params ListDeliveriesParams) (ListDeliveriesRes, error)
+	// ListEvents invokes listEvents operation.
+	//
+	// Admin only. The feed of events, oldest first, for consumers that cannot receive webhooks: the events
+	// endpoints are sent, with the same ids and bodies (`webhook.test` events excepted). It is paginated
+	// like every list; a reader that follows the `Link` headers misses no event, because the feed shows an
+	// event only once every event before it is committed. To poll for what happens next, keep the URL of
+	// the last page you read (the one without a `Link`) and read it again later: it holds the events you
+	// have (skip them by `id`) and those that happened since, with a `Link` when more follow. Events are
+	// kept for 30 days (the operator's `--event-retention`), then removed with their deliveries.
+	//
+	// GET /events
+	ListEvents(ctx context.Context, params ListEventsParams) (ListEventsRes, error)
 	// ListInventory invokes listInventory operation.
 	//
 	// The stock count and status of every pet, by pet id.
@@ -143,6 +197,12 @@ type Invoker interface {
 	//
 	// GET /pets
 	ListPets(ctx context.Context, params ListPetsParams) (ListPetsRes, error)
+	// ListWebhooks invokes listWebhooks operation.
+	//
+	// Admin only. Endpoints by id, without their secrets.
+	//
+	// GET /webhooks
+	ListWebhooks(ctx context.Context, params ListWebhooksParams) (ListWebhooksRes, error)
 	// PlaceOrder invokes placeOrder operation.
 	//
 	// Takes `quantity` (1–100) off the pet's stock at once. The pet must be `available` (else
@@ -176,6 +236,16 @@ type Invoker interface {
 	//
 	// PUT /pets/{petId}
 	ReplacePet(ctx context.Context, request *NewPet, params ReplacePetParams) (ReplacePetRes, error)
+	// RetryDelivery invokes retryDelivery operation.
+	//
+	// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of retries
+	// whose back-off starts at its shortest again (`attempts` counts from 0); a `succeeded` one is sent
+	// again (receivers dedupe by event id). A delivery still `pending` is left as it is. An id that names
+	// no delivery of this endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+	// (enable the endpoint first).
+	//
+	// POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry
+	RetryDelivery(ctx context.Context, params RetryDeliveryParams) (RetryDeliveryRes, error)
 	// RevokeApiKey invokes revokeApiKey operation.
 	//
 	// Revokes one of the caller's keys. It answers `401` on its very next use (within one second on other
@@ -183,6 +253,15 @@ type Invoker interface {
 	//
 	// DELETE /api-keys/{keyId}
 	RevokeApiKey(ctx context.Context, params RevokeApiKeyParams) (RevokeApiKeyRes, error)
+	// RotateWebhookSecret invokes rotateWebhookSecret operation.
+	//
+	// Admin only. Makes a new signing secret and answers it, shown only this once. The secret it replaces
+	// keeps signing for 24 hours (`previousSecretExpiresAt`): until then every delivery carries two `v1`
+	// signatures, one per secret, so the receiver can switch to the new secret at any time within the
+	// overlap. Rotating again within the overlap ends it: only the secret just replaced keeps signing.
+	//
+	// POST /webhooks/{webhookId}/rotate-secret
+	RotateWebhookSecret(ctx context.Context, params RotateWebhookSecretParams) (RotateWebhookSecretRes, error)
 	// SendMessage invokes sendMessage operation.
 	//
 	// The getting-started call: proves that your key works. The message (1–2,000 characters) is queued
@@ -192,6 +271,16 @@ type Invoker interface {
 	//
 	// POST /messages
 	SendMessage(ctx context.Context, request *NewMessage) (SendMessageRes, error)
+	// SendTestEvent invokes sendTestEvent operation.
+	//
+	// Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its secret), and
+	// delivers it to this endpoint only, whatever it subscribes to, as soon as the deliveries before it
+	// are done. A disabled endpoint is sent it too, so that a fixed receiver can be checked before the
+	// endpoint is enabled again. The event is not in the feed. The answer is the pending delivery; follow
+	// it in `GET /webhooks/{webhookId}/deliveries`.
+	//
+	// POST /webhooks/{webhookId}/test
+	SendTestEvent(ctx context.Context, params SendTestEventParams) (SendTestEventRes, error)
 	// SetInventory invokes setInventory operation.
 	//
 	// Admin only (beta). Sets the stock count (0–1,000,000). A count above 0 makes a `sold` or `pending`
@@ -217,6 +306,19 @@ type Invoker interface {
 	//
 	// PATCH /pets/{petId}
 	UpdatePet(ctx context.Context, request UpdatePetReq, params UpdatePetParams) (UpdatePetRes, error)
+	// UpdateWebhook invokes updateWebhook operation.
+	//
+	// Admin only. A JSON merge patch (RFC 7396) of `url`, `events`, `description` and `enabled`: fields
+	// left out keep their value; `"description": null` removes the description, and `null` for any other
+	// field answers `400 validation_failed`. The URL is checked as on creation.
+	//
+	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become `failed`, and
+	// events that happen while it is disabled are not delivered to it. `"enabled": true` on a disabled
+	// endpoint enables it again and clears `disabledReason` and `failingSince`; retry the failed
+	// deliveries you still want with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+	//
+	// PATCH /webhooks/{webhookId}
+	UpdateWebhook(ctx context.Context, request UpdateWebhookReq, params UpdateWebhookParams) (UpdateWebhookRes, error)
 }
 
 // Client implements OAS client.
@@ -658,6 +760,91 @@ func (c *Client) sendCreatePet(ctx context.Context, request *NewPet) (res Create
 	return result, nil
 }
 
+// CreateWebhook invokes createWebhook operation.
+//
+// Admin only. Registers an endpoint that receives the events it subscribes to (`events`: types, or `*`
+// for every type, those added later included), enabled. The answer holds the endpoint's signing
+// `secret`, shown only here and when it is rotated; keep it to verify deliveries (see Webhooks above).
+//
+// The URL must be `https://` on a public address (with `--webhooks-allow-private`, private and
+// loopback addresses too, over `http://` as well); a URL that may not be used answers
+// `400 validation_failed` with a detail on `url` that says why.
+//
+// POST /webhooks
+func (c *Client) CreateWebhook(ctx context.Context, request *NewWebhook) (CreateWebhookRes, error) {
+	res, err := c.sendCreateWebhook(ctx, request)
+	return res, err
+}
+
+func (c *Client) sendCreateWebhook(ctx context.Context, request *NewWebhook) (res CreateWebhookRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/webhooks"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodeCreateWebhookRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, CreateWebhookOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeCreateWebhookResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
 // DeleteCategory invokes deleteCategory operation.
 //
 // Admin only. A category that pets still use answers `409 conflict`.
@@ -847,6 +1034,101 @@ func (c *Client) sendDeletePet(ctx context.Context, params DeletePetParams) (res
 	return result, nil
 }
 
+// DeleteWebhook invokes deleteWebhook operation.
+//
+// Admin only. Removes the endpoint and its deliveries; nothing more is sent to it. The events stay in
+// the feed.
+//
+// DELETE /webhooks/{webhookId}
+func (c *Client) DeleteWebhook(ctx context.Context, params DeleteWebhookParams) (DeleteWebhookRes, error) {
+	res, err := c.sendDeleteWebhook(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendDeleteWebhook(ctx context.Context, params DeleteWebhookParams) (res DeleteWebhookRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [2]string
+	pathParts[0] = "/webhooks/"
+	{
+		// Encode "webhookId" parameter.
+		e := uri.NewPathEncoder(uri.PathEncoderConfig{
+			Param:   "webhookId",
+			Style:   uri.PathStyleSimple,
+			Explode: false,
+		})
+		if err := func() error {
+			return e.EncodeValue(conv.Int64ToString(params.WebhookId))
+		}(); err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		encoded, err := e.Result()
+		if err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		pathParts[1] = encoded
+	}
+	uri.AddPathParts(u, pathParts[:]...)
+
+	r, err := ht.NewRequest(ctx, "DELETE", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, DeleteWebhookOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeDeleteWebhookResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
 // GetCategory invokes getCategory operation.
 //
 // Any account may read a category. An id that names no category answers `404`.
@@ -934,6 +1216,101 @@ func (c *Client) sendGetCategory(ctx context.Context, params GetCategoryParams) 
 	}()
 
 	result, err := decodeGetCategoryResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// GetEvent invokes getEvent operation.
+//
+// Admin only. One event of the feed, as endpoints are sent it. An id that names no event of the feed
+// (one past the retention, a `webhook.test` event) answers `404`.
+//
+// GET /events/{eventId}
+func (c *Client) GetEvent(ctx context.Context, params GetEventParams) (GetEventRes, error) {
+	res, err := c.sendGetEvent(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendGetEvent(ctx context.Context, params GetEventParams) (res GetEventRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [2]string
+	pathParts[0] = "/events/"
+	{
+		// Encode "eventId" parameter.
+		e := uri.NewPathEncoder(uri.PathEncoderConfig{
+			Param:   "eventId",
+			Style:   uri.PathStyleSimple,
+			Explode: false,
+		})
+		if err := func() error {
+			return e.EncodeValue(conv.StringToString(params.EventId))
+		}(); err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		encoded, err := e.Result()
+		if err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		pathParts[1] = encoded
+	}
+	uri.AddPathParts(u, pathParts[:]...)
+
+	r, err := ht.NewRequest(ctx, "GET", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, GetEventOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeGetEventResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}
@@ -1322,6 +1699,102 @@ func (c *Client) sendGetPetById(ctx context.Context, params GetPetByIdParams) (r
 	return result, nil
 }
 
+// GetWebhook invokes getWebhook operation.
+//
+// Admin only. The endpoint without its secret: whether it is enabled, why the service disabled it
+// (`disabledReason`), since when its attempts fail (`failingSince`), and until when a rotated secret
+// still signs (`previousSecretExpiresAt`).
+//
+// GET /webhooks/{webhookId}
+func (c *Client) GetWebhook(ctx context.Context, params GetWebhookParams) (GetWebhookRes, error) {
+	res, err := c.sendGetWebhook(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendGetWebhook(ctx context.Context, params GetWebhookParams) (res GetWebhookRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [2]string
+	pathParts[0] = "/webhooks/"
+	{
+		// Encode "webhookId" parameter.
+		e := uri.NewPathEncoder(uri.PathEncoderConfig{
+			Param:   "webhookId",
+			Style:   uri.PathStyleSimple,
+			Explode: false,
+		})
+		if err := func() error {
+			return e.EncodeValue(conv.Int64ToString(params.WebhookId))
+		}(); err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		encoded, err := e.Result()
+		if err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		pathParts[1] = encoded
+	}
+	uri.AddPathParts(u, pathParts[:]...)
+
+	r, err := ht.NewRequest(ctx, "GET", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, GetWebhookOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeGetWebhookResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
 // ListApiKeys invokes listApiKeys operation.
 //
 // The caller's keys that are not revoked, without their secrets, by id (paginated).
@@ -1553,6 +2026,276 @@ func (c *Client) sendListCategories(ctx context.Context, params ListCategoriesPa
 	}()
 
 	result, err := decodeListCategoriesResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// ListDeliveries invokes listDeliveries operation.
+//
+// Admin only. The endpoint's deliveries by id, oldest first: where each stands (`status`), how many
+// attempts it took, the last answer's status or error, and when the next attempt is due. Deliveries go
+// with their events when those pass the feed's retention.
+//
+// GET /webhooks/{webhookId}/deliveries
+func (c *Client) ListDeliveries(ctx context.Context, params ListDeliveriesParams) (ListDeliveriesRes, error) {
+	res, err := c.sendListDeliveries(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendListDeliveries(ctx context.Context, params ListDeliveriesParams) (res ListDeliveriesRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [3]string
+	pathParts[0] = "/webhooks/"
+	{
+		// Encode "webhookId" parameter.
+		e := uri.NewPathEncoder(uri.PathEncoderConfig{
+			Param:   "webhookId",
+			Style:   uri.PathStyleSimple,
+			Explode: false,
+		})
+		if err := func() error {
+			return e.EncodeValue(conv.Int64ToString(params.WebhookId))
+		}(); err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		encoded, err := e.Result()
+		if err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		pathParts[1] = encoded
+	}
+	pathParts[2] = "/deliveries"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	q := uri.NewQueryEncoder()
+	{
+		// Encode "limit" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "limit",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Limit.Get(); ok {
+				return e.EncodeValue(conv.Int32ToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "cursor" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Cursor.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	u.RawQuery = q.Values().Encode()
+
+	r, err := ht.NewRequest(ctx, "GET", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, ListDeliveriesOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeListDeliveriesResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// ListEvents invokes listEvents operation.
+//
+// Admin only. The feed of events, oldest first, for consumers that cannot receive webhooks: the events
+// endpoints are sent, with the same ids and bodies (`webhook.test` events excepted). It is paginated
+// like every list; a reader that follows the `Link` headers misses no event, because the feed shows an
+// event only once every event before it is committed. To poll for what happens next, keep the URL of
+// the last page you read (the one without a `Link`) and read it again later: it holds the events you
+// have (skip them by `id`) and those that happened since, with a `Link` when more follow. Events are
+// kept for 30 days (the operator's `--event-retention`), then removed with their deliveries.
+//
+// GET /events
+func (c *Client) ListEvents(ctx context.Context, params ListEventsParams) (ListEventsRes, error) {
+	res, err := c.sendListEvents(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendListEvents(ctx context.Context, params ListEventsParams) (res ListEventsRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/events"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	q := uri.NewQueryEncoder()
+	{
+		// Encode "type" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "type",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Type.Get(); ok {
+				return e.EncodeValue(conv.StringToString(string(val)))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "limit" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "limit",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Limit.Get(); ok {
+				return e.EncodeValue(conv.Int32ToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "cursor" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Cursor.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	u.RawQuery = q.Values().Encode()
+
+	r, err := ht.NewRequest(ctx, "GET", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, ListEventsOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeListEventsResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}
@@ -2014,6 +2757,119 @@ func (c *Client) sendListPets(ctx context.Context, params ListPetsParams) (res L
 	return result, nil
 }
 
+// ListWebhooks invokes listWebhooks operation.
+//
+// Admin only. Endpoints by id, without their secrets.
+//
+// GET /webhooks
+func (c *Client) ListWebhooks(ctx context.Context, params ListWebhooksParams) (ListWebhooksRes, error) {
+	res, err := c.sendListWebhooks(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendListWebhooks(ctx context.Context, params ListWebhooksParams) (res ListWebhooksRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/webhooks"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	q := uri.NewQueryEncoder()
+	{
+		// Encode "limit" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "limit",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Limit.Get(); ok {
+				return e.EncodeValue(conv.Int32ToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "cursor" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "cursor",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Cursor.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	u.RawQuery = q.Values().Encode()
+
+	r, err := ht.NewRequest(ctx, "GET", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, ListWebhooksOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeListWebhooksResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
 // PlaceOrder invokes placeOrder operation.
 //
 // Takes `quantity` (1–100) off the pet's stock at once. The pet must be `available` (else
@@ -2318,6 +3174,124 @@ func (c *Client) sendReplacePet(ctx context.Context, request *NewPet, params Rep
 	return result, nil
 }
 
+// RetryDelivery invokes retryDelivery operation.
+//
+// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of retries
+// whose back-off starts at its shortest again (`attempts` counts from 0); a `succeeded` one is sent
+// again (receivers dedupe by event id). A delivery still `pending` is left as it is. An id that names
+// no delivery of this endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+// (enable the endpoint first).
+//
+// POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry
+func (c *Client) RetryDelivery(ctx context.Context, params RetryDeliveryParams) (RetryDeliveryRes, error) {
+	res, err := c.sendRetryDelivery(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendRetryDelivery(ctx context.Context, params RetryDeliveryParams) (res RetryDeliveryRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [5]string
+	pathParts[0] = "/webhooks/"
+	{
+		// Encode "webhookId" parameter.
+		e := uri.NewPathEncoder(uri.PathEncoderConfig{
+			Param:   "webhookId",
+			Style:   uri.PathStyleSimple,
+			Explode: false,
+		})
+		if err := func() error {
+			return e.EncodeValue(conv.Int64ToString(params.WebhookId))
+		}(); err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		encoded, err := e.Result()
+		if err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		pathParts[1] = encoded
+	}
+	pathParts[2] = "/deliveries/"
+	{
+		// Encode "deliveryId" parameter.
+		e := uri.NewPathEncoder(uri.PathEncoderConfig{
+			Param:   "deliveryId",
+			Style:   uri.PathStyleSimple,
+			Explode: false,
+		})
+		if err := func() error {
+			return e.EncodeValue(conv.Int64ToString(params.DeliveryId))
+		}(); err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		encoded, err := e.Result()
+		if err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		pathParts[3] = encoded
+	}
+	pathParts[4] = "/retry"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, RetryDeliveryOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeRetryDeliveryResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
 // RevokeApiKey invokes revokeApiKey operation.
 //
 // Revokes one of the caller's keys. It answers `401` on its very next use (within one second on other
@@ -2425,6 +3399,104 @@ func (c *Client) sendRevokeApiKey(ctx context.Context, params RevokeApiKeyParams
 	return result, nil
 }
 
+// RotateWebhookSecret invokes rotateWebhookSecret operation.
+//
+// Admin only. Makes a new signing secret and answers it, shown only this once. The secret it replaces
+// keeps signing for 24 hours (`previousSecretExpiresAt`): until then every delivery carries two `v1`
+// signatures, one per secret, so the receiver can switch to the new secret at any time within the
+// overlap. Rotating again within the overlap ends it: only the secret just replaced keeps signing.
+//
+// POST /webhooks/{webhookId}/rotate-secret
+func (c *Client) RotateWebhookSecret(ctx context.Context, params RotateWebhookSecretParams) (RotateWebhookSecretRes, error) {
+	res, err := c.sendRotateWebhookSecret(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendRotateWebhookSecret(ctx context.Context, params RotateWebhookSecretParams) (res RotateWebhookSecretRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [3]string
+	pathParts[0] = "/webhooks/"
+	{
+		// Encode "webhookId" parameter.
+		e := uri.NewPathEncoder(uri.PathEncoderConfig{
+			Param:   "webhookId",
+			Style:   uri.PathStyleSimple,
+			Explode: false,
+		})
+		if err := func() error {
+			return e.EncodeValue(conv.Int64ToString(params.WebhookId))
+		}(); err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		encoded, err := e.Result()
+		if err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		pathParts[1] = encoded
+	}
+	pathParts[2] = "/rotate-secret"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, RotateWebhookSecretOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeRotateWebhookSecretResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
 // SendMessage invokes sendMessage operation.
 //
 // The getting-started call: proves that your key works. The message (1–2,000 characters) is queued
@@ -2500,6 +3572,105 @@ func (c *Client) sendSendMessage(ctx context.Context, request *NewMessage) (res 
 	}()
 
 	result, err := decodeSendMessageResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// SendTestEvent invokes sendTestEvent operation.
+//
+// Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its secret), and
+// delivers it to this endpoint only, whatever it subscribes to, as soon as the deliveries before it
+// are done. A disabled endpoint is sent it too, so that a fixed receiver can be checked before the
+// endpoint is enabled again. The event is not in the feed. The answer is the pending delivery; follow
+// it in `GET /webhooks/{webhookId}/deliveries`.
+//
+// POST /webhooks/{webhookId}/test
+func (c *Client) SendTestEvent(ctx context.Context, params SendTestEventParams) (SendTestEventRes, error) {
+	res, err := c.sendSendTestEvent(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendSendTestEvent(ctx context.Context, params SendTestEventParams) (res SendTestEventRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [3]string
+	pathParts[0] = "/webhooks/"
+	{
+		// Encode "webhookId" parameter.
+		e := uri.NewPathEncoder(uri.PathEncoderConfig{
+			Param:   "webhookId",
+			Style:   uri.PathStyleSimple,
+			Explode: false,
+		})
+		if err := func() error {
+			return e.EncodeValue(conv.Int64ToString(params.WebhookId))
+		}(); err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		encoded, err := e.Result()
+		if err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		pathParts[1] = encoded
+	}
+	pathParts[2] = "/test"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, SendTestEventOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeSendTestEventResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}
@@ -2798,6 +3969,110 @@ func (c *Client) sendUpdatePet(ctx context.Context, request UpdatePetReq, params
 	}()
 
 	result, err := decodeUpdatePetResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// UpdateWebhook invokes updateWebhook operation.
+//
+// Admin only. A JSON merge patch (RFC 7396) of `url`, `events`, `description` and `enabled`: fields
+// left out keep their value; `"description": null` removes the description, and `null` for any other
+// field answers `400 validation_failed`. The URL is checked as on creation.
+//
+// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become `failed`, and
+// events that happen while it is disabled are not delivered to it. `"enabled": true` on a disabled
+// endpoint enables it again and clears `disabledReason` and `failingSince`; retry the failed
+// deliveries you still want with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+//
+// PATCH /webhooks/{webhookId}
+func (c *Client) UpdateWebhook(ctx context.Context, request UpdateWebhookReq, params UpdateWebhookParams) (UpdateWebhookRes, error) {
+	res, err := c.sendUpdateWebhook(ctx, request, params)
+	return res, err
+}
+
+func (c *Client) sendUpdateWebhook(ctx context.Context, request UpdateWebhookReq, params UpdateWebhookParams) (res UpdateWebhookRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [2]string
+	pathParts[0] = "/webhooks/"
+	{
+		// Encode "webhookId" parameter.
+		e := uri.NewPathEncoder(uri.PathEncoderConfig{
+			Param:   "webhookId",
+			Style:   uri.PathStyleSimple,
+			Explode: false,
+		})
+		if err := func() error {
+			return e.EncodeValue(conv.Int64ToString(params.WebhookId))
+		}(); err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		encoded, err := e.Result()
+		if err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		pathParts[1] = encoded
+	}
+	uri.AddPathParts(u, pathParts[:]...)
+
+	r, err := ht.NewRequest(ctx, "PATCH", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodeUpdateWebhookRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, UpdateWebhookOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeUpdateWebhookResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}

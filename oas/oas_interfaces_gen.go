@@ -21,6 +21,10 @@ type CreatePetRes interface {
 	createPetRes()
 }
 
+type CreateWebhookRes interface {
+	createWebhookRes()
+}
+
 type DeleteCategoryRes interface {
 	deleteCategoryRes()
 }
@@ -29,8 +33,16 @@ type DeletePetRes interface {
 	deletePetRes()
 }
 
+type DeleteWebhookRes interface {
+	deleteWebhookRes()
+}
+
 type GetCategoryRes interface {
 	getCategoryRes()
+}
+
+type GetEventRes interface {
+	getEventRes()
 }
 
 type GetInventoryRes interface {
@@ -49,12 +61,24 @@ type GetPetByIdRes interface {
 	getPetByIdRes()
 }
 
+type GetWebhookRes interface {
+	getWebhookRes()
+}
+
 type ListApiKeysRes interface {
 	listApiKeysRes()
 }
 
 type ListCategoriesRes interface {
 	listCategoriesRes()
+}
+
+type ListDeliveriesRes interface {
+	listDeliveriesRes()
+}
+
+type ListEventsRes interface {
+	listEventsRes()
 }
 
 type ListInventoryRes interface {
@@ -69,6 +93,10 @@ type ListPetsRes interface {
 	listPetsRes()
 }
 
+type ListWebhooksRes interface {
+	listWebhooksRes()
+}
+
 type PlaceOrderRes interface {
 	placeOrderRes()
 }
@@ -81,12 +109,24 @@ type ReplacePetRes interface {
 	replacePetRes()
 }
 
+type RetryDeliveryRes interface {
+	retryDeliveryRes()
+}
+
 type RevokeApiKeyRes interface {
 	revokeApiKeyRes()
 }
 
+type RotateWebhookSecretRes interface {
+	rotateWebhookSecretRes()
+}
+
 type SendMessageRes interface {
 	sendMessageRes()
+}
+
+type SendTestEventRes interface {
+	sendTestEventRes()
 }
 
 type SetInventoryRes interface {
@@ -103,4 +143,12 @@ type UpdatePetReq interface {
 
 type UpdatePetRes interface {
 	updatePetRes()
+}
+
+type UpdateWebhookReq interface {
+	updateWebhookReq()
+}
+
+type UpdateWebhookRes interface {
+	updateWebhookRes()
 }

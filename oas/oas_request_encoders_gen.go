@@ -67,6 +67,20 @@ func encodeCreatePetRequest(
 	return nil
 }
 
+func encodeCreateWebhookRequest(
+	req *NewWebhook,
+	r *http.Request,
+) error {
+	const contentType = "application/json"
+	e := new(jx.Encoder)
+	{
+		req.Encode(e)
+	}
+	encoded := e.Bytes()
+	ht.SetBody(r, bytes.NewReader(encoded), contentType)
+	return nil
+}
+
 func encodePlaceOrderRequest(
 	req *NewOrder,
 	r *http.Request,
@@ -166,6 +180,34 @@ func encodeUpdatePetRequest(
 		ht.SetBody(r, bytes.NewReader(encoded), contentType)
 		return nil
 	case *UpdatePetApplicationMergePatchJSON:
+		const contentType = "application/merge-patch+json"
+		e := new(jx.Encoder)
+		{
+			req.Encode(e)
+		}
+		encoded := e.Bytes()
+		ht.SetBody(r, bytes.NewReader(encoded), contentType)
+		return nil
+	default:
+		return errors.Errorf("unexpected request type: %T", req)
+	}
+}
+
+func encodeUpdateWebhookRequest(
+	req UpdateWebhookReq,
+	r *http.Request,
+) error {
+	switch req := req.(type) {
+	case *UpdateWebhookApplicationJSON:
+		const contentType = "application/json"
+		e := new(jx.Encoder)
+		{
+			req.Encode(e)
+		}
+		encoded := e.Bytes()
+		ht.SetBody(r, bytes.NewReader(encoded), contentType)
+		return nil
+	case *UpdateWebhookApplicationMergePatchJSON:
 		const contentType = "application/merge-patch+json"
 		e := new(jx.Encoder)
 		{

@@ -336,6 +336,22 @@ type CreatePetRequestEntityTooLarge Error
 
 func (*CreatePetRequestEntityTooLarge) createPetRes() {}
 
+type CreateWebhookBadRequest Error
+
+func (*CreateWebhookBadRequest) createWebhookRes() {}
+
+type CreateWebhookForbidden Error
+
+func (*CreateWebhookForbidden) createWebhookRes() {}
+
+type CreateWebhookInternalServerError Error
+
+func (*CreateWebhookInternalServerError) createWebhookRes() {}
+
+type CreateWebhookRequestEntityTooLarge Error
+
+func (*CreateWebhookRequestEntityTooLarge) createWebhookRes() {}
+
 // A new API key, with its secret shown this once.
 // Ref: #/components/schemas/CreatedApiKey
 type CreatedApiKey struct {
@@ -498,6 +514,168 @@ type DeletePetNotFound Error
 
 func (*DeletePetNotFound) deletePetRes() {}
 
+type DeleteWebhookBadRequest Error
+
+func (*DeleteWebhookBadRequest) deleteWebhookRes() {}
+
+type DeleteWebhookForbidden Error
+
+func (*DeleteWebhookForbidden) deleteWebhookRes() {}
+
+type DeleteWebhookInternalServerError Error
+
+func (*DeleteWebhookInternalServerError) deleteWebhookRes() {}
+
+// DeleteWebhookNoContent is response for DeleteWebhook operation.
+type DeleteWebhookNoContent struct{}
+
+func (*DeleteWebhookNoContent) deleteWebhookRes() {}
+
+type DeleteWebhookNotFound Error
+
+func (*DeleteWebhookNotFound) deleteWebhookRes() {}
+
+// The sending of one event to one endpoint, over one or more attempts.
+// Ref: #/components/schemas/Delivery
+type Delivery struct {
+	ID int64 `json:"id"`
+	// The endpoint it goes to.
+	WebhookId int64 `json:"webhookId"`
+	// The event it sends (also its `Petstore-Event-Id`).
+	EventId   string    `json:"eventId"`
+	EventType EventType `json:"eventType"`
+	// `pending`: not delivered yet, the next attempt is due at `nextAttemptAt`; `succeeded`: the endpoint
+	// answered `2xx`; `failed`: every attempt for 72 hours failed, or the endpoint was disabled (retry it
+	// by hand). An open list: treat a status you do not know as not delivered.
+	Status string `json:"status"`
+	// How many attempts were made in the current run: since the delivery was made, or since an admin last
+	// retried it (the back-off starts afresh then).
+	Attempts int32 `json:"attempts"`
+	// When the next attempt is due; only while `pending`.
+	NextAttemptAt OptDateTime `json:"nextAttemptAt"`
+	// When the last attempt was made; absent before the first.
+	LastAttemptAt OptDateTime `json:"lastAttemptAt"`
+	// The HTTP status the last attempt got; absent when it got no answer.
+	ResponseStatus OptInt32 `json:"responseStatus"`
+	// Why the last attempt failed, in words; absent after a success.
+	LastError OptString `json:"lastError"`
+	// When the delivery was made (with its event, or by a test).
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// GetID returns the value of ID.
+func (s *Delivery) GetID() int64 {
+	return s.ID
+}
+
+// GetWebhookId returns the value of WebhookId.
+func (s *Delivery) GetWebhookId() int64 {
+	return s.WebhookId
+}
+
+// GetEventId returns the value of EventId.
+func (s *Delivery) GetEventId() string {
+	return s.EventId
+}
+
+// GetEventType returns the value of EventType.
+func (s *Delivery) GetEventType() EventType {
+	return s.EventType
+}
+
+// GetStatus returns the value of Status.
+func (s *Delivery) GetStatus() string {
+	return s.Status
+}
+
+// GetAttempts returns the value of Attempts.
+func (s *Delivery) GetAttempts() int32 {
+	return s.Attempts
+}
+
+// GetNextAttemptAt returns the value of NextAttemptAt.
+func (s *Delivery) GetNextAttemptAt() OptDateTime {
+	return s.NextAttemptAt
+}
+
+// GetLastAttemptAt returns the value of LastAttemptAt.
+func (s *Delivery) GetLastAttemptAt() OptDateTime {
+	return s.LastAttemptAt
+}
+
+// GetResponseStatus returns the value of ResponseStatus.
+func (s *Delivery) GetResponseStatus() OptInt32 {
+	return s.ResponseStatus
+}
+
+// GetLastError returns the value of LastError.
+func (s *Delivery) GetLastError() OptString {
+	return s.LastError
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *Delivery) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// SetID sets the value of ID.
+func (s *Delivery) SetID(val int64) {
+	s.ID = val
+}
+
+// SetWebhookId sets the value of WebhookId.
+func (s *Delivery) SetWebhookId(val int64) {
+	s.WebhookId = val
+}
+
+// SetEventId sets the value of EventId.
+func (s *Delivery) SetEventId(val string) {
+	s.EventId = val
+}
+
+// SetEventType sets the value of EventType.
+func (s *Delivery) SetEventType(val EventType) {
+	s.EventType = val
+}
+
+// SetStatus sets the value of Status.
+func (s *Delivery) SetStatus(val string) {
+	s.Status = val
+}
+
+// SetAttempts sets the value of Attempts.
+func (s *Delivery) SetAttempts(val int32) {
+	s.Attempts = val
+}
+
+// SetNextAttemptAt sets the value of NextAttemptAt.
+func (s *Delivery) SetNextAttemptAt(val OptDateTime) {
+	s.NextAttemptAt = val
+}
+
+// SetLastAttemptAt sets the value of LastAttemptAt.
+func (s *Delivery) SetLastAttemptAt(val OptDateTime) {
+	s.LastAttemptAt = val
+}
+
+// SetResponseStatus sets the value of ResponseStatus.
+func (s *Delivery) SetResponseStatus(val OptInt32) {
+	s.ResponseStatus = val
+}
+
+// SetLastError sets the value of LastError.
+func (s *Delivery) SetLastError(val OptString) {
+	s.LastError = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *Delivery) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+func (*Delivery) retryDeliveryRes() {}
+func (*Delivery) sendTestEventRes() {}
+
 // The body of every error response.
 // Ref: #/components/schemas/Error
 type Error struct {
@@ -580,6 +758,353 @@ func (s *ErrorDetail) SetProblem(val string) {
 	s.Problem = val
 }
 
+// Something that happened, with the resource it tells of exactly as the API showed it then. The body
+// of every webhook delivery, and an entry of the feed.
+// Ref: #/components/schemas/Event
+type Event struct {
+	// The event's stable, unique id (`evt_` and 26 characters), also sent as `Petstore-Event-Id`: a
+	// delivery may come more than once, so drop an id you have handled.
+	ID   string    `json:"id"`
+	Type EventType `json:"type"`
+	// When it happened (the commit of the change).
+	CreatedAt time.Time `json:"createdAt"`
+	// The resource, by `type`: an `Order` for `order.placed`, `order.completed` and `order.cancelled` (a
+	// cancelled order as it was; it no longer exists); the pet's `InventoryItem` for `pet.sold_out`,
+	// `pet.restocked` and `inventory.updated`; the `Pet` for `pet.status_changed`; the `Webhook` (without
+	// its secret) for `webhook.test`. Choose by `type`, not by the shape.
+	Data EventData `json:"data"`
+}
+
+// GetID returns the value of ID.
+func (s *Event) GetID() string {
+	return s.ID
+}
+
+// GetType returns the value of Type.
+func (s *Event) GetType() EventType {
+	return s.Type
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *Event) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetData returns the value of Data.
+func (s *Event) GetData() EventData {
+	return s.Data
+}
+
+// SetID sets the value of ID.
+func (s *Event) SetID(val string) {
+	s.ID = val
+}
+
+// SetType sets the value of Type.
+func (s *Event) SetType(val EventType) {
+	s.Type = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *Event) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetData sets the value of Data.
+func (s *Event) SetData(val EventData) {
+	s.Data = val
+}
+
+func (*Event) getEventRes() {}
+
+// The resource, by `type`: an `Order` for `order.placed`, `order.completed` and `order.cancelled` (a
+// cancelled order as it was; it no longer exists); the pet's `InventoryItem` for `pet.sold_out`,
+// `pet.restocked` and `inventory.updated`; the `Pet` for `pet.status_changed`; the `Webhook` (without
+// its secret) for `webhook.test`. Choose by `type`, not by the shape.
+// EventData represents sum type.
+type EventData struct {
+	// Type selects the active sum variant, switch on this field.
+	Type          EventDataType
+	Order         Order
+	InventoryItem InventoryItem
+	Pet           Pet
+	Webhook       Webhook
+}
+
+// EventDataType is oneOf type of EventData.
+type EventDataType string
+
+// Possible values for EventDataType.
+const (
+	OrderEventData         EventDataType = "Order"
+	InventoryItemEventData EventDataType = "InventoryItem"
+	PetEventData           EventDataType = "Pet"
+	WebhookEventData       EventDataType = "Webhook"
+)
+
+// IsOrder reports whether EventData is Order.
+func (s EventData) IsOrder() bool { return s.Type == OrderEventData }
+
+// IsInventoryItem reports whether EventData is InventoryItem.
+func (s EventData) IsInventoryItem() bool { return s.Type == InventoryItemEventData }
+
+// IsPet reports whether EventData is Pet.
+func (s EventData) IsPet() bool { return s.Type == PetEventData }
+
+// IsWebhook reports whether EventData is Webhook.
+func (s EventData) IsWebhook() bool { return s.Type == WebhookEventData }
+
+// SetOrder sets EventData to Order.
+func (s *EventData) SetOrder(v Order) {
+	s.Type = OrderEventData
+	s.Order = v
+}
+
+// GetOrder returns Order and true boolean if EventData is Order.
+func (s EventData) GetOrder() (v Order, ok bool) {
+	if !s.IsOrder() {
+		return v, false
+	}
+	return s.Order, true
+}
+
+// NewOrderEventData returns new EventData from Order.
+func NewOrderEventData(v Order) EventData {
+	var s EventData
+	s.SetOrder(v)
+	return s
+}
+
+// SetInventoryItem sets EventData to InventoryItem.
+func (s *EventData) SetInventoryItem(v InventoryItem) {
+	s.Type = InventoryItemEventData
+	s.InventoryItem = v
+}
+
+// GetInventoryItem returns InventoryItem and true boolean if EventData is InventoryItem.
+func (s EventData) GetInventoryItem() (v InventoryItem, ok bool) {
+	if !s.IsInventoryItem() {
+		return v, false
+	}
+	return s.InventoryItem, true
+}
+
+// NewInventoryItemEventData returns new EventData from InventoryItem.
+func NewInventoryItemEventData(v InventoryItem) EventData {
+	var s EventData
+	s.SetInventoryItem(v)
+	return s
+}
+
+// SetPet sets EventData to Pet.
+func (s *EventData) SetPet(v Pet) {
+	s.Type = PetEventData
+	s.Pet = v
+}
+
+// GetPet returns Pet and true boolean if EventData is Pet.
+func (s EventData) GetPet() (v Pet, ok bool) {
+	if !s.IsPet() {
+		return v, false
+	}
+	return s.Pet, true
+}
+
+// NewPetEventData returns new EventData from Pet.
+func NewPetEventData(v Pet) EventData {
+	var s EventData
+	s.SetPet(v)
+	return s
+}
+
+// SetWebhook sets EventData to Webhook.
+func (s *EventData) SetWebhook(v Webhook) {
+	s.Type = WebhookEventData
+	s.Webhook = v
+}
+
+// GetWebhook returns Webhook and true boolean if EventData is Webhook.
+func (s EventData) GetWebhook() (v Webhook, ok bool) {
+	if !s.IsWebhook() {
+		return v, false
+	}
+	return s.Webhook, true
+}
+
+// NewWebhookEventData returns new EventData from Webhook.
+func NewWebhookEventData(v Webhook) EventData {
+	var s EventData
+	s.SetWebhook(v)
+	return s
+}
+
+// An event type an endpoint subscribes to, as a request names it (a closed list), or `*` for every
+// type, those a later version adds included. `webhook.test` is not subscribed to: a test goes to the
+// endpoint it is sent to.
+// Ref: #/components/schemas/EventSubscription
+type EventSubscription string
+
+const (
+	EventSubscription_                    EventSubscription = "*"
+	EventSubscription_orderDotplaced      EventSubscription = "order.placed"
+	EventSubscription_orderDotcompleted   EventSubscription = "order.completed"
+	EventSubscription_orderDotcancelled   EventSubscription = "order.cancelled"
+	EventSubscription_petDotsoldout       EventSubscription = "pet.sold_out"
+	EventSubscription_petDotrestocked     EventSubscription = "pet.restocked"
+	EventSubscription_petDotstatuschanged EventSubscription = "pet.status_changed"
+	EventSubscription_inventoryDotupdated EventSubscription = "inventory.updated"
+)
+
+// AllValues returns all EventSubscription values.
+func (EventSubscription) AllValues() []EventSubscription {
+	return []EventSubscription{
+		EventSubscription_,
+		EventSubscription_orderDotplaced,
+		EventSubscription_orderDotcompleted,
+		EventSubscription_orderDotcancelled,
+		EventSubscription_petDotsoldout,
+		EventSubscription_petDotrestocked,
+		EventSubscription_petDotstatuschanged,
+		EventSubscription_inventoryDotupdated,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s EventSubscription) MarshalText() ([]byte, error) {
+	switch s {
+	case EventSubscription_:
+		return []byte(s), nil
+	case EventSubscription_orderDotplaced:
+		return []byte(s), nil
+	case EventSubscription_orderDotcompleted:
+		return []byte(s), nil
+	case EventSubscription_orderDotcancelled:
+		return []byte(s), nil
+	case EventSubscription_petDotsoldout:
+		return []byte(s), nil
+	case EventSubscription_petDotrestocked:
+		return []byte(s), nil
+	case EventSubscription_petDotstatuschanged:
+		return []byte(s), nil
+	case EventSubscription_inventoryDotupdated:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *EventSubscription) UnmarshalText(data []byte) error {
+	switch EventSubscription(data) {
+	case EventSubscription_:
+		*s = EventSubscription_
+		return nil
+	case EventSubscription_orderDotplaced:
+		*s = EventSubscription_orderDotplaced
+		return nil
+	case EventSubscription_orderDotcompleted:
+		*s = EventSubscription_orderDotcompleted
+		return nil
+	case EventSubscription_orderDotcancelled:
+		*s = EventSubscription_orderDotcancelled
+		return nil
+	case EventSubscription_petDotsoldout:
+		*s = EventSubscription_petDotsoldout
+		return nil
+	case EventSubscription_petDotrestocked:
+		*s = EventSubscription_petDotrestocked
+		return nil
+	case EventSubscription_petDotstatuschanged:
+		*s = EventSubscription_petDotstatuschanged
+		return nil
+	case EventSubscription_inventoryDotupdated:
+		*s = EventSubscription_inventoryDotupdated
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type EventType string
+
+// An event type of the feed, as a request names it (a closed list).
+// Ref: #/components/schemas/FeedEventType
+type FeedEventType string
+
+const (
+	FeedEventTypeOrderPlaced      FeedEventType = "order.placed"
+	FeedEventTypeOrderCompleted   FeedEventType = "order.completed"
+	FeedEventTypeOrderCancelled   FeedEventType = "order.cancelled"
+	FeedEventTypePetSoldOut       FeedEventType = "pet.sold_out"
+	FeedEventTypePetRestocked     FeedEventType = "pet.restocked"
+	FeedEventTypePetStatusChanged FeedEventType = "pet.status_changed"
+	FeedEventTypeInventoryUpdated FeedEventType = "inventory.updated"
+)
+
+// AllValues returns all FeedEventType values.
+func (FeedEventType) AllValues() []FeedEventType {
+	return []FeedEventType{
+		FeedEventTypeOrderPlaced,
+		FeedEventTypeOrderCompleted,
+		FeedEventTypeOrderCancelled,
+		FeedEventTypePetSoldOut,
+		FeedEventTypePetRestocked,
+		FeedEventTypePetStatusChanged,
+		FeedEventTypeInventoryUpdated,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s FeedEventType) MarshalText() ([]byte, error) {
+	switch s {
+	case FeedEventTypeOrderPlaced:
+		return []byte(s), nil
+	case FeedEventTypeOrderCompleted:
+		return []byte(s), nil
+	case FeedEventTypeOrderCancelled:
+		return []byte(s), nil
+	case FeedEventTypePetSoldOut:
+		return []byte(s), nil
+	case FeedEventTypePetRestocked:
+		return []byte(s), nil
+	case FeedEventTypePetStatusChanged:
+		return []byte(s), nil
+	case FeedEventTypeInventoryUpdated:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *FeedEventType) UnmarshalText(data []byte) error {
+	switch FeedEventType(data) {
+	case FeedEventTypeOrderPlaced:
+		*s = FeedEventTypeOrderPlaced
+		return nil
+	case FeedEventTypeOrderCompleted:
+		*s = FeedEventTypeOrderCompleted
+		return nil
+	case FeedEventTypeOrderCancelled:
+		*s = FeedEventTypeOrderCancelled
+		return nil
+	case FeedEventTypePetSoldOut:
+		*s = FeedEventTypePetSoldOut
+		return nil
+	case FeedEventTypePetRestocked:
+		*s = FeedEventTypePetRestocked
+		return nil
+	case FeedEventTypePetStatusChanged:
+		*s = FeedEventTypePetStatusChanged
+		return nil
+	case FeedEventTypeInventoryUpdated:
+		*s = FeedEventTypeInventoryUpdated
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 type GetCategoryBadRequest Error
 
 func (*GetCategoryBadRequest) getCategoryRes() {}
@@ -591,6 +1116,22 @@ func (*GetCategoryInternalServerError) getCategoryRes() {}
 type GetCategoryNotFound Error
 
 func (*GetCategoryNotFound) getCategoryRes() {}
+
+type GetEventBadRequest Error
+
+func (*GetEventBadRequest) getEventRes() {}
+
+type GetEventForbidden Error
+
+func (*GetEventForbidden) getEventRes() {}
+
+type GetEventInternalServerError Error
+
+func (*GetEventInternalServerError) getEventRes() {}
+
+type GetEventNotFound Error
+
+func (*GetEventNotFound) getEventRes() {}
 
 type GetInventoryBadRequest Error
 
@@ -693,6 +1234,22 @@ func (s *GetPetByIdOKHeaders) SetResponse(val Pet) {
 }
 
 func (*GetPetByIdOKHeaders) getPetByIdRes() {}
+
+type GetWebhookBadRequest Error
+
+func (*GetWebhookBadRequest) getWebhookRes() {}
+
+type GetWebhookForbidden Error
+
+func (*GetWebhookForbidden) getWebhookRes() {}
+
+type GetWebhookInternalServerError Error
+
+func (*GetWebhookInternalServerError) getWebhookRes() {}
+
+type GetWebhookNotFound Error
+
+func (*GetWebhookNotFound) getWebhookRes() {}
 
 // The stock count of one pet.
 // Ref: #/components/schemas/InventoryItem
@@ -828,6 +1385,90 @@ func (s *ListCategoriesOKHeaders) SetResponse(val []Category) {
 
 func (*ListCategoriesOKHeaders) listCategoriesRes() {}
 
+type ListDeliveriesBadRequest Error
+
+func (*ListDeliveriesBadRequest) listDeliveriesRes() {}
+
+type ListDeliveriesForbidden Error
+
+func (*ListDeliveriesForbidden) listDeliveriesRes() {}
+
+type ListDeliveriesInternalServerError Error
+
+func (*ListDeliveriesInternalServerError) listDeliveriesRes() {}
+
+type ListDeliveriesNotFound Error
+
+func (*ListDeliveriesNotFound) listDeliveriesRes() {}
+
+// ListDeliveriesOKHeaders wraps []Delivery with response headers.
+type ListDeliveriesOKHeaders struct {
+	Link     OptString
+	Response []Delivery
+}
+
+// GetLink returns the value of Link.
+func (s *ListDeliveriesOKHeaders) GetLink() OptString {
+	return s.Link
+}
+
+// GetResponse returns the value of Response.
+func (s *ListDeliveriesOKHeaders) GetResponse() []Delivery {
+	return s.Response
+}
+
+// SetLink sets the value of Link.
+func (s *ListDeliveriesOKHeaders) SetLink(val OptString) {
+	s.Link = val
+}
+
+// SetResponse sets the value of Response.
+func (s *ListDeliveriesOKHeaders) SetResponse(val []Delivery) {
+	s.Response = val
+}
+
+func (*ListDeliveriesOKHeaders) listDeliveriesRes() {}
+
+type ListEventsBadRequest Error
+
+func (*ListEventsBadRequest) listEventsRes() {}
+
+type ListEventsForbidden Error
+
+func (*ListEventsForbidden) listEventsRes() {}
+
+type ListEventsInternalServerError Error
+
+func (*ListEventsInternalServerError) listEventsRes() {}
+
+// ListEventsOKHeaders wraps []Event with response headers.
+type ListEventsOKHeaders struct {
+	Link     OptString
+	Response []Event
+}
+
+// GetLink returns the value of Link.
+func (s *ListEventsOKHeaders) GetLink() OptString {
+	return s.Link
+}
+
+// GetResponse returns the value of Response.
+func (s *ListEventsOKHeaders) GetResponse() []Event {
+	return s.Response
+}
+
+// SetLink sets the value of Link.
+func (s *ListEventsOKHeaders) SetLink(val OptString) {
+	s.Link = val
+}
+
+// SetResponse sets the value of Response.
+func (s *ListEventsOKHeaders) SetResponse(val []Event) {
+	s.Response = val
+}
+
+func (*ListEventsOKHeaders) listEventsRes() {}
+
 type ListInventoryBadRequest Error
 
 func (*ListInventoryBadRequest) listInventoryRes() {}
@@ -907,6 +1548,46 @@ func (*ListPetsBadRequest) listPetsRes() {}
 type ListPetsInternalServerError Error
 
 func (*ListPetsInternalServerError) listPetsRes() {}
+
+type ListWebhooksBadRequest Error
+
+func (*ListWebhooksBadRequest) listWebhooksRes() {}
+
+type ListWebhooksForbidden Error
+
+func (*ListWebhooksForbidden) listWebhooksRes() {}
+
+type ListWebhooksInternalServerError Error
+
+func (*ListWebhooksInternalServerError) listWebhooksRes() {}
+
+// ListWebhooksOKHeaders wraps []Webhook with response headers.
+type ListWebhooksOKHeaders struct {
+	Link     OptString
+	Response []Webhook
+}
+
+// GetLink returns the value of Link.
+func (s *ListWebhooksOKHeaders) GetLink() OptString {
+	return s.Link
+}
+
+// GetResponse returns the value of Response.
+func (s *ListWebhooksOKHeaders) GetResponse() []Webhook {
+	return s.Response
+}
+
+// SetLink sets the value of Link.
+func (s *ListWebhooksOKHeaders) SetLink(val OptString) {
+	s.Link = val
+}
+
+// SetResponse sets the value of Response.
+func (s *ListWebhooksOKHeaders) SetResponse(val []Webhook) {
+	s.Response = val
+}
+
+func (*ListWebhooksOKHeaders) listWebhooksRes() {}
 
 // A message and its delivery status.
 // Ref: #/components/schemas/Message
@@ -1217,6 +1898,50 @@ func (s *NewPetStatus) UnmarshalText(data []byte) error {
 	}
 }
 
+// A webhook endpoint to add.
+// Ref: #/components/schemas/NewWebhook
+type NewWebhook struct {
+	// Where deliveries are posted: an absolute `https://` URL (at most 2,048 bytes) without a user name,
+	// password or fragment, on a public address. With `--webhooks-allow-private`, private and loopback
+	// addresses are accepted too, over `http://` as well; link-local and other special-purpose addresses
+	// never are. A host name is checked at every delivery, on the addresses it resolves to then.
+	URL string `json:"url"`
+	// The event types to receive (1–8, each once), or `["*"]` for every type.
+	Events []EventSubscription `json:"events"`
+	// What the endpoint is for.
+	Description OptString `json:"description"`
+}
+
+// GetURL returns the value of URL.
+func (s *NewWebhook) GetURL() string {
+	return s.URL
+}
+
+// GetEvents returns the value of Events.
+func (s *NewWebhook) GetEvents() []EventSubscription {
+	return s.Events
+}
+
+// GetDescription returns the value of Description.
+func (s *NewWebhook) GetDescription() OptString {
+	return s.Description
+}
+
+// SetURL sets the value of URL.
+func (s *NewWebhook) SetURL(val string) {
+	s.URL = val
+}
+
+// SetEvents sets the value of Events.
+func (s *NewWebhook) SetEvents(val []EventSubscription) {
+	s.Events = val
+}
+
+// SetDescription sets the value of Description.
+func (s *NewWebhook) SetDescription(val OptString) {
+	s.Description = val
+}
+
 // NewOptBool returns new OptBool with value set to v.
 func NewOptBool(v bool) OptBool {
 	return OptBool{
@@ -1303,6 +2028,52 @@ func (o OptDateTime) Get() (v time.Time, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptDateTime) Or(d time.Time) time.Time {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptFeedEventType returns new OptFeedEventType with value set to v.
+func NewOptFeedEventType(v FeedEventType) OptFeedEventType {
+	return OptFeedEventType{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptFeedEventType is optional FeedEventType.
+type OptFeedEventType struct {
+	Value FeedEventType
+	Set   bool
+}
+
+// IsSet returns true if OptFeedEventType was set.
+func (o OptFeedEventType) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptFeedEventType) Reset() {
+	var v FeedEventType
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptFeedEventType) SetTo(v FeedEventType) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptFeedEventType) Get() (v FeedEventType, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptFeedEventType) Or(d FeedEventType) FeedEventType {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -1441,6 +2212,74 @@ func (o OptNewPetStatus) Get() (v NewPetStatus, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNewPetStatus) Or(d NewPetStatus) NewPetStatus {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilString returns new OptNilString with value set to v.
+func NewOptNilString(v string) OptNilString {
+	return OptNilString{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilString is optional nullable string.
+type OptNilString struct {
+	Value string
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilString was set.
+func (o OptNilString) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilString) Reset() {
+	var v string
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilString) SetTo(v string) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilString) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilString) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v string
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilString) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilString) Get() (v string, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilString) Or(d string) string {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -1934,31 +2773,42 @@ func (s *RateLimitedHeaders) SetResponse(val Error) {
 	s.Response = val
 }
 
-func (*RateLimitedHeaders) cancelOrderRes()     {}
-func (*RateLimitedHeaders) createAccountRes()   {}
-func (*RateLimitedHeaders) createApiKeyRes()    {}
-func (*RateLimitedHeaders) createCategoryRes()  {}
-func (*RateLimitedHeaders) createPetRes()       {}
-func (*RateLimitedHeaders) deleteCategoryRes()  {}
-func (*RateLimitedHeaders) deletePetRes()       {}
-func (*RateLimitedHeaders) getCategoryRes()     {}
-func (*RateLimitedHeaders) getInventoryRes()    {}
-func (*RateLimitedHeaders) getMessageRes()      {}
-func (*RateLimitedHeaders) getOrderRes()        {}
-func (*RateLimitedHeaders) getPetByIdRes()      {}
-func (*RateLimitedHeaders) listApiKeysRes()     {}
-func (*RateLimitedHeaders) listCategoriesRes()  {}
-func (*RateLimitedHeaders) listInventoryRes()   {}
-func (*RateLimitedHeaders) listOrdersRes()      {}
-func (*RateLimitedHeaders) listPetsRes()        {}
-func (*RateLimitedHeaders) placeOrderRes()      {}
-func (*RateLimitedHeaders) replaceCategoryRes() {}
-func (*RateLimitedHeaders) replacePetRes()      {}
-func (*RateLimitedHeaders) revokeApiKeyRes()    {}
-func (*RateLimitedHeaders) sendMessageRes()     {}
-func (*RateLimitedHeaders) setInventoryRes()    {}
-func (*RateLimitedHeaders) updateOrderRes()     {}
-func (*RateLimitedHeaders) updatePetRes()       {}
+func (*RateLimitedHeaders) cancelOrderRes()         {}
+func (*RateLimitedHeaders) createAccountRes()       {}
+func (*RateLimitedHeaders) createApiKeyRes()        {}
+func (*RateLimitedHeaders) createCategoryRes()      {}
+func (*RateLimitedHeaders) createPetRes()           {}
+func (*RateLimitedHeaders) createWebhookRes()       {}
+func (*RateLimitedHeaders) deleteCategoryRes()      {}
+func (*RateLimitedHeaders) deletePetRes()           {}
+func (*RateLimitedHeaders) deleteWebhookRes()       {}
+func (*RateLimitedHeaders) getCategoryRes()         {}
+func (*RateLimitedHeaders) getEventRes()            {}
+func (*RateLimitedHeaders) getInventoryRes()        {}
+func (*RateLimitedHeaders) getMessageRes()          {}
+func (*RateLimitedHeaders) getOrderRes()            {}
+func (*RateLimitedHeaders) getPetByIdRes()          {}
+func (*RateLimitedHeaders) getWebhookRes()          {}
+func (*RateLimitedHeaders) listApiKeysRes()         {}
+func (*RateLimitedHeaders) listCategoriesRes()      {}
+func (*RateLimitedHeaders) listDeliveriesRes()      {}
+func (*RateLimitedHeaders) listEventsRes()          {}
+func (*RateLimitedHeaders) listInventoryRes()       {}
+func (*RateLimitedHeaders) listOrdersRes()          {}
+func (*RateLimitedHeaders) listPetsRes()            {}
+func (*RateLimitedHeaders) listWebhooksRes()        {}
+func (*RateLimitedHeaders) placeOrderRes()          {}
+func (*RateLimitedHeaders) replaceCategoryRes()     {}
+func (*RateLimitedHeaders) replacePetRes()          {}
+func (*RateLimitedHeaders) retryDeliveryRes()       {}
+func (*RateLimitedHeaders) revokeApiKeyRes()        {}
+func (*RateLimitedHeaders) rotateWebhookSecretRes() {}
+func (*RateLimitedHeaders) sendMessageRes()         {}
+func (*RateLimitedHeaders) sendTestEventRes()       {}
+func (*RateLimitedHeaders) setInventoryRes()        {}
+func (*RateLimitedHeaders) updateOrderRes()         {}
+func (*RateLimitedHeaders) updatePetRes()           {}
+func (*RateLimitedHeaders) updateWebhookRes()       {}
 
 type ReplaceCategoryBadRequest Error
 
@@ -2008,6 +2858,26 @@ type ReplacePetRequestEntityTooLarge Error
 
 func (*ReplacePetRequestEntityTooLarge) replacePetRes() {}
 
+type RetryDeliveryBadRequest Error
+
+func (*RetryDeliveryBadRequest) retryDeliveryRes() {}
+
+type RetryDeliveryConflict Error
+
+func (*RetryDeliveryConflict) retryDeliveryRes() {}
+
+type RetryDeliveryForbidden Error
+
+func (*RetryDeliveryForbidden) retryDeliveryRes() {}
+
+type RetryDeliveryInternalServerError Error
+
+func (*RetryDeliveryInternalServerError) retryDeliveryRes() {}
+
+type RetryDeliveryNotFound Error
+
+func (*RetryDeliveryNotFound) retryDeliveryRes() {}
+
 type RevokeApiKeyBadRequest Error
 
 func (*RevokeApiKeyBadRequest) revokeApiKeyRes() {}
@@ -2027,6 +2897,22 @@ func (*RevokeApiKeyNotFound) revokeApiKeyRes() {}
 
 type Role string
 
+type RotateWebhookSecretBadRequest Error
+
+func (*RotateWebhookSecretBadRequest) rotateWebhookSecretRes() {}
+
+type RotateWebhookSecretForbidden Error
+
+func (*RotateWebhookSecretForbidden) rotateWebhookSecretRes() {}
+
+type RotateWebhookSecretInternalServerError Error
+
+func (*RotateWebhookSecretInternalServerError) rotateWebhookSecretRes() {}
+
+type RotateWebhookSecretNotFound Error
+
+func (*RotateWebhookSecretNotFound) rotateWebhookSecretRes() {}
+
 type SendMessageBadRequest Error
 
 func (*SendMessageBadRequest) sendMessageRes() {}
@@ -2038,6 +2924,22 @@ func (*SendMessageInternalServerError) sendMessageRes() {}
 type SendMessageRequestEntityTooLarge Error
 
 func (*SendMessageRequestEntityTooLarge) sendMessageRes() {}
+
+type SendTestEventBadRequest Error
+
+func (*SendTestEventBadRequest) sendTestEventRes() {}
+
+type SendTestEventForbidden Error
+
+func (*SendTestEventForbidden) sendTestEventRes() {}
+
+type SendTestEventInternalServerError Error
+
+func (*SendTestEventInternalServerError) sendTestEventRes() {}
+
+type SendTestEventNotFound Error
+
+func (*SendTestEventNotFound) sendTestEventRes() {}
 
 type SetInventoryBadRequest Error
 
@@ -2085,30 +2987,41 @@ func (s *UnauthorizedHeaders) SetResponse(val Error) {
 	s.Response = val
 }
 
-func (*UnauthorizedHeaders) cancelOrderRes()     {}
-func (*UnauthorizedHeaders) createApiKeyRes()    {}
-func (*UnauthorizedHeaders) createCategoryRes()  {}
-func (*UnauthorizedHeaders) createPetRes()       {}
-func (*UnauthorizedHeaders) deleteCategoryRes()  {}
-func (*UnauthorizedHeaders) deletePetRes()       {}
-func (*UnauthorizedHeaders) getCategoryRes()     {}
-func (*UnauthorizedHeaders) getInventoryRes()    {}
-func (*UnauthorizedHeaders) getMessageRes()      {}
-func (*UnauthorizedHeaders) getOrderRes()        {}
-func (*UnauthorizedHeaders) getPetByIdRes()      {}
-func (*UnauthorizedHeaders) listApiKeysRes()     {}
-func (*UnauthorizedHeaders) listCategoriesRes()  {}
-func (*UnauthorizedHeaders) listInventoryRes()   {}
-func (*UnauthorizedHeaders) listOrdersRes()      {}
-func (*UnauthorizedHeaders) listPetsRes()        {}
-func (*UnauthorizedHeaders) placeOrderRes()      {}
-func (*UnauthorizedHeaders) replaceCategoryRes() {}
-func (*UnauthorizedHeaders) replacePetRes()      {}
-func (*UnauthorizedHeaders) revokeApiKeyRes()    {}
-func (*UnauthorizedHeaders) sendMessageRes()     {}
-func (*UnauthorizedHeaders) setInventoryRes()    {}
-func (*UnauthorizedHeaders) updateOrderRes()     {}
-func (*UnauthorizedHeaders) updatePetRes()       {}
+func (*UnauthorizedHeaders) cancelOrderRes()         {}
+func (*UnauthorizedHeaders) createApiKeyRes()        {}
+func (*UnauthorizedHeaders) createCategoryRes()      {}
+func (*UnauthorizedHeaders) createPetRes()           {}
+func (*UnauthorizedHeaders) createWebhookRes()       {}
+func (*UnauthorizedHeaders) deleteCategoryRes()      {}
+func (*UnauthorizedHeaders) deletePetRes()           {}
+func (*UnauthorizedHeaders) deleteWebhookRes()       {}
+func (*UnauthorizedHeaders) getCategoryRes()         {}
+func (*UnauthorizedHeaders) getEventRes()            {}
+func (*UnauthorizedHeaders) getInventoryRes()        {}
+func (*UnauthorizedHeaders) getMessageRes()          {}
+func (*UnauthorizedHeaders) getOrderRes()            {}
+func (*UnauthorizedHeaders) getPetByIdRes()          {}
+func (*UnauthorizedHeaders) getWebhookRes()          {}
+func (*UnauthorizedHeaders) listApiKeysRes()         {}
+func (*UnauthorizedHeaders) listCategoriesRes()      {}
+func (*UnauthorizedHeaders) listDeliveriesRes()      {}
+func (*UnauthorizedHeaders) listEventsRes()          {}
+func (*UnauthorizedHeaders) listInventoryRes()       {}
+func (*UnauthorizedHeaders) listOrdersRes()          {}
+func (*UnauthorizedHeaders) listPetsRes()            {}
+func (*UnauthorizedHeaders) listWebhooksRes()        {}
+func (*UnauthorizedHeaders) placeOrderRes()          {}
+func (*UnauthorizedHeaders) replaceCategoryRes()     {}
+func (*UnauthorizedHeaders) replacePetRes()          {}
+func (*UnauthorizedHeaders) retryDeliveryRes()       {}
+func (*UnauthorizedHeaders) revokeApiKeyRes()        {}
+func (*UnauthorizedHeaders) rotateWebhookSecretRes() {}
+func (*UnauthorizedHeaders) sendMessageRes()         {}
+func (*UnauthorizedHeaders) sendTestEventRes()       {}
+func (*UnauthorizedHeaders) setInventoryRes()        {}
+func (*UnauthorizedHeaders) updateOrderRes()         {}
+func (*UnauthorizedHeaders) updatePetRes()           {}
+func (*UnauthorizedHeaders) updateWebhookRes()       {}
 
 // UnavailableHeaders wraps Error with response headers.
 type UnavailableHeaders struct {
@@ -2136,31 +3049,42 @@ func (s *UnavailableHeaders) SetResponse(val Error) {
 	s.Response = val
 }
 
-func (*UnavailableHeaders) cancelOrderRes()     {}
-func (*UnavailableHeaders) createAccountRes()   {}
-func (*UnavailableHeaders) createApiKeyRes()    {}
-func (*UnavailableHeaders) createCategoryRes()  {}
-func (*UnavailableHeaders) createPetRes()       {}
-func (*UnavailableHeaders) deleteCategoryRes()  {}
-func (*UnavailableHeaders) deletePetRes()       {}
-func (*UnavailableHeaders) getCategoryRes()     {}
-func (*UnavailableHeaders) getInventoryRes()    {}
-func (*UnavailableHeaders) getMessageRes()      {}
-func (*UnavailableHeaders) getOrderRes()        {}
-func (*UnavailableHeaders) getPetByIdRes()      {}
-func (*UnavailableHeaders) listApiKeysRes()     {}
-func (*UnavailableHeaders) listCategoriesRes()  {}
-func (*UnavailableHeaders) listInventoryRes()   {}
-func (*UnavailableHeaders) listOrdersRes()      {}
-func (*UnavailableHeaders) listPetsRes()        {}
-func (*UnavailableHeaders) placeOrderRes()      {}
-func (*UnavailableHeaders) replaceCategoryRes() {}
-func (*UnavailableHeaders) replacePetRes()      {}
-func (*UnavailableHeaders) revokeApiKeyRes()    {}
-func (*UnavailableHeaders) sendMessageRes()     {}
-func (*UnavailableHeaders) setInventoryRes()    {}
-func (*UnavailableHeaders) updateOrderRes()     {}
-func (*UnavailableHeaders) updatePetRes()       {}
+func (*UnavailableHeaders) cancelOrderRes()         {}
+func (*UnavailableHeaders) createAccountRes()       {}
+func (*UnavailableHeaders) createApiKeyRes()        {}
+func (*UnavailableHeaders) createCategoryRes()      {}
+func (*UnavailableHeaders) createPetRes()           {}
+func (*UnavailableHeaders) createWebhookRes()       {}
+func (*UnavailableHeaders) deleteCategoryRes()      {}
+func (*UnavailableHeaders) deletePetRes()           {}
+func (*UnavailableHeaders) deleteWebhookRes()       {}
+func (*UnavailableHeaders) getCategoryRes()         {}
+func (*UnavailableHeaders) getEventRes()            {}
+func (*UnavailableHeaders) getInventoryRes()        {}
+func (*UnavailableHeaders) getMessageRes()          {}
+func (*UnavailableHeaders) getOrderRes()            {}
+func (*UnavailableHeaders) getPetByIdRes()          {}
+func (*UnavailableHeaders) getWebhookRes()          {}
+func (*UnavailableHeaders) listApiKeysRes()         {}
+func (*UnavailableHeaders) listCategoriesRes()      {}
+func (*UnavailableHeaders) listDeliveriesRes()      {}
+func (*UnavailableHeaders) listEventsRes()          {}
+func (*UnavailableHeaders) listInventoryRes()       {}
+func (*UnavailableHeaders) listOrdersRes()          {}
+func (*UnavailableHeaders) listPetsRes()            {}
+func (*UnavailableHeaders) listWebhooksRes()        {}
+func (*UnavailableHeaders) placeOrderRes()          {}
+func (*UnavailableHeaders) replaceCategoryRes()     {}
+func (*UnavailableHeaders) replacePetRes()          {}
+func (*UnavailableHeaders) retryDeliveryRes()       {}
+func (*UnavailableHeaders) revokeApiKeyRes()        {}
+func (*UnavailableHeaders) rotateWebhookSecretRes() {}
+func (*UnavailableHeaders) sendMessageRes()         {}
+func (*UnavailableHeaders) sendTestEventRes()       {}
+func (*UnavailableHeaders) setInventoryRes()        {}
+func (*UnavailableHeaders) updateOrderRes()         {}
+func (*UnavailableHeaders) updatePetRes()           {}
+func (*UnavailableHeaders) updateWebhookRes()       {}
 
 type UpdateOrderBadRequest Error
 
@@ -2217,3 +3141,381 @@ func (*UpdatePetNotFound) updatePetRes() {}
 type UpdatePetRequestEntityTooLarge Error
 
 func (*UpdatePetRequestEntityTooLarge) updatePetRes() {}
+
+type UpdateWebhookApplicationJSON WebhookPatch
+
+func (*UpdateWebhookApplicationJSON) updateWebhookReq() {}
+
+type UpdateWebhookApplicationMergePatchJSON WebhookPatch
+
+func (*UpdateWebhookApplicationMergePatchJSON) updateWebhookReq() {}
+
+type UpdateWebhookBadRequest Error
+
+func (*UpdateWebhookBadRequest) updateWebhookRes() {}
+
+type UpdateWebhookForbidden Error
+
+func (*UpdateWebhookForbidden) updateWebhookRes() {}
+
+type UpdateWebhookInternalServerError Error
+
+func (*UpdateWebhookInternalServerError) updateWebhookRes() {}
+
+type UpdateWebhookNotFound Error
+
+func (*UpdateWebhookNotFound) updateWebhookRes() {}
+
+type UpdateWebhookRequestEntityTooLarge Error
+
+func (*UpdateWebhookRequestEntityTooLarge) updateWebhookRes() {}
+
+// A webhook endpoint, without its secret.
+// Ref: #/components/schemas/Webhook
+type Webhook struct {
+	// Unique identifier assigned on creation.
+	ID int64 `json:"id"`
+	// Where deliveries are posted.
+	URL string `json:"url"`
+	// What the endpoint is for.
+	Description OptString `json:"description"`
+	// The event types the endpoint receives, or `["*"]` for every type. An open list, like `Event.type`.
+	Events []string `json:"events"`
+	// Whether events are delivered to it.
+	Enabled bool `json:"enabled"`
+	// Why the service disabled the endpoint (it failed for 72 hours straight); absent while it is enabled,
+	// and when an admin disabled it.
+	DisabledReason OptString `json:"disabledReason"`
+	// When the endpoint's current run of failed attempts began; absent while its last attempt succeeded.
+	FailingSince OptDateTime `json:"failingSince"`
+	// Until when the secret replaced by the last rotation still signs deliveries (a second `v1` in
+	// `Petstore-Signature`); absent when no rotation overlaps.
+	PreviousSecretExpiresAt OptDateTime `json:"previousSecretExpiresAt"`
+	CreatedAt               time.Time   `json:"createdAt"`
+	UpdatedAt               time.Time   `json:"updatedAt"`
+}
+
+// GetID returns the value of ID.
+func (s *Webhook) GetID() int64 {
+	return s.ID
+}
+
+// GetURL returns the value of URL.
+func (s *Webhook) GetURL() string {
+	return s.URL
+}
+
+// GetDescription returns the value of Description.
+func (s *Webhook) GetDescription() OptString {
+	return s.Description
+}
+
+// GetEvents returns the value of Events.
+func (s *Webhook) GetEvents() []string {
+	return s.Events
+}
+
+// GetEnabled returns the value of Enabled.
+func (s *Webhook) GetEnabled() bool {
+	return s.Enabled
+}
+
+// GetDisabledReason returns the value of DisabledReason.
+func (s *Webhook) GetDisabledReason() OptString {
+	return s.DisabledReason
+}
+
+// GetFailingSince returns the value of FailingSince.
+func (s *Webhook) GetFailingSince() OptDateTime {
+	return s.FailingSince
+}
+
+// GetPreviousSecretExpiresAt returns the value of PreviousSecretExpiresAt.
+func (s *Webhook) GetPreviousSecretExpiresAt() OptDateTime {
+	return s.PreviousSecretExpiresAt
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *Webhook) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetUpdatedAt returns the value of UpdatedAt.
+func (s *Webhook) GetUpdatedAt() time.Time {
+	return s.UpdatedAt
+}
+
+// SetID sets the value of ID.
+func (s *Webhook) SetID(val int64) {
+	s.ID = val
+}
+
+// SetURL sets the value of URL.
+func (s *Webhook) SetURL(val string) {
+	s.URL = val
+}
+
+// SetDescription sets the value of Description.
+func (s *Webhook) SetDescription(val OptString) {
+	s.Description = val
+}
+
+// SetEvents sets the value of Events.
+func (s *Webhook) SetEvents(val []string) {
+	s.Events = val
+}
+
+// SetEnabled sets the value of Enabled.
+func (s *Webhook) SetEnabled(val bool) {
+	s.Enabled = val
+}
+
+// SetDisabledReason sets the value of DisabledReason.
+func (s *Webhook) SetDisabledReason(val OptString) {
+	s.DisabledReason = val
+}
+
+// SetFailingSince sets the value of FailingSince.
+func (s *Webhook) SetFailingSince(val OptDateTime) {
+	s.FailingSince = val
+}
+
+// SetPreviousSecretExpiresAt sets the value of PreviousSecretExpiresAt.
+func (s *Webhook) SetPreviousSecretExpiresAt(val OptDateTime) {
+	s.PreviousSecretExpiresAt = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *Webhook) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetUpdatedAt sets the value of UpdatedAt.
+func (s *Webhook) SetUpdatedAt(val time.Time) {
+	s.UpdatedAt = val
+}
+
+func (*Webhook) getWebhookRes()    {}
+func (*Webhook) updateWebhookRes() {}
+
+// A JSON merge patch of a webhook endpoint; fields left out keep their value.
+// Ref: #/components/schemas/WebhookPatch
+type WebhookPatch struct {
+	// Where deliveries are posted, checked as on creation (see `NewWebhook.url`).
+	URL OptString `json:"url"`
+	// The event types to receive (1–8, each once), or `["*"]` for every type.
+	Events []EventSubscription `json:"events"`
+	// What the endpoint is for; `null` removes it.
+	Description OptNilString `json:"description"`
+	// `false` stops deliveries (pending ones fail); `true` enables the endpoint again and clears
+	// `disabledReason` and `failingSince`.
+	Enabled OptBool `json:"enabled"`
+}
+
+// GetURL returns the value of URL.
+func (s *WebhookPatch) GetURL() OptString {
+	return s.URL
+}
+
+// GetEvents returns the value of Events.
+func (s *WebhookPatch) GetEvents() []EventSubscription {
+	return s.Events
+}
+
+// GetDescription returns the value of Description.
+func (s *WebhookPatch) GetDescription() OptNilString {
+	return s.Description
+}
+
+// GetEnabled returns the value of Enabled.
+func (s *WebhookPatch) GetEnabled() OptBool {
+	return s.Enabled
+}
+
+// SetURL sets the value of URL.
+func (s *WebhookPatch) SetURL(val OptString) {
+	s.URL = val
+}
+
+// SetEvents sets the value of Events.
+func (s *WebhookPatch) SetEvents(val []EventSubscription) {
+	s.Events = val
+}
+
+// SetDescription sets the value of Description.
+func (s *WebhookPatch) SetDescription(val OptNilString) {
+	s.Description = val
+}
+
+// SetEnabled sets the value of Enabled.
+func (s *WebhookPatch) SetEnabled(val OptBool) {
+	s.Enabled = val
+}
+
+// Merged schema.
+// Ref: #/components/schemas/WebhookWithSecret
+type WebhookWithSecret struct {
+	// Unique identifier assigned on creation.
+	ID int64 `json:"id"`
+	// Where deliveries are posted.
+	URL string `json:"url"`
+	// What the endpoint is for.
+	Description OptString `json:"description"`
+	// The event types the endpoint receives, or `["*"]` for every type. An open list, like `Event.type`.
+	Events []string `json:"events"`
+	// Whether events are delivered to it.
+	Enabled bool `json:"enabled"`
+	// Why the service disabled the endpoint (it failed for 72 hours straight); absent while it is enabled,
+	// and when an admin disabled it.
+	DisabledReason OptString `json:"disabledReason"`
+	// When the endpoint's current run of failed attempts began; absent while its last attempt succeeded.
+	FailingSince OptDateTime `json:"failingSince"`
+	// Until when the secret replaced by the last rotation still signs deliveries (a second `v1` in
+	// `Petstore-Signature`); absent when no rotation overlaps.
+	PreviousSecretExpiresAt OptDateTime `json:"previousSecretExpiresAt"`
+	CreatedAt               time.Time   `json:"createdAt"`
+	UpdatedAt               time.Time   `json:"updatedAt"`
+	// The key of the deliveries' HMAC-SHA256 signatures: the whole string, as UTF-8 bytes, `whsec_`
+	// included. It is never shown again; keep it where your receiver can read it.
+	Secret string `json:"secret"`
+}
+
+// GetID returns the value of ID.
+func (s *WebhookWithSecret) GetID() int64 {
+	return s.ID
+}
+
+// GetURL returns the value of URL.
+func (s *WebhookWithSecret) GetURL() string {
+	return s.URL
+}
+
+// GetDescription returns the value of Description.
+func (s *WebhookWithSecret) GetDescription() OptString {
+	return s.Description
+}
+
+// GetEvents returns the value of Events.
+func (s *WebhookWithSecret) GetEvents() []string {
+	return s.Events
+}
+
+// GetEnabled returns the value of Enabled.
+func (s *WebhookWithSecret) GetEnabled() bool {
+	return s.Enabled
+}
+
+// GetDisabledReason returns the value of DisabledReason.
+func (s *WebhookWithSecret) GetDisabledReason() OptString {
+	return s.DisabledReason
+}
+
+// GetFailingSince returns the value of FailingSince.
+func (s *WebhookWithSecret) GetFailingSince() OptDateTime {
+	return s.FailingSince
+}
+
+// GetPreviousSecretExpiresAt returns the value of PreviousSecretExpiresAt.
+func (s *WebhookWithSecret) GetPreviousSecretExpiresAt() OptDateTime {
+	return s.PreviousSecretExpiresAt
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *WebhookWithSecret) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetUpdatedAt returns the value of UpdatedAt.
+func (s *WebhookWithSecret) GetUpdatedAt() time.Time {
+	return s.UpdatedAt
+}
+
+// GetSecret returns the value of Secret.
+func (s *WebhookWithSecret) GetSecret() string {
+	return s.Secret
+}
+
+// SetID sets the value of ID.
+func (s *WebhookWithSecret) SetID(val int64) {
+	s.ID = val
+}
+
+// SetURL sets the value of URL.
+func (s *WebhookWithSecret) SetURL(val string) {
+	s.URL = val
+}
+
+// SetDescription sets the value of Description.
+func (s *WebhookWithSecret) SetDescription(val OptString) {
+	s.Description = val
+}
+
+// SetEvents sets the value of Events.
+func (s *WebhookWithSecret) SetEvents(val []string) {
+	s.Events = val
+}
+
+// SetEnabled sets the value of Enabled.
+func (s *WebhookWithSecret) SetEnabled(val bool) {
+	s.Enabled = val
+}
+
+// SetDisabledReason sets the value of DisabledReason.
+func (s *WebhookWithSecret) SetDisabledReason(val OptString) {
+	s.DisabledReason = val
+}
+
+// SetFailingSince sets the value of FailingSince.
+func (s *WebhookWithSecret) SetFailingSince(val OptDateTime) {
+	s.FailingSince = val
+}
+
+// SetPreviousSecretExpiresAt sets the value of PreviousSecretExpiresAt.
+func (s *WebhookWithSecret) SetPreviousSecretExpiresAt(val OptDateTime) {
+	s.PreviousSecretExpiresAt = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *WebhookWithSecret) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetUpdatedAt sets the value of UpdatedAt.
+func (s *WebhookWithSecret) SetUpdatedAt(val time.Time) {
+	s.UpdatedAt = val
+}
+
+// SetSecret sets the value of Secret.
+func (s *WebhookWithSecret) SetSecret(val string) {
+	s.Secret = val
+}
+
+func (*WebhookWithSecret) rotateWebhookSecretRes() {}
+
+// WebhookWithSecretHeaders wraps WebhookWithSecret with response headers.
+type WebhookWithSecretHeaders struct {
+	Location string
+	Response WebhookWithSecret
+}
+
+// GetLocation returns the value of Location.
+func (s *WebhookWithSecretHeaders) GetLocation() string {
+	return s.Location
+}
+
+// GetResponse returns the value of Response.
+func (s *WebhookWithSecretHeaders) GetResponse() WebhookWithSecret {
+	return s.Response
+}
+
+// SetLocation sets the value of Location.
+func (s *WebhookWithSecretHeaders) SetLocation(val string) {
+	s.Location = val
+}
+
+// SetResponse sets the value of Response.
+func (s *WebhookWithSecretHeaders) SetResponse(val WebhookWithSecret) {
+	s.Response = val
+}
+
+func (*WebhookWithSecretHeaders) createWebhookRes() {}

@@ -47,6 +47,18 @@ type Handler interface {
 	//
 	// POST /pets
 	CreatePet(ctx context.Context, req *NewPet) (CreatePetRes, error)
+	// CreateWebhook implements createWebhook operation.
+	//
+	// Admin only. Registers an endpoint that receives the events it subscribes to (`events`: types, or `*`
+	// for every type, those added later included), enabled. The answer holds the endpoint's signing
+	// `secret`, shown only here and when it is rotated; keep it to verify deliveries (see Webhooks above).
+	//
+	// The URL must be `https://` on a public address (with `--webhooks-allow-private`, private and
+	// loopback addresses too, over `http://` as well); a URL that may not be used answers
+	// `400 validation_failed` with a detail on `url` that says why.
+	//
+	// POST /webhooks
+	CreateWebhook(ctx context.Context, req *NewWebhook) (CreateWebhookRes, error)
 	// DeleteCategory implements deleteCategory operation.
 	//
 	// Admin only. A category that pets still use answers `409 conflict`.
@@ -60,12 +72,26 @@ type Handler interface {
 	//
 	// DELETE /pets/{petId}
 	DeletePet(ctx context.Context, params DeletePetParams) (DeletePetRes, error)
+	// DeleteWebhook implements deleteWebhook operation.
+	//
+	// Admin only. Removes the endpoint and its deliveries; nothing more is sent to it. The events stay in
+	// the feed.
+	//
+	// DELETE /webhooks/{webhookId}
+	DeleteWebhook(ctx context.Context, params DeleteWebhookParams) (DeleteWebhookRes, error)
 	// GetCategory implements getCategory operation.
 	//
 	// Any account may read a category. An id that names no category answers `404`.
 	//
 	// GET /categories/{categoryId}
 	GetCategory(ctx context.Context, params GetCategoryParams) (GetCategoryRes, error)
+	// GetEvent implements getEvent operation.
+	//
+	// Admin only. One event of the feed, as endpoints are sent it. An id that names no event of the feed
+	// (one past the retention, a `webhook.test` event) answers `404`.
+	//
+	// GET /events/{eventId}
+	GetEvent(ctx context.Context, params GetEventParams) (GetEventRes, error)
 	// GetInventory implements getInventory operation.
 	//
 	// Any account may read a pet's stock count and its status. An id that names no pet answers `404`.
@@ -95,6 +121,14 @@ type Handler interface {
 	//
 	// GET /pets/{petId}
 	GetPetById(ctx context.Context, params GetPetByIdParams) (GetPetByIdRes, error)
+	// GetWebhook implements getWebhook operation.
+	//
+	// Admin only. The endpoint without its secret: whether it is enabled, why the service disabled it
+	// (`disabledReason`), since when its attempts fail (`failingSince`), and until when a rotated secret
+	// still signs (`previousSecretExpiresAt`).
+	//
+	// GET /webhooks/{webhookId}
+	GetWebhook(ctx context.Context, params GetWebhookParams) (GetWebhookRes, error)
 	// ListApiKeys implements listApiKeys operation.
 	//
 	// The caller's keys that are not revoked, without their secrets, by id (paginated).
@@ -107,6 +141,26 @@ type Handler interface {
 	//
 	// GET /categories
 	ListCategories(ctx context.Context, params ListCategoriesParams) (ListCategoriesRes, error)
+	// ListDeliveries implements listDeliveries operation.
+	//
+	// Admin only. The endpoint's deliveries by id, oldest first: where each stands (`status`), how many
+	// attempts it took, the last answer's status or error, and when the next attempt is due. Deliveries go
+	// with their events when those pass the feed's retention.
+	//
+	// GET /webhooks/{webhookId}/deliveries
+	ListDeliveries(ctx context.Context, params ListDeliveriesParams) (ListDeliveriesRes, error)
+	// ListEvents implements listEvents operation.
+	//
+	// Admin only. The feed of events, oldest first, for consumers that cannot receive webhooks: the events
+	// endpoints are sent, with the same ids and bodies (`webhook.test` events excepted). It is paginated
+	// like every list; a reader that follows the `Link` headers misses no event, because the feed shows an
+	// event only once every event before it is committed. To poll for what happens next, keep the URL of
+	// the last page you read (the one without a `Link`) and read it again later: it holds the events you
+	// have (skip them by `id`) and those that happened since, with a `Link` when more follow. Events are
+	// kept for 30 days (the operator's `--event-retention`), then removed with their deliveries.
+	//
+	// GET /events
+	ListEvents(ctx context.Context, params ListEventsParams) (ListEventsRes, error)
 	// ListInventory implements listInventory operation.
 	//
 	// The stock count and status of every pet, by pet id.
@@ -129,6 +183,12 @@ type Handler interface {
 	//
 	// GET /pets
 	ListPets(ctx context.Context, params ListPetsParams) (ListPetsRes, error)
+	// ListWebhooks implements listWebhooks operation.
+	//
+	// Admin only. Endpoints by id, without their secrets.
+	//
+	// GET /webhooks
+	ListWebhooks(ctx context.Context, params ListWebhooksParams) (ListWebhooksRes, error)
 	// PlaceOrder implements placeOrder operation.
 	//
 	// Takes `quantity` (1–100) off the pet's stock at once. The pet must be `available` (else
@@ -162,6 +222,16 @@ type Handler interface {
 	//
 	// PUT /pets/{petId}
 	ReplacePet(ctx context.Context, req *NewPet, params ReplacePetParams) (ReplacePetRes, error)
+	// RetryDelivery implements retryDelivery operation.
+	//
+	// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of retries
+	// whose back-off starts at its shortest again (`attempts` counts from 0); a `succeeded` one is sent
+	// again (receivers dedupe by event id). A delivery still `pending` is left as it is. An id that names
+	// no delivery of this endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+	// (enable the endpoint first).
+	//
+	// POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry
+	RetryDelivery(ctx context.Context, params RetryDeliveryParams) (RetryDeliveryRes, error)
 	// RevokeApiKey implements revokeApiKey operation.
 	//
 	// Revokes one of the caller's keys. It answers `401` on its very next use (within one second on other
@@ -169,6 +239,15 @@ type Handler interface {
 	//
 	// DELETE /api-keys/{keyId}
 	RevokeApiKey(ctx context.Context, params RevokeApiKeyParams) (RevokeApiKeyRes, error)
+	// RotateWebhookSecret implements rotateWebhookSecret operation.
+	//
+	// Admin only. Makes a new signing secret and answers it, shown only this once. The secret it replaces
+	// keeps signing for 24 hours (`previousSecretExpiresAt`): until then every delivery carries two `v1`
+	// signatures, one per secret, so the receiver can switch to the new secret at any time within the
+	// overlap. Rotating again within the overlap ends it: only the secret just replaced keeps signing.
+	//
+	// POST /webhooks/{webhookId}/rotate-secret
+	RotateWebhookSecret(ctx context.Context, params RotateWebhookSecretParams) (RotateWebhookSecretRes, error)
 	// SendMessage implements sendMessage operation.
 	//
 	// The getting-started call: proves that your key works. The message (1–2,000 characters) is queued
@@ -178,6 +257,16 @@ type Handler interface {
 	//
 	// POST /messages
 	SendMessage(ctx context.Context, req *NewMessage) (SendMessageRes, error)
+	// SendTestEvent implements sendTestEvent operation.
+	//
+	// Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its secret), and
+	// delivers it to this endpoint only, whatever it subscribes to, as soon as the deliveries before it
+	// are done. A disabled endpoint is sent it too, so that a fixed receiver can be checked before the
+	// endpoint is enabled again. The event is not in the feed. The answer is the pending delivery; follow
+	// it in `GET /webhooks/{webhookId}/deliveries`.
+	//
+	// POST /webhooks/{webhookId}/test
+	SendTestEvent(ctx context.Context, params SendTestEventParams) (SendTestEventRes, error)
 	// SetInventory implements setInventory operation.
 	//
 	// Admin only (beta). Sets the stock count (0–1,000,000). A count above 0 makes a `sold` or `pending`
@@ -203,6 +292,19 @@ type Handler interface {
 	//
 	// PATCH /pets/{petId}
 	UpdatePet(ctx context.Context, req UpdatePetReq, params UpdatePetParams) (UpdatePetRes, error)
+	// UpdateWebhook implements updateWebhook operation.
+	//
+	// Admin only. A JSON merge patch (RFC 7396) of `url`, `events`, `description` and `enabled`: fields
+	// left out keep their value; `"description": null` removes the description, and `null` for any other
+	// field answers `400 validation_failed`. The URL is checked as on creation.
+	//
+	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become `failed`, and
+	// events that happen while it is disabled are not delivered to it. `"enabled": true` on a disabled
+	// endpoint enables it again and clears `disabledReason` and `failingSince`; retry the failed
+	// deliveries you still want with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+	//
+	// PATCH /webhooks/{webhookId}
+	UpdateWebhook(ctx context.Context, req UpdateWebhookReq, params UpdateWebhookParams) (UpdateWebhookRes, error)
 	// NewError creates *DefaultStatusCodeWithHeaders from error returned by handler.
 	//
 	// Used for common default response.

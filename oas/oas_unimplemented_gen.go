@@ -67,6 +67,21 @@ func (UnimplementedHandler) CreatePet(ctx context.Context, req *NewPet) (r Creat
 	return r, ht.ErrNotImplemented
 }
 
+// CreateWebhook implements createWebhook operation.
+//
+// Admin only. Registers an endpoint that receives the events it subscribes to (`events`: types, or `*`
+// for every type, those added later included), enabled. The answer holds the endpoint's signing
+// `secret`, shown only here and when it is rotated; keep it to verify deliveries (see Webhooks above).
+//
+// The URL must be `https://` on a public address (with `--webhooks-allow-private`, private and
+// loopback addresses too, over `http://` as well); a URL that may not be used answers
+// `400 validation_failed` with a detail on `url` that says why.
+//
+// POST /webhooks
+func (UnimplementedHandler) CreateWebhook(ctx context.Context, req *NewWebhook) (r CreateWebhookRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // DeleteCategory implements deleteCategory operation.
 //
 // Admin only. A category that pets still use answers `409 conflict`.
@@ -86,12 +101,32 @@ func (UnimplementedHandler) DeletePet(ctx context.Context, params DeletePetParam
 	return r, ht.ErrNotImplemented
 }
 
+// DeleteWebhook implements deleteWebhook operation.
+//
+// Admin only. Removes the endpoint and its deliveries; nothing more is sent to it. The events stay in
+// the feed.
+//
+// DELETE /webhooks/{webhookId}
+func (UnimplementedHandler) DeleteWebhook(ctx context.Context, params DeleteWebhookParams) (r DeleteWebhookRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetCategory implements getCategory operation.
 //
 // Any account may read a category. An id that names no category answers `404`.
 //
 // GET /categories/{categoryId}
 func (UnimplementedHandler) GetCategory(ctx context.Context, params GetCategoryParams) (r GetCategoryRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GetEvent implements getEvent operation.
+//
+// Admin only. One event of the feed, as endpoints are sent it. An id that names no event of the feed
+// (one past the retention, a `webhook.test` event) answers `404`.
+//
+// GET /events/{eventId}
+func (UnimplementedHandler) GetEvent(ctx context.Context, params GetEventParams) (r GetEventRes, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -136,6 +171,17 @@ func (UnimplementedHandler) GetPetById(ctx context.Context, params GetPetByIdPar
 	return r, ht.ErrNotImplemented
 }
 
+// GetWebhook implements getWebhook operation.
+//
+// Admin only. The endpoint without its secret: whether it is enabled, why the service disabled it
+// (`disabledReason`), since when its attempts fail (`failingSince`), and until when a rotated secret
+// still signs (`previousSecretExpiresAt`).
+//
+// GET /webhooks/{webhookId}
+func (UnimplementedHandler) GetWebhook(ctx context.Context, params GetWebhookParams) (r GetWebhookRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ListApiKeys implements listApiKeys operation.
 //
 // The caller's keys that are not revoked, without their secrets, by id (paginated).
@@ -151,6 +197,32 @@ func (UnimplementedHandler) ListApiKeys(ctx context.Context, params ListApiKeysP
 //
 // GET /categories
 func (UnimplementedHandler) ListCategories(ctx context.Context, params ListCategoriesParams) (r ListCategoriesRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListDeliveries implements listDeliveries operation.
+//
+// Admin only. The endpoint's deliveries by id, oldest first: where each stands (`status`), how many
+// attempts it took, the last answer's status or error, and when the next attempt is due. Deliveries go
+// with their events when those pass the feed's retention.
+//
+// GET /webhooks/{webhookId}/deliveries
+func (UnimplementedHandler) ListDeliveries(ctx context.Context, params ListDeliveriesParams) (r ListDeliveriesRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListEvents implements listEvents operation.
+//
+// Admin only. The feed of events, oldest first, for consumers that cannot receive webhooks: the events
+// endpoints are sent, with the same ids and bodies (`webhook.test` events excepted). It is paginated
+// like every list; a reader that follows the `Link` headers misses no event, because the feed shows an
+// event only once every event before it is committed. To poll for what happens next, keep the URL of
+// the last page you read (the one without a `Link`) and read it again later: it holds the events you
+// have (skip them by `id`) and those that happened since, with a `Link` when more follow. Events are
+// kept for 30 days (the operator's `--event-retention`), then removed with their deliveries.
+//
+// GET /events
+func (UnimplementedHandler) ListEvents(ctx context.Context, params ListEventsParams) (r ListEventsRes, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -182,6 +254,15 @@ func (UnimplementedHandler) ListOrders(ctx context.Context, params ListOrdersPar
 //
 // GET /pets
 func (UnimplementedHandler) ListPets(ctx context.Context, params ListPetsParams) (r ListPetsRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ListWebhooks implements listWebhooks operation.
+//
+// Admin only. Endpoints by id, without their secrets.
+//
+// GET /webhooks
+func (UnimplementedHandler) ListWebhooks(ctx context.Context, params ListWebhooksParams) (r ListWebhooksRes, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -227,6 +308,19 @@ func (UnimplementedHandler) ReplacePet(ctx context.Context, req *NewPet, params 
 	return r, ht.ErrNotImplemented
 }
 
+// RetryDelivery implements retryDelivery operation.
+//
+// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of retries
+// whose back-off starts at its shortest again (`attempts` counts from 0); a `succeeded` one is sent
+// again (receivers dedupe by event id). A delivery still `pending` is left as it is. An id that names
+// no delivery of this endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+// (enable the endpoint first).
+//
+// POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry
+func (UnimplementedHandler) RetryDelivery(ctx context.Context, params RetryDeliveryParams) (r RetryDeliveryRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // RevokeApiKey implements revokeApiKey operation.
 //
 // Revokes one of the caller's keys. It answers `401` on its very next use (within one second on other
@@ -234,6 +328,18 @@ func (UnimplementedHandler) ReplacePet(ctx context.Context, req *NewPet, params 
 //
 // DELETE /api-keys/{keyId}
 func (UnimplementedHandler) RevokeApiKey(ctx context.Context, params RevokeApiKeyParams) (r RevokeApiKeyRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// RotateWebhookSecret implements rotateWebhookSecret operation.
+//
+// Admin only. Makes a new signing secret and answers it, shown only this once. The secret it replaces
+// keeps signing for 24 hours (`previousSecretExpiresAt`): until then every delivery carries two `v1`
+// signatures, one per secret, so the receiver can switch to the new secret at any time within the
+// overlap. Rotating again within the overlap ends it: only the secret just replaced keeps signing.
+//
+// POST /webhooks/{webhookId}/rotate-secret
+func (UnimplementedHandler) RotateWebhookSecret(ctx context.Context, params RotateWebhookSecretParams) (r RotateWebhookSecretRes, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -246,6 +352,19 @@ func (UnimplementedHandler) RevokeApiKey(ctx context.Context, params RevokeApiKe
 //
 // POST /messages
 func (UnimplementedHandler) SendMessage(ctx context.Context, req *NewMessage) (r SendMessageRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// SendTestEvent implements sendTestEvent operation.
+//
+// Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its secret), and
+// delivers it to this endpoint only, whatever it subscribes to, as soon as the deliveries before it
+// are done. A disabled endpoint is sent it too, so that a fixed receiver can be checked before the
+// endpoint is enabled again. The event is not in the feed. The answer is the pending delivery; follow
+// it in `GET /webhooks/{webhookId}/deliveries`.
+//
+// POST /webhooks/{webhookId}/test
+func (UnimplementedHandler) SendTestEvent(ctx context.Context, params SendTestEventParams) (r SendTestEventRes, _ error) {
 	return r, ht.ErrNotImplemented
 }
 
@@ -280,6 +399,22 @@ func (UnimplementedHandler) UpdateOrder(ctx context.Context, req *OrderUpdate, p
 //
 // PATCH /pets/{petId}
 func (UnimplementedHandler) UpdatePet(ctx context.Context, req UpdatePetReq, params UpdatePetParams) (r UpdatePetRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// UpdateWebhook implements updateWebhook operation.
+//
+// Admin only. A JSON merge patch (RFC 7396) of `url`, `events`, `description` and `enabled`: fields
+// left out keep their value; `"description": null` removes the description, and `null` for any other
+// field answers `400 validation_failed`. The URL is checked as on creation.
+//
+// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become `failed`, and
+// events that happen while it is disabled are not delivered to it. `"enabled": true` on a disabled
+// endpoint enables it again and clears `disabledReason` and `failingSince`; retry the failed
+// deliveries you still want with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+//
+// PATCH /webhooks/{webhookId}
+func (UnimplementedHandler) UpdateWebhook(ctx context.Context, req UpdateWebhookReq, params UpdateWebhookParams) (r UpdateWebhookRes, _ error) {
 	return r, ht.ErrNotImplemented
 }
 

@@ -161,6 +161,7 @@ func (a *testAPI) state(t testing.TB) []byte {
 		{Method: "GET", Path: "/v1/store/inventory?limit=100", Key: a.Admin},
 		{Method: "GET", Path: "/v1/store/orders?limit=100", Key: a.Admin},
 		{Method: "GET", Path: "/v1/api-keys?limit=100", Key: a.Customer},
+		{Method: "GET", Path: "/v1/webhooks?limit=100", Key: a.Admin},
 	} {
 		b.Write(a.do(t, r).expect(200, "").Body)
 		b.WriteByte('\n')

@@ -26,6 +26,11 @@ type Handler struct {
 	metrics   *metrics
 	// failedLogins counts failed logins per account email (nil: no limit).
 	failedLogins ratelimit.Limiter
+	// webhooks keeps endpoints, deliveries and the event feed; nil when the store
+	// does not (the operations then answer not_implemented).
+	webhooks petstore.WebhookStore
+	// checkURL decides whether a URL may be an endpoint's (Config.CheckWebhookURL).
+	checkURL func(string) error
 }
 
 var _ oas.Handler = (*Handler)(nil)

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
@@ -213,6 +215,24 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		if strings.Contains(body, leak) {
 			t.Errorf("a label carries user input %q", leak)
 		}
+	}
+}
+
+// TestMetricsExtraCollectors: the collectors of Config.Collectors (the webhook
+// dispatcher's) are served with the API's metrics, and one whose metrics clash with
+// another's is refused when the server is built, not at the first scrape.
+func TestMetricsExtraCollectors(t *testing.T) {
+	extra := prometheus.NewCounter(prometheus.CounterOpts{Name: "petstore_extra_total", Help: "A test's counter."})
+	extra.Add(3)
+	a := newTestAPI(t, func(c *httpapi.Config) { c.Collectors = append(c.Collectors, extra) })
+	rec := httptest.NewRecorder()
+	a.Server.Metrics().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if body := rec.Body.String(); rec.Code != 200 || !strings.Contains(body, "\npetstore_extra_total 3\n") {
+		t.Fatalf("metrics answered %d without petstore_extra_total 3:\n%s", rec.Code, body)
+	}
+	clash := prometheus.NewGauge(prometheus.GaugeOpts{Name: "petstore_orders_placed_total", Help: "Not the API's counter."})
+	if _, err := httpapi.New(httpapi.Config{Store: a.Store, Collectors: []prometheus.Collector{clash}}); err == nil {
+		t.Fatal("a collector that clashes with the API's metrics was taken")
 	}
 }
 

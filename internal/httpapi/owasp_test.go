@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -85,6 +86,11 @@ type owaspWorld struct {
 	order     order
 	keyID     int64
 	messageID string
+	// webhook is an endpoint with one delivery (of a test event); eventID is an
+	// event of the feed (the world's order placed one).
+	webhook    webhook
+	deliveryID int64
+	eventID    string
 	// Other is the key of a second customer.
 	Other string
 }
@@ -102,6 +108,30 @@ func newOWASPWorld(t *testing.T, a *testAPI) *owaspWorld {
 	a.do(t, req{Method: "POST", Path: "/v1/messages", Key: a.Customer, Body: `{"message":"hello"}`}).expect(201, "").JSON(&m)
 	w.messageID = m.ID
 	w.Other, _ = a.newKey("other@example.com", petstore.Customer)
+	// The endpoint, its delivery and the event come from the store: the world is also
+	// made under a rate limit of 5 a second (API4).
+	ctx := context.Background()
+	// Not a.webhookStore, which skips: a store without webhooks must not skip the
+	// whole suite.
+	ws, ok := a.Store.(petstore.WebhookStore)
+	if !ok {
+		t.Fatalf("the %T store keeps no webhooks", a.Store)
+	}
+	hook, err := ws.CreateWebhook(ctx, petstore.Webhook{URL: "https://hooks.example.com/petstore", Events: petstore.MaskAll, Secret: "whsec_world"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.webhook = webhook{ID: hook.ID, URL: hook.URL}
+	d, err := ws.SendTestEvent(ctx, hook.ID, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.deliveryID = d.ID
+	placed, err := ws.Events(ctx, petstore.EventFilter{Type: petstore.OrderPlaced}, petstore.Page{Limit: 1})
+	if err != nil || len(placed) != 1 {
+		t.Fatalf("the world's order placed %d events (%v)", len(placed), err)
+	}
+	w.eventID = placed[0].ID
 	return w
 }
 
@@ -114,6 +144,9 @@ func (w *owaspWorld) request(t testing.TB, op docOp, key string) req {
 		"{orderId}", fmt.Sprint(w.order.ID),
 		"{keyId}", fmt.Sprint(w.keyID),
 		"{messageId}", w.messageID,
+		"{webhookId}", fmt.Sprint(w.webhook.ID),
+		"{deliveryId}", fmt.Sprint(w.deliveryID),
+		"{eventId}", w.eventID,
 	).Replace(op.Path)
 	bodies := map[string]string{
 		"createAccount":   `{"email":"new@example.com","password":"correct horse battery"}`,
@@ -127,6 +160,8 @@ func (w *owaspWorld) request(t testing.TB, op docOp, key string) req {
 		"setInventory":    `{"quantity":50}`,
 		"placeOrder":      fmt.Sprintf(`{"petId":%d,"quantity":1}`, w.pet.ID),
 		"updateOrder":     `{"complete":false}`,
+		"createWebhook":   `{"url":"https://hooks.example.com/other","events":["order.placed"]}`,
+		"updateWebhook":   `{"description":"Order desk"}`,
 	}
 	r := req{Method: op.Method, Path: path, Key: key}
 	if op.HasBody {
@@ -286,6 +321,8 @@ func TestOWASP_API3_BrokenObjectPropertyLevelAuthorization(t *testing.T) {
 		"updatePet":     {`"id":1`, `"stock":100`},
 		"updateOrder":   {`"accountId":1`, `"quantity":100`, `"petId":1`},
 		"sendMessage":   {`"status":"sent"`, `"id":"msg_x"`},
+		"createWebhook": {`"secret":"whsec_chosen"`, `"enabled":false`, `"id":1`, `"disabledReason":"x"`},
+		"updateWebhook": {`"secret":"whsec_chosen"`, `"previousSecretExpiresAt":"2099-01-01T00:00:00Z"`, `"failingSince":"2020-01-01T00:00:00Z"`, `"id":1`},
 	}
 	tried := 0
 	for _, op := range a.documentOps(t) {
@@ -328,6 +365,11 @@ func TestOWASP_API3_BrokenObjectPropertyLevelAuthorization(t *testing.T) {
 			// A whole key is shown once, to whoever made it; lists show its prefix.
 			if wholeKey.Match(res.Body) && !(op.ID == "createApiKey" && res.Status == 201) {
 				t.Errorf("%s answered %d showing a whole key: %s", op.ID, res.Status, res.Body)
+			}
+			// A webhook secret is shown when it is made, and nowhere else: not in
+			// lists, reads, updates, test events or deliveries.
+			if strings.Contains(low, "whsec_") && !((op.ID == "createWebhook" || op.ID == "rotateWebhookSecret") && res.Status < 300) {
+				t.Errorf("%s answered %d showing a webhook secret: %s", op.ID, res.Status, res.Body)
 			}
 		}
 	}
@@ -423,8 +465,8 @@ func TestOWASP_API5_BrokenFunctionLevelAuthorization(t *testing.T) {
 			}
 		})
 	}
-	if admin != 9 {
-		t.Errorf("the document marks %d operations admin only; the role table has 9", admin)
+	if admin != 20 {
+		t.Errorf("the document marks %d operations admin only; the role table has 20", admin)
 	}
 	if after := a.state(t); !bytes.Equal(before, after) {
 		t.Fatal("a customer changed what only admins may")
@@ -495,9 +537,13 @@ func TestOWASP_API7_ServerSideRequestForgery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A webhook endpoint's URL is the one URL the service fetches: webhook.Sender
+	// checks every address it dials (after DNS) and follows no redirect, and the URL
+	// is checked when it is set (below).
+	fetched := map[string]bool{"NewWebhook.url": true, "WebhookPatch.url": true, "Webhook.url": true}
 	for name, schema := range doc.Components.Schemas {
 		for prop, p := range schema.Value.Properties {
-			if f := p.Value.Format; f == "uri" || f == "url" || strings.HasSuffix(strings.ToLower(prop), "url") {
+			if f := p.Value.Format; (f == "uri" || f == "url" || strings.HasSuffix(strings.ToLower(prop), "url")) && !fetched[name+"."+prop] {
 				t.Errorf("schema %s has a URL field %s: whatever fetches it must guard against SSRF", name, prop)
 			}
 		}
@@ -528,6 +574,11 @@ func TestOWASP_API7_ServerSideRequestForgery(t *testing.T) {
 		if strings.Contains(link, ln.Addr().String()) {
 			t.Errorf("a link was built from the request's Host: %q", link)
 		}
+	}
+	// An endpoint URL on the operator's own network is refused when it is set, before
+	// anything could be sent to it: the listener, a private and a link-local address.
+	for _, url := range []string{target, "https://" + ln.Addr().String() + "/internal", "https://10.0.0.1/", "https://169.254.169.254/latest/meta-data"} {
+		a.do(t, req{Method: "POST", Path: "/v1/webhooks", Key: a.Admin, Body: fmt.Sprintf(`{"url":%q,"events":["*"]}`, url)}).expect(400, "validation_failed")
 	}
 	select {
 	case <-dialed:

@@ -3,8 +3,6 @@ package petstore
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base32"
-	"strings"
 	"time"
 )
 
@@ -117,12 +115,36 @@ type Event struct {
 	Webhook *Webhook
 }
 
-// NewEventID makes a fresh event id: 130 random bits, so ids never repeat, not even
-// across databases a receiver has seen.
+// NewEventID makes a fresh event id: the time in milliseconds, then 80 random bits,
+// so that ids never repeat, not even across databases a receiver has seen, and a store
+// indexes them in the order they are made (appending to its index, not writing all
+// over it). The alphabet is in ASCII order, so ids sort by time as text.
 func NewEventID() string {
-	var b [17]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return "evt_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))[:26]
+	return newEventID(time.Now())
+}
+
+const idAlphabet = "234567abcdefghijklmnopqrstuvwxyz"
+
+func newEventID(now time.Time) string {
+	var b [4 + 26]byte
+	copy(b[:], "evt_")
+	ms := uint64(now.UnixMilli())
+	for i := 13; i >= 4; i-- { // 10 characters: 50 bits of milliseconds
+		b[i] = idAlphabet[ms&31]
+		ms >>= 5
+	}
+	var r [10]byte
+	_, _ = rand.Read(r[:]) // never fails (crypto/rand)
+	bits, n, j := uint64(0), 0, 14
+	for _, c := range r {
+		bits, n = bits<<8|uint64(c), n+8
+		for n >= 5 {
+			n -= 5
+			b[j] = idAlphabet[bits>>n&31]
+			j++
+		}
+	}
+	return string(b[:])
 }
 
 // StockEvents lists the events of a pet's stock and status going from before to
@@ -212,7 +234,9 @@ type Delivery struct {
 	EventID   string
 	EventType EventType
 	Status    DeliveryStatus
-	Attempts  int
+	// Attempts counts the attempts of the current run: since the delivery was made,
+	// or since an admin last retried it (the back-off starts afresh then).
+	Attempts int
 	// NextAttemptAt is when the next attempt is due (pending only).
 	NextAttemptAt *time.Time
 	LastAttemptAt *time.Time

@@ -6,20 +6,18 @@ import (
 	"time"
 )
 
-// The stores keep an event's resource as JSON of a small tagged snapshot, written and
-// read by MarshalEventData and UnmarshalEventData so that both stores keep the same
-// bytes. The snapshot's field names are spelled out: renaming a Go field must not
-// change what is stored, since events outlive releases (30 days by default). The
-// snapshot of an endpoint never holds its secrets.
-
+// eventData is how stores keep the resource of an event: the domain values with tags
+// of their own, so that a stored event reads back whatever the API's JSON becomes.
+// The HTTP layer renders the API's representation from the Event when it is sent or
+// listed.
 type eventData struct {
-	Order     *orderSnapshot     `json:"order,omitempty"`
-	Pet       *petSnapshot       `json:"pet,omitempty"`
-	Inventory *inventorySnapshot `json:"inventory,omitempty"`
-	Webhook   *webhookSnapshot   `json:"webhook,omitempty"`
+	Order     *storedOrder     `json:"order,omitempty"`
+	Pet       *storedPet       `json:"pet,omitempty"`
+	Inventory *storedInventory `json:"inventory,omitempty"`
+	Webhook   *storedWebhook   `json:"webhook,omitempty"`
 }
 
-type orderSnapshot struct {
+type storedOrder struct {
 	ID        int64      `json:"id"`
 	PetID     int64      `json:"petId"`
 	AccountID int64      `json:"accountId"`
@@ -29,7 +27,7 @@ type orderSnapshot struct {
 	CreatedAt time.Time  `json:"createdAt"`
 }
 
-type petSnapshot struct {
+type storedPet struct {
 	ID         int64     `json:"id"`
 	Name       string    `json:"name"`
 	CategoryID int64     `json:"categoryId"`
@@ -37,87 +35,69 @@ type petSnapshot struct {
 	Stock      int       `json:"stock"`
 }
 
-type inventorySnapshot struct {
+type storedInventory struct {
 	PetID    int64     `json:"petId"`
 	Quantity int       `json:"quantity"`
 	Status   PetStatus `json:"status"`
 }
 
-type webhookSnapshot struct {
-	ID          int64       `json:"id"`
-	URL         string      `json:"url"`
-	Description string      `json:"description"`
-	Events      []EventType `json:"events"`
+// storedWebhook keeps what a test event shows of its endpoint: never its secrets.
+type storedWebhook struct {
+	ID          int64     `json:"id"`
+	URL         string    `json:"url"`
+	Description string    `json:"description,omitempty"`
+	Events      EventMask `json:"events"`
+	Enabled     bool      `json:"enabled"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
-// MarshalEventData encodes the resource of e (its Order, Pet, Inventory or Webhook,
-// exactly one of which must be set) for a store to keep. Times are kept in UTC.
+// MarshalEventData encodes the resource of e (its Order, Pet, Inventory or Webhook)
+// for a store to keep beside the event.
 func MarshalEventData(e Event) ([]byte, error) {
 	var d eventData
-	n := 0
-	if o := e.Order; o != nil {
-		n++
-		d.Order = &orderSnapshot{ID: o.ID, PetID: o.PetID, AccountID: o.AccountID, Quantity: o.Quantity,
-			ShipDate: utcPtr(o.ShipDate), Complete: o.Complete, CreatedAt: o.CreatedAt.UTC()}
-	}
-	if p := e.Pet; p != nil {
-		n++
-		d.Pet = &petSnapshot{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, Stock: p.Stock}
-	}
-	if it := e.Inventory; it != nil {
-		n++
-		d.Inventory = &inventorySnapshot{PetID: it.PetID, Quantity: it.Quantity, Status: it.Status}
-	}
-	if w := e.Webhook; w != nil {
-		n++
-		d.Webhook = &webhookSnapshot{ID: w.ID, URL: w.URL, Description: w.Description, Events: w.Events.Types()}
-	}
-	if n != 1 {
-		return nil, fmt.Errorf("event %s (%s) holds %d resources, want 1", e.ID, e.Type, n)
+	switch {
+	case e.Order != nil:
+		o := storedOrder(*e.Order)
+		d.Order = &o
+	case e.Pet != nil:
+		p := storedPet(*e.Pet)
+		d.Pet = &p
+	case e.Inventory != nil:
+		i := storedInventory(*e.Inventory)
+		d.Inventory = &i
+	case e.Webhook != nil:
+		w := e.Webhook
+		d.Webhook = &storedWebhook{ID: w.ID, URL: w.URL, Description: w.Description, Events: w.Events,
+			Enabled: w.Enabled, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	default:
+		return nil, fmt.Errorf("event %s (%s) has no resource", e.ID, e.Type)
 	}
 	return json.Marshal(d)
 }
 
-// UnmarshalEventData decodes what MarshalEventData made into the resource fields of
-// e, leaving its other fields as they are. Times come back in UTC.
-func UnmarshalEventData(data []byte, e *Event) error {
+// UnmarshalEventData reads what MarshalEventData wrote into e's resource.
+func UnmarshalEventData(e *Event, data []byte) error {
 	var d eventData
 	if err := json.Unmarshal(data, &d); err != nil {
-		return fmt.Errorf("read the data of event %s: %w", e.ID, err)
+		return fmt.Errorf("event %s: stored data: %w", e.ID, err)
 	}
-	e.Order, e.Pet, e.Inventory, e.Webhook = nil, nil, nil, nil
-	if o := d.Order; o != nil {
-		e.Order = &Order{ID: o.ID, PetID: o.PetID, AccountID: o.AccountID, Quantity: o.Quantity,
-			ShipDate: utcPtr(o.ShipDate), Complete: o.Complete, CreatedAt: o.CreatedAt.UTC()}
-	}
-	if p := d.Pet; p != nil {
-		e.Pet = &Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, Stock: p.Stock}
-	}
-	if it := d.Inventory; it != nil {
-		e.Inventory = &InventoryItem{PetID: it.PetID, Quantity: it.Quantity, Status: it.Status}
-	}
-	if w := d.Webhook; w != nil {
-		// The types were those of a valid mask; an unknown one (from a later release)
-		// is left out rather than failing the event.
-		var m EventMask
-		for _, t := range w.Events {
-			if t == AllEvents {
-				m = MaskAll
-			}
-			m |= t.Bit()
-		}
-		e.Webhook = &Webhook{ID: w.ID, URL: w.URL, Description: w.Description, Events: m}
-	}
-	if e.Order == nil && e.Pet == nil && e.Inventory == nil && e.Webhook == nil {
-		return fmt.Errorf("read the data of event %s: it holds no resource", e.ID)
+	switch {
+	case d.Order != nil:
+		o := Order(*d.Order)
+		e.Order = &o
+	case d.Pet != nil:
+		p := Pet(*d.Pet)
+		e.Pet = &p
+	case d.Inventory != nil:
+		i := InventoryItem(*d.Inventory)
+		e.Inventory = &i
+	case d.Webhook != nil:
+		w := d.Webhook
+		e.Webhook = &Webhook{ID: w.ID, URL: w.URL, Description: w.Description, Events: w.Events,
+			Enabled: w.Enabled, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	default:
+		return fmt.Errorf("event %s: stored data holds no resource", e.ID)
 	}
 	return nil
-}
-
-func utcPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }

@@ -1,7 +1,6 @@
 package petstore
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,89 +8,148 @@ import (
 )
 
 func TestEventDataRoundTrips(t *testing.T) {
-	ship := time.Date(2031, 1, 2, 3, 4, 5, 6000, time.FixedZone("", 3600))
-	created := time.Date(2030, 5, 6, 7, 8, 9, 123456000, time.UTC)
-	expires := created.Add(time.Hour)
+	at := time.Date(2026, 11, 23, 10, 0, 0, 123000000, time.UTC)
+	ship := at.Add(48 * time.Hour)
 	tests := []struct {
 		name string
-		in   Event
-		want Event
+		e    Event
 	}{
-		{"an order, its ship date read back in UTC",
-			Event{Order: &Order{ID: 7, PetID: 3, AccountID: 1, Quantity: 2, ShipDate: &ship, Complete: true, CreatedAt: created}},
-			Event{Order: &Order{ID: 7, PetID: 3, AccountID: 1, Quantity: 2, ShipDate: ptrTo(ship.UTC()), Complete: true, CreatedAt: created}}},
-		{"an order without a ship date",
-			Event{Order: &Order{ID: 8, PetID: 3, AccountID: 1, Quantity: 1, CreatedAt: created}},
-			Event{Order: &Order{ID: 8, PetID: 3, AccountID: 1, Quantity: 1, CreatedAt: created}}},
-		{"a pet",
-			Event{Pet: &Pet{ID: 3, Name: "Rex", CategoryID: 2, Status: Sold, Stock: 0}},
-			Event{Pet: &Pet{ID: 3, Name: "Rex", CategoryID: 2, Status: Sold, Stock: 0}}},
-		{"an inventory item",
-			Event{Inventory: &InventoryItem{PetID: 3, Quantity: 9, Status: Available}},
-			Event{Inventory: &InventoryItem{PetID: 3, Quantity: 9, Status: Available}}},
-		{"an endpoint keeps its address and types, not its secrets",
-			Event{Webhook: &Webhook{ID: 4, URL: "https://example.com/h", Description: "d", Events: OrderPlaced.Bit() | PetSoldOut.Bit(),
-				Enabled: true, Secret: "whsec_a", PreviousSecret: "whsec_b", PreviousSecretExpiresAt: &expires, CreatedAt: created}},
-			Event{Webhook: &Webhook{ID: 4, URL: "https://example.com/h", Description: "d", Events: OrderPlaced.Bit() | PetSoldOut.Bit()}}},
-		{"an endpoint of every type",
-			Event{Webhook: &Webhook{ID: 5, URL: "https://example.com/h", Events: MaskAll}},
-			Event{Webhook: &Webhook{ID: 5, URL: "https://example.com/h", Events: MaskAll}}},
+		{"order", Event{Type: OrderPlaced, Order: &Order{ID: 7, PetID: 3, AccountID: 2, Quantity: 4, ShipDate: &ship, CreatedAt: at}}},
+		{"order without ship date", Event{Type: OrderCancelled, Order: &Order{ID: 8, PetID: 3, AccountID: 2, Quantity: 1, Complete: true, CreatedAt: at}}},
+		{"pet", Event{Type: PetStatusChanged, Pet: &Pet{ID: 3, Name: "Rex", CategoryID: 1, Status: Sold}}},
+		{"inventory", Event{Type: PetSoldOut, Inventory: &InventoryItem{PetID: 3, Quantity: 0, Status: Pending}}},
+		{"webhook", Event{Type: WebhookTest, Webhook: &Webhook{ID: 1, URL: "https://example.com/hook", Events: MaskAll, Enabled: true, CreatedAt: at, UpdatedAt: at}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data, err := MarshalEventData(tt.in)
+			data, err := MarshalEventData(tt.e)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strings.Contains(string(data), "whsec_") {
-				t.Errorf("the data holds a secret: %s", data)
-			}
-			// The other fields of the event are the store's columns, left as they are.
-			got := Event{ID: "evt_x", Type: OrderPlaced, Seq: 9, Pet: &Pet{ID: 99}}
-			if err := UnmarshalEventData(data, &got); err != nil {
+			got := Event{Type: tt.e.Type}
+			if err := UnmarshalEventData(&got, data); err != nil {
 				t.Fatal(err)
 			}
-			tt.want.ID, tt.want.Type, tt.want.Seq = "evt_x", OrderPlaced, 9
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %s", describe(got))
-				t.Errorf("want %s", describe(tt.want))
+			if !reflect.DeepEqual(got, tt.e) {
+				t.Errorf("read back %+v, want %+v", got, tt.e)
 			}
 		})
 	}
 }
 
-func TestEventDataNeedsExactlyOneResource(t *testing.T) {
-	for _, e := range []Event{
-		{},
-		{Order: &Order{ID: 1}, Pet: &Pet{ID: 1}},
-	} {
-		if _, err := MarshalEventData(e); err == nil {
-			t.Errorf("MarshalEventData(%+v) succeeded", e)
-		}
+func TestEventDataKeepsNoSecret(t *testing.T) {
+	w := &Webhook{ID: 1, URL: "https://example.com/hook", Secret: "whsec_current", PreviousSecret: "whsec_old"}
+	data, err := MarshalEventData(Event{Type: WebhookTest, Webhook: w})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, data := range []string{`{}`, `not json`, `{"order":null}`} {
-		if err := UnmarshalEventData([]byte(data), &Event{}); err == nil {
-			t.Errorf("UnmarshalEventData(%s) succeeded", data)
-		}
+	if s := string(data); strings.Contains(s, "whsec_") {
+		t.Errorf("stored test event %s holds a secret", s)
 	}
 }
 
-func ptrTo[T any](v T) *T { return &v }
+func TestEventDataNeedsAResource(t *testing.T) {
+	if _, err := MarshalEventData(Event{ID: "evt_x", Type: OrderPlaced}); err == nil {
+		t.Error("an event without a resource was encoded")
+	}
+	if err := UnmarshalEventData(&Event{}, []byte(`{}`)); err == nil {
+		t.Error("stored data without a resource was read")
+	}
+}
 
-// describe shows an event with its resource, which %+v shows only as a pointer.
-func describe(e Event) string {
-	s := fmt.Sprintf("%s %s seq %d", e.ID, e.Type, e.Seq)
-	if e.Order != nil {
-		s += fmt.Sprintf(" order %+v", *e.Order)
+func TestMasks(t *testing.T) {
+	tests := []struct {
+		types   []EventType
+		want    []EventType
+		invalid bool
+	}{
+		{types: []EventType{OrderPlaced}, want: []EventType{OrderPlaced}},
+		{types: []EventType{InventoryUpdated, OrderPlaced, OrderPlaced}, want: []EventType{OrderPlaced, InventoryUpdated}},
+		{types: []EventType{OrderPlaced, AllEvents}, want: []EventType{AllEvents}},
+		{types: nil, invalid: true},
+		{types: []EventType{WebhookTest}, invalid: true},
+		{types: []EventType{"order.shipped"}, invalid: true},
 	}
-	if e.Pet != nil {
-		s += fmt.Sprintf(" pet %+v", *e.Pet)
+	for _, tt := range tests {
+		m, err := MaskOf("events", tt.types)
+		if tt.invalid {
+			if ErrorCode(err) != EValidationFailed {
+				t.Errorf("MaskOf(%v) = %v, %v; want a validation error", tt.types, m, err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(m.Types(), tt.want) {
+			t.Errorf("MaskOf(%v).Types() = %v, %v; want %v", tt.types, m.Types(), err, tt.want)
+		}
 	}
-	if e.Inventory != nil {
-		s += fmt.Sprintf(" inventory %+v", *e.Inventory)
+	if OrderPlaced.Bit()&MaskAll == 0 || WebhookTest.Bit() != 0 {
+		t.Error("bits and MaskAll disagree")
 	}
-	if e.Webhook != nil {
-		s += fmt.Sprintf(" webhook %+v", *e.Webhook)
+}
+
+func TestStockEvents(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	pet := Pet{ID: 5, Name: "Rex", CategoryID: 2}
+	tests := []struct {
+		name          string
+		before, after PetState
+		want          []EventType
+	}{
+		{"nothing changed", PetState{Status: Available, Stock: 3}, PetState{Status: Available, Stock: 3}, nil},
+		{"stock down", PetState{Status: Available, Stock: 3}, PetState{Status: Available, Stock: 1}, []EventType{InventoryUpdated}},
+		{"last units taken", PetState{Status: Available, Stock: 2}, PetState{Status: Pending, Stock: 0}, []EventType{InventoryUpdated, PetSoldOut, PetStatusChanged}},
+		{"restocked", PetState{Status: Sold, Stock: 0}, PetState{Status: Available, Stock: 5}, []EventType{InventoryUpdated, PetRestocked, PetStatusChanged}},
+		{"status only", PetState{Status: Pending, Stock: 0}, PetState{Status: Sold, Stock: 0}, []EventType{PetStatusChanged}},
 	}
-	return s
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			events := StockEvents(pet, tt.before, tt.after, now)
+			var got []EventType
+			ids := map[string]bool{}
+			for _, e := range events {
+				got = append(got, e.Type)
+				ids[e.ID] = true
+				if !e.CreatedAt.Equal(now) {
+					t.Errorf("%s dated %v", e.Type, e.CreatedAt)
+				}
+				switch {
+				case e.Type == PetStatusChanged && (e.Pet == nil || e.Pet.Status != tt.after.Status || e.Pet.Name != "Rex"):
+					t.Errorf("%s holds %+v", e.Type, e.Pet)
+				case e.Type != PetStatusChanged && (e.Inventory == nil || e.Inventory.Quantity != tt.after.Stock):
+					t.Errorf("%s holds %+v", e.Type, e.Inventory)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) || len(ids) != len(events) {
+				t.Errorf("events %v (%d distinct ids), want %v", got, len(ids), tt.want)
+			}
+		})
+	}
+}
+
+func TestEventIDsSortByTime(t *testing.T) {
+	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	prev := newEventID(at)
+	for _, d := range []time.Duration{time.Millisecond, time.Second, 24 * time.Hour, 50 * 365 * 24 * time.Hour} {
+		next := newEventID(at.Add(d))
+		if next[:14] <= prev[:14] {
+			t.Errorf("id at +%v %s does not sort after %s", d, next, prev)
+		}
+		prev = next
+	}
+}
+
+func TestEventIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := NewEventID()
+		if len(id) != 30 || id[:4] != "evt_" || seen[id] {
+			t.Fatalf("bad or repeated id %q", id)
+		}
+		for _, c := range id[4:] {
+			if !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
+				t.Fatalf("id %q has %q", id, c)
+			}
+		}
+		seen[id] = true
+	}
 }

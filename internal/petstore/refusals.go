@@ -21,13 +21,8 @@ func MessageNotFound(id string) *Error {
 	return Errorf(ENotFound, "Message %q was not found.", id)
 }
 
-// EventNotFound is the error for an event id that names no event of the feed.
-func EventNotFound(id string) *Error {
-	return Errorf(ENotFound, "Event %q was not found.", id)
-}
-
 // WebhookNotFound is the error for an id that names no webhook endpoint.
-func WebhookNotFound(id int64) *Error { return NotFound("Webhook endpoint", id) }
+func WebhookNotFound(id int64) *Error { return NotFound("Webhook", id) }
 
 // DeliveryNotFound is the error for an id that names no delivery (of the endpoint).
 func DeliveryNotFound(id int64) *Error { return NotFound("Delivery", id) }
@@ -71,4 +66,9 @@ func AccountRole(r Role) (Role, error) {
 		return "", Invalid("role", "must be customer or admin")
 	}
 	return r, nil
+}
+
+// EventNotFound is the error for an event id that names no event of the feed.
+func EventNotFound(id string) *Error {
+	return Errorf(ENotFound, "Event %q was not found.", id)
 }

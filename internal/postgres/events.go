@@ -128,7 +128,7 @@ func scanEvent(row pgx.Row) (petstore.Event, error) {
 		return petstore.Event{}, err
 	}
 	e.Type = petstore.EventType(typ)
-	if err := petstore.UnmarshalEventData(data, &e); err != nil {
+	if err := petstore.UnmarshalEventData(&e, data); err != nil {
 		return petstore.Event{}, err
 	}
 	return e, nil

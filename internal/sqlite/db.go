@@ -62,6 +62,9 @@ type Options struct {
 	// PetCacheTTL bounds how long a pet read by id is served from memory (see
 	// petCache); DefaultPetCacheTTL when 0, no cache when negative.
 	PetCacheTTL time.Duration
+	// OnDeliveries, when set, is called after a commit that queued webhook
+	// deliveries, to wake the dispatcher of this process.
+	OnDeliveries func()
 }
 
 // DB is the SQLite store. It implements petstore.Store and is safe for concurrent use.
@@ -80,6 +83,7 @@ type DB struct {
 	pets         *petCache
 	now          func() time.Time
 	beforeCommit func() error
+	onDeliveries func()
 }
 
 var _ petstore.Store = (*DB)(nil)
@@ -145,7 +149,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	if o.PetCacheTTL == 0 {
 		o.PetCacheTTL = DefaultPetCacheTTL
 	}
-	db := &DB{write: write, read: read, now: o.Now, beforeCommit: o.BeforeCommit, writeStmts: make(map[string]*sql.Stmt),
+	db := &DB{write: write, read: read, now: o.Now, beforeCommit: o.BeforeCommit, onDeliveries: o.OnDeliveries, writeStmts: make(map[string]*sql.Stmt),
 		pets: newPetCache(o.PetCacheTTL)}
 	db.readStmts.db = read
 	for _, q := range hotWrites {
@@ -266,7 +270,8 @@ func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // hotWrites are the statements of the write transactions on the hot paths (placing
 // an order above all), prepared once in Open.
-var hotWrites = []string{qPetState, qSetPetState, qInsertOrder, qIdempotencyRecord, qSaveIdempotencyRecord}
+var hotWrites = []string{qPetState, qSetPetState, qInsertOrder, qIdempotencyRecord, qSaveIdempotencyRecord,
+	qInsertEvent, qAnyWebhook, qFanOut}
 
 // txStmt returns the statement for query bound to tx: the one prepared in Open for a
 // hot query, else one prepared for this transaction only.

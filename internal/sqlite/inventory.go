@@ -115,7 +115,10 @@ func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p pets
 // SetInventory sets a pet's stock under PetState.Restock, which may change its status.
 func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (petstore.InventoryItem, error) {
 	defer db.pets.forget(petID)
-	var st petstore.PetState
+	var (
+		st     petstore.PetState
+		queued bool
+	)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		cur, err := loadPetState(ctx, db, tx, petID)
 		if err != nil {
@@ -124,10 +127,19 @@ func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (pets
 		if st, err = cur.Restock(quantity); err != nil {
 			return err
 		}
-		return savePetState(ctx, db, tx, petID, st)
+		if err := savePetState(ctx, db, tx, petID, st); err != nil {
+			return err
+		}
+		events, err := petEvents(ctx, tx, petID, cur, st, db.now().UTC())
+		if err != nil {
+			return err
+		}
+		queued, err = db.record(ctx, tx, events)
+		return err
 	})
 	if err != nil {
 		return petstore.InventoryItem{}, fmt.Errorf("set inventory: %w", err)
 	}
+	db.queued(queued)
 	return petstore.InventoryItem{PetID: petID, Quantity: st.Stock, Status: st.Status}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/groupcommit"
@@ -84,7 +85,10 @@ func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []g
 // writes each changed pet once, the placed orders and the keys, and commits; then it
 // answers every request in out.
 func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Result[petstore.PlacedOrder]) error {
-	var batch petstore.OrderBatch
+	var (
+		batch  petstore.OrderBatch
+		queued bool
+	)
 	defer func() { db.pets.forget(batch.Changed...) }()
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		// The write lock is held from here to the commit, and nothing below waits for
@@ -121,6 +125,7 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 				keys[ref] = rec
 			}
 		}
+		before := maps.Clone(pets)
 		batch = petstore.PlanOrders(reqs, pets, keys, db.now().UTC())
 		for _, id := range batch.Changed {
 			if err := savePetState(sctx, db, tx, id, batch.Pets[id]); err != nil {
@@ -142,6 +147,24 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 				return fmt.Errorf("insert order: %w", err)
 			}
 		}
+		events := make([]petstore.Event, 0, len(reqs)+len(batch.Changed))
+		for i := range batch.Plans {
+			if p := &batch.Plans[i]; p.Outcome == petstore.Place {
+				o := p.Order
+				events = append(events, petstore.Event{ID: petstore.NewEventID(), Type: petstore.OrderPlaced, CreatedAt: batch.Now, Order: &o})
+			}
+		}
+		for _, id := range batch.Changed {
+			ev, err := petEvents(sctx, tx, id, before[id], batch.Pets[id], batch.Now)
+			if err != nil {
+				return err
+			}
+			events = append(events, ev...)
+		}
+		var err error
+		if queued, err = db.record(sctx, tx, events); err != nil {
+			return err
+		}
 		for i, r := range reqs {
 			if batch.Plans[i].Record {
 				if err := saveIdempotencyRecord(sctx, db, tx, r.Idempotency.Ref(), batch.Record(i)); err != nil {
@@ -157,6 +180,7 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	if err != nil {
 		return err
 	}
+	db.queued(queued)
 	for i := range out {
 		out[i].Value, out[i].Err = batch.Answer(i)
 	}
@@ -243,7 +267,10 @@ func loadOrder(ctx context.Context, tx *sql.Tx, id, owner int64) (petstore.Order
 // CancelOrder removes an incomplete order and applies CancelOrder to its pet; a
 // complete order is EConflict. With owner != 0 another account's order is ENotFound.
 func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
-	var pet int64
+	var (
+		pet    int64
+		queued bool
+	)
 	defer func() { db.pets.forget(pet) }()
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		o, err := loadOrder(ctx, tx, id, owner)
@@ -265,12 +292,22 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 		if err := savePetState(ctx, db, tx, o.PetID, next); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, qDeleteOrder, id)
+		if _, err = tx.ExecContext(ctx, qDeleteOrder, id); err != nil {
+			return err
+		}
+		now := db.now().UTC()
+		events, err := petEvents(ctx, tx, o.PetID, cur, next, now)
+		if err != nil {
+			return err
+		}
+		events = append([]petstore.Event{{ID: petstore.NewEventID(), Type: petstore.OrderCancelled, CreatedAt: now, Order: &o}}, events...)
+		queued, err = db.record(ctx, tx, events)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("cancel order: %w", err)
 	}
+	db.queued(queued)
 	return nil
 }
 
@@ -279,7 +316,10 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 // the order as it is, and any real change is EInvalidTransition. Complete set to
 // false on an incomplete order changes nothing.
 func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate) (petstore.Order, error) {
-	var o petstore.Order
+	var (
+		o      petstore.Order
+		queued bool
+	)
 	defer func() { db.pets.forget(o.PetID) }()
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -300,18 +340,29 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 			if err != nil {
 				return err
 			}
-			if err := savePetState(ctx, db, tx, o.PetID, cur.Fulfil()); err != nil {
+			next := cur.Fulfil()
+			if err := savePetState(ctx, db, tx, o.PetID, next); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, qCompleteOrder, id); err != nil {
 				return err
 			}
 			o.Complete = true
+			now := db.now().UTC()
+			events, err := petEvents(ctx, tx, o.PetID, cur, next, now)
+			if err != nil {
+				return err
+			}
+			done := o
+			events = append([]petstore.Event{{ID: petstore.NewEventID(), Type: petstore.OrderCompleted, CreatedAt: now, Order: &done}}, events...)
+			queued, err = db.record(ctx, tx, events)
+			return err
 		}
 		return nil
 	})
 	if err != nil {
 		return petstore.Order{}, fmt.Errorf("update order: %w", err)
 	}
+	db.queued(queued)
 	return o, nil
 }

@@ -142,7 +142,10 @@ func idsJSON(ids []int64) string {
 // CreatePet does. The stock is not touched.
 func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetFields) (petstore.PetFields, error)) (petstore.Pet, error) {
 	defer db.pets.forget(id)
-	var pet petstore.Pet
+	var (
+		pet    petstore.Pet
+		queued bool
+	)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		cur, err := scanPet(tx.QueryRowContext(ctx, qPet, id))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -165,11 +168,17 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 			return err
 		}
 		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock}
-		return nil
+		if cur.Status == pet.Status {
+			return nil
+		}
+		queued, err = db.record(ctx, tx, petstore.StockEvents(pet,
+			petstore.PetState{Status: cur.Status, Stock: cur.Stock}, petstore.PetState{Status: pet.Status, Stock: pet.Stock}, db.now().UTC()))
+		return err
 	})
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("update pet: %w", err)
 	}
+	db.queued(queued)
 	return pet, nil
 }
 

@@ -59,6 +59,7 @@ type Sender struct {
 	userAgent   string
 	public      *ssrf.Guardian
 	allowLocal  bool
+	timeout     time.Duration
 }
 
 // NewSender returns a Sender.
@@ -66,13 +67,16 @@ func NewSender(o SenderOptions) *Sender {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
-	s := &Sender{userAgent: o.UserAgent, public: ssrf.New(ssrf.WithAnyPort()), allowLocal: o.AllowPrivate}
+	s := &Sender{userAgent: o.UserAgent, public: ssrf.New(ssrf.WithAnyPort()), allowLocal: o.AllowPrivate, timeout: o.Timeout}
 	s.https = s.client(o.Timeout, s.allowHTTPS)
 	if o.AllowPrivate {
 		s.http = s.client(o.Timeout, allowLocal)
 	}
 	return s
 }
+
+// Timeout is the bound of one attempt.
+func (s *Sender) Timeout() time.Duration { return s.timeout }
 
 func (s *Sender) client(timeout time.Duration, allow func(netip.Addr) error) *http.Client {
 	dialer := &net.Dialer{

@@ -390,6 +390,265 @@ export interface paths {
         patch: operations["updateOrder"];
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Admin only. Endpoints by id, without their secrets.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Admin only. Registers an endpoint that receives the events it subscribes to
+         *     (`events`: types, or `*` for every type, those added later included), enabled. The
+         *     answer holds the endpoint's signing `secret`, shown only here and when it is rotated;
+         *     keep it to verify deliveries (see Webhooks above).
+         *
+         *     The URL must be `https://` on a public address (with `--webhooks-allow-private`,
+         *     private and loopback addresses too, over `http://` as well); a URL that may not be
+         *     used answers `400 validation_failed` with a detail on `url` that says why.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Find a webhook endpoint by id
+         * @description Admin only. The endpoint without its secret: whether it is enabled, why the
+         *     service disabled it (`disabledReason`), since when its attempts fail
+         *     (`failingSince`), and until when a rotated secret still signs
+         *     (`previousSecretExpiresAt`).
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Admin only. Removes the endpoint and its deliveries; nothing more is sent to it.
+         *     The events stay in the feed.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change some fields of a webhook endpoint
+         * @description Admin only. A JSON merge patch (RFC 7396) of `url`, `events`, `description` and
+         *     `enabled`: fields left out keep their value; `"description": null` removes the
+         *     description, and `null` for any other field answers `400 validation_failed`. The
+         *     URL is checked as on creation.
+         *
+         *     `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
+         *     `failed`, and events that happen while it is disabled are not delivered to it.
+         *     `"enabled": true` on a disabled endpoint enables it again and clears
+         *     `disabledReason` and `failingSince`; retry the failed deliveries you still want
+         *     with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description Admin only. Makes a new signing secret and answers it, shown only this once. The
+         *     secret it replaces keeps signing for 24 hours (`previousSecretExpiresAt`): until
+         *     then every delivery carries two `v1` signatures, one per secret, so the receiver
+         *     can switch to the new secret at any time within the overlap. Rotating again
+         *     within the overlap ends it: only the secret just replaced keeps signing.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its
+         *     secret), and delivers it to this endpoint only, whatever it subscribes to, as soon
+         *     as the deliveries before it are done. A disabled endpoint is sent it too, so that
+         *     a fixed receiver can be checked before the endpoint is enabled again. The event is
+         *     not in the feed. The answer is the pending delivery; follow it in
+         *     `GET /webhooks/{webhookId}/deliveries`.
+         */
+        post: operations["sendTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a webhook endpoint's deliveries
+         * @description Admin only. The endpoint's deliveries by id, oldest first: where each stands
+         *     (`status`), how many attempts it took, the last answer's status or error, and when
+         *     the next attempt is due. Deliveries go with their events when those pass the
+         *     feed's retention.
+         */
+        get: operations["listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+                /**
+                 * @description The delivery's id (from `GET /webhooks/{webhookId}/deliveries`).
+                 * @example 31
+                 */
+                deliveryId: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery
+         * @description Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72
+         *     hours of retries whose back-off starts at its shortest again (`attempts` counts
+         *     from 0); a `succeeded` one is sent again (receivers dedupe by event id). A
+         *     delivery still `pending` is left as it is. An id that names no delivery of this
+         *     endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
+         *     (enable the endpoint first).
+         */
+        post: operations["retryDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events (the pull feed)
+         * @description Admin only. The feed of events, oldest first, for consumers that cannot receive
+         *     webhooks: the events endpoints are sent, with the same ids and bodies
+         *     (`webhook.test` events excepted). It is paginated like every list; a reader that
+         *     follows the `Link` headers misses no event, because the feed shows an event only
+         *     once every event before it is committed. To poll for what happens next, keep the
+         *     URL of the last page you read (the one without a `Link`) and read it again later:
+         *     it holds the events you have (skip them by `id`) and those that happened since,
+         *     with a `Link` when more follow. Events are kept for 30 days (the operator's
+         *     `--event-retention`), then removed with their deliveries.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event's id.
+                 * @example evt_mfrggzdfmztwq2lknnwg23tpob
+                 */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Find an event by id
+         * @description Admin only. One event of the feed, as endpoints are sent it. An id that names no
+         *     event of the feed (one past the retention, a `webhook.test` event) answers `404`.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -763,6 +1022,257 @@ export interface components {
              */
             createdAt: string;
         };
+        /**
+         * @description What happened: `order.placed`, `order.completed`, `order.cancelled` (the event's
+         *     `data` is the `Order`); `pet.sold_out`, `pet.restocked`, `inventory.updated` (the
+         *     pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `webhook.test` (the
+         *     `Webhook` a test was sent to). An open list: a minor version may add types, so
+         *     ignore an event whose type you do not know.
+         * @example order.placed
+         */
+        EventType: string;
+        /**
+         * @description An event type of the feed, as a request names it (a closed list).
+         * @example order.placed
+         * @enum {string}
+         */
+        FeedEventType: "order.placed" | "order.completed" | "order.cancelled" | "pet.sold_out" | "pet.restocked" | "pet.status_changed" | "inventory.updated";
+        /**
+         * @description An event type an endpoint subscribes to, as a request names it (a closed list), or
+         *     `*` for every type, those a later version adds included. `webhook.test` is not
+         *     subscribed to: a test goes to the endpoint it is sent to.
+         * @example order.placed
+         * @enum {string}
+         */
+        EventSubscription: "*" | "order.placed" | "order.completed" | "order.cancelled" | "pet.sold_out" | "pet.restocked" | "pet.status_changed" | "inventory.updated";
+        /** @description A webhook endpoint to add. */
+        NewWebhook: {
+            /**
+             * @description Where deliveries are posted: an absolute `https://` URL (at most 2,048 bytes)
+             *     without a user name, password or fragment, on a public address. With
+             *     `--webhooks-allow-private`, private and loopback addresses are accepted too,
+             *     over `http://` as well; link-local and other special-purpose addresses never
+             *     are. A host name is checked at every delivery, on the addresses it resolves to
+             *     then.
+             * @example https://shop.example.com/petstore-events
+             */
+            url: string;
+            /**
+             * @description The event types to receive (1–8, each once), or `["*"]` for every type.
+             * @example [
+             *       "order.placed",
+             *       "pet.sold_out"
+             *     ]
+             */
+            events: components["schemas"]["EventSubscription"][];
+            /**
+             * @description What the endpoint is for.
+             * @example Order desk
+             */
+            description?: string;
+        };
+        /** @description A JSON merge patch of a webhook endpoint; fields left out keep their value. */
+        WebhookPatch: {
+            /**
+             * @description Where deliveries are posted, checked as on creation (see `NewWebhook.url`).
+             * @example https://shop.example.com/petstore-events
+             */
+            url?: string;
+            /**
+             * @description The event types to receive (1–8, each once), or `["*"]` for every type.
+             * @example [
+             *       "*"
+             *     ]
+             */
+            events?: components["schemas"]["EventSubscription"][];
+            /**
+             * @description What the endpoint is for; `null` removes it.
+             * @example Order desk
+             */
+            description?: string | null;
+            /**
+             * @description `false` stops deliveries (pending ones fail); `true` enables the endpoint again
+             *     and clears `disabledReason` and `failingSince`.
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        /** @description A webhook endpoint, without its secret. */
+        Webhook: {
+            /**
+             * Format: int64
+             * @description Unique identifier assigned on creation.
+             * @example 4
+             */
+            id: number;
+            /**
+             * @description Where deliveries are posted.
+             * @example https://shop.example.com/petstore-events
+             */
+            url: string;
+            /**
+             * @description What the endpoint is for.
+             * @example Order desk
+             */
+            description?: string;
+            /**
+             * @description The event types the endpoint receives, or `["*"]` for every type. An open list,
+             *     like `Event.type`.
+             * @example [
+             *       "order.placed",
+             *       "pet.sold_out"
+             *     ]
+             */
+            events: string[];
+            /**
+             * @description Whether events are delivered to it.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * @description Why the service disabled the endpoint (it failed for 72 hours straight); absent
+             *     while it is enabled, and when an admin disabled it.
+             * @example Every delivery attempt failed from 2026-11-18T09:00:00Z to 2026-11-21T09:00:00Z; the last one: HTTP 503. Fix the receiver, then enable the endpoint and retry its failed deliveries.
+             */
+            disabledReason?: string;
+            /**
+             * Format: date-time
+             * @description When the endpoint's current run of failed attempts began; absent while its last attempt succeeded.
+             * @example 2026-11-21T11:40:00Z
+             */
+            failingSince?: string;
+            /**
+             * Format: date-time
+             * @description Until when the secret replaced by the last rotation still signs deliveries (a
+             *     second `v1` in `Petstore-Signature`); absent when no rotation overlaps.
+             * @example 2026-11-22T12:00:00Z
+             */
+            previousSecretExpiresAt?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            updatedAt: string;
+        };
+        /** @description A webhook endpoint with its signing secret, shown only when it is made or rotated. */
+        WebhookWithSecret: components["schemas"]["Webhook"] & {
+            /**
+             * @description The key of the deliveries' HMAC-SHA256 signatures: the whole string, as
+             *     UTF-8 bytes, `whsec_` included. It is never shown again; keep it where
+             *     your receiver can read it.
+             * @example whsec_jFdTa3Jhh-3z0jMT93lBFRecmYGrw-BrMfqUK9yZweY
+             */
+            secret: string;
+        };
+        /** @description The sending of one event to one endpoint, over one or more attempts. */
+        Delivery: {
+            /**
+             * Format: int64
+             * @example 31
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description The endpoint it goes to.
+             * @example 4
+             */
+            webhookId: number;
+            /**
+             * @description The event it sends (also its `Petstore-Event-Id`).
+             * @example evt_mfrggzdfmztwq2lknnwg23tpob
+             */
+            eventId: string;
+            eventType: components["schemas"]["EventType"];
+            /**
+             * @description `pending`: not delivered yet, the next attempt is due at `nextAttemptAt`;
+             *     `succeeded`: the endpoint answered `2xx`; `failed`: every attempt for 72 hours
+             *     failed, or the endpoint was disabled (retry it by hand). An open list: treat a
+             *     status you do not know as not delivered.
+             * @example pending
+             */
+            status: string;
+            /**
+             * Format: int32
+             * @description How many attempts were made in the current run: since the delivery was made,
+             *     or since an admin last retried it (the back-off starts afresh then).
+             * @example 2
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; only while `pending`.
+             * @example 2026-11-21T12:01:04Z
+             */
+            nextAttemptAt?: string;
+            /**
+             * Format: date-time
+             * @description When the last attempt was made; absent before the first.
+             * @example 2026-11-21T12:00:31Z
+             */
+            lastAttemptAt?: string;
+            /**
+             * Format: int32
+             * @description The HTTP status the last attempt got; absent when it got no answer.
+             * @example 503
+             */
+            responseStatus?: number;
+            /**
+             * @description Why the last attempt failed, in words; absent after a success.
+             * @example HTTP 503 from the endpoint
+             */
+            lastError?: string;
+            /**
+             * Format: date-time
+             * @description When the delivery was made (with its event, or by a test).
+             * @example 2026-11-21T12:00:30Z
+             */
+            createdAt: string;
+        };
+        /**
+         * @description Something that happened, with the resource it tells of exactly as the API showed
+         *     it then. The body of every webhook delivery, and an entry of the feed.
+         * @example {
+         *       "id": "evt_mfrggzdfmztwq2lknnwg23tpob",
+         *       "type": "order.placed",
+         *       "createdAt": "2026-11-21T12:00:30Z",
+         *       "data": {
+         *         "id": 10,
+         *         "petId": 1,
+         *         "quantity": 2,
+         *         "complete": false,
+         *         "accountId": 2
+         *       }
+         *     }
+         */
+        Event: {
+            /**
+             * @description The event's stable, unique id (`evt_` and 26 characters), also sent as
+             *     `Petstore-Event-Id`: a delivery may come more than once, so drop an id you have
+             *     handled.
+             * @example evt_mfrggzdfmztwq2lknnwg23tpob
+             */
+            id: string;
+            type: components["schemas"]["EventType"];
+            /**
+             * Format: date-time
+             * @description When it happened (the commit of the change).
+             * @example 2026-11-21T12:00:30Z
+             */
+            createdAt: string;
+            /**
+             * @description The resource, by `type`: an `Order` for `order.placed`, `order.completed` and
+             *     `order.cancelled` (a cancelled order as it was; it no longer exists); the pet's
+             *     `InventoryItem` for `pet.sold_out`, `pet.restocked` and `inventory.updated`; the
+             *     `Pet` for `pet.status_changed`; the `Webhook` (without its secret) for
+             *     `webhook.test`. Choose by `type`, not by the shape.
+             */
+            data: components["schemas"]["Order"] | components["schemas"]["InventoryItem"] | components["schemas"]["Pet"] | components["schemas"]["Webhook"];
+        };
     };
     responses: {
         /**
@@ -1020,6 +1530,21 @@ export interface components {
          * @example 2
          */
         KeyId: number;
+        /**
+         * @description The webhook endpoint's id.
+         * @example 4
+         */
+        WebhookId: number;
+        /**
+         * @description The delivery's id (from `GET /webhooks/{webhookId}/deliveries`).
+         * @example 31
+         */
+        DeliveryId: number;
+        /**
+         * @description The event's id.
+         * @example evt_mfrggzdfmztwq2lknnwg23tpob
+         */
+        EventId: string;
     };
     requestBodies: never;
     headers: {
@@ -1974,6 +2499,417 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where the page starts; copy it from the `Link` header of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints. */
+            200: {
+                headers: {
+                    Link: components["headers"]["NextLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhook"];
+            };
+        };
+        responses: {
+            /** @description The endpoint was added; its secret is in the answer this once. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint is gone. */
+            204: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["WebhookPatch"];
+                "application/json": components["schemas"]["WebhookPatch"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as it now is. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    sendTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery is queued. */
+            202: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    listDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where the page starts; copy it from the `Link` header of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    Link: components["headers"]["NextLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    retryDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 4
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+                /**
+                 * @description The delivery's id (from `GET /webhooks/{webhookId}/deliveries`).
+                 * @example 31
+                 */
+                deliveryId: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery is pending. */
+            202: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this type. */
+                type?: components["schemas"]["FeedEventType"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where the page starts; copy it from the `Link` header of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events, oldest first. */
+            200: {
+                headers: {
+                    Link: components["headers"]["NextLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event's id.
+                 * @example evt_mfrggzdfmztwq2lknnwg23tpob
+                 */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -14,6 +14,28 @@ export const knownValues = {
   petStatus: ["available", "pending", "sold"],
   role: ["customer", "admin"],
   messageStatus: ["queued"],
+  eventType: [
+    "order.placed",
+    "order.completed",
+    "order.cancelled",
+    "pet.sold_out",
+    "pet.restocked",
+    "pet.status_changed",
+    "inventory.updated",
+    "webhook.test",
+  ],
+  /** What an endpoint subscribes to: "*" (every type) or event types. */
+  webhookEvents: [
+    "*",
+    "order.placed",
+    "order.completed",
+    "order.cancelled",
+    "pet.sold_out",
+    "pet.restocked",
+    "pet.status_changed",
+    "inventory.updated",
+  ],
+  deliveryStatus: ["pending", "succeeded", "failed"],
   errorCode: [
     "unauthorized",
     "forbidden",
@@ -41,6 +63,10 @@ export type PetStatus = (typeof knownValues.petStatus)[number] | OtherString;
 export type Role = (typeof knownValues.role)[number] | OtherString;
 /** A message's delivery status in an answer. */
 export type MessageStatus = (typeof knownValues.messageStatus)[number] | OtherString;
+/** An event's type in an answer; ignore an event whose type you do not know. */
+export type EventType = (typeof knownValues.eventType)[number] | OtherString;
+/** A webhook delivery's status in an answer; treat one you do not know as not delivered. */
+export type DeliveryStatus = (typeof knownValues.deliveryStatus)[number] | OtherString;
 /** The error codes the document lists. */
 export type KnownErrorCode = (typeof knownValues.errorCode)[number];
 /** An error code; treat one you do not know by the HTTP status. */

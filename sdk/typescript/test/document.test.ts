@@ -5,6 +5,11 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { knownValues } from "@acme-pets/petstore";
 
+/** A YAML scalar without its quotes ('*' must be quoted in YAML). */
+function unquote(v: string): string {
+  return /^(['"]).*\1$/.test(v) ? v.slice(1, -1) : v;
+}
+
 /** Every `x-extensible-enum` under components.schemas, as "Schema" or "Schema.property". */
 function extensibleEnums(yaml: string): Record<string, string[]> {
   const found: Record<string, string[]> = {};
@@ -20,11 +25,11 @@ function extensibleEnums(yaml: string): Record<string, string[]> {
     const indent = list[1]?.length ?? 0;
     let values: string[];
     if (list[2]?.startsWith("[")) {
-      values = list[2].replace(/[[\]]/g, "").split(",").map((v) => v.trim());
+      values = list[2].replace(/[[\]]/g, "").split(",").map((v) => unquote(v.trim()));
     } else {
       values = [];
       for (let j = i + 1; /^ *- /.test(lines[j] ?? "") && (lines[j]?.search(/\S/) ?? 0) >= indent; j++) {
-        values.push((lines[j] ?? "").replace(/^ *- /, "").trim());
+        values.push(unquote((lines[j] ?? "").replace(/^ *- /, "").trim()));
       }
     }
     found[indent === 6 ? schema : `${schema}.${property}`] = values;
@@ -40,5 +45,8 @@ test("knownValues match the document's x-extensible-enum lists", () => {
     "InventoryItem.status": knownValues.petStatus,
     Role: knownValues.role,
     "Message.status": knownValues.messageStatus,
+    "Webhook.events": knownValues.webhookEvents,
+    "Delivery.status": knownValues.deliveryStatus,
+    EventType: knownValues.eventType,
   });
 });

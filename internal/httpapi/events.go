@@ -1,0 +1,86 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/oas"
+)
+
+// toEvent renders an event as the API shows it: the resource it holds in the same
+// representation as the operations that answer it.
+func toEvent(e petstore.Event) (oas.Event, error) {
+	out := oas.Event{ID: e.ID, Type: oas.EventType(e.Type), CreatedAt: e.CreatedAt.UTC()}
+	switch {
+	case e.Order != nil:
+		out.Data.SetOrder(toOrder(*e.Order))
+	case e.Pet != nil:
+		out.Data.SetPet(toPet(*e.Pet))
+	case e.Inventory != nil:
+		out.Data.SetInventoryItem(toInventory(*e.Inventory))
+	case e.Webhook != nil:
+		// The stored endpoint has no secrets; as of the event, no rotation overlaps.
+		out.Data.SetWebhook(toWebhook(*e.Webhook, e.CreatedAt))
+	default:
+		return oas.Event{}, fmt.Errorf("event %s (%s) holds no resource", e.ID, e.Type)
+	}
+	return out, nil
+}
+
+// EncodeEvent is the JSON of an event, byte for byte what GET /events/{eventId} and
+// the feed show for it: the body of a webhook delivery, which its signature covers.
+func EncodeEvent(e petstore.Event) ([]byte, error) {
+	out, err := toEvent(e)
+	if err != nil {
+		return nil, err
+	}
+	return out.MarshalJSON()
+}
+
+func (h *Handler) ListEvents(ctx context.Context, params oas.ListEventsParams) (oas.ListEventsRes, error) {
+	store, err := h.webhookStore()
+	if err != nil {
+		return nil, err
+	}
+	page, err := pageOf(params.Limit, params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	f := petstore.EventFilter{Type: petstore.EventType(params.Type.Or(""))}
+	events, err := store.Events(ctx, f, listPage(page))
+	if err != nil {
+		return nil, err
+	}
+	events, link := nextLink(events, page, "/events", func() url.Values {
+		q := url.Values{}
+		if f.Type != "" {
+			q.Set("type", string(f.Type))
+		}
+		return q
+	}, func(e petstore.Event) int64 { return e.Seq }) // the feed's order, not an id
+	out := make([]oas.Event, len(events))
+	for i, e := range events {
+		if out[i], err = toEvent(e); err != nil {
+			return nil, err
+		}
+	}
+	return &oas.ListEventsOKHeaders{Link: link, Response: out}, nil
+}
+
+func (h *Handler) GetEvent(ctx context.Context, params oas.GetEventParams) (oas.GetEventRes, error) {
+	store, err := h.webhookStore()
+	if err != nil {
+		return nil, err
+	}
+	e, err := store.Event(ctx, params.EventId)
+	if err != nil {
+		return nil, err
+	}
+	out, err := toEvent(e)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -1,0 +1,492 @@
+package webhook
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// Queue is the part of petstore.WebhookStore the Dispatcher uses, with the same
+// methods, so that every store is a Queue. Its doc comments there are the contract:
+// a claim leases at most one delivery per endpoint (its oldest pending one), and
+// FinishAttempt counts the attempt and ends the lease.
+type Queue interface {
+	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, max int) ([]petstore.DeliveryJob, error)
+	FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
+	QueueStats(ctx context.Context) (petstore.QueueStats, error)
+}
+
+var _ Queue = petstore.WebhookStore(nil)
+
+// DispatcherOptions configure a Dispatcher. Queue, Sender and Encode are required.
+type DispatcherOptions struct {
+	Queue  Queue
+	Sender *Sender
+	// Encode makes the body of a delivery: the event as JSON, as the API shows it.
+	Encode func(petstore.Event) ([]byte, error)
+	// Backoff spaces the retries of a delivery (zero: DefaultBackoff).
+	Backoff Backoff
+	// Now is the clock of the queue: claims, signatures, retry times (default
+	// time.Now). Waiting (Poll, Grace, the Sender's timeout) is on the real clock.
+	Now func() time.Time
+	// Rand draws the jitter of the retries (nil: math/rand's). The Dispatcher holds a
+	// lock around it, since attempts end concurrently.
+	Rand *rand.Rand
+	// Workers is how many attempts run at once (default 8).
+	Workers int
+	// Lease is how long a claimed delivery stays this process's: a process that dies
+	// mid-attempt delays the retry by at most this much. It must outlast an attempt,
+	// the send and the recording of its result (default: the Sender's timeout plus
+	// 30 s; one shorter than the timeout plus 5 s is raised to that, or every slow
+	// receiver would be cut off, never counted, and tried forever). An attempt is cut
+	// off when its lease runs out, so that no two processes deliver the same attempt
+	// at once.
+	Lease time.Duration
+	// Poll is how often the queue is looked at when nothing says there is work: the
+	// fallback for events written by other processes (default 1 s). In this process,
+	// Nudge wakes the loop at once.
+	Poll time.Duration
+	// Grace is how long Run lets the attempts in flight end after its context is
+	// done (default: the Sender's timeout plus 5 s). Those cut off are not recorded:
+	// their leases run out and a later run tries them again.
+	Grace time.Duration
+	// DisableAfter disables an endpoint whose run of failed attempts lasted longer
+	// (default 72 h; negative: never).
+	DisableAfter time.Duration
+	Logger       *slog.Logger
+}
+
+// DefaultDisableAfter is how long an endpoint may fail before it is disabled.
+const DefaultDisableAfter = 72 * time.Hour
+
+// finishTimeout bounds the recording of an attempt's result, which goes on after
+// Run's context is done so that a delivery made is not delivered again.
+const finishTimeout = 10 * time.Second
+
+// scrapeTimeout bounds the queue count a metrics scrape makes.
+const scrapeTimeout = 5 * time.Second
+
+// The outcomes of an attempt, the label values of petstore_webhook_deliveries_total.
+const (
+	outcomeSucceeded = "succeeded"
+	outcomeRetried   = "retried"
+	outcomeFailed    = "failed"
+)
+
+var (
+	queueDepthDesc = prometheus.NewDesc("petstore_webhook_queue_depth",
+		"Webhook deliveries pending (due or waiting for a retry).", nil, nil)
+	oldestPendingDesc = prometheus.NewDesc("petstore_webhook_oldest_pending_seconds",
+		"Age of the event of the oldest pending webhook delivery; 0 when none is pending.", nil, nil)
+)
+
+// Dispatcher delivers the queue's pending deliveries: it claims those due, sends each
+// signed with its endpoint's secrets, and records the outcome, a retry time drawn
+// from Backoff, or the end of the retries. It delivers at least once: an attempt
+// whose result was not recorded (a crash, a stop past the grace) is tried again once
+// its lease runs out, and receivers drop repeats by the event id.
+//
+// A Dispatcher is a prometheus.Collector of its deliveries by outcome and of the
+// queue's depth and age.
+type Dispatcher struct {
+	queue        Queue
+	sender       *Sender
+	encode       func(petstore.Event) ([]byte, error)
+	backoff      Backoff
+	now          func() time.Time
+	workers      int
+	lease        time.Duration
+	poll         time.Duration
+	grace        time.Duration
+	disableAfter time.Duration
+	log          *slog.Logger
+
+	randMu sync.Mutex
+	rand   *rand.Rand
+
+	wake    chan struct{}
+	running atomic.Bool
+
+	deliveries *prometheus.CounterVec
+	byOutcome  map[string]prometheus.Counter
+}
+
+// NewDispatcher returns a Dispatcher; it panics when Queue, Sender or Encode is
+// missing, a mistake of the program rather than of its configuration.
+func NewDispatcher(o DispatcherOptions) *Dispatcher {
+	if o.Queue == nil || o.Sender == nil || o.Encode == nil {
+		panic("webhook: NewDispatcher needs a Queue, a Sender and an Encode")
+	}
+	if o.Backoff == (Backoff{}) {
+		o.Backoff = DefaultBackoff
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Workers <= 0 {
+		o.Workers = 8
+	}
+	if o.Lease <= 0 {
+		o.Lease = o.Sender.Timeout() + 30*time.Second
+	}
+	o.Lease = max(o.Lease, o.Sender.Timeout()+5*time.Second)
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.Grace <= 0 {
+		o.Grace = o.Sender.Timeout() + 5*time.Second
+	}
+	if o.DisableAfter == 0 {
+		o.DisableAfter = DefaultDisableAfter
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	d := &Dispatcher{
+		queue: o.Queue, sender: o.Sender, encode: o.Encode, backoff: o.Backoff, now: o.Now,
+		workers: o.Workers, lease: o.Lease, poll: o.Poll, grace: o.Grace, disableAfter: o.DisableAfter,
+		log: o.Logger, rand: o.Rand,
+		wake: make(chan struct{}, 1),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "petstore_webhook_deliveries_total",
+			Help: "Webhook delivery attempts by outcome: succeeded (2xx), retried (failed, tried again later) or failed (failed, no more retries).",
+		}, []string{"outcome"}),
+	}
+	// Every outcome is exported from the start, at 0, so that a rate over it is
+	// defined before the first failure.
+	d.byOutcome = map[string]prometheus.Counter{}
+	for _, o := range []string{outcomeSucceeded, outcomeRetried, outcomeFailed} {
+		d.byOutcome[o] = d.deliveries.WithLabelValues(o)
+	}
+	return d
+}
+
+// Nudge tells a running Dispatcher that deliveries may be due, such as after an
+// event was written: it claims at once instead of at its next poll. It never blocks;
+// nudges that come while one is waiting are one.
+func (d *Dispatcher) Nudge() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers until ctx is done, then stops claiming, lets the attempts in flight
+// end within the grace, and returns nil. A queue that fails is logged and tried again
+// after the poll interval. One Dispatcher runs once at a time; other processes run
+// their own on the same queue.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	if !d.running.CompareAndSwap(false, true) {
+		return errors.New("webhook: the dispatcher is already running")
+	}
+	defer d.running.Store(false)
+
+	// Attempts outlive ctx by the grace: a delivery half made when the process is
+	// asked to stop is finished and recorded rather than made again by another run.
+	work, cutOff := context.WithCancel(context.WithoutCancel(ctx))
+	defer cutOff()
+	var (
+		wg       sync.WaitGroup
+		inFlight atomic.Int64
+	)
+	for ctx.Err() == nil {
+		free := d.workers - int(inFlight.Load())
+		if free > 0 {
+			jobs, err := d.queue.ClaimDeliveries(ctx, d.now(), d.lease, free)
+			if err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				d.log.Error("webhook deliveries: claim", "err", err)
+				// Only the poll interval, not a nudge, ends this wait: nudges come
+				// with every event and every attempt, and would make a queue that
+				// fails a busy loop.
+				if !sleep(ctx, d.poll) {
+					break
+				}
+				continue
+			}
+			for _, job := range jobs {
+				inFlight.Add(1)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					d.attempt(work, job)
+					inFlight.Add(-1)
+					// The endpoint's next delivery is claimable now, and a worker is
+					// free.
+					d.Nudge()
+				}()
+			}
+			if len(jobs) >= free {
+				// A full batch: more may be due.
+				continue
+			}
+		}
+		// Waiting for work, or for a worker (which nudges when it ends).
+		t := time.NewTimer(d.poll)
+		select {
+		case <-ctx.Done():
+		case <-d.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(d.grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		n := inFlight.Load()
+		d.log.Warn("webhook deliveries: attempts cut off at shutdown; they are tried again when their leases run out", "attempts", n, "lease", d.lease)
+		cutOff()
+		<-done
+	}
+	return nil
+}
+
+// sleep waits for d or ctx; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// attempt makes one claimed attempt and records it. ctx ends at the grace after a
+// shutdown; the attempt also ends with its lease.
+func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) {
+	ctx, cancel := context.WithTimeout(ctx, d.lease)
+	defer cancel()
+	log := d.log.With("delivery", job.Delivery.ID, "webhook", job.Webhook.ID, "event", job.Event.ID)
+
+	sentAt := d.now()
+	var (
+		res         Result
+		receiverErr = true // false when the failure is ours, not the endpoint's
+	)
+	body, err := d.encode(job.Event)
+	if err != nil {
+		log.Error("webhook delivery: encode the event", "err", err)
+		res.Err = errEncode
+		receiverErr = false
+	} else {
+		secrets := job.Webhook.Secrets(sentAt)
+		keys := make([][]byte, len(secrets))
+		for i, s := range secrets {
+			keys[i] = []byte(s)
+		}
+		res = d.sender.Send(ctx, job.Webhook.URL, job.Event.ID, body, sentAt, keys...)
+	}
+	if !res.OK() && ctx.Err() != nil {
+		// Cut off by a shutdown past its grace, or by the lease: no fault of the
+		// endpoint's, so no attempt is counted. The lease runs out (if it has not)
+		// and the delivery is tried again.
+		log.Warn("webhook delivery: attempt cut off, not recorded", "err", res.Err)
+		return
+	}
+
+	at := d.now()
+	r := petstore.AttemptResult{DeliveryID: job.Delivery.ID, At: at, ResponseStatus: res.Status}
+	outcome := outcomeSucceeded
+	if res.OK() {
+		r.Status = petstore.DeliverySucceeded
+	} else {
+		r.Error = d.describe(res)
+		// Delivery.Attempts counts the attempts recorded before this one (the store
+		// counts an attempt in FinishAttempt), which is Backoff's attempt number:
+		// 0 for the first.
+		next, ok := d.nextAttempt(job.RetrySince, at, job.Delivery.Attempts)
+		if ok {
+			r.Status, r.NextAttemptAt, outcome = petstore.DeliveryPending, next, outcomeRetried
+		} else {
+			r.Status, outcome = petstore.DeliveryFailed, outcomeFailed
+			r.Error += fmt.Sprintf("; no more retries: the next would fall past the %s retry horizon", formatDuration(d.backoff.Horizon))
+		}
+		if receiverErr && d.disableAfter > 0 {
+			r.DisableIfFailingBefore = at.Add(-d.disableAfter)
+		}
+	}
+	// Recorded whatever became of ctx, but within its own bound: a delivery made and
+	// not recorded is made again.
+	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	defer fcancel()
+	if err := d.queue.FinishAttempt(fctx, r); petstore.ErrorCode(err) == petstore.ENotFound {
+		// The endpoint was deleted, with its deliveries, during the attempt.
+		log.Debug("webhook delivery: gone before its attempt was recorded")
+		return
+	} else if err != nil {
+		log.Error("webhook delivery: record the attempt; it is tried again when its lease runs out", "err", err, "status", r.Status)
+		return
+	}
+	d.byOutcome[outcome].Inc()
+	switch outcome {
+	case outcomeFailed:
+		log.Warn("webhook delivery failed, no more retries", "attempts", job.Delivery.Attempts+1, "error", r.Error)
+	case outcomeRetried:
+		log.Debug("webhook delivery failed, retried later", "attempts", job.Delivery.Attempts+1, "next", r.NextAttemptAt, "error", r.Error)
+	}
+}
+
+func (d *Dispatcher) nextAttempt(first, now time.Time, attempt int) (time.Time, bool) {
+	if d.rand == nil {
+		return d.backoff.Next(first, now, attempt, nil)
+	}
+	d.randMu.Lock()
+	defer d.randMu.Unlock()
+	return d.backoff.Next(first, now, attempt, d.rand)
+}
+
+var errEncode = errors.New("the event could not be encoded (see the service's log)")
+
+// maxQuote is how much of a receiver's answer an attempt's error quotes.
+const maxQuote = 120
+
+// describe says in a few words why an attempt failed, for Delivery.LastError, which
+// the admin API shows.
+func (d *Dispatcher) describe(res Result) string {
+	err := res.Err
+	switch {
+	case err == nil && res.Status >= 300 && res.Status < 400:
+		return fmt.Sprintf("the endpoint answered %d, a redirect, which is not followed", res.Status)
+	case err == nil:
+		msg := fmt.Sprintf("the endpoint answered %d", res.Status)
+		if q := quote(res.Answer); q != "" {
+			msg += ": " + q
+		}
+		return msg
+	case errors.Is(err, errEncode):
+		return err.Error()
+	case errors.Is(err, ErrRefusedURL):
+		return "refused: " + strings.TrimPrefix(err.Error(), ErrRefusedURL.Error()+": ")
+	case errors.Is(err, ErrPrivateAddress):
+		// Found at the dial, inside the dial's own errors: the text from the refusal
+		// on says which address and why.
+		for e := err; e != nil; e = errors.Unwrap(e) {
+			if msg := e.Error(); strings.HasPrefix(msg, ErrPrivateAddress.Error()) {
+				return "refused: " + strings.TrimPrefix(msg, "webhook: ")
+			}
+		}
+		return "refused: " + strings.TrimPrefix(ErrPrivateAddress.Error(), "webhook: ")
+	}
+	var (
+		dnsErr  *net.DNSError
+		netErr  net.Error
+		certErr *tls.CertificateVerificationError
+		unknown x509.UnknownAuthorityError
+		host    x509.HostnameError
+	)
+	switch {
+	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &host):
+		return "the endpoint's TLS certificate was not accepted: " + innermost(err)
+	case errors.As(err, &dnsErr):
+		return fmt.Sprintf("the host name %s could not be resolved", dnsErr.Name)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the connection was refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "the connection was reset"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "no answer within " + formatDuration(d.sender.Timeout())
+	}
+	return "no answer: " + innermost(err)
+}
+
+// innermost drops the *url.Error around an error: its text repeats the method and the
+// endpoint's URL, which the admin API shows beside the error anyway.
+func innermost(err error) string {
+	var u *url.Error
+	if errors.As(err, &u) {
+		err = u.Err
+	}
+	return err.Error()
+}
+
+// quote returns the start of a receiver's answer as one printable line, or "" when it
+// is empty or not text.
+func quote(answer []byte) string {
+	if !utf8.Valid(answer) {
+		// The kept part may end inside a rune; a body that is not text at all is
+		// not quoted.
+		for i := 1; i < utf8.UTFMax && len(answer) > i; i++ {
+			if utf8.Valid(answer[:len(answer)-i]) {
+				answer = answer[:len(answer)-i]
+				break
+			}
+		}
+		if !utf8.Valid(answer) {
+			return ""
+		}
+	}
+	s := strings.Join(strings.FieldsFunc(string(answer), unicode.IsSpace), " ")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsPrint(r) {
+			return r
+		}
+		return -1
+	}, s)
+	if utf8.RuneCountInString(s) > maxQuote {
+		s = string([]rune(s)[:maxQuote]) + "…"
+	}
+	return s
+}
+
+// formatDuration writes d as people do: "10s", "500ms", "72h", not "72h0m0s".
+func formatDuration(d time.Duration) string {
+	switch {
+	case d != 0 && d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d != 0 && d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.String()
+}
+
+// Describe sends the descriptors of the Dispatcher's metrics.
+func (d *Dispatcher) Describe(ch chan<- *prometheus.Desc) {
+	d.deliveries.Describe(ch)
+	ch <- queueDepthDesc
+	ch <- oldestPendingDesc
+}
+
+// Collect sends the deliveries by outcome and counts the queue, once per scrape. A
+// queue that cannot be counted leaves the queue's gauges out of that scrape.
+func (d *Dispatcher) Collect(ch chan<- prometheus.Metric) {
+	d.deliveries.Collect(ch)
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	st, err := d.queue.QueueStats(ctx)
+	if err != nil {
+		d.log.Warn("webhook metrics: count the queue", "err", err)
+		return
+	}
+	var age float64
+	if !st.Oldest.IsZero() {
+		age = max(d.now().Sub(st.Oldest).Seconds(), 0)
+	}
+	ch <- prometheus.MustNewConstMetric(queueDepthDesc, prometheus.GaugeValue, float64(st.Pending))
+	ch <- prometheus.MustNewConstMetric(oldestPendingDesc, prometheus.GaugeValue, age)
+}
