@@ -27,7 +27,7 @@ func EventNotFound(id string) *Error {
 }
 
 // WebhookNotFound is the error for an id that names no webhook endpoint.
-func WebhookNotFound(id int64) *Error { return NotFound("Webhook endpoint", id) }
+func WebhookNotFound(id int64) *Error { return NotFound("Webhook", id) }
 
 // DeliveryNotFound is the error for an id that names no delivery (of the endpoint).
 func DeliveryNotFound(id int64) *Error { return NotFound("Delivery", id) }

@@ -174,12 +174,15 @@ func (db *DB) Event(ctx context.Context, id string) (petstore.Event, error) {
 	return e, nil
 }
 
-// PurgeEvents deletes the events that happened before the given time; their
-// deliveries go with them (ON DELETE CASCADE).
+// PurgeEvents deletes the events that happened before the given time, with their
+// deliveries, in one statement.
 func (db *DB) PurgeEvents(ctx context.Context, before time.Time) (int64, error) {
-	tag, err := db.pool.Exec(ctx, `DELETE FROM events WHERE created_at < $1`, timestamp(before))
+	var n int64
+	err := db.pool.QueryRow(ctx, `WITH e AS (DELETE FROM events WHERE created_at < $1 RETURNING seq),
+		d AS (DELETE FROM deliveries WHERE event_seq IN (SELECT seq FROM e))
+		SELECT count(*) FROM e`, timestamp(before)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("purge events: %w", err)
 	}
-	return tag.RowsAffected(), nil
+	return n, nil
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,9 +24,9 @@ const (
 	qDelivery = `SELECT ` + deliveryColumns + ` FROM deliveries d JOIN events e ON e.seq = d.event_seq
 		WHERE d.id = $1 AND d.webhook_id = $2`
 
-	// qFailPending fails an endpoint's pending deliveries (it was disabled).
-	qFailPending = `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, leased_until = NULL
-		WHERE webhook_id = $1 AND status = 'pending'`
+	// qFailPending fails an endpoint's pending deliveries (it was disabled), saying why.
+	qFailPending = `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, leased_until = NULL,
+		last_error = $2 WHERE webhook_id = $1 AND status = 'pending'`
 )
 
 func scanWebhook(row pgx.Row) (petstore.Webhook, error) {
@@ -131,7 +132,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 			return textError(err)
 		}
 		if cur.Enabled && !w.Enabled {
-			_, err = tx.Exec(ctx, qFailPending, id)
+			_, err = tx.Exec(ctx, qFailPending, id, "The endpoint was disabled.")
 		}
 		return err
 	})
@@ -141,13 +142,16 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 	return w, nil
 }
 
-// DeleteWebhook removes an endpoint; its deliveries go with it (ON DELETE CASCADE).
+// DeleteWebhook removes an endpoint and its deliveries, in one statement.
 func (db *DB) DeleteWebhook(ctx context.Context, id int64) error {
-	tag, err := db.pool.Exec(ctx, `DELETE FROM webhooks WHERE id = $1`, id)
+	var n int
+	err := db.pool.QueryRow(ctx, `WITH w AS (DELETE FROM webhooks WHERE id = $1 RETURNING id),
+		d AS (DELETE FROM deliveries WHERE webhook_id = $1)
+		SELECT count(*) FROM w`, id).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("delete webhook: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return petstore.WebhookNotFound(id)
 	}
 	return nil
@@ -159,8 +163,8 @@ func (db *DB) SendTestEvent(ctx context.Context, id int64, now time.Time) (petst
 	now = timestamp(now)
 	var d petstore.Delivery
 	err := db.update(ctx, func(tx pgx.Tx) error {
-		// FOR KEY SHARE: the endpoint cannot be deleted under the delivery.
-		w, err := scanWebhook(tx.QueryRow(ctx, qWebhook+` FOR KEY SHARE`, id))
+		// FOR SHARE: the endpoint cannot be deleted under the delivery.
+		w, err := scanWebhook(tx.QueryRow(ctx, qWebhook+` FOR SHARE`, id))
 		if noRows(err) {
 			return petstore.WebhookNotFound(id)
 		}
@@ -212,7 +216,8 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 }
 
 // RetryDelivery makes a delivery that is not pending pending again, due at now, with
-// its retry horizon from now.
+// its retry horizon from now and its count of attempts started afresh. A delivery of a
+// disabled endpoint is EConflict: it would wait for the endpoint forever.
 func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, now time.Time) (petstore.Delivery, error) {
 	now = timestamp(now)
 	var (
@@ -221,36 +226,29 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 	)
 	err := db.update(ctx, func(tx pgx.Tx) error {
 		var enabled bool
-		err := tx.QueryRow(ctx, `SELECT enabled FROM webhooks WHERE id = $1`, webhookID).Scan(&enabled)
+		err := tx.QueryRow(ctx, `SELECT enabled FROM webhooks WHERE id = $1 FOR SHARE`, webhookID).Scan(&enabled)
 		if noRows(err) {
 			return petstore.WebhookNotFound(webhookID)
 		}
 		if err != nil {
 			return err
 		}
-		if !enabled {
-			// Pending, it would wait for the endpoint forever.
-			var pending bool
-			err := tx.QueryRow(ctx, `SELECT status = 'pending' FROM deliveries WHERE id = $1 AND webhook_id = $2`, deliveryID, webhookID).Scan(&pending)
-			if noRows(err) {
-				return petstore.DeliveryNotFound(deliveryID)
-			}
-			if err != nil || pending {
-				return err
-			}
-			return petstore.WebhookDisabled(webhookID)
-		}
-		tag, err := tx.Exec(ctx, `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $3,
-			retry_since = $3, leased_until = NULL WHERE id = $1 AND webhook_id = $2 AND status <> 'pending'`, deliveryID, webhookID, now)
-		if err != nil {
-			return err
-		}
-		retried = tag.RowsAffected() > 0
-		d, err = scanDelivery(tx.QueryRow(ctx, qDelivery, deliveryID, webhookID))
+		d, err = scanDelivery(tx.QueryRow(ctx, qDelivery+` FOR UPDATE OF d`, deliveryID, webhookID))
 		if noRows(err) {
 			return petstore.DeliveryNotFound(deliveryID)
 		}
-		return err
+		if err != nil || d.Status == petstore.DeliveryPending {
+			return err
+		}
+		if !enabled {
+			return petstore.WebhookDisabled(webhookID)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $2,
+			retry_since = $2, leased_until = NULL WHERE id = $1`, deliveryID, now); err != nil {
+			return err
+		}
+		d.Status, d.NextAttemptAt, d.Attempts, retried = petstore.DeliveryPending, &now, 0, true
+		return nil
 	})
 	if err != nil {
 		return petstore.Delivery{}, fmt.Errorf("retry delivery: %w", err)
@@ -320,31 +318,30 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Dur
 	return jobs, nil
 }
 
-// qFinishAttempt records an attempt on a delivery and ends its lease. A delivery no
-// longer pending (its endpoint was disabled meanwhile, or a lease ran out and
-// another process finished it) keeps its status unless this attempt succeeded.
+// qFinishAttempt records an attempt on a pending delivery and ends its lease. A
+// delivery no longer pending (its endpoint was disabled meanwhile) is left as it is.
 const qFinishAttempt = `UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = $2,
-	response_status = $3, last_error = $4, leased_until = NULL,
-	status = CASE WHEN status = 'pending' OR $5 = 'succeeded' THEN $5 ELSE status END,
-	next_attempt_at = CASE WHEN status = 'pending' AND $5 = 'pending' THEN $6::timestamptz END
-	WHERE id = $1 RETURNING webhook_id`
+	response_status = $3, last_error = $4, leased_until = NULL, status = $5,
+	next_attempt_at = CASE WHEN $5 = 'pending' THEN $6::timestamptz END
+	WHERE id = $1 AND status = 'pending' RETURNING webhook_id`
 
 // FinishAttempt records an attempt's result. A success is one statement (it clears
 // the endpoint's run of failures); a failure runs in a transaction that may disable
-// the endpoint.
+// the endpoint. A delivery no longer pending is left as it is; one deleted with its
+// endpoint is ENotFound.
 func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error {
 	at := timestamp(r.At)
 	args := []any{r.DeliveryID, at, r.ResponseStatus, r.Error, string(r.Status), timestamp(r.NextAttemptAt)}
 	if r.Status == petstore.DeliverySucceeded {
-		var n int
+		var finished, exists bool
 		err := db.pool.QueryRow(ctx, `WITH d AS (`+qFinishAttempt+`),
 			w AS (UPDATE webhooks SET failing_since = NULL
 				WHERE id = (SELECT webhook_id FROM d) AND failing_since IS NOT NULL)
-			SELECT count(*) FROM d`, args...).Scan(&n)
+			SELECT EXISTS (SELECT 1 FROM d), EXISTS (SELECT 1 FROM deliveries WHERE id = $1)`, args...).Scan(&finished, &exists)
 		if err != nil {
 			return fmt.Errorf("finish attempt: %w", err)
 		}
-		if n == 0 {
+		if !finished && !exists {
 			return petstore.DeliveryNotFound(r.DeliveryID)
 		}
 		return nil
@@ -353,6 +350,10 @@ func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
 		var webhookID int64
 		err := tx.QueryRow(ctx, qFinishAttempt, args...).Scan(&webhookID)
 		if noRows(err) {
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM deliveries WHERE id = $1)`, r.DeliveryID).Scan(&exists); err != nil || exists {
+				return err
+			}
 			return petstore.DeliveryNotFound(r.DeliveryID)
 		}
 		if err != nil {
@@ -364,19 +365,21 @@ func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
 		)
 		err = tx.QueryRow(ctx, `UPDATE webhooks SET failing_since = coalesce(failing_since, $2) WHERE id = $1
 			RETURNING failing_since, enabled`, webhookID, at).Scan(&since, &enabled)
+		if noRows(err) {
+			return nil // the endpoint is being deleted
+		}
 		if err != nil {
 			return err
 		}
 		if !enabled || r.DisableIfFailingBefore.IsZero() || !since.Before(r.DisableIfFailingBefore) {
 			return nil
 		}
-		reason := fmt.Sprintf("Every delivery attempt failed from %s to %s; the last one: %s.",
-			since.Format(time.RFC3339), at.Format(time.RFC3339), attemptFailure(r))
+		why := disabledReason(since, r)
 		if _, err := tx.Exec(ctx, `UPDATE webhooks SET enabled = false, disabled_reason = $2, updated_at = $3 WHERE id = $1`,
-			webhookID, reason, at); err != nil {
+			webhookID, why, at); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, qFailPending, webhookID)
+		_, err = tx.Exec(ctx, qFailPending, webhookID, "The endpoint was disabled: "+why)
 		return err
 	})
 	if err != nil {
@@ -385,15 +388,16 @@ func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
 	return nil
 }
 
-// attemptFailure says in words how an attempt failed.
-func attemptFailure(r petstore.AttemptResult) string {
-	switch {
-	case r.Error != "":
-		return r.Error
-	case r.ResponseStatus != 0:
-		return fmt.Sprintf("the endpoint answered %d", r.ResponseStatus)
+// disabledReason says why an endpoint was disabled, for the admin API, in the words
+// of the SQLite store (the document quotes them).
+func disabledReason(since time.Time, r petstore.AttemptResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Every delivery attempt failed from %s to %s", since.Format(time.RFC3339), r.At.UTC().Format(time.RFC3339))
+	if r.Error != "" {
+		fmt.Fprintf(&b, "; the last one: %s", strings.TrimSuffix(r.Error, "."))
 	}
-	return "no answer"
+	b.WriteString(". Fix the receiver, then enable the endpoint and retry its failed deliveries.")
+	return b.String()
 }
 
 // QueueStats counts the pending deliveries and dates the oldest one's event.
@@ -403,7 +407,8 @@ func (db *DB) QueueStats(ctx context.Context) (petstore.QueueStats, error) {
 		oldest *time.Time
 	)
 	err := db.pool.QueryRow(ctx, `SELECT count(*), min(e.created_at) FROM deliveries d
-		JOIN events e ON e.seq = d.event_seq WHERE d.status = 'pending'`).Scan(&st.Pending, &oldest)
+		JOIN events e ON e.seq = d.event_seq JOIN webhooks w ON w.id = d.webhook_id
+		WHERE d.status = 'pending'`).Scan(&st.Pending, &oldest)
 	if err != nil {
 		return petstore.QueueStats{}, fmt.Errorf("queue stats: %w", err)
 	}
