@@ -104,7 +104,8 @@ type Event struct {
 	ID        string
 	Type      EventType
 	CreatedAt time.Time
-	// Seq orders the feed; the store gives it.
+	// Seq orders the feed; the store gives it. Seqs rise along the feed but are not
+	// consecutive (on PostgreSQL they are far apart).
 	Seq int64
 
 	Order     *Order

@@ -21,6 +21,17 @@ func MessageNotFound(id string) *Error {
 	return Errorf(ENotFound, "Message %q was not found.", id)
 }
 
+// EventNotFound is the error for an event id that names no event of the feed.
+func EventNotFound(id string) *Error {
+	return Errorf(ENotFound, "Event %q was not found.", id)
+}
+
+// WebhookNotFound is the error for an id that names no webhook endpoint.
+func WebhookNotFound(id int64) *Error { return NotFound("Webhook endpoint", id) }
+
+// DeliveryNotFound is the error for an id that names no delivery (of the endpoint).
+func DeliveryNotFound(id int64) *Error { return NotFound("Delivery", id) }
+
 // EmailNotFound is the error for an email no account has. It does not repeat the
 // email: it may reach a caller guessing addresses.
 func EmailNotFound() *Error { return Errorf(ENotFound, "No account has this email.") }
@@ -62,7 +73,8 @@ func AccountRole(r Role) (Role, error) {
 	return r, nil
 }
 
-// EventNotFound is the error for an event id that names no event of the feed.
-func EventNotFound(id string) *Error {
-	return Errorf(ENotFound, "Event %q was not found.", id)
+// WebhookDisabled refuses to retry a delivery of a disabled endpoint: pending, it
+// would wait for the endpoint forever.
+func WebhookDisabled(id int64) *Error {
+	return Errorf(EConflict, "Webhook endpoint %d is disabled; enable it before retrying its deliveries.", id)
 }

@@ -39,6 +39,7 @@ type DB struct {
 	placers      []*groupcommit.Queue[petstore.NewOrder, petstore.PlacedOrder]
 	now          func() time.Time
 	beforeCommit func() error
+	onDeliveries func()
 }
 
 // DefaultMaxBatch bounds how many orders share one transaction.
@@ -60,6 +61,11 @@ type Options struct {
 	// BeforeCommit, when set, runs before each batch of orders commits; an error
 	// fails the batch as a failed commit would.
 	BeforeCommit func() error
+	// OnDeliveries, when set, is called after a commit that made deliveries due
+	// (events with subscribed endpoints, a test event, a retry by hand), so that a
+	// dispatcher in the process can start on them without waiting for its next poll.
+	// It is called on the committing goroutine and must not block.
+	OnDeliveries func()
 }
 
 var _ petstore.Store = (*DB)(nil)
@@ -105,7 +111,7 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	if o.Loops == 0 {
 		o.Loops = max(1, int(cfg.MaxConns)/2)
 	}
-	db := &DB{pool: pool, now: o.Now, beforeCommit: o.BeforeCommit}
+	db := &DB{pool: pool, now: o.Now, beforeCommit: o.BeforeCommit, onDeliveries: o.OnDeliveries}
 	for range o.Loops {
 		db.placers = append(db.placers, groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout))
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"io/fs"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
+
+	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 // MigrateUpToForTest applies the migrations up to version only, to make a database as
@@ -29,4 +32,21 @@ func MigrateUpToForTest(ctx context.Context, url string, version int64) error {
 	}
 	_, err = p.UpTo(ctx, version)
 	return err
+}
+
+// HoldEventsForTest writes events in a transaction of their own, closes written, and
+// commits only once release is closed: a change in flight, for the feed's tests.
+func (db *DB) HoldEventsForTest(ctx context.Context, events []petstore.Event, written chan<- struct{}, release <-chan struct{}) error {
+	return db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
+		args, err := eventArgs(events)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec(ctx, qInsertEvents, args...); err != nil {
+			return nil, err
+		}
+		close(written)
+		<-release
+		return nil, nil
+	})
 }

@@ -17,6 +17,7 @@ import (
 
 const (
 	qLockPet     = `SELECT status, stock, open_orders FROM pets WHERE id = $1 FOR UPDATE`
+	qLockPetRow  = `SELECT ` + petColumns + `, open_orders FROM pets WHERE id = $1 FOR UPDATE`
 	qSetPetState = `UPDATE pets SET status = $1, stock = $2, open_orders = $3 WHERE id = $4`
 )
 
@@ -41,6 +42,25 @@ func scanPetState(row pgx.Row, petID int64) (petstore.PetState, error) {
 // look at; an unknown pet is ENotFound.
 func lockPetState(ctx context.Context, tx pgx.Tx, petID int64) (petstore.PetState, error) {
 	return scanPetState(tx.QueryRow(ctx, qLockPet, petID), petID)
+}
+
+// lockPet is lockPetState for a change that makes events: it reads the whole pet too
+// (its name and category go in a pet.status_changed event).
+func lockPet(ctx context.Context, tx pgx.Tx, petID int64) (petstore.Pet, petstore.PetState, error) {
+	var (
+		p      petstore.Pet
+		status string
+		open   int
+	)
+	err := tx.QueryRow(ctx, qLockPetRow, petID).Scan(&p.ID, &p.Name, &p.CategoryID, &status, &p.Stock, &open)
+	if noRows(err) {
+		return p, petstore.PetState{}, petstore.PetNotFound(petID)
+	}
+	if err != nil {
+		return p, petstore.PetState{}, fmt.Errorf("lock pet %d: %w", petID, err)
+	}
+	p.Status = petstore.PetStatus(status)
+	return p, petstore.PetState{Status: p.Status, Stock: p.Stock, OpenOrders: open}, nil
 }
 
 // savePetState writes a rule's result: status, stock and the count of open orders.
@@ -104,18 +124,25 @@ func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p pets
 	return items, nil
 }
 
-// SetInventory sets a pet's stock under PetState.Restock, which may change its status.
+// SetInventory sets a pet's stock under PetState.Restock, which may change its status,
+// and writes the stock events of the change (none when nothing changed).
 func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (petstore.InventoryItem, error) {
 	var st petstore.PetState
-	err := db.update(ctx, func(tx pgx.Tx) error {
-		cur, err := lockPetState(ctx, tx, petID)
+	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
+		p, cur, err := lockPet(ctx, tx, petID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if st, err = cur.Restock(quantity); err != nil {
-			return err
+			return nil, err
 		}
-		return savePetState(ctx, tx, petID, st)
+		if st == cur {
+			return nil, nil
+		}
+		if err := savePetState(ctx, tx, petID, st); err != nil {
+			return nil, err
+		}
+		return petstore.StockEvents(p, cur, st, timestamp(db.now())), nil
 	})
 	if err != nil {
 		return petstore.InventoryItem{}, fmt.Errorf("set inventory: %w", err)

@@ -102,28 +102,34 @@ func lockOrder(ctx context.Context, tx pgx.Tx, id, owner int64) (petstore.Order,
 // complete order is EConflict. With owner != 0 another account's order is ENotFound.
 // Locks are taken order first, then pet, as in UpdateOrder; PlaceOrder locks only
 // the pet, so no two transactions wait on each other in a circle.
+//
+// It writes order.cancelled, with the order as it was, and the stock events of the
+// units returned.
 func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
-	err := db.update(ctx, func(tx pgx.Tx) error {
+	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
 		o, err := lockOrder(ctx, tx, id, owner)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := o.CanCancel(); err != nil {
-			return err // before the pet, which a complete order outlives
+			return nil, err // before the pet, which a complete order outlives
 		}
-		cur, err := lockPetState(ctx, tx, o.PetID)
+		p, cur, err := lockPet(ctx, tx, o.PetID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		next, err := cur.Return(o)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := savePetState(ctx, tx, o.PetID, next); err != nil {
-			return err
+			return nil, err
 		}
-		_, err = tx.Exec(ctx, qDeleteOrder, id)
-		return err
+		if _, err = tx.Exec(ctx, qDeleteOrder, id); err != nil {
+			return nil, err
+		}
+		now := timestamp(db.now())
+		return append([]petstore.Event{orderEvent(petstore.OrderCancelled, o, now)}, petstore.StockEvents(p, cur, next, now)...), nil
 	})
 	if err != nil {
 		return fmt.Errorf("cancel order: %w", err)
@@ -136,37 +142,43 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 // the order as it is, and any real change is EInvalidTransition. Complete set to
 // false on an incomplete order changes nothing. Ship dates are kept to the
 // microsecond, and compared so.
+//
+// Completing writes order.completed and, when the pet's status changes,
+// pet.status_changed; a new ship date alone writes no event.
 func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate) (petstore.Order, error) {
 	ship := optionalTimestamp(u.ShipDate)
 	var o petstore.Order
-	err := db.update(ctx, func(tx pgx.Tx) error {
+	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
 		var err error
 		if o, err = lockOrder(ctx, tx, id, 0); err != nil {
-			return err
+			return nil, err
 		}
 		if err := petstore.CheckOrderUpdate(o, petstore.OrderUpdate{Complete: u.Complete, ShipDate: ship}); err != nil || o.Complete {
-			return err
+			return nil, err
 		}
 		if ship != nil {
 			if _, err := tx.Exec(ctx, qShipOrder, *ship, id); err != nil {
-				return err
+				return nil, err
 			}
 			o.ShipDate = ship
 		}
-		if u.Complete != nil && *u.Complete {
-			cur, err := lockPetState(ctx, tx, o.PetID)
-			if err != nil {
-				return err
-			}
-			if err := savePetState(ctx, tx, o.PetID, cur.Fulfil()); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, qCompleteOrder, id); err != nil {
-				return err
-			}
-			o.Complete = true
+		if u.Complete == nil || !*u.Complete {
+			return nil, nil
 		}
-		return nil
+		p, cur, err := lockPet(ctx, tx, o.PetID)
+		if err != nil {
+			return nil, err
+		}
+		next := cur.Fulfil()
+		if err := savePetState(ctx, tx, o.PetID, next); err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec(ctx, qCompleteOrder, id); err != nil {
+			return nil, err
+		}
+		o.Complete = true
+		now := timestamp(db.now())
+		return append([]petstore.Event{orderEvent(petstore.OrderCompleted, o, now)}, petstore.StockEvents(p, cur, next, now)...), nil
 	})
 	if err != nil {
 		return petstore.Order{}, fmt.Errorf("update order: %w", err)

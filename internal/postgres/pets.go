@@ -109,31 +109,34 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 // pet's row lock, so that the status change is checked under ChangeStatus against
 // the status the pet really has (an order in another process may have just made it
 // pending). The category is checked by the foreign key. The stock is not touched.
+// A new status writes pet.status_changed.
 func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetFields) (petstore.PetFields, error)) (petstore.Pet, error) {
 	var pet petstore.Pet
-	err := db.update(ctx, func(tx pgx.Tx) error {
+	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
 		cur, err := scanPet(tx.QueryRow(ctx, qPet+` FOR UPDATE`, id))
 		if noRows(err) {
-			return petstore.PetNotFound(id)
+			return nil, petstore.PetNotFound(id)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		f, err := cur.Revise(change)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		_, err = tx.Exec(ctx,
 			`UPDATE pets SET name = $1, category_id = $2, status = $3 WHERE id = $4`,
 			f.Name, f.CategoryID, string(f.Status), id)
 		if isForeignKey(err) {
-			return petstore.UnknownCategory()
+			return nil, petstore.UnknownCategory()
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock}
-		return nil
+		return petstore.StockEvents(pet,
+			petstore.PetState{Status: cur.Status, Stock: cur.Stock},
+			petstore.PetState{Status: pet.Status, Stock: pet.Stock}, timestamp(db.now())), nil
 	})
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("update pet: %w", err)

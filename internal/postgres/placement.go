@@ -23,13 +23,14 @@ import (
 //     processes cannot deadlock), reading their state; read the records of the
 //     batch's Idempotency-Keys; draw an order id per request from the sequence.
 //  2. Write each changed pet once, insert the placed orders, record the keys (in key
-//     order), COMMIT.
+//     order), write the events (an order.placed per order, the stock events of each
+//     changed pet) with their deliveries in one statement, COMMIT.
 //
 // petstore.PlanOrders decides in between, in Go. The pets' row locks are held for
 // about one round trip, so a popular pet takes as many orders per round trip as
 // arrived while the previous batch held it.
 const (
-	qLockPets = `SELECT id, status, stock, open_orders FROM pets WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+	qLockPets = `SELECT id, name, category_id, status, stock, open_orders FROM pets WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 	qOrderIDs = `SELECT nextval('orders_id_seq') FROM generate_series(1, $1)`
 	qSavePets = `UPDATE pets SET status = v.status, stock = v.stock, open_orders = v.open_orders
 		FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::integer[]) AS v(id, status, stock, open_orders)
@@ -136,6 +137,8 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	}
 	b.Queue(qOrderIDs, len(reqs))
 	pets := make(map[int64]petstore.PetState, len(petIDs))
+	// The pets as locked, for their events: PlanOrders changes pets in place.
+	locked := make(map[int64]petstore.Pet, len(petIDs))
 	var records map[petstore.KeyRef]petstore.IdempotencyRecord
 	ids := make([]int64, 0, len(reqs))
 	err = readBatch(conn.SendBatch(ctx, b), func(br pgx.BatchResults) error {
@@ -145,15 +148,16 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 		rows, _ := br.Query()
 		for rows.Next() {
 			var (
-				id     int64
+				p      petstore.Pet
 				st     petstore.PetState
 				status string
 			)
-			if err := rows.Scan(&id, &status, &st.Stock, &st.OpenOrders); err != nil {
+			if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &st.Stock, &st.OpenOrders); err != nil {
 				return fmt.Errorf("lock pets: %w", err)
 			}
 			st.Status = petstore.PetStatus(status)
-			pets[id] = st
+			p.Status, p.Stock = st.Status, st.Stock
+			pets[p.ID], locked[p.ID] = st, p
 		}
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("lock pets: %w", err)
@@ -200,15 +204,24 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 		}
 		w.Queue(qSavePets, batch.Changed, statuses, stocks, open)
 	}
-	var o orderRows
+	var (
+		o      orderRows
+		events []petstore.Event
+	)
 	for i := range batch.Plans {
 		if p := &batch.Plans[i]; p.Outcome == petstore.Place {
 			p.Order.ID = ids[i]
 			o.add(p.Order)
+			events = append(events, orderEvent(petstore.OrderPlaced, p.Order, batch.Now))
 		}
 	}
 	if len(o.ids) > 0 {
 		w.Queue(qInsertOrders, o.ids, o.pets, o.accounts, o.qty, o.ships, o.created)
+	}
+	for _, id := range batch.Changed {
+		before := locked[id]
+		events = append(events, petstore.StockEvents(before,
+			petstore.PetState{Status: before.Status, Stock: before.Stock}, batch.Pets[id], batch.Now)...)
 	}
 	// Keys are recorded in key order, so that two batches recording the same keys
 	// wait for each other in one order only.
@@ -241,7 +254,16 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	if len(fresh.keys) > 0 {
 		fresh.queue(w)
 	}
+	// The events go last, so that their result is the last of the writes.
+	if len(events) > 0 {
+		args, err := eventArgs(events)
+		if err != nil {
+			return err
+		}
+		w.Queue(qInsertEvents, args...)
+	}
 	writes := w.Len()
+	var queued int64
 	// With a BeforeCommit hook (tests), COMMIT waits for the hook's word.
 	commit := db.beforeCommit == nil
 	if commit {
@@ -255,9 +277,14 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	if w.Len() > 0 {
 		err = readBatch(conn.SendBatch(wctx, w), func(br pgx.BatchResults) error {
 			for range writes {
-				if _, err := br.Exec(); err != nil {
+				tag, err := br.Exec()
+				if err != nil {
 					return writeError(err)
 				}
+				queued = tag.RowsAffected() // the events' statement's, when it is last
+			}
+			if len(events) == 0 {
+				queued = 0
 			}
 			if commit {
 				return committed(br.Exec())
@@ -283,6 +310,9 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	}
 	for i := range out {
 		out[i].Value, out[i].Err = batch.Answer(i)
+	}
+	if queued > 0 {
+		db.wake()
 	}
 	return nil
 }

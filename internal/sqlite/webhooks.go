@@ -99,7 +99,7 @@ func (db *DB) Webhook(ctx context.Context, id int64) (petstore.Webhook, error) {
 	}
 	w, err := scanWebhook(s.QueryRowContext(reading(ctx), id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Webhook{}, petstore.NotFound("Webhook", id)
+		return petstore.Webhook{}, petstore.WebhookNotFound(id)
 	}
 	if err != nil {
 		return petstore.Webhook{}, fmt.Errorf("webhook: %w", err)
@@ -136,7 +136,7 @@ func (db *DB) Webhooks(ctx context.Context, p petstore.Page) ([]petstore.Webhook
 func loadWebhook(ctx context.Context, tx *sql.Tx, id int64) (petstore.Webhook, error) {
 	w, err := scanWebhook(tx.QueryRowContext(ctx, qWebhook, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Webhook{}, petstore.NotFound("Webhook", id)
+		return petstore.Webhook{}, petstore.WebhookNotFound(id)
 	}
 	if err != nil {
 		return petstore.Webhook{}, fmt.Errorf("load webhook %d: %w", id, err)
@@ -199,7 +199,7 @@ func (db *DB) DeleteWebhook(ctx context.Context, id int64) error {
 		}
 		n, err := res.RowsAffected()
 		if err == nil && n == 0 {
-			return petstore.NotFound("Webhook", id)
+			return petstore.WebhookNotFound(id)
 		}
 		return err
 	})
@@ -291,13 +291,13 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 		d, err = scanDelivery(tx.QueryRowContext(ctx, `SELECT `+deliveryColumns+deliveryFrom+` WHERE d.id = ? AND d.webhook_id = ?`,
 			deliveryID, webhookID))
 		if errors.Is(err, sql.ErrNoRows) {
-			return petstore.NotFound("Delivery", deliveryID)
+			return petstore.DeliveryNotFound(deliveryID)
 		}
 		if err != nil || d.Status == petstore.DeliveryPending {
 			return err
 		}
 		if !w.Enabled {
-			return petstore.Errorf(petstore.EConflict, "Webhook %d is disabled; enable it before retrying its deliveries.", webhookID)
+			return petstore.WebhookDisabled(webhookID)
 		}
 		at := formatTime(now)
 		if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?,
@@ -414,7 +414,7 @@ func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
 			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM deliveries WHERE id = ?)`, r.DeliveryID).Scan(&exists); err != nil || exists {
 				return err
 			}
-			return petstore.NotFound("Delivery", r.DeliveryID)
+			return petstore.DeliveryNotFound(r.DeliveryID)
 		}
 		if err != nil {
 			return err

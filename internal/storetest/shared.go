@@ -55,6 +55,10 @@ func Shared(t *testing.T, open func(t *testing.T, n int) []petstore.Store) {
 		t.Parallel()
 		testCancelAcross(t, open(t, 2))
 	})
+	t.Run("processes placing orders and claiming deliveries together deliver each order.placed once per endpoint", func(t *testing.T) {
+		t.Parallel()
+		testSharedDeliveries(t, open(t, 2))
+	})
 	t.Run("a key revoked in one process fails at once in another", func(t *testing.T) {
 		t.Parallel()
 		stores := open(t, 2)
@@ -346,6 +350,95 @@ func CheckRekeyed(t *testing.T, st petstore.Store) {
 		a, _, err := st.AccountByEmail(t.Context(), email)
 		if err != nil || a.ID != 1 {
 			t.Errorf("AccountByEmail(%q) = %+v, %v; want account 1", email, a, err)
+		}
+	}
+}
+
+// testSharedDeliveries has two stores place 300 orders at once while both claim and
+// finish deliveries to three endpoints subscribed to order.placed: every order's event
+// gets exactly one delivery per endpoint, each claimed once.
+func testSharedDeliveries(t *testing.T, stores []petstore.Store) {
+	f := &fixture{t: t, ctx: t.Context(), s: stores[0]}
+	ws := make([]petstore.WebhookStore, len(stores))
+	for i, st := range stores {
+		w, ok := st.(petstore.WebhookStore)
+		if !ok {
+			t.Fatalf("%T does not implement petstore.WebhookStore", st)
+		}
+		ws[i] = w
+	}
+	const orders, endpoints = 300, 3
+	for range endpoints {
+		f.hook(petstore.OrderPlaced.Bit())
+	}
+	a := f.account(petstore.Customer)
+	p := f.availablePet(orders)
+	var (
+		mu      sync.Mutex
+		claims  = map[int64]int{}
+		events  = map[string]int{}
+		placing sync.WaitGroup
+		placed  atomic.Bool
+		wg      sync.WaitGroup
+	)
+	for i := range orders {
+		placing.Add(1)
+		go func() {
+			defer placing.Done()
+			if _, err := stores[i%len(stores)].PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1}); err != nil {
+				t.Errorf("order: %v", err)
+			}
+		}()
+	}
+	// The claims run at a time far ahead of the events' (the stores' clocks), so
+	// that every delivery is due.
+	now := time.Now().Add(time.Hour)
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := ws[i%len(ws)]
+			for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
+				finished := placed.Load()
+				jobs, err := w.ClaimDeliveries(f.ctx, now, time.Hour, 10)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(jobs) == 0 {
+					if finished {
+						return // everything was placed before this claim found nothing
+					}
+					time.Sleep(time.Millisecond)
+				}
+				for _, j := range jobs {
+					mu.Lock()
+					claims[j.Delivery.ID]++
+					events[j.Event.ID]++
+					mu.Unlock()
+					if err := w.FinishAttempt(f.ctx, succeeded(j.Delivery.ID, now)); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+			t.Error("the claims did not finish in time")
+		}()
+	}
+	placing.Wait()
+	placed.Store(true)
+	wg.Wait()
+	if len(events) != orders || len(claims) != orders*endpoints {
+		t.Errorf("%d deliveries of %d events were claimed, want %d of %d", len(claims), len(events), orders*endpoints, orders)
+	}
+	for id, n := range claims {
+		if n != 1 {
+			t.Errorf("delivery %d was claimed %d times", id, n)
+		}
+	}
+	for id, n := range events {
+		if n != endpoints {
+			t.Errorf("event %s was delivered %d times, want %d", id, n, endpoints)
 		}
 	}
 }

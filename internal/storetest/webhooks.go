@@ -481,7 +481,7 @@ func testDeliveries(t *testing.T, open Opener) {
 				defer wg.Done()
 				for {
 					mu.Lock()
-					finished := done == total
+					finished := done >= total
 					mu.Unlock()
 					if finished || time.Now().After(timeout) {
 						return
@@ -709,6 +709,22 @@ func testDeliveries(t *testing.T, open Opener) {
 		wantCode(t, err, petstore.ENotFound)
 		_, err = ws.RetryDelivery(f.ctx, 999999, d.ID, t2)
 		wantCode(t, err, petstore.ENotFound)
+
+		// Disabled, the endpoint's deliveries fail and are not retried: pending, they
+		// would wait for it forever.
+		_, err = ws.UpdateWebhook(f.ctx, w.ID, func(w petstore.Webhook) (petstore.Webhook, error) {
+			w.Enabled = false
+			return w, nil
+		})
+		must(t, err)
+		if read := f.delivery(w.ID, d.ID); read.Status != petstore.DeliveryFailed {
+			t.Errorf("after disabling its endpoint the delivery is %+v, want failed", read)
+		}
+		_, err = ws.RetryDelivery(f.ctx, w.ID, d.ID, t2)
+		wantCode(t, err, petstore.EConflict)
+		if read := f.delivery(w.ID, d.ID); read.Status != petstore.DeliveryFailed {
+			t.Errorf("a refused retry left the delivery %+v, want failed", read)
+		}
 	})
 
 	t.Run("the queue's stats count pending deliveries and date the oldest one's event", func(t *testing.T) {

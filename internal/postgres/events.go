@@ -1,0 +1,185 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// Events (the outbox). A transaction that makes events writes them, and a pending
+// delivery for each enabled endpoint subscribed to each one's type, in one statement
+// (qInsertEvents) queued with its other writes, so that an order batch gains no round
+// trip.
+//
+// An event's seq is the transaction's xid8 shifted left by 16 bits plus the
+// event's place in that statement; a transaction writes its events in one statement
+// only. The feed shows only the events of transactions older than the oldest one
+// still running (pg_snapshot_xmin): every event that may yet commit has a greater
+// seq than every event shown, so a reader that follows the cursor misses none. A
+// transaction left open holds the feed back (not the deliveries) until it ends.
+
+// maxEventsPerTx is how many events one transaction may write: the low 16 bits of a
+// seq number an event within its transaction (seqShiftSQL, seqMaskSQL).
+const maxEventsPerTx = 1<<16 - 1
+
+const (
+	// qInsertEvents writes events given as arrays (id, type, created_at, data, the
+	// type's subscription bit) and their deliveries, due at once, in event order; the
+	// command tag counts the deliveries.
+	qInsertEvents = `WITH v AS (
+			SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::bigint[])
+			WITH ORDINALITY AS v(id, type, created_at, data, bit, n)
+		), ev AS (
+			INSERT INTO events (seq, id, type, created_at, data)
+			SELECT (pg_current_xact_id()::text::bigint << ` + seqShiftSQL + `) + n, id, type, created_at, data FROM v
+			RETURNING seq
+		)
+		INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at, retry_since, created_at)
+		SELECT w.id, ev.seq, 'pending', v.created_at, v.created_at, v.created_at
+		FROM ev JOIN v ON v.n = ev.seq & ` + seqMaskSQL + `
+		JOIN webhooks w ON w.enabled AND (w.events & v.bit) <> 0
+		ORDER BY ev.seq, w.id`
+	seqShiftSQL = "16"
+	seqMaskSQL  = "65535"
+
+	eventColumns = `seq, id, type, created_at, data`
+	// feedVisible is the feed's cut-off (see above).
+	feedVisible = `seq < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << ` + seqShiftSQL + `)`
+	notTest     = `type <> 'webhook.test'`
+)
+
+// eventArgs makes the arguments of qInsertEvents.
+func eventArgs(events []petstore.Event) ([]any, error) {
+	if len(events) > maxEventsPerTx {
+		return nil, fmt.Errorf("write events: %d in one transaction, at most %d", len(events), maxEventsPerTx)
+	}
+	n := len(events)
+	ids, types, data := make([]string, n), make([]string, n), make([]string, n)
+	created, bits := make([]time.Time, n), make([]int64, n)
+	for i, e := range events {
+		b, err := petstore.MarshalEventData(e)
+		if err != nil {
+			return nil, fmt.Errorf("write events: %w", err)
+		}
+		ids[i], types[i], data[i] = e.ID, string(e.Type), string(b)
+		created[i], bits[i] = timestamp(e.CreatedAt), int64(e.Type.Bit())
+	}
+	return []any{ids, types, created, data, bits}, nil
+}
+
+// updateWithEvents is update for a change that makes events: fn returns them, and
+// they are written in its transaction, with their deliveries. A commit that made
+// deliveries calls OnDeliveries.
+func (db *DB) updateWithEvents(ctx context.Context, fn func(tx pgx.Tx) ([]petstore.Event, error)) error {
+	var queued int64
+	err := db.update(ctx, func(tx pgx.Tx) error {
+		events, err := fn(tx)
+		if err != nil || len(events) == 0 {
+			return err
+		}
+		args, err := eventArgs(events)
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, qInsertEvents, args...)
+		if err != nil {
+			return fmt.Errorf("write events: %w", err)
+		}
+		queued = tag.RowsAffected()
+		return nil
+	})
+	if err == nil && queued > 0 {
+		db.wake()
+	}
+	return err
+}
+
+// wake tells the dispatcher that deliveries are due.
+func (db *DB) wake() {
+	if db.onDeliveries != nil {
+		db.onDeliveries()
+	}
+}
+
+// event makes an event of a change, dated now.
+func event(t petstore.EventType, now time.Time) petstore.Event {
+	return petstore.Event{ID: petstore.NewEventID(), Type: t, CreatedAt: now}
+}
+
+// orderEvent is the event t of order o.
+func orderEvent(t petstore.EventType, o petstore.Order, now time.Time) petstore.Event {
+	e := event(t, now)
+	e.Order = &o
+	return e
+}
+
+// scanEvent reads a row of eventColumns.
+func scanEvent(row pgx.Row) (petstore.Event, error) {
+	var (
+		e    petstore.Event
+		typ  string
+		data []byte
+	)
+	if err := row.Scan(&e.Seq, &e.ID, &typ, &e.CreatedAt, &data); err != nil {
+		return petstore.Event{}, err
+	}
+	e.Type = petstore.EventType(typ)
+	if err := petstore.UnmarshalEventData(&e, data); err != nil {
+		return petstore.Event{}, err
+	}
+	return e, nil
+}
+
+// Events lists a page of the feed by seq; see above for which events it shows.
+func (db *DB) Events(ctx context.Context, f petstore.EventFilter, p petstore.Page) ([]petstore.Event, error) {
+	q := `SELECT ` + eventColumns + ` FROM events WHERE seq > $1 AND ` + feedVisible + ` AND ` + notTest
+	args := []any{p.After, p.Size()}
+	if f.Type != "" {
+		q += ` AND type = $3`
+		args = append(args, string(f.Type))
+	}
+	q += ` ORDER BY seq LIMIT $2`
+	rows, err := db.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	defer rows.Close()
+	events := []petstore.Event{}
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return nil, fmt.Errorf("events: %w", err)
+		}
+		events = append(events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	return events, nil
+}
+
+// Event finds an event of the feed by its id.
+func (db *DB) Event(ctx context.Context, id string) (petstore.Event, error) {
+	e, err := scanEvent(db.pool.QueryRow(ctx, `SELECT `+eventColumns+` FROM events WHERE id = $1 AND `+notTest, id))
+	if noRows(err) {
+		return petstore.Event{}, petstore.EventNotFound(id)
+	}
+	if err != nil {
+		return petstore.Event{}, fmt.Errorf("event: %w", err)
+	}
+	return e, nil
+}
+
+// PurgeEvents deletes the events that happened before the given time; their
+// deliveries go with them (ON DELETE CASCADE).
+func (db *DB) PurgeEvents(ctx context.Context, before time.Time) (int64, error) {
+	tag, err := db.pool.Exec(ctx, `DELETE FROM events WHERE created_at < $1`, timestamp(before))
+	if err != nil {
+		return 0, fmt.Errorf("purge events: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
