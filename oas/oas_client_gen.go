@@ -168,10 +168,11 @@ type Invoker interface {
 	// Admin only. The feed of events, oldest first, for consumers that cannot receive webhooks: the events
 	// endpoints are sent, with the same ids and bodies (`webhook.test` events excepted). It is paginated
 	// like every list; a reader that follows the `Link` headers misses no event, because the feed shows an
-	// event only once every event before it is committed. To poll for what happens next, keep the URL of
-	// the last page you read (the one without a `Link`) and read it again later: it holds the events you
-	// have (skip them by `id`) and those that happened since, with a `Link` when more follow. Events are
-	// kept for 30 days (the operator's `--event-retention`), then removed with their deliveries.
+	// event only once every event before it is committed. Unlike the other lists, every page that holds an
+	// event has a `next` link, even a short last one: it is where the events that happen later will be. An
+	// empty page has none; you are caught up, so read the same URL again later. A poller keeps one URL,
+	// the last it was given, and never sees an event twice. Events are kept for 30 days (the operator's
+	// `--event-retention`), then removed with their deliveries.
 	//
 	// GET /events
 	ListEvents(ctx context.Context, params ListEventsParams) (ListEventsRes, error)
@@ -2172,10 +2173,11 @@ func (c *Client) sendListDeliveries(ctx context.Context, params ListDeliveriesPa
 // Admin only. The feed of events, oldest first, for consumers that cannot receive webhooks: the events
 // endpoints are sent, with the same ids and bodies (`webhook.test` events excepted). It is paginated
 // like every list; a reader that follows the `Link` headers misses no event, because the feed shows an
-// event only once every event before it is committed. To poll for what happens next, keep the URL of
-// the last page you read (the one without a `Link`) and read it again later: it holds the events you
-// have (skip them by `id`) and those that happened since, with a `Link` when more follow. Events are
-// kept for 30 days (the operator's `--event-retention`), then removed with their deliveries.
+// event only once every event before it is committed. Unlike the other lists, every page that holds an
+// event has a `next` link, even a short last one: it is where the events that happen later will be. An
+// empty page has none; you are caught up, so read the same URL again later. A poller keeps one URL,
+// the last it was given, and never sees an event twice. Events are kept for 30 days (the operator's
+// `--event-retention`), then removed with their deliveries.
 //
 // GET /events
 func (c *Client) ListEvents(ctx context.Context, params ListEventsParams) (ListEventsRes, error) {

@@ -85,11 +85,17 @@ func nextLink[T any](items []T, p petstore.Page, path string, filters func() url
 		return items, oas.OptString{}
 	}
 	items = items[:p.Limit]
+	return items, linkAfter(p, path, filters, id(items[len(items)-1]))
+}
+
+// linkAfter is the RFC 8288 next link to the page of path that follows the item with
+// id last, keeping the request's filters (nil for none) and page size.
+func linkAfter(p petstore.Page, path string, filters func() url.Values, last int64) oas.OptString {
 	query := url.Values{}
 	if filters != nil {
 		query = filters()
 	}
 	query.Set("limit", strconv.Itoa(p.Limit))
-	query.Set("cursor", petstore.EncodeCursor(id(items[len(items)-1])))
-	return items, oas.NewOptString("<" + apiPrefix + path + "?" + query.Encode() + `>; rel="next"`)
+	query.Set("cursor", petstore.EncodeCursor(last))
+	return oas.NewOptString("<" + apiPrefix + path + "?" + query.Encode() + `>; rel="next"`)
 }

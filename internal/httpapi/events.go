@@ -50,13 +50,20 @@ func (h *Handler) ListEvents(ctx context.Context, params oas.ListEventsParams) (
 	if err != nil {
 		return nil, err
 	}
-	events, link := nextLink(events, page, "/events", func() url.Values {
+	filters := func() url.Values {
 		q := url.Values{}
 		if f.Type != "" {
 			q.Set("type", string(f.Type))
 		}
 		return q
-	}, func(e petstore.Event) int64 { return e.Seq }) // the feed's order, not an id
+	}
+	seq := func(e petstore.Event) int64 { return e.Seq } // the feed's order, not an id
+	events, link := nextLink(events, page, "/events", filters, seq)
+	if !link.IsSet() && len(events) > 0 {
+		// A feed goes on: its last page links to where the next events will be, so
+		// that a poller always holds a cursor.
+		link = linkAfter(page, "/events", filters, seq(events[len(events)-1]))
+	}
 	out := make([]oas.Event, len(events))
 	for i, e := range events {
 		if out[i], err = toEvent(e); err != nil {

@@ -714,6 +714,39 @@ func TestEventFeed(t *testing.T) {
 			t.Fatalf("walked %d inventory.updated events, want at least 5", n)
 		}
 	})
+	t.Run("a poller keeps the last link it was given and gets each event once", func(t *testing.T) {
+		// Read to the end: the last page with events links on; the page after it is
+		// empty, without a link, and is where the poller reads again.
+		next, last := "/v1/events?type=order.placed&limit=100", ""
+		for next != "" {
+			res := a.do(t, req{Method: "GET", Path: next, Key: a.Admin}).expect(200, "")
+			var page []event
+			res.JSON(&page)
+			link := nextPath(t, res.Header.Get("Link"))
+			if len(page) > 0 && link == "" {
+				t.Fatalf("a feed page with %d events has no next link", len(page))
+			}
+			if len(page) == 0 && link != "" {
+				t.Fatalf("an empty feed page links to %s", link)
+			}
+			last, next = next, link
+		}
+		again := a.order(t, a.Customer, a.pet(t, "Polly", 1).ID, 1)
+		// PostgreSQL shows an event once every transaction begun before it has ended,
+		// which other tests' transactions may delay.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			var page []event
+			a.do(t, req{Method: "GET", Path: last, Key: a.Admin}).expect(200, "").JSON(&page)
+			if len(page) == 0 && time.Now().Before(deadline) {
+				continue
+			}
+			var got order
+			if len(page) != 1 || json.Unmarshal(page[0].Data, &got) != nil || got.ID != again.ID {
+				t.Fatalf("polling %s gave %+v, want the one order.placed of order %d", last, page, again.ID)
+			}
+			break
+		}
+	})
 	t.Run("an unknown type is refused", func(t *testing.T) {
 		a.do(t, req{Method: "GET", Path: "/v1/events?type=webhook.test", Key: a.Admin}).expect(400, "validation_failed")
 		a.do(t, req{Method: "GET", Path: "/v1/events?type=order.shipped", Key: a.Admin}).expect(400, "validation_failed")

@@ -1292,10 +1292,11 @@ type ClientInterface interface {
 	// webhooks: the events endpoints are sent, with the same ids and bodies
 	// (`webhook.test` events excepted). It is paginated like every list; a reader that
 	// follows the `Link` headers misses no event, because the feed shows an event only
-	// once every event before it is committed. To poll for what happens next, keep the
-	// URL of the last page you read (the one without a `Link`) and read it again later:
-	// it holds the events you have (skip them by `id`) and those that happened since,
-	// with a `Link` when more follow. Events are kept for 30 days (the operator's
+	// once every event before it is committed. Unlike the other lists, every page that
+	// holds an event has a `next` link, even a short last one: it is where the events
+	// that happen later will be. An empty page has none; you are caught up, so read the
+	// same URL again later. A poller keeps one URL, the last it was given, and never
+	// sees an event twice. Events are kept for 30 days (the operator's
 	// `--event-retention`), then removed with their deliveries.
 	//
 	// Corresponds with GET /events (the `ListEvents` operationId).
@@ -2003,10 +2004,11 @@ func (c *Client) ReplaceCategory(ctx context.Context, categoryID CategoryID, bod
 // webhooks: the events endpoints are sent, with the same ids and bodies
 // (`webhook.test` events excepted). It is paginated like every list; a reader that
 // follows the `Link` headers misses no event, because the feed shows an event only
-// once every event before it is committed. To poll for what happens next, keep the
-// URL of the last page you read (the one without a `Link`) and read it again later:
-// it holds the events you have (skip them by `id`) and those that happened since,
-// with a `Link` when more follow. Events are kept for 30 days (the operator's
+// once every event before it is committed. Unlike the other lists, every page that
+// holds an event has a `next` link, even a short last one: it is where the events
+// that happen later will be. An empty page has none; you are caught up, so read the
+// same URL again later. A poller keeps one URL, the last it was given, and never
+// sees an event twice. Events are kept for 30 days (the operator's
 // `--event-retention`), then removed with their deliveries.
 //
 // Corresponds with GET /events (the `ListEvents` operationId).
@@ -4751,10 +4753,11 @@ type ClientWithResponsesInterface interface {
 	// webhooks: the events endpoints are sent, with the same ids and bodies
 	// (`webhook.test` events excepted). It is paginated like every list; a reader that
 	// follows the `Link` headers misses no event, because the feed shows an event only
-	// once every event before it is committed. To poll for what happens next, keep the
-	// URL of the last page you read (the one without a `Link`) and read it again later:
-	// it holds the events you have (skip them by `id`) and those that happened since,
-	// with a `Link` when more follow. Events are kept for 30 days (the operator's
+	// once every event before it is committed. Unlike the other lists, every page that
+	// holds an event has a `next` link, even a short last one: it is where the events
+	// that happen later will be. An empty page has none; you are caught up, so read the
+	// same URL again later. A poller keeps one URL, the last it was given, and never
+	// sees an event twice. Events are kept for 30 days (the operator's
 	// `--event-retention`), then removed with their deliveries.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -11655,10 +11658,11 @@ func (c *ClientWithResponses) ReplaceCategoryWithResponse(ctx context.Context, c
 // webhooks: the events endpoints are sent, with the same ids and bodies
 // (`webhook.test` events excepted). It is paginated like every list; a reader that
 // follows the `Link` headers misses no event, because the feed shows an event only
-// once every event before it is committed. To poll for what happens next, keep the
-// URL of the last page you read (the one without a `Link`) and read it again later:
-// it holds the events you have (skip them by `id`) and those that happened since,
-// with a `Link` when more follow. Events are kept for 30 days (the operator's
+// once every event before it is committed. Unlike the other lists, every page that
+// holds an event has a `next` link, even a short last one: it is where the events
+// that happen later will be. An empty page has none; you are caught up, so read the
+// same URL again later. A poller keeps one URL, the last it was given, and never
+// sees an event twice. Events are kept for 30 days (the operator's
 // `--event-retention`), then removed with their deliveries.
 //
 // Returns a wrapper object for the known response body format(s).
