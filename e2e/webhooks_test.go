@@ -20,7 +20,8 @@ import (
 // Python hmac, Go) and delivers to each with the service's own sender: a delivery
 // signed with the endpoint's secret is taken (2xx) and handled once however often it
 // comes, also while a rotated secret overlaps; one signed with another secret, with a
-// stale timestamp or with a changed body is refused.
+// stale timestamp or with a changed body is refused. Then each takes the deliveries of
+// the real service: a test event, an order's event, and a test event after a rotation.
 func TestWebhookVerificationSamples(t *testing.T) {
 	samples := []struct {
 		name, tool string
@@ -90,20 +91,72 @@ func TestWebhookVerificationSamples(t *testing.T) {
 				t.Fatalf("the receiver handled more: %q", line)
 			case <-time.After(200 * time.Millisecond):
 			}
+
+			// The real service: an endpoint at a receiver started with its secret gets a
+			// test event and an order's event, and keeps getting them after a rotation
+			// (during the overlap the old secret still signs).
+			srv := startServer(t, "--webhooks-allow-private")
+			port := freePort(t)
+			var hook struct {
+				ID     int64  `json:"id"`
+				Secret string `json:"secret"`
+			}
+			srv.call(t, srv.AdminKey, "POST", "/webhooks", map[string]any{
+				"url": fmt.Sprintf("http://127.0.0.1:%d/hooks", port), "events": []string{"order.placed"},
+			}, http.StatusCreated, &hook)
+			_, printed = startReceiverOn(t, s.tool, s.args, []byte(hook.Secret), port)
+			expect := func(prefix string) {
+				t.Helper()
+				select {
+				case line := <-printed:
+					if !strings.HasPrefix(line, prefix) {
+						t.Fatalf("the receiver printed %q, want %q…", line, prefix)
+					}
+				case <-time.After(30 * time.Second):
+					t.Fatalf("the receiver did not print %q…", prefix)
+				}
+			}
+			var test struct {
+				EventID string `json:"eventId"`
+			}
+			srv.call(t, srv.AdminKey, "POST", fmt.Sprintf("/webhooks/%d/test", hook.ID), nil, http.StatusAccepted, &test)
+			expect("webhook.test " + test.EventID)
+			var cat, pet struct {
+				ID int64 `json:"id"`
+			}
+			srv.call(t, srv.AdminKey, "POST", "/categories", map[string]any{"name": "Hooks " + s.name}, http.StatusCreated, &cat)
+			srv.call(t, srv.AdminKey, "POST", "/pets", map[string]any{"name": "Rex", "categoryId": cat.ID}, http.StatusCreated, &pet)
+			srv.call(t, srv.AdminKey, "PUT", fmt.Sprintf("/store/inventory/%d", pet.ID), map[string]any{"quantity": 3}, http.StatusOK, nil)
+			srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": pet.ID, "quantity": 1}, http.StatusCreated, nil)
+			expect("order.placed evt_")
+			srv.call(t, srv.AdminKey, "POST", fmt.Sprintf("/webhooks/%d/rotate-secret", hook.ID), nil, http.StatusOK, nil)
+			srv.call(t, srv.AdminKey, "POST", fmt.Sprintf("/webhooks/%d/test", hook.ID), nil, http.StatusAccepted, &test)
+			expect("webhook.test " + test.EventID)
 		})
 	}
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // startReceiver runs a sample receiver on a free port and returns its URL and the
 // lines it prints after "listening".
 func startReceiver(t *testing.T, tool string, args []string, secret []byte) (string, <-chan string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	return startReceiverOn(t, tool, args, secret, freePort(t))
+}
+
+// startReceiverOn is startReceiver on a given port.
+func startReceiverOn(t *testing.T, tool string, args []string, secret []byte, port int) (string, <-chan string) {
+	t.Helper()
 	cmd := exec.Command(tool, args...)
 	cmd.Env = append(os.Environ(), "PETSTORE_WEBHOOK_SECRET="+string(secret), fmt.Sprintf("PORT=%d", port))
 	var stderr strings.Builder
@@ -155,4 +208,46 @@ func postRaw(t *testing.T, url, signature, body string) bool {
 	}
 	res.Body.Close()
 	return res.StatusCode/100 == 2
+}
+
+// TestTheREADMEQuotesTheReceivers checks that the verify functions the README quotes
+// are, byte for byte, those of the receivers this file tests.
+func TestTheREADMEQuotesTheReceivers(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Webhooks and the event feed\n")
+	if !ok {
+		t.Fatal("the README has no Webhooks section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	files := map[string]string{
+		"js":     filepath.Join("testdata", "webhooks", "receiver.mjs"),
+		"python": filepath.Join("testdata", "webhooks", "receiver.py"),
+		"go":     filepath.Join("testdata", "webhooks", "go", "main.go"),
+	}
+	found := 0
+	for _, block := range strings.Split(section, "\n  ```")[1:] {
+		lang, code, ok := strings.Cut(block, "\n")
+		file, quoted := files[lang]
+		if !ok || !quoted {
+			continue
+		}
+		found++
+		var lines []string
+		for _, l := range strings.Split(code, "\n") {
+			lines = append(lines, strings.TrimPrefix(l, "  "))
+		}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if quote := strings.Join(lines, "\n"); !strings.Contains(string(src), quote) {
+			t.Errorf("the README's %s quote is not in %s:\n%s", lang, file, quote)
+		}
+	}
+	if found != len(files) {
+		t.Errorf("found %d quotes in the README's Webhooks section, want %d", found, len(files))
+	}
 }
