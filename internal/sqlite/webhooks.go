@@ -423,13 +423,18 @@ func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
 			_, err := tx.ExecContext(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ?`, webhookID)
 			return err
 		}
-		var since string
+		var (
+			since   string
+			enabled bool
+		)
 		if err := tx.QueryRowContext(ctx, `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?
-			RETURNING failing_since`, formatTime(r.At), webhookID).Scan(&since); err != nil {
+			RETURNING failing_since, enabled`, formatTime(r.At), webhookID).Scan(&since, &enabled); err != nil {
 			return err
 		}
+		// An endpoint already disabled (by an admin, who then sent it a test event) is
+		// left as it is: its reason says the service disabled it, which it did not.
 		from, err := parseTime(since)
-		if err != nil || r.DisableIfFailingBefore.IsZero() || !from.Before(r.DisableIfFailingBefore) {
+		if err != nil || !enabled || r.DisableIfFailingBefore.IsZero() || !from.Before(r.DisableIfFailingBefore) {
 			return err
 		}
 		why := disabledReason(from, r)

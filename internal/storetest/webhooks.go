@@ -650,6 +650,41 @@ func testDeliveries(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("a test delivery failing on an endpoint an admin disabled leaves it as the admin left it", func(t *testing.T) {
+		// An admin disables an endpoint that has been failing, then sends it a test
+		// event, which fails too: the endpoint stays disabled by the admin (no reason:
+		// the service did not disable it) and the test delivery is retried as any other.
+		f, _ := clocked(t, open)
+		ws := f.webhookStore()
+		w := f.hook(petstore.InventoryUpdated.Bit())
+		p := f.availablePet(1)
+		f.restock(p.ID)
+		ds := f.deliveries(w.ID)
+		const days = 24 * time.Hour
+		t1 := epoch().Add(time.Minute)
+		f.claim(t1, 10)
+		f.finish(retryAt(ds[0].ID, t1, t1.Add(time.Hour)))
+		disabled := f.disable(w.ID)
+		t2 := t1.Add(6 * days)
+		test, err := ws.SendTestEvent(f.ctx, w.ID, t2)
+		must(t, err)
+		if jobs := f.claim(t2, 10); len(jobs) != 1 || jobs[0].Delivery.ID != test.ID {
+			t.Fatalf("claimed %v, want the test delivery %d", claimed(jobs), test.ID)
+		}
+		r := retryAt(test.ID, t2, t2.Add(time.Hour))
+		r.DisableIfFailingBefore = t2.Add(-5 * days)
+		f.finish(r)
+		got, err := ws.Webhook(f.ctx, w.ID)
+		must(t, err)
+		if got.Enabled || got.DisabledReason != "" || !got.UpdatedAt.Equal(disabled.UpdatedAt) {
+			t.Errorf("the endpoint an admin disabled is now %s (updated %v), want it as the admin left it (updated %v)",
+				describeWebhook(got), got.UpdatedAt, disabled.UpdatedAt)
+		}
+		if d := f.delivery(w.ID, test.ID); d.Status != petstore.DeliveryPending || d.Attempts != 1 {
+			t.Errorf("the failed test delivery is %s after %d attempts, want pending for its retry", d.Status, d.Attempts)
+		}
+	})
+
 	t.Run("a success does not disable the endpoint, whatever the bound", func(t *testing.T) {
 		f, _ := clocked(t, open)
 		ws := f.webhookStore()
