@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -147,8 +149,12 @@ func (s *Sender) CheckURL(raw string) error {
 		return errors.New("must be an https:// URL")
 	case u.User != nil:
 		return errors.New("must not hold a user name or password")
-	case u.Fragment != "" || u.RawFragment != "":
+	// "https://host/#" parses to an empty fragment: the '#' tells it.
+	case u.Fragment != "" || u.RawFragment != "" || strings.Contains(raw, "#"):
 		return errors.New("must not have a fragment")
+	case !validPort(u.Port()):
+		// Every dial would fail: refused now rather than found by each delivery.
+		return errors.New("must have a port from 1 to 65535")
 	}
 	if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
 		ip = ip.Unmap()
@@ -160,6 +166,16 @@ func (s *Sender) CheckURL(raw string) error {
 		}
 	}
 	return nil
+}
+
+// validPort reports whether port, a URL's (digits only, as url.Parse leaves it), is
+// empty (the scheme's) or one a connection can use.
+func validPort(port string) bool {
+	if port == "" {
+		return true
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // Result is what one attempt found.

@@ -240,6 +240,15 @@ func TestCheckURL(t *testing.T) {
 		{"http://:8080", "must be an absolute URL", "must be an absolute URL"},
 		{"https:opaque", "must be an absolute URL", "must be an absolute URL"},
 		{"https://" + strings.Repeat("a", 2048) + ".example.com/", "must be at most 2048", "must be at most 2048"},
+		// An empty fragment is a fragment still, which the document forbids.
+		{"https://hooks.example.com/#", "must not have a fragment", "must not have a fragment"},
+		// A port no connection can use would make every delivery fail; it is refused
+		// when the endpoint is made instead.
+		{"https://hooks.example.com:99999/hook", "must have a port from 1 to 65535", "must have a port from 1 to 65535"},
+		{"https://hooks.example.com:0/hook", "must have a port from 1 to 65535", "must have a port from 1 to 65535"},
+		{"https://127.0.0.1:65536/hook", "must have a port from 1 to 65535", "must have a port from 1 to 65535"},
+		{"https://hooks.example.com:65535/hook", "", ""},
+		{"https://hooks.example.com:/hook", "", ""}, // an empty port is the scheme's
 	}
 	for _, tt := range tests {
 		for _, c := range []struct {
