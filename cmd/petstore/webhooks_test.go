@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,9 +28,11 @@ type receiver struct {
 	mu     sync.Mutex
 	secret []byte
 	hang   bool
-	got    []delivered
-	hung   chan struct{} // closed when a delivery hangs
-	done   chan struct{}
+	// slow, when set, holds the first delivery this long before answering 204.
+	slow time.Duration
+	got  []delivered
+	hung chan struct{} // closed when a delivery hangs
+	done chan struct{}
 }
 
 // delivered is one delivery as the receiver saw it.
@@ -70,7 +73,16 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	if err := json.Unmarshal(body, &e); err != nil || e.ID == "" || e.ID != req.Header.Get("Petstore-Event-Id") {
 		r.t.Errorf("a delivery is not an event with its id in Petstore-Event-Id: %v %s", err, body)
 	}
-	if hang {
+	if r.slow > 0 {
+		r.mu.Lock()
+		first := r.hang
+		r.hang = false
+		r.mu.Unlock()
+		if first {
+			close(r.hung)
+			time.Sleep(r.slow)
+		}
+	} else if hang {
 		r.mu.Lock()
 		if r.hang {
 			r.hang = false
@@ -302,6 +314,56 @@ func TestADeliveryCutByKill9IsMadeAfterARestart(t *testing.T) {
 			}
 			t.Logf("%s: the delivery cut by kill -9 arrived %v after the kill (lease %v)", name, got[0].at.Sub(killed).Round(time.Millisecond), deliveryLease)
 		})
+	}
+}
+
+// TestSIGTERMLetsADeliveryInFlightEnd stops the binary with SIGTERM while a slow
+// receiver holds a delivery: the process waits for the attempt, records it and exits
+// cleanly, so that after a restart the delivery stands succeeded at its one attempt
+// and the receiver is not sent it again.
+func TestSIGTERMLetsADeliveryInFlightEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildPetstore(t)
+	dsn := filepath.Join(t.TempDir(), "p.db")
+	key := adminKey(t, bin, dsn)
+	addr := freeAddr(t)
+	args := []string{"--addr", addr, "--admin-addr", "off", "--database", dsn, "--no-bootstrap", "--rate-limit", "0", "--webhooks-allow-private"}
+	cmd := startBinary(t, bin, args...)
+	api := adminClient{t: t, base: "http://" + addr + "/v1", key: key}
+	r := newReceiver(t)
+	r.hang, r.slow = true, 2*time.Second
+	hook := api.subscribe(r)
+	order := api.order(api.pet(10))
+	select {
+	case <-r.hung:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery reached the receiver in 30 s")
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("petstore serve exited with %v after SIGTERM, want 0", err)
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatal("petstore serve still runs 40 s after SIGTERM")
+	}
+	if got := r.received("order.placed"); len(got) != 1 || got[0].object != order {
+		t.Fatalf("the receiver got %+v, want the order.placed of order %d once", got, order)
+	}
+	startBinary(t, bin, args...)
+	if st := api.deliveryStatuses(hook); !slices.Equal(st, []string{"succeeded/1"}) {
+		t.Errorf("after the restart the deliveries are %v, want the one in flight at SIGTERM succeeded at its one attempt", st)
+	}
+	time.Sleep(time.Second) // a wrong retry would be due at once
+	if got := r.received("order.placed"); len(got) != 1 {
+		t.Errorf("the receiver got %d deliveries, want 1", len(got))
 	}
 }
 
