@@ -258,8 +258,10 @@ type DeliveryJob struct {
 	Delivery Delivery
 	Event    Event
 	Webhook  Webhook
-	// RetrySince is when the delivery's run of attempts began (its creation, or an
-	// admin's retry): the retry horizon counts from it.
+	// RetrySince is when the delivery's run of attempts began: the At of its first
+	// attempt (FinishAttempt records it), or, before that attempt, its creation or an
+	// admin's retry. The retry horizon counts from the first attempt, so that a
+	// delivery that waited behind its endpoint's earlier ones keeps its whole horizon.
 	RetrySince time.Time
 }
 
@@ -337,7 +339,8 @@ type WebhookStore interface {
 	// delivery.
 	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, max int) ([]DeliveryJob, error)
 	// FinishAttempt records an attempt's result (Attempts counts it) and ends the
-	// lease; on the endpoint it sets FailingSince at the first failure of a run, clears
+	// lease; the first attempt of a run (Attempts 0) sets RetrySince to its At. On the
+	// endpoint it sets FailingSince at the first failure of a run, clears
 	// it on a success and, past DisableIfFailingBefore, disables it with a reason and
 	// fails its pending deliveries, this one included. An unknown delivery is
 	// ENotFound.

@@ -318,11 +318,13 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Dur
 	return jobs, nil
 }
 
-// qFinishAttempt records an attempt on a pending delivery and ends its lease. A
-// delivery no longer pending (its endpoint was disabled meanwhile) is left as it is.
+// qFinishAttempt records an attempt on a pending delivery and ends its lease; the
+// run's first attempt starts its retry horizon (retry_since). A delivery no longer
+// pending (its endpoint was disabled meanwhile) is left as it is.
 const qFinishAttempt = `UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = $2,
 	response_status = $3, last_error = $4, leased_until = NULL, status = $5,
-	next_attempt_at = CASE WHEN $5 = 'pending' THEN $6::timestamptz END
+	next_attempt_at = CASE WHEN $5 = 'pending' THEN $6::timestamptz END,
+	retry_since = CASE WHEN attempts = 0 THEN $2 ELSE retry_since END
 	WHERE id = $1 AND status = 'pending' RETURNING webhook_id`
 
 // FinishAttempt records an attempt's result. A success is one statement (it clears

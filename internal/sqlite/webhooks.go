@@ -404,10 +404,12 @@ func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
 			next = nullTime(&r.NextAttemptAt)
 		}
 		var webhookID int64
+		// The run's first attempt starts its retry horizon (retry_since).
 		err := tx.QueryRowContext(ctx, `UPDATE deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?,
-			last_attempt_at = ?, response_status = ?, last_error = ?, leased_until = NULL
+			last_attempt_at = ?, response_status = ?, last_error = ?, leased_until = NULL,
+			retry_since = CASE WHEN attempts = 0 THEN ? ELSE retry_since END
 			WHERE id = ? AND status = 'pending' RETURNING webhook_id`,
-			string(r.Status), next, formatTime(r.At), r.ResponseStatus, r.Error, r.DeliveryID).Scan(&webhookID)
+			string(r.Status), next, formatTime(r.At), r.ResponseStatus, r.Error, formatTime(r.At), r.DeliveryID).Scan(&webhookID)
 		if errors.Is(err, sql.ErrNoRows) {
 			// No longer pending (its endpoint was disabled meanwhile): leave it.
 			var exists bool

@@ -650,6 +650,29 @@ func testDeliveries(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("a run's first attempt starts its retry horizon: RetrySince becomes its time", func(t *testing.T) {
+		// A delivery that waited behind its endpoint's earlier ones for days keeps its
+		// whole horizon from its first attempt, as the document promises.
+		f, _ := clocked(t, open)
+		w := f.hook(petstore.InventoryUpdated.Bit())
+		p := f.availablePet(1)
+		f.restock(p.ID)
+		ds := f.deliveries(w.ID)
+		t1 := epoch().Add(70 * time.Hour)
+		f.claim(t1, 10)
+		f.finish(retryAt(ds[0].ID, t1, t1.Add(time.Hour)))
+		t2 := t1.Add(time.Hour)
+		jobs := f.claim(t2, 10)
+		if len(jobs) != 1 || !jobs[0].RetrySince.Equal(t1) {
+			t.Fatalf("claimed %+v after the first attempt, want delivery %d with RetrySince %v (its first attempt)", jobs, ds[0].ID, t1)
+		}
+		f.finish(retryAt(ds[0].ID, t2, t2.Add(time.Hour)))
+		jobs = f.claim(t2.Add(time.Hour), 10)
+		if len(jobs) != 1 || !jobs[0].RetrySince.Equal(t1) {
+			t.Fatalf("claimed %+v after the second attempt, want RetrySince still %v", jobs, t1)
+		}
+	})
+
 	t.Run("a test delivery failing on an endpoint an admin disabled leaves it as the admin left it", func(t *testing.T) {
 		// An admin disables an endpoint that has been failing, then sends it a test
 		// event, which fails too: the endpoint stays disabled by the admin (no reason:

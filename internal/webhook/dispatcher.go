@@ -320,7 +320,14 @@ func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) {
 		// Delivery.Attempts counts the attempts recorded before this one (the store
 		// counts an attempt in FinishAttempt), which is Backoff's attempt number:
 		// 0 for the first.
-		next, ok := d.nextAttempt(job.RetrySince, at, job.Delivery.Attempts)
+		// The horizon counts from the run's first attempt, which the store records as
+		// the run's start (FinishAttempt): a delivery that waited behind its
+		// endpoint's earlier ones keeps its whole horizon.
+		first := job.RetrySince
+		if job.Delivery.Attempts == 0 {
+			first = at
+		}
+		next, ok := d.nextAttempt(first, at, job.Delivery.Attempts)
 		if ok {
 			r.Status, r.NextAttemptAt, outcome = petstore.DeliveryPending, next, outcomeRetried
 		} else {

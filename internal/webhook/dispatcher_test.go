@@ -202,6 +202,44 @@ func TestDispatcherGivesUp(t *testing.T) {
 	}
 }
 
+// TestDispatcherHorizonCountsFromTheFirstAttempt: a delivery that waited behind its
+// endpoint's earlier ones (the head-of-line rule) for 70 hours before its first
+// attempt is still retried for 72 hours after that attempt, as the document says,
+// not given up 2 hours later because it was made long before.
+func TestDispatcherHorizonCountsFromTheFirstAttempt(t *testing.T) {
+	clock := &testClock{t: now}
+	rc := newReceiver(t, secret, clock.Now, answerStatus(http.StatusServiceUnavailable))
+	q := newMemQueue()
+	wh := q.addWebhook(rc.URL, secret)
+	made := now.Add(-70 * time.Hour)
+	id := q.addEvent(made, "evt_1", wh)[0]
+	d := webhook.NewDispatcher(webhook.DispatcherOptions{
+		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{Timeout: 10 * time.Second, AllowPrivate: true}),
+		Encode: encodeEvent, Now: clock.Now, Rand: rand.New(rand.NewPCG(5, 6)),
+		Poll: time.Hour, DisableAfter: -1,
+	})
+	run(t, d)
+	var last time.Time
+	for attempt := 0; ; attempt++ {
+		if attempt > 200 {
+			t.Fatal("still retrying after 200 attempts")
+		}
+		waitFor(t, "an attempt", func() bool { got, _ := q.delivery(id); return got.Attempts == attempt+1 })
+		got, _ := q.delivery(id)
+		last = *got.LastAttemptAt
+		if got.Status != petstore.DeliveryPending {
+			break
+		}
+		clock.Set(*got.NextAttemptAt)
+		d.Nudge()
+	}
+	// Given up by the first retry past 72 h after the first attempt (now), drawn at
+	// most 6 h ahead.
+	if h := webhook.DefaultBackoff; last.Sub(now) > h.Horizon || last.Sub(now) <= h.Horizon-h.Max {
+		t.Fatalf("given up %s after the first attempt, want within the last %s of %s", last.Sub(now), h.Max, h.Horizon)
+	}
+}
+
 // TestDispatcherEndpointsDoNotBlockEachOther: an endpoint that fails or hangs holds
 // back its own deliveries only.
 func TestDispatcherEndpointsDoNotBlockEachOther(t *testing.T) {
@@ -614,8 +652,9 @@ func TestDispatcherMetrics(t *testing.T) {
 	q := newMemQueue()
 	q.addEvent(now, "evt_ok", q.addWebhook(ok.URL, secret))
 	q.addEvent(now.Add(-time.Minute), "evt_retried", q.addWebhook(failing.URL, secret))
-	// A delivery whose retries began 72 hours ago fails at its next failure.
-	q.addEventRetrying(now, now.Add(-72*time.Hour), "evt_failed", q.addWebhook(failing.URL+"/other", secret))
+	// A delivery whose first attempt was 72 hours ago fails at its next failure.
+	failed := q.addEventRetrying(now, now.Add(-72*time.Hour), "evt_failed", q.addWebhook(failing.URL+"/other", secret))
+	q.deliveries[failed[0]-1].Attempts = 1
 	d := webhook.NewDispatcher(webhook.DispatcherOptions{
 		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivate: true}),
 		Encode: encodeEvent, Now: clock.Now, Poll: time.Hour,
@@ -640,8 +679,8 @@ petstore_webhook_queue_depth 3
 	}
 	run(t, d)
 	waitFor(t, "three attempts", func() bool {
-		for id := int64(1); id <= 3; id++ {
-			if got, _ := q.delivery(id); got.Attempts != 1 {
+		for id, want := range map[int64]int{1: 1, 2: 1, 3: 2} {
+			if got, _ := q.delivery(id); got.Attempts != want {
 				return false
 			}
 		}

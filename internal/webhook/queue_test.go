@@ -132,6 +132,9 @@ func (q *memQueue) FinishAttempt(ctx context.Context, r petstore.AttemptResult) 
 	q.results = append(q.results, r)
 	at := r.At
 	d.leasedUntil = time.Time{}
+	if d.Attempts == 0 {
+		d.retrySince = r.At // the run's first attempt starts its horizon
+	}
 	d.Attempts++
 	d.Status, d.LastAttemptAt, d.ResponseStatus, d.LastError = r.Status, &at, r.ResponseStatus, r.Error
 	d.NextAttemptAt = nil
