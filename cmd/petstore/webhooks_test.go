@@ -57,6 +57,9 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	secret, hang := r.secret, r.hang
 	r.mu.Unlock()
+	if ua, ct := req.Header.Get("User-Agent"), req.Header.Get("Content-Type"); ua != "petstore-webhooks/1" || ct != "application/json" {
+		r.t.Errorf("a delivery came with User-Agent %q and Content-Type %q, want the document's", ua, ct)
+	}
 	if err := webhook.Verify(req.Header.Get("Petstore-Signature"), body, secret, time.Now(), webhook.DefaultTolerance); err != nil {
 		r.t.Errorf("a delivery's signature does not verify: %v (%s)", err, body)
 		w.WriteHeader(http.StatusBadRequest)

@@ -44,8 +44,8 @@ CREATE TABLE webhooks (
 
 -- next_attempt_at is set while pending. leased_until is the end of the lease of the
 -- process delivering it (ClaimDeliveries); a lease that ran out is free again.
--- retry_since is when the delivery's run of attempts began (creation, or a retry by
--- hand).
+-- retry_since starts the 72-hour retry horizon: the first attempt of the delivery's
+-- current run (until then its creation, or a retry by hand).
 --
 -- No foreign keys: their checks, one query per row, doubled the cost of the deliveries
 -- an order batch writes. The store deletes an endpoint's and an event's deliveries

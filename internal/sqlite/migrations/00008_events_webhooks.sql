@@ -37,7 +37,8 @@ CREATE TABLE webhooks (
     updated_at                 TEXT    NOT NULL
 ) STRICT;
 
--- retry_since starts the retry horizon (creation, or an admin's retry); leased_until
+-- retry_since starts the 72-hour retry horizon: the first attempt of the delivery's
+-- current run (until then its creation, or an admin's retry); leased_until
 -- is set while a dispatcher holds the delivery, so that a process killed mid-delivery
 -- leaves it to be claimed again once the lease runs out.
 CREATE TABLE deliveries (
