@@ -203,6 +203,9 @@ func TestCreateWebhook(t *testing.T) {
 // A URL deliveries may not go to is refused when it is set, with a problem that says
 // why; --webhooks-allow-private admits private and loopback addresses, never
 // link-local ones.
+// allowHint ends the refusal of an address the operator could allow.
+const allowHint = " (private and loopback addresses need the server's --webhooks-allow-private)"
+
 func TestWebhookURLsAreChecked(t *testing.T) {
 	strict := newTestAPI(t)
 	strict.webhookStore(t)
@@ -217,10 +220,10 @@ func TestWebhookURLsAreChecked(t *testing.T) {
 		{"a public https URL", "https://hooks.example.com/petstore", 201, 201, "", false},
 		{"an https URL with a port and a query", "https://hooks.example.com:8443/in?shop=7", 201, 201, "", false},
 		{"plain http", "http://hooks.example.com/petstore", 400, 201, "must be an https:// URL", false},
-		{"a loopback address", "https://127.0.0.1:8443/hook", 400, 201, "must not be a private, loopback or link-local address", false},
-		{"a loopback address over http", "http://127.0.0.1:8080/hook", 400, 201, "must be an https:// URL", false},
-		{"a private address", "https://10.1.2.3/hook", 400, 201, "must not be a private, loopback or link-local address", false},
-		{"IPv6 loopback", "https://[::1]/hook", 400, 201, "must not be a private, loopback or link-local address", false},
+		{"a loopback address", "https://127.0.0.1:8443/hook", 400, 201, "must not be a private, loopback or link-local address" + allowHint, false},
+		{"a loopback address over http", "http://127.0.0.1:8080/hook", 400, 201, "must be an https:// URL" + allowHint, false},
+		{"a private address", "https://10.1.2.3/hook", 400, 201, "must not be a private, loopback or link-local address" + allowHint, false},
+		{"IPv6 loopback", "https://[::1]/hook", 400, 201, "must not be a private, loopback or link-local address" + allowHint, false},
 		{"the cloud metadata address", "https://169.254.169.254/latest/meta-data", 400, 400, "must not be a private, loopback or link-local address", true},
 		{"a link-local address over http", "http://169.254.169.254/", 400, 400, "must be an https:// URL", false},
 		{"a user name and password", "https://user:pass@hooks.example.com/", 400, 400, "must not hold a user name or password", true},
@@ -253,7 +256,7 @@ func TestWebhookURLsAreChecked(t *testing.T) {
 	t.Run("a PATCH is checked as a creation is", func(t *testing.T) {
 		w := strict.webhook(t, "https://hooks.example.com/petstore", "*")
 		res := strict.do(t, req{Method: "PATCH", Path: path("/v1/webhooks/%d", w.ID), Key: strict.Admin, Body: `{"url":"https://192.168.1.10/hook"}`}).expect(400, "validation_failed")
-		wantProblem(t, res, "url", "must not be a private, loopback or link-local address")
+		wantProblem(t, res, "url", "must not be a private, loopback or link-local address"+allowHint)
 		var got webhook
 		strict.do(t, req{Method: "GET", Path: path("/v1/webhooks/%d", w.ID), Key: strict.Admin}).expect(200, "").JSON(&got)
 		if got.URL != w.URL {

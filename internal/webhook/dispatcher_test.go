@@ -613,7 +613,7 @@ func TestDispatcherAttemptErrors(t *testing.T) {
 		{"a 404 without a body", local, nil, answers.URL + "/missing", 404, "the endpoint answered 404", false},
 		{"a redirect", local, nil, answers.URL + "/redirect", 302, "the endpoint answered 302, a redirect, which is not followed", false},
 		{"a closed port", local, nil, closedPort, 0, "the connection was refused", false},
-		{"a loopback address not allowed", strict, nil, "https://127.0.0.1:1/", 0, "refused: the endpoint URL must not be a private, loopback or link-local address", false},
+		{"a loopback address not allowed", strict, nil, "https://127.0.0.1:1/", 0, "refused: the endpoint URL must not be a private, loopback or link-local address (private and loopback addresses need the server's --webhooks-allow-private)", false},
 		{"a name that resolves to loopback", strict, nil, "https://localhost:1/", 0, "refused: the address is private, loopback or link-local: prohibited IP address: ", false},
 		{"an event that cannot be encoded", local, failingEncode, answers.URL + "/500", 0, "the event could not be encoded (see the service's log)", true},
 	}

@@ -146,6 +146,9 @@ func (s *Sender) CheckURL(raw string) error {
 		if s.http != nil {
 			return errors.New("must be an https:// or http:// URL")
 		}
+		if localHost(u.Hostname()) {
+			return errors.New("must be an https:// URL" + allowHint)
+		}
 		return errors.New("must be an https:// URL")
 	case u.User != nil:
 		return errors.New("must not hold a user name or password")
@@ -161,11 +164,27 @@ func (s *Sender) CheckURL(raw string) error {
 		switch {
 		case u.Scheme == "http" && allowLocal(ip) != nil && s.allowHTTPS(ip) == nil:
 			return errors.New("must be an https:// URL to reach a public address")
+		case s.http == nil && allowLocal(ip) == nil:
+			return errors.New("must not be a private, loopback or link-local address" + allowHint)
 		case u.Scheme == "http" && allowLocal(ip) != nil, s.allowHTTPS(ip) != nil:
 			return errors.New("must not be a private, loopback or link-local address")
 		}
 	}
 	return nil
+}
+
+// allowHint tells a developer aiming at a receiver on their own machine or network how
+// the operator admits it.
+const allowHint = " (private and loopback addresses need the server's --webhooks-allow-private)"
+
+// localHost reports whether host names this machine or a private network, which the
+// operator may allow: localhost, or a private or loopback address.
+func localHost(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && allowLocal(ip.Unmap()) == nil
 }
 
 // validPort reports whether port, a URL's (digits only, as url.Parse leaves it), is

@@ -250,6 +250,24 @@ func TestCheckURL(t *testing.T) {
 		{"https://hooks.example.com:65535/hook", "", ""},
 		{"https://hooks.example.com:/hook", "", ""}, // an empty port is the scheme's
 	}
+	// A URL a developer points at their own machine says how the operator allows it;
+	// one that could never be allowed does not.
+	for _, tt := range []struct {
+		url  string
+		hint bool
+	}{
+		{"http://127.0.0.1:9000/hook", true},
+		{"http://localhost:9000/hook", true},
+		{"https://192.168.1.10/hook", true},
+		{"https://[::1]/hook", true},
+		{"http://hooks.example.com/petstore", false},
+		{"https://169.254.169.254/", false},
+	} {
+		err := strict.CheckURL(tt.url)
+		if err == nil || strings.Contains(err.Error(), "--webhooks-allow-private") != tt.hint {
+			t.Errorf("CheckURL(%q) = %v; want a refusal that names the allowance: %v", tt.url, err, tt.hint)
+		}
+	}
 	for _, tt := range tests {
 		for _, c := range []struct {
 			s    *webhook.Sender
