@@ -3,6 +3,8 @@ package petstore
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -348,3 +350,26 @@ type WebhookStore interface {
 	// QueueStats counts the pending deliveries.
 	QueueStats(ctx context.Context) (QueueStats, error)
 }
+
+// The words the stores write when an endpoint is disabled, on the endpoint and on the
+// deliveries it fails, worded once for both stores (the document quotes them).
+
+// DisabledByAdmin is the last error of a delivery failed because an admin disabled its
+// endpoint.
+const DisabledByAdmin = "The endpoint was disabled."
+
+// DisabledReason says why the service disabled an endpoint whose attempts all failed
+// from since to at, the last one with lastError.
+func DisabledReason(since, at time.Time, lastError string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Every delivery attempt failed from %s to %s", since.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
+	if lastError != "" {
+		fmt.Fprintf(&b, "; the last one: %s", strings.TrimSuffix(lastError, "."))
+	}
+	b.WriteString(". Fix the receiver, then enable the endpoint and retry its failed deliveries.")
+	return b.String()
+}
+
+// FailedByDisabling is the last error of a delivery failed because the service
+// disabled its endpoint for the reason why.
+func FailedByDisabling(why string) string { return "The endpoint was disabled: " + why }

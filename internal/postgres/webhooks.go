@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -132,7 +131,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 			return textError(err)
 		}
 		if cur.Enabled && !w.Enabled {
-			_, err = tx.Exec(ctx, qFailPending, id, "The endpoint was disabled.")
+			_, err = tx.Exec(ctx, qFailPending, id, petstore.DisabledByAdmin)
 		}
 		return err
 	})
@@ -376,30 +375,18 @@ func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
 		if !enabled || r.DisableIfFailingBefore.IsZero() || !since.Before(r.DisableIfFailingBefore) {
 			return nil
 		}
-		why := disabledReason(since, r)
+		why := petstore.DisabledReason(since, r.At, r.Error)
 		if _, err := tx.Exec(ctx, `UPDATE webhooks SET enabled = false, disabled_reason = $2, updated_at = $3 WHERE id = $1`,
 			webhookID, why, at); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, qFailPending, webhookID, "The endpoint was disabled: "+why)
+		_, err = tx.Exec(ctx, qFailPending, webhookID, petstore.FailedByDisabling(why))
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("finish attempt: %w", err)
 	}
 	return nil
-}
-
-// disabledReason says why an endpoint was disabled, for the admin API, in the words
-// of the SQLite store (the document quotes them).
-func disabledReason(since time.Time, r petstore.AttemptResult) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Every delivery attempt failed from %s to %s", since.Format(time.RFC3339), r.At.UTC().Format(time.RFC3339))
-	if r.Error != "" {
-		fmt.Fprintf(&b, "; the last one: %s", strings.TrimSuffix(r.Error, "."))
-	}
-	b.WriteString(". Fix the receiver, then enable the endpoint and retry its failed deliveries.")
-	return b.String()
 }
 
 // QueueStats counts the pending deliveries and dates the oldest one's event.

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -162,7 +161,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 		case w.Enabled && !cur.Enabled:
 			w.DisabledReason, w.FailingSince = "", nil
 		case !w.Enabled && cur.Enabled:
-			if err := failPending(ctx, tx, id, "The endpoint was disabled."); err != nil {
+			if err := failPending(ctx, tx, id, petstore.DisabledByAdmin); err != nil {
 				return err
 			}
 		}
@@ -439,28 +438,17 @@ func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
 		if err != nil || !enabled || r.DisableIfFailingBefore.IsZero() || !from.Before(r.DisableIfFailingBefore) {
 			return err
 		}
-		why := disabledReason(from, r)
+		why := petstore.DisabledReason(from, r.At, r.Error)
 		if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`,
 			why, formatTime(r.At), webhookID); err != nil {
 			return err
 		}
-		return failPending(ctx, tx, webhookID, "The endpoint was disabled: "+why)
+		return failPending(ctx, tx, webhookID, petstore.FailedByDisabling(why))
 	})
 	if err != nil {
 		return fmt.Errorf("finish delivery %d: %w", r.DeliveryID, err)
 	}
 	return nil
-}
-
-// disabledReason says why an endpoint was disabled, for the admin API.
-func disabledReason(since time.Time, r petstore.AttemptResult) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Every delivery attempt failed from %s to %s", since.Format(time.RFC3339), r.At.UTC().Format(time.RFC3339))
-	if r.Error != "" {
-		fmt.Fprintf(&b, "; the last one: %s", strings.TrimSuffix(r.Error, "."))
-	}
-	b.WriteString(". Fix the receiver, then enable the endpoint and retry its failed deliveries.")
-	return b.String()
 }
 
 // QueueStats counts the pending deliveries and dates the oldest event they carry.

@@ -625,12 +625,13 @@ func testDeliveries(t *testing.T, open Opener) {
 		f.finish(r)
 		got, err := ws.Webhook(f.ctx, w.ID)
 		must(t, err)
-		if got.Enabled || got.DisabledReason == "" {
-			t.Errorf("failing for six days the endpoint is %s, want disabled with a reason", describeWebhook(got))
+		why := petstore.DisabledReason(t1, t2, r.Error)
+		if got.Enabled || got.DisabledReason != why {
+			t.Errorf("failing for six days the endpoint is %s, want disabled with the reason %q", describeWebhook(got), why)
 		}
 		for _, d := range f.deliveries(w.ID) {
-			if d.Status != petstore.DeliveryFailed || d.NextAttemptAt != nil {
-				t.Errorf("delivery %d is %s (next at %v), want failed", d.ID, d.Status, d.NextAttemptAt)
+			if d.Status != petstore.DeliveryFailed || d.NextAttemptAt != nil || d.LastError != petstore.FailedByDisabling(why) && d.ID != ds[0].ID {
+				t.Errorf("delivery %d is %s (next at %v, last error %q), want failed for the disabling", d.ID, d.Status, d.NextAttemptAt, d.LastError)
 			}
 		}
 		if d := f.delivery(w.ID, ds[0].ID); d.Attempts != 2 || !sameTime(d.LastAttemptAt, &t2) {
