@@ -30,6 +30,19 @@ import { deprecationMiddleware, linkTarget, retryingFetch, warnOncePerOperation,
 /** The items of a list, page after page, following `Link: <…>; rel="next"`. */
 export type ListIterator<T> = AsyncGenerator<T, void, undefined>;
 
+/** One page of a list, as the service answered it. */
+export interface Page<T> {
+  items: T[];
+  /** Whether another page follows (the answer had a `Link: <…>; rel="next"`). */
+  hasNext: boolean;
+}
+
+/**
+ * The pages of a list, one request per page, following `Link: <…>; rel="next"`: for a
+ * screen that shows a page and offers the next one (pull the next page when asked).
+ */
+export type PageIterator<T> = AsyncGenerator<Page<T>, void, undefined>;
+
 /** An `Authorization` header value; make one with `basicAuth` or `bearerAuth`. */
 export interface Credentials {
   readonly authorization: string;
@@ -108,6 +121,7 @@ export interface Petstore {
     /** Make an API key; authenticate with `{ auth: basicAuth(email, password) }` or a key. */
     create(key: NewApiKey, options?: AuthCallOptions): Promise<CreatedApiKey>;
     list(query?: ListApiKeysQuery, options?: AuthCallOptions): ListIterator<ApiKey>;
+    pages(query?: ListApiKeysQuery, options?: AuthCallOptions): PageIterator<ApiKey>;
     revoke(keyId: number, options?: AuthCallOptions): Promise<void>;
   };
   messages: {
@@ -118,6 +132,7 @@ export interface Petstore {
   pets: {
     /** Pets by id; `ids` is the batch lookup. */
     list(query?: ListPetsQuery, options?: CallOptions): ListIterator<Pet>;
+    pages(query?: ListPetsQuery, options?: CallOptions): PageIterator<Pet>;
     /** @deprecated Use `pets.list({ ids: [petId] })`; this operation has a sunset date. */
     get(petId: number, options?: CallOptions): Promise<Pet>;
     create(pet: NewPet, options?: CallOptions): Promise<Pet>;
@@ -127,6 +142,7 @@ export interface Petstore {
   };
   categories: {
     list(query?: ListCategoriesQuery, options?: CallOptions): ListIterator<Category>;
+    pages(query?: ListCategoriesQuery, options?: CallOptions): PageIterator<Category>;
     get(categoryId: number, options?: CallOptions): Promise<Category>;
     create(category: NewCategory, options?: CallOptions): Promise<Category>;
     replace(categoryId: number, category: NewCategory, options?: CallOptions): Promise<Category>;
@@ -134,11 +150,13 @@ export interface Petstore {
   };
   inventory: {
     list(query?: ListInventoryQuery, options?: CallOptions): ListIterator<InventoryItem>;
+    pages(query?: ListInventoryQuery, options?: CallOptions): PageIterator<InventoryItem>;
     get(petId: number, options?: CallOptions): Promise<InventoryItem>;
     set(petId: number, update: InventoryUpdate, options?: CallOptions): Promise<InventoryItem>;
   };
   orders: {
     list(query?: ListOrdersQuery, options?: CallOptions): ListIterator<Order>;
+    pages(query?: ListOrdersQuery, options?: CallOptions): PageIterator<Order>;
     /** Place an order with an `Idempotency-Key`, retried safely with the same key. */
     place(order: NewOrder, options?: PlaceOrderOptions): Promise<Order>;
     get(orderId: number, options?: CallOptions): Promise<Order>;
@@ -187,11 +205,11 @@ export function createPetstore(options: PetstoreOptions): Petstore {
   });
 
   /**
-   * Yields the items of the first page, then follows each `rel="next"` link with the same
-   * headers. A link back to a page already fetched ends the list with an error, not a loop;
-   * so does a link to another origin than the first page's (it would get the key).
+   * Yields the first page, then follows each `rel="next"` link with the same headers. A
+   * link back to a page already fetched ends the list with an error, not a loop; so does a
+   * link to another origin than the first page's (it would get the key).
    */
-  async function* list<T>(page: (middleware: Middleware[]) => Promise<Result<T[]>>): ListIterator<T> {
+  async function* pages<T>(page: (middleware: Middleware[]) => Promise<Result<T[]>>): PageIterator<T> {
     const fetched = new Set<string>(); // the URLs of the pages so far
     let origin: string | undefined; // the first page's, where the key went
     let next: string | undefined;
@@ -211,8 +229,8 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       origin ??= new URL(requested || baseUrl).origin;
       fetched.add(requested);
       if (response.url) fetched.add(response.url); // where a redirect led
-      yield* data ?? [];
       const link = linkTarget(response.headers.get("Link"), "next");
+      yield { items: data ?? [], hasNext: link !== undefined };
       if (link === undefined) return;
       // Resolved against the page's URL (RFC 8288 §3.2), never appended to `baseUrl`: the
       // service writes targets origin-relative (`/v1/pets?cursor=…`).
@@ -224,6 +242,11 @@ export function createPetstore(options: PetstoreOptions): Petstore {
     }
   }
 
+  /** The items of every page of `pages`. */
+  async function* list<T>(page: (middleware: Middleware[]) => Promise<Result<T[]>>): ListIterator<T> {
+    for await (const { items } of pages(page)) yield* items;
+  }
+
   return {
     raw,
     accounts: {
@@ -232,6 +255,7 @@ export function createPetstore(options: PetstoreOptions): Petstore {
     apiKeys: {
       create: (body, o) => unwrap(raw.POST("/api-keys", { body, ...init(o) })),
       list: (query = {}, o) => list((middleware) => raw.GET("/api-keys", { params: { query }, middleware, ...init(o) })),
+      pages: (query = {}, o) => pages((middleware) => raw.GET("/api-keys", { params: { query }, middleware, ...init(o) })),
       revoke: (keyId, o) => unwrap(raw.DELETE("/api-keys/{keyId}", { params: { path: { keyId } }, ...init(o) })),
     },
     messages: {
@@ -240,6 +264,7 @@ export function createPetstore(options: PetstoreOptions): Petstore {
     },
     pets: {
       list: (query = {}, o) => list((middleware) => raw.GET("/pets", { params: { query }, middleware, ...init(o) })),
+      pages: (query = {}, o) => pages((middleware) => raw.GET("/pets", { params: { query }, middleware, ...init(o) })),
       get: (petId, o) => unwrap(raw.GET("/pets/{petId}", { params: { path: { petId } }, ...init(o) })),
       create: (body, o) => unwrap(raw.POST("/pets", { body, ...init(o) })),
       replace: (petId, body, o) => unwrap(raw.PUT("/pets/{petId}", { params: { path: { petId } }, body, ...init(o) })),
@@ -248,6 +273,7 @@ export function createPetstore(options: PetstoreOptions): Petstore {
     },
     categories: {
       list: (query = {}, o) => list((middleware) => raw.GET("/categories", { params: { query }, middleware, ...init(o) })),
+      pages: (query = {}, o) => pages((middleware) => raw.GET("/categories", { params: { query }, middleware, ...init(o) })),
       get: (categoryId, o) => unwrap(raw.GET("/categories/{categoryId}", { params: { path: { categoryId } }, ...init(o) })),
       create: (body, o) => unwrap(raw.POST("/categories", { body, ...init(o) })),
       replace: (categoryId, body, o) =>
@@ -256,11 +282,13 @@ export function createPetstore(options: PetstoreOptions): Petstore {
     },
     inventory: {
       list: (query = {}, o) => list((middleware) => raw.GET("/store/inventory", { params: { query }, middleware, ...init(o) })),
+      pages: (query = {}, o) => pages((middleware) => raw.GET("/store/inventory", { params: { query }, middleware, ...init(o) })),
       get: (petId, o) => unwrap(raw.GET("/store/inventory/{petId}", { params: { path: { petId } }, ...init(o) })),
       set: (petId, body, o) => unwrap(raw.PUT("/store/inventory/{petId}", { params: { path: { petId } }, body, ...init(o) })),
     },
     orders: {
       list: (query = {}, o) => list((middleware) => raw.GET("/store/orders", { params: { query }, middleware, ...init(o) })),
+      pages: (query = {}, o) => pages((middleware) => raw.GET("/store/orders", { params: { query }, middleware, ...init(o) })),
       place: (body, { idempotencyKey = crypto.randomUUID(), ...o } = {}) =>
         unwrap(raw.POST("/store/orders", { params: { header: { "Idempotency-Key": idempotencyKey } }, body, ...init(o) })),
       get: (orderId, o) => unwrap(raw.GET("/store/orders/{orderId}", { params: { path: { orderId } }, ...init(o) })),

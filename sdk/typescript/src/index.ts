@@ -1,5 +1,5 @@
 export { basicAuth, bearerAuth, createPetstore } from "./client.js";
-export type { AuthCallOptions, CallOptions, Credentials, ListIterator, Petstore, PetstoreOptions, PlaceOrderOptions } from "./client.js";
+export type { AuthCallOptions, CallOptions, Credentials, ListIterator, Page, PageIterator, Petstore, PetstoreOptions, PlaceOrderOptions } from "./client.js";
 export { PetstoreError } from "./errors.js";
 export type { DeprecationNotice, Fetch } from "./transport.js";
 export { knownValues } from "./types.js";

@@ -301,3 +301,20 @@ test("createPetstore refuses a base URL or key that every call would get wrong",
   assert.throws(() => createPetstore({ baseUrl: "http://localhost:8080/v1", apiKey: "" }), TypeError);
   assert.doesNotThrow(() => createPetstore({ baseUrl: "http://localhost:8080/v1/", apiKey: "psk_x" }));
 });
+
+test("pages yields one page per request and says whether another follows, fetching it only when asked", async () => {
+  stub = await startStub((req, res) => {
+    const cursor = new URL(req.url, "http://stub").searchParams.get("cursor");
+    if (cursor === null) return json(res, 200, [dogs, { id: 2, name: "Cats" }], { Link: '</v1/categories?cursor=c2&limit=2>; rel="next"' });
+    json(res, 200, [{ id: 3, name: "Birds" }]);
+  });
+  const pages = createPetstore({ baseUrl: stub.baseUrl }).categories.pages({ limit: 2 });
+  const first = await pages.next();
+  assert.deepEqual(first.value, { items: [dogs, { id: 2, name: "Cats" }], hasNext: true });
+  assert.equal(stub.requests.length, 1, "the next page is not fetched before it is asked for");
+  const second = await pages.next();
+  assert.deepEqual(second.value, { items: [{ id: 3, name: "Birds" }], hasNext: false });
+  assert.equal(stub.requests[1]?.url, "/v1/categories?cursor=c2&limit=2");
+  assert.equal((await pages.next()).done, true);
+  assert.equal(stub.requests.length, 2);
+});
