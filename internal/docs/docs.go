@@ -37,21 +37,17 @@ package docs
 
 import (
 	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io/fs"
-	"mime"
 	"net/http"
-	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/acme-pets/petstore/internal/webasset"
 )
 
 //go:embed assets/scalar-standalone.js assets/docs.js assets/docs.css assets/favicon.svg assets/LICENSE.scalar
@@ -85,43 +81,19 @@ const contentSecurityPolicy = "default-src 'none'; " +
 // Handler serves the page at Prefix and its assets at the paths Paths lists.
 type Handler struct {
 	page   []byte
-	assets map[string]*asset // by URL path
-}
-
-// asset is one file served at Prefix/assets/<hash>/<name>. The hash is of the
-// content, so a URL never changes meaning and browsers may keep it for a year.
-type asset struct {
-	url         string
-	contentType string
-	body        []byte
-
-	gzipOnce sync.Once
-	gzipped  []byte // nil when compressing does not pay
-}
-
-func newAsset(name string, body []byte) *asset {
-	sum := sha256.Sum256(body)
-	ct := mime.TypeByExtension(path.Ext(name))
-	if ct == "" {
-		ct = "text/plain; charset=utf-8"
-	}
-	return &asset{
-		url:         fmt.Sprintf("%s/assets/%s/%s", Prefix, hex.EncodeToString(sum[:8]), name),
-		contentType: ct,
-		body:        body,
-	}
+	assets map[string]*webasset.Asset // by URL path
 }
 
 // embedded are the assets that do not depend on the document, hashed once per process
 // (every server a test starts would otherwise hash the 4 MB bundle again).
-var embedded = sync.OnceValue(func() map[string]*asset {
-	m := map[string]*asset{}
+var embedded = sync.OnceValue(func() map[string]*webasset.Asset {
+	m := map[string]*webasset.Asset{}
 	for _, name := range []string{"scalar-standalone.js", "docs.js", "favicon.svg", "LICENSE.scalar"} {
 		b, err := fs.ReadFile(assetFiles, "assets/"+name)
 		if err != nil {
 			panic(err) // embedded at build time
 		}
-		m[name] = newAsset(name, b)
+		m[name] = webasset.New(Prefix, name, b)
 	}
 	return m
 })
@@ -146,14 +118,14 @@ func New(doc []byte) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	styles := newAsset("docs.css", append(slices.Clip(css), tryItOffCSS(p.tryItOff)...))
-	document := newAsset("openapi.json", p.document)
+	styles := webasset.New(Prefix, "docs.css", append(slices.Clip(css), tryItOffCSS(p.tryItOff)...))
+	document := webasset.New(Prefix, "openapi.json", p.document)
 
-	h := &Handler{assets: map[string]*asset{}}
-	for _, a := range []*asset{static["scalar-standalone.js"], static["docs.js"], static["favicon.svg"], static["LICENSE.scalar"], styles, document} {
-		h.assets[a.url] = a
+	h := &Handler{assets: map[string]*webasset.Asset{}}
+	for _, a := range []*webasset.Asset{static["scalar-standalone.js"], static["docs.js"], static["favicon.svg"], static["LICENSE.scalar"], styles, document} {
+		h.assets[a.URL()] = a
 	}
-	cfg, err := json.Marshal(pageConfig{DocumentURL: document.url, ServerPath: p.serverPath, TryItOff: p.tryItOff})
+	cfg, err := json.Marshal(pageConfig{DocumentURL: document.URL(), ServerPath: p.serverPath, TryItOff: p.tryItOff})
 	if err != nil {
 		return nil, err
 	}
@@ -165,10 +137,10 @@ func New(doc []byte) (*Handler, error) {
 	}{
 		Title:    p.title + " — reference",
 		Config:   template.JS(cfg), // json.Marshal escapes <, > and &, so it cannot end the element
-		Favicon:  static["favicon.svg"].url,
-		CSS:      styles.url,
-		Renderer: static["scalar-standalone.js"].url,
-		Setup:    static["docs.js"].url,
+		Favicon:  static["favicon.svg"].URL(),
+		CSS:      styles.URL(),
+		Renderer: static["scalar-standalone.js"].URL(),
+		Setup:    static["docs.js"].URL(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("docs: page: %w", err)
@@ -227,16 +199,7 @@ func (h *Handler) Paths() []string {
 // else answers 404 (route only Paths here and let the caller answer the rest).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == Prefix {
-		hd := w.Header()
-		hd.Set("Content-Type", "text/html; charset=utf-8")
-		hd.Set("Content-Security-Policy", contentSecurityPolicy)
-		hd.Set("Cache-Control", "no-cache")
-		hd.Set("Referrer-Policy", "no-referrer")
-		hd.Set("X-Frame-Options", "DENY")
-		hd.Set("Content-Length", strconv.Itoa(len(h.page)))
-		if r.Method != http.MethodHead {
-			_, _ = w.Write(h.page)
-		}
+		webasset.ServePage(w, r, h.page, contentSecurityPolicy)
 		return
 	}
 	a, ok := h.assets[r.URL.Path]
@@ -244,67 +207,5 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	a.serve(w, r)
-}
-
-func (a *asset) serve(w http.ResponseWriter, r *http.Request) {
-	hd := w.Header()
-	hd.Set("Content-Type", a.contentType)
-	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
-	hd.Set("Vary", "Accept-Encoding")
-	body := a.body
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		if gz := a.gzip(); gz != nil {
-			hd.Set("Content-Encoding", "gzip")
-			body = gz
-		}
-	}
-	hd.Set("Content-Length", strconv.Itoa(len(body)))
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
-}
-
-// gzip compresses the asset on first use: the renderer goes from 4.3 MB to 1.3 MB.
-func (a *asset) gzip() []byte {
-	a.gzipOnce.Do(func() {
-		if len(a.body) < 1024 {
-			return
-		}
-		var b bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-		_, _ = zw.Write(a.body)
-		_ = zw.Close()
-		if b.Len() < len(a.body) {
-			a.gzipped = b.Bytes()
-		}
-	})
-	return a.gzipped
-}
-
-// acceptsGzip reports whether an Accept-Encoding header accepts gzip (RFC 9110,
-// 12.5.3): listed, or covered by "*", with a q-value above 0.
-func acceptsGzip(header string) bool {
-	accepted := false
-	for part := range strings.SplitSeq(header, ",") {
-		coding, params, _ := strings.Cut(part, ";")
-		coding = strings.ToLower(strings.TrimSpace(coding))
-		if coding != "gzip" && coding != "*" {
-			continue
-		}
-		q := 1.0
-		for param := range strings.SplitSeq(params, ";") {
-			k, v, _ := strings.Cut(param, "=")
-			if strings.EqualFold(strings.TrimSpace(k), "q") {
-				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-					q = f
-				}
-			}
-		}
-		if coding == "gzip" {
-			return q > 0 // an explicit gzip entry decides
-		}
-		accepted = q > 0
-	}
-	return accepted
+	a.ServeHTTP(w, r)
 }
