@@ -361,7 +361,8 @@ func id(n int64) string { return strconv.FormatInt(n, 10) }
 // here fails the test, so a new operation cannot go untested.
 var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 	// Platform
-	"createAccount": func(t *testing.T, fx *fixtures) filled { return filled{} },
+	"createAccount":     func(t *testing.T, fx *fixtures) filled { return filled{} },
+	"getCurrentAccount": customer,
 	"createApiKey": func(t *testing.T, fx *fixtures) filled {
 		email, password := strings.ReplaceAll(fx.unique("reader"), " ", "-")+"@example.com", "sample password 123"
 		fx.srv.call(t, "", "POST", "/accounts", map[string]any{"email": email, "password": password}, http.StatusCreated, nil)

@@ -99,6 +99,15 @@ type Invoker interface {
 	//
 	// GET /categories/{categoryId}
 	GetCategory(ctx context.Context, params GetCategoryParams) (GetCategoryRes, error)
+	// GetCurrentAccount invokes getCurrentAccount operation.
+	//
+	// The account the API key belongs to: its id, email, role and creation time. A client calls it to
+	// check a key before it relies on it (a missing, unknown or revoked key answers `401`) and to learn
+	// the key's role, for example to offer the admin-only operations only to store staff. It changes
+	// nothing. Like every operation but those on keys, it takes an API key only, not a password.
+	//
+	// GET /accounts/me
+	GetCurrentAccount(ctx context.Context) (GetCurrentAccountRes, error)
 	// GetEvent invokes getEvent operation.
 	//
 	// Admin only. One event of the feed, as endpoints are sent it. An id that names no event of the feed
@@ -1217,6 +1226,85 @@ func (c *Client) sendGetCategory(ctx context.Context, params GetCategoryParams) 
 	}()
 
 	result, err := decodeGetCategoryResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// GetCurrentAccount invokes getCurrentAccount operation.
+//
+// The account the API key belongs to: its id, email, role and creation time. A client calls it to
+// check a key before it relies on it (a missing, unknown or revoked key answers `401`) and to learn
+// the key's role, for example to offer the admin-only operations only to store staff. It changes
+// nothing. Like every operation but those on keys, it takes an API key only, not a password.
+//
+// GET /accounts/me
+func (c *Client) GetCurrentAccount(ctx context.Context) (GetCurrentAccountRes, error) {
+	res, err := c.sendGetCurrentAccount(ctx)
+	return res, err
+}
+
+func (c *Client) sendGetCurrentAccount(ctx context.Context) (res GetCurrentAccountRes, err error) {
+
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/accounts/me"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	r, err := ht.NewRequest(ctx, "GET", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+
+			switch err := c.securityBearerAuth(ctx, GetCurrentAccountOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"BearerAuth\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	result, err := decodeGetCurrentAccountResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}

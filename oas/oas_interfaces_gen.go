@@ -41,6 +41,10 @@ type GetCategoryRes interface {
 	getCategoryRes()
 }
 
+type GetCurrentAccountRes interface {
+	getCurrentAccountRes()
+}
+
 type GetEventRes interface {
 	getEventRes()
 }

@@ -16,6 +16,7 @@ const (
 	DeletePetOperation           OperationName = "DeletePet"
 	DeleteWebhookOperation       OperationName = "DeleteWebhook"
 	GetCategoryOperation         OperationName = "GetCategory"
+	GetCurrentAccountOperation   OperationName = "GetCurrentAccount"
 	GetEventOperation            OperationName = "GetEvent"
 	GetInventoryOperation        OperationName = "GetInventory"
 	GetMessageOperation          OperationName = "GetMessage"

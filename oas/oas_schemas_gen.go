@@ -62,7 +62,8 @@ func (s *Account) SetCreatedAt(val time.Time) {
 	s.CreatedAt = val
 }
 
-func (*Account) createAccountRes() {}
+func (*Account) createAccountRes()     {}
+func (*Account) getCurrentAccountRes() {}
 
 // An API key, without its secret.
 // Ref: #/components/schemas/ApiKey
@@ -1116,6 +1117,14 @@ func (*GetCategoryInternalServerError) getCategoryRes() {}
 type GetCategoryNotFound Error
 
 func (*GetCategoryNotFound) getCategoryRes() {}
+
+type GetCurrentAccountBadRequest Error
+
+func (*GetCurrentAccountBadRequest) getCurrentAccountRes() {}
+
+type GetCurrentAccountInternalServerError Error
+
+func (*GetCurrentAccountInternalServerError) getCurrentAccountRes() {}
 
 type GetEventBadRequest Error
 
@@ -2783,6 +2792,7 @@ func (*RateLimitedHeaders) deleteCategoryRes()      {}
 func (*RateLimitedHeaders) deletePetRes()           {}
 func (*RateLimitedHeaders) deleteWebhookRes()       {}
 func (*RateLimitedHeaders) getCategoryRes()         {}
+func (*RateLimitedHeaders) getCurrentAccountRes()   {}
 func (*RateLimitedHeaders) getEventRes()            {}
 func (*RateLimitedHeaders) getInventoryRes()        {}
 func (*RateLimitedHeaders) getMessageRes()          {}
@@ -2996,6 +3006,7 @@ func (*UnauthorizedHeaders) deleteCategoryRes()      {}
 func (*UnauthorizedHeaders) deletePetRes()           {}
 func (*UnauthorizedHeaders) deleteWebhookRes()       {}
 func (*UnauthorizedHeaders) getCategoryRes()         {}
+func (*UnauthorizedHeaders) getCurrentAccountRes()   {}
 func (*UnauthorizedHeaders) getEventRes()            {}
 func (*UnauthorizedHeaders) getInventoryRes()        {}
 func (*UnauthorizedHeaders) getMessageRes()          {}
@@ -3059,6 +3070,7 @@ func (*UnavailableHeaders) deleteCategoryRes()      {}
 func (*UnavailableHeaders) deletePetRes()           {}
 func (*UnavailableHeaders) deleteWebhookRes()       {}
 func (*UnavailableHeaders) getCategoryRes()         {}
+func (*UnavailableHeaders) getCurrentAccountRes()   {}
 func (*UnavailableHeaders) getEventRes()            {}
 func (*UnavailableHeaders) getInventoryRes()        {}
 func (*UnavailableHeaders) getMessageRes()          {}

@@ -75,6 +75,7 @@ var operationRolesBearerAuth = map[string][]string{
 	DeletePetOperation:           []string{},
 	DeleteWebhookOperation:       []string{},
 	GetCategoryOperation:         []string{},
+	GetCurrentAccountOperation:   []string{},
 	GetEventOperation:            []string{},
 	GetInventoryOperation:        []string{},
 	GetMessageOperation:          []string{},

@@ -120,6 +120,18 @@ func (UnimplementedHandler) GetCategory(ctx context.Context, params GetCategoryP
 	return r, ht.ErrNotImplemented
 }
 
+// GetCurrentAccount implements getCurrentAccount operation.
+//
+// The account the API key belongs to: its id, email, role and creation time. A client calls it to
+// check a key before it relies on it (a missing, unknown or revoked key answers `401`) and to learn
+// the key's role, for example to offer the admin-only operations only to store staff. It changes
+// nothing. Like every operation but those on keys, it takes an API key only, not a password.
+//
+// GET /accounts/me
+func (UnimplementedHandler) GetCurrentAccount(ctx context.Context) (r GetCurrentAccountRes, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // GetEvent implements getEvent operation.
 //
 // Admin only. One event of the feed, as endpoints are sent it. An id that names no event of the feed

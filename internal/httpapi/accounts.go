@@ -29,6 +29,22 @@ func (h *Handler) CreateAccount(ctx context.Context, req *oas.NewAccount) (oas.C
 	return &out, nil
 }
 
+// GetCurrentAccount answers the account of the caller's key, read from the store: the
+// principal holds only its id and role, and the role it holds may be up to a second
+// older than the account's (the key cache).
+func (h *Handler) GetCurrentAccount(ctx context.Context) (oas.GetCurrentAccountRes, error) {
+	a, err := h.store.Account(ctx, principal(ctx).AccountID)
+	if petstore.ErrorCode(err) == petstore.ENotFound {
+		// Accounts are never deleted; a key whose account is gone opens nothing.
+		return nil, errUnauthorized
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := toAccount(a)
+	return &out, nil
+}
+
 func (h *Handler) CreateApiKey(ctx context.Context, req *oas.NewApiKey) (oas.CreateApiKeyRes, error) {
 	name, err := petstore.CleanName("name", req.Name)
 	if err != nil {

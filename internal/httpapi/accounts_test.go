@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 func basic(email, password string) string {
@@ -259,5 +260,90 @@ func TestFailedLoginsMakeTheEmailWait(t *testing.T) {
 	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic("other@example.com", "correct horse battery"), Body: map[string]any{"name": "k"}}).expect(201, "")
 	if n := strings.Count(logs.String(), `msg="failed login" client=127.0.0.1 account_id=`); n != httpapi.DefaultFailedLoginLimit {
 		t.Errorf("%d failed logins logged with client and account, want %d:\n%s", n, httpapi.DefaultFailedLoginLimit, logs)
+	}
+}
+
+// GET /accounts/me tells a key's holder whose key it is and with which role: what the
+// staff console asks first.
+func TestTheCurrentAccountIsTheKeysAccount(t *testing.T) {
+	a := newTestAPI(t)
+	type account struct {
+		ID        int64     `json:"id"`
+		Email     string    `json:"email"`
+		Role      string    `json:"role"`
+		CreatedAt time.Time `json:"createdAt"`
+	}
+	me := func(t *testing.T, key string) account {
+		t.Helper()
+		var got account
+		a.do(t, req{Method: "GET", Path: "/v1/accounts/me", Key: key}).expect(200, "").JSON(&got)
+		return got
+	}
+	adminID := func() int64 {
+		acct, _, err := a.Store.AccountByEmail(t.Context(), "admin@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return acct.ID
+	}()
+
+	t.Run("an admin's key answers the admin account", func(t *testing.T) {
+		if got := me(t, a.Admin); got.ID != adminID || got.Email != "admin@example.com" || got.Role != "admin" || got.CreatedAt.IsZero() {
+			t.Errorf("account = %+v, want id %d, admin@example.com, admin", got, adminID)
+		}
+	})
+	t.Run("a customer's key answers the customer account", func(t *testing.T) {
+		if got := me(t, a.Customer); got.ID != a.CustomerID || got.Email != "customer@example.com" || got.Role != "customer" {
+			t.Errorf("account = %+v, want id %d, customer@example.com, customer", got, a.CustomerID)
+		}
+	})
+	t.Run("a sign-up's key answers the account as it was created", func(t *testing.T) {
+		var created account
+		a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "Ada@Example.com", "password": "correct horse battery"}}).expect(201, "").JSON(&created)
+		var key struct{ Key string }
+		a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic("ada@example.com", "correct horse battery"), Body: map[string]any{"name": "k"}}).expect(201, "").JSON(&key)
+		if got := me(t, key.Key); got.ID != created.ID || got.Email != "Ada@Example.com" || got.Role != "customer" || !got.CreatedAt.Equal(created.CreatedAt) {
+			t.Errorf("account = %+v, want %+v as signed up", got, created)
+		}
+	})
+	t.Run("a role the operator gives shows on the next call", func(t *testing.T) {
+		key, id := a.newKey("promoted@example.com", petstore.Customer)
+		if got := me(t, key); got.Role != "customer" {
+			t.Fatalf("role = %q before the change", got.Role)
+		}
+		a.newKey("promoted@example.com", petstore.Admin)
+		if got := me(t, key); got.ID != id || got.Role != "admin" {
+			t.Errorf("account = %+v after the operator made it admin", got)
+		}
+	})
+
+	revoked, _ := a.newKey("revoked@example.com", petstore.Customer)
+	var keys []struct{ ID int64 }
+	a.do(t, req{Method: "GET", Path: "/v1/api-keys", Key: revoked}).expect(200, "").JSON(&keys)
+	me(t, revoked) // cached now
+	a.do(t, req{Method: "DELETE", Path: path("/v1/api-keys/%d", keys[0].ID), Key: revoked}).expect(204, "")
+	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "kim@example.com", "password": "correct horse battery"}}).expect(201, "")
+	tests := []struct {
+		name string
+		r    req
+	}{
+		{"no Authorization header is 401", req{}},
+		{"an unknown key is 401", req{Key: "psk_" + strings.Repeat("a", 32)}},
+		{"a malformed key is 401", req{Key: "hello"}},
+		{"a revoked key is 401 on its very next use", req{Key: revoked}},
+		{"a lower-case bearer scheme is 401", req{Auth: "bearer " + a.Customer}},
+		{"an account's password is 401: keys only, as everywhere but the key operations", req{Auth: basic("kim@example.com", "correct horse battery")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.r.Method, tt.r.Path = "GET", "/v1/accounts/me"
+			res := a.do(t, tt.r).expect(401, "unauthorized")
+			if res.Header.Get("WWW-Authenticate") != "Bearer" {
+				t.Errorf("WWW-Authenticate = %q, want Bearer", res.Header.Get("WWW-Authenticate"))
+			}
+			if strings.Contains(string(res.Body), "@example.com") {
+				t.Errorf("a refusal shows an account: %s", res.Body)
+			}
+		})
 	}
 }

@@ -39,6 +39,9 @@ type AccountStore interface {
 	CreateAccount(ctx context.Context, email, passwordHash string, role Role) (Account, error)
 	// AccountByEmail finds an account (in any letter case) with its password hash.
 	AccountByEmail(ctx context.Context, email string) (Account, string, error)
+	// Account finds an account by id, without its password hash; ENotFound if there
+	// is none.
+	Account(ctx context.Context, id int64) (Account, error)
 	// EnsureAccount returns the account with this email, creating it without a password
 	// if there is none. A non-empty role is set on the account, under CheckRoleGrant
 	// (an account with a password is never made admin: EConflict).

@@ -68,6 +68,19 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 	return a, hash, nil
 }
 
+// Account finds an account by id.
+func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
+	a, _, err := scanAccount(db.pool.QueryRow(ctx,
+		`SELECT id, email, role, created_at, password_hash FROM accounts WHERE id = $1`, id))
+	if noRows(err) {
+		return petstore.Account{}, petstore.NotFound("Account", id)
+	}
+	if err != nil {
+		return petstore.Account{}, fmt.Errorf("account: %w", err)
+	}
+	return a, nil
+}
+
 // EnsureAccount returns the account with this email, creating it without a password
 // (key-only) if there is none; a non-empty role is set on the account, new or not.
 // It is one statement, so processes ensuring the same account at once agree on it.

@@ -87,6 +87,24 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 	return a, hash, nil
 }
 
+const qAccount = `SELECT id, email, role, created_at, password_hash FROM accounts WHERE id = ?`
+
+// Account finds an account by id.
+func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
+	s, err := db.readStmt(ctx, qAccount)
+	if err != nil {
+		return petstore.Account{}, fmt.Errorf("account: %w", err)
+	}
+	a, _, err := scanAccount(s.QueryRowContext(reading(ctx), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return petstore.Account{}, petstore.NotFound("Account", id)
+	}
+	if err != nil {
+		return petstore.Account{}, fmt.Errorf("account: %w", err)
+	}
+	return a, nil
+}
+
 // EnsureAccount returns the account with this email, creating it without a password
 // (key-only) if there is none; a non-empty role is set on the account, new or not.
 func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Role) (petstore.Account, error) {

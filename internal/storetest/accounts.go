@@ -3,6 +3,7 @@ package storetest
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 )
@@ -62,6 +63,43 @@ func testAccounts(t *testing.T, open Opener) {
 	t.Run("an unknown email is not found", func(t *testing.T) {
 		f := setup(t, open)
 		_, _, err := f.s.AccountByEmail(f.ctx, "nobody@example.com")
+		wantCode(t, err, petstore.ENotFound)
+	})
+
+	t.Run("an account is found by its id, as it was created and as it is now", func(t *testing.T) {
+		f := setup(t, open)
+		a, err := f.s.CreateAccount(f.ctx, "Ada@Example.com", "the-hash", petstore.Customer)
+		must(t, err)
+		other := f.account(petstore.Admin)
+		got, err := f.s.Account(f.ctx, a.ID)
+		must(t, err)
+		if got.ID != a.ID || got.Email != "Ada@Example.com" || got.Role != petstore.Customer || !got.CreatedAt.Equal(a.CreatedAt) {
+			t.Errorf("Account(%d) = %+v, want %+v", a.ID, got, a)
+		}
+		if got.CreatedAt.Location() != time.UTC {
+			t.Errorf("createdAt is in %v, want UTC", got.CreatedAt.Location())
+		}
+		got, err = f.s.Account(f.ctx, other.ID)
+		must(t, err)
+		if got.ID != other.ID || got.Email != other.Email || got.Role != petstore.Admin {
+			t.Errorf("Account(%d) = %+v, want %+v", other.ID, got, other)
+		}
+		// A role the operator changes later is the one found.
+		k, err := f.s.EnsureAccount(f.ctx, "ops@example.com", petstore.Customer)
+		must(t, err)
+		_, err = f.s.EnsureAccount(f.ctx, "ops@example.com", petstore.Admin)
+		must(t, err)
+		got, err = f.s.Account(f.ctx, k.ID)
+		must(t, err)
+		if got.Role != petstore.Admin {
+			t.Errorf("role = %q after the operator made the account admin", got.Role)
+		}
+	})
+
+	t.Run("an unknown account id is not found", func(t *testing.T) {
+		f := setup(t, open)
+		a := f.account(petstore.Customer)
+		_, err := f.s.Account(f.ctx, a.ID+1000)
 		wantCode(t, err, petstore.ENotFound)
 	})
 

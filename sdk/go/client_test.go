@@ -144,8 +144,9 @@ func TestEveryOperationReturnsTheErrorOfADeclaredAnswer(t *testing.T) {
 			_, err := c.WithPassword("a@example.com", "pw").CreateAPIKey(ctx, petstore.NewAPIKey{Name: "k"})
 			return err
 		},
-		"ListAPIKeys":  func(c *petstore.Client) error { _, err := collect(c.ListAPIKeys(ctx, nil)); return err },
-		"RevokeAPIKey": func(c *petstore.Client) error { return c.RevokeAPIKey(ctx, 1) },
+		"GetCurrentAccount": func(c *petstore.Client) error { _, err := c.GetCurrentAccount(ctx); return err },
+		"ListAPIKeys":       func(c *petstore.Client) error { _, err := collect(c.ListAPIKeys(ctx, nil)); return err },
+		"RevokeAPIKey":      func(c *petstore.Client) error { return c.RevokeAPIKey(ctx, 1) },
 		"SendMessage": func(c *petstore.Client) error {
 			_, err := c.SendMessage(ctx, petstore.NewMessage{Message: "hi"})
 			return err
@@ -593,6 +594,25 @@ func TestCredentialsAndUserAgent(t *testing.T) {
 		if !strings.HasPrefix(agent, "shop/2.3 petstore-go/") {
 			t.Errorf("%s: User-Agent %q, want shop/2.3 then petstore-go/…", req, agent)
 		}
+	}
+}
+
+func TestGetCurrentAccountAsksWithTheKey(t *testing.T) {
+	var seen string
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		seen = r.Method + " " + r.URL.Path + " " + r.Header.Get("Authorization")
+		answer(w, 200, `{"id":2,"email":"ada@example.com","role":"admin","createdAt":"2026-11-21T12:00:00Z"}`)
+	})
+	acct, err := c.GetCurrentAccount(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "GET /v1/accounts/me Bearer psk_test"; seen != want {
+		t.Errorf("sent %q, want %q", seen, want)
+	}
+	want := petstore.Account{ID: 2, Email: "ada@example.com", Role: petstore.RoleAdmin, CreatedAt: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	if acct.ID != want.ID || acct.Email != want.Email || acct.Role != want.Role || !acct.CreatedAt.Equal(want.CreatedAt) {
+		t.Errorf("account = %+v, want %+v", *acct, want)
 	}
 }
 

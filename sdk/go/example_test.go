@@ -85,6 +85,23 @@ func Example() {
 	// refused: 409 insufficient_stock
 }
 
+// GetCurrentAccount tells whose key the client holds, and with which role: here, the
+// admin's key of PETSTORE_ADMIN_KEY.
+func ExampleClient_GetCurrentAccount() {
+	ctx := context.Background()
+	client, err := petstore.NewClient(os.Getenv("PETSTORE_URL"), petstore.WithAPIKey(os.Getenv("PETSTORE_ADMIN_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	account, err := client.GetCurrentAccount(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(account.Email, account.Role == petstore.RoleAdmin)
+	// Output:
+	// admin@example.com true
+}
+
 // Filters combine: here, the dogs (category 1) that are for sale.
 func ExampleClient_ListPets() {
 	ctx := context.Background()

@@ -17,6 +17,15 @@ func (c *Client) CreateAccount(ctx context.Context, account NewAccount) (*Accoun
 	return convert(v, err, accountFrom)
 }
 
+// GetCurrentAccount returns the account of the client's API key: its email and its
+// role. Call it to check a key (a missing, unknown or revoked one is an Error with
+// status 401) and to learn whether it is an admin's.
+func (c *Client) GetCurrentAccount(ctx context.Context) (*Account, error) {
+	ctx = withOperation(ctx, "getCurrentAccount")
+	v, err := decode[api.Account](c.api.GetCurrentAccount(ctx))
+	return convert(v, err, accountFrom)
+}
+
 // SendMessage sends a message: the getting-started call, which proves that a key works.
 func (c *Client) SendMessage(ctx context.Context, message NewMessage) (*Message, error) {
 	ctx = withOperation(ctx, "sendMessage")

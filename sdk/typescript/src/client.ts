@@ -116,6 +116,8 @@ export interface Petstore {
   accounts: {
     /** Open an account (no key needed); every new account is a `customer`. */
     create(account: NewAccount, options?: CallOptions): Promise<Account>;
+    /** The account of the client's key, with its role: checks the key (a 401 `PetstoreError` when it is missing, unknown or revoked) and tells an admin's from a customer's. */
+    me(options?: CallOptions): Promise<Account>;
   };
   apiKeys: {
     /** Make an API key; authenticate with `{ auth: basicAuth(email, password) }` or a key. */
@@ -251,6 +253,7 @@ export function createPetstore(options: PetstoreOptions): Petstore {
     raw,
     accounts: {
       create: (body, o) => unwrap(raw.POST("/accounts", { body, ...init(o) })),
+      me: (o) => unwrap(raw.GET("/accounts/me", { ...init(o) })),
     },
     apiKeys: {
       create: (body, o) => unwrap(raw.POST("/api-keys", { body, ...init(o) })),

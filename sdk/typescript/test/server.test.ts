@@ -179,6 +179,34 @@ test("API keys: listed and revoked with the password, and the revoked key stops 
   assert.ok(revoked instanceof PetstoreError && revoked.code === "unauthorized", String(revoked));
 });
 
+test("accounts.me: the account and role of the key; a missing, unknown or revoked key is a 401", async () => {
+  const staff = await admin.accounts.me();
+  assert.equal(staff.email, "admin@example.com");
+  assert.equal(staff.role, "admin");
+  assert.ok(Number.isInteger(staff.id) && staff.id > 0);
+  assert.match(staff.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  const shopper = await customer.accounts.me();
+  assert.equal(shopper.email, "customer@example.com");
+  assert.equal(shopper.role, "customer");
+  assert.notEqual(shopper.id, staff.id);
+
+  const email = "linus@example.com";
+  const password = "yet another long password";
+  const anonymous = createPetstore({ baseUrl: server.baseUrl });
+  const account = await anonymous.accounts.create({ email, password });
+  const { id, key } = await anonymous.apiKeys.create({ name: "console" }, { auth: basicAuth(email, password) });
+  const own = createPetstore({ baseUrl: server.baseUrl, apiKey: key });
+  assert.deepEqual(await own.accounts.me(), account);
+
+  for (const client of [anonymous, createPetstore({ baseUrl: server.baseUrl, apiKey: "psk_notakeyatall" })]) {
+    const refused = await client.accounts.me().catch((e: unknown) => e);
+    assert.ok(refused instanceof PetstoreError && refused.code === "unauthorized" && refused.status === 401, String(refused));
+  }
+  await own.apiKeys.revoke(id);
+  const revoked = await own.accounts.me().catch((e: unknown) => e);
+  assert.ok(revoked instanceof PetstoreError && revoked.code === "unauthorized" && revoked.status === 401, String(revoked));
+});
+
 test("the deprecated getPetById reports Deprecation, Sunset and its successor", async () => {
   const notices: DeprecationNotice[] = [];
   const client = createPetstore({ baseUrl: server.baseUrl, apiKey: server.customerKey, onDeprecation: (n) => notices.push(n) });
