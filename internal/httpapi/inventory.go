@@ -14,7 +14,7 @@ func (h *Handler) ListInventory(ctx context.Context, params oas.ListInventoryPar
 		return nil, err
 	}
 	status := petstore.PetStatus(params.Status.Or(""))
-	items, err := h.store.Inventories(ctx, status, listPage(page))
+	items, err := h.store.Inventories(ctx, petstore.InventoryFilter{Status: status}, listPage(page))
 	if err != nil {
 		return nil, err
 	}
