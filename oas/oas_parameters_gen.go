@@ -2331,7 +2331,7 @@ type ListPetsParams struct {
 	// Only these pets, at most 100 ids. Send them repeated (`ids=1&ids=2`, what generated clients send by
 	// default) or comma-separated (`ids=1,2`); both forms, and a mix of them, mean the same.
 	Ids []int64 `json:",omitempty"`
-	// Page size.
+	// Page size: 20 when left out, or with `ids` as many as ids were asked for (at most 100).
 	Limit OptInt32 `json:",omitempty,omitzero"`
 	// Where the page starts; copy it from the `Link` header of the previous page.
 	Cursor OptString `json:",omitempty,omitzero"`
@@ -2596,11 +2596,6 @@ func decodeListPetsParams(args [0]string, argsEscaped bool, r *http.Request) (pa
 			In:   "query",
 			Err:  err,
 		}
-	}
-	// Set default value for query: limit.
-	{
-		val := int32(20)
-		params.Limit.SetTo(val)
 	}
 	// Decode query: limit.
 	if err := func() error {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 func TestPetsLifecycle(t *testing.T) {
@@ -256,6 +257,36 @@ func TestListPetsFiltersAndPagination(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a.do(t, req{Method: "GET", Path: "/v1/pets?" + tt.query, Key: a.Customer}).expect(400, "validation_failed")
 		})
+	}
+}
+
+// A batch lookup of more ids than the default page size answers them all on one page
+// when no limit is given, and a limit given still cuts it.
+func TestABatchLookupIsNotCutToTheDefaultPageSize(t *testing.T) {
+	a := newTestAPI(t)
+	c := a.category(t, "Dogs")
+	var ids []string
+	for i := range petstore.DefaultLimit + 5 {
+		var p pet
+		a.do(t, req{Method: "POST", Path: "/v1/pets", Key: a.Admin, Body: map[string]any{"name": "pet " + strconv.Itoa(i), "categoryId": c.ID}}).expect(201, "").JSON(&p)
+		ids = append(ids, strconv.FormatInt(p.ID, 10))
+	}
+	for _, tt := range []struct {
+		query    string
+		want     int
+		nextLink bool
+	}{
+		{"ids=" + strings.Join(ids, ","), len(ids), false},
+		{"ids=" + strings.Join(ids, "&ids="), len(ids), false},
+		{"ids=" + strings.Join(ids, ",") + "&limit=20", 20, true},
+		{"ids=" + strings.Join(ids[:3], ","), 3, false},
+	} {
+		var got []pet
+		res := a.do(t, req{Method: "GET", Path: "/v1/pets?" + tt.query, Key: a.Customer}).expect(200, "")
+		res.JSON(&got)
+		if len(got) != tt.want || (res.Header.Get("Link") != "") != tt.nextLink {
+			t.Errorf("%.40s…: got %d pets, Link %q; want %d, a next link: %v", tt.query, len(got), res.Header.Get("Link"), tt.want, tt.nextLink)
+		}
 	}
 }
 

@@ -1509,6 +1509,11 @@ export interface components {
     parameters: {
         /** @description Page size. */
         Limit: number;
+        /**
+         * @description Page size: 20 when left out, or with `ids` as many as ids were asked for (at
+         *     most 100).
+         */
+        BatchLimit: number;
         /** @description Where the page starts; copy it from the `Link` header of the previous page. */
         Cursor: string;
         /**
@@ -1798,8 +1803,11 @@ export interface operations {
                  *     forms, and a mix of them, mean the same.
                  */
                 ids?: number[];
-                /** @description Page size. */
-                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Page size: 20 when left out, or with `ids` as many as ids were asked for (at
+                 *     most 100).
+                 */
+                limit?: components["parameters"]["BatchLimit"];
                 /** @description Where the page starts; copy it from the `Link` header of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
             };

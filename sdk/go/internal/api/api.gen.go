@@ -766,6 +766,9 @@ type WebhookWithSecret struct {
 	URL string `json:"url"`
 }
 
+// BatchLimit defines model for BatchLimit.
+type BatchLimit = int32
+
 // CategoryID defines model for CategoryId.
 type CategoryID = int64
 
@@ -872,8 +875,9 @@ type ListPetsParams struct {
 	// forms, and a mix of them, mean the same.
 	Ids *[]int64 `form:"ids,omitempty" json:"ids,omitempty"`
 
-	// Limit Page size.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+	// Limit Page size: 20 when left out, or with `ids` as many as ids were asked for (at
+	// most 100).
+	Limit *BatchLimit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor Where the page starts; copy it from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
