@@ -88,7 +88,7 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 
 // petsQuery is the query of one page of the columns of the pets that match every
 // filter of f, by id: the pet list and the inventory list. It is built from the
-// filters that are set (sixteen shapes at most, each prepared once per connection),
+// filters that are set (a few shapes per list, each prepared once per connection),
 // rather than one query with optional conditions, so that PostgreSQL plans each shape
 // for the indexes it can use. The id list is one array parameter whatever its length.
 // The name is looked for in name_lower (NameKey of the name, written with it) with
