@@ -187,7 +187,9 @@ type Invoker interface {
 	ListEvents(ctx context.Context, params ListEventsParams) (ListEventsRes, error)
 	// ListInventory invokes listInventory operation.
 	//
-	// The stock count and status of every pet, by pet id.
+	// The stock count and status of every pet, by pet id, filtered by `status` and `ids` (both filters
+	// combine). As for `GET /pets`, ids that match no pet are left out of the answer, and when `limit` is
+	// not given the page holds as many entries as ids were asked for.
 	//
 	// GET /store/inventory
 	ListInventory(ctx context.Context, params ListInventoryParams) (ListInventoryRes, error)
@@ -201,9 +203,9 @@ type Invoker interface {
 	ListOrders(ctx context.Context, params ListOrdersParams) (ListOrdersRes, error)
 	// ListPets invokes listPets operation.
 	//
-	// Pets by id, filtered by `status`, `categoryId` and `ids` (all filters combine). `ids` is the batch
-	// lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left out
-	// of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
+	// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters combine). `ids` is the
+	// batch lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left
+	// out of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
 	//
 	// GET /pets
 	ListPets(ctx context.Context, params ListPetsParams) (ListPetsRes, error)
@@ -2395,7 +2397,9 @@ func (c *Client) sendListEvents(ctx context.Context, params ListEventsParams) (r
 
 // ListInventory invokes listInventory operation.
 //
-// The stock count and status of every pet, by pet id.
+// The stock count and status of every pet, by pet id, filtered by `status` and `ids` (both filters
+// combine). As for `GET /pets`, ids that match no pet are left out of the answer, and when `limit` is
+// not given the page holds as many entries as ids were asked for.
 //
 // GET /store/inventory
 func (c *Client) ListInventory(ctx context.Context, params ListInventoryParams) (ListInventoryRes, error) {
@@ -2422,6 +2426,32 @@ func (c *Client) sendListInventory(ctx context.Context, params ListInventoryPara
 		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
 			if val, ok := params.Status.Get(); ok {
 				return e.EncodeValue(conv.StringToString(string(val)))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "ids" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "ids",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if params.Ids != nil {
+				return e.EncodeArray(func(e uri.Encoder) error {
+					for i, item := range params.Ids {
+						if err := func() error {
+							return e.EncodeValue(conv.Int64ToString(item))
+						}(); err != nil {
+							return errors.Wrapf(err, "[%d]", i)
+						}
+					}
+					return nil
+				})
 			}
 			return nil
 		}); err != nil {
@@ -2674,9 +2704,9 @@ func (c *Client) sendListOrders(ctx context.Context, params ListOrdersParams) (r
 
 // ListPets invokes listPets operation.
 //
-// Pets by id, filtered by `status`, `categoryId` and `ids` (all filters combine). `ids` is the batch
-// lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left out
-// of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
+// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters combine). `ids` is the
+// batch lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left
+// out of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
 //
 // GET /pets
 func (c *Client) ListPets(ctx context.Context, params ListPetsParams) (ListPetsRes, error) {
@@ -2746,6 +2776,23 @@ func (c *Client) sendListPets(ctx context.Context, params ListPetsParams) (res L
 					}
 					return nil
 				})
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "name" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "name",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Name.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
 			}
 			return nil
 		}); err != nil {

@@ -3029,7 +3029,9 @@ func (s *Server) handleListEventsRequest(args [0]string, argsEscaped bool, w htt
 
 // handleListInventoryRequest handles listInventory operation.
 //
-// The stock count and status of every pet, by pet id.
+// The stock count and status of every pet, by pet id, filtered by `status` and `ids` (both filters
+// combine). As for `GET /pets`, ids that match no pet are left out of the answer, and when `limit` is
+// not given the page holds as many entries as ids were asked for.
 //
 // GET /store/inventory
 func (s *Server) handleListInventoryRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -3117,6 +3119,10 @@ func (s *Server) handleListInventoryRequest(args [0]string, argsEscaped bool, w 
 					Name: "status",
 					In:   "query",
 				}: params.Status,
+				{
+					Name: "ids",
+					In:   "query",
+				}: params.Ids,
 				{
 					Name: "limit",
 					In:   "query",
@@ -3333,9 +3339,9 @@ func (s *Server) handleListOrdersRequest(args [0]string, argsEscaped bool, w htt
 
 // handleListPetsRequest handles listPets operation.
 //
-// Pets by id, filtered by `status`, `categoryId` and `ids` (all filters combine). `ids` is the batch
-// lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left out
-// of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
+// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters combine). `ids` is the
+// batch lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left
+// out of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
 //
 // GET /pets
 func (s *Server) handleListPetsRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -3431,6 +3437,10 @@ func (s *Server) handleListPetsRequest(args [0]string, argsEscaped bool, w http.
 					Name: "ids",
 					In:   "query",
 				}: params.Ids,
+				{
+					Name: "name",
+					In:   "query",
+				}: params.Name,
 				{
 					Name: "limit",
 					In:   "query",

@@ -1782,7 +1782,10 @@ func decodeListEventsParams(args [0]string, argsEscaped bool, r *http.Request) (
 type ListInventoryParams struct {
 	// Only pets with this status.
 	Status OptPetStatus `json:",omitempty,omitzero"`
-	// Page size.
+	// Only these pets, at most 100 ids. Send them repeated (`ids=1&ids=2`, what generated clients send by
+	// default) or comma-separated (`ids=1,2`); both forms, and a mix of them, mean the same.
+	Ids []int64 `json:",omitempty"`
+	// Page size: 20 when left out, or with `ids` as many as ids were asked for (at most 100).
 	Limit OptInt32 `json:",omitempty,omitzero"`
 	// Where the page starts; copy it from the `Link` header of the previous page.
 	Cursor OptString `json:",omitempty,omitzero"`
@@ -1796,6 +1799,15 @@ func unpackListInventoryParams(packed middleware.Parameters) (params ListInvento
 		}
 		if v, ok := packed[key]; ok {
 			params.Status = v.(OptPetStatus)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "ids",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Ids = v.([]int64)
 		}
 	}
 	{
@@ -1877,10 +1889,92 @@ func decodeListInventoryParams(args [0]string, argsEscaped bool, r *http.Request
 			Err:  err,
 		}
 	}
-	// Set default value for query: limit.
-	{
-		val := int32(20)
-		params.Limit.SetTo(val)
+	// Decode query: ids.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "ids",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				params.Ids = nil
+				return d.DecodeArray(func(d uri.Decoder) error {
+					var paramsDotIdsVal int64
+					if err := func() error {
+						val, err := d.DecodeValue()
+						if err != nil {
+							return err
+						}
+
+						c, err := conv.ToInt64(val)
+						if err != nil {
+							return err
+						}
+
+						paramsDotIdsVal = c
+						return nil
+					}(); err != nil {
+						return err
+					}
+					params.Ids = append(params.Ids, paramsDotIdsVal)
+					return nil
+				})
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if params.Ids == nil {
+					return nil // optional
+				}
+				if err := (validate.Array{
+					MinLength:    0,
+					MinLengthSet: false,
+					MaxLength:    100,
+					MaxLengthSet: true,
+				}).ValidateLength(len(params.Ids)); err != nil {
+					return errors.Wrap(err, "array")
+				}
+				var failures []validate.FieldError
+				for i, elem := range params.Ids {
+					if err := func() error {
+						if err := (validate.Int{
+							MinSet:        true,
+							Min:           1,
+							MaxSet:        false,
+							Max:           0,
+							MinExclusive:  false,
+							MaxExclusive:  false,
+							MultipleOfSet: false,
+							MultipleOf:    0,
+							Pattern:       nil,
+						}).Validate(int64(elem)); err != nil {
+							return errors.Wrap(err, "int")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "ids",
+			In:   "query",
+			Err:  err,
+		}
 	}
 	// Decode query: limit.
 	if err := func() error {
@@ -2331,7 +2425,13 @@ type ListPetsParams struct {
 	// Only these pets, at most 100 ids. Send them repeated (`ids=1&ids=2`, what generated clients send by
 	// default) or comma-separated (`ids=1,2`); both forms, and a mix of them, mean the same.
 	Ids []int64 `json:",omitempty"`
-	// Page size.
+	// Only pets whose name contains this text, without regard to case (`éc`, `ÉC` and `clair` find
+	// `Éclair`). Every character stands for itself: `%`, `_` and `\` are not wildcards. The text is
+	// trimmed as a name is, and must then be 1–100 characters with no control characters. Case is folded
+	// one character at a time (Unicode's simple lower-case mappings, no normalisation), so `straße` does
+	// not find `STRASSE`, and an accented letter is not the plain one.
+	Name OptString `json:",omitempty,omitzero"`
+	// Page size: 20 when left out, or with `ids` as many as ids were asked for (at most 100).
 	Limit OptInt32 `json:",omitempty,omitzero"`
 	// Where the page starts; copy it from the `Link` header of the previous page.
 	Cursor OptString `json:",omitempty,omitzero"`
@@ -2363,6 +2463,15 @@ func unpackListPetsParams(packed middleware.Parameters) (params ListPetsParams) 
 		}
 		if v, ok := packed[key]; ok {
 			params.Ids = v.([]int64)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "name",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Name = v.(OptString)
 		}
 	}
 	{
@@ -2597,10 +2706,73 @@ func decodeListPetsParams(args [0]string, argsEscaped bool, r *http.Request) (pa
 			Err:  err,
 		}
 	}
-	// Set default value for query: limit.
-	{
-		val := int32(20)
-		params.Limit.SetTo(val)
+	// Decode query: name.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "name",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotNameVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotNameVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Name.SetTo(paramsDotNameVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Name.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     1,
+							MinLengthSet:  true,
+							MaxLength:     100,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "name",
+			In:   "query",
+			Err:  err,
+		}
 	}
 	// Decode query: limit.
 	if err := func() error {

@@ -173,7 +173,9 @@ type Handler interface {
 	ListEvents(ctx context.Context, params ListEventsParams) (ListEventsRes, error)
 	// ListInventory implements listInventory operation.
 	//
-	// The stock count and status of every pet, by pet id.
+	// The stock count and status of every pet, by pet id, filtered by `status` and `ids` (both filters
+	// combine). As for `GET /pets`, ids that match no pet are left out of the answer, and when `limit` is
+	// not given the page holds as many entries as ids were asked for.
 	//
 	// GET /store/inventory
 	ListInventory(ctx context.Context, params ListInventoryParams) (ListInventoryRes, error)
@@ -187,9 +189,9 @@ type Handler interface {
 	ListOrders(ctx context.Context, params ListOrdersParams) (ListOrdersRes, error)
 	// ListPets implements listPets operation.
 	//
-	// Pets by id, filtered by `status`, `categoryId` and `ids` (all filters combine). `ids` is the batch
-	// lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left out
-	// of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
+	// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters combine). `ids` is the
+	// batch lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left
+	// out of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
 	//
 	// GET /pets
 	ListPets(ctx context.Context, params ListPetsParams) (ListPetsRes, error)

@@ -241,7 +241,9 @@ func (UnimplementedHandler) ListEvents(ctx context.Context, params ListEventsPar
 
 // ListInventory implements listInventory operation.
 //
-// The stock count and status of every pet, by pet id.
+// The stock count and status of every pet, by pet id, filtered by `status` and `ids` (both filters
+// combine). As for `GET /pets`, ids that match no pet are left out of the answer, and when `limit` is
+// not given the page holds as many entries as ids were asked for.
 //
 // GET /store/inventory
 func (UnimplementedHandler) ListInventory(ctx context.Context, params ListInventoryParams) (r ListInventoryRes, _ error) {
@@ -261,9 +263,9 @@ func (UnimplementedHandler) ListOrders(ctx context.Context, params ListOrdersPar
 
 // ListPets implements listPets operation.
 //
-// Pets by id, filtered by `status`, `categoryId` and `ids` (all filters combine). `ids` is the batch
-// lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left out
-// of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
+// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters combine). `ids` is the
+// batch lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left
+// out of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
 //
 // GET /pets
 func (UnimplementedHandler) ListPets(ctx context.Context, params ListPetsParams) (r ListPetsRes, _ error) {

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -17,19 +18,25 @@ func TestNextLinksKeepTheFiltersOfEveryList(t *testing.T) {
 		a.order(t, a.Customer, p.ID, 1)
 		a.order(t, other, p.ID, 1)
 	}
-	a.pet(t, "Quill", 0) // a second available pet
+	quill := a.pet(t, "Quill", 0) // a second available pet
+	sold := a.pet(t, "Ilex", 0)
+	a.setStock(t, sold.ID, 0)
+	a.pet(t, "Éxodus", 0)
+	a.pet(t, "Chéx", 0)
 	tests := []struct {
 		name, first string
 		want        int
 		check       func(t *testing.T, body []byte)
 	}{
-		{"categories", "/v1/categories?limit=2", 5, nil},
+		{"categories", "/v1/categories?limit=2", 8, nil},
 		{"orders of one account, incomplete", path("/v1/store/orders?limit=2&complete=false&accountId=%d", a.CustomerID), 3, func(t *testing.T, body []byte) {
 			if strings.Contains(string(body), `"complete":true`) {
 				t.Fatalf("filter lost: %s", body)
 			}
 		}},
-		{"inventory by status", "/v1/store/inventory?limit=1&status=available", 2, nil},
+		{"inventory by status", "/v1/store/inventory?limit=1&status=available", 4, nil},
+		{"inventory by status and ids", path("/v1/store/inventory?limit=1&status=available&ids=%d,%d&ids=%d", p.ID, quill.ID, sold.ID), 2, nil},
+		{"pets by name", "/v1/pets?limit=1&name=" + url.QueryEscape("ÉX"), 2, nil},
 	}
 	for _, tt := range tests {
 		t.Run("the next link of "+tt.name+" keeps the filters", func(t *testing.T) {

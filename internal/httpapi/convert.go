@@ -70,6 +70,31 @@ func pageOf(limit oas.OptInt32, cursor oas.OptString) (petstore.Page, error) {
 	return petstore.Page{Limit: int(limit.Or(petstore.DefaultLimit)), After: after}, nil
 }
 
+// batchPage is the page of a list filtered by ids, the batch lookup of pets and of
+// their stock: unless the request gave a limit, it holds every id asked for.
+func batchPage(p petstore.Page, ids []int64, limit oas.OptInt32) petstore.Page {
+	if len(ids) > 0 && !limit.Set {
+		p.Limit = min(len(ids), petstore.MaxLimit)
+	}
+	return p
+}
+
+// setIDs puts an ids filter into the query of a next link, comma-separated (see
+// explodeIDs); no ids put nothing.
+func setIDs(q url.Values, ids []int64) {
+	if len(ids) == 0 {
+		return
+	}
+	b := make([]byte, 0, len(ids)*8)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	q.Set("ids", string(b))
+}
+
 // listPage asks the store for one item more than the page holds, to learn whether a
 // next page exists without a second query.
 func listPage(p petstore.Page) petstore.Page {

@@ -216,9 +216,9 @@ func problem(field string, err error) string {
 	case errors.As(err, &num):
 		return "must be an integer"
 	case errors.As(err, &minLen):
-		return fmt.Sprintf("must be at least %d %s long", minLen.MinLength, unitOf(field))
+		return fmt.Sprintf("must be at least %d %s long", minLen.MinLength, unitOf(field, minLen.MinLength))
 	case errors.As(err, &maxLen):
-		return fmt.Sprintf("must be at most %d %s long", maxLen.MaxLength, unitOf(field))
+		return fmt.Sprintf("must be at most %d %s long", maxLen.MaxLength, unitOf(field, maxLen.MaxLength))
 	case errors.As(err, &pattern):
 		return "has characters that are not allowed here; see the OpenAPI document"
 	case errors.As(err, &dup):
@@ -238,13 +238,17 @@ func problem(field string, err error) string {
 	return strings.TrimPrefix(msg, "validate: ")
 }
 
-// unitOf is what the length of field counts: the one list with a length bound is
-// listPets' ids; every other bounded length is a string's.
-func unitOf(field string) string {
+// unitOf is what n of the length of field counts: the one list with a length bound
+// is the ids of listPets and listInventory; every other bounded length is a string's.
+func unitOf(field string, n int) string {
+	unit := "character"
 	if field == "ids" {
-		return "ids"
+		unit = "id"
 	}
-	return "characters"
+	if n != 1 {
+		unit += "s"
+	}
+	return unit
 }
 
 // rewordings are the validators' findings that come as text only.

@@ -13,16 +13,19 @@ func (h *Handler) ListInventory(ctx context.Context, params oas.ListInventoryPar
 	if err != nil {
 		return nil, err
 	}
-	status := petstore.PetStatus(params.Status.Or(""))
-	items, err := h.store.Inventories(ctx, status, listPage(page))
+	f := petstore.InventoryFilter{Status: petstore.PetStatus(params.Status.Or("")), IDs: params.Ids}
+	page = batchPage(page, f.IDs, params.Limit)
+	items, err := h.store.Inventories(ctx, f, listPage(page))
 	if err != nil {
 		return nil, err
 	}
 	filters := func() url.Values {
-		if status == "" {
-			return url.Values{}
+		q := url.Values{}
+		if f.Status != "" {
+			q.Set("status", string(f.Status))
 		}
-		return url.Values{"status": {string(status)}}
+		setIDs(q, f.IDs)
+		return q
 	}
 	items, link := nextLink(items, page, "/store/inventory", filters, func(i petstore.InventoryItem) int64 { return i.PetID })
 	return &oas.ListInventoryOKHeaders{Link: link, Response: mapSlice(items, toInventory)}, nil

@@ -131,7 +131,7 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
 			ri.operation, ri.route = route.OperationID(), route.PathPattern()
 		}
-		if ri.operation == listPets {
+		if ri.operation == listPets || ri.operation == listInventory {
 			explodeIDs(r.URL)
 		}
 		deprecated := ri.operation == getPetByID
@@ -219,10 +219,12 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	return false
 }
 
-// createAccount is the operation id of the sign-up.
+// Operation ids the middleware treats apart: the sign-up, and the lists with an ids
+// filter.
 const (
 	createAccount = "createAccount"
 	listPets      = "listPets"
+	listInventory = "listInventory"
 )
 
 // allowCredentials applies the stricter limit on requests that carry a password
@@ -323,10 +325,10 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection.
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// explodeIDs rewrites the comma-separated spelling of the ids filter (ids=1,2) into the
-// repeated one (ids=1&ids=2) that the document declares, since that is what generated
-// clients send, and the generated decoder reads only the declared one. Both spellings,
-// and a mix of them, mean the same list.
+// explodeIDs rewrites the comma-separated spelling of the ids filter (ids=1,2) of the
+// pet and inventory lists into the repeated one (ids=1&ids=2) that the document
+// declares, since that is what generated clients send, and the generated decoder reads
+// only the declared one. Both spellings, and a mix of them, mean the same list.
 func explodeIDs(u *url.URL) {
 	// Without a comma, plain or escaped, there is nothing to split; the key is not
 	// looked for in the raw query, where it may be escaped (%69ds).

@@ -48,6 +48,76 @@ func TestInventory(t *testing.T) {
 			t.Fatalf("first page = %+v, Link %q", items, res.Header.Get("Link"))
 		}
 	})
+	t.Run("ids is a batch lookup, as for pets", func(t *testing.T) {
+		var ids []int64
+		for i := range 25 {
+			ids = append(ids, a.pet(t, fmt.Sprint("Batch ", i), i+1).ID)
+		}
+		a.setStock(t, ids[0], 0) // sold
+		list := func(t *testing.T, query string) ([]int64, string) {
+			t.Helper()
+			var items []inventory
+			res := a.do(t, req{Method: "GET", Path: "/v1/store/inventory?" + query, Key: a.Customer}).expect(200, "")
+			res.JSON(&items)
+			got := []int64{}
+			for _, it := range items {
+				got = append(got, it.PetID)
+			}
+			return got, nextPath(t, res.Header.Get("Link"))
+		}
+		// walk follows the next links from the first page, each of which must keep
+		// the filters.
+		walk := func(t *testing.T, query string) []int64 {
+			t.Helper()
+			got, next := list(t, query)
+			for pages := 1; next != ""; pages++ {
+				if pages > 5 {
+					t.Fatal("pagination does not end")
+				}
+				var more []int64
+				more, next = list(t, strings.TrimPrefix(next, "/v1/store/inventory?"))
+				got = append(got, more...)
+			}
+			return got
+		}
+		t.Run("without limit, the page holds every id asked for, unknown ids left out", func(t *testing.T) {
+			var q []string
+			for _, id := range ids {
+				q = append(q, fmt.Sprint(id))
+			}
+			got, next := list(t, "ids="+strings.Join(q, ",")+",99999")
+			if fmt.Sprint(got) != fmt.Sprint(ids) || next != "" {
+				t.Fatalf("got %v, next %q; want all %d ids on one page", got, next, len(ids))
+			}
+		})
+		for _, q := range []string{
+			path("ids=%d&ids=%d&ids=%d", ids[4], ids[0], ids[2]),
+			path("ids=%d,%d,%d", ids[4], ids[0], ids[2]),
+			path("ids=%d,%d&ids=%d", ids[4], ids[0], ids[2]),
+			path("ids=%d%%2C%d&ids=%d", ids[4], ids[0], ids[2]),
+		} {
+			t.Run("spelt "+q+", alone and with status, a page at a time", func(t *testing.T) {
+				for _, tt := range []struct {
+					query string
+					want  []int64
+				}{
+					{q + "&limit=2", []int64{ids[0], ids[2], ids[4]}},
+					{q + "&limit=1&status=available", []int64{ids[2], ids[4]}},
+					{q + "&status=sold", []int64{ids[0]}},
+					{q + "&status=pending", []int64{}},
+				} {
+					if got := walk(t, tt.query); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+						t.Errorf("%s: got %v, want %v", tt.query, got, tt.want)
+					}
+				}
+			})
+		}
+		for _, q := range []string{"ids=" + strings.Repeat("1,", 100) + "1", "ids=1,x", "ids=1,,2", "ids=0"} {
+			t.Run("refused: "+q[:min(len(q), 12)], func(t *testing.T) {
+				a.do(t, req{Method: "GET", Path: "/v1/store/inventory?" + q, Key: a.Customer}).expect(400, "validation_failed")
+			})
+		}
+	})
 }
 
 func TestOrderRules(t *testing.T) {

@@ -405,6 +405,8 @@ func TestOWASP_API4_UnrestrictedResourceConsumption(t *testing.T) {
 		ids[i] = fmt.Sprint(i + 1)
 	}
 	a.do(t, req{Method: "GET", Path: "/v1/pets?ids=" + strings.Join(ids, ","), Key: a.Customer}).expect(400, "validation_failed")
+	a.do(t, req{Method: "GET", Path: "/v1/store/inventory?ids=" + strings.Join(ids, ","), Key: a.Customer}).expect(400, "validation_failed")
+	a.do(t, req{Method: "GET", Path: "/v1/pets?name=" + strings.Repeat("x", 101), Key: a.Customer}).expect(400, "validation_failed")
 
 	// Keys: the customer has two (the harness's and the world's); 23 more, then 409.
 	for i := range petstore.MaxKeysPerAccount - 2 {

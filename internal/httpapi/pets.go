@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/oas"
@@ -19,11 +18,9 @@ func (h *Handler) ListPets(ctx context.Context, params oas.ListPetsParams) (oas.
 		Status:     petstore.PetStatus(params.Status.Or("")),
 		CategoryID: params.CategoryId.Or(0),
 		IDs:        params.Ids,
+		Name:       params.Name.Or(""),
 	}
-	if len(f.IDs) > 0 && !params.Limit.Set {
-		// A batch lookup answers every id at once unless asked otherwise.
-		page.Limit = min(len(f.IDs), petstore.MaxLimit)
-	}
+	page = batchPage(page, f.IDs, params.Limit)
 	pets, err := h.store.Pets(ctx, f, listPage(page))
 	if err != nil {
 		return nil, err
@@ -41,12 +38,9 @@ func petQuery(f petstore.PetFilter) url.Values {
 	if f.CategoryID != 0 {
 		q.Set("categoryId", strconv.FormatInt(f.CategoryID, 10))
 	}
-	if len(f.IDs) > 0 {
-		ids := make([]string, len(f.IDs))
-		for i, id := range f.IDs {
-			ids[i] = strconv.FormatInt(id, 10)
-		}
-		q.Set("ids", strings.Join(ids, ","))
+	setIDs(q, f.IDs)
+	if f.Name != "" {
+		q.Set("name", f.Name)
 	}
 	return q
 }

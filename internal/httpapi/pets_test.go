@@ -1,13 +1,16 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 func TestPetsLifecycle(t *testing.T) {
@@ -255,6 +258,132 @@ func TestListPetsFiltersAndPagination(t *testing.T) {
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
 			a.do(t, req{Method: "GET", Path: "/v1/pets?" + tt.query, Key: a.Customer}).expect(400, "validation_failed")
+		})
+	}
+}
+
+// A batch lookup of more ids than the default page size answers them all on one page
+// when no limit is given, and a limit given still cuts it.
+func TestABatchLookupIsNotCutToTheDefaultPageSize(t *testing.T) {
+	a := newTestAPI(t)
+	c := a.category(t, "Dogs")
+	var ids []string
+	for i := range petstore.DefaultLimit + 5 {
+		var p pet
+		a.do(t, req{Method: "POST", Path: "/v1/pets", Key: a.Admin, Body: map[string]any{"name": "pet " + strconv.Itoa(i), "categoryId": c.ID}}).expect(201, "").JSON(&p)
+		ids = append(ids, strconv.FormatInt(p.ID, 10))
+	}
+	for _, tt := range []struct {
+		query    string
+		want     int
+		nextLink bool
+	}{
+		{"ids=" + strings.Join(ids, ","), len(ids), false},
+		{"ids=" + strings.Join(ids, "&ids="), len(ids), false},
+		{"ids=" + strings.Join(ids, ",") + "&limit=20", 20, true},
+		{"ids=" + strings.Join(ids[:3], ","), 3, false},
+	} {
+		var got []pet
+		res := a.do(t, req{Method: "GET", Path: "/v1/pets?" + tt.query, Key: a.Customer}).expect(200, "")
+		res.JSON(&got)
+		if len(got) != tt.want || (res.Header.Get("Link") != "") != tt.nextLink {
+			t.Errorf("%.40s…: got %d pets, Link %q; want %d, a next link: %v", tt.query, len(got), res.Header.Get("Link"), tt.want, tt.nextLink)
+		}
+	}
+}
+
+// The name filter finds pets by a part of their name in any letter case, on both
+// stores alike (the store suite holds the cases; here, what HTTP adds: escaping, the
+// other filters, next links and refusals).
+func TestListPetsByName(t *testing.T) {
+	a := newTestAPI(t)
+	dogs, cats := a.category(t, "Dogs"), a.category(t, "Cats")
+	mk := func(name string, c category, status string) int64 {
+		var p pet
+		a.do(t, req{Method: "POST", Path: "/v1/pets", Key: a.Admin, Body: map[string]any{"name": name, "categoryId": c.ID, "status": status}}).expect(201, "").JSON(&p)
+		return p.ID
+	}
+	eclair := mk("Éclair", dogs, "available")
+	rex := mk("Rex", dogs, "available")
+	rexine := mk("REXINE", cats, "sold")
+	wool := mk("100% Wool", cats, "available")
+	plain := mk("100 Wool", dogs, "available")
+	under := mk("under_score", dogs, "available")
+	mk("underXscore", dogs, "available")
+	back := mk(`back\slash`, dogs, "available")
+	mk("backslash", dogs, "available")
+	petsOf := func(t *testing.T, query string) []int64 {
+		t.Helper()
+		var got []pet
+		a.do(t, req{Method: "GET", Path: "/v1/pets?" + query, Key: a.Customer}).expect(200, "").JSON(&got)
+		ids := []int64{}
+		for _, p := range got {
+			ids = append(ids, p.ID)
+		}
+		return ids
+	}
+	for _, tt := range []struct {
+		name, query string
+		want        []int64
+	}{
+		{"any letter case", "name=rEX", []int64{rex, rexine}},
+		{"non-ASCII letters in upper case", "name=" + url.QueryEscape("ÉC"), []int64{eclair}},
+		{"non-ASCII letters in lower case", "name=" + url.QueryEscape("éclair"), []int64{eclair}},
+		{"the end of a name", "name=clair", []int64{eclair}},
+		{"a percent sign, escaped", "name=0%25%20w", []int64{wool}},
+		{"a space as +", "name=0+w", []int64{plain}},
+		{"an underscore", "name=r_s", []int64{under}},
+		{"a backslash", "name=k%5Cs", []int64{back}},
+		{"surrounding white space is trimmed", "name=%20REX%20", []int64{rex, rexine}},
+		{"with status", "name=rex&status=sold", []int64{rexine}},
+		{"with categoryId", path("name=wool&categoryId=%d", dogs.ID), []int64{plain}},
+		{"with ids, in both spellings", path("name=rex&ids=%d,%d&ids=%d", eclair, rexine, rex), []int64{rex, rexine}},
+		{"text no name holds", "name=rexx", []int64{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := petsOf(t, tt.query); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("%s: got %v, want %v", tt.query, got, tt.want)
+			}
+		})
+	}
+	t.Run("the next link keeps the name, with every other filter", func(t *testing.T) {
+		mk("Bébé", dogs, "available") // of no id asked for
+		ecrin := mk("écrin", dogs, "available")
+		next := path("/v1/pets?name=%s&status=available&categoryId=%d&ids=%d,%d,%d&limit=1", url.QueryEscape("É"), dogs.ID, eclair, ecrin, wool)
+		var seen []int64
+		for pages := 0; next != ""; pages++ {
+			if pages > 5 {
+				t.Fatal("pagination does not end")
+			}
+			res := a.do(t, req{Method: "GET", Path: next, Key: a.Customer}).expect(200, "")
+			var page []pet
+			res.JSON(&page)
+			for _, p := range page {
+				seen = append(seen, p.ID)
+			}
+			next = nextPath(t, res.Header.Get("Link"))
+			if next != "" && !strings.Contains(next, "name="+url.QueryEscape("É")) {
+				t.Fatalf("the next link %q lost the name", next)
+			}
+		}
+		if fmt.Sprint(seen) != fmt.Sprint([]int64{eclair, ecrin}) {
+			t.Fatalf("walked %v, want %v", seen, []int64{eclair, ecrin})
+		}
+	})
+	for _, tt := range []struct{ name, query, problem string }{
+		{"an empty name is refused", "name=", "must be at least 1 character long"},
+		{"a name of 101 characters is refused", "name=" + strings.Repeat("é", 101), "must be at most 100 characters long"},
+		{"a name of white space only is refused", "name=%20%20", "must be 1 to 100 characters (after trimming white space)"},
+		{"a name with NUL is refused", "name=a%00b", "must not contain NUL characters"},
+		{"a name that is not UTF-8 is refused", "name=a%FFb", "must be valid UTF-8"},
+		{"a name with a control character is refused", "name=a%1Bb", "must not contain control characters"},
+		{"a name given twice is refused", "name=a&name=b", "must be given once"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := a.do(t, req{Method: "GET", Path: "/v1/pets?" + tt.query, Key: a.Customer}).expect(400, "validation_failed")
+			if want := fmt.Sprintf(`{"field":"name","problem":%q}`, tt.problem); !strings.Contains(string(res.Body), want) {
+				t.Errorf("details lack %s: %s", want, res.Body)
+			}
 		})
 	}
 }

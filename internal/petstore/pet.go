@@ -57,6 +57,37 @@ type PetFilter struct {
 	Status     PetStatus
 	CategoryID int64
 	IDs        []int64
+	// Name keeps the pets whose name contains it in any letter case: NameKey of the
+	// pet's name holds NameKey of Name, as plain text (no character is a wildcard).
+	Name string
+}
+
+// Validate normalises the name filter as a pet's name is (CleanName: trimmed, then
+// 1–100 characters under the text policy for names), since it is looked for in names
+// stored so, and refuses one that breaks that policy on the field name. An empty name
+// does not filter and is left alone.
+func (f *PetFilter) Validate() error {
+	if f.Name == "" {
+		return nil
+	}
+	name, err := CleanName("name", f.Name)
+	if err != nil {
+		return err
+	}
+	f.Name = name
+	return nil
+}
+
+// InventoryFilter selects the pets whose stock a list shows. Zero fields do not
+// filter.
+type InventoryFilter struct {
+	Status PetStatus
+	IDs    []int64
+}
+
+// Pets is the pet filter that selects the same pets.
+func (f InventoryFilter) Pets() PetFilter {
+	return PetFilter{Status: f.Status, IDs: f.IDs}
 }
 
 // Category is a kind of animal.

@@ -58,7 +58,10 @@ func CategoryInUse(id int64) *Error {
 	return Errorf(EConflict, "Category %d is used by pets; move or delete them first.", id)
 }
 
-// NameKey is what makes a category name unique: the name in lower case.
+// NameKey is a name in lower case, folded one character at a time (strings.ToLower:
+// Unicode's simple mappings, no normalisation, so ß and SS stay apart). It is what
+// makes a category name unique, and what the name filter of pets compares; stores keep
+// it beside the name, so that every database folds as Go does.
 func NameKey(name string) string { return strings.ToLower(name) }
 
 // AccountRole is the role a new account gets: customer unless told otherwise, and

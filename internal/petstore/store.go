@@ -88,6 +88,8 @@ type CatalogStore interface {
 	// unknown category is EValidationFailed on categoryId.
 	CreatePet(ctx context.Context, f PetFields) (Pet, error)
 	Pet(ctx context.Context, id int64) (Pet, error)
+	// Pets lists one page of the pets that match every filter of f, by id, after
+	// f.Validate (a name breaking the name policy is EValidationFailed on name).
 	Pets(ctx context.Context, f PetFilter, p Page) ([]Pet, error)
 	// UpdatePet changes a pet to what change returns, in one transaction, checking the
 	// status change against ChangeStatus and the category as CreatePet does.
@@ -99,8 +101,9 @@ type CatalogStore interface {
 // InventoryStore keeps the stock per pet.
 type InventoryStore interface {
 	Inventory(ctx context.Context, petID int64) (InventoryItem, error)
-	// Inventories lists stock by pet id; an empty status does not filter.
-	Inventories(ctx context.Context, status PetStatus, p Page) ([]InventoryItem, error)
+	// Inventories lists one page of the stock of the pets that match every filter of
+	// f, by pet id.
+	Inventories(ctx context.Context, f InventoryFilter, p Page) ([]InventoryItem, error)
 	// SetInventory sets a pet's stock under PetState.Restock.
 	SetInventory(ctx context.Context, petID int64, quantity int) (InventoryItem, error)
 }

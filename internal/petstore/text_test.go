@@ -127,3 +127,54 @@ func TestRekey(t *testing.T) {
 		t.Errorf("Rekey over a taken key = %+v; want no change", got)
 	}
 }
+
+func TestNameKey(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"ASCII letters go to lower case", "Rex", "rex"},
+		{"accented letters go to lower case", "ÉCLAIR", "éclair"},
+		{"Greek letters go to lower case", "ΩMEGA", "ωmega"},
+		{"ß stays ß, not ss", "Straße", "straße"},
+		{"SS stays ss, not ß", "STRASSE", "strasse"},
+		{"a decomposed accent stays decomposed", "E\u0301", "e\u0301"},
+		{"wildcards of SQL are plain characters", `100%_\`, `100%_\`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := NameKey(tt.in); got != tt.want {
+				t.Errorf("NameKey(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPetFilterValidate(t *testing.T) {
+	tests := []struct {
+		name, in, want string // want "" for a refusal on name
+	}{
+		{"no name filter is left alone", "", ""},
+		{"a name is trimmed as a pet's name is", " \tRex ", "Rex"},
+		{"inner white space stays", "Mr Whiskers", "Mr Whiskers"},
+		{"white space only is refused", "  ", ""},
+		{"more than 100 characters are refused", strings.Repeat("é", MaxName+1), ""},
+		{"invalid UTF-8 is refused", "R\xffx", ""},
+		{"NUL is refused", "R\x00x", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := PetFilter{Name: tt.in}
+			err := f.Validate()
+			if tt.want == "" && tt.in != "" {
+				var e *Error
+				if !errors.As(err, &e) || e.Code != EValidationFailed || len(e.Details) != 1 || e.Details[0].Field != "name" {
+					t.Fatalf("Validate(%q) = %v; want validation_failed on name", tt.in, err)
+				}
+				return
+			}
+			if err != nil || f.Name != tt.want {
+				t.Fatalf("Validate(%q) = %q, %v; want %q", tt.in, f.Name, err, tt.want)
+			}
+		})
+	}
+}

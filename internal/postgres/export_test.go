@@ -26,7 +26,7 @@ func MigrateUpToForTest(ctx context.Context, url string, version int64) error {
 	}
 	sqlDB := stdlib.OpenDBFromPool(pool)
 	defer sqlDB.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, fsys)
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, goose.WithGoMigrations(goMigrations()...))
 	if err != nil {
 		return err
 	}

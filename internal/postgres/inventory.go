@@ -97,14 +97,10 @@ func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryIte
 	return it, nil
 }
 
-// Inventories lists one page of stock by pet id; an empty status does not filter.
-func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p petstore.Page) ([]petstore.InventoryItem, error) {
-	q := `SELECT id, stock, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2`
-	args := []any{p.After, p.Size()}
-	if status != "" {
-		q = `SELECT id, stock, status FROM pets WHERE status = $3 AND id > $1 ORDER BY id LIMIT $2`
-		args = append(args, string(status))
-	}
+// Inventories lists one page of the stock of the pets that match every filter, by
+// pet id, with the query of the pet list.
+func (db *DB) Inventories(ctx context.Context, f petstore.InventoryFilter, p petstore.Page) ([]petstore.InventoryItem, error) {
+	q, args := petsQuery(`id, stock, status`, f.Pets(), p)
 	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("inventories: %w", err)

@@ -44,7 +44,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	sqlDB := stdlib.OpenDBFromPool(pool)
 	defer sqlDB.Close() // the pool stays open
 	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, goose.WithSessionLocker(locker),
-		goose.WithGoMigrations(goose.NewGoMigration(4, &goose.GoFunc{RunTx: sqlmigrate.RekeyEmails}, nil)))
+		goose.WithGoMigrations(goMigrations()...))
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -52,6 +52,15 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// goMigrations are the migrations written in Go, numbered among the SQL files of
+// migrations.
+func goMigrations() []*goose.Migration {
+	return []*goose.Migration{
+		goose.NewGoMigration(4, &goose.GoFunc{RunTx: sqlmigrate.RekeyEmails}, nil),
+		goose.NewGoMigration(7, &goose.GoFunc{RunTx: sqlmigrate.LowerPetNames}, nil),
+	}
 }
 
 // migrationLockID is the advisory lock that migrations of one schema take. Advisory

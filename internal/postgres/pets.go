@@ -19,8 +19,8 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	}
 	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status}
 	err := db.pool.QueryRow(ctx,
-		`INSERT INTO pets (name, category_id, status, stock) VALUES ($1, $2, $3, 0) RETURNING id`,
-		f.Name, f.CategoryID, string(f.Status),
+		`INSERT INTO pets (name, name_lower, category_id, status, stock) VALUES ($1, $2, $3, $4, 0) RETURNING id`,
+		f.Name, petstore.NameKey(f.Name), f.CategoryID, string(f.Status),
 	).Scan(&p.ID)
 	if isForeignKey(err) {
 		return petstore.Pet{}, petstore.UnknownCategory()
@@ -61,32 +61,13 @@ func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
 }
 
 // Pets lists one page of the pets that match every filter, by id, in one round
-// trip. The query is built from the filters that are set (eight shapes at most,
-// each prepared once per connection), rather than one query with optional
-// conditions, so that PostgreSQL plans each shape for the indexes it can use. The
-// id list is one array parameter whatever its length.
+// trip.
 func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) ([]petstore.Pet, error) {
-	var (
-		q    strings.Builder
-		args = make([]any, 0, 5)
-	)
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
+	if err := f.Validate(); err != nil {
+		return nil, err
 	}
-	q.WriteString(`SELECT ` + petColumns + ` FROM pets WHERE id > ` + arg(p.After))
-	if f.Status != "" {
-		q.WriteString(` AND status = ` + arg(string(f.Status)))
-	}
-	if f.CategoryID != 0 {
-		q.WriteString(` AND category_id = ` + arg(f.CategoryID))
-	}
-	if len(f.IDs) > 0 {
-		q.WriteString(` AND id = ANY(` + arg(f.IDs) + `)`)
-	}
-	q.WriteString(` ORDER BY id LIMIT ` + arg(p.Size()))
-
-	rows, err := db.pool.Query(ctx, q.String(), args...)
+	q, args := petsQuery(petColumns, f, p)
+	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
@@ -103,6 +84,40 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 		return nil, fmt.Errorf("pets: %w", err)
 	}
 	return pets, nil
+}
+
+// petsQuery is the query of one page of the columns of the pets that match every
+// filter of f, by id: the pet list and the inventory list. It is built from the
+// filters that are set (a few shapes per list, each prepared once per connection),
+// rather than one query with optional conditions, so that PostgreSQL plans each shape
+// for the indexes it can use. The id list is one array parameter whatever its length.
+// The name is looked for in name_lower (NameKey of the name, written with it) with
+// strpos, which compares characters exactly: no wildcards, no collation, the same as
+// on SQLite.
+func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, []any) {
+	var (
+		q    strings.Builder
+		args = make([]any, 0, 6)
+	)
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	q.WriteString(`SELECT ` + columns + ` FROM pets WHERE id > ` + arg(p.After))
+	if f.Status != "" {
+		q.WriteString(` AND status = ` + arg(string(f.Status)))
+	}
+	if f.CategoryID != 0 {
+		q.WriteString(` AND category_id = ` + arg(f.CategoryID))
+	}
+	if len(f.IDs) > 0 {
+		q.WriteString(` AND id = ANY(` + arg(f.IDs) + `)`)
+	}
+	if f.Name != "" {
+		q.WriteString(` AND strpos(name_lower, ` + arg(petstore.NameKey(f.Name)) + `) > 0`)
+	}
+	q.WriteString(` ORDER BY id LIMIT ` + arg(p.Size()))
+	return q.String(), args
 }
 
 // UpdatePet changes a pet to what change returns, in one transaction that holds the
@@ -125,8 +140,8 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 			return nil, err
 		}
 		_, err = tx.Exec(ctx,
-			`UPDATE pets SET name = $1, category_id = $2, status = $3 WHERE id = $4`,
-			f.Name, f.CategoryID, string(f.Status), id)
+			`UPDATE pets SET name = $1, name_lower = $2, category_id = $3, status = $4 WHERE id = $5`,
+			f.Name, petstore.NameKey(f.Name), f.CategoryID, string(f.Status), id)
 		if isForeignKey(err) {
 			return nil, petstore.UnknownCategory()
 		}

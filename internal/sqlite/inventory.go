@@ -81,19 +81,15 @@ func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryIte
 	return it, nil
 }
 
-// Inventories lists one page of stock by pet id; an empty status does not filter.
-func (db *DB) Inventories(ctx context.Context, status petstore.PetStatus, p petstore.Page) ([]petstore.InventoryItem, error) {
-	q := `SELECT id, stock, status FROM pets WHERE id > ? ORDER BY id LIMIT ?`
-	args := []any{p.After, p.Size()}
-	if status != "" {
-		q = `SELECT id, stock, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`
-		args = []any{string(status), p.After, p.Size()}
-	}
+// Inventories lists one page of the stock of the pets that match every filter, by
+// pet id, with the query of the pet list.
+func (db *DB) Inventories(ctx context.Context, f petstore.InventoryFilter, p petstore.Page) ([]petstore.InventoryItem, error) {
+	q, args := petsQuery(`id, stock, status`, f.Pets(), p)
 	s, err := db.readStmt(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("inventories: %w", err)
 	}
-	rows, err := s.QueryContext(reading(ctx), args...) // by id, or by the status index
+	rows, err := s.QueryContext(reading(ctx), args...)
 	if err != nil {
 		return nil, fmt.Errorf("inventories: %w", err)
 	}

@@ -20,7 +20,7 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithSessionLocker(migrationLock{}),
-		goose.WithGoMigrations(goose.NewGoMigration(7, &goose.GoFunc{RunTx: sqlmigrate.RekeyEmails}, nil)))
+		goose.WithGoMigrations(goMigrations()...))
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -28,6 +28,15 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// goMigrations are the migrations written in Go, numbered among the SQL files of
+// migrations.
+func goMigrations() []*goose.Migration {
+	return []*goose.Migration{
+		goose.NewGoMigration(7, &goose.GoFunc{RunTx: sqlmigrate.RekeyEmails}, nil),
+		goose.NewGoMigration(10, &goose.GoFunc{RunTx: sqlmigrate.LowerPetNames}, nil),
+	}
 }
 
 // migrationLock is a goose.SessionLocker for SQLite, which has no advisory locks: a

@@ -73,7 +73,7 @@ func oldDatabase(t *testing.T, version int64, statements ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, old, fsys)
+	p, err := goose.NewProvider(goose.DialectSQLite3, old, fsys, goose.WithGoMigrations(goMigrations()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,4 +99,18 @@ func TestUpgradingRekeysEmails(t *testing.T) {
 	}
 	defer db.Close()
 	storetest.CheckRekeyed(t, db)
+}
+
+// Pets stored before name_lower (migration 9) are found by the name filter after the
+// upgrade: migration 10 folds their names as Go does.
+func TestUpgradingLowersPetNames(t *testing.T) {
+	path := oldDatabase(t, 8,
+		`INSERT INTO categories (id, name, name_lower) VALUES (1, 'Dogs', 'dogs')`,
+		`INSERT INTO pets (id, name, category_id, status) VALUES (1, '`+storetest.OldPetNames[0]+`', 1, 'available'), (2, '`+storetest.OldPetNames[1]+`', 1, 'sold')`)
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.CheckLoweredPetNames(t, db)
 }

@@ -22,8 +22,8 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		// An unknown category fails the foreign key, reported as petstore.UnknownCategory().
 		return tx.QueryRowContext(ctx,
-			`INSERT INTO pets (name, category_id, status, stock) VALUES (?, ?, ?, 0) RETURNING id`,
-			f.Name, f.CategoryID, string(f.Status),
+			`INSERT INTO pets (name, name_lower, category_id, status, stock) VALUES (?, ?, ?, ?, 0) RETURNING id`,
+			f.Name, petstore.NameKey(f.Name), f.CategoryID, string(f.Status),
 		).Scan(&p.ID)
 	})
 	if isForeignKey(err) {
@@ -76,36 +76,17 @@ func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
 	return p, nil
 }
 
-// Pets lists one page of the pets that match every filter, by id. The id list is
-// passed as one JSON array, so that the query has one shape (and one prepared
-// statement) whatever the number of ids.
+// Pets lists one page of the pets that match every filter, by id.
 func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) ([]petstore.Pet, error) {
-	var (
-		q    strings.Builder
-		args = make([]any, 0, 5)
-	)
-	q.WriteString(`SELECT ` + petColumns + ` FROM pets WHERE id > ?`)
-	args = append(args, p.After)
-	if f.Status != "" {
-		q.WriteString(` AND status = ?`)
-		args = append(args, string(f.Status))
+	if err := f.Validate(); err != nil {
+		return nil, err
 	}
-	if f.CategoryID != 0 {
-		q.WriteString(` AND category_id = ?`)
-		args = append(args, f.CategoryID)
-	}
-	if len(f.IDs) > 0 {
-		q.WriteString(` AND id IN (SELECT value FROM json_each(?))`)
-		args = append(args, idsJSON(f.IDs))
-	}
-	q.WriteString(` ORDER BY id LIMIT ?`)
-	args = append(args, p.Size())
-
-	s, err := db.readStmt(ctx, q.String())
+	q, args := petsQuery(petColumns, f, p)
+	s, err := db.readStmt(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
-	rows, err := s.QueryContext(reading(ctx), args...) // every filter has its index
+	rows, err := s.QueryContext(reading(ctx), args...)
 	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
@@ -122,6 +103,41 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 		return nil, fmt.Errorf("pets: %w", err)
 	}
 	return pets, nil
+}
+
+// petsQuery is the query of one page of the columns of the pets that match every
+// filter of f, by id: the pet list and the inventory list. The id list is passed as
+// one JSON array, so that the query has one shape (and one prepared statement)
+// whatever the number of ids. Status, category and ids have their indexes; the name
+// is looked for in name_lower (NameKey of the name, written with it) with instr,
+// which compares characters exactly: no wildcards, no collation, the same on
+// PostgreSQL.
+func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, []any) {
+	var (
+		q    strings.Builder
+		args = make([]any, 0, 6)
+	)
+	q.WriteString(`SELECT ` + columns + ` FROM pets WHERE id > ?`)
+	args = append(args, p.After)
+	if f.Status != "" {
+		q.WriteString(` AND status = ?`)
+		args = append(args, string(f.Status))
+	}
+	if f.CategoryID != 0 {
+		q.WriteString(` AND category_id = ?`)
+		args = append(args, f.CategoryID)
+	}
+	if len(f.IDs) > 0 {
+		q.WriteString(` AND id IN (SELECT value FROM json_each(?))`)
+		args = append(args, idsJSON(f.IDs))
+	}
+	if f.Name != "" {
+		q.WriteString(` AND instr(name_lower, ?) > 0`)
+		args = append(args, petstore.NameKey(f.Name))
+	}
+	q.WriteString(` ORDER BY id LIMIT ?`)
+	args = append(args, p.Size())
+	return q.String(), args
 }
 
 // idsJSON writes ids as a JSON array of numbers.
@@ -159,8 +175,8 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 			return err
 		}
 		_, err = tx.ExecContext(ctx,
-			`UPDATE pets SET name = ?, category_id = ?, status = ? WHERE id = ?`,
-			f.Name, f.CategoryID, string(f.Status), id)
+			`UPDATE pets SET name = ?, name_lower = ?, category_id = ?, status = ? WHERE id = ?`,
+			f.Name, petstore.NameKey(f.Name), f.CategoryID, string(f.Status), id)
 		if isForeignKey(err) {
 			return petstore.UnknownCategory()
 		}

@@ -38,3 +38,43 @@ func RekeyEmails(ctx context.Context, tx *sql.Tx) error {
 	}
 	return nil
 }
+
+// LowerPetNames fills pets.name_lower with petstore.NameKey of every pet's name, for
+// the pets stored before the column (the name filter of the pet list reads it).
+func LowerPetNames(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, name FROM pets WHERE name_lower = ''`)
+	if err != nil {
+		return err
+	}
+	type pet struct {
+		id   int64
+		name string
+	}
+	var pets []pet
+	for rows.Next() {
+		var p pet
+		if err := rows.Scan(&p.id, &p.name); err != nil {
+			rows.Close()
+			return err
+		}
+		pets = append(pets, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(pets) == 0 {
+		return nil
+	}
+	update, err := tx.PrepareContext(ctx, `UPDATE pets SET name_lower = $1 WHERE id = $2`)
+	if err != nil {
+		return err
+	}
+	defer update.Close()
+	for _, p := range pets {
+		if _, err := update.ExecContext(ctx, petstore.NameKey(p.name), p.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -390,4 +390,115 @@ func testPets(t *testing.T, open Opener) {
 			t.Errorf("listed %+v, want %+v", got, f.pet(d2))
 		}
 	})
+
+	t.Run("pets are found by a part of their name in any letter case, every character taken as it is", func(t *testing.T) {
+		f := setup(t, open)
+		dogs, cats := f.category(), f.category()
+		mk := func(name string, c petstore.Category, s petstore.PetStatus) int64 {
+			p, err := f.s.CreatePet(f.ctx, petstore.PetFields{Name: name, CategoryID: c.ID, Status: s})
+			must(t, err)
+			return p.ID
+		}
+		eclair := mk("Éclair", dogs, petstore.Available)
+		rex := mk("Rex", dogs, petstore.Available)
+		rexine := mk("REXINE", cats, petstore.Sold)
+		wool := mk("100% Wool", cats, petstore.Available)
+		plain := mk("100 Wool", dogs, petstore.Available)
+		under := mk("under_score", dogs, petstore.Available)
+		underX := mk("underXscore", dogs, petstore.Available)
+		back := mk(`back\slash`, dogs, petstore.Available)
+		backs := mk("backslash", dogs, petstore.Available)
+		strasse := mk("Straße", dogs, petstore.Available)
+		upper := mk("STRASSE", dogs, petstore.Available)
+		omega := mk("Ωmega", dogs, petstore.Available)
+
+		cases := []struct {
+			test   string
+			filter petstore.PetFilter
+			page   petstore.Page
+			want   []int64
+		}{
+			{"ASCII in lower case", petstore.PetFilter{Name: "rex"}, petstore.Page{Limit: 100}, []int64{rex, rexine}},
+			{"ASCII in upper case", petstore.PetFilter{Name: "REX"}, petstore.Page{Limit: 100}, []int64{rex, rexine}},
+			{"ASCII in mixed case, in the middle of a name", petstore.PetFilter{Name: "xIn"}, petstore.Page{Limit: 100}, []int64{rexine}},
+			{"an accented letter in lower case", petstore.PetFilter{Name: "éc"}, petstore.Page{Limit: 100}, []int64{eclair}},
+			{"an accented letter in upper case", petstore.PetFilter{Name: "ÉC"}, petstore.Page{Limit: 100}, []int64{eclair}},
+			{"the end of a name after an accented letter", petstore.PetFilter{Name: "clair"}, petstore.Page{Limit: 100}, []int64{eclair}},
+			{"a letter without its accent is another letter", petstore.PetFilter{Name: "eclair"}, petstore.Page{Limit: 100}, nil},
+			{"a Greek capital", petstore.PetFilter{Name: "ωMEGA"}, petstore.Page{Limit: 100}, []int64{omega}},
+			{"ß is not SS", petstore.PetFilter{Name: "straße"}, petstore.Page{Limit: 100}, []int64{strasse}},
+			{"SS is not ß", petstore.PetFilter{Name: "strasse"}, petstore.Page{Limit: 100}, []int64{upper}},
+			{"ß alone", petstore.PetFilter{Name: "ß"}, petstore.Page{Limit: 100}, []int64{strasse}},
+			{"% is a percent sign", petstore.PetFilter{Name: "0% w"}, petstore.Page{Limit: 100}, []int64{wool}},
+			{"% alone", petstore.PetFilter{Name: "%"}, petstore.Page{Limit: 100}, []int64{wool}},
+			{"_ is an underscore", petstore.PetFilter{Name: "r_s"}, petstore.Page{Limit: 100}, []int64{under}},
+			{"_ alone", petstore.PetFilter{Name: "_"}, petstore.Page{Limit: 100}, []int64{under}},
+			{`\ is a backslash`, petstore.PetFilter{Name: `k\s`}, petstore.Page{Limit: 100}, []int64{back}},
+			{`\ alone`, petstore.PetFilter{Name: `\`}, petstore.Page{Limit: 100}, []int64{back}},
+			{"a backslash and a percent sign", petstore.PetFilter{Name: `\%`}, petstore.Page{Limit: 100}, nil},
+			{"surrounding white space is trimmed, as from a name", petstore.PetFilter{Name: "  rex\t"}, petstore.Page{Limit: 100}, []int64{rex, rexine}},
+			{"white space inside is kept", petstore.PetFilter{Name: "0 w"}, petstore.Page{Limit: 100}, []int64{plain}},
+			{"a whole name", petstore.PetFilter{Name: "backslash"}, petstore.Page{Limit: 100}, []int64{backs}},
+			{"text no name holds", petstore.PetFilter{Name: "rexx"}, petstore.Page{Limit: 100}, nil},
+			{"with status", petstore.PetFilter{Name: "rex", Status: petstore.Sold}, petstore.Page{Limit: 100}, []int64{rexine}},
+			{"with category", petstore.PetFilter{Name: "WOOL", CategoryID: dogs.ID}, petstore.Page{Limit: 100}, []int64{plain}},
+			{"with ids", petstore.PetFilter{Name: "rex", IDs: []int64{rexine, eclair, 999}}, petstore.Page{Limit: 100}, []int64{rexine}},
+			{"with status, category and ids", petstore.PetFilter{Name: "score", Status: petstore.Available, CategoryID: dogs.ID, IDs: []int64{underX, back}}, petstore.Page{Limit: 100}, []int64{underX}},
+			{"the first page", petstore.PetFilter{Name: "s"}, petstore.Page{Limit: 2}, []int64{under, underX}},
+			{"the next page", petstore.PetFilter{Name: "s"}, petstore.Page{Limit: 2, After: underX}, []int64{back, backs}},
+			{"the last page", petstore.PetFilter{Name: "s"}, petstore.Page{Limit: 2, After: backs}, []int64{strasse, upper}},
+			{"past the end", petstore.PetFilter{Name: "s"}, petstore.Page{Limit: 2, After: upper}, nil},
+		}
+		for _, c := range cases {
+			got, err := f.s.Pets(f.ctx, c.filter, c.page)
+			must(t, err)
+			if !sameIDs(ids(got, petID), c.want) {
+				t.Errorf("%s (%q): got %v, want %v", c.test, c.filter.Name, ids(got, petID), c.want)
+			}
+		}
+		got, err := f.s.Pets(f.ctx, petstore.PetFilter{Name: "ÉCLAIR"}, petstore.Page{Limit: 1})
+		must(t, err)
+		if len(got) != 1 || got[0] != f.pet(eclair) {
+			t.Errorf("listed %+v, want %+v", got, f.pet(eclair))
+		}
+	})
+
+	t.Run("a renamed pet is found by its new name, not its old one", func(t *testing.T) {
+		f := setup(t, open)
+		p := f.availablePet(0)
+		_, err := f.s.UpdatePet(f.ctx, p.ID, func(old petstore.PetFields) (petstore.PetFields, error) {
+			old.Name = " Ölfleck "
+			return old, nil
+		})
+		must(t, err)
+		for _, c := range []struct {
+			name string
+			want []int64
+		}{
+			{"ölf", []int64{p.ID}},
+			{"ÖLFLECK", []int64{p.ID}},
+			{p.Name, nil},
+		} {
+			got, err := f.s.Pets(f.ctx, petstore.PetFilter{Name: c.name}, petstore.Page{Limit: 100})
+			must(t, err)
+			if !sameIDs(ids(got, petID), c.want) {
+				t.Errorf("%q: got %v, want %v", c.name, ids(got, petID), c.want)
+			}
+		}
+	})
+
+	for _, c := range []struct{ test, name string }{
+		{"a name filter of white space only is refused", " \t "},
+		{"a name filter longer than a name is refused", strings.Repeat("x", petstore.MaxName+1)},
+		{"a name filter with NUL is refused", "re\x00x"},
+		{"a name filter that is not UTF-8 is refused", "re\xffx"},
+		{"a name filter with a control character is refused", "re\x1bx"},
+	} {
+		t.Run(c.test, func(t *testing.T) {
+			f := setup(t, open)
+			f.availablePet(0)
+			_, err := f.s.Pets(f.ctx, petstore.PetFilter{Name: c.name}, petstore.Page{Limit: 100})
+			wantField(t, err, "name")
+		})
+	}
 }

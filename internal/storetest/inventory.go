@@ -95,7 +95,7 @@ func testInventory(t *testing.T, open Opener) {
 		wantCode(t, err, petstore.ENotFound)
 	})
 
-	t.Run("inventories are listed by pet id, a page at a time, by status", func(t *testing.T) {
+	t.Run("inventories are listed by pet id, a page at a time, with every filter applied", func(t *testing.T) {
 		f := setup(t, open)
 		a := f.availablePet(5)
 		s := f.petWith(petstore.Sold, 0)
@@ -103,28 +103,37 @@ func testInventory(t *testing.T, open Opener) {
 		c := f.availablePet(1)
 		cases := []struct {
 			test   string
-			status petstore.PetStatus
+			filter petstore.InventoryFilter
 			page   petstore.Page
 			want   []int64
 		}{
-			{"all", "", petstore.Page{Limit: 100}, []int64{a.ID, s.ID, b.ID, c.ID}},
-			{"the first page", "", petstore.Page{Limit: 3}, []int64{a.ID, s.ID, b.ID}},
-			{"the next page", "", petstore.Page{Limit: 3, After: b.ID}, []int64{c.ID}},
-			{"available", petstore.Available, petstore.Page{Limit: 100}, []int64{a.ID, b.ID, c.ID}},
-			{"available, paged", petstore.Available, petstore.Page{Limit: 1, After: a.ID}, []int64{b.ID}},
-			{"sold", petstore.Sold, petstore.Page{Limit: 100}, []int64{s.ID}},
-			{"pending", petstore.Pending, petstore.Page{Limit: 100}, nil},
+			{"all", petstore.InventoryFilter{}, petstore.Page{Limit: 100}, []int64{a.ID, s.ID, b.ID, c.ID}},
+			{"the first page", petstore.InventoryFilter{}, petstore.Page{Limit: 3}, []int64{a.ID, s.ID, b.ID}},
+			{"the next page", petstore.InventoryFilter{}, petstore.Page{Limit: 3, After: b.ID}, []int64{c.ID}},
+			{"available", petstore.InventoryFilter{Status: petstore.Available}, petstore.Page{Limit: 100}, []int64{a.ID, b.ID, c.ID}},
+			{"available, paged", petstore.InventoryFilter{Status: petstore.Available}, petstore.Page{Limit: 1, After: a.ID}, []int64{b.ID}},
+			{"sold", petstore.InventoryFilter{Status: petstore.Sold}, petstore.Page{Limit: 100}, []int64{s.ID}},
+			{"pending", petstore.InventoryFilter{Status: petstore.Pending}, petstore.Page{Limit: 100}, nil},
+			{"by ids, in id order, unknown ids left out", petstore.InventoryFilter{IDs: []int64{c.ID, 999, a.ID}}, petstore.Page{Limit: 100}, []int64{a.ID, c.ID}},
+			{"by ids and status", petstore.InventoryFilter{IDs: []int64{a.ID, s.ID, c.ID}, Status: petstore.Available}, petstore.Page{Limit: 100}, []int64{a.ID, c.ID}},
+			{"by ids, paged", petstore.InventoryFilter{IDs: []int64{a.ID, s.ID, b.ID, c.ID}}, petstore.Page{Limit: 2, After: s.ID}, []int64{b.ID, c.ID}},
+			{"by ids that match no pet", petstore.InventoryFilter{IDs: []int64{998, 999}}, petstore.Page{Limit: 100}, nil},
 		}
 		for _, tc := range cases {
-			got, err := f.s.Inventories(f.ctx, tc.status, tc.page)
+			got, err := f.s.Inventories(f.ctx, tc.filter, tc.page)
 			must(t, err)
 			if !sameIDs(ids(got, itemID), tc.want) {
 				t.Errorf("%s: got %v, want %v", tc.test, ids(got, itemID), tc.want)
 			}
 		}
-		got, err := f.s.Inventories(f.ctx, petstore.Sold, petstore.Page{Limit: 1})
+		got, err := f.s.Inventories(f.ctx, petstore.InventoryFilter{Status: petstore.Sold}, petstore.Page{Limit: 1})
 		must(t, err)
 		if len(got) != 1 || got[0] != (petstore.InventoryItem{PetID: s.ID, Quantity: 0, Status: petstore.Sold}) {
+			t.Errorf("listed %+v", got)
+		}
+		got, err = f.s.Inventories(f.ctx, petstore.InventoryFilter{IDs: []int64{b.ID}}, petstore.Page{Limit: 1})
+		must(t, err)
+		if len(got) != 1 || got[0] != (petstore.InventoryItem{PetID: b.ID, Quantity: 2, Status: petstore.Available}) {
 			t.Errorf("listed %+v", got)
 		}
 	})

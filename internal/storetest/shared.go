@@ -354,6 +354,33 @@ func CheckRekeyed(t *testing.T, st petstore.Store) {
 	}
 }
 
+// OldPetNames are the names of pets 1 and 2 of a store made before pets kept
+// name_lower, for CheckLoweredPetNames.
+var OldPetNames = [2]string{"Éclair", "STRASSE"}
+
+// CheckLoweredPetNames checks a store upgraded from one that held pets 1 and 2 named
+// OldPetNames, without name_lower: the name filter finds them in any letter case.
+func CheckLoweredPetNames(t *testing.T, st petstore.Store) {
+	t.Helper()
+	for _, c := range []struct {
+		name string
+		want []int64
+	}{
+		{"éc", []int64{1}},
+		{"ÉCLAIR", []int64{1}},
+		{"strasse", []int64{2}},
+		{"A", []int64{1, 2}},
+	} {
+		got, err := st.Pets(t.Context(), petstore.PetFilter{Name: c.name}, petstore.Page{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameIDs(ids(got, petID), c.want) {
+			t.Errorf("pets named like %q: %v, want %v", c.name, ids(got, petID), c.want)
+		}
+	}
+}
+
 // testSharedDeliveries has two stores place 300 orders at once while both claim and
 // finish deliveries to three endpoints subscribed to order.placed: every order's event
 // gets exactly one delivery per endpoint, each claimed once.

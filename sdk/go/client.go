@@ -209,6 +209,14 @@ func optional[T comparable](v T) *T {
 	return &v
 }
 
+// optionalIDs is how the generated layer spells an ids filter: nil for none.
+func optionalIDs(ids []int64) *[]int64 {
+	if len(ids) == 0 {
+		return nil
+	}
+	return &ids
+}
+
 // int32Of converts a count for the wire, where the document makes it an int32. Out of
 // range, it stays out of range (the service then says which field is wrong) rather
 // than wrapping around to a count nobody asked for.

@@ -402,7 +402,7 @@ func TestListFollowsTheLinksToTheEnd(t *testing.T) {
 	c := fake(t, pages.ServeHTTP)
 
 	pets, err := collect(c.ListPets(context.Background(), &petstore.ListPetsOptions{
-		Status: petstore.PetStatusAvailable, CategoryID: 1, IDs: []int64{1, 2}, Limit: 2,
+		Status: petstore.PetStatusAvailable, CategoryID: 1, IDs: []int64{1, 2}, Name: "É% x", Limit: 2,
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -415,12 +415,29 @@ func TestListFollowsTheLinksToTheEnd(t *testing.T) {
 		t.Errorf("pets = %s", got)
 	}
 	want := []string{
-		"/v1/pets?status=available&categoryId=1&ids=1&ids=2&limit=2", // ids repeated: style form, explode
+		"/v1/pets?status=available&categoryId=1&ids=1&ids=2&name=%C3%89%25+x&limit=2", // ids repeated: style form, explode
 		"/v1/pets?cursor=c2&limit=2",
 		"/v1/pets?cursor=c3&limit=2&ids=1,2",
 	}
 	if strings.Join(pages.requests, "\n") != strings.Join(want, "\n") {
 		t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(pages.requests, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestListInventorySendsItsFilters(t *testing.T) {
+	var got string
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		got = r.URL.RequestURI()
+		answer(w, 200, `[{"petId":2,"quantity":3,"status":"available"}]`)
+	})
+	items, err := collect(c.ListInventory(context.Background(), &petstore.ListInventoryOptions{
+		Status: petstore.PetStatusAvailable, IDs: []int64{2, 7},
+	}))
+	if err != nil || len(items) != 1 || items[0].PetID != 2 || items[0].Quantity != 3 {
+		t.Fatalf("items = %+v, %v", items, err)
+	}
+	if want := "/v1/store/inventory?status=available&ids=2&ids=7"; got != want {
+		t.Errorf("request %s, want %s", got, want)
 	}
 }
 

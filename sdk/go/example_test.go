@@ -139,6 +139,41 @@ func ExampleListPetsOptions_iDs() {
 	// 4 Luna
 }
 
+// Name finds pets by a part of their name, without regard to case.
+func ExampleListPetsOptions_name() {
+	ctx := context.Background()
+	client, err := petstore.NewClient(os.Getenv("PETSTORE_URL"), petstore.WithAPIKey(os.Getenv("PETSTORE_API_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for pet, err := range client.ListPets(ctx, &petstore.ListPetsOptions{Name: "LU"}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(pet.ID, pet.Name)
+	}
+	// Output:
+	// 4 Luna
+}
+
+// IDs asks for the stock of these pets only.
+func ExampleListInventoryOptions_iDs() {
+	ctx := context.Background()
+	client, err := petstore.NewClient(os.Getenv("PETSTORE_URL"), petstore.WithAPIKey(os.Getenv("PETSTORE_API_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for item, err := range client.ListInventory(ctx, &petstore.ListInventoryOptions{IDs: []int64{5, 2, 999}}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(item.PetID, item.Quantity, item.Status)
+	}
+	// Output:
+	// 2 3 available
+	// 5 2 available
+}
+
 // A refused request says what is wrong with which field.
 func ExampleError() {
 	ctx := context.Background()

@@ -177,13 +177,17 @@ type ListPetsOptions struct {
 	Status     PetStatus
 	CategoryID int64
 	IDs        []int64 // at most 100; ids that match no pet are left out
-	Limit      int     // items per page, 1–100; 0 for the service's default
+	// Name keeps the pets whose name contains it, without regard to case ("éc" finds
+	// "Éclair"); every character stands for itself (% and _ are not wildcards).
+	Name  string
+	Limit int // items per page, 1–100; 0 for the service's default (with IDs, all of them)
 }
 
-// ListInventoryOptions filter ListInventory.
+// ListInventoryOptions filter ListInventory; every filter set must hold.
 type ListInventoryOptions struct {
 	Status PetStatus // the pet's status
-	Limit  int       // items per page, 1–100; 0 for the service's default
+	IDs    []int64   // at most 100; ids that match no pet are left out
+	Limit  int       // items per page, 1–100; 0 for the service's default (with IDs, all of them)
 }
 
 // ListOrdersOptions filter ListOrders.

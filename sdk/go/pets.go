@@ -23,10 +23,9 @@ func (c *Client) ListPets(ctx context.Context, opts *ListPetsOptions) iter.Seq2[
 		params = api.ListPetsParams{
 			Status:     optional(api.PetStatus(opts.Status)),
 			CategoryID: optional(opts.CategoryID),
+			Ids:        optionalIDs(opts.IDs),
+			Name:       optional(opts.Name),
 			Limit:      optional(int32Of(opts.Limit)),
-		}
-		if len(opts.IDs) > 0 {
-			params.Ids = &opts.IDs
 		}
 	}
 	return list(ctx, c, "listPets", func(ctx context.Context) (*http.Response, error) {

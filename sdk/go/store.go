@@ -13,7 +13,11 @@ import (
 func (c *Client) ListInventory(ctx context.Context, opts *ListInventoryOptions) iter.Seq2[*InventoryItem, error] {
 	var params api.ListInventoryParams
 	if opts != nil {
-		params = api.ListInventoryParams{Status: optional(api.PetStatus(opts.Status)), Limit: optional(int32Of(opts.Limit))}
+		params = api.ListInventoryParams{
+			Status: optional(api.PetStatus(opts.Status)),
+			Ids:    optionalIDs(opts.IDs),
+			Limit:  optional(int32Of(opts.Limit)),
+		}
 	}
 	return list(ctx, c, "listInventory", func(ctx context.Context) (*http.Response, error) {
 		return c.api.ListInventory(ctx, &params)

@@ -153,8 +153,8 @@ export interface paths {
         };
         /**
          * List pets
-         * @description Pets by id, filtered by `status`, `categoryId` and `ids` (all filters combine).
-         *     `ids` is the batch lookup and the successor of the deprecated
+         * @description Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters
+         *     combine). `ids` is the batch lookup and the successor of the deprecated
          *     `GET /pets/{petId}`: ids that match no pet are left out of the answer, and when
          *     `limit` is not given the page holds as many pets as ids were asked for.
          */
@@ -289,7 +289,10 @@ export interface paths {
         };
         /**
          * List stock per pet
-         * @description The stock count and status of every pet, by pet id.
+         * @description The stock count and status of every pet, by pet id, filtered by `status` and
+         *     `ids` (both filters combine). As for `GET /pets`, ids that match no pet are left
+         *     out of the answer, and when `limit` is not given the page holds as many entries
+         *     as ids were asked for.
          */
         get: operations["listInventory"];
         put?: never;
@@ -1533,8 +1536,19 @@ export interface components {
     parameters: {
         /** @description Page size. */
         Limit: number;
+        /**
+         * @description Page size: 20 when left out, or with `ids` as many as ids were asked for (at
+         *     most 100).
+         */
+        BatchLimit: number;
         /** @description Where the page starts; copy it from the `Link` header of the previous page. */
         Cursor: string;
+        /**
+         * @description Only these pets, at most 100 ids. Send them repeated (`ids=1&ids=2`, what
+         *     generated clients send by default) or comma-separated (`ids=1,2`); both
+         *     forms, and a mix of them, mean the same.
+         */
+        PetIds: number[];
         /**
          * @description The pet's id.
          * @example 7
@@ -1849,9 +1863,21 @@ export interface operations {
                  *     generated clients send by default) or comma-separated (`ids=1,2`); both
                  *     forms, and a mix of them, mean the same.
                  */
-                ids?: number[];
-                /** @description Page size. */
-                limit?: components["parameters"]["Limit"];
+                ids?: components["parameters"]["PetIds"];
+                /**
+                 * @description Only pets whose name contains this text, without regard to case (`éc`, `ÉC`
+                 *     and `clair` find `Éclair`). Every character stands for itself: `%`, `_` and
+                 *     `\` are not wildcards. The text is trimmed as a name is, and must then be
+                 *     1–100 characters with no control characters. Case is folded one character
+                 *     at a time (Unicode's simple lower-case mappings, no normalisation), so
+                 *     `straße` does not find `STRASSE`, and an accented letter is not the plain one.
+                 */
+                name?: string;
+                /**
+                 * @description Page size: 20 when left out, or with `ids` as many as ids were asked for (at
+                 *     most 100).
+                 */
+                limit?: components["parameters"]["BatchLimit"];
                 /** @description Where the page starts; copy it from the `Link` header of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -2262,8 +2288,17 @@ export interface operations {
             query?: {
                 /** @description Only pets with this status. */
                 status?: components["schemas"]["PetStatus"];
-                /** @description Page size. */
-                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Only these pets, at most 100 ids. Send them repeated (`ids=1&ids=2`, what
+                 *     generated clients send by default) or comma-separated (`ids=1,2`); both
+                 *     forms, and a mix of them, mean the same.
+                 */
+                ids?: components["parameters"]["PetIds"];
+                /**
+                 * @description Page size: 20 when left out, or with `ids` as many as ids were asked for (at
+                 *     most 100).
+                 */
+                limit?: components["parameters"]["BatchLimit"];
                 /** @description Where the page starts; copy it from the `Link` header of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
             };

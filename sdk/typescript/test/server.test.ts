@@ -127,7 +127,7 @@ test("errors: validation details, unknown key, missing resource", async () => {
   assert.ok(missing instanceof PetstoreError && missing.code === "not_found" && missing.status === 404, String(missing));
 });
 
-test("lists: every list follows its Link pages; ids is the batch lookup", async () => {
+test("lists: every list follows its Link pages; ids is the batch lookup; name finds pets", async () => {
   const requests: string[] = [];
   const counting = createPetstore({
     baseUrl: server.baseUrl,
@@ -153,6 +153,14 @@ test("lists: every list follows its Link pages; ids is the batch lookup", async 
     ["Rex", "Max"],
   );
   assert.ok(requests.includes("/v1/pets?ids=1&ids=3&ids=999"), requests.join(" "));
+  assert.deepEqual(
+    (await all(counting.inventory.list({ ids: [5, 2, 999] }))).map((i) => i.petId),
+    [2, 5],
+  );
+  assert.deepEqual(
+    (await all(counting.pets.list({ name: "LU", limit: 1 }))).map((p) => p.name),
+    ["Luna"],
+  );
 });
 
 test("API keys: listed and revoked with the password, and the revoked key stops working", async () => {

@@ -766,6 +766,9 @@ type WebhookWithSecret struct {
 	URL string `json:"url"`
 }
 
+// BatchLimit defines model for BatchLimit.
+type BatchLimit = int32
+
 // CategoryID defines model for CategoryId.
 type CategoryID = int64
 
@@ -789,6 +792,9 @@ type OrderID = int64
 
 // PetID defines model for PetId.
 type PetID = int64
+
+// PetIds defines model for PetIds.
+type PetIds = []int64
 
 // WebhookID defines model for WebhookId.
 type WebhookID = int64
@@ -870,10 +876,19 @@ type ListPetsParams struct {
 	// Ids Only these pets, at most 100 ids. Send them repeated (`ids=1&ids=2`, what
 	// generated clients send by default) or comma-separated (`ids=1,2`); both
 	// forms, and a mix of them, mean the same.
-	Ids *[]int64 `form:"ids,omitempty" json:"ids,omitempty"`
+	Ids *PetIds `form:"ids,omitempty" json:"ids,omitempty"`
 
-	// Limit Page size.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+	// Name Only pets whose name contains this text, without regard to case (`éc`, `ÉC`
+	// and `clair` find `Éclair`). Every character stands for itself: `%`, `_` and
+	// `\` are not wildcards. The text is trimmed as a name is, and must then be
+	// 1–100 characters with no control characters. Case is folded one character
+	// at a time (Unicode's simple lower-case mappings, no normalisation), so
+	// `straße` does not find `STRASSE`, and an accented letter is not the plain one.
+	Name *string `form:"name,omitempty" json:"name,omitempty"`
+
+	// Limit Page size: 20 when left out, or with `ids` as many as ids were asked for (at
+	// most 100).
+	Limit *BatchLimit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor Where the page starts; copy it from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
@@ -884,8 +899,14 @@ type ListInventoryParams struct {
 	// Status Only pets with this status.
 	Status *PetStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Limit Page size.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+	// Ids Only these pets, at most 100 ids. Send them repeated (`ids=1&ids=2`, what
+	// generated clients send by default) or comma-separated (`ids=1,2`); both
+	// forms, and a mix of them, mean the same.
+	Ids *PetIds `form:"ids,omitempty" json:"ids,omitempty"`
+
+	// Limit Page size: 20 when left out, or with `ids` as many as ids were asked for (at
+	// most 100).
+	Limit *BatchLimit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor Where the page starts; copy it from the `Link` header of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
@@ -1356,8 +1377,8 @@ type ClientInterface interface {
 
 	// ListPets List pets
 	//
-	// Pets by id, filtered by `status`, `categoryId` and `ids` (all filters combine).
-	// `ids` is the batch lookup and the successor of the deprecated
+	// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters
+	// combine). `ids` is the batch lookup and the successor of the deprecated
 	// `GET /pets/{petId}`: ids that match no pet are left out of the answer, and when
 	// `limit` is not given the page holds as many pets as ids were asked for.
 	//
@@ -1465,7 +1486,10 @@ type ClientInterface interface {
 
 	// ListInventory List stock per pet
 	//
-	// The stock count and status of every pet, by pet id.
+	// The stock count and status of every pet, by pet id, filtered by `status` and
+	// `ids` (both filters combine). As for `GET /pets`, ids that match no pet are left
+	// out of the answer, and when `limit` is not given the page holds as many entries
+	// as ids were asked for.
 	//
 	// Corresponds with GET /store/inventory (the `ListInventory` operationId).
 	ListInventory(ctx context.Context, params *ListInventoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2139,8 +2163,8 @@ func (c *Client) GetMessage(ctx context.Context, messageID string, reqEditors ..
 
 // ListPets List pets
 //
-// Pets by id, filtered by `status`, `categoryId` and `ids` (all filters combine).
-// `ids` is the batch lookup and the successor of the deprecated
+// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters
+// combine). `ids` is the batch lookup and the successor of the deprecated
 // `GET /pets/{petId}`: ids that match no pet are left out of the answer, and when
 // `limit` is not given the page holds as many pets as ids were asked for.
 //
@@ -2347,7 +2371,10 @@ func (c *Client) ReplacePet(ctx context.Context, petID PetID, body ReplacePetJSO
 
 // ListInventory List stock per pet
 //
-// The stock count and status of every pet, by pet id.
+// The stock count and status of every pet, by pet id, filtered by `status` and
+// `ids` (both filters combine). As for `GET /pets`, ids that match no pet are left
+// out of the answer, and when `limit` is not given the page holds as many entries
+// as ids were asked for.
 //
 // Corresponds with GET /store/inventory (the `ListInventory` operationId).
 func (c *Client) ListInventory(ctx context.Context, params *ListInventoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3545,6 +3572,18 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 
 		}
 
+		if params.Name != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "name", *params.Name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
@@ -3827,6 +3866,18 @@ func NewListInventoryRequest(server string, params *ListInventoryParams) (*http.
 		if params.Status != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Ids != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ids", *params.Ids, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4884,8 +4935,8 @@ type ClientWithResponsesInterface interface {
 
 	// ListPetsWithResponse List pets
 	//
-	// Pets by id, filtered by `status`, `categoryId` and `ids` (all filters combine).
-	// `ids` is the batch lookup and the successor of the deprecated
+	// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters
+	// combine). `ids` is the batch lookup and the successor of the deprecated
 	// `GET /pets/{petId}`: ids that match no pet are left out of the answer, and when
 	// `limit` is not given the page holds as many pets as ids were asked for.
 	//
@@ -4999,7 +5050,10 @@ type ClientWithResponsesInterface interface {
 
 	// ListInventoryWithResponse List stock per pet
 	//
-	// The stock count and status of every pet, by pet id.
+	// The stock count and status of every pet, by pet id, filtered by `status` and
+	// `ids` (both filters combine). As for `GET /pets`, ids that match no pet are left
+	// out of the answer, and when `limit` is not given the page holds as many entries
+	// as ids were asked for.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11982,8 +12036,8 @@ func (c *ClientWithResponses) GetMessageWithResponse(ctx context.Context, messag
 
 // ListPetsWithResponse List pets
 //
-// Pets by id, filtered by `status`, `categoryId` and `ids` (all filters combine).
-// `ids` is the batch lookup and the successor of the deprecated
+// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters
+// combine). `ids` is the batch lookup and the successor of the deprecated
 // `GET /pets/{petId}`: ids that match no pet are left out of the answer, and when
 // `limit` is not given the page holds as many pets as ids were asked for.
 //
@@ -12157,7 +12211,10 @@ func (c *ClientWithResponses) ReplacePetWithResponse(ctx context.Context, petID 
 
 // ListInventoryWithResponse List stock per pet
 //
-// The stock count and status of every pet, by pet id.
+// The stock count and status of every pet, by pet id, filtered by `status` and
+// `ids` (both filters combine). As for `GET /pets`, ids that match no pet are left
+// out of the answer, and when `limit` is not given the page holds as many entries
+// as ids were asked for.
 //
 // Returns a wrapper object for the known response body format(s).
 //
