@@ -367,7 +367,7 @@ func newBrowser(t *testing.T, chromium string) *browser {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
-	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelTime := context.WithTimeout(ctx, 3*time.Minute)
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
 
 	b := &browser{t: t, ctx: ctx, tab: &tab{requests: map[network.RequestID]*sentRequest{}}}

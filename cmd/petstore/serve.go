@@ -58,7 +58,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return fmt.Errorf("--admin-addr: %w", err)
 		}
 	}
-	fmt.Fprintf(stdout, "petstore listening on %s\n  API       %s/v1\n  docs      %s/docs\n  document  %s/openapi.yaml\n", base, base, base, base)
+	fmt.Fprintf(stdout, "petstore listening on %s\n  API       %s/v1\n  docs      %s/docs\n  console   %s/console\n  document  %s/openapi.yaml\n", base, base, base, base, base)
 	if admin != nil {
 		fmt.Fprintf(stdout, "  operator  http://%s/metrics, http://%s/debug/pprof/\n", admin.Addr(), admin.Addr())
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acme-pets/petstore/api"
 	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/console"
 	"github.com/acme-pets/petstore/internal/docs"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
@@ -136,6 +137,7 @@ type Server struct {
 	metrics *metrics
 	handler http.Handler
 	docs    *docs.Handler
+	console *console.Handler
 	// ratePolicy is the RateLimit-Policy header value, fixed by the limiter.
 	ratePolicy []string
 	// credentials limits requests with a password per client address.
@@ -205,6 +207,9 @@ func New(cfg Config) (*Server, error) {
 	if s.docs, err = docs.New(doc.JSON); err != nil {
 		return nil, fmt.Errorf("docs page: %w", err)
 	}
+	if s.console, err = console.New(); err != nil {
+		return nil, fmt.Errorf("console page: %w", err)
+	}
 	s.routes()
 	return s, nil
 }
@@ -239,6 +244,10 @@ func (s *Server) routes() {
 		mux.Handle("GET "+p, s.docs)
 	}
 	mux.Handle("GET /docs/{$}", http.RedirectHandler("/docs", http.StatusMovedPermanently))
+	for _, p := range s.console.Paths() {
+		mux.Handle("GET "+p, s.console)
+	}
+	mux.Handle("GET /console/{$}", http.RedirectHandler("/console", http.StatusMovedPermanently))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusOK, "ok")
 	})

@@ -1,0 +1,108 @@
+import { PetstoreError, type Account, type Category, type PageIterator, type Petstore } from "@acme-pets/petstore";
+import { h, put } from "./dom.js";
+
+/** What every view of the signed-in console shares. */
+export interface Console {
+  client: Petstore;
+  account: Account;
+  /** The key the console is signed in with (to mark it among the account's keys). */
+  apiKey: string;
+  /** Says that something worked, in the page's status line. */
+  done(message: string): void;
+  /** Shows what went wrong: the API's message, or back to sign-in when the key is refused. */
+  fail(error: unknown): void;
+  /** Runs an action started by `button`: the button is disabled meanwhile, errors go to `fail`. */
+  run(button: HTMLButtonElement | null, action: () => Promise<void>): Promise<void>;
+  /** Every category by id, loaded once and again after a change to categories. */
+  categories(): Promise<Map<number, Category>>;
+  /** Forgets the loaded categories (after adding, renaming or removing one). */
+  categoriesChanged(): void;
+}
+
+/** How an error reads on the page: the API's message, with what is wrong with which field. */
+export function describe(error: unknown): string {
+  if (error instanceof PetstoreError) {
+    const details = error.details.map((d) => `${d.field}: ${d.problem}`).join("; ");
+    return details ? `${error.message} (${details})` : error.message;
+  }
+  if (error instanceof TypeError) {
+    // What fetch throws when the service cannot be reached.
+    return `The service could not be reached (${error.message}). Check the connection and try again.`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A list shown a page at a time through the API's cursors: the first page on `reload`, the
+ * next one (the `rel="next"` link) when the reader asks for more.
+ */
+export class Pages<T> {
+  readonly footer: HTMLElement;
+  private readonly more: HTMLButtonElement;
+  private readonly count: HTMLElement;
+  private iterator: PageIterator<T> | undefined;
+  private shown = 0;
+  private generation = 0; // a reload while a page is on its way makes that page stale
+
+  constructor(
+    private readonly ctx: Console,
+    private readonly noun: [one: string, many: string],
+    private readonly open: () => PageIterator<T>,
+    private readonly clear: () => void,
+    private readonly add: (items: T[]) => Promise<void> | void,
+  ) {
+    this.more = h("button", { type: "button", class: "secondary", hidden: true, onclick: () => void this.next() }, "Load more");
+    this.count = h("span", { class: "count", role: "status" });
+    this.footer = h("div", { class: "pager" }, this.count, this.more);
+  }
+
+  /** Starts again from the first page (after a filter changed, or to see what others did). */
+  async reload(): Promise<void> {
+    this.generation++;
+    void this.iterator?.return(undefined).catch(() => {});
+    this.iterator = this.open();
+    this.shown = 0;
+    this.clear();
+    await this.next();
+  }
+
+  /** One item more on the page (the reader added it here). */
+  added(): void {
+    this.shown++;
+    this.showCount(!this.more.hidden);
+  }
+
+  /** One item fewer on the page (it was removed or no longer matches). */
+  removed(): void {
+    this.shown = Math.max(0, this.shown - 1);
+    this.showCount(!this.more.hidden);
+  }
+
+  private async next(): Promise<void> {
+    const generation = this.generation;
+    const iterator = this.iterator;
+    if (iterator === undefined) return;
+    this.more.disabled = true;
+    put(this.count, "Loading…");
+    try {
+      const step = await iterator.next();
+      if (generation !== this.generation) return;
+      const page = step.done ? { items: [], hasNext: false } : step.value;
+      await this.add(page.items);
+      this.shown += page.items.length;
+      this.showCount(page.hasNext);
+    } catch (error) {
+      if (generation !== this.generation) return;
+      put(this.count, "");
+      this.ctx.fail(error);
+    } finally {
+      this.more.disabled = false;
+    }
+  }
+
+  private showCount(hasNext: boolean): void {
+    const [one, many] = this.noun;
+    this.more.hidden = !hasNext;
+    put(this.count, this.shown === 0 ? `No ${many}.` : `${this.shown} ${this.shown === 1 ? one : many}${hasNext ? ", more to load" : ""}.`);
+  }
+}

@@ -1,0 +1,195 @@
+// The staff console: sign in with an admin key, then run the shop over the public API.
+//
+// The key lives in sessionStorage only (gone when the tab closes, never in a URL, a
+// cookie or a log) and goes to the service as `Authorization: Bearer` on each call. The
+// page keeps no other state on the server: every action is a documented /v1 call.
+
+import { createPetstore, PetstoreError, type Account, type Category, type Petstore } from "@acme-pets/petstore";
+import { categoriesView } from "./categories.js";
+import { describe, type Console } from "./context.js";
+import { field, h, put } from "./dom.js";
+import { keysView } from "./keys.js";
+import { ordersView } from "./orders.js";
+import { stockView } from "./stock.js";
+
+const keyStorage = "petstore.console.apiKey";
+
+const views = [
+  { id: "stock", title: "Stock", render: stockView },
+  { id: "orders", title: "Open orders", render: ordersView },
+  { id: "categories", title: "Categories", render: categoriesView },
+  { id: "keys", title: "API keys", render: keysView },
+] as const;
+
+const root = document.getElementById("console");
+if (root === null) throw new Error("console: the page has no #console element");
+const app: HTMLElement = root;
+
+function client(apiKey: string): Petstore {
+  return createPetstore({
+    baseUrl: new URL("/v1", location.origin).href,
+    apiKey,
+    // A person is waiting: one quick retry, and no waiting a minute on a Retry-After.
+    retries: 1,
+    maxRetryDelayMs: 5_000,
+  });
+}
+
+/**
+ * Checks a key with `GET /accounts/me` and opens the console when it is an admin's. A
+ * customer key is refused here, before anything is kept.
+ */
+async function signIn(apiKey: string): Promise<string | undefined> {
+  let account: Account;
+  const petstore = client(apiKey);
+  try {
+    account = await petstore.accounts.me();
+  } catch (error) {
+    return describe(error);
+  }
+  if (account.role !== "admin") {
+    return `This key belongs to ${account.email}, a ${account.role} account. The console is for shop staff: sign in with an admin key.`;
+  }
+  sessionStorage.setItem(keyStorage, apiKey);
+  openConsole(petstore, account, apiKey);
+  return undefined;
+}
+
+function signOut(message?: string): void {
+  sessionStorage.removeItem(keyStorage);
+  showSignIn(message);
+}
+
+function showSignIn(message?: string): void {
+  onhashchange = null;
+  document.title = "Sign in — Pet Store console";
+  const key = h("input", { type: "password", name: "apiKey", autocomplete: "off", spellcheck: "false", required: true, "aria-describedby": "sign-in-help" });
+  const error = h("p", { class: "error", role: "alert", id: "sign-in-error" }, message ?? "");
+  const submit = h("button", { type: "submit" }, "Sign in");
+  const form = h(
+    "form",
+    { class: "sign-in", "aria-labelledby": "sign-in-title" },
+    h("h1", { id: "sign-in-title" }, "Pet Store console"),
+    h("p", { id: "sign-in-help" }, "For shop staff. Paste an admin API key (psk_…). It stays in this tab only and is forgotten when you sign out or close the tab."),
+    field("Admin API key", key),
+    error,
+    submit,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = key.value.trim();
+    if (value === "") {
+      put(error, "Paste an API key first.");
+      key.focus();
+      return;
+    }
+    submit.disabled = true;
+    put(error, "");
+    void signIn(value).then((problem) => {
+      if (problem === undefined) return;
+      submit.disabled = false;
+      put(error, problem);
+      key.select();
+      key.focus();
+    });
+  });
+  put(app, h("main", { class: "sign-in-page" }, form));
+  key.focus();
+}
+
+function openConsole(petstore: Petstore, account: Account, apiKey: string): void {
+  const status = h("p", { class: "notice", role: "status" });
+  const alert = h("p", { class: "notice error", role: "alert" });
+  const clearNotices = () => {
+    put(status, "");
+    put(alert, "");
+  };
+  let categories: Promise<Map<number, Category>> | undefined;
+
+  const ctx: Console = {
+    client: petstore,
+    account,
+    apiKey,
+    done(message) {
+      put(alert, "");
+      put(status, message);
+    },
+    fail(error) {
+      if (error instanceof PetstoreError && error.status === 401) {
+        signOut(`Signed out: the service refused the key. ${describe(error)}`);
+        return;
+      }
+      put(status, "");
+      put(alert, describe(error));
+    },
+    async run(button, action) {
+      if (button) button.disabled = true;
+      clearNotices();
+      try {
+        await action();
+      } catch (error) {
+        ctx.fail(error);
+      } finally {
+        if (button) button.disabled = false;
+      }
+    },
+    categories() {
+      categories ??= (async () => {
+        const all = new Map<number, Category>();
+        for await (const category of petstore.categories.list({ limit: 100 })) all.set(category.id, category);
+        return all;
+      })();
+      categories.catch(() => (categories = undefined));
+      return categories;
+    },
+    categoriesChanged() {
+      categories = undefined;
+    },
+  };
+
+  const nav = h("nav", { "aria-label": "Sections" });
+  const main = h("main", { id: "main", tabindex: "-1" });
+  const header = h(
+    "header",
+    { class: "top" },
+    h("p", { class: "brand" }, "Pet Store console"),
+    h(
+      "div",
+      { class: "who" },
+      h("span", {}, account.email, " ", h("span", { class: "role" }, account.role)),
+      h("button", { type: "button", class: "secondary", onclick: () => signOut("Signed out. The key is forgotten.") }, "Sign out"),
+    ),
+    nav,
+  );
+
+  function show(id: string): void {
+    const view = views.find((v) => v.id === id) ?? views[0];
+    for (const link of nav.querySelectorAll("a")) {
+      if (link.hash === `#${view.id}`) link.setAttribute("aria-current", "page");
+      else link.removeAttribute("aria-current");
+    }
+    document.title = `${view.title} — Pet Store console`;
+    clearNotices();
+    put(main, view.render(ctx));
+  }
+
+  put(nav, ...views.map((v) => h("a", { href: `#${v.id}` }, v.title)));
+  // The skip link moves focus without touching the hash, which names the section.
+  const skip = h("a", { class: "skip", href: "#main", onclick: (event: Event) => (event.preventDefault(), main.focus()) }, "Skip to content");
+  put(app, skip, header, h("div", { class: "notices" }, status, alert), main);
+  onhashchange = () => {
+    show(location.hash.slice(1));
+    main.focus();
+  };
+  show(location.hash.slice(1));
+}
+
+// A key from earlier in this tab's session is checked again: it may have been revoked.
+const kept = sessionStorage.getItem(keyStorage);
+if (kept === null) {
+  showSignIn();
+} else {
+  void signIn(kept).then((problem) => {
+    if (problem !== undefined) signOut(problem);
+  });
+}

@@ -1,0 +1,187 @@
+import type { InventoryItem, Order, Pet } from "@acme-pets/petstore";
+import { Pages, type Console } from "./context.js";
+import { confirmAction, formatDateTime, h, put, toLocalInput } from "./dom.js";
+import { stockOf } from "./stock.js";
+
+const pageSize = 25;
+
+/**
+ * Open (incomplete) orders, oldest first (the API lists by id): complete one, set its ship
+ * date, or cancel it, and see what that did to the pet's stock and status.
+ */
+export function ordersView(ctx: Console): HTMLElement {
+  const rows = h("tbody");
+  const shown: OrderRow[] = [];
+  const pages = new Pages<Order>(
+    ctx,
+    ["open order", "open orders"],
+    () => ctx.client.orders.pages({ complete: false, limit: pageSize }),
+    () => {
+      rows.replaceChildren();
+      shown.length = 0;
+    },
+    async (orders) => {
+      const [pets, stock] = await Promise.all([petsOf(ctx, orders), stockOf(ctx, orders.map((o) => ({ id: o.petId })))]);
+      for (const order of orders) {
+        const row = new OrderRow(ctx, order, pets.get(order.petId), stock.get(order.petId), {
+          closed: () => {
+            row.element.remove();
+            shown.splice(shown.indexOf(row), 1);
+            pages.removed();
+          },
+          petChanged: (pet, item) => {
+            for (const other of shown) other.showPet(pet, item);
+          },
+        });
+        shown.push(row);
+        rows.append(row.element);
+      }
+    },
+  );
+  const refresh = h("button", { type: "button", class: "secondary", onclick: () => void pages.reload() }, "Refresh");
+  void pages.reload();
+
+  return h(
+    "section",
+    { "aria-labelledby": "orders-title" },
+    h("div", { class: "title-row" }, h("h1", { id: "orders-title" }, "Open orders"), refresh),
+    h("p", { class: "lead" }, "Oldest first. Completing the last order of a pet with no stock left makes it sold; cancelling puts the quantity back in stock."),
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        { class: "orders" },
+        h("caption", { class: "visually-hidden" }, "Open orders, oldest first"),
+        h(
+          "thead",
+          {},
+          h("tr", {}, h("th", { scope: "col" }, "Order"), h("th", { scope: "col" }, "Pet"), h("th", { scope: "col" }, "Quantity"), h("th", { scope: "col" }, "Ship date"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions"))),
+        ),
+        rows,
+      ),
+    ),
+    pages.footer,
+  );
+}
+
+/** The pets of a page of orders, in one call (`ids`, the batch lookup). */
+async function petsOf(ctx: Console, orders: readonly Order[]): Promise<Map<number, Pet>> {
+  const pets = new Map<number, Pet>();
+  const ids = [...new Set(orders.map((o) => o.petId))];
+  if (ids.length === 0) return pets;
+  for await (const pet of ctx.client.pets.list({ ids })) pets.set(pet.id, pet);
+  return pets;
+}
+
+interface RowEvents {
+  /** The order is complete or cancelled: it leaves the list of open orders. */
+  closed(): void;
+  /** The pet's stock or status changed: every row of that pet shows it. */
+  petChanged(pet: Pet, item: InventoryItem | undefined): void;
+}
+
+class OrderRow {
+  readonly element: HTMLTableRowElement;
+  private readonly petCell: HTMLTableCellElement;
+
+  constructor(
+    private readonly ctx: Console,
+    private order: Order,
+    private pet: Pet | undefined,
+    private item: InventoryItem | undefined,
+    private readonly events: RowEvents,
+  ) {
+    this.element = h("tr", { "data-order-id": order.id });
+    this.petCell = h("td", { "data-label": "Pet" });
+    this.render();
+  }
+
+  showPet(pet: Pet, item: InventoryItem | undefined): void {
+    if (pet.id !== this.order.petId) return;
+    this.pet = pet;
+    this.item = item;
+    this.renderPet();
+  }
+
+  private renderPet(): void {
+    const { pet, item, order } = this;
+    put(
+      this.petCell,
+      h("span", { class: "name" }, pet?.name ?? `Pet #${order.petId}`),
+      " ",
+      h("span", { class: "id" }, `#${order.petId}`),
+      h("span", { class: "pet-state" }, pet ? `${pet.status}${item ? `, stock ${item.quantity}` : ""}` : "removed"),
+    );
+  }
+
+  private render(): void {
+    const { order, ctx } = this;
+    const label = `order ${order.id}`;
+
+    const complete = h("button", { type: "button" }, "Complete", h("span", { class: "visually-hidden" }, ` ${label}`));
+    complete.addEventListener("click", () =>
+      void ctx.run(complete, async () => {
+        this.order = await ctx.client.orders.update(order.id, { complete: true });
+        const pet = await this.reloadPet().catch(() => ""); // done either way
+        this.events.closed();
+        ctx.done(`Order ${order.id} is complete.${pet}`);
+      }),
+    );
+
+    const cancel = h("button", { type: "button", class: "danger" }, "Cancel", h("span", { class: "visually-hidden" }, ` ${label}`));
+    cancel.addEventListener("click", () => {
+      void confirmAction(
+        `Cancel order ${order.id}?`,
+        `${order.quantity} × ${this.pet?.name ?? `pet #${order.petId}`} go back into stock. The customer's order is gone; this cannot be undone.`,
+        "Cancel order",
+      ).then((yes) => {
+        if (!yes) return;
+        void ctx.run(cancel, async () => {
+          await ctx.client.orders.cancel(order.id);
+          const pet = await this.reloadPet().catch(() => ""); // done either way
+          this.events.closed();
+          ctx.done(`Order ${order.id} was cancelled.${pet}`);
+        });
+      });
+    });
+
+    const shipDate = h("input", { type: "datetime-local", name: "shipDate", required: true, value: toLocalInput(order.shipDate), "aria-label": `Ship date of ${label}` });
+    const setDate = h("button", { type: "submit", class: "secondary" }, "Set", h("span", { class: "visually-hidden" }, ` ship date of ${label}`));
+    const dateForm = h("form", { class: "inline" }, shipDate, setDate);
+    dateForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      // The control holds local time without a zone; the API takes RFC 3339.
+      const when = new Date(shipDate.value);
+      if (Number.isNaN(when.getTime())) {
+        ctx.fail(new Error("Choose a ship date and time first."));
+        return;
+      }
+      void ctx.run(setDate, async () => {
+        this.order = await ctx.client.orders.update(order.id, { shipDate: when.toISOString() });
+        this.render();
+        ctx.done(`Order ${order.id} ships ${this.order.shipDate ? formatDateTime(this.order.shipDate) : "without a date"}.`);
+      });
+    });
+
+    this.renderPet();
+    put(
+      this.element,
+      h("td", { "data-label": "Order" }, h("span", { class: "name" }, `#${order.id}`), " ", h("span", { class: "id" }, `account ${order.accountId}`)),
+      this.petCell,
+      h("td", { "data-label": "Quantity" }, order.quantity),
+      h("td", { "data-label": "Ship date" }, dateForm),
+      h("td", { class: "row-actions" }, complete, cancel),
+    );
+  }
+
+  /** Loads the order's pet and stock again; says what they are now. */
+  private async reloadPet(): Promise<string> {
+    const [pets, stock] = await Promise.all([petsOf(this.ctx, [this.order]), stockOf(this.ctx, [{ id: this.order.petId }])]);
+    const pet = pets.get(this.order.petId);
+    if (pet === undefined) return "";
+    const item = stock.get(pet.id);
+    this.events.petChanged(pet, item);
+    return ` ${pet.name} is ${pet.status}${item ? `, stock ${item.quantity}` : ""}.`;
+  }
+}

@@ -1,0 +1,320 @@
+import type { Category, InventoryItem, NewPet, Pet } from "@acme-pets/petstore";
+import { Pages, type Console } from "./context.js";
+import { confirmAction, field, h, put } from "./dom.js";
+
+/**
+ * The status changes staff may make by hand (the contract's store rule 7). The page offers
+ * only these; the service decides, and its refusal is shown when the pet changed meanwhile.
+ */
+/** The statuses a request may name (a pet may show one added later: an open list). */
+type Status = NonNullable<NewPet["status"]>;
+
+const transitions: Record<string, readonly Status[]> = {
+  available: ["pending", "sold"],
+  pending: ["available", "sold"],
+  sold: ["available"],
+};
+const statuses: readonly Status[] = ["available", "pending", "sold"];
+
+const thresholdStorage = "petstore.console.lowStock";
+const pageSize = 25;
+
+/** Stock at a glance: every pet with its category, status and stock, a page at a time. */
+export function stockView(ctx: Console): HTMLElement {
+  const search = h("input", { type: "search", name: "name", maxlength: 100, autocomplete: "off" });
+  const category = h("select", { name: "categoryId" }, h("option", { value: "" }, "All categories"));
+  const status = h("select", { name: "status" }, h("option", { value: "" }, "Any status"), ...statuses.map((s) => h("option", { value: s }, s)));
+  const threshold = h("input", { type: "number", name: "lowStock", min: 0, max: 1_000_000, inputmode: "numeric", value: localStorage.getItem(thresholdStorage) ?? "3" });
+  const rows = h("tbody");
+  const shown: PetRow[] = [];
+
+  const pages = new Pages<Pet>(
+    ctx,
+    ["pet", "pets"],
+    () => {
+      const name = search.value.trim();
+      return ctx.client.pets.pages({
+        limit: pageSize,
+        ...(name ? { name } : {}),
+        ...(status.value ? { status: status.value as Status } : {}),
+        ...(category.value ? { categoryId: Number(category.value) } : {}),
+      });
+    },
+    () => {
+      rows.replaceChildren();
+      shown.length = 0;
+    },
+    async (pets) => {
+      const [stock, categories] = await Promise.all([stockOf(ctx, pets), ctx.categories()]);
+      for (const pet of pets) {
+        const row = new PetRow(ctx, pet, stock.get(pet.id), categories, lowStock, () => {
+          row.element.remove();
+          pages.removed();
+        });
+        shown.push(row);
+        rows.append(row.element, row.editor);
+      }
+    },
+  );
+
+  function lowStock(): number {
+    const n = Number(threshold.value);
+    return Number.isInteger(n) && n >= 0 ? n : 0;
+  }
+
+  let typing: ReturnType<typeof setTimeout> | undefined;
+  search.addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => void pages.reload(), 300);
+  });
+  category.addEventListener("change", () => void pages.reload());
+  status.addEventListener("change", () => void pages.reload());
+  threshold.addEventListener("input", () => {
+    localStorage.setItem(thresholdStorage, String(lowStock()));
+    for (const row of shown) row.highlight();
+  });
+
+  const filters = h(
+    "form",
+    { class: "filters", role: "search", "aria-label": "Find pets", onsubmit: (e: Event) => e.preventDefault() },
+    field("Search by name", search),
+    field("Category", category),
+    field("Status", status),
+    field("Low stock at or below", threshold),
+  );
+
+  void ctx.categories().then(
+    (all) => category.append(...categoryOptions(all)),
+    (error: unknown) => ctx.fail(error),
+  );
+  void pages.reload();
+
+  return h(
+    "section",
+    { "aria-labelledby": "stock-title" },
+    h("h1", { id: "stock-title" }, "Stock"),
+    filters,
+    addPetForm(ctx, (pet, item, categories) => {
+      const row = new PetRow(ctx, pet, item, categories, lowStock, () => {
+        row.element.remove();
+        pages.removed();
+      });
+      shown.unshift(row);
+      rows.prepend(row.element, row.editor);
+      pages.added();
+    }),
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        { class: "stock" },
+        h("caption", {}, "Pets, by id. Change a status or a stock count in place; the service applies the store rules."),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Pet"), h("th", { scope: "col" }, "Category"), h("th", { scope: "col" }, "Status"), h("th", { scope: "col" }, "Stock"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
+        rows,
+      ),
+    ),
+    pages.footer,
+  );
+}
+
+/** The stock of a page of pets, in one call (the inventory's `ids` batch lookup). */
+export async function stockOf(ctx: Console, pets: readonly { id: number }[]): Promise<Map<number, InventoryItem>> {
+  const stock = new Map<number, InventoryItem>();
+  const ids = [...new Set(pets.map((p) => p.id))];
+  if (ids.length === 0) return stock;
+  for await (const item of ctx.client.inventory.list({ ids, limit: Math.min(ids.length, 100) })) stock.set(item.petId, item);
+  return stock;
+}
+
+export function categoryOptions(categories: Map<number, Category>, selected?: number): HTMLOptionElement[] {
+  return [...categories.values()]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((c) => h("option", { value: c.id, selected: c.id === selected }, c.name));
+}
+
+/** One pet's row: status and stock edit in place; edit and remove. */
+class PetRow {
+  readonly element: HTMLTableRowElement;
+  readonly editor: HTMLTableRowElement;
+
+  constructor(
+    private readonly ctx: Console,
+    private pet: Pet,
+    private item: InventoryItem | undefined,
+    private readonly categories: Map<number, Category>,
+    private readonly lowStock: () => number,
+    private readonly onRemoved: () => void,
+  ) {
+    this.element = h("tr");
+    this.editor = h("tr", { class: "editor", hidden: true });
+    this.render();
+  }
+
+  /** Loads the pet and its stock again. */
+  private async refresh(): Promise<void> {
+    const [pets, stock] = await Promise.all([this.ctx.client.pets.pages({ ids: [this.pet.id] }).next(), stockOf(this.ctx, [this.pet])]);
+    const pet = pets.done ? undefined : pets.value.items[0];
+    if (pet) this.pet = pet;
+    this.item = stock.get(this.pet.id) ?? this.item;
+  }
+
+  /** Marks the row sold out (stock 0) or low (at or below the threshold). */
+  highlight(): void {
+    const stock = this.item?.quantity;
+    const soldOut = stock === 0;
+    const low = stock !== undefined && !soldOut && stock <= this.lowStock();
+    this.element.classList.toggle("sold-out", soldOut);
+    this.element.classList.toggle("low", low);
+    const badge = this.element.querySelector<HTMLElement>(".badge");
+    if (badge) {
+      badge.hidden = !soldOut && !low;
+      put(badge, soldOut ? "Sold out" : low ? "Low stock" : "");
+    }
+  }
+
+  private render(): void {
+    const { pet, ctx } = this;
+    const category = this.categories.get(pet.categoryId);
+    this.element.dataset.petId = String(pet.id);
+
+    const statusSelect = h(
+      "select",
+      { "aria-label": `Status of ${pet.name}`, disabled: transitions[pet.status] === undefined },
+      h("option", { value: pet.status, selected: true }, pet.status),
+      ...(transitions[pet.status] ?? []).map((s) => h("option", { value: s }, `→ ${s}`)),
+    );
+    statusSelect.addEventListener("change", () => {
+      const to = statusSelect.value as Status;
+      void ctx.run(null, async () => {
+        try {
+          this.pet = await ctx.client.pets.update(pet.id, { status: to });
+          if (this.item) this.item = { ...this.item, status: this.pet.status };
+          ctx.done(`${this.pet.name} is now ${this.pet.status}.`);
+        } catch (error) {
+          // Refused: the pet may have changed since the page showed it (an order, another
+          // person). The refusal is shown, and the row shows what the service holds now.
+          ctx.fail(error);
+          await this.refresh().catch(() => {});
+        }
+        this.render();
+        this.element.querySelector<HTMLSelectElement>("select")?.focus();
+      });
+    });
+
+    const stockInput = h("input", {
+      type: "number",
+      name: "quantity",
+      min: 0,
+      max: 1_000_000,
+      step: 1,
+      required: true,
+      inputmode: "numeric",
+      value: this.item?.quantity ?? "",
+      "aria-label": `Stock of ${pet.name}`,
+    });
+    const save = h("button", { type: "submit", class: "secondary" }, "Save", h("span", { class: "visually-hidden" }, ` stock of ${pet.name}`));
+    const stockForm = h("form", { class: "inline" }, stockInput, save);
+    stockForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const quantity = Number(stockInput.value);
+      void ctx.run(save, async () => {
+        this.item = await ctx.client.inventory.set(pet.id, { quantity });
+        this.pet = { ...this.pet, status: this.item.status };
+        this.render();
+        ctx.done(`${this.pet.name}: stock ${this.item.quantity}, ${this.item.status}.`);
+      });
+    });
+
+    const edit = h("button", { type: "button", class: "secondary", "aria-expanded": "false", onclick: () => this.toggleEditor() }, "Edit", h("span", { class: "visually-hidden" }, ` ${pet.name}`));
+    const remove = h("button", { type: "button", class: "danger" }, "Remove", h("span", { class: "visually-hidden" }, ` ${pet.name}`));
+    remove.addEventListener("click", () => {
+      void confirmAction(`Remove ${pet.name}?`, "The pet and its stock are deleted. A pet with open orders cannot be removed.", "Remove pet").then((yes) => {
+        if (!yes) return;
+        void ctx.run(remove, async () => {
+          await ctx.client.pets.delete(pet.id);
+          this.editor.remove();
+          this.onRemoved();
+          ctx.done(`${pet.name} was removed.`);
+        });
+      });
+    });
+
+    put(
+      this.element,
+      h("td", { "data-label": "Pet" }, h("span", { class: "name" }, pet.name), " ", h("span", { class: "id" }, `#${pet.id}`), " ", h("span", { class: "badge", hidden: true })),
+      h("td", { "data-label": "Category" }, category?.name ?? `#${pet.categoryId}`),
+      h("td", { "data-label": "Status" }, statusSelect),
+      h("td", { "data-label": "Stock" }, stockForm),
+      h("td", { class: "row-actions" }, edit, remove),
+    );
+    this.highlight();
+  }
+
+  private toggleEditor(): void {
+    const opening = this.editor.hidden;
+    const button = this.element.querySelector<HTMLButtonElement>("button[aria-expanded]");
+    button?.setAttribute("aria-expanded", String(opening));
+    this.editor.hidden = !opening;
+    if (!opening) {
+      this.editor.replaceChildren();
+      button?.focus();
+      return;
+    }
+    const { pet, ctx } = this;
+    const name = h("input", { type: "text", name: "name", required: true, maxlength: 100, value: pet.name });
+    const category = h("select", { name: "categoryId", required: true }, ...categoryOptions(this.categories, pet.categoryId));
+    const save = h("button", { type: "submit" }, "Save changes");
+    const form = h(
+      "form",
+      { class: "edit", "aria-label": `Edit ${pet.name}` },
+      field("Name", name),
+      field("Category", category),
+      h("div", { class: "actions" }, save, h("button", { type: "button", class: "secondary", onclick: () => this.toggleEditor() }, "Cancel")),
+    );
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      void ctx.run(save, async () => {
+        this.pet = await ctx.client.pets.update(pet.id, { name: name.value, categoryId: Number(category.value) });
+        this.toggleEditor();
+        this.render();
+        ctx.done(`Saved ${this.pet.name}.`);
+      });
+    });
+    put(this.editor, h("td", { colspan: 5 }, form));
+    name.focus();
+  }
+}
+
+/** "Add a pet": name, category, status and a first stock count. */
+function addPetForm(ctx: Console, added: (pet: Pet, item: InventoryItem, categories: Map<number, Category>) => void): HTMLElement {
+  const name = h("input", { type: "text", name: "name", required: true, maxlength: 100, autocomplete: "off" });
+  const category = h("select", { name: "categoryId", required: true });
+  const status = h("select", { name: "status" }, ...statuses.map((s) => h("option", { value: s }, s)));
+  const stock = h("input", { type: "number", name: "quantity", min: 0, max: 1_000_000, step: 1, value: 0, inputmode: "numeric" });
+  const submit = h("button", { type: "submit" }, "Add pet");
+  const form = h("form", { class: "add" }, field("Name", name), field("Category", category), field("Status", status), field("Stock", stock), submit);
+  const details = h("details", { class: "add" }, h("summary", {}, "Add a pet"), form);
+  details.addEventListener("toggle", () => {
+    if (!details.open) return;
+    void ctx.categories().then((all) => put(category, ...categoryOptions(all, Number(category.value) || undefined)), (e: unknown) => ctx.fail(e));
+  });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void ctx.run(submit, async () => {
+      const pet = await ctx.client.pets.create({ name: name.value, categoryId: Number(category.value), status: status.value as Status });
+      const quantity = Number(stock.value);
+      let item: InventoryItem = { petId: pet.id, quantity: 0, status: pet.status };
+      form.reset();
+      try {
+        // A new pet's stock is 0; a count above it is a restock (rule 6 may change the status).
+        if (quantity > 0) item = await ctx.client.inventory.set(pet.id, { quantity });
+        ctx.done(`Added ${pet.name} (#${pet.id}) with stock ${item.quantity}.`);
+      } finally {
+        added({ ...pet, status: item.status }, item, await ctx.categories());
+        name.focus();
+      }
+    });
+  });
+  return details;
+}

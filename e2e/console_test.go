@@ -1,0 +1,430 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// TestConsole runs the staff console (/console) in headless Chromium against the real
+// binary, as a shop's staff would: a customer key is turned away; an admin signs in,
+// restocks a pet, sees a customer's order (placed through the API) among the open
+// orders, completes it and sees the pet turn sold; an illegal status change shows the
+// API's refusal; orders are cancelled (after a confirmation) and given a ship date;
+// categories and keys are made and removed; a revoked key is refused at once. The page
+// is checked with axe-core (no serious or critical violation, light and dark, desktop
+// and phone), loads nothing from another origin, breaks no rule of its
+// Content-Security-Policy and never puts the key in a URL or a cookie. Screenshots at
+// desktop and phone width go to e2e/test-output/.
+func TestConsole(t *testing.T) {
+	chromium := findChromium(t)
+	axe := axeSource(t)
+	srv := startServer(t)
+	if err := os.MkdirAll(outputDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The console signs in with a key of its own: the test revokes it at the end.
+	consoleKey := srv.createKey(t, "staff@example.com", "admin")
+
+	// A pet to sell out, and enough pets for the stock list to have a second page.
+	var categories []category
+	srv.call(t, srv.AdminKey, "GET", "/categories?limit=100", nil, http.StatusOK, &categories)
+	dogsID := categoryID(t, categories, "Dogs")
+	biscuit := srv.createPet(t, "Biscuit", dogsID)
+	for i := range 25 {
+		srv.createPet(t, fmt.Sprintf("Filler %02d", i), dogsID)
+	}
+
+	b := newBrowser(t, chromium)
+	b.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/console"))
+	b.wait(`!!document.querySelector('form.sign-in input[type=password]')`, "the sign-in form")
+	b.checkAccessibility(axe, "sign-in")
+
+	t.Run("a customer key is told the console is for staff", func(t *testing.T) {
+		b := b.in(t)
+		b.signIn(srv.CustomerKey)
+		b.wait(`document.querySelector('form.sign-in [role=alert]')?.textContent.includes('The console is for shop staff')`, "the refusal of a customer key")
+		if got := evalAs[string](b, `sessionStorage.getItem('petstore.console.apiKey') ?? ''`); got != "" {
+			t.Errorf("a customer key was kept in sessionStorage")
+		}
+	})
+
+	t.Run("an admin signs in; the key stays in sessionStorage only", func(t *testing.T) {
+		b := b.in(t)
+		b.signIn(consoleKey)
+		b.wait(`document.querySelector('header .who')?.textContent.includes('staff@example.com')`, "the console to open")
+		if got := evalAs[string](b, `sessionStorage.getItem('petstore.console.apiKey')`); got != consoleKey {
+			t.Errorf("sessionStorage holds %q", got)
+		}
+		if got := evalAs[string](b, `document.cookie + localStorage.getItem('petstore.console.apiKey')`); strings.Contains(got, "psk_") {
+			t.Errorf("the key is in a cookie or localStorage: %q", got)
+		}
+	})
+
+	stockRow := func(name string) string {
+		return fmt.Sprintf(`[...document.querySelectorAll('tr[data-pet-id]')].find(r => r.querySelector('.name')?.textContent === %q)`, name)
+	}
+
+	t.Run("stock at a glance: sold out highlighted, pages through the cursors, search by name", func(t *testing.T) {
+		b := b.in(t)
+		b.wait(stockRow("Rex")+` !== undefined`, "the stock list")
+		b.wait(`document.querySelector('.pager .count')?.textContent.includes('more to load')`, "a first page with more to load")
+		if !evalAs[bool](b, stockRow("Max")+`.classList.contains('sold-out')`) {
+			t.Error("Max (stock 0) is not highlighted as sold out")
+		}
+		if !evalAs[bool](b, stockRow("Bella")+`.classList.contains('low')`) {
+			t.Error("Bella (stock 3, threshold 3) is not highlighted as low")
+		}
+		b.screenshot("console-stock.png")
+		b.checkAccessibility(axe, "stock")
+
+		rows := evalAs[int](b, `document.querySelectorAll('tr[data-pet-id]').length`)
+		b.do(chromedp.Click(chromedp.CSS(b.mark(`[...document.querySelectorAll('.pager button')].find(e => e.textContent === 'Load more')`, "more"))))
+		b.wait(fmt.Sprintf(`document.querySelectorAll('tr[data-pet-id]').length > %d`, rows), "the second page")
+		if r, ok := b.request("GET", "/v1/pets"); !ok || !strings.Contains(r.URL, "cursor=") {
+			t.Errorf("the second page was not asked with the API's cursor: %+v", r)
+		}
+
+		b.do(chromedp.SendKeys(`input[type=search]`, "bisc"))
+		b.wait(`document.querySelectorAll('tr[data-pet-id]').length === 1 && `+stockRow("Biscuit")+` !== undefined`, "the search to find Biscuit alone")
+	})
+
+	t.Run("restock in place", func(t *testing.T) {
+		b := b.in(t)
+		input := b.mark(stockRow("Biscuit")+`.querySelector('input[name=quantity]')`, "stock")
+		evalAs[bool](b, `(document.querySelector('`+input+`').value = '', true)`)
+		b.do(chromedp.SendKeys(input, "2\r"))
+		b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Biscuit: stock 2, available.'`, "the restock to be confirmed")
+		if got := srv.stock(t, biscuit.ID); got.Quantity != 2 {
+			t.Errorf("stock in the API %d, want 2", got.Quantity)
+		}
+		if !evalAs[bool](b, stockRow("Biscuit")+`.classList.contains('low')`) {
+			t.Error("Biscuit (stock 2) is not highlighted as low")
+		}
+	})
+
+	var order orderJSON
+	t.Run("a customer's order shows among the open orders; completing it sells the pet", func(t *testing.T) {
+		b := b.in(t)
+		srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": biscuit.ID, "quantity": 2}, http.StatusCreated, &order)
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
+		row := fmt.Sprintf(`document.querySelector('tr[data-order-id="%d"]')`, order.ID)
+		b.wait(row+`?.textContent.includes('Biscuit')`, "the order in the list")
+		if !evalAs[bool](b, row+`.textContent.includes('pending, stock 0')`) {
+			t.Errorf("the order's row does not show the pet pending with no stock: %s", evalAs[string](b, row+`.textContent`))
+		}
+		b.screenshot("console-orders.png")
+		b.checkAccessibility(axe, "orders")
+		b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('td.row-actions button')`, "complete"))))
+		b.wait(row+` === null`, "the completed order to leave the open orders")
+		b.wait(fmt.Sprintf(`document.querySelector('.notice[role=status]')?.textContent === 'Order %d is complete. Biscuit is sold, stock 0.'`, order.ID), "the pet to show sold")
+		var pets []petJSON
+		srv.call(t, srv.AdminKey, "GET", fmt.Sprintf("/pets?ids=%d", biscuit.ID), nil, http.StatusOK, &pets)
+		if len(pets) != 1 || pets[0].Status != "sold" {
+			t.Errorf("the API shows %+v, want Biscuit sold", pets)
+		}
+	})
+
+	t.Run("ship date and cancel, with a confirmation", func(t *testing.T) {
+		b := b.in(t)
+		var rex orderJSON
+		srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": 1, "quantity": 1}, http.StatusCreated, &rex)
+		b.do(chromedp.Click(chromedp.CSS(b.mark(`[...document.querySelectorAll('button')].find(e => e.textContent === 'Refresh')`, "refresh"))))
+		row := fmt.Sprintf(`document.querySelector('tr[data-order-id="%d"]')`, rex.ID)
+		b.wait(row+` !== null`, "the new order")
+
+		date := b.mark(row+`.querySelector('input[type=datetime-local]')`, "date")
+		evalAs[bool](b, `(el => { el.value = '2026-12-24T10:30'; return true; })(document.querySelector('`+date+`'))`)
+		b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('form.inline button')`, "set-date"))))
+		b.wait(fmt.Sprintf(`document.querySelector('.notice[role=status]')?.textContent.startsWith('Order %d ships')`, rex.ID), "the ship date to be set")
+		var got orderJSON
+		srv.call(t, srv.AdminKey, "GET", fmt.Sprintf("/store/orders/%d", rex.ID), nil, http.StatusOK, &got)
+		if got.ShipDate == "" {
+			t.Error("the API shows no ship date")
+		}
+
+		cancel := b.mark(row+`.querySelector('td.row-actions button.danger')`, "cancel")
+		b.do(chromedp.Click(chromedp.CSS(cancel)))
+		b.wait(`document.querySelector('dialog.confirm[open]') !== null`, "the confirmation")
+		b.checkAccessibility(axe, "confirmation")
+		b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.secondary`))) // "Keep it"
+		if b.holds(row+` === null`, 500*time.Millisecond) {
+			t.Fatal("the order was cancelled although the confirmation was declined")
+		}
+		b.do(chromedp.Click(chromedp.CSS(cancel)))
+		b.wait(`document.querySelector('dialog.confirm[open]') !== null`, "the confirmation")
+		b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
+		b.wait(row+` === null`, "the cancelled order to leave the list")
+		if got := srv.stock(t, 1); got.Quantity != 5 {
+			t.Errorf("Rex's stock after the cancel: %d, want 5 again", got.Quantity)
+		}
+	})
+
+	t.Run("an illegal status change shows the API's refusal", func(t *testing.T) {
+		b := b.in(t)
+		pepper := srv.createPet(t, "Pepper", dogsID)
+		srv.call(t, srv.AdminKey, "PUT", fmt.Sprintf("/store/inventory/%d", pepper.ID), map[string]any{"quantity": 4}, http.StatusOK, nil)
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
+		b.do(chromedp.SendKeys(`input[type=search]`, "pepper"))
+		b.wait(stockRow("Pepper")+`?.querySelector('select')?.value === 'available'`, "Pepper, available")
+		options := evalAs[[]string](b, `[...`+stockRow("Pepper")+`.querySelectorAll('select option')].map(o => o.value)`)
+		if strings.Join(options, ",") != "available,pending,sold" {
+			t.Errorf("an available pet is offered %v, want available (as it is), pending and sold", options)
+		}
+		// Someone else sells the last of them meanwhile: the pet is sold, and sold to
+		// pending is not a transition the rules allow.
+		srv.call(t, srv.AdminKey, "PUT", fmt.Sprintf("/store/inventory/%d", pepper.ID), map[string]any{"quantity": 0}, http.StatusOK, nil)
+		evalAs[bool](b, `(s => { s.value = 'pending'; s.dispatchEvent(new Event('change')); return true; })(`+stockRow("Pepper")+`.querySelector('select'))`)
+		b.wait(`document.querySelector('.notice.error')?.textContent === 'A pet cannot go from sold to pending.'`, "the API's refusal")
+		b.wait(stockRow("Pepper")+`?.querySelector('select')?.value === 'sold'`, "the row to show the status the API holds")
+		b.screenshot("console-refusal.png")
+	})
+
+	t.Run("categories: add, edit, remove", func(t *testing.T) {
+		b := b.in(t)
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#categories"]`)))
+		b.wait(`document.querySelector('tr[data-category-id]') !== null`, "the categories")
+		b.do(chromedp.Click(chromedp.CSS(`details.add summary`)),
+			chromedp.SendKeys(`form.add input[name=name]`, "Reptiles"),
+			chromedp.SendKeys(`form.add input[name=description]`, "Cold-blooded.\r"))
+		b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Added the category Reptiles.'`, "the new category")
+		row := `[...document.querySelectorAll('tr[data-category-id]')].find(r => r.querySelector('.name')?.textContent === 'Reptiles')`
+		b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('button.secondary')`, "edit"))))
+		evalAs[bool](b, `(document.querySelector('form.edit input[name=description]').value = '', true)`)
+		b.do(chromedp.SendKeys(`form.edit input[name=description]`, "Cold-blooded. Quiet.\r"))
+		b.wait(row+`?.textContent.includes('Cold-blooded. Quiet.')`, "the edited description")
+		b.checkAccessibility(axe, "categories")
+		b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('button.danger')`, "remove"))))
+		b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
+		b.wait(row+` === undefined`, "the category to go")
+
+		// One that pets use is refused with the API's message.
+		dogsRow := `[...document.querySelectorAll('tr[data-category-id]')].find(r => r.querySelector('.name')?.textContent === 'Dogs')`
+		b.do(chromedp.Click(chromedp.CSS(b.mark(dogsRow+`.querySelector('button.danger')`, "remove-dogs"))))
+		b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
+		b.wait(`document.querySelector('.notice.error')?.textContent.length > 0`, "the refusal")
+		if !evalAs[bool](b, dogsRow+` !== undefined`) {
+			t.Error("Dogs left the list although the API refused")
+		}
+	})
+
+	t.Run("keys: create (shown once), revoke, and a revoked key is refused", func(t *testing.T) {
+		b := b.in(t)
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
+		b.wait(`document.querySelector('tr[data-key-id]') !== null`, "the keys")
+		if !evalAs[bool](b, `[...document.querySelectorAll('tr[data-key-id]')].some(r => r.textContent.includes("This console's key"))`) {
+			t.Error("the console's own key is not marked")
+		}
+		b.do(chromedp.Click(chromedp.CSS(`details.add summary`)), chromedp.SendKeys(`form.add input[name=name]`, "till-2\r"))
+		b.wait(`document.querySelector('.created input.secret')?.value.startsWith('psk_')`, "the new key, shown once")
+		secret := evalAs[string](b, `document.querySelector('.created input.secret').value`)
+		b.checkAccessibility(axe, "keys")
+		b.screenshot("console-keys.png")
+		srv.call(t, secret, "GET", "/accounts/me", nil, http.StatusOK, nil)
+
+		row := `[...document.querySelectorAll('tr[data-key-id]')].find(r => r.querySelector('.name')?.textContent === 'till-2')`
+		b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('button.danger')`, "revoke"))))
+		b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
+		b.wait(row+` === undefined`, "the revoked key to leave the list")
+		srv.call(t, secret, "GET", "/accounts/me", nil, http.StatusUnauthorized, nil)
+
+		// The console's own key: its next call is refused, and the console says so.
+		own := `[...document.querySelectorAll('tr[data-key-id]')].find(r => r.textContent.includes("This console's key"))`
+		b.do(chromedp.Click(chromedp.CSS(b.mark(own+`.querySelector('button.danger')`, "revoke-own"))))
+		b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
+		b.wait(own+` === undefined`, "the console's key to be revoked")
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
+		b.wait(`document.querySelector('form.sign-in [role=alert]')?.textContent.startsWith('Signed out: the service refused the key.')`, "the console to be signed out")
+		if got := evalAs[string](b, `sessionStorage.getItem('petstore.console.apiKey') ?? ''`); got != "" {
+			t.Error("the refused key is still kept")
+		}
+	})
+
+	t.Run("phone width and dark", func(t *testing.T) {
+		b := b.in(t)
+		b.signIn(srv.AdminKey)
+		b.do(chromedp.EmulateViewport(375, 812))
+		b.wait(stockRow("Rex")+` !== undefined`, "the stock list")
+		if w := evalAs[int](b, `document.documentElement.scrollWidth`); w > 375 {
+			t.Errorf("the page is %dpx wide at 375px", w)
+		}
+		b.screenshot("console-stock-phone.png")
+		b.checkAccessibility(axe, "stock, phone")
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
+		b.wait(`document.querySelector('.pager .count')?.textContent.endsWith('.')`, "the orders")
+		b.screenshot("console-orders-phone.png")
+
+		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
+		b.wait(stockRow("Rex")+` !== undefined`, "the stock list")
+		b.screenshot("console-stock-phone-dark.png")
+		b.checkAccessibility(axe, "stock, phone, dark")
+		b.do(chromedp.EmulateViewport(1280, 900))
+		b.screenshot("console-stock-dark.png")
+		b.checkAccessibility(axe, "stock, dark")
+	})
+
+	t.Run("the accessibility check catches an unlabelled control", func(t *testing.T) {
+		b := b.in(t)
+		evalAs[bool](b, `(document.querySelector('main').append(Object.assign(document.createElement('input'), {id: 'e2e-unlabelled'})), true)`)
+		found := false
+		for _, v := range b.axe(axe) {
+			found = found || (v.ID == "label" && v.Impact == "critical" && strings.Contains(strings.Join(v.Nodes, " "), "#e2e-unlabelled"))
+		}
+		evalAs[bool](b, `(document.getElementById('e2e-unlabelled').remove(), true)`)
+		if !found {
+			t.Error("axe did not report an input without a label")
+		}
+	})
+
+	t.Run("sign out forgets the key", func(t *testing.T) {
+		b := b.in(t)
+		b.do(chromedp.Click(chromedp.CSS(b.mark(`[...document.querySelectorAll('header button')].find(e => e.textContent === 'Sign out')`, "sign-out"))))
+		b.wait(`document.querySelector('form.sign-in') !== null`, "the sign-in form")
+		if got := evalAs[string](b, `sessionStorage.getItem('petstore.console.apiKey') ?? ''`); got != "" {
+			t.Error("sign out kept the key")
+		}
+	})
+
+	t.Run("only its own origin, no CSP violation, no key in a URL", func(t *testing.T) {
+		b := b.in(t)
+		for _, r := range b.allRequests() {
+			// data: URLs are Chromium's own (the date picker's icon), from no host.
+			if !strings.HasPrefix(r.URL, srv.URL+"/") && !strings.HasPrefix(r.URL, "data:") {
+				t.Errorf("the page requested %s %s", r.Method, r.URL)
+			}
+			if strings.Contains(r.URL, "psk_") {
+				t.Errorf("a key in a URL: %s", r.URL)
+			}
+		}
+		for _, v := range evalAs[[]string](b, `__e2e.csp.map(v => JSON.stringify(v))`) {
+			t.Errorf("CSP violation: %s", v)
+		}
+		for _, e := range b.exceptionTexts() {
+			t.Errorf("uncaught exception in the page: %s", e)
+		}
+	})
+}
+
+type category struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+type petJSON struct {
+	ID     int64  `json:"id"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+type orderJSON struct {
+	ID       int64  `json:"id"`
+	ShipDate string `json:"shipDate"`
+}
+
+type inventoryJSON struct {
+	Quantity int    `json:"quantity"`
+	Status   string `json:"status"`
+}
+
+func categoryID(t *testing.T, cats []category, name string) int64 {
+	t.Helper()
+	for _, c := range cats {
+		if c.Name == name {
+			return c.ID
+		}
+	}
+	t.Fatalf("no category %s in %+v", name, cats)
+	return 0
+}
+
+func (s *server) createPet(t *testing.T, name string, categoryID int64) petJSON {
+	t.Helper()
+	var p petJSON
+	s.call(t, s.AdminKey, "POST", "/pets", map[string]any{"name": name, "categoryId": categoryID}, http.StatusCreated, &p)
+	return p
+}
+
+func (s *server) stock(t *testing.T, petID int64) inventoryJSON {
+	t.Helper()
+	var item inventoryJSON
+	s.call(t, s.AdminKey, "GET", fmt.Sprintf("/store/inventory/%d", petID), nil, http.StatusOK, &item)
+	return item
+}
+
+// signIn pastes a key into the sign-in form and submits it with Enter.
+func (b *browser) signIn(key string) {
+	b.t.Helper()
+	b.wait(`!!document.querySelector('form.sign-in input[type=password]')`, "the sign-in form")
+	evalAs[bool](b, `(document.querySelector('form.sign-in input[type=password]').value = '', true)`)
+	b.do(chromedp.SendKeys(`form.sign-in input[type=password]`, key+"\r"))
+}
+
+// axeSource is axe-core's browser build, from the console's lock file (console/).
+func axeSource(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat("../console/node_modules/axe-core/axe.min.js"); err != nil {
+		if _, err := exec.LookPath("npm"); err != nil {
+			needTool(t, "npm", "is not on PATH (axe-core comes from npm)")
+		}
+		npmCI(t, "../console")
+	}
+	b, err := os.ReadFile(filepath.Join("..", "console", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// checkAccessibility runs axe-core on the page as it is and fails the test for every
+// serious or critical violation.
+func (b *browser) checkAccessibility(axe, where string) {
+	b.t.Helper()
+	for _, v := range b.axe(axe) {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			b.t.Errorf("axe (%s): %s %s: %s\n\t%s", where, v.Impact, v.ID, v.Help, strings.Join(v.Nodes, "\n\t"))
+		} else {
+			b.t.Logf("axe (%s): %s %s: %s", where, v.Impact, v.ID, v.Help)
+		}
+	}
+}
+
+type axeViolation struct {
+	ID, Impact, Help string
+	Nodes            []string
+}
+
+// axe runs axe-core's WCAG 2.1 A and AA rules and its best practices on the page and
+// returns the violations. It fails the test if axe checked nothing.
+func (b *browser) axe(source string) []axeViolation {
+	b.t.Helper()
+	if !evalAs[bool](b, `typeof window.axe === 'object'`) {
+		evalAs[bool](b, source+`; true`)
+	}
+	raw := evalAs[string](b, `axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}})
+		.then(r => JSON.stringify({passes: r.passes.length, violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary)}))}))`)
+	var result struct {
+		Passes     int
+		Violations []axeViolation
+	}
+	if err := json.Unmarshal([]byte(raw), &result); err != nil {
+		b.t.Fatal(err)
+	}
+	if result.Passes == 0 {
+		b.t.Fatalf("axe passed no rule at all: it did not check the page")
+	}
+	return result.Violations
+}

@@ -1,0 +1,106 @@
+// Package console serves the staff console at /console: a web page from which shop
+// staff run the store (stock, pets, categories, open orders, their API keys) with
+// an admin key.
+//
+// The page is a client of the public API like any other: its script (built from
+// console/src by esbuild, over the TypeScript SDK, and embedded here) makes
+// documented /v1 calls with the key the person pasted, which it keeps in the tab's
+// sessionStorage. The server keeps no session and offers the page nothing the API
+// does not offer everyone.
+//
+// Everything the page loads comes from this package, from the same origin, under a
+// Content-Security-Policy stricter than that of /docs: no inline script or style at
+// all, and Trusted Types required, so no string can ever become markup or code.
+package console
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/acme-pets/petstore/internal/webasset"
+)
+
+//go:embed assets/console.js assets/console.css assets/favicon.svg
+var assetFiles embed.FS
+
+//go:embed page.html
+var pageHTML string
+
+// Prefix is where the page lives; its assets are under Prefix + "/assets/".
+const Prefix = "/console"
+
+// contentSecurityPolicy allows this origin only: the script and stylesheet of this
+// package, and calls to the API (connect-src). The page builds its elements with
+// the DOM, never from markup, so Trusted Types can be required with no policy at
+// all: any assignment of a string to innerHTML or a script's source throws.
+const contentSecurityPolicy = "default-src 'none'; " +
+	"script-src 'self'; " +
+	"style-src 'self'; " +
+	"img-src 'self'; " +
+	"connect-src 'self'; " +
+	"require-trusted-types-for 'script'; trusted-types 'none'; " +
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// Handler serves the page at Prefix and its assets at the paths Paths lists.
+type Handler struct {
+	page   []byte
+	assets map[string]*webasset.Asset // by URL path
+}
+
+// New returns the handler of the console, the same for every server of the process:
+// the page depends on nothing but the embedded files.
+var New = sync.OnceValues(func() (*Handler, error) {
+	h := &Handler{assets: map[string]*webasset.Asset{}}
+	urls := map[string]string{}
+	for _, name := range []string{"console.js", "console.css", "favicon.svg"} {
+		b, err := fs.ReadFile(assetFiles, "assets/"+name)
+		if err != nil {
+			return nil, err
+		}
+		a := webasset.New(Prefix, name, b)
+		h.assets[a.URL()] = a
+		urls[name] = a.URL()
+	}
+	var b bytes.Buffer
+	err := template.Must(template.New("page.html").Parse(pageHTML)).Execute(&b, struct{ Favicon, CSS, Script string }{
+		Favicon: urls["favicon.svg"],
+		CSS:     urls["console.css"],
+		Script:  urls["console.js"],
+	})
+	if err != nil {
+		return nil, fmt.Errorf("console: page: %w", err)
+	}
+	h.page = b.Bytes()
+	return h, nil
+})
+
+// Paths lists the URL paths the handler serves: the page and each asset.
+func (h *Handler) Paths() []string {
+	paths := make([]string, 0, len(h.assets)+1)
+	for p := range h.assets {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return append([]string{Prefix}, paths...)
+}
+
+// ServeHTTP serves the page at Prefix and the assets at the other Paths; anything
+// else answers 404 (route only Paths here and let the caller answer the rest).
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == Prefix {
+		webasset.ServePage(w, r, h.page, contentSecurityPolicy)
+		return
+	}
+	a, ok := h.assets[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	a.ServeHTTP(w, r)
+}
