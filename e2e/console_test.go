@@ -180,10 +180,22 @@ func TestConsole(t *testing.T) {
 		if strings.Join(options, ",") != "available,pending,sold" {
 			t.Errorf("an available pet is offered %v, want available (as it is), pending and sold", options)
 		}
+		// A change the rules allow, and back.
+		for _, to := range []string{"pending", "available"} {
+			b.do(chromedp.SetValue(b.mark(stockRow("Pepper")+`.querySelector('select')`, "status"), to))
+			b.do(chromedp.Click(chromedp.CSS(b.mark(stockRow("Pepper")+`.querySelector('form.status button')`, "set-status"))))
+			b.wait(fmt.Sprintf(`document.querySelector('.notice[role=status]')?.textContent === 'Pepper is now %s.'`, to), "the status change")
+			var pets []petJSON
+			srv.call(t, srv.AdminKey, "GET", fmt.Sprintf("/pets?ids=%d", pepper.ID), nil, http.StatusOK, &pets)
+			if len(pets) != 1 || pets[0].Status != to {
+				t.Errorf("the API shows %+v, want Pepper %s", pets, to)
+			}
+		}
 		// Someone else sells the last of them meanwhile: the pet is sold, and sold to
 		// pending is not a transition the rules allow.
 		srv.call(t, srv.AdminKey, "PUT", fmt.Sprintf("/store/inventory/%d", pepper.ID), map[string]any{"quantity": 0}, http.StatusOK, nil)
-		evalAs[bool](b, `(s => { s.value = 'pending'; s.dispatchEvent(new Event('change')); return true; })(`+stockRow("Pepper")+`.querySelector('select'))`)
+		b.do(chromedp.SetValue(b.mark(stockRow("Pepper")+`.querySelector('select')`, "status"), "pending"))
+		b.do(chromedp.Click(chromedp.CSS(b.mark(stockRow("Pepper")+`.querySelector('form.status button')`, "set-status"))))
 		b.wait(`document.querySelector('.notice.error')?.textContent === 'A pet cannot go from sold to pending.'`, "the API's refusal")
 		b.wait(stockRow("Pepper")+`?.querySelector('select')?.value === 'sold'`, "the row to show the status the API holds")
 		b.screenshot("console-refusal.png")
@@ -227,6 +239,9 @@ func TestConsole(t *testing.T) {
 		b.do(chromedp.Click(chromedp.CSS(`details.add summary`)), chromedp.SendKeys(`form.add input[name=name]`, "till-2\r"))
 		b.wait(`document.querySelector('.created input.secret')?.value.startsWith('psk_')`, "the new key, shown once")
 		secret := evalAs[string](b, `document.querySelector('.created input.secret').value`)
+		b.do(chromedp.Click(chromedp.CSS(b.mark(`[...document.querySelectorAll('.created button')].find(e => e.textContent === 'Copy key')`, "copy"))))
+		// Headless Chromium may refuse the clipboard; then the key is selected for Ctrl+C.
+		b.wait(`['Copied.', 'Selected: copy it with Ctrl+C (⌘C).'].includes(document.querySelector('.created [role=status]')?.textContent)`, "the copy to be confirmed")
 		b.checkAccessibility(axe, "keys")
 		b.screenshot("console-keys.png")
 		srv.call(t, secret, "GET", "/accounts/me", nil, http.StatusOK, nil)
@@ -259,8 +274,9 @@ func TestConsole(t *testing.T) {
 		}
 		b.screenshot("console-stock-phone.png")
 		b.checkAccessibility(axe, "stock, phone")
+		srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": 6, "quantity": 1, "shipDate": "2026-12-24T10:00:00Z"}, http.StatusCreated, nil)
 		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
-		b.wait(`document.querySelector('.pager .count')?.textContent.endsWith('.')`, "the orders")
+		b.wait(`document.querySelector('tr[data-order-id]')?.textContent.includes('Kiwi')`, "the orders")
 		b.screenshot("console-orders-phone.png")
 
 		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{

@@ -178,15 +178,21 @@ class PetRow {
     const category = this.categories.get(pet.categoryId);
     this.element.dataset.petId = String(pet.id);
 
+    // A select and a button, not a select that acts on change: arrow keys on a closed
+    // select change its value (and fire change) on some systems, one sale per key press.
     const statusSelect = h(
       "select",
-      { "aria-label": `Status of ${pet.name}`, disabled: transitions[pet.status] === undefined },
+      { name: "status", "aria-label": `Status of ${pet.name}`, disabled: transitions[pet.status] === undefined },
       h("option", { value: pet.status, selected: true }, pet.status),
       ...(transitions[pet.status] ?? []).map((s) => h("option", { value: s }, `→ ${s}`)),
     );
-    statusSelect.addEventListener("change", () => {
+    const setStatus = h("button", { type: "submit", class: "secondary", disabled: transitions[pet.status] === undefined }, "Set", h("span", { class: "visually-hidden" }, ` status of ${pet.name}`));
+    const statusForm = h("form", { class: "inline status" }, statusSelect, setStatus);
+    statusForm.addEventListener("submit", (event) => {
+      event.preventDefault();
       const to = statusSelect.value as Status;
-      void ctx.run(null, async () => {
+      if (to === pet.status) return;
+      void ctx.run(setStatus, async () => {
         try {
           this.pet = await ctx.client.pets.update(pet.id, { status: to });
           if (this.item) this.item = { ...this.item, status: this.pet.status };
@@ -244,7 +250,7 @@ class PetRow {
       this.element,
       h("td", { "data-label": "Pet" }, h("span", { class: "name" }, pet.name), " ", h("span", { class: "id" }, `#${pet.id}`), " ", h("span", { class: "badge", hidden: true })),
       h("td", { "data-label": "Category" }, category?.name ?? `#${pet.categoryId}`),
-      h("td", { "data-label": "Status" }, statusSelect),
+      h("td", { "data-label": "Status" }, statusForm),
       h("td", { "data-label": "Stock" }, stockForm),
       h("td", { class: "row-actions" }, edit, remove),
     );
