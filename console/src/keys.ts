@@ -8,10 +8,11 @@ export function keysView(ctx: Console): HTMLElement {
   const pages = new Pages<ApiKey>(
     ctx,
     ["key", "keys"],
+    (key) => key.id,
     () => ctx.client.apiKeys.pages({ limit: 25 }),
     () => rows.replaceChildren(),
     (keys) => {
-      for (const key of keys) rows.append(keyRow(ctx, key, () => pages.removed()));
+      for (const key of keys) rows.append(keyRow(ctx, key, () => pages.removed(key)));
     },
   );
   void pages.reload();
@@ -26,8 +27,8 @@ export function keysView(ctx: Console): HTMLElement {
       const key = await ctx.client.apiKeys.create({ name: name.value });
       form.reset();
       showCreated(ctx, created, key);
-      rows.prepend(keyRow(ctx, key, () => pages.removed()));
-      pages.added();
+      rows.prepend(keyRow(ctx, key, () => pages.removed(key)));
+      pages.added(key);
     });
   });
 

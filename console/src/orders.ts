@@ -15,19 +15,21 @@ export function ordersView(ctx: Console): HTMLElement {
   const pages = new Pages<Order>(
     ctx,
     ["open order", "open orders"],
+    (order) => order.id,
     () => ctx.client.orders.pages({ complete: false, limit: pageSize }),
     () => {
       rows.replaceChildren();
       shown.length = 0;
     },
-    async (orders) => {
+    async (orders, stale) => {
       const [pets, stock] = await Promise.all([petsOf(ctx, orders), stockOf(ctx, orders.map((o) => ({ id: o.petId })))]);
+      if (stale()) return;
       for (const order of orders) {
         const row = new OrderRow(ctx, order, pets.get(order.petId), stock.get(order.petId), {
           closed: () => {
             row.element.remove();
             shown.splice(shown.indexOf(row), 1);
-            pages.removed();
+            pages.removed(order);
           },
           petChanged: (pet, item) => {
             for (const other of shown) other.showPet(pet, item);

@@ -31,6 +31,7 @@ export function stockView(ctx: Console): HTMLElement {
   const pages = new Pages<Pet>(
     ctx,
     ["pet", "pets"],
+    (pet) => pet.id,
     () => {
       const name = search.value.trim();
       return ctx.client.pets.pages({
@@ -44,12 +45,13 @@ export function stockView(ctx: Console): HTMLElement {
       rows.replaceChildren();
       shown.length = 0;
     },
-    async (pets) => {
+    async (pets, stale) => {
       const [stock, categories] = await Promise.all([stockOf(ctx, pets), ctx.categories()]);
+      if (stale()) return;
       for (const pet of pets) {
         const row = new PetRow(ctx, pet, stock.get(pet.id), categories, lowStock, () => {
           row.element.remove();
-          pages.removed();
+          pages.removed(pet);
         });
         shown.push(row);
         rows.append(row.element, row.editor);
@@ -97,11 +99,11 @@ export function stockView(ctx: Console): HTMLElement {
     addPetForm(ctx, (pet, item, categories) => {
       const row = new PetRow(ctx, pet, item, categories, lowStock, () => {
         row.element.remove();
-        pages.removed();
+        pages.removed(pet);
       });
       shown.unshift(row);
       rows.prepend(row.element, row.editor);
-      pages.added();
+      pages.added(pet);
     }),
     h(
       "div",
