@@ -271,6 +271,35 @@ func TestConsole(t *testing.T) {
 		}
 	})
 
+	t.Run("focus stays in place after an action", func(t *testing.T) {
+		b := b.in(t)
+		// The last "Load more" (the previous subtest) went away under the focus.
+		if got := evalAs[string](b, `document.activeElement?.tagName ?? 'none'`); got == "BODY" || got == "none" {
+			t.Errorf("after the last page, focus is on %s", got)
+		}
+		focusedIn := func(row string) string {
+			return `(r => r !== undefined && r.contains(document.activeElement))(` + row + `)`
+		}
+		input := b.mark(stockRow("Zephyr")+`.querySelector('input[name=quantity]')`, "stock")
+		evalAs[bool](b, `(document.querySelector('`+input+`').value = '', true)`)
+		b.do(chromedp.SendKeys(input, "7\r"))
+		b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Zephyr: stock 7, available.'`, "the restock")
+		if !evalAs[bool](b, focusedIn(stockRow("Zephyr"))) {
+			t.Errorf("after a restock, focus is on %s, not in the pet's row", evalAs[string](b, `document.activeElement.outerHTML.slice(0, 80)`))
+		}
+		next := evalAs[string](b, stockRow("Zephyr")+`.nextElementSibling.nextElementSibling?.querySelector('.name')?.textContent ?? ''`)
+		b.do(chromedp.Click(chromedp.CSS(b.mark(stockRow("Zephyr")+`.querySelector('button.danger')`, "remove"))))
+		b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
+		b.wait(stockRow("Zephyr")+` === undefined`, "Zephyr to be removed")
+		want := `document.getElementById('main')`
+		if next != "" {
+			want = stockRow(next)
+		}
+		if !evalAs[bool](b, `(w => w.contains(document.activeElement))(`+want+`)`) {
+			t.Errorf("after removing a pet, focus is on %s, want it in %s", evalAs[string](b, `document.activeElement.outerHTML.slice(0, 80)`), next)
+		}
+	})
+
 	t.Run("keys: create (shown once), revoke, and a revoked key is refused", func(t *testing.T) {
 		b := b.in(t)
 		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))

@@ -1,6 +1,6 @@
 import type { Category } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
-import { confirmAction, field, h, put } from "./dom.js";
+import { confirmAction, field, h, put, removeRows } from "./dom.js";
 
 /** Categories: add, rename or describe, remove (the service refuses one that pets use). */
 export function categoriesView(ctx: Console): HTMLElement {
@@ -67,7 +67,7 @@ function categoryRow(ctx: Console, initial: Category, removed: () => void): HTML
         void ctx.run(remove, async () => {
           await ctx.client.categories.delete(category.id);
           ctx.categoriesChanged();
-          row.remove();
+          removeRows(row);
           removed();
           ctx.done(`The category ${category.name} was removed.`);
         });

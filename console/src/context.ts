@@ -59,7 +59,8 @@ export class Pages<T> {
     private readonly add: (items: T[], stale: () => boolean) => Promise<void> | void,
   ) {
     this.more = h("button", { type: "button", class: "secondary", hidden: true, onclick: () => void this.next() }, "Load more");
-    this.count = h("span", { class: "count", role: "status" });
+    // Focus goes to the count when "Load more" goes away under it (the last page came).
+    this.count = h("span", { class: "count", role: "status", tabindex: "-1" });
     this.footer = h("div", { class: "pager" }, this.count, this.more);
   }
 
@@ -91,6 +92,7 @@ export class Pages<T> {
     const stale = () => generation !== this.generation;
     const iterator = this.iterator;
     if (iterator === undefined) return;
+    const hadFocus = document.activeElement === this.more;
     this.more.disabled = true;
     put(this.count, "Loading…");
     try {
@@ -107,7 +109,10 @@ export class Pages<T> {
       put(this.count, "");
       this.ctx.fail(error);
     } finally {
-      if (!stale()) this.more.disabled = false;
+      if (!stale()) {
+        this.more.disabled = false;
+        if (hadFocus && (document.activeElement === null || document.activeElement === document.body)) (this.more.hidden ? this.count : this.more).focus();
+      }
     }
   }
 

@@ -1,6 +1,6 @@
 import type { ApiKey, CreatedApiKey } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
-import { confirmAction, field, formatDateTime, h, put } from "./dom.js";
+import { confirmAction, field, formatDateTime, h, put, removeRows } from "./dom.js";
 
 /** The API keys of the signed-in account: list, create (the secret shown once), revoke. */
 export function keysView(ctx: Console): HTMLElement {
@@ -101,7 +101,7 @@ function keyRow(ctx: Console, key: ApiKey, removed: () => void): HTMLTableRowEle
       if (!yes) return;
       void ctx.run(revoke, async () => {
         await ctx.client.apiKeys.revoke(key.id);
-        row.remove();
+        removeRows(row);
         removed();
         ctx.done(`The key ${key.name} was revoked.`);
       });

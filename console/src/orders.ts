@@ -1,6 +1,6 @@
 import type { InventoryItem, Order, Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
-import { confirmAction, formatDateTime, h, put, toLocalInput } from "./dom.js";
+import { confirmAction, formatDateTime, h, put, removeRows, toLocalInput } from "./dom.js";
 import { stockOf } from "./stock.js";
 
 const pageSize = 25;
@@ -27,7 +27,7 @@ export function ordersView(ctx: Console): HTMLElement {
       for (const order of orders) {
         const row = new OrderRow(ctx, order, pets.get(order.petId), stock.get(order.petId), {
           closed: () => {
-            row.element.remove();
+            removeRows(row.element);
             shown.splice(shown.indexOf(row), 1);
             pages.removed(order);
           },

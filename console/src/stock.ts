@@ -1,6 +1,6 @@
 import type { Category, InventoryItem, NewPet, Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
-import { confirmAction, field, h, put } from "./dom.js";
+import { confirmAction, field, h, put, removeRows } from "./dom.js";
 
 /**
  * The status changes staff may make by hand (the contract's store rule 7). The page offers
@@ -50,7 +50,7 @@ export function stockView(ctx: Console): HTMLElement {
       if (stale()) return;
       for (const pet of pets) {
         const row = new PetRow(ctx, pet, stock.get(pet.id), categories, lowStock, () => {
-          row.element.remove();
+          removeRows(row.element, row.editor);
           pages.removed(pet);
         });
         shown.push(row);
@@ -98,7 +98,7 @@ export function stockView(ctx: Console): HTMLElement {
     filters,
     addPetForm(ctx, (pet, item, categories) => {
       const row = new PetRow(ctx, pet, item, categories, lowStock, () => {
-        row.element.remove();
+        removeRows(row.element, row.editor);
         pages.removed(pet);
       });
       shown.unshift(row);
@@ -241,7 +241,6 @@ class PetRow {
         if (!yes) return;
         void ctx.run(remove, async () => {
           await ctx.client.pets.delete(pet.id);
-          this.editor.remove();
           this.onRemoved();
           ctx.done(`${pet.name} was removed.`);
         });
