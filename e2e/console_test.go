@@ -229,6 +229,77 @@ func TestConsole(t *testing.T) {
 		}
 	})
 
+	t.Run("a page that arrives after the filter changed is not shown", func(t *testing.T) {
+		b := b.in(t)
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
+		b.wait(stockRow("Rex")+` !== undefined`, "the stock list")
+		// The next stock lookup (the first page of sold pets) is held until released.
+		holdNext(b, "/v1/store/inventory")
+		b.do(chromedp.SetValue(`form.filters select[name=status]`, "sold"))
+		evalAs[bool](b, `(document.querySelector('form.filters select[name=status]').dispatchEvent(new Event('change')), true)`)
+		b.wait(`__e2e.held.length === 1`, "the sold pets' stock lookup, held")
+		b.do(chromedp.SetValue(`form.filters select[name=status]`, "available"))
+		evalAs[bool](b, `(document.querySelector('form.filters select[name=status]').dispatchEvent(new Event('change')), true)`)
+		b.wait(stockRow("Rex")+` !== undefined && !document.querySelector('.pager .count').textContent.startsWith('Loading')`, "the available pets")
+		evalAs[bool](b, `(__e2e.held.splice(0).forEach(release => release()), true)`)
+		notAvailable := `[...document.querySelectorAll('tr[data-pet-id]')].filter(r => r.querySelector('select[name=status]').value !== 'available').map(r => r.querySelector('.name').textContent)`
+		if b.holds(notAvailable+`.length > 0`, time.Second) {
+			t.Errorf("pets of the stale page were added to the list of available pets: %v", evalAs[[]string](b, notAvailable))
+		}
+		b.do(chromedp.SetValue(`form.filters select[name=status]`, ""))
+		evalAs[bool](b, `(document.querySelector('form.filters select[name=status]').dispatchEvent(new Event('change')), true)`)
+		b.wait(`document.querySelector('.pager .count').textContent.includes('more to load')`, "every pet's first page")
+	})
+
+	t.Run("a pet added here is shown once when the page that holds it loads", func(t *testing.T) {
+		b := b.in(t)
+		b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
+		b.wait(`document.querySelector('form.add select[name=categoryId] option') !== null`, "the categories of the form")
+		b.do(chromedp.SendKeys(`form.add input[name=name]`, "Zephyr\r"))
+		b.wait(stockRow("Zephyr")+` !== undefined`, "the new pet in the list")
+		for evalAs[bool](b, `!!document.querySelector('.pager button:not([hidden])')`) {
+			rows := evalAs[int](b, `document.querySelectorAll('tr[data-pet-id]').length`)
+			b.do(chromedp.Click(chromedp.CSS(`.pager button:not([hidden])`)))
+			b.wait(fmt.Sprintf(`document.querySelectorAll('tr[data-pet-id]').length > %d || !document.querySelector('.pager .count').textContent.startsWith('Loading')`, rows), "the next page")
+		}
+		if n := evalAs[int](b, `[...document.querySelectorAll('tr[data-pet-id]')].filter(r => r.querySelector('.name').textContent === 'Zephyr').length`); n != 1 {
+			t.Errorf("Zephyr is shown %d times", n)
+		}
+		rows := evalAs[int](b, `document.querySelectorAll('tr[data-pet-id]').length`)
+		if got, want := evalAs[string](b, `document.querySelector('.pager .count').textContent`), fmt.Sprintf("%d pets.", rows); got != want {
+			t.Errorf("the count says %q with %d rows shown, want %q", got, rows, want)
+		}
+	})
+
+	t.Run("focus stays in place after an action", func(t *testing.T) {
+		b := b.in(t)
+		// The last "Load more" (the previous subtest) went away under the focus.
+		if got := evalAs[string](b, `document.activeElement?.tagName ?? 'none'`); got == "BODY" || got == "none" {
+			t.Errorf("after the last page, focus is on %s", got)
+		}
+		focusedIn := func(row string) string {
+			return `(r => r !== undefined && r.contains(document.activeElement))(` + row + `)`
+		}
+		input := b.mark(stockRow("Zephyr")+`.querySelector('input[name=quantity]')`, "stock")
+		evalAs[bool](b, `(document.querySelector('`+input+`').value = '', true)`)
+		b.do(chromedp.SendKeys(input, "7\r"))
+		b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Zephyr: stock 7, available.'`, "the restock")
+		if !evalAs[bool](b, focusedIn(stockRow("Zephyr"))) {
+			t.Errorf("after a restock, focus is on %s, not in the pet's row", evalAs[string](b, `document.activeElement.outerHTML.slice(0, 80)`))
+		}
+		next := evalAs[string](b, stockRow("Zephyr")+`.nextElementSibling.nextElementSibling?.querySelector('.name')?.textContent ?? ''`)
+		b.do(chromedp.Click(chromedp.CSS(b.mark(stockRow("Zephyr")+`.querySelector('button.danger')`, "remove"))))
+		b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
+		b.wait(stockRow("Zephyr")+` === undefined`, "Zephyr to be removed")
+		want := `document.getElementById('main')`
+		if next != "" {
+			want = stockRow(next)
+		}
+		if !evalAs[bool](b, `(w => w.contains(document.activeElement))(`+want+`)`) {
+			t.Errorf("after removing a pet, focus is on %s, want it in %s", evalAs[string](b, `document.activeElement.outerHTML.slice(0, 80)`), next)
+		}
+	})
+
 	t.Run("keys: create (shown once), revoke, and a revoked key is refused", func(t *testing.T) {
 		b := b.in(t)
 		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
@@ -379,6 +450,23 @@ func (s *server) stock(t *testing.T, petID int64) inventoryJSON {
 	var item inventoryJSON
 	s.call(t, s.AdminKey, "GET", fmt.Sprintf("/store/inventory/%d", petID), nil, http.StatusOK, &item)
 	return item
+}
+
+// holdNext makes the page's next fetch of a URL holding path wait until the test
+// releases it: __e2e.held lists the releases.
+func holdNext(b *browser, path string) {
+	b.t.Helper()
+	evalAs[bool](b, fmt.Sprintf(`(() => {
+		__e2e.held ??= [];
+		const fetch = window.fetch;
+		window.fetch = (input, init) => {
+			const url = input instanceof Request ? input.url : String(input);
+			if (!url.includes(%q)) return fetch(input, init);
+			window.fetch = fetch;
+			return new Promise((resolve) => __e2e.held.push(() => resolve(fetch(input, init))));
+		};
+		return true;
+	})()`, path))
 }
 
 // signIn pastes a key into the sign-in form and submits it with Enter.

@@ -1,6 +1,6 @@
 import type { Category } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
-import { confirmAction, field, h, put } from "./dom.js";
+import { confirmAction, field, h, put, removeRows } from "./dom.js";
 
 /** Categories: add, rename or describe, remove (the service refuses one that pets use). */
 export function categoriesView(ctx: Console): HTMLElement {
@@ -8,10 +8,11 @@ export function categoriesView(ctx: Console): HTMLElement {
   const pages = new Pages<Category>(
     ctx,
     ["category", "categories"],
+    (category) => category.id,
     () => ctx.client.categories.pages({ limit: 25 }),
     () => rows.replaceChildren(),
     (categories) => {
-      for (const category of categories) rows.append(categoryRow(ctx, category, () => pages.removed()));
+      for (const category of categories) rows.append(categoryRow(ctx, category, () => pages.removed(category)));
     },
   );
   void pages.reload();
@@ -25,8 +26,8 @@ export function categoriesView(ctx: Console): HTMLElement {
     void ctx.run(submit, async () => {
       const category = await ctx.client.categories.create({ name: name.value, ...(description.value ? { description: description.value } : {}) });
       ctx.categoriesChanged();
-      rows.prepend(categoryRow(ctx, category, () => pages.removed()));
-      pages.added();
+      rows.prepend(categoryRow(ctx, category, () => pages.removed(category)));
+      pages.added(category);
       form.reset();
       ctx.done(`Added the category ${category.name}.`);
       name.focus();
@@ -66,7 +67,7 @@ function categoryRow(ctx: Console, initial: Category, removed: () => void): HTML
         void ctx.run(remove, async () => {
           await ctx.client.categories.delete(category.id);
           ctx.categoriesChanged();
-          row.remove();
+          removeRows(row);
           removed();
           ctx.done(`The category ${category.name} was removed.`);
         });

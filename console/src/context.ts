@@ -34,25 +34,33 @@ export function describe(error: unknown): string {
 
 /**
  * A list shown a page at a time through the API's cursors: the first page on `reload`, the
- * next one (the `rel="next"` link) when the reader asks for more.
+ * next one (the `rel="next"` link) when the reader asks for more. It knows the items on
+ * the page by id, so that one the reader added here is not shown again when the page of
+ * the list that holds it arrives, and the count is of the rows shown.
  */
 export class Pages<T> {
   readonly footer: HTMLElement;
   private readonly more: HTMLButtonElement;
   private readonly count: HTMLElement;
   private iterator: PageIterator<T> | undefined;
-  private shown = 0;
+  private readonly shown = new Set<number>(); // the ids of the items on the page
   private generation = 0; // a reload while a page is on its way makes that page stale
 
+  /**
+   * `add` shows a page's items; when it awaits something first (the pets' stock, say), it
+   * must add nothing once `stale()` is true: the list was reloaded meanwhile.
+   */
   constructor(
     private readonly ctx: Console,
     private readonly noun: [one: string, many: string],
+    private readonly id: (item: T) => number,
     private readonly open: () => PageIterator<T>,
     private readonly clear: () => void,
-    private readonly add: (items: T[]) => Promise<void> | void,
+    private readonly add: (items: T[], stale: () => boolean) => Promise<void> | void,
   ) {
     this.more = h("button", { type: "button", class: "secondary", hidden: true, onclick: () => void this.next() }, "Load more");
-    this.count = h("span", { class: "count", role: "status" });
+    // Focus goes to the count when "Load more" goes away under it (the last page came).
+    this.count = h("span", { class: "count", role: "status", tabindex: "-1" });
     this.footer = h("div", { class: "pager" }, this.count, this.more);
   }
 
@@ -61,48 +69,57 @@ export class Pages<T> {
     this.generation++;
     void this.iterator?.return(undefined).catch(() => {});
     this.iterator = this.open();
-    this.shown = 0;
+    this.shown.clear();
+    this.more.hidden = true;
     this.clear();
     await this.next();
   }
 
-  /** One item more on the page (the reader added it here). */
-  added(): void {
-    this.shown++;
+  /** An item more on the page (the reader added it here). */
+  added(item: T): void {
+    this.shown.add(this.id(item));
     this.showCount(!this.more.hidden);
   }
 
-  /** One item fewer on the page (it was removed or no longer matches). */
-  removed(): void {
-    this.shown = Math.max(0, this.shown - 1);
+  /** An item fewer on the page (it was removed or no longer matches). */
+  removed(item: T): void {
+    this.shown.delete(this.id(item));
     this.showCount(!this.more.hidden);
   }
 
   private async next(): Promise<void> {
     const generation = this.generation;
+    const stale = () => generation !== this.generation;
     const iterator = this.iterator;
     if (iterator === undefined) return;
+    const hadFocus = document.activeElement === this.more;
     this.more.disabled = true;
     put(this.count, "Loading…");
     try {
       const step = await iterator.next();
-      if (generation !== this.generation) return;
+      if (stale()) return;
       const page = step.done ? { items: [], hasNext: false } : step.value;
-      await this.add(page.items);
-      this.shown += page.items.length;
+      const items = page.items.filter((item) => !this.shown.has(this.id(item)));
+      await this.add(items, stale);
+      if (stale()) return;
+      for (const item of items) this.shown.add(this.id(item));
       this.showCount(page.hasNext);
     } catch (error) {
-      if (generation !== this.generation) return;
+      if (stale()) return;
       put(this.count, "");
       this.ctx.fail(error);
     } finally {
-      this.more.disabled = false;
+      if (!stale()) {
+        this.more.disabled = false;
+        if (hadFocus && (document.activeElement === null || document.activeElement === document.body)) (this.more.hidden ? this.count : this.more).focus();
+      }
     }
   }
 
   private showCount(hasNext: boolean): void {
     const [one, many] = this.noun;
+    const n = this.shown.size;
     this.more.hidden = !hasNext;
-    put(this.count, this.shown === 0 ? `No ${many}.` : `${this.shown} ${this.shown === 1 ? one : many}${hasNext ? ", more to load" : ""}.`);
+    put(this.count, n === 0 ? `No ${many}.` : `${n} ${n === 1 ? one : many}${hasNext ? ", more to load" : ""}.`);
   }
 }

@@ -74,3 +74,51 @@ export function confirmAction(question: string, detail: string, confirmLabel: st
     dialog.showModal();
   });
 }
+
+const focusable = "a[href], button, input, select, textarea, summary, [tabindex]";
+
+/**
+ * Where focus is now, to put it back after an action: the action disables its button
+ * (which drops focus to the body) and may draw the row anew (a new control in its
+ * place). The returned function does nothing when focus is somewhere already.
+ */
+export function keepFocus(): () => void {
+  const element = document.activeElement;
+  if (!(element instanceof HTMLElement) || element === document.body) return () => {};
+  const row = element.closest("tr");
+  const key = row ? [...row.attributes].find((a) => a.name.startsWith("data-") && a.name.endsWith("-id")) : undefined;
+  const index = row ? [...row.querySelectorAll(focusable)].indexOf(element) : -1;
+  const [name, value] = key ? [key.name, key.value] : ["", ""];
+  return () => {
+    const now = document.activeElement;
+    if (now !== null && now !== document.body) return;
+    if (element.isConnected) {
+      element.focus();
+      return;
+    }
+    if (name === "" || index < 0) return;
+    const again = document.querySelector(`tr[${name}="${CSS.escape(value)}"]`);
+    again?.querySelectorAll<HTMLElement>(focusable)[index]?.focus();
+  };
+}
+
+/**
+ * Removes the rows of one item from a table. When focus was in them (or had fallen to
+ * the body while the action ran), it goes to the next item's row, else the previous
+ * one's, else the page's main area: a keyboard user keeps their place.
+ */
+export function removeRows(...rows: Element[]): void {
+  const active = document.activeElement;
+  const hadFocus = active === null || active === document.body || rows.some((r) => r.contains(active));
+  const visible = (e: Element | null): e is HTMLElement => e instanceof HTMLElement && !e.hidden && !rows.includes(e);
+  let target: Element | null = rows[rows.length - 1]?.nextElementSibling ?? null;
+  while (target !== null && !visible(target)) target = target.nextElementSibling;
+  if (target === null) {
+    target = rows[0]?.previousElementSibling ?? null;
+    while (target !== null && !visible(target)) target = target.previousElementSibling;
+  }
+  for (const row of rows) row.remove();
+  if (!hadFocus) return;
+  const control = target?.querySelector<HTMLElement>(focusable) ?? document.getElementById("main");
+  control?.focus();
+}

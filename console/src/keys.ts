@@ -1,6 +1,6 @@
 import type { ApiKey, CreatedApiKey } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
-import { confirmAction, field, formatDateTime, h, put } from "./dom.js";
+import { confirmAction, field, formatDateTime, h, put, removeRows } from "./dom.js";
 
 /** The API keys of the signed-in account: list, create (the secret shown once), revoke. */
 export function keysView(ctx: Console): HTMLElement {
@@ -8,10 +8,11 @@ export function keysView(ctx: Console): HTMLElement {
   const pages = new Pages<ApiKey>(
     ctx,
     ["key", "keys"],
+    (key) => key.id,
     () => ctx.client.apiKeys.pages({ limit: 25 }),
     () => rows.replaceChildren(),
     (keys) => {
-      for (const key of keys) rows.append(keyRow(ctx, key, () => pages.removed()));
+      for (const key of keys) rows.append(keyRow(ctx, key, () => pages.removed(key)));
     },
   );
   void pages.reload();
@@ -26,8 +27,8 @@ export function keysView(ctx: Console): HTMLElement {
       const key = await ctx.client.apiKeys.create({ name: name.value });
       form.reset();
       showCreated(ctx, created, key);
-      rows.prepend(keyRow(ctx, key, () => pages.removed()));
-      pages.added();
+      rows.prepend(keyRow(ctx, key, () => pages.removed(key)));
+      pages.added(key);
     });
   });
 
@@ -100,7 +101,7 @@ function keyRow(ctx: Console, key: ApiKey, removed: () => void): HTMLTableRowEle
       if (!yes) return;
       void ctx.run(revoke, async () => {
         await ctx.client.apiKeys.revoke(key.id);
-        row.remove();
+        removeRows(row);
         removed();
         ctx.done(`The key ${key.name} was revoked.`);
       });

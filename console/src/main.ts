@@ -7,7 +7,7 @@
 import { createPetstore, PetstoreError, type Account, type Category, type Petstore } from "@acme-pets/petstore";
 import { categoriesView } from "./categories.js";
 import { describe, type Console } from "./context.js";
-import { field, h, put } from "./dom.js";
+import { field, h, keepFocus, put } from "./dom.js";
 import { keysView } from "./keys.js";
 import { ordersView } from "./orders.js";
 import { stockView } from "./stock.js";
@@ -123,6 +123,7 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string): void
       put(alert, describe(error));
     },
     async run(button, action) {
+      const restoreFocus = keepFocus();
       if (button) button.disabled = true;
       clearNotices();
       try {
@@ -131,6 +132,7 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string): void
         ctx.fail(error);
       } finally {
         if (button) button.disabled = false;
+        restoreFocus();
       }
     },
     categories() {

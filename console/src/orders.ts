@@ -1,6 +1,6 @@
 import type { InventoryItem, Order, Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
-import { confirmAction, formatDateTime, h, put, toLocalInput } from "./dom.js";
+import { confirmAction, formatDateTime, h, put, removeRows, toLocalInput } from "./dom.js";
 import { stockOf } from "./stock.js";
 
 const pageSize = 25;
@@ -15,19 +15,21 @@ export function ordersView(ctx: Console): HTMLElement {
   const pages = new Pages<Order>(
     ctx,
     ["open order", "open orders"],
+    (order) => order.id,
     () => ctx.client.orders.pages({ complete: false, limit: pageSize }),
     () => {
       rows.replaceChildren();
       shown.length = 0;
     },
-    async (orders) => {
+    async (orders, stale) => {
       const [pets, stock] = await Promise.all([petsOf(ctx, orders), stockOf(ctx, orders.map((o) => ({ id: o.petId })))]);
+      if (stale()) return;
       for (const order of orders) {
         const row = new OrderRow(ctx, order, pets.get(order.petId), stock.get(order.petId), {
           closed: () => {
-            row.element.remove();
+            removeRows(row.element);
             shown.splice(shown.indexOf(row), 1);
-            pages.removed();
+            pages.removed(order);
           },
           petChanged: (pet, item) => {
             for (const other of shown) other.showPet(pet, item);

@@ -1,6 +1,6 @@
 import type { Category, InventoryItem, NewPet, Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
-import { confirmAction, field, h, put } from "./dom.js";
+import { confirmAction, field, h, put, removeRows } from "./dom.js";
 
 /**
  * The status changes staff may make by hand (the contract's store rule 7). The page offers
@@ -31,6 +31,7 @@ export function stockView(ctx: Console): HTMLElement {
   const pages = new Pages<Pet>(
     ctx,
     ["pet", "pets"],
+    (pet) => pet.id,
     () => {
       const name = search.value.trim();
       return ctx.client.pets.pages({
@@ -44,12 +45,13 @@ export function stockView(ctx: Console): HTMLElement {
       rows.replaceChildren();
       shown.length = 0;
     },
-    async (pets) => {
+    async (pets, stale) => {
       const [stock, categories] = await Promise.all([stockOf(ctx, pets), ctx.categories()]);
+      if (stale()) return;
       for (const pet of pets) {
         const row = new PetRow(ctx, pet, stock.get(pet.id), categories, lowStock, () => {
-          row.element.remove();
-          pages.removed();
+          removeRows(row.element, row.editor);
+          pages.removed(pet);
         });
         shown.push(row);
         rows.append(row.element, row.editor);
@@ -96,12 +98,12 @@ export function stockView(ctx: Console): HTMLElement {
     filters,
     addPetForm(ctx, (pet, item, categories) => {
       const row = new PetRow(ctx, pet, item, categories, lowStock, () => {
-        row.element.remove();
-        pages.removed();
+        removeRows(row.element, row.editor);
+        pages.removed(pet);
       });
       shown.unshift(row);
       rows.prepend(row.element, row.editor);
-      pages.added();
+      pages.added(pet);
     }),
     h(
       "div",
@@ -239,7 +241,6 @@ class PetRow {
         if (!yes) return;
         void ctx.run(remove, async () => {
           await ctx.client.pets.delete(pet.id);
-          this.editor.remove();
           this.onRemoved();
           ctx.done(`${pet.name} was removed.`);
         });
