@@ -112,6 +112,26 @@ func TestConsole(t *testing.T) {
 		}
 	})
 
+	t.Run("a refused restock shows the API's message and the count the service holds", func(t *testing.T) {
+		b := b.in(t)
+		ghost := srv.createPet(t, "Ghost", dogsID)
+		evalAs[bool](b, `(document.querySelector('input[type=search]').value = '', true)`)
+		b.do(chromedp.SendKeys(`input[type=search]`, "ghost"))
+		b.wait(stockRow("Ghost")+` !== undefined`, "Ghost")
+		// Someone removes the pet meanwhile.
+		srv.call(t, srv.AdminKey, "DELETE", fmt.Sprintf("/pets/%d", ghost.ID), nil, http.StatusNoContent, nil)
+		var refusal struct{ Message string }
+		srv.call(t, srv.AdminKey, "PUT", fmt.Sprintf("/store/inventory/%d", ghost.ID), map[string]any{"quantity": 7}, http.StatusNotFound, &refusal)
+		input := b.mark(stockRow("Ghost")+`.querySelector('input[name=quantity]')`, "ghost-stock")
+		evalAs[bool](b, `(document.querySelector('`+input+`').value = '', true)`)
+		b.do(chromedp.SendKeys(input, "7\r"))
+		b.wait(fmt.Sprintf(`document.querySelector('.notice.error')?.textContent === %q`, refusal.Message), "the API's refusal")
+		if got := evalAs[string](b, stockRow("Ghost")+`.querySelector('input[name=quantity]').value`); got != "0" {
+			t.Errorf("the stock field shows %q after the refusal, want the 0 the service last held", got)
+		}
+		evalAs[bool](b, `(document.querySelector('input[type=search]').value = '', true)`)
+	})
+
 	var order orderJSON
 	t.Run("a customer's order shows among the open orders; completing it sells the pet", func(t *testing.T) {
 		b := b.in(t)
@@ -327,8 +347,6 @@ func TestConsole(t *testing.T) {
 		own := `[...document.querySelectorAll('tr[data-key-id]')].find(r => r.textContent.includes("This console's key"))`
 		b.do(chromedp.Click(chromedp.CSS(b.mark(own+`.querySelector('button.danger')`, "revoke-own"))))
 		b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
-		b.wait(own+` === undefined`, "the console's key to be revoked")
-		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
 		b.wait(`document.querySelector('form.sign-in [role=alert]')?.textContent.startsWith('Signed out: the service refused the key.')`, "the console to be signed out")
 		if got := evalAs[string](b, `sessionStorage.getItem('petstore.console.apiKey') ?? ''`); got != "" {
 			t.Error("the refused key is still kept")
@@ -338,7 +356,8 @@ func TestConsole(t *testing.T) {
 	t.Run("phone width and dark", func(t *testing.T) {
 		b := b.in(t)
 		b.signIn(srv.AdminKey)
-		b.do(chromedp.EmulateViewport(375, 812))
+		b.wait(`document.querySelector('nav a[href="#stock"]') !== null`, "the console")
+		b.do(chromedp.EmulateViewport(375, 812), chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
 		b.wait(stockRow("Rex")+` !== undefined`, "the stock list")
 		if w := evalAs[int](b, `document.documentElement.scrollWidth`); w > 375 {
 			t.Errorf("the page is %dpx wide at 375px", w)

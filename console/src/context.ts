@@ -25,8 +25,9 @@ export function describe(error: unknown): string {
     const details = error.details.map((d) => `${d.field}: ${d.problem}`).join("; ");
     return details ? `${error.message} (${details})` : error.message;
   }
-  if (error instanceof TypeError) {
-    // What fetch throws when the service cannot be reached.
+  if (error instanceof TypeError && /fetch|network/i.test(error.message)) {
+    // What fetch throws when the service cannot be reached ("Failed to fetch",
+    // "NetworkError when attempting to fetch resource", "Load failed" aside).
     return `The service could not be reached (${error.message}). Check the connection and try again.`;
   }
   return error instanceof Error ? error.message : String(error);

@@ -104,6 +104,9 @@ function keyRow(ctx: Console, key: ApiKey, removed: () => void): HTMLTableRowEle
         removeRows(row);
         removed();
         ctx.done(`The key ${key.name} was revoked.`);
+        // The console's own key: its next call is refused (a 401 signs the console out
+        // with the service's message); make that call now rather than at the next click.
+        if (own) await ctx.client.accounts.me();
       });
     });
   });

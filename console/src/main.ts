@@ -55,7 +55,11 @@ async function signIn(apiKey: string): Promise<string | undefined> {
   return undefined;
 }
 
+/** Counts sign-ins and sign-outs: work of an earlier session (a call still under way) says nothing. */
+let session = 0;
+
 function signOut(message?: string): void {
+  session++;
   sessionStorage.removeItem(keyStorage);
   showSignIn(message);
 }
@@ -106,15 +110,18 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string): void
   };
   let categories: Promise<Map<number, Category>> | undefined;
 
+  const mine = ++session;
   const ctx: Console = {
     client: petstore,
     account,
     apiKey,
     done(message) {
+      if (mine !== session) return;
       put(alert, "");
       put(status, message);
     },
     fail(error) {
+      if (mine !== session) return;
       if (error instanceof PetstoreError && error.status === 401) {
         signOut(`Signed out: the service refused the key. ${describe(error)}`);
         return;

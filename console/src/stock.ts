@@ -227,10 +227,17 @@ class PetRow {
       event.preventDefault();
       const quantity = Number(stockInput.value);
       void ctx.run(save, async () => {
-        this.item = await ctx.client.inventory.set(pet.id, { quantity });
-        this.pet = { ...this.pet, status: this.item.status };
+        try {
+          this.item = await ctx.client.inventory.set(pet.id, { quantity });
+          this.pet = { ...this.pet, status: this.item.status };
+          ctx.done(`${this.pet.name}: stock ${this.item.quantity}, ${this.item.status}.`);
+        } catch (error) {
+          // Refused (a count out of range, the pet gone): the row goes back to what the
+          // service holds.
+          ctx.fail(error);
+          await this.refresh().catch(() => {});
+        }
         this.render();
-        ctx.done(`${this.pet.name}: stock ${this.item.quantity}, ${this.item.status}.`);
       });
     });
 

@@ -96,18 +96,20 @@ func TestServiceEndpoints(t *testing.T) {
 			t.Fatalf("HEAD /v1/pets = %d %v", res.StatusCode, res.Header)
 		}
 	})
-	t.Run("/docs/ leads to the docs page", func(t *testing.T) {
-		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		res, err := client.Get(a.URL + "/docs/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusMovedPermanently || res.Header.Get("Location") != "/docs" {
-			t.Fatalf("GET /docs/ = %d to %q", res.StatusCode, res.Header.Get("Location"))
-		}
-		a.do(t, req{Method: "GET", Path: "/docs"}).expect(200, "")
-	})
+	for _, page := range []string{"/docs", "/console"} {
+		t.Run(page+"/ leads to the page", func(t *testing.T) {
+			client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			res, err := client.Get(a.URL + page + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusMovedPermanently || res.Header.Get("Location") != page {
+				t.Fatalf("GET %s/ = %d to %q", page, res.StatusCode, res.Header.Get("Location"))
+			}
+			a.do(t, req{Method: "GET", Path: page}).expect(200, "")
+		})
+	}
 	t.Run("the document names the address the server listens on", func(t *testing.T) {
 		for _, p := range []string{"/openapi.yaml", "/openapi.json"} {
 			res := a.do(t, req{Method: "GET", Path: p}).expect(200, "")
