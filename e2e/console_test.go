@@ -189,6 +189,21 @@ func TestConsole(t *testing.T) {
 		}
 	})
 
+	t.Run("an order the customer cancelled meanwhile: the refusal, and the row leaves", func(t *testing.T) {
+		b := b.in(t)
+		var gone orderJSON
+		srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": 1, "quantity": 1}, http.StatusCreated, &gone)
+		b.do(chromedp.Click(chromedp.CSS(b.mark(`[...document.querySelectorAll('button')].find(e => e.textContent === 'Refresh')`, "refresh"))))
+		row := fmt.Sprintf(`document.querySelector('tr[data-order-id="%d"]')`, gone.ID)
+		b.wait(row+` !== null`, "the new order")
+		srv.call(t, srv.CustomerKey, "DELETE", fmt.Sprintf("/store/orders/%d", gone.ID), nil, http.StatusNoContent, nil)
+		var refusal struct{ Message string }
+		srv.call(t, srv.AdminKey, "PATCH", fmt.Sprintf("/store/orders/%d", gone.ID), map[string]any{"complete": true}, http.StatusNotFound, &refusal)
+		b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('td.row-actions button')`, "complete-gone"))))
+		b.wait(fmt.Sprintf(`document.querySelector('.notice.error')?.textContent === %q`, refusal.Message), "the API's refusal")
+		b.wait(row+` === null`, "the cancelled order to leave the open orders")
+	})
+
 	t.Run("an illegal status change shows the API's refusal", func(t *testing.T) {
 		b := b.in(t)
 		pepper := srv.createPet(t, "Pepper", dogsID)

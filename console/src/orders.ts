@@ -1,7 +1,7 @@
-import type { InventoryItem, Order, Pet } from "@acme-pets/petstore";
+import { PetstoreError, type InventoryItem, type Order, type Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
 import { confirmAction, formatDateTime, h, put, removeRows, toLocalInput } from "./dom.js";
-import { stockOf } from "./stock.js";
+import { petsById, stockById } from "./lookup.js";
 
 const pageSize = 25;
 
@@ -22,7 +22,8 @@ export function ordersView(ctx: Console): HTMLElement {
       shown.length = 0;
     },
     async (orders, stale) => {
-      const [pets, stock] = await Promise.all([petsOf(ctx, orders), stockOf(ctx, orders.map((o) => ({ id: o.petId })))]);
+      const petIds = orders.map((o) => o.petId);
+      const [pets, stock] = await Promise.all([petsById(ctx, petIds), stockById(ctx, petIds)]);
       if (stale()) return;
       for (const order of orders) {
         const row = new OrderRow(ctx, order, pets.get(order.petId), stock.get(order.petId), {
@@ -67,15 +68,6 @@ export function ordersView(ctx: Console): HTMLElement {
   );
 }
 
-/** The pets of a page of orders, in one call (`ids`, the batch lookup). */
-async function petsOf(ctx: Console, orders: readonly Order[]): Promise<Map<number, Pet>> {
-  const pets = new Map<number, Pet>();
-  const ids = [...new Set(orders.map((o) => o.petId))];
-  if (ids.length === 0) return pets;
-  for await (const pet of ctx.client.pets.list({ ids })) pets.set(pet.id, pet);
-  return pets;
-}
-
 interface RowEvents {
   /** The order is complete or cancelled: it leaves the list of open orders. */
   closed(): void;
@@ -117,13 +109,44 @@ class OrderRow {
     );
   }
 
+  /**
+   * Runs an action on the order. When the service refuses it (the customer cancelled, or
+   * another person completed it, meanwhile), its message is shown and the row shows what
+   * the service holds: an order that is gone or complete leaves the open orders.
+   */
+  private act(button: HTMLButtonElement, action: () => Promise<void>): Promise<void> {
+    return this.ctx.run(button, async () => {
+      try {
+        await action();
+      } catch (error) {
+        this.ctx.fail(error);
+        await this.resync();
+      }
+    });
+  }
+
+  private async resync(): Promise<void> {
+    try {
+      const order = await this.ctx.client.orders.get(this.order.id);
+      if (order.complete) {
+        this.events.closed();
+      } else {
+        this.order = order;
+        this.render();
+      }
+    } catch (error) {
+      if (error instanceof PetstoreError && error.status === 404) this.events.closed();
+    }
+    await this.reloadPet().catch(() => "");
+  }
+
   private render(): void {
     const { order, ctx } = this;
     const label = `order ${order.id}`;
 
     const complete = h("button", { type: "button" }, "Complete", h("span", { class: "visually-hidden" }, ` ${label}`));
     complete.addEventListener("click", () =>
-      void ctx.run(complete, async () => {
+      void this.act(complete, async () => {
         this.order = await ctx.client.orders.update(order.id, { complete: true });
         const pet = await this.reloadPet().catch(() => ""); // done either way
         this.events.closed();
@@ -139,7 +162,7 @@ class OrderRow {
         "Cancel order",
       ).then((yes) => {
         if (!yes) return;
-        void ctx.run(cancel, async () => {
+        void this.act(cancel, async () => {
           await ctx.client.orders.cancel(order.id);
           const pet = await this.reloadPet().catch(() => ""); // done either way
           this.events.closed();
@@ -159,7 +182,7 @@ class OrderRow {
         ctx.fail(new Error("Choose a ship date and time first."));
         return;
       }
-      void ctx.run(setDate, async () => {
+      void this.act(setDate, async () => {
         this.order = await ctx.client.orders.update(order.id, { shipDate: when.toISOString() });
         this.render();
         ctx.done(`Order ${order.id} ships ${this.order.shipDate ? formatDateTime(this.order.shipDate) : "without a date"}.`);
@@ -179,7 +202,7 @@ class OrderRow {
 
   /** Loads the order's pet and stock again; says what they are now. */
   private async reloadPet(): Promise<string> {
-    const [pets, stock] = await Promise.all([petsOf(this.ctx, [this.order]), stockOf(this.ctx, [{ id: this.order.petId }])]);
+    const [pets, stock] = await Promise.all([petsById(this.ctx, [this.order.petId]), stockById(this.ctx, [this.order.petId])]);
     const pet = pets.get(this.order.petId);
     if (pet === undefined) return "";
     const item = stock.get(pet.id);

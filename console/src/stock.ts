@@ -1,5 +1,6 @@
 import type { Category, InventoryItem, NewPet, Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
+import { petsById, stockById } from "./lookup.js";
 import { confirmAction, field, h, put, removeRows } from "./dom.js";
 
 /**
@@ -46,7 +47,7 @@ export function stockView(ctx: Console): HTMLElement {
       shown.length = 0;
     },
     async (pets, stale) => {
-      const [stock, categories] = await Promise.all([stockOf(ctx, pets), ctx.categories()]);
+      const [stock, categories] = await Promise.all([stockById(ctx, pets.map((p) => p.id)), ctx.categories()]);
       if (stale()) return;
       for (const pet of pets) {
         const row = new PetRow(ctx, pet, stock.get(pet.id), categories, lowStock, () => {
@@ -120,15 +121,6 @@ export function stockView(ctx: Console): HTMLElement {
   );
 }
 
-/** The stock of a page of pets, in one call (the inventory's `ids` batch lookup). */
-export async function stockOf(ctx: Console, pets: readonly { id: number }[]): Promise<Map<number, InventoryItem>> {
-  const stock = new Map<number, InventoryItem>();
-  const ids = [...new Set(pets.map((p) => p.id))];
-  if (ids.length === 0) return stock;
-  for await (const item of ctx.client.inventory.list({ ids, limit: Math.min(ids.length, 100) })) stock.set(item.petId, item);
-  return stock;
-}
-
 export function categoryOptions(categories: Map<number, Category>, selected?: number): HTMLOptionElement[] {
   return [...categories.values()]
     .sort((a, b) => a.name.localeCompare(b.name))
@@ -155,9 +147,8 @@ class PetRow {
 
   /** Loads the pet and its stock again. */
   private async refresh(): Promise<void> {
-    const [pets, stock] = await Promise.all([this.ctx.client.pets.pages({ ids: [this.pet.id] }).next(), stockOf(this.ctx, [this.pet])]);
-    const pet = pets.done ? undefined : pets.value.items[0];
-    if (pet) this.pet = pet;
+    const [pets, stock] = await Promise.all([petsById(this.ctx, [this.pet.id]), stockById(this.ctx, [this.pet.id])]);
+    this.pet = pets.get(this.pet.id) ?? this.pet;
     this.item = stock.get(this.pet.id) ?? this.item;
   }
 
