@@ -9,6 +9,8 @@
 //   - consumers_test.go is the consumer matrix: the walk-through through the Go SDK
 //     (sdk/go), the TypeScript SDK (sdk/typescript, npm ci and npm test) and a client
 //     oapi-codegen generates fresh from the served document;
+//   - console_test.go runs the staff console (/console) in headless Chromium as staff
+//     would, checks it with axe-core (from console/, npm ci) and saves screenshots;
 //   - webhooks_test.go runs the webhook receivers of the docs (Node.js, Python, Go)
 //     against deliveries made by the service's sender (package webhook).
 //
