@@ -101,19 +101,24 @@ func (a *testAPI) fail(t testing.TB, at time.Time, status int, final bool, disab
 	t.Helper()
 	ws := a.webhookStore(t)
 	ctx := context.Background()
-	jobs, err := ws.ClaimDeliveries(ctx, at, time.Minute, 10)
+	jobs, err := ws.ClaimDeliveries(ctx, claimAt(at))
 	if err != nil || len(jobs) != 1 {
 		t.Fatalf("claimed %d deliveries (%v), want 1", len(jobs), err)
 	}
-	r := petstore.AttemptResult{DeliveryID: jobs[0].Delivery.ID, At: at, Status: petstore.DeliveryPending, NextAttemptAt: at.Add(time.Hour),
+	r := petstore.AttemptResult{WebhookID: jobs[0].Webhook.ID, DeliveryID: jobs[0].Delivery.ID, At: at, Status: petstore.DeliveryPending, NextAttemptAt: at.Add(time.Hour),
 		ResponseStatus: status, Error: fmt.Sprintf("HTTP %d from the endpoint", status), DisableIfFailingBefore: disableBefore}
 	if final {
 		r.Status = petstore.DeliveryFailed
 	}
-	if err := ws.FinishAttempt(ctx, r); err != nil {
+	if err := ws.FinishAttempts(ctx, []petstore.AttemptResult{r}); err != nil {
 		t.Fatal(err)
 	}
 	return jobs[0].Delivery.ID
+}
+
+// claimAt are the options of a claim at at, as the dispatcher makes it.
+func claimAt(at time.Time) petstore.ClaimOptions {
+	return petstore.ClaimOptions{Now: at, Lease: time.Minute, Max: 10, Window: petstore.DefaultDeliveryWindow}
 }
 
 // allowPrivate accepts endpoints on private and loopback addresses, as
@@ -553,7 +558,7 @@ func TestSendTestEvent(t *testing.T) {
 	if len(listed) != 1 || listed[0].ID != d.ID {
 		t.Fatalf("the endpoint's deliveries are %+v, want the test one", listed)
 	}
-	jobs, err := ws.ClaimDeliveries(context.Background(), time.Now().Add(time.Second), time.Minute, 10)
+	jobs, err := ws.ClaimDeliveries(context.Background(), claimAt(time.Now().Add(time.Second)))
 	if err != nil || len(jobs) != 1 || jobs[0].Webhook.ID != w.ID {
 		t.Fatalf("claimed %+v (%v), want the one test delivery to endpoint %d", jobs, err, w.ID)
 	}
@@ -606,7 +611,7 @@ func TestRetryDelivery(t *testing.T) {
 		if got.Status != "pending" || got.Attempts != 0 || got.NextAttemptAt == nil || time.Since(*got.NextAttemptAt) > time.Minute {
 			t.Fatalf("got %+v", got)
 		}
-		jobs, err := a.webhookStore(t).ClaimDeliveries(context.Background(), time.Now().Add(time.Second), time.Minute, 10)
+		jobs, err := a.webhookStore(t).ClaimDeliveries(context.Background(), claimAt(time.Now().Add(time.Second)))
 		if err != nil || len(jobs) != 1 || jobs[0].Delivery.ID != d.ID {
 			t.Fatalf("claimed %+v (%v), want the retried delivery", jobs, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -231,6 +232,8 @@ const (
 
 // Delivery is the sending of one event to one endpoint, over one or more attempts.
 type Delivery struct {
+	// ID is the event's position in the log (its Seq): an endpoint is sent an event
+	// once, so the pair (WebhookID, ID) names a delivery.
 	ID        int64
 	WebhookID int64
 	EventID   string
@@ -241,13 +244,33 @@ type Delivery struct {
 	Attempts int
 	// NextAttemptAt is when the next attempt is due (pending only).
 	NextAttemptAt *time.Time
+	// LastAttemptAt is when the last attempt was made; nil before the first, and for
+	// a delivery that succeeded at its first attempt, of which the store keeps no
+	// record beyond the fact (see WebhookStore).
 	LastAttemptAt *time.Time
-	// ResponseStatus is the HTTP status of the last attempt; 0 when it got none.
+	// ResponseStatus is the HTTP status of the last attempt; 0 when it got none, or
+	// when the store kept no record of it.
 	ResponseStatus int
 	// LastError says why the last attempt failed, in words; empty after a success.
 	LastError string
 	CreatedAt time.Time
 }
+
+// MaxWebhooks is how many endpoints the service keeps. Every endpoint's deliveries
+// cost the dispatcher a claim and the store a cursor; tens are what a shop needs.
+const MaxWebhooks = 100
+
+// MaxPendingTests is how many test deliveries an endpoint may have pending at once.
+const MaxPendingTests = 10
+
+// DefaultDeliveryWindow is how many deliveries one endpoint is sent at once at most,
+// unless the operator says otherwise; MaxDeliveryWindow bounds what the operator may
+// say. An endpoint's window shrinks when its attempts fail and grows back as they
+// succeed (WebhookStore.FinishAttempts).
+const (
+	DefaultDeliveryWindow = 32
+	MaxDeliveryWindow     = 256
+)
 
 // EventFilter selects events in the feed; a zero field does not filter.
 type EventFilter struct {
@@ -267,8 +290,22 @@ type DeliveryJob struct {
 	RetrySince time.Time
 }
 
+// ClaimOptions say what ClaimDeliveries may take.
+type ClaimOptions struct {
+	// Now is the queue's clock: what is due, and when leases end.
+	Now time.Time
+	// Lease is how long the claimed deliveries stay the claimer's.
+	Lease time.Duration
+	// Max is how many deliveries the claim may take in all.
+	Max int
+	// Window bounds the deliveries of one endpoint in flight at once (across every
+	// process); each endpoint's own window, which failures shrink, is at most this.
+	Window int
+}
+
 // AttemptResult is the outcome of one attempt, which the dispatcher reports.
 type AttemptResult struct {
+	WebhookID  int64
 	DeliveryID int64
 	At         time.Time
 	// Status is the delivery's new status: pending (NextAttemptAt is then the retry),
@@ -290,32 +327,47 @@ type QueueStats struct {
 	Oldest time.Time
 }
 
-// WebhookStore keeps webhook endpoints, the event feed and deliveries. Events are
-// written by the other stores' changes, in their transactions, with a pending delivery
-// for every enabled endpoint subscribed to the type. A change writes its events in
-// this order: the order's event (placed, completed, cancelled), then the pet's
-// StockEvents. A batch of orders writes an order.placed per placed order and the
-// StockEvents of each pet whose state it changed, from the state before the batch to
-// the state after it; their order within the batch is not fixed.
+// WebhookStore keeps webhook endpoints, the event feed and deliveries.
+//
+// Events are written once, by the other stores' changes, in their transactions; an
+// event exists exactly when its change does. Nothing is written per endpoint then:
+// each endpoint keeps its place in the feed (a cursor), and ClaimDeliveries fans the
+// events after it out to the endpoint, outside any sale. A delivery has a row only
+// while it is in flight, pending a retry, failed, or once it took more than one
+// attempt (and for test events); one that succeeded at its first attempt leaves no
+// row, and is known from the endpoint's spans: the ranges of the feed it was sent,
+// each with the subscription it had then. Deliveries lists both kinds alike.
+//
+// A change writes its events in this order: the order's event (placed, completed,
+// cancelled), then the pet's StockEvents. A batch of orders writes an order.placed
+// per placed order and the StockEvents of each pet whose state it changed, from the
+// state before the batch to the state after it; their order within the batch is not
+// fixed.
 //
 // Every method that takes an endpoint's id answers ENotFound for an unknown one.
 type WebhookStore interface {
-	// CreateWebhook adds an endpoint (enabled); w.ID and the dates are set by the store.
+	// CreateWebhook adds an endpoint (enabled), sent the events that happen from now
+	// on; w.ID and the dates are set by the store. The MaxWebhooks+1st is EConflict.
 	CreateWebhook(ctx context.Context, w Webhook) (Webhook, error)
 	Webhook(ctx context.Context, id int64) (Webhook, error)
 	Webhooks(ctx context.Context, p Page) ([]Webhook, error)
 	// UpdateWebhook changes an endpoint to what change returns, in one transaction,
 	// and sets UpdatedAt; an error from change is returned and nothing changes.
-	// Disabling it fails its pending deliveries; enabling a disabled one clears
-	// DisabledReason and FailingSince (its run of failures starts afresh).
+	// Disabling it fails its pending deliveries and the events not yet sent to it;
+	// enabling a disabled one clears DisabledReason and FailingSince (its run of
+	// failures starts afresh) and sends it the events that happen from then on. A
+	// new subscription applies to the events not yet sent.
 	UpdateWebhook(ctx context.Context, id int64, change func(Webhook) (Webhook, error)) (Webhook, error)
 	// DeleteWebhook removes an endpoint and its deliveries.
 	DeleteWebhook(ctx context.Context, id int64) error
 	// SendTestEvent writes a WebhookTest event and its one delivery, to endpoint id,
-	// due at once.
+	// due at once. An endpoint with MaxPendingTests test deliveries pending is
+	// EConflict.
 	SendTestEvent(ctx context.Context, id int64, now time.Time) (Delivery, error)
 
-	// Deliveries lists a page of an endpoint's deliveries by id, oldest first.
+	// Deliveries lists a page of an endpoint's deliveries by id (the event's place
+	// in the feed), oldest first: those it was sent and those it is being sent. Events
+	// not yet fanned out to it are not listed.
 	Deliveries(ctx context.Context, webhookID int64, p Page) ([]Delivery, error)
 	// RetryDelivery makes a delivery of the endpoint pending again, due at now, with a
 	// fresh retry horizon; one pending already is left as it is. A delivery of another
@@ -333,21 +385,26 @@ type WebhookStore interface {
 	// deliveries.
 	PurgeEvents(ctx context.Context, before time.Time) (int64, error)
 
-	// ClaimDeliveries leases up to max pending deliveries due at now, for lease: at most
-	// one per endpoint, the endpoint's oldest pending one, so that an endpoint gets its
-	// events in order. That is a head-of-line rule: while an endpoint's oldest pending
-	// delivery waits (for its retry, or under a lease), none after it is claimed. A lease that runs out (a process killed mid-delivery) makes the
-	// delivery claimable again. Concurrent claims, from any process, never share a
-	// delivery.
-	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, max int) ([]DeliveryJob, error)
-	// FinishAttempt records an attempt's result (Attempts counts it) and ends the
-	// lease; the first attempt of a run (Attempts 0) sets RetrySince to its At. On the
-	// endpoint it sets FailingSince at the first failure of a run, clears
-	// it on a success and, past DisableIfFailingBefore, disables it with a reason and
-	// fails its pending deliveries, this one included. An unknown delivery is
-	// ENotFound.
-	FinishAttempt(ctx context.Context, r AttemptResult) error
-	// QueueStats counts the pending deliveries.
+	// ClaimDeliveries leases up to o.Max deliveries due at o.Now, for o.Lease: first
+	// each endpoint's retries that are due, then the events after its cursor that it
+	// subscribes to (the cursor moves past them). An endpoint is given at most its
+	// window less what it has in flight, and endpoints are served in turn, so that
+	// none waits for another. No order holds between an endpoint's deliveries. A lease
+	// that runs out (a process killed mid-delivery) makes the delivery claimable
+	// again. Concurrent claims, from any process, never share a delivery.
+	ClaimDeliveries(ctx context.Context, o ClaimOptions) ([]DeliveryJob, error)
+	// FinishAttempts records the results of attempts, in one transaction (Attempts
+	// counts each) and ends their leases; the first attempt of a run (Attempts 0)
+	// sets RetrySince to its At. A success at a fan-out's first attempt removes the
+	// delivery's row (its span remembers it). On the endpoint a success clears
+	// FailingSince and widens its window by one; a failure sets FailingSince at the
+	// first failure of a run, halves the window and, past DisableIfFailingBefore,
+	// disables the endpoint with a reason and fails its pending deliveries, this one
+	// included. A result whose delivery is gone (its endpoint was deleted) or no
+	// longer pending (its endpoint was disabled) is left out.
+	FinishAttempts(ctx context.Context, results []AttemptResult) error
+	// QueueStats counts the deliveries waiting: pending ones and events not yet
+	// fanned out.
 	QueueStats(ctx context.Context) (QueueStats, error)
 }
 
@@ -373,3 +430,103 @@ func DisabledReason(since, at time.Time, lastError string) string {
 // FailedByDisabling is the last error of a delivery failed because the service
 // disabled its endpoint for the reason why.
 func FailedByDisabling(why string) string { return "The endpoint was disabled: " + why }
+
+// Span is a range of the feed, (From, To] by Seq, that an endpoint was sent with
+// subscription Events, or, when Failed, that it was not sent because it was disabled
+// (Error says why). A delivery in a span has a row only when its first attempt did
+// not simply succeed; the span tells the others.
+type Span struct {
+	From, To int64
+	Events   EventMask
+	Failed   bool
+	Error    string
+}
+
+// Holds reports whether the event at seq, of type t, was the endpoint's in span s.
+func (s Span) Holds(seq int64, t EventType) bool {
+	return seq > s.From && seq <= s.To && s.Events&t.Bit() != 0
+}
+
+// SpanDelivery is the delivery of event e (Seq, ID, Type and CreatedAt) to endpoint
+// webhookID that span s tells of, the event having no row: sent and succeeded at its
+// first attempt, or failed with the span's error.
+func SpanDelivery(webhookID int64, e Event, s Span) Delivery {
+	d := Delivery{ID: e.Seq, WebhookID: webhookID, EventID: e.ID, EventType: e.Type, CreatedAt: e.CreatedAt,
+		Status: DeliverySucceeded, Attempts: 1}
+	if s.Failed {
+		d.Status, d.Attempts, d.LastError = DeliveryFailed, 0, s.Error
+	}
+	return d
+}
+
+// NextWindow is an endpoint's window of deliveries in flight after an attempt: one
+// wider after a success (up to MaxDeliveryWindow), half as wide after a failure (at
+// least 1), so that a receiver that times out is sent one delivery at a time and one
+// that keeps up is sent many.
+func NextWindow(w int, ok bool) int {
+	if ok {
+		return min(w+1, MaxDeliveryWindow)
+	}
+	return max(w/2, 1)
+}
+
+// MergeDeliveries merges two lists of one endpoint's deliveries, each by id, into
+// the first n by id.
+func MergeDeliveries(a, b []Delivery, n int) []Delivery {
+	out := make([]Delivery, 0, min(len(a)+len(b), n))
+	for len(out) < n && (len(a) > 0 || len(b) > 0) {
+		if len(b) == 0 || (len(a) > 0 && a[0].ID < b[0].ID) {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
+}
+
+// ByWebhook groups attempt results by endpoint, each group in the order given.
+func ByWebhook(results []AttemptResult) map[int64][]AttemptResult {
+	m := make(map[int64][]AttemptResult)
+	for _, r := range results {
+		m[r.WebhookID] = append(m[r.WebhookID], r)
+	}
+	return m
+}
+
+// Run is an endpoint's state after a batch of attempt results.
+type Run struct {
+	// Window is the endpoint's window of deliveries in flight (NextWindow).
+	Window int
+	// FailingSince starts the endpoint's run of failures; nil when its last attempt
+	// succeeded.
+	FailingSince *time.Time
+	// Disable is the result that disables the endpoint (its run of failures began
+	// before the result's DisableIfFailingBefore); nil when none does.
+	Disable *AttemptResult
+}
+
+// RunAfter applies an endpoint's results, in the order they were attempted, to its
+// run of failures since and its window.
+func RunAfter(since *time.Time, window int, results []AttemptResult) Run {
+	rs := slices.Clone(results)
+	slices.SortStableFunc(rs, func(a, b AttemptResult) int { return a.At.Compare(b.At) })
+	run := Run{Window: window, FailingSince: since}
+	for i := range rs {
+		r := &rs[i]
+		ok := r.Status == DeliverySucceeded
+		run.Window = NextWindow(run.Window, ok)
+		if ok {
+			// A later success in the same batch shows the receiver works.
+			run.FailingSince, run.Disable = nil, nil
+			continue
+		}
+		if run.FailingSince == nil {
+			at := r.At
+			run.FailingSince = &at
+		}
+		if run.Disable == nil && !r.DisableIfFailingBefore.IsZero() && run.FailingSince.Before(r.DisableIfFailingBefore) {
+			run.Disable = r
+		}
+	}
+	return run
+}

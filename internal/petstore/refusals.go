@@ -81,3 +81,15 @@ func AccountRole(r Role) (Role, error) {
 func WebhookDisabled(id int64) *Error {
 	return Errorf(EConflict, "Webhook endpoint %d is disabled; enable it before retrying its deliveries.", id)
 }
+
+// TooManyWebhooks is the refusal of an endpoint past MaxWebhooks.
+func TooManyWebhooks() *Error {
+	return Errorf(EConflict, "The service keeps at most %d webhook endpoints; delete one first.", MaxWebhooks)
+}
+
+// TooManyTests is the refusal of a test event to an endpoint that has
+// MaxPendingTests test deliveries pending.
+func TooManyTests(id int64) *Error {
+	return Errorf(EConflict, "Webhook endpoint %d has %d test deliveries pending; wait for them (GET /webhooks/%d/deliveries).",
+		id, MaxPendingTests, id)
+}

@@ -19,6 +19,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,6 +41,8 @@ type DB struct {
 	now          func() time.Time
 	beforeCommit func() error
 	onDeliveries func()
+	// claimTurn rotates the endpoint a claim serves first.
+	claimTurn atomic.Uint64
 }
 
 // DefaultMaxBatch bounds how many orders share one transaction.

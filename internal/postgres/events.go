@@ -10,39 +10,34 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// Events (the outbox). A transaction that makes events writes them, and a pending
-// delivery for each enabled endpoint subscribed to each one's type, in one statement
+// Events (the outbox). A transaction that makes events writes them in one statement
 // (qInsertEvents) queued with its other writes, so that an order batch gains no round
-// trip.
+// trip, and nothing per endpoint: the dispatcher's claims fan them out (webhooks.go).
 //
 // An event's seq is the transaction's xid8 shifted left by 16 bits plus the
 // event's place in that statement; a transaction writes its events in one statement
 // only. The feed shows only the events of transactions older than the oldest one
 // still running (pg_snapshot_xmin): every event that may yet commit has a greater
-// seq than every event shown, so a reader that follows the cursor misses none. A
-// transaction left open holds the feed back (not the deliveries) until it ends.
+// seq than every event shown, so a reader that follows the cursor misses none, and
+// neither does an endpoint's cursor, which stops at the same line. A transaction
+// left open holds the feed and the deliveries back until it ends.
 
 // maxEventsPerTx is how many events one transaction may write: the low 16 bits of a
 // seq number an event within its transaction (seqShiftSQL, seqMaskSQL).
 const maxEventsPerTx = 1<<16 - 1
 
 const (
-	// qInsertEvents writes events given as arrays (id, type, created_at, data, the
-	// type's subscription bit) and their deliveries, due at once, in event order; the
-	// command tag counts the deliveries.
+	// qInsertEvents writes events given as arrays (id, type, created_at, data), and
+	// selects one row when an enabled endpoint may want them (the command tag counts
+	// it), for the caller to wake the dispatcher after the commit.
 	qInsertEvents = `WITH v AS (
-			SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::bigint[])
-			WITH ORDINALITY AS v(id, type, created_at, data, bit, n)
+			SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[])
+			WITH ORDINALITY AS v(id, type, created_at, data, n)
 		), ev AS (
 			INSERT INTO events (seq, id, type, created_at, data)
 			SELECT (pg_current_xact_id()::text::bigint << ` + seqShiftSQL + `) + n, id, type, created_at, data FROM v
-			RETURNING seq
 		)
-		INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at, retry_since, created_at)
-		SELECT w.id, ev.seq, 'pending', v.created_at, v.created_at, v.created_at
-		FROM ev JOIN v ON v.n = ev.seq & ` + seqMaskSQL + `
-		JOIN webhooks w ON w.enabled AND (w.events & v.bit) <> 0
-		ORDER BY ev.seq, w.id`
+		SELECT 1 FROM webhooks WHERE enabled LIMIT 1`
 	seqShiftSQL = "16"
 	seqMaskSQL  = "65535"
 
@@ -59,21 +54,21 @@ func eventArgs(events []petstore.Event) ([]any, error) {
 	}
 	n := len(events)
 	ids, types, data := make([]string, n), make([]string, n), make([]string, n)
-	created, bits := make([]time.Time, n), make([]int64, n)
+	created := make([]time.Time, n)
 	for i, e := range events {
 		b, err := petstore.MarshalEventData(e)
 		if err != nil {
 			return nil, fmt.Errorf("write events: %w", err)
 		}
 		ids[i], types[i], data[i] = e.ID, string(e.Type), string(b)
-		created[i], bits[i] = timestamp(e.CreatedAt), int64(e.Type.Bit())
+		created[i] = timestamp(e.CreatedAt)
 	}
-	return []any{ids, types, created, data, bits}, nil
+	return []any{ids, types, created, data}, nil
 }
 
 // updateWithEvents is update for a change that makes events: fn returns them, and
-// they are written in its transaction, with their deliveries. A commit that made
-// deliveries calls OnDeliveries.
+// they are written in its transaction. A commit of events that an enabled endpoint
+// may want calls OnDeliveries.
 func (db *DB) updateWithEvents(ctx context.Context, fn func(tx pgx.Tx) ([]petstore.Event, error)) error {
 	var queued int64
 	err := db.update(ctx, func(tx pgx.Tx) error {

@@ -71,7 +71,7 @@ func TestTheFeedShowsNoEventBeforeEarlierTransactionsEnd(t *testing.T) {
 	}
 }
 
-func TestOnDeliveriesIsCalledAfterACommitThatMadeDeliveriesDue(t *testing.T) {
+func TestOnDeliveriesIsCalledAfterACommitOfEventsWhileAnEndpointListens(t *testing.T) {
 	var calls atomic.Int64
 	db := pgtest.OpenWith(t, pgtest.URL(t), postgres.Options{OnDeliveries: func() { calls.Add(1) }})
 	ctx := context.Background()
@@ -88,7 +88,9 @@ func TestOnDeliveriesIsCalledAfterACommitThatMadeDeliveriesDue(t *testing.T) {
 		do    func() error
 		calls int64
 	}{
-		{"an event no endpoint subscribes to", func() error { _, err := db.SetInventory(ctx, pet, 9); return err }, 0},
+		// The dispatcher's claim decides which endpoint subscribes to what: any event
+		// wakes it while an endpoint is enabled.
+		{"an event no endpoint subscribes to", func() error { _, err := db.SetInventory(ctx, pet, 9); return err }, 1},
 		{"a batch placing an order", func() error {
 			_, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: 1})
 			return err
@@ -106,7 +108,7 @@ func TestOnDeliveriesIsCalledAfterACommitThatMadeDeliveriesDue(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if err := db.FinishAttempt(ctx, petstore.AttemptResult{DeliveryID: ds[0].ID, At: time.Now(), Status: petstore.DeliveryFailed}); err != nil {
+			if err := db.FinishAttempts(ctx, []petstore.AttemptResult{{WebhookID: w.ID, DeliveryID: ds[0].ID, At: time.Now(), Status: petstore.DeliveryFailed}}); err != nil {
 				return err
 			}
 			_, err = db.RetryDelivery(ctx, w.ID, ds[0].ID, time.Now())
@@ -125,8 +127,8 @@ func TestOnDeliveriesIsCalledAfterACommitThatMadeDeliveriesDue(t *testing.T) {
 }
 
 // BenchmarkPlaceOrderWithWebhooks is BenchmarkPlaceOrder with three endpoints
-// subscribed to every event, so that every batch writes its events and their
-// deliveries.
+// subscribed to every event: a batch writes its events and nothing per endpoint, so
+// it should cost what BenchmarkPlaceOrder does.
 func BenchmarkPlaceOrderWithWebhooks(b *testing.B) {
 	url := pgtest.URL(b)
 	storetest.BenchPlacement(b, func(b *testing.B) petstore.Store {

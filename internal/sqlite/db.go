@@ -22,6 +22,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -84,6 +85,8 @@ type DB struct {
 	now          func() time.Time
 	beforeCommit func() error
 	onDeliveries func()
+	// claimTurn rotates the endpoint a claim serves first.
+	claimTurn atomic.Uint64
 }
 
 var _ petstore.Store = (*DB)(nil)
@@ -271,7 +274,7 @@ func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // hotWrites are the statements of the write transactions on the hot paths (placing
 // an order above all), prepared once in Open.
 var hotWrites = []string{qPetState, qSetPetState, qInsertOrder, qIdempotencyRecord, qSaveIdempotencyRecord,
-	qInsertEvent, qAnyWebhook, qFanOut}
+	qInsertEvent, qAnyWebhook}
 
 // txStmt returns the statement for query bound to tx: the one prepared in Open for a
 // hot query, else one prepared for this transaction only.

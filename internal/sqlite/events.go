@@ -10,20 +10,19 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// The outbox: a change writes its events, and a pending delivery for every enabled
-// endpoint subscribed to each, in its own write transaction (record). The single
-// writer commits events in seq order, so the feed pages by seq without a gap.
+// The outbox: a change writes its events in its own write transaction (record), and
+// nothing per endpoint: the dispatcher's claims fan them out (webhooks.go). The single
+// writer commits events in seq order, so the feed and the endpoints' cursors page by
+// seq without a gap.
 
 const (
 	qInsertEvent = `INSERT INTO events (id, type, created_at, data, webhook_id) VALUES (?, ?, ?, ?, ?)`
-	// qAnyWebhook spares the fan-out when no endpoint listens, the common case.
+	// qAnyWebhook spares the wake-up when no endpoint listens, the common case.
 	qAnyWebhook = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE enabled = 1)`
-	qFanOut     = `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at, retry_since, created_at)
-		SELECT id, ?, 'pending', ?, ?, ? FROM webhooks WHERE enabled = 1 AND events_mask & ? != 0`
 )
 
-// record writes events in tx with their deliveries. It reports whether it queued a
-// delivery, for the caller to wake the dispatcher once the transaction commits.
+// record writes events in tx. It reports whether an endpoint may want them, for the
+// caller to wake the dispatcher once the transaction commits.
 func (db *DB) record(ctx context.Context, tx *sql.Tx, events []petstore.Event) (queued bool, err error) {
 	if len(events) == 0 {
 		return false, nil
@@ -32,17 +31,12 @@ func (db *DB) record(ctx context.Context, tx *sql.Tx, events []petstore.Event) (
 	if err != nil {
 		return false, err
 	}
-	seqs := make([]int64, len(events))
-	for i, e := range events {
+	for _, e := range events {
 		data, err := petstore.MarshalEventData(e)
 		if err != nil {
 			return false, err
 		}
-		res, err := ins.ExecContext(ctx, e.ID, string(e.Type), formatTime(e.CreatedAt), string(data), nil)
-		if err == nil {
-			seqs[i], err = res.LastInsertId()
-		}
-		if err != nil {
+		if _, err := ins.ExecContext(ctx, e.ID, string(e.Type), formatTime(e.CreatedAt), string(data), nil); err != nil {
 			return false, fmt.Errorf("record event %s: %w", e.Type, err)
 		}
 	}
@@ -50,26 +44,8 @@ func (db *DB) record(ctx context.Context, tx *sql.Tx, events []petstore.Event) (
 	if err != nil {
 		return false, err
 	}
-	var listening bool
-	if err := any.QueryRowContext(ctx).Scan(&listening); err != nil {
+	if err := any.QueryRowContext(ctx).Scan(&queued); err != nil {
 		return false, fmt.Errorf("record events: %w", err)
-	}
-	if !listening {
-		return false, nil
-	}
-	fan, err := db.txStmt(ctx, tx, qFanOut)
-	if err != nil {
-		return false, err
-	}
-	for i, e := range events {
-		at := formatTime(e.CreatedAt)
-		res, err := fan.ExecContext(ctx, seqs[i], at, at, at, int64(e.Type.Bit()))
-		if err != nil {
-			return false, fmt.Errorf("queue deliveries of %s: %w", e.Type, err)
-		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			queued = true
-		}
 	}
 	return queued, nil
 }

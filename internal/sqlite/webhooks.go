@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -15,7 +16,7 @@ const (
 		previous_secret_expires_at, failing_since, created_at, updated_at`
 	qWebhook = `SELECT ` + webhookColumns + ` FROM webhooks WHERE id = ?`
 
-	deliveryColumns = `d.id, d.webhook_id, e.id, e.type, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at,
+	deliveryColumns = `d.event_seq, d.webhook_id, e.id, e.type, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at,
 		d.response_status, d.last_error, d.created_at`
 	deliveryFrom = ` FROM deliveries d JOIN events e ON e.seq = d.event_seq`
 )
@@ -72,16 +73,26 @@ func scanDelivery(row interface{ Scan(...any) error }, more ...any) (petstore.De
 	return d, nil
 }
 
-// CreateWebhook adds an enabled endpoint.
+// CreateWebhook adds an enabled endpoint, sent the events written from now on: its
+// cursor starts at the end of the feed. The MaxWebhooks+1st is EConflict.
 func (db *DB) CreateWebhook(ctx context.Context, w petstore.Webhook) (petstore.Webhook, error) {
 	now := db.now().UTC()
 	w.Enabled, w.DisabledReason, w.FailingSince = true, "", nil
 	w.CreatedAt, w.UpdatedAt = now, now
 	err := db.update(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhooks`).Scan(&n); err != nil {
+			return err
+		}
+		if n >= petstore.MaxWebhooks {
+			return petstore.TooManyWebhooks()
+		}
 		return tx.QueryRowContext(ctx, `INSERT INTO webhooks (url, description, events_mask, enabled, secret,
-			previous_secret, previous_secret_expires_at, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?) RETURNING id`,
+			previous_secret, previous_secret_expires_at, created_at, updated_at, fan_cursor, span_from, send_window)
+			VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) FROM events),
+			(SELECT COALESCE(MAX(seq), 0) FROM events), ?) RETURNING id`,
 			w.URL, w.Description, int64(w.Events), w.Secret, w.PreviousSecret, nullTime(w.PreviousSecretExpiresAt),
-			formatTime(now), formatTime(now)).Scan(&w.ID)
+			formatTime(now), formatTime(now), petstore.DefaultDeliveryWindow).Scan(&w.ID)
 	})
 	if err != nil {
 		return petstore.Webhook{}, fmt.Errorf("create webhook: %w", err)
@@ -144,8 +155,10 @@ func loadWebhook(ctx context.Context, tx *sql.Tx, id int64) (petstore.Webhook, e
 }
 
 // UpdateWebhook changes an endpoint to what change returns. Re-enabling it forgets
-// why it was disabled and its run of failures; disabling it fails its pending
-// deliveries, which would otherwise wait for it forever.
+// why it was disabled and its run of failures, and starts its cursor at the end of
+// the feed (events written while it was disabled are not its). Disabling it fails its
+// pending deliveries and the events after its cursor, which would otherwise wait for
+// it forever. A new subscription closes the span sent with the old one.
 func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.Webhook) (petstore.Webhook, error)) (petstore.Webhook, error) {
 	var w petstore.Webhook
 	err := db.update(ctx, func(tx *sql.Tx) error {
@@ -160,8 +173,15 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 		switch {
 		case w.Enabled && !cur.Enabled:
 			w.DisabledReason, w.FailingSince = "", nil
+			if err := restartSpan(ctx, tx, id); err != nil {
+				return err
+			}
 		case !w.Enabled && cur.Enabled:
-			if err := failPending(ctx, tx, id, petstore.DisabledByAdmin); err != nil {
+			if err := disable(ctx, tx, id, cur.Events, petstore.DisabledByAdmin); err != nil {
+				return err
+			}
+		case w.Enabled && w.Events != cur.Events:
+			if err := closeSpan(ctx, tx, id, cur.Events); err != nil {
 				return err
 			}
 		}
@@ -179,17 +199,50 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 	return w, nil
 }
 
-// failPending fails an endpoint's pending deliveries, saying why.
-func failPending(ctx context.Context, tx *sql.Tx, webhookID int64, why string) error {
-	_, err := tx.ExecContext(ctx, `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, leased_until = NULL,
-		last_error = ? WHERE webhook_id = ? AND status = 'pending'`, why, webhookID)
-	if err != nil {
-		return fmt.Errorf("fail deliveries of webhook %d: %w", webhookID, err)
+// closeSpan keeps the endpoint's current span (span_from to its cursor, sent with
+// mask) among its past ones and starts the next at the cursor.
+func closeSpan(ctx context.Context, tx *sql.Tx, id int64, mask petstore.EventMask) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_spans (webhook_id, from_seq, to_seq, events_mask)
+		SELECT id, span_from, fan_cursor, ? FROM webhooks WHERE id = ? AND fan_cursor > span_from`, int64(mask), id); err != nil {
+		return fmt.Errorf("close span of webhook %d: %w", id, err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET span_from = fan_cursor WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("close span of webhook %d: %w", id, err)
 	}
 	return nil
 }
 
-// DeleteWebhook removes an endpoint; its deliveries go with it (ON DELETE CASCADE).
+// disable fails an endpoint's pending deliveries and the events after its cursor
+// (kept as a failed span up to the end of the feed), saying why.
+func disable(ctx context.Context, tx *sql.Tx, id int64, mask petstore.EventMask, why string) error {
+	if err := closeSpan(ctx, tx, id, mask); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_spans (webhook_id, from_seq, to_seq, events_mask, failed_error)
+		SELECT w.id, w.fan_cursor, m.seq, ?, ? FROM webhooks w, (SELECT COALESCE(MAX(seq), 0) AS seq FROM events) m
+		WHERE w.id = ? AND m.seq > w.fan_cursor`, int64(mask), why, id); err != nil {
+		return fmt.Errorf("fail the unsent events of webhook %d: %w", id, err)
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, leased_until = NULL,
+		last_error = ? WHERE webhook_id = ? AND status = 'pending'`, why, id)
+	if err != nil {
+		return fmt.Errorf("fail deliveries of webhook %d: %w", id, err)
+	}
+	return nil
+}
+
+// restartSpan starts an endpoint that is enabled again at the end of the feed.
+func restartSpan(ctx context.Context, tx *sql.Tx, id int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE webhooks SET fan_cursor = m.seq, span_from = m.seq, send_window = ?
+		FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM events) m WHERE id = ?`, petstore.DefaultDeliveryWindow, id)
+	if err != nil {
+		return fmt.Errorf("restart webhook %d: %w", id, err)
+	}
+	return nil
+}
+
+// DeleteWebhook removes an endpoint; its deliveries and spans go with it (ON DELETE
+// CASCADE).
 func (db *DB) DeleteWebhook(ctx context.Context, id int64) error {
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM webhooks WHERE id = ?`, id)
@@ -218,6 +271,14 @@ func (db *DB) SendTestEvent(ctx context.Context, id int64, now time.Time) (petst
 		if err != nil {
 			return err
 		}
+		var pending int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries d JOIN events e ON e.seq = d.event_seq
+			WHERE d.webhook_id = ? AND d.status = 'pending' AND e.webhook_id = ?`, id, id).Scan(&pending); err != nil {
+			return err
+		}
+		if pending >= petstore.MaxPendingTests {
+			return petstore.TooManyTests(id)
+		}
 		e := petstore.Event{ID: petstore.NewEventID(), Type: petstore.WebhookTest, CreatedAt: now, Webhook: &w}
 		data, err := petstore.MarshalEventData(e)
 		if err != nil {
@@ -232,12 +293,12 @@ func (db *DB) SendTestEvent(ctx context.Context, id int64, now time.Time) (petst
 			return err
 		}
 		at := formatTime(now)
-		if err := tx.QueryRowContext(ctx, `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at,
-			retry_since, created_at) VALUES (?, ?, 'pending', ?, ?, ?) RETURNING id`, id, seq, at, at, at).Scan(&d.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at,
+			retry_since, created_at) VALUES (?, ?, 'pending', ?, ?, ?)`, id, seq, at, at, at); err != nil {
 			return fmt.Errorf("queue test delivery: %w", err)
 		}
-		d.WebhookID, d.EventID, d.EventType, d.Status = id, e.ID, e.Type, petstore.DeliveryPending
-		d.NextAttemptAt, d.CreatedAt = &now, now
+		d = petstore.Delivery{ID: seq, WebhookID: id, EventID: e.ID, EventType: e.Type, Status: petstore.DeliveryPending,
+			NextAttemptAt: &now, CreatedAt: now}
 		return nil
 	})
 	if err != nil {
@@ -247,38 +308,160 @@ func (db *DB) SendTestEvent(ctx context.Context, id int64, now time.Time) (petst
 	return d, nil
 }
 
-// Deliveries lists a page of an endpoint's deliveries by id; an unknown endpoint is
-// ENotFound.
+// spans reads an endpoint's spans, past and current (if it is enabled), oldest first.
+func spans(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, id int64) ([]petstore.Span, error) {
+	rows, err := q.QueryContext(ctx, `SELECT from_seq, to_seq, events_mask, failed_error FROM webhook_spans
+		WHERE webhook_id = ?1
+		UNION ALL SELECT span_from, fan_cursor, events_mask, NULL FROM webhooks WHERE id = ?1 AND enabled = 1
+		ORDER BY 1`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []petstore.Span
+	for rows.Next() {
+		var (
+			s   petstore.Span
+			why sql.NullString
+		)
+		if err := rows.Scan(&s.From, &s.To, &s.Events, &why); err != nil {
+			return nil, err
+		}
+		s.Failed, s.Error = why.Valid, why.String
+		if s.To > s.From {
+			out = append(out, s)
+		}
+	}
+	return out, rows.Err()
+}
+
+// spanQuery finds the events of spans after seq after that have no delivery row of
+// endpoint id, in feed order, up to limit: the deliveries the spans tell of. Spans
+// are few (one per change of subscription or of being enabled), so each is a range
+// of the events' primary key with the types it held.
+func spanQuery(id int64, list []petstore.Span, after int64, limit int) (string, []any) {
+	var b strings.Builder
+	args := []any{after}
+	b.WriteString(`SELECT ` + eventHead + ` FROM events e WHERE e.seq > ? AND e.webhook_id IS NULL AND (`)
+	for i, s := range list {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteString("(e.seq > ? AND e.seq <= ?")
+		args = append(args, s.From, s.To)
+		if s.Events != petstore.MaskAll {
+			b.WriteString(" AND e.type IN (")
+			for j, t := range s.Events.Types() {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString("?")
+				args = append(args, string(t))
+			}
+			b.WriteString(")")
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(`) AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.webhook_id = ? AND d.event_seq = e.seq)
+		ORDER BY e.seq LIMIT ?`)
+	args = append(args, id, limit)
+	return b.String(), args
+}
+
+// eventHead is what a delivery shows of its event.
+const eventHead = `e.seq, e.id, e.type, e.created_at`
+
+func scanEventHead(row interface{ Scan(...any) error }) (petstore.Event, error) {
+	var (
+		e            petstore.Event
+		typ, created string
+	)
+	if err := row.Scan(&e.Seq, &e.ID, &typ, &created); err != nil {
+		return e, err
+	}
+	e.Type = petstore.EventType(typ)
+	var err error
+	e.CreatedAt, err = parseTime(created)
+	return e, err
+}
+
+// Deliveries lists a page of an endpoint's deliveries by id (the event's seq): its
+// rows, merged with what its spans tell of the events without one. An unknown
+// endpoint is ENotFound.
 func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) ([]petstore.Delivery, error) {
 	if _, err := db.Webhook(ctx, webhookID); err != nil {
 		return nil, err
 	}
-	s, err := db.readStmt(ctx, `SELECT `+deliveryColumns+deliveryFrom+` WHERE d.webhook_id = ? AND d.id > ? ORDER BY d.id LIMIT ?`)
+	rctx := reading(ctx)
+	// One read transaction, so that rows and spans agree (a claim or a finish may
+	// commit between two statements otherwise).
+	tx, err := db.read.BeginTx(rctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}
-	rows, err := s.QueryContext(reading(ctx), webhookID, p.After, p.Size())
+	defer tx.Rollback() //nolint:errcheck // read-only
+	list, err := spans(rctx, tx, webhookID)
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}
-	defer rows.Close()
+	rows, err := tx.QueryContext(rctx, `SELECT `+deliveryColumns+deliveryFrom+` WHERE d.webhook_id = ? AND d.event_seq > ?
+		ORDER BY d.event_seq LIMIT ?`, webhookID, p.After, p.Size())
+	if err != nil {
+		return nil, fmt.Errorf("deliveries: %w", err)
+	}
 	out := []petstore.Delivery{}
 	for rows.Next() {
 		d, err := scanDelivery(rows)
 		if err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("deliveries: %w", err)
 		}
 		out = append(out, d)
 	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}
-	return out, nil
+	if len(list) == 0 {
+		return out, nil
+	}
+	q, args := spanQuery(webhookID, list, p.After, p.Size())
+	erows, err := tx.QueryContext(rctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("deliveries: %w", err)
+	}
+	defer erows.Close()
+	var told []petstore.Delivery
+	for erows.Next() {
+		e, err := scanEventHead(erows)
+		if err != nil {
+			return nil, fmt.Errorf("deliveries: %w", err)
+		}
+		if d, ok := spanDelivery(webhookID, e, list); ok {
+			told = append(told, d)
+		}
+	}
+	if err := erows.Err(); err != nil {
+		return nil, fmt.Errorf("deliveries: %w", err)
+	}
+	return petstore.MergeDeliveries(out, told, p.Size()), nil
+}
+
+// spanDelivery is the delivery of e that the span holding it tells of.
+func spanDelivery(webhookID int64, e petstore.Event, list []petstore.Span) (petstore.Delivery, bool) {
+	for _, s := range list {
+		if s.Holds(e.Seq, e.Type) {
+			return petstore.SpanDelivery(webhookID, e, s), true
+		}
+	}
+	return petstore.Delivery{}, false
 }
 
 // RetryDelivery makes a delivery pending again, due at now, with a fresh retry
 // horizon. A pending one is left as it is; one of a disabled endpoint is EConflict,
-// as it would wait for the endpoint forever.
+// as it would wait for the endpoint forever. A delivery a span tells of gets a row.
 func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, now time.Time) (petstore.Delivery, error) {
 	now = now.UTC()
 	var d petstore.Delivery
@@ -287,10 +470,14 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 		if err != nil {
 			return err
 		}
-		d, err = scanDelivery(tx.QueryRowContext(ctx, `SELECT `+deliveryColumns+deliveryFrom+` WHERE d.id = ? AND d.webhook_id = ?`,
-			deliveryID, webhookID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return petstore.DeliveryNotFound(deliveryID)
+		d, err = scanDelivery(tx.QueryRowContext(ctx, `SELECT `+deliveryColumns+deliveryFrom+` WHERE d.webhook_id = ? AND d.event_seq = ?`,
+			webhookID, deliveryID))
+		fromSpan := errors.Is(err, sql.ErrNoRows)
+		if fromSpan {
+			var ok bool
+			if d, ok, err = spanDeliveryOf(ctx, tx, webhookID, deliveryID); err == nil && !ok {
+				return petstore.DeliveryNotFound(deliveryID)
+			}
 		}
 		if err != nil || d.Status == petstore.DeliveryPending {
 			return err
@@ -299,8 +486,14 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 			return petstore.WebhookDisabled(webhookID)
 		}
 		at := formatTime(now)
-		if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?,
-			retry_since = ?, leased_until = NULL WHERE id = ?`, at, at, deliveryID); err != nil {
+		if fromSpan {
+			_, err = tx.ExecContext(ctx, `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at,
+				retry_since, created_at, fanned) VALUES (?, ?, 'pending', ?, ?, ?, 1)`, webhookID, deliveryID, at, at, formatTime(d.CreatedAt))
+		} else {
+			_, err = tx.ExecContext(ctx, `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?,
+				retry_since = ?, leased_until = NULL WHERE webhook_id = ? AND event_seq = ?`, at, at, webhookID, deliveryID)
+		}
+		if err != nil {
 			return err
 		}
 		d.Status, d.NextAttemptAt, d.Attempts = petstore.DeliveryPending, &now, 0
@@ -315,46 +508,157 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 	return d, nil
 }
 
-// qClaimable finds, for every endpoint, its oldest pending delivery (the head of its
-// queue, so that it gets its events in order) when it is due and no live lease holds
-// it. It walks the endpoints, not the deliveries, so that a long queue behind a
-// failing endpoint costs one index lookup. A disabled endpoint only ever has a test
-// delivery pending.
-const qClaimable = `SELECT d.id FROM webhooks w
-	JOIN deliveries d ON d.id = (SELECT MIN(p.id) FROM deliveries p WHERE p.webhook_id = w.id AND p.status = 'pending')
-	WHERE d.next_attempt_at <= ? AND (d.leased_until IS NULL OR d.leased_until <= ?)
-	ORDER BY d.next_attempt_at, d.id LIMIT ?`
+// spanDeliveryOf finds the delivery of the event at seq that the endpoint's spans
+// tell of, if they hold it.
+func spanDeliveryOf(ctx context.Context, tx *sql.Tx, webhookID, seq int64) (petstore.Delivery, bool, error) {
+	list, err := spans(ctx, tx, webhookID)
+	if err != nil {
+		return petstore.Delivery{}, false, err
+	}
+	e, err := scanEventHead(tx.QueryRowContext(ctx, `SELECT `+eventHead+` FROM events e WHERE e.seq = ? AND e.webhook_id IS NULL`, seq))
+	if errors.Is(err, sql.ErrNoRows) {
+		return petstore.Delivery{}, false, nil
+	}
+	if err != nil {
+		return petstore.Delivery{}, false, err
+	}
+	d, ok := spanDelivery(webhookID, e, list)
+	return d, ok, nil
+}
 
-// ClaimDeliveries leases up to max due deliveries, one per endpoint. The write
-// transaction (BEGIN IMMEDIATE) keeps every other claim, in this process or another,
-// out until the leases are written.
-func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, max int) ([]petstore.DeliveryJob, error) {
-	at, until := formatTime(now), formatTime(now.Add(lease))
+// claimant is an endpoint as a claim sees it.
+type claimant struct {
+	id       int64
+	mask     petstore.EventMask
+	enabled  bool
+	cursor   int64
+	window   int
+	inFlight int
+	due      bool // it has a retry due
+}
+
+// qClaimants reads every endpoint with its deliveries in flight and whether one of
+// its retries is due: endpoints are few (MaxWebhooks), and each count is a range of
+// a partial index.
+const qClaimants = `SELECT w.id, w.events_mask, w.enabled, w.fan_cursor, w.send_window,
+	(SELECT COUNT(*) FROM deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.leased_until > ?1),
+	EXISTS (SELECT 1 FROM deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= ?1
+		AND (d.leased_until IS NULL OR d.leased_until <= ?1))
+	FROM webhooks w ORDER BY w.id`
+
+// ClaimDeliveries leases due deliveries, endpoint by endpoint, under the single
+// writer (BEGIN IMMEDIATE keeps every other claim, in this process or another, out
+// until the leases are written): first each endpoint's due retries, then the events
+// after its cursor that it subscribes to, each given a row (fanned) and the cursor
+// moved past them. An endpoint gets at most its window less what it has in flight; a
+// first pass gives each a fair share of o.Max, starting from a different endpoint
+// each claim, and a second pass the rest.
+func (db *DB) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]petstore.DeliveryJob, error) {
+	if o.Max <= 0 {
+		return nil, nil
+	}
+	now, until := formatTime(o.Now), formatTime(o.Now.Add(o.Lease))
+	window := min(max(o.Window, 1), petstore.MaxDeliveryWindow)
 	var jobs []petstore.DeliveryJob
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		jobs = jobs[:0]
-		rows, err := tx.QueryContext(ctx, qClaimable, at, at, max)
+		var head int64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&head); err != nil {
+			return err
+		}
+		all, err := claimants(ctx, tx, now)
 		if err != nil {
 			return err
 		}
-		var ids []int64
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
+		var busy []*claimant
+		for i := range all {
+			c := &all[i]
+			c.window = min(c.window, window)
+			if c.due || (c.enabled && c.cursor < head) {
+				busy = append(busy, c)
 			}
-			ids = append(ids, id)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if len(busy) == 0 {
+			return nil
+		}
+		turn := int(db.claimTurn.Add(1) % uint64(len(busy)))
+		busy = append(busy[turn:], busy[:turn]...)
+		share := max(1, o.Max/len(busy))
+		left := o.Max
+		type claimed struct {
+			c    *claimant
+			seq  int64
+			new  bool
+			made string // the event's date, for a fanned delivery
+		}
+		var picks []claimed
+		for pass := 0; pass < 2 && left > 0; pass++ {
+			for _, c := range busy {
+				free := min(c.window-c.inFlight, left)
+				if pass == 0 {
+					free = min(free, share)
+				}
+				if free <= 0 {
+					continue
+				}
+				if c.due {
+					seqs, err := dueRetries(ctx, tx, c.id, now, free)
+					if err != nil {
+						return err
+					}
+					for _, seq := range seqs {
+						picks = append(picks, claimed{c: c, seq: seq})
+					}
+					c.due = len(seqs) == free
+					c.inFlight += len(seqs)
+					free -= len(seqs)
+					left -= len(seqs)
+				}
+				if free <= 0 || !c.enabled || c.cursor >= head {
+					continue
+				}
+				evs, err := unsent(ctx, tx, c, head, free)
+				if err != nil {
+					return err
+				}
+				for _, e := range evs {
+					picks = append(picks, claimed{c: c, seq: e.seq, new: true, made: e.created})
+				}
+				c.inFlight += len(evs)
+				left -= len(evs)
+			}
+		}
+		fan, err := db.txStmt(ctx, tx, `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at,
+			retry_since, leased_until, created_at, fanned) VALUES (?, ?, 'pending', ?, ?, ?, ?, 1)`)
+		if err != nil {
 			return err
 		}
-		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE deliveries SET leased_until = ? WHERE id = ?`, until, id); err != nil {
-				return err
+		lease, err := db.txStmt(ctx, tx, `UPDATE deliveries SET leased_until = ? WHERE webhook_id = ? AND event_seq = ?`)
+		if err != nil {
+			return err
+		}
+		for _, p := range picks {
+			if p.new {
+				_, err = fan.ExecContext(ctx, p.c.id, p.seq, now, now, until, p.made)
+			} else {
+				_, err = lease.ExecContext(ctx, until, p.c.id, p.seq)
 			}
-			job, err := loadJob(ctx, tx, id)
+			if err != nil {
+				return fmt.Errorf("lease delivery: %w", err)
+			}
+		}
+		for _, c := range busy {
+			if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET fan_cursor = ?, send_window = ? WHERE id = ?
+				AND (fan_cursor != ? OR send_window != ?)`, c.cursor, c.window, c.id, c.cursor, c.window); err != nil {
+				return fmt.Errorf("move cursor: %w", err)
+			}
+		}
+		// Each endpoint and event is read once per claim, however many deliveries
+		// carry it.
+		hooks := map[int64]petstore.Webhook{}
+		events := map[int64]petstore.Event{}
+		for _, p := range picks {
+			job, err := loadJob(ctx, tx, p.c.id, p.seq, hooks, events)
 			if err != nil {
 				return err
 			}
@@ -368,93 +672,230 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Dur
 	return jobs, nil
 }
 
-// loadJob reads a delivery with its event and endpoint.
-func loadJob(ctx context.Context, tx *sql.Tx, id int64) (petstore.DeliveryJob, error) {
+func claimants(ctx context.Context, tx *sql.Tx, now string) ([]claimant, error) {
+	rows, err := tx.QueryContext(ctx, qClaimants, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []claimant
+	for rows.Next() {
+		var c claimant
+		if err := rows.Scan(&c.id, &c.mask, &c.enabled, &c.cursor, &c.window, &c.inFlight, &c.due); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// dueRetries lists up to n of an endpoint's pending deliveries that are due and not
+// leased, the longest due first.
+func dueRetries(ctx context.Context, tx *sql.Tx, id int64, now string, n int) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT event_seq FROM deliveries WHERE webhook_id = ? AND status = 'pending'
+		AND next_attempt_at <= ?2 AND (leased_until IS NULL OR leased_until <= ?2) ORDER BY next_attempt_at LIMIT ?3`, id, now, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			return nil, err
+		}
+		seqs = append(seqs, seq)
+	}
+	return seqs, rows.Err()
+}
+
+type unsentEvent struct {
+	seq     int64
+	created string
+}
+
+// unsent takes up to n of the events after c's cursor (up to head) that c subscribes
+// to, and moves the cursor past them: to the last one taken when n were, else to head,
+// every event up to it having been looked at.
+func unsent(ctx context.Context, tx *sql.Tx, c *claimant, head int64, n int) ([]unsentEvent, error) {
+	q := `SELECT seq, created_at FROM events WHERE seq > ? AND seq <= ? AND webhook_id IS NULL`
+	args := []any{c.cursor, head}
+	if c.mask != petstore.MaskAll {
+		types := c.mask.Types()
+		q += ` AND type IN (?` + strings.Repeat(`, ?`, len(types)-1) + `)`
+		for _, t := range types {
+			args = append(args, string(t))
+		}
+	}
+	q += ` ORDER BY seq LIMIT ?`
+	args = append(args, n)
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []unsentEvent
+	for rows.Next() {
+		var e unsentEvent
+		if err := rows.Scan(&e.seq, &e.created); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	c.cursor = head
+	if len(out) == n {
+		c.cursor = out[len(out)-1].seq
+	}
+	return out, nil
+}
+
+// loadJob reads a leased delivery with its event and endpoint, each read once per
+// claim (hooks, events).
+func loadJob(ctx context.Context, tx *sql.Tx, webhookID, seq int64, hooks map[int64]petstore.Webhook, events map[int64]petstore.Event) (petstore.DeliveryJob, error) {
 	var (
 		job        petstore.DeliveryJob
 		retrySince string
-		seq        int64
 		err        error
 	)
-	job.Delivery, err = scanDelivery(tx.QueryRowContext(ctx, `SELECT `+deliveryColumns+`, d.retry_since, d.event_seq`+deliveryFrom+` WHERE d.id = ?`, id),
-		&retrySince, &seq)
+	job.Delivery, err = scanDelivery(tx.QueryRowContext(ctx, `SELECT `+deliveryColumns+`, d.retry_since`+deliveryFrom+`
+		WHERE d.webhook_id = ? AND d.event_seq = ?`, webhookID, seq), &retrySince)
 	if err != nil {
-		return job, fmt.Errorf("load delivery %d: %w", id, err)
+		return job, fmt.Errorf("load delivery %d of webhook %d: %w", seq, webhookID, err)
 	}
 	if job.RetrySince, err = parseTime(retrySince); err != nil {
 		return job, err
 	}
-	if job.Event, err = scanEvent(tx.QueryRowContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq = ?`, seq)); err != nil {
-		return job, fmt.Errorf("load event of delivery %d: %w", id, err)
+	var ok bool
+	if job.Event, ok = events[seq]; !ok {
+		if job.Event, err = scanEvent(tx.QueryRowContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq = ?`, seq)); err != nil {
+			return job, fmt.Errorf("load event of delivery %d: %w", seq, err)
+		}
+		events[seq] = job.Event
 	}
-	if job.Webhook, err = loadWebhook(ctx, tx, job.Delivery.WebhookID); err != nil {
-		return job, err
+	if job.Webhook, ok = hooks[webhookID]; !ok {
+		if job.Webhook, err = loadWebhook(ctx, tx, webhookID); err != nil {
+			return job, err
+		}
+		hooks[webhookID] = job.Webhook
 	}
 	return job, nil
 }
 
-// FinishAttempt records an attempt and ends its lease. A delivery no longer pending
-// (its endpoint was disabled meanwhile) is left as it is; one deleted with its
-// endpoint is ENotFound.
-func (db *DB) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error {
+// FinishAttempts records attempts in one write transaction, and then each endpoint's
+// run of failures and window; see petstore.WebhookStore.
+func (db *DB) FinishAttempts(ctx context.Context, results []petstore.AttemptResult) error {
+	if len(results) == 0 {
+		return nil
+	}
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		var next sql.NullString
-		if r.Status == petstore.DeliveryPending {
-			next = nullTime(&r.NextAttemptAt)
-		}
-		var webhookID int64
-		// The run's first attempt starts its retry horizon (retry_since).
-		err := tx.QueryRowContext(ctx, `UPDATE deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?,
-			last_attempt_at = ?, response_status = ?, last_error = ?, leased_until = NULL,
-			retry_since = CASE WHEN attempts = 0 THEN ? ELSE retry_since END
-			WHERE id = ? AND status = 'pending' RETURNING webhook_id`,
-			string(r.Status), next, formatTime(r.At), r.ResponseStatus, r.Error, formatTime(r.At), r.DeliveryID).Scan(&webhookID)
-		if errors.Is(err, sql.ErrNoRows) {
-			// No longer pending (its endpoint was disabled meanwhile): leave it.
-			var exists bool
-			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM deliveries WHERE id = ?)`, r.DeliveryID).Scan(&exists); err != nil || exists {
-				return err
-			}
-			return petstore.DeliveryNotFound(r.DeliveryID)
-		}
+		get, err := db.txStmt(ctx, tx, `SELECT attempts, fanned FROM deliveries WHERE webhook_id = ? AND event_seq = ? AND status = 'pending'`)
 		if err != nil {
 			return err
 		}
-		if r.Status == petstore.DeliverySucceeded {
-			_, err := tx.ExecContext(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ?`, webhookID)
+		del, err := db.txStmt(ctx, tx, `DELETE FROM deliveries WHERE webhook_id = ? AND event_seq = ?`)
+		if err != nil {
 			return err
 		}
-		var (
-			since   string
-			enabled bool
-		)
-		if err := tx.QueryRowContext(ctx, `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?
-			RETURNING failing_since, enabled`, formatTime(r.At), webhookID).Scan(&since, &enabled); err != nil {
+		set, err := db.txStmt(ctx, tx, `UPDATE deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?,
+			last_attempt_at = ?, response_status = ?, last_error = ?, leased_until = NULL,
+			retry_since = CASE WHEN attempts = 0 THEN ? ELSE retry_since END
+			WHERE webhook_id = ? AND event_seq = ?`)
+		if err != nil {
 			return err
 		}
-		// An endpoint already disabled (by an admin, who then sent it a test event) is
-		// left as it is: its reason says the service disabled it, which it did not.
-		from, err := parseTime(since)
-		if err != nil || !enabled || r.DisableIfFailingBefore.IsZero() || !from.Before(r.DisableIfFailingBefore) {
-			return err
+		var recorded []petstore.AttemptResult
+		for _, r := range results {
+			var attempts int
+			var fanned bool
+			err := get.QueryRowContext(ctx, r.WebhookID, r.DeliveryID).Scan(&attempts, &fanned)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue // deleted with its endpoint, or failed by its disabling
+			}
+			if err != nil {
+				return err
+			}
+			if r.Status == petstore.DeliverySucceeded && attempts == 0 && fanned {
+				_, err = del.ExecContext(ctx, r.WebhookID, r.DeliveryID)
+			} else {
+				var next sql.NullString
+				if r.Status == petstore.DeliveryPending {
+					next = nullTime(&r.NextAttemptAt)
+				}
+				_, err = set.ExecContext(ctx, string(r.Status), next, formatTime(r.At), r.ResponseStatus, r.Error,
+					formatTime(r.At), r.WebhookID, r.DeliveryID)
+			}
+			if err != nil {
+				return err
+			}
+			recorded = append(recorded, r)
 		}
-		why := petstore.DisabledReason(from, r.At, r.Error)
-		if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`,
-			why, formatTime(r.At), webhookID); err != nil {
-			return err
-		}
-		return failPending(ctx, tx, webhookID, petstore.FailedByDisabling(why))
+		return db.endpointsAfter(ctx, tx, recorded)
 	})
 	if err != nil {
-		return fmt.Errorf("finish delivery %d: %w", r.DeliveryID, err)
+		return fmt.Errorf("finish attempts: %w", err)
 	}
 	return nil
 }
 
-// QueueStats counts the pending deliveries and dates the oldest event they carry.
+// endpointsAfter updates each endpoint of recorded results: its run of failures,
+// its window, and its disabling past the results' DisableIfFailingBefore.
+func (db *DB) endpointsAfter(ctx context.Context, tx *sql.Tx, recorded []petstore.AttemptResult) error {
+	for id, rs := range petstore.ByWebhook(recorded) {
+		var (
+			w       int
+			failing sql.NullString
+			enabled bool
+			mask    petstore.EventMask
+		)
+		err := tx.QueryRowContext(ctx, `SELECT send_window, failing_since, enabled, events_mask FROM webhooks WHERE id = ?`, id).
+			Scan(&w, &failing, &enabled, &mask)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		since, err := parseNullTime(failing)
+		if err != nil {
+			return err
+		}
+		run := petstore.RunAfter(since, w, rs)
+		if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET send_window = ?, failing_since = ? WHERE id = ?`,
+			run.Window, nullTime(run.FailingSince), id); err != nil {
+			return err
+		}
+		// An endpoint already disabled (by an admin, who then sent it a test event)
+		// is left as it is: its reason says the service disabled it, which it did not.
+		if run.Disable == nil || !enabled {
+			continue
+		}
+		why := petstore.DisabledReason(*run.FailingSince, run.Disable.At, run.Disable.Error)
+		if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`,
+			why, formatTime(run.Disable.At), id); err != nil {
+			return err
+		}
+		if err := disable(ctx, tx, id, mask, petstore.FailedByDisabling(why)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// QueueStats counts the pending deliveries and the events not yet fanned out to
+// enabled endpoints (counted up to 100,000 each), and dates the oldest event among them.
 func (db *DB) QueueStats(ctx context.Context) (petstore.QueueStats, error) {
-	s, err := db.readStmt(ctx, `SELECT COUNT(*), MIN(e.created_at) FROM deliveries d JOIN events e ON e.seq = d.event_seq
-		WHERE d.status = 'pending'`)
+	s, err := db.readStmt(ctx, `SELECT
+		(SELECT COUNT(*) FROM deliveries WHERE status = 'pending')
+		+ COALESCE((SELECT SUM((SELECT COUNT(*) FROM (SELECT 1 FROM events e WHERE e.seq > w.fan_cursor
+			AND e.webhook_id IS NULL LIMIT 100000))) FROM webhooks w WHERE w.enabled = 1), 0),
+		(SELECT MIN(c) FROM (
+			SELECT MIN(e.created_at) AS c FROM deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.status = 'pending'
+			UNION ALL
+			SELECT (SELECT e.created_at FROM events e WHERE e.seq > w.fan_cursor AND e.webhook_id IS NULL ORDER BY e.seq LIMIT 1)
+			FROM webhooks w WHERE w.enabled = 1))`)
 	if err != nil {
 		return petstore.QueueStats{}, fmt.Errorf("queue stats: %w", err)
 	}

@@ -25,11 +25,11 @@ import (
 
 // Queue is the part of petstore.WebhookStore the Dispatcher uses, with the same
 // methods, so that every store is a Queue. Its doc comments there are the contract:
-// a claim leases at most one delivery per endpoint (its oldest pending one), and
-// FinishAttempt counts the attempt and ends the lease.
+// a claim leases at most an endpoint's window of deliveries, serving endpoints in
+// turn, and FinishAttempts counts the attempts and ends their leases.
 type Queue interface {
-	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, max int) ([]petstore.DeliveryJob, error)
-	FinishAttempt(ctx context.Context, r petstore.AttemptResult) error
+	ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]petstore.DeliveryJob, error)
+	FinishAttempts(ctx context.Context, results []petstore.AttemptResult) error
 	QueueStats(ctx context.Context) (petstore.QueueStats, error)
 }
 
@@ -49,8 +49,15 @@ type DispatcherOptions struct {
 	// Rand draws the jitter of the retries (nil: math/rand's). The Dispatcher holds a
 	// lock around it, since attempts end concurrently.
 	Rand *rand.Rand
-	// Workers is how many attempts run at once (default 8).
+	// Workers is how many attempts run at once, over every endpoint (default:
+	// petstore.MaxWebhooks times Window, so that endpoints never wait for each
+	// other's windows; an attempt mostly waits for its receiver, so many cost little).
 	Workers int
+	// Window is how many deliveries one endpoint is sent at once at most (default
+	// petstore.DefaultDeliveryWindow, at most petstore.MaxDeliveryWindow); an
+	// endpoint whose attempts fail is sent fewer (petstore.NextWindow).
+	Window int
+
 	// Lease is how long a claimed delivery stays this process's: a process that dies
 	// mid-attempt delays the retry by at most this much. It must outlast an attempt,
 	// the send and the recording of its result (default: the Sender's timeout plus
@@ -112,6 +119,7 @@ type Dispatcher struct {
 	backoff      Backoff
 	now          func() time.Time
 	workers      int
+	window       int
 	lease        time.Duration
 	poll         time.Duration
 	grace        time.Duration
@@ -140,9 +148,14 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Workers <= 0 {
-		o.Workers = 8
+	if o.Window <= 0 {
+		o.Window = petstore.DefaultDeliveryWindow
 	}
+	o.Window = min(o.Window, petstore.MaxDeliveryWindow)
+	if o.Workers <= 0 {
+		o.Workers = petstore.MaxWebhooks * o.Window
+	}
+
 	if o.Lease <= 0 {
 		o.Lease = o.Sender.Timeout() + 30*time.Second
 	}
@@ -161,7 +174,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	}
 	d := &Dispatcher{
 		queue: o.Queue, sender: o.Sender, encode: o.Encode, backoff: o.Backoff, now: o.Now,
-		workers: o.Workers, lease: o.Lease, poll: o.Poll, grace: o.Grace, disableAfter: o.DisableAfter,
+		workers: o.Workers, window: o.Window, lease: o.Lease, poll: o.Poll, grace: o.Grace, disableAfter: o.DisableAfter,
 		log: o.Logger, rand: o.Rand,
 		wake: make(chan struct{}, 1),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -188,10 +201,30 @@ func (d *Dispatcher) Nudge() {
 	}
 }
 
+// finished is an attempt made, waiting to be recorded.
+type finished struct {
+	job     petstore.DeliveryJob
+	result  petstore.AttemptResult
+	outcome string
+}
+
+// maxRecord bounds the results one transaction records, and maxClaim the deliveries
+// one claim takes: a claim takes the writer on SQLite, so it stays short, and a full
+// one is followed by another at once.
+const (
+	maxRecord = 512
+	maxClaim  = 512
+)
+
 // Run delivers until ctx is done, then stops claiming, lets the attempts in flight
-// end within the grace, and returns nil. A queue that fails is logged and tried again
-// after the poll interval. One Dispatcher runs once at a time; other processes run
-// their own on the same queue.
+// end within the grace, records them, and returns nil. A queue that fails is logged
+// and tried again after the poll interval. One Dispatcher runs once at a time; other
+// processes run their own on the same queue.
+//
+// Claims and records are batched, as orders are: a claim takes every delivery due
+// that the free workers and the endpoints' windows allow, and a recorder writes the
+// results of every attempt that ended while it wrote the previous ones, in one
+// transaction; then it nudges the loop to claim what those freed.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	if !d.running.CompareAndSwap(false, true) {
 		return errors.New("webhook: the dispatcher is already running")
@@ -203,13 +236,22 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	work, cutOff := context.WithCancel(context.WithoutCancel(ctx))
 	defer cutOff()
 	var (
-		wg       sync.WaitGroup
+		wg sync.WaitGroup
+		// inFlight counts the deliveries claimed and not yet recorded: their leases
+		// hold until then.
 		inFlight atomic.Int64
+		results  = make(chan finished, d.workers)
+		recorded = make(chan struct{})
 	)
+	go func() {
+		defer close(recorded)
+		d.record(results, &inFlight)
+	}()
 	for ctx.Err() == nil {
 		free := d.workers - int(inFlight.Load())
 		if free > 0 {
-			jobs, err := d.queue.ClaimDeliveries(ctx, d.now(), d.lease, free)
+			free = min(free, maxClaim)
+			jobs, err := d.queue.ClaimDeliveries(ctx, petstore.ClaimOptions{Now: d.now(), Lease: d.lease, Max: free, Window: d.window})
 			if err != nil {
 				if ctx.Err() != nil {
 					break
@@ -223,15 +265,16 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 				}
 				continue
 			}
+			inFlight.Add(int64(len(jobs)))
 			for _, job := range jobs {
-				inFlight.Add(1)
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					d.attempt(work, job)
+					if f, ok := d.attempt(work, job); ok {
+						results <- f
+						return
+					}
 					inFlight.Add(-1)
-					// The endpoint's next delivery is claimable now, and a worker is
-					// free.
 					d.Nudge()
 				}()
 			}
@@ -240,7 +283,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 				continue
 			}
 		}
-		// Waiting for work, or for a worker (which nudges when it ends).
+		// Waiting for work, or for a worker (the recorder nudges when it frees some).
 		t := time.NewTimer(d.poll)
 		select {
 		case <-ctx.Done():
@@ -262,6 +305,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		cutOff()
 		<-done
 	}
+	close(results)
+	<-recorded
 	return nil
 }
 
@@ -277,12 +322,69 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// attempt makes one claimed attempt and records it. ctx ends at the grace after a
-// shutdown; the attempt also ends with its lease.
-func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) {
+// record writes the results of attempts until results is closed: it takes one, and
+// every other one waiting (up to maxRecord), records them in one transaction, and
+// frees their workers. A lone result is written at once.
+func (d *Dispatcher) record(results <-chan finished, inFlight *atomic.Int64) {
+	batch := make([]finished, 0, maxRecord)
+	rs := make([]petstore.AttemptResult, 0, maxRecord)
+	for f := range results {
+		batch = append(batch[:0], f)
+	gather:
+		for len(batch) < maxRecord {
+			select {
+			case f, ok := <-results:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, f)
+			default:
+				break gather
+			}
+		}
+		rs = rs[:0]
+		for _, f := range batch {
+			rs = append(rs, f.result)
+		}
+		// Recorded whatever became of Run's context, but within its own bound: a
+		// delivery made and not recorded is made again.
+		ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+		err := d.queue.FinishAttempts(ctx, rs)
+		cancel()
+		if err != nil {
+			d.log.Error("webhook deliveries: record attempts; they are tried again when their leases run out", "err", err, "attempts", len(batch))
+		} else {
+			for _, f := range batch {
+				d.recorded(f)
+			}
+		}
+		inFlight.Add(-int64(len(batch)))
+		d.Nudge()
+	}
+}
+
+// recorded counts and logs an attempt once it is recorded.
+func (d *Dispatcher) recorded(f finished) {
+	d.byOutcome[f.outcome].Inc()
+	if f.outcome == outcomeSucceeded {
+		return
+	}
+	log := d.log.With("delivery", f.job.Delivery.ID, "webhook", f.job.Webhook.ID, "event", f.job.Event.ID)
+	switch f.outcome {
+	case outcomeFailed:
+		log.Warn("webhook delivery failed, no more retries", "attempts", f.job.Delivery.Attempts+1, "error", f.result.Error)
+	case outcomeRetried:
+		log.Debug("webhook delivery failed, retried later", "attempts", f.job.Delivery.Attempts+1, "next", f.result.NextAttemptAt, "error", f.result.Error)
+	}
+}
+
+// attempt makes one claimed attempt and returns its result to record; false when it
+// was cut off (a shutdown past its grace, or its lease ran out), which records
+// nothing. ctx ends at the grace after a shutdown; the attempt also ends with its
+// lease.
+func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) (finished, bool) {
 	ctx, cancel := context.WithTimeout(ctx, d.lease)
 	defer cancel()
-	log := d.log.With("delivery", job.Delivery.ID, "webhook", job.Webhook.ID, "event", job.Event.ID)
 
 	sentAt := d.now()
 	var (
@@ -291,7 +393,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) {
 	)
 	body, err := d.encode(job.Event)
 	if err != nil {
-		log.Error("webhook delivery: encode the event", "err", err)
+		d.log.Error("webhook delivery: encode the event", "err", err, "delivery", job.Delivery.ID, "webhook", job.Webhook.ID, "event", job.Event.ID)
 		res.Err = errEncode
 		receiverErr = false
 	} else {
@@ -306,23 +408,23 @@ func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) {
 		// Cut off by a shutdown past its grace, or by the lease: no fault of the
 		// endpoint's, so no attempt is counted. The lease runs out (if it has not)
 		// and the delivery is tried again.
-		log.Warn("webhook delivery: attempt cut off, not recorded", "err", res.Err)
-		return
+		d.log.Warn("webhook delivery: attempt cut off, not recorded", "err", res.Err, "delivery", job.Delivery.ID, "webhook", job.Webhook.ID, "event", job.Event.ID)
+		return finished{}, false
 	}
 
 	at := d.now()
-	r := petstore.AttemptResult{DeliveryID: job.Delivery.ID, At: at, ResponseStatus: res.Status}
+	r := petstore.AttemptResult{WebhookID: job.Webhook.ID, DeliveryID: job.Delivery.ID, At: at, ResponseStatus: res.Status}
 	outcome := outcomeSucceeded
 	if res.OK() {
 		r.Status = petstore.DeliverySucceeded
 	} else {
 		r.Error = d.describe(res)
 		// Delivery.Attempts counts the attempts recorded before this one (the store
-		// counts an attempt in FinishAttempt), which is Backoff's attempt number:
+		// counts an attempt in FinishAttempts), which is Backoff's attempt number:
 		// 0 for the first.
 		// The horizon counts from the run's first attempt, which the store records as
-		// the run's start (FinishAttempt): a delivery that waited behind its
-		// endpoint's earlier ones keeps its whole horizon.
+		// the run's start (FinishAttempts): a delivery that waited keeps its whole
+		// horizon.
 		first := job.RetrySince
 		if job.Delivery.Attempts == 0 {
 			first = at
@@ -338,25 +440,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) {
 			r.DisableIfFailingBefore = at.Add(-d.disableAfter)
 		}
 	}
-	// Recorded whatever became of ctx, but within its own bound: a delivery made and
-	// not recorded is made again.
-	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
-	defer fcancel()
-	if err := d.queue.FinishAttempt(fctx, r); petstore.ErrorCode(err) == petstore.ENotFound {
-		// The endpoint was deleted, with its deliveries, during the attempt.
-		log.Debug("webhook delivery: gone before its attempt was recorded")
-		return
-	} else if err != nil {
-		log.Error("webhook delivery: record the attempt; it is tried again when its lease runs out", "err", err, "status", r.Status)
-		return
-	}
-	d.byOutcome[outcome].Inc()
-	switch outcome {
-	case outcomeFailed:
-		log.Warn("webhook delivery failed, no more retries", "attempts", job.Delivery.Attempts+1, "error", r.Error)
-	case outcomeRetried:
-		log.Debug("webhook delivery failed, retried later", "attempts", job.Delivery.Attempts+1, "next", r.NextAttemptAt, "error", r.Error)
-	}
+	return finished{job: job, result: r, outcome: outcome}, true
 }
 
 func (d *Dispatcher) nextAttempt(first, now time.Time, attempt int) (time.Time, bool) {

@@ -18,10 +18,11 @@ import (
 )
 
 // memQueue is an in-memory webhook.Queue with the semantics petstore.WebhookStore
-// documents: a claim leases at most one delivery per endpoint, its oldest pending one,
-// and only when that one is due and not leased; FinishAttempt counts the attempt, ends
-// the lease, keeps the endpoint's FailingSince and disables it past
-// DisableIfFailingBefore, failing its pending deliveries.
+// documents: a claim leases due deliveries that are not leased, at most the window per
+// endpoint in flight; FinishAttempts counts each attempt, ends its lease, keeps the
+// endpoint's FailingSince and disables it past DisableIfFailingBefore, failing its
+// pending deliveries. Its deliveries are made when their events are (it has no
+// fan-out to model).
 type memQueue struct {
 	mu         sync.Mutex
 	webhooks   map[int64]*petstore.Webhook
@@ -32,6 +33,7 @@ type memQueue struct {
 	finishErrs int   // how many of the next FinishAttempts fail
 	statsErr   error // what QueueStats answers, when set
 	maxLeased  int   // the most deliveries leased at once
+	batches    []int // the sizes of the FinishAttempts batches
 }
 
 type memDelivery struct {
@@ -81,7 +83,7 @@ func (q *memQueue) addEventRetrying(at, since time.Time, id string, webhooks ...
 	return ids
 }
 
-func (q *memQueue) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]petstore.DeliveryJob, error) {
+func (q *memQueue) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]petstore.DeliveryJob, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.claims++
@@ -89,20 +91,24 @@ func (q *memQueue) ClaimDeliveries(ctx context.Context, now time.Time, lease tim
 		q.claimErrs--
 		return nil, errors.New("memQueue: the database is unavailable")
 	}
-	var jobs []petstore.DeliveryJob
-	seen := map[int64]bool{} // endpoints whose oldest pending delivery was looked at
+	now := o.Now
+	inFlight := map[int64]int{}
 	for _, d := range q.deliveries {
-		if len(jobs) == limit {
+		if d.Status == petstore.DeliveryPending && d.leasedUntil.After(now) {
+			inFlight[d.WebhookID]++
+		}
+	}
+	var jobs []petstore.DeliveryJob
+	for _, d := range q.deliveries {
+		if len(jobs) == o.Max {
 			break
 		}
-		if d.Status != petstore.DeliveryPending || seen[d.WebhookID] {
+		if d.Status != petstore.DeliveryPending || d.leasedUntil.After(now) || d.NextAttemptAt.After(now) ||
+			inFlight[d.WebhookID] >= o.Window {
 			continue
 		}
-		seen[d.WebhookID] = true
-		if d.leasedUntil.After(now) || d.NextAttemptAt.After(now) {
-			continue // the endpoint waits for its oldest one
-		}
-		d.leasedUntil = now.Add(lease)
+		inFlight[d.WebhookID]++
+		d.leasedUntil = now.Add(o.Lease)
 		jobs = append(jobs, petstore.DeliveryJob{Delivery: d.Delivery, Event: d.event, Webhook: *q.webhooks[d.WebhookID], RetrySince: d.retrySince})
 	}
 	leased := 0
@@ -115,46 +121,49 @@ func (q *memQueue) ClaimDeliveries(ctx context.Context, now time.Time, lease tim
 	return jobs, nil
 }
 
-func (q *memQueue) FinishAttempt(ctx context.Context, r petstore.AttemptResult) error {
+func (q *memQueue) FinishAttempts(ctx context.Context, rs []petstore.AttemptResult) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	d := q.find(r.DeliveryID)
-	if d == nil {
-		return petstore.Errorf(petstore.ENotFound, "memQueue: no delivery %d", r.DeliveryID)
-	}
-	if d.leasedUntil.IsZero() {
-		return fmt.Errorf("memQueue: delivery %d is not leased", r.DeliveryID)
-	}
 	if q.finishErrs > 0 {
 		q.finishErrs--
 		return errors.New("memQueue: the database is unavailable")
 	}
-	q.results = append(q.results, r)
-	at := r.At
-	d.leasedUntil = time.Time{}
-	if d.Attempts == 0 {
-		d.retrySince = r.At // the run's first attempt starts its horizon
-	}
-	d.Attempts++
-	d.Status, d.LastAttemptAt, d.ResponseStatus, d.LastError = r.Status, &at, r.ResponseStatus, r.Error
-	d.NextAttemptAt = nil
-	if r.Status == petstore.DeliveryPending {
-		next := r.NextAttemptAt
-		d.NextAttemptAt = &next
-	}
-	w := q.webhooks[d.WebhookID]
-	if r.Status == petstore.DeliverySucceeded {
-		w.FailingSince = nil
-		return nil
-	}
-	if w.FailingSince == nil {
-		w.FailingSince = &at
-	}
-	if !r.DisableIfFailingBefore.IsZero() && w.FailingSince.Before(r.DisableIfFailingBefore) {
-		w.Enabled, w.DisabledReason = false, "failing since "+w.FailingSince.Format(time.RFC3339)
-		for _, o := range q.deliveries {
-			if o.WebhookID == w.ID && o.Status == petstore.DeliveryPending {
-				o.Status, o.NextAttemptAt = petstore.DeliveryFailed, nil
+	q.batches = append(q.batches, len(rs))
+	for _, r := range rs {
+		d := q.find(r.DeliveryID)
+		if d == nil || d.Status != petstore.DeliveryPending {
+			continue // deleted with its endpoint, or failed by its disabling
+		}
+		if d.leasedUntil.IsZero() || d.WebhookID != r.WebhookID {
+			return fmt.Errorf("memQueue: delivery %d of endpoint %d is not leased", r.DeliveryID, r.WebhookID)
+		}
+		q.results = append(q.results, r)
+		at := r.At
+		d.leasedUntil = time.Time{}
+		if d.Attempts == 0 {
+			d.retrySince = r.At // the run's first attempt starts its horizon
+		}
+		d.Attempts++
+		d.Status, d.LastAttemptAt, d.ResponseStatus, d.LastError = r.Status, &at, r.ResponseStatus, r.Error
+		d.NextAttemptAt = nil
+		if r.Status == petstore.DeliveryPending {
+			next := r.NextAttemptAt
+			d.NextAttemptAt = &next
+		}
+		w := q.webhooks[d.WebhookID]
+		if r.Status == petstore.DeliverySucceeded {
+			w.FailingSince = nil
+			continue
+		}
+		if w.FailingSince == nil {
+			w.FailingSince = &at
+		}
+		if !r.DisableIfFailingBefore.IsZero() && w.FailingSince.Before(r.DisableIfFailingBefore) {
+			w.Enabled, w.DisabledReason = false, "failing since "+w.FailingSince.Format(time.RFC3339)
+			for _, o := range q.deliveries {
+				if o.WebhookID == w.ID && o.Status == petstore.DeliveryPending {
+					o.Status, o.NextAttemptAt = petstore.DeliveryFailed, nil
+				}
 			}
 		}
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"code.dny.dev/ssrf"
+
+	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 // SenderOptions configure a Sender.
@@ -99,7 +101,7 @@ func (s *Sender) client(timeout time.Duration, allow func(netip.Addr) error) *ht
 			TLSHandshakeTimeout:    timeout,
 			ResponseHeaderTimeout:  timeout,
 			MaxResponseHeaderBytes: maxAnswerHeaders,
-			MaxIdleConnsPerHost:    4,
+			MaxIdleConnsPerHost:    petstore.MaxDeliveryWindow, // an endpoint is sent up to its window at once
 			IdleConnTimeout:        90 * time.Second,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
