@@ -876,6 +876,18 @@ func encodeCreateWebhookResponse(response CreateWebhookRes, w http.ResponseWrite
 
 		return nil
 
+	case *CreateWebhookConflict:
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(409)
+
+		e := new(jx.Encoder)
+		response.Encode(e)
+		if _, err := e.WriteTo(w); err != nil {
+			return errors.Wrap(err, "write")
+		}
+
+		return nil
+
 	case *CreateWebhookRequestEntityTooLarge:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(413)
@@ -5140,6 +5152,18 @@ func encodeSendTestEventResponse(response SendTestEventRes, w http.ResponseWrite
 	case *SendTestEventNotFound:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(404)
+
+		e := new(jx.Encoder)
+		response.Encode(e)
+		if _, err := e.WriteTo(w); err != nil {
+			return errors.Wrap(err, "write")
+		}
+
+		return nil
+
+	case *SendTestEventConflict:
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(409)
 
 		e := new(jx.Encoder)
 		response.Encode(e)

@@ -341,6 +341,10 @@ type CreateWebhookBadRequest Error
 
 func (*CreateWebhookBadRequest) createWebhookRes() {}
 
+type CreateWebhookConflict Error
+
+func (*CreateWebhookConflict) createWebhookRes() {}
+
 type CreateWebhookForbidden Error
 
 func (*CreateWebhookForbidden) createWebhookRes() {}
@@ -539,6 +543,8 @@ func (*DeleteWebhookNotFound) deleteWebhookRes() {}
 // The sending of one event to one endpoint, over one or more attempts.
 // Ref: #/components/schemas/Delivery
 type Delivery struct {
+	// The delivery's id among its endpoint's: its event's place in the feed. Ids rise with the feed but
+	// are not consecutive.
 	ID int64 `json:"id"`
 	// The endpoint it goes to.
 	WebhookId int64 `json:"webhookId"`
@@ -554,9 +560,11 @@ type Delivery struct {
 	Attempts int32 `json:"attempts"`
 	// When the next attempt is due; only while `pending`.
 	NextAttemptAt OptDateTime `json:"nextAttemptAt"`
-	// When the last attempt was made; absent before the first.
+	// When the last attempt was made; absent before the first, and for a delivery that succeeded at its
+	// first attempt (the service keeps no record of it beyond the fact).
 	LastAttemptAt OptDateTime `json:"lastAttemptAt"`
-	// The HTTP status the last attempt got; absent when it got no answer.
+	// The HTTP status the last attempt got; absent when it got no answer, and for a delivery that
+	// succeeded at its first attempt.
 	ResponseStatus OptInt32 `json:"responseStatus"`
 	// Why the last attempt failed, in words; absent after a success.
 	LastError OptString `json:"lastError"`
@@ -2938,6 +2946,10 @@ func (*SendMessageRequestEntityTooLarge) sendMessageRes() {}
 type SendTestEventBadRequest Error
 
 func (*SendTestEventBadRequest) sendTestEventRes() {}
+
+type SendTestEventConflict Error
+
+func (*SendTestEventConflict) sendTestEventRes() {}
 
 type SendTestEventForbidden Error
 

@@ -75,7 +75,8 @@ func (UnimplementedHandler) CreatePet(ctx context.Context, req *NewPet) (r Creat
 //
 // The URL must be `https://` on a public address (with `--webhooks-allow-private`, private and
 // loopback addresses too, over `http://` as well); a URL that may not be used answers
-// `400 validation_failed` with a detail on `url` that says why.
+// `400 validation_failed` with a detail on `url` that says why. The endpoint is sent the events that
+// happen from now on. The service keeps at most 100 endpoints: one more answers `409 conflict`.
 //
 // POST /webhooks
 func (UnimplementedHandler) CreateWebhook(ctx context.Context, req *NewWebhook) (r CreateWebhookRes, _ error) {
@@ -215,8 +216,13 @@ func (UnimplementedHandler) ListCategories(ctx context.Context, params ListCateg
 // ListDeliveries implements listDeliveries operation.
 //
 // Admin only. The endpoint's deliveries by id, oldest first: where each stands (`status`), how many
-// attempts it took, the last answer's status or error, and when the next attempt is due. Deliveries go
-// with their events when those pass the feed's retention.
+// attempts it took, the last answer's status or error, and when the next attempt is due. A delivery's
+// id is its event's place in the feed, so the list follows the feed's order; an event is listed once
+// it is being sent (the service sends events as they commit, so one just written may not be listed
+// yet). A delivery that succeeded at its first attempt is kept as that fact alone (`attempts: 1`, no
+// `lastAttemptAt` or `responseStatus`): nothing is written per endpoint when an event happens, and no
+// row is kept for a plain success. Deliveries go with their events when those pass the feed's
+// retention.
 //
 // GET /webhooks/{webhookId}/deliveries
 func (UnimplementedHandler) ListDeliveries(ctx context.Context, params ListDeliveriesParams) (r ListDeliveriesRes, _ error) {
@@ -373,10 +379,11 @@ func (UnimplementedHandler) SendMessage(ctx context.Context, req *NewMessage) (r
 // SendTestEvent implements sendTestEvent operation.
 //
 // Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its secret), and
-// delivers it to this endpoint only, whatever it subscribes to, as soon as the deliveries before it
-// are done. A disabled endpoint is sent it too, so that a fixed receiver can be checked before the
-// endpoint is enabled again. The event is not in the feed. The answer is the pending delivery; follow
-// it in `GET /webhooks/{webhookId}/deliveries`.
+// delivers it to this endpoint only, whatever it subscribes to, at once. A disabled endpoint is sent
+// it too, so that a fixed receiver can be checked before the endpoint is enabled again. The event is
+// not in the feed. The answer is the pending delivery; follow it in
+// `GET /webhooks/{webhookId}/deliveries`. An endpoint with 10 test deliveries pending answers
+// `409 conflict` until they are done.
 //
 // POST /webhooks/{webhookId}/test
 func (UnimplementedHandler) SendTestEvent(ctx context.Context, params SendTestEventParams) (r SendTestEventRes, _ error) {
@@ -423,10 +430,12 @@ func (UnimplementedHandler) UpdatePet(ctx context.Context, req UpdatePetReq, par
 // left out keep their value; `"description": null` removes the description, and `null` for any other
 // field answers `400 validation_failed`. The URL is checked as on creation.
 //
-// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become `failed`, and
-// events that happen while it is disabled are not delivered to it. `"enabled": true` on a disabled
-// endpoint enables it again and clears `disabledReason` and `failingSince`; retry the failed
-// deliveries you still want with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and those of the events
+// not yet sent to it, become `failed`, and events that happen while it is disabled are not delivered
+// to it. A new `events` applies to the events not yet sent to the endpoint; those sent keep the
+// subscription they went out under. `"enabled": true` on a disabled endpoint enables it again and
+// clears `disabledReason` and `failingSince`; retry the failed deliveries you still want with
+// `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
 //
 // PATCH /webhooks/{webhookId}
 func (UnimplementedHandler) UpdateWebhook(ctx context.Context, req UpdateWebhookReq, params UpdateWebhookParams) (r UpdateWebhookRes, _ error) {

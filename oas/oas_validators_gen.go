@@ -185,6 +185,14 @@ func (s *CreateWebhookBadRequest) Validate() error {
 	return nil
 }
 
+func (s *CreateWebhookConflict) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *CreateWebhookForbidden) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -2080,6 +2088,14 @@ func (s *SendMessageRequestEntityTooLarge) Validate() error {
 }
 
 func (s *SendTestEventBadRequest) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *SendTestEventConflict) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 // serveConfig is what `petstore serve` is told by its flags and PETSTORE_* variables,
@@ -34,6 +35,7 @@ type serveConfig struct {
 	corsOrigins string
 
 	webhooksAllowPrivate bool
+	webhookWindow        int
 	eventRetention       time.Duration
 
 	handlerTimeout time.Duration
@@ -69,6 +71,7 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.StringVar(&c.trusted, "trusted-proxies", "", "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client")
 	fs.StringVar(&c.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (none by default)")
 	fs.BoolVar(&c.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints be private or loopback addresses, over http too (local development; link-local addresses stay refused)")
+	fs.IntVar(&c.webhookWindow, "webhook-window", petstore.DefaultDeliveryWindow, fmt.Sprintf("deliveries one webhook endpoint is sent at once at most (1 to %d); failures narrow an endpoint's window, successes widen it back", petstore.MaxDeliveryWindow))
 	fs.DurationVar(&c.eventRetention, "event-retention", 30*24*time.Hour, "how long the event feed keeps an event and its deliveries")
 	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
 	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
@@ -106,6 +109,9 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	}
 	if c.rateLimit < 0 {
 		return c, fmt.Errorf("--rate-limit %d: want 0 (off) or more", c.rateLimit)
+	}
+	if c.webhookWindow < 1 || c.webhookWindow > petstore.MaxDeliveryWindow {
+		return c, fmt.Errorf("--webhook-window %d: want 1 to %d", c.webhookWindow, petstore.MaxDeliveryWindow)
 	}
 	if c.credLimit < 0 {
 		return c, fmt.Errorf("--credential-limit %d: want 0 (off) or more", c.credLimit)

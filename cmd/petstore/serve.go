@@ -109,7 +109,7 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	}
 	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, UserAgent: "petstore-webhooks/1"})
 	d.deliveries = webhook.NewDispatcher(webhook.DispatcherOptions{
-		Queue: d.store, Sender: d.sender, Encode: httpapi.EncodeEvent, Lease: deliveryLease, Logger: log,
+		Queue: d.store, Sender: d.sender, Encode: httpapi.EncodeEvent, Lease: deliveryLease, Window: c.webhookWindow, Logger: log,
 	})
 	wake.Store(d.deliveries)
 	defer func() {

@@ -439,7 +439,9 @@ export interface paths {
          *
          *     The URL must be `https://` on a public address (with `--webhooks-allow-private`,
          *     private and loopback addresses too, over `http://` as well); a URL that may not be
-         *     used answers `400 validation_failed` with a detail on `url` that says why.
+         *     used answers `400 validation_failed` with a detail on `url` that says why. The
+         *     endpoint is sent the events that happen from now on. The service keeps at most
+         *     100 endpoints: one more answers `409 conflict`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -486,8 +488,11 @@ export interface paths {
          *     description, and `null` for any other field answers `400 validation_failed`. The
          *     URL is checked as on creation.
          *
-         *     `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-         *     `failed`, and events that happen while it is disabled are not delivered to it.
+         *     `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+         *     those of the events not yet sent to it, become `failed`, and events that happen
+         *     while it is disabled are not delivered to it. A new `events` applies to the
+         *     events not yet sent to the endpoint; those sent keep the subscription they went
+         *     out under.
          *     `"enabled": true` on a disabled endpoint enables it again and clears
          *     `disabledReason` and `failingSince`; retry the failed deliveries you still want
          *     with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -543,11 +548,11 @@ export interface paths {
         /**
          * Send a test event to a webhook endpoint
          * @description Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its
-         *     secret), and delivers it to this endpoint only, whatever it subscribes to, as soon
-         *     as the deliveries before it are done. A disabled endpoint is sent it too, so that
-         *     a fixed receiver can be checked before the endpoint is enabled again. The event is
-         *     not in the feed. The answer is the pending delivery; follow it in
-         *     `GET /webhooks/{webhookId}/deliveries`.
+         *     secret), and delivers it to this endpoint only, whatever it subscribes to, at once.
+         *     A disabled endpoint is sent it too, so that a fixed receiver can be checked before
+         *     the endpoint is enabled again. The event is not in the feed. The answer is the
+         *     pending delivery; follow it in `GET /webhooks/{webhookId}/deliveries`. An endpoint
+         *     with 10 test deliveries pending answers `409 conflict` until they are done.
          */
         post: operations["sendTestEvent"];
         delete?: never;
@@ -573,8 +578,13 @@ export interface paths {
          * List a webhook endpoint's deliveries
          * @description Admin only. The endpoint's deliveries by id, oldest first: where each stands
          *     (`status`), how many attempts it took, the last answer's status or error, and when
-         *     the next attempt is due. Deliveries go with their events when those pass the
-         *     feed's retention.
+         *     the next attempt is due. A delivery's id is its event's place in the feed, so the
+         *     list follows the feed's order; an event is listed once it is being sent (the
+         *     service sends events as they commit, so one just written may not be listed yet).
+         *     A delivery that succeeded at its first attempt is kept as that fact alone
+         *     (`attempts: 1`, no `lastAttemptAt` or `responseStatus`): nothing is written per
+         *     endpoint when an event happens, and no row is kept for a plain success.
+         *     Deliveries go with their events when those pass the feed's retention.
          */
         get: operations["listDeliveries"];
         put?: never;
@@ -1201,6 +1211,8 @@ export interface components {
         Delivery: {
             /**
              * Format: int64
+             * @description The delivery's id among its endpoint's: its event's place in the feed. Ids rise
+             *     with the feed but are not consecutive.
              * @example 31
              */
             id: number;
@@ -1239,13 +1251,16 @@ export interface components {
             nextAttemptAt?: string;
             /**
              * Format: date-time
-             * @description When the last attempt was made; absent before the first.
+             * @description When the last attempt was made; absent before the first, and for a delivery
+             *     that succeeded at its first attempt (the service keeps no record of it beyond
+             *     the fact).
              * @example 2026-11-21T12:00:31Z
              */
             lastAttemptAt?: string;
             /**
              * Format: int32
-             * @description The HTTP status the last attempt got; absent when it got no answer.
+             * @description The HTTP status the last attempt got; absent when it got no answer, and for a
+             *     delivery that succeeded at its first attempt.
              * @example 503
              */
             responseStatus?: number;
@@ -2656,6 +2671,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -2841,6 +2857,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -213,10 +213,17 @@ type Delivery struct {
 	// Example: order.placed
 	EventType EventType `json:"eventType"`
 
-	// ID Example: 31
+	// ID The delivery's id among its endpoint's: its event's place in the feed. Ids rise
+	// with the feed but are not consecutive.
+	//
+	//
+	// Example: 31
 	ID int64 `json:"id"`
 
-	// LastAttemptAt When the last attempt was made; absent before the first.
+	// LastAttemptAt When the last attempt was made; absent before the first, and for a delivery
+	// that succeeded at its first attempt (the service keeps no record of it beyond
+	// the fact).
+	//
 	//
 	// Example: 2026-11-21T12:00:31Z
 	LastAttemptAt *time.Time `json:"lastAttemptAt,omitempty"`
@@ -231,7 +238,9 @@ type Delivery struct {
 	// Example: 2026-11-21T12:01:04Z
 	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
 
-	// ResponseStatus The HTTP status the last attempt got; absent when it got no answer.
+	// ResponseStatus The HTTP status the last attempt got; absent when it got no answer, and for a
+	// delivery that succeeded at its first attempt.
+	//
 	//
 	// Example: 503
 	ResponseStatus *int32 `json:"responseStatus,omitempty"`
@@ -1639,7 +1648,9 @@ type ClientInterface interface {
 	//
 	// The URL must be `https://` on a public address (with `--webhooks-allow-private`,
 	// private and loopback addresses too, over `http://` as well); a URL that may not be
-	// used answers `400 validation_failed` with a detail on `url` that says why.
+	// used answers `400 validation_failed` with a detail on `url` that says why. The
+	// endpoint is sent the events that happen from now on. The service keeps at most
+	// 100 endpoints: one more answers `409 conflict`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1655,7 +1666,9 @@ type ClientInterface interface {
 	//
 	// The URL must be `https://` on a public address (with `--webhooks-allow-private`,
 	// private and loopback addresses too, over `http://` as well); a URL that may not be
-	// used answers `400 validation_failed` with a detail on `url` that says why.
+	// used answers `400 validation_failed` with a detail on `url` that says why. The
+	// endpoint is sent the events that happen from now on. The service keeps at most
+	// 100 endpoints: one more answers `409 conflict`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1687,8 +1700,11 @@ type ClientInterface interface {
 	// description, and `null` for any other field answers `400 validation_failed`. The
 	// URL is checked as on creation.
 	//
-	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-	// `failed`, and events that happen while it is disabled are not delivered to it.
+	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+	// those of the events not yet sent to it, become `failed`, and events that happen
+	// while it is disabled are not delivered to it. A new `events` applies to the
+	// events not yet sent to the endpoint; those sent keep the subscription they went
+	// out under.
 	// `"enabled": true` on a disabled endpoint enables it again and clears
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -1705,8 +1721,11 @@ type ClientInterface interface {
 	// description, and `null` for any other field answers `400 validation_failed`. The
 	// URL is checked as on creation.
 	//
-	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-	// `failed`, and events that happen while it is disabled are not delivered to it.
+	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+	// those of the events not yet sent to it, become `failed`, and events that happen
+	// while it is disabled are not delivered to it. A new `events` applies to the
+	// events not yet sent to the endpoint; those sent keep the subscription they went
+	// out under.
 	// `"enabled": true` on a disabled endpoint enables it again and clears
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -1723,8 +1742,11 @@ type ClientInterface interface {
 	// description, and `null` for any other field answers `400 validation_failed`. The
 	// URL is checked as on creation.
 	//
-	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-	// `failed`, and events that happen while it is disabled are not delivered to it.
+	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+	// those of the events not yet sent to it, become `failed`, and events that happen
+	// while it is disabled are not delivered to it. A new `events` applies to the
+	// events not yet sent to the endpoint; those sent keep the subscription they went
+	// out under.
 	// `"enabled": true` on a disabled endpoint enables it again and clears
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -1738,8 +1760,13 @@ type ClientInterface interface {
 	//
 	// Admin only. The endpoint's deliveries by id, oldest first: where each stands
 	// (`status`), how many attempts it took, the last answer's status or error, and when
-	// the next attempt is due. Deliveries go with their events when those pass the
-	// feed's retention.
+	// the next attempt is due. A delivery's id is its event's place in the feed, so the
+	// list follows the feed's order; an event is listed once it is being sent (the
+	// service sends events as they commit, so one just written may not be listed yet).
+	// A delivery that succeeded at its first attempt is kept as that fact alone
+	// (`attempts: 1`, no `lastAttemptAt` or `responseStatus`): nothing is written per
+	// endpoint when an event happens, and no row is kept for a plain success.
+	// Deliveries go with their events when those pass the feed's retention.
 	//
 	// Corresponds with GET /webhooks/{webhookId}/deliveries (the `ListDeliveries` operationId).
 	ListDeliveries(ctx context.Context, webhookID WebhookID, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1770,11 +1797,11 @@ type ClientInterface interface {
 	// SendTestEvent Send a test event to a webhook endpoint
 	//
 	// Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its
-	// secret), and delivers it to this endpoint only, whatever it subscribes to, as soon
-	// as the deliveries before it are done. A disabled endpoint is sent it too, so that
-	// a fixed receiver can be checked before the endpoint is enabled again. The event is
-	// not in the feed. The answer is the pending delivery; follow it in
-	// `GET /webhooks/{webhookId}/deliveries`.
+	// secret), and delivers it to this endpoint only, whatever it subscribes to, at once.
+	// A disabled endpoint is sent it too, so that a fixed receiver can be checked before
+	// the endpoint is enabled again. The event is not in the feed. The answer is the
+	// pending delivery; follow it in `GET /webhooks/{webhookId}/deliveries`. An endpoint
+	// with 10 test deliveries pending answers `409 conflict` until they are done.
 	//
 	// Corresponds with POST /webhooks/{webhookId}/test (the `SendTestEvent` operationId).
 	SendTestEvent(ctx context.Context, webhookID WebhookID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2644,7 +2671,9 @@ func (c *Client) ListWebhooks(ctx context.Context, params *ListWebhooksParams, r
 //
 // The URL must be `https://` on a public address (with `--webhooks-allow-private`,
 // private and loopback addresses too, over `http://` as well); a URL that may not be
-// used answers `400 validation_failed` with a detail on `url` that says why.
+// used answers `400 validation_failed` with a detail on `url` that says why. The
+// endpoint is sent the events that happen from now on. The service keeps at most
+// 100 endpoints: one more answers `409 conflict`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2670,7 +2699,9 @@ func (c *Client) CreateWebhookWithBody(ctx context.Context, contentType string, 
 //
 // The URL must be `https://` on a public address (with `--webhooks-allow-private`,
 // private and loopback addresses too, over `http://` as well); a URL that may not be
-// used answers `400 validation_failed` with a detail on `url` that says why.
+// used answers `400 validation_failed` with a detail on `url` that says why. The
+// endpoint is sent the events that happen from now on. The service keeps at most
+// 100 endpoints: one more answers `409 conflict`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2732,8 +2763,11 @@ func (c *Client) GetWebhook(ctx context.Context, webhookID WebhookID, reqEditors
 // description, and `null` for any other field answers `400 validation_failed`. The
 // URL is checked as on creation.
 //
-// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-// `failed`, and events that happen while it is disabled are not delivered to it.
+// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+// those of the events not yet sent to it, become `failed`, and events that happen
+// while it is disabled are not delivered to it. A new `events` applies to the
+// events not yet sent to the endpoint; those sent keep the subscription they went
+// out under.
 // `"enabled": true` on a disabled endpoint enables it again and clears
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -2760,8 +2794,11 @@ func (c *Client) UpdateWebhookWithBody(ctx context.Context, webhookID WebhookID,
 // description, and `null` for any other field answers `400 validation_failed`. The
 // URL is checked as on creation.
 //
-// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-// `failed`, and events that happen while it is disabled are not delivered to it.
+// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+// those of the events not yet sent to it, become `failed`, and events that happen
+// while it is disabled are not delivered to it. A new `events` applies to the
+// events not yet sent to the endpoint; those sent keep the subscription they went
+// out under.
 // `"enabled": true` on a disabled endpoint enables it again and clears
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -2788,8 +2825,11 @@ func (c *Client) UpdateWebhook(ctx context.Context, webhookID WebhookID, body Up
 // description, and `null` for any other field answers `400 validation_failed`. The
 // URL is checked as on creation.
 //
-// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-// `failed`, and events that happen while it is disabled are not delivered to it.
+// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+// those of the events not yet sent to it, become `failed`, and events that happen
+// while it is disabled are not delivered to it. A new `events` applies to the
+// events not yet sent to the endpoint; those sent keep the subscription they went
+// out under.
 // `"enabled": true` on a disabled endpoint enables it again and clears
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -2813,8 +2853,13 @@ func (c *Client) UpdateWebhookWithApplicationMergePatchPlusJSONBody(ctx context.
 //
 // Admin only. The endpoint's deliveries by id, oldest first: where each stands
 // (`status`), how many attempts it took, the last answer's status or error, and when
-// the next attempt is due. Deliveries go with their events when those pass the
-// feed's retention.
+// the next attempt is due. A delivery's id is its event's place in the feed, so the
+// list follows the feed's order; an event is listed once it is being sent (the
+// service sends events as they commit, so one just written may not be listed yet).
+// A delivery that succeeded at its first attempt is kept as that fact alone
+// (`attempts: 1`, no `lastAttemptAt` or `responseStatus`): nothing is written per
+// endpoint when an event happens, and no row is kept for a plain success.
+// Deliveries go with their events when those pass the feed's retention.
 //
 // Corresponds with GET /webhooks/{webhookId}/deliveries (the `ListDeliveries` operationId).
 func (c *Client) ListDeliveries(ctx context.Context, webhookID WebhookID, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2875,11 +2920,11 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, webhookID WebhookID, r
 // SendTestEvent Send a test event to a webhook endpoint
 //
 // Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its
-// secret), and delivers it to this endpoint only, whatever it subscribes to, as soon
-// as the deliveries before it are done. A disabled endpoint is sent it too, so that
-// a fixed receiver can be checked before the endpoint is enabled again. The event is
-// not in the feed. The answer is the pending delivery; follow it in
-// `GET /webhooks/{webhookId}/deliveries`.
+// secret), and delivers it to this endpoint only, whatever it subscribes to, at once.
+// A disabled endpoint is sent it too, so that a fixed receiver can be checked before
+// the endpoint is enabled again. The event is not in the feed. The answer is the
+// pending delivery; follow it in `GET /webhooks/{webhookId}/deliveries`. An endpoint
+// with 10 test deliveries pending answers `409 conflict` until they are done.
 //
 // Corresponds with POST /webhooks/{webhookId}/test (the `SendTestEvent` operationId).
 func (c *Client) SendTestEvent(ctx context.Context, webhookID WebhookID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5215,7 +5260,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// The URL must be `https://` on a public address (with `--webhooks-allow-private`,
 	// private and loopback addresses too, over `http://` as well); a URL that may not be
-	// used answers `400 validation_failed` with a detail on `url` that says why.
+	// used answers `400 validation_failed` with a detail on `url` that says why. The
+	// endpoint is sent the events that happen from now on. The service keeps at most
+	// 100 endpoints: one more answers `409 conflict`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5231,7 +5278,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// The URL must be `https://` on a public address (with `--webhooks-allow-private`,
 	// private and loopback addresses too, over `http://` as well); a URL that may not be
-	// used answers `400 validation_failed` with a detail on `url` that says why.
+	// used answers `400 validation_failed` with a detail on `url` that says why. The
+	// endpoint is sent the events that happen from now on. The service keeps at most
+	// 100 endpoints: one more answers `409 conflict`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5267,8 +5316,11 @@ type ClientWithResponsesInterface interface {
 	// description, and `null` for any other field answers `400 validation_failed`. The
 	// URL is checked as on creation.
 	//
-	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-	// `failed`, and events that happen while it is disabled are not delivered to it.
+	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+	// those of the events not yet sent to it, become `failed`, and events that happen
+	// while it is disabled are not delivered to it. A new `events` applies to the
+	// events not yet sent to the endpoint; those sent keep the subscription they went
+	// out under.
 	// `"enabled": true` on a disabled endpoint enables it again and clears
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -5285,8 +5337,11 @@ type ClientWithResponsesInterface interface {
 	// description, and `null` for any other field answers `400 validation_failed`. The
 	// URL is checked as on creation.
 	//
-	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-	// `failed`, and events that happen while it is disabled are not delivered to it.
+	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+	// those of the events not yet sent to it, become `failed`, and events that happen
+	// while it is disabled are not delivered to it. A new `events` applies to the
+	// events not yet sent to the endpoint; those sent keep the subscription they went
+	// out under.
 	// `"enabled": true` on a disabled endpoint enables it again and clears
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -5303,8 +5358,11 @@ type ClientWithResponsesInterface interface {
 	// description, and `null` for any other field answers `400 validation_failed`. The
 	// URL is checked as on creation.
 	//
-	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-	// `failed`, and events that happen while it is disabled are not delivered to it.
+	// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+	// those of the events not yet sent to it, become `failed`, and events that happen
+	// while it is disabled are not delivered to it. A new `events` applies to the
+	// events not yet sent to the endpoint; those sent keep the subscription they went
+	// out under.
 	// `"enabled": true` on a disabled endpoint enables it again and clears
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -5318,8 +5376,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Admin only. The endpoint's deliveries by id, oldest first: where each stands
 	// (`status`), how many attempts it took, the last answer's status or error, and when
-	// the next attempt is due. Deliveries go with their events when those pass the
-	// feed's retention.
+	// the next attempt is due. A delivery's id is its event's place in the feed, so the
+	// list follows the feed's order; an event is listed once it is being sent (the
+	// service sends events as they commit, so one just written may not be listed yet).
+	// A delivery that succeeded at its first attempt is kept as that fact alone
+	// (`attempts: 1`, no `lastAttemptAt` or `responseStatus`): nothing is written per
+	// endpoint when an event happens, and no row is kept for a plain success.
+	// Deliveries go with their events when those pass the feed's retention.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5356,11 +5419,11 @@ type ClientWithResponsesInterface interface {
 	// SendTestEventWithResponse Send a test event to a webhook endpoint
 	//
 	// Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its
-	// secret), and delivers it to this endpoint only, whatever it subscribes to, as soon
-	// as the deliveries before it are done. A disabled endpoint is sent it too, so that
-	// a fixed receiver can be checked before the endpoint is enabled again. The event is
-	// not in the feed. The answer is the pending delivery; follow it in
-	// `GET /webhooks/{webhookId}/deliveries`.
+	// secret), and delivers it to this endpoint only, whatever it subscribes to, at once.
+	// A disabled endpoint is sent it too, so that a fixed receiver can be checked before
+	// the endpoint is enabled again. The event is not in the feed. The answer is the
+	// pending delivery; follow it in `GET /webhooks/{webhookId}/deliveries`. An endpoint
+	// with 10 test deliveries pending answers `409 conflict` until they are done.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10320,6 +10383,12 @@ type CreateWebhookResponse403Headers struct {
 	RateLimitPolicy *string
 }
 
+// CreateWebhookResponse409Headers the declared response headers of an HTTP 409 response for CreateWebhook
+type CreateWebhookResponse409Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
 // CreateWebhookResponse413Headers the declared response headers of an HTTP 413 response for CreateWebhook
 type CreateWebhookResponse413Headers struct {
 	RateLimit       *string
@@ -10365,6 +10434,8 @@ type CreateWebhookResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10383,6 +10454,8 @@ type CreateWebhookResponse struct {
 	Headers401 *CreateWebhookResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateWebhookResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateWebhookResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateWebhookResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10413,6 +10486,11 @@ func (r CreateWebhookResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateWebhookResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateWebhookResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -11568,6 +11646,12 @@ type SendTestEventResponse404Headers struct {
 	RateLimitPolicy *string
 }
 
+// SendTestEventResponse409Headers the declared response headers of an HTTP 409 response for SendTestEvent
+type SendTestEventResponse409Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
 // SendTestEventResponse429Headers the declared response headers of an HTTP 429 response for SendTestEvent
 type SendTestEventResponse429Headers struct {
 	RateLimit       *string
@@ -11609,6 +11693,8 @@ type SendTestEventResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RateLimited
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11627,6 +11713,8 @@ type SendTestEventResponse struct {
 	Headers403 *SendTestEventResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *SendTestEventResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SendTestEventResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SendTestEventResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -11660,6 +11748,11 @@ func (r SendTestEventResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SendTestEventResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SendTestEventResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12448,7 +12541,9 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, para
 //
 // The URL must be `https://` on a public address (with `--webhooks-allow-private`,
 // private and loopback addresses too, over `http://` as well); a URL that may not be
-// used answers `400 validation_failed` with a detail on `url` that says why.
+// used answers `400 validation_failed` with a detail on `url` that says why. The
+// endpoint is sent the events that happen from now on. The service keeps at most
+// 100 endpoints: one more answers `409 conflict`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12470,7 +12565,9 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 //
 // The URL must be `https://` on a public address (with `--webhooks-allow-private`,
 // private and loopback addresses too, over `http://` as well); a URL that may not be
-// used answers `400 validation_failed` with a detail on `url` that says why.
+// used answers `400 validation_failed` with a detail on `url` that says why. The
+// endpoint is sent the events that happen from now on. The service keeps at most
+// 100 endpoints: one more answers `409 conflict`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12524,8 +12621,11 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, webhoo
 // description, and `null` for any other field answers `400 validation_failed`. The
 // URL is checked as on creation.
 //
-// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-// `failed`, and events that happen while it is disabled are not delivered to it.
+// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+// those of the events not yet sent to it, become `failed`, and events that happen
+// while it is disabled are not delivered to it. A new `events` applies to the
+// events not yet sent to the endpoint; those sent keep the subscription they went
+// out under.
 // `"enabled": true` on a disabled endpoint enables it again and clears
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -12548,8 +12648,11 @@ func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Cont
 // description, and `null` for any other field answers `400 validation_failed`. The
 // URL is checked as on creation.
 //
-// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-// `failed`, and events that happen while it is disabled are not delivered to it.
+// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+// those of the events not yet sent to it, become `failed`, and events that happen
+// while it is disabled are not delivered to it. A new `events` applies to the
+// events not yet sent to the endpoint; those sent keep the subscription they went
+// out under.
 // `"enabled": true` on a disabled endpoint enables it again and clears
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -12572,8 +12675,11 @@ func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, web
 // description, and `null` for any other field answers `400 validation_failed`. The
 // URL is checked as on creation.
 //
-// `"enabled": false` stops deliveries to the endpoint: its pending deliveries become
-// `failed`, and events that happen while it is disabled are not delivered to it.
+// `"enabled": false` stops deliveries to the endpoint: its pending deliveries, and
+// those of the events not yet sent to it, become `failed`, and events that happen
+// while it is disabled are not delivered to it. A new `events` applies to the
+// events not yet sent to the endpoint; those sent keep the subscription they went
+// out under.
 // `"enabled": true` on a disabled endpoint enables it again and clears
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
@@ -12593,8 +12699,13 @@ func (c *ClientWithResponses) UpdateWebhookWithApplicationMergePatchPlusJSONBody
 //
 // Admin only. The endpoint's deliveries by id, oldest first: where each stands
 // (`status`), how many attempts it took, the last answer's status or error, and when
-// the next attempt is due. Deliveries go with their events when those pass the
-// feed's retention.
+// the next attempt is due. A delivery's id is its event's place in the feed, so the
+// list follows the feed's order; an event is listed once it is being sent (the
+// service sends events as they commit, so one just written may not be listed yet).
+// A delivery that succeeded at its first attempt is kept as that fact alone
+// (`attempts: 1`, no `lastAttemptAt` or `responseStatus`): nothing is written per
+// endpoint when an event happens, and no row is kept for a plain success.
+// Deliveries go with their events when those pass the feed's retention.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12649,11 +12760,11 @@ func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Contex
 // SendTestEventWithResponse Send a test event to a webhook endpoint
 //
 // Admin only. Makes a `webhook.test` event, whose `data` is the endpoint (without its
-// secret), and delivers it to this endpoint only, whatever it subscribes to, as soon
-// as the deliveries before it are done. A disabled endpoint is sent it too, so that
-// a fixed receiver can be checked before the endpoint is enabled again. The event is
-// not in the feed. The answer is the pending delivery; follow it in
-// `GET /webhooks/{webhookId}/deliveries`.
+// secret), and delivers it to this endpoint only, whatever it subscribes to, at once.
+// A disabled endpoint is sent it too, so that a fixed receiver can be checked before
+// the endpoint is enabled again. The event is not in the feed. The answer is the
+// pending delivery; follow it in `GET /webhooks/{webhookId}/deliveries`. An endpoint
+// with 10 test deliveries pending answers `409 conflict` until they are done.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -20532,6 +20643,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -20652,6 +20770,23 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			headers.RateLimitPolicy = &value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateWebhookResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateWebhookResponse413Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -22508,6 +22643,13 @@ func ParseSendTestEventResponse(rsp *http.Response) (*SendTestEventResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22631,6 +22773,23 @@ func ParseSendTestEventResponse(rsp *http.Response) (*SendTestEventResponse, err
 			headers.RateLimitPolicy = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers SendTestEventResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers SendTestEventResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
