@@ -44,6 +44,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ln.Close()
 		return err
 	}
+	d.busy.Store(api)
 	var admin net.Listener
 	if c.adminAddr != "" {
 		admin, err = net.Listen("tcp", c.adminAddr)
@@ -85,6 +86,9 @@ type deps struct {
 	log        *slog.Logger
 	sender     *webhook.Sender
 	deliveries *webhook.Dispatcher
+	// busy is the HTTP server, once made: the dispatcher paces itself while it serves
+	// requests.
+	busy *atomic.Pointer[httpapi.Server]
 }
 
 // deliveryLease is how long a process holds a delivery it attempts: the sender's
@@ -108,8 +112,14 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 		return d, err
 	}
 	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, UserAgent: "petstore-webhooks/1"})
+	busy := new(atomic.Pointer[httpapi.Server])
+	d.busy = busy
 	d.deliveries = webhook.NewDispatcher(webhook.DispatcherOptions{
 		Queue: d.store, Sender: d.sender, Encode: httpapi.EncodeEvent, Lease: deliveryLease, Window: c.webhookWindow, Logger: log,
+		Busy: func() bool {
+			s := busy.Load()
+			return s != nil && s.Busy()
+		},
 	})
 	wake.Store(d.deliveries)
 	defer func() {

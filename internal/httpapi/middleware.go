@@ -37,6 +37,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		isAPI := strings.HasPrefix(r.URL.Path, apiPrefix+"/")
 		if isAPI {
 			s.metrics.inFlight.Inc()
+			s.inFlight.Add(1)
 			// The budget of an API request; one derived context and one request copy
 			// serve both it and the request info.
 			var cancel context.CancelFunc
@@ -51,6 +52,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			elapsed := time.Since(start)
 			if isAPI {
 				s.metrics.inFlight.Dec()
+				s.inFlight.Add(-1)
 				s.metrics.observe(ri.operation, rw.status, elapsed)
 			}
 			s.logRequest(r, ri, rw.status, elapsed, isAPI)

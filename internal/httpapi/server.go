@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -143,7 +144,14 @@ type Server struct {
 	// credentials limits requests with a password per client address.
 	credentials      ratelimit.Limiter
 	credentialPolicy string
+	// inFlight counts the API requests being served (the metric's twin, readable
+	// without a scrape), for Busy.
+	inFlight atomic.Int64
 }
+
+// Busy reports whether API requests are being served: background work (webhook
+// deliveries) paces itself while they are, so that a sale never waits for it.
+func (s *Server) Busy() bool { return s.inFlight.Load() > 0 }
 
 // New assembles the service's HTTP handler.
 func New(cfg Config) (*Server, error) {

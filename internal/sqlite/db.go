@@ -272,9 +272,9 @@ func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 // hotWrites are the statements of the write transactions on the hot paths (placing
-// an order above all), prepared once in Open.
-var hotWrites = []string{qPetState, qSetPetState, qInsertOrder, qIdempotencyRecord, qSaveIdempotencyRecord,
-	qInsertEvent, qAnyWebhook}
+// an order above all, and the dispatcher's claims and records), prepared once in Open.
+var hotWrites = append([]string{qPetState, qSetPetState, qInsertOrder, qIdempotencyRecord, qSaveIdempotencyRecord,
+	qInsertEvent, qAnyWebhook}, webhookWrites...)
 
 // txStmt returns the statement for query bound to tx: the one prepared in Open for a
 // hot query, else one prepared for this transaction only.

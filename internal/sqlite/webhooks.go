@@ -32,19 +32,23 @@ func scanWebhook(row interface{ Scan(...any) error }) (petstore.Webhook, error) 
 		&w.PreviousSecret, &expires, &failing, &created, &updated); err != nil {
 		return petstore.Webhook{}, err
 	}
+	return w, parseWebhookTimes(&w, expires, failing, created, updated)
+}
+
+// parseWebhookTimes sets the dates of w from their columns.
+func parseWebhookTimes(w *petstore.Webhook, expires, failing sql.NullString, created, updated string) error {
+	var err error
 	if w.PreviousSecretExpiresAt, err = parseNullTime(expires); err != nil {
-		return petstore.Webhook{}, err
+		return err
 	}
 	if w.FailingSince, err = parseNullTime(failing); err != nil {
-		return petstore.Webhook{}, err
+		return err
 	}
 	if w.CreatedAt, err = parseTime(created); err != nil {
-		return petstore.Webhook{}, err
+		return err
 	}
-	if w.UpdatedAt, err = parseTime(updated); err != nil {
-		return petstore.Webhook{}, err
-	}
-	return w, nil
+	w.UpdatedAt, err = parseTime(updated)
+	return err
 }
 
 func scanDelivery(row interface{ Scan(...any) error }, more ...any) (petstore.Delivery, error) {
@@ -526,8 +530,54 @@ func spanDeliveryOf(ctx context.Context, tx *sql.Tx, webhookID, seq int64) (pets
 	return d, ok, nil
 }
 
+// The statements of claims and of recorded attempts, prepared once in Open
+// (hotWrites): the dispatcher runs them for every delivery.
+const (
+	qFeedEnd    = `SELECT COALESCE(MAX(seq), 0) FROM events`
+	qDueRetries = `SELECT event_seq FROM deliveries WHERE webhook_id = ?1 AND status = 'pending'
+		AND next_attempt_at <= ?2 AND (leased_until IS NULL OR leased_until <= ?2) ORDER BY next_attempt_at LIMIT ?3`
+	qFanOut = `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at,
+		retry_since, leased_until, created_at, fanned) VALUES (?, ?, 'pending', ?, ?, ?, ?, 1)`
+	qLease      = `UPDATE deliveries SET leased_until = ? WHERE webhook_id = ? AND event_seq = ?`
+	qMoveCursor = `UPDATE webhooks SET fan_cursor = ?1, send_window = ?2 WHERE id = ?3 AND (fan_cursor != ?1 OR send_window != ?2)`
+	qJob        = `SELECT ` + deliveryColumns + `, d.retry_since` + deliveryFrom + ` WHERE d.webhook_id = ? AND d.event_seq = ?`
+	qEventBySeq = `SELECT ` + eventColumns + ` FROM events WHERE seq = ?`
+
+	qPendingAttempt = `SELECT attempts, fanned FROM deliveries WHERE webhook_id = ? AND event_seq = ? AND status = 'pending'`
+	qForget         = `DELETE FROM deliveries WHERE webhook_id = ? AND event_seq = ?`
+	qRecordAttempt  = `UPDATE deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?,
+		last_attempt_at = ?, response_status = ?, last_error = ?, leased_until = NULL,
+		retry_since = CASE WHEN attempts = 0 THEN ? ELSE retry_since END
+		WHERE webhook_id = ? AND event_seq = ?`
+	qEndpointRun    = `SELECT send_window, failing_since, enabled, events_mask FROM webhooks WHERE id = ?`
+	qSetEndpointRun = `UPDATE webhooks SET send_window = ?, failing_since = ? WHERE id = ?`
+)
+
+// qUnsent finds the events after an endpoint's cursor, up to the feed's end, of the
+// types of a subscription mask: the mask is tested in SQL against each type's bit
+// (typeBitSQL), so that one prepared statement serves every subscription.
+var qUnsent = `SELECT seq, created_at FROM events WHERE seq > ?1 AND seq <= ?2 AND webhook_id IS NULL
+	AND (?3 & ` + typeBitSQL() + `) != 0 ORDER BY seq LIMIT ?4`
+
+// typeBitSQL is an SQL expression of an event's subscription bit (petstore.EventType.Bit)
+// from its type column.
+func typeBitSQL() string {
+	var b strings.Builder
+	b.WriteString("CASE type")
+	for _, t := range petstore.EventTypes {
+		fmt.Fprintf(&b, " WHEN '%s' THEN %d", t, t.Bit())
+	}
+	b.WriteString(" ELSE 0 END")
+	return b.String()
+}
+
+// webhookWrites are the statements above, for hotWrites.
+var webhookWrites = []string{qClaimants, qFeedEnd, qDueRetries, qUnsent, qFanOut, qLease, qMoveCursor, qJob, qEventBySeq,
+	qWebhook, qPendingAttempt, qForget, qRecordAttempt, qEndpointRun, qSetEndpointRun}
+
 // claimant is an endpoint as a claim sees it.
 type claimant struct {
+	hook     petstore.Webhook
 	id       int64
 	mask     petstore.EventMask
 	enabled  bool
@@ -535,16 +585,29 @@ type claimant struct {
 	window   int
 	inFlight int
 	due      bool // it has a retry due
+	// was is the cursor and window as read, to write back only what changed.
+	was [2]int64
 }
 
 // qClaimants reads every endpoint with its deliveries in flight and whether one of
 // its retries is due: endpoints are few (MaxWebhooks), and each count is a range of
 // a partial index.
-const qClaimants = `SELECT w.id, w.events_mask, w.enabled, w.fan_cursor, w.send_window,
+const qClaimants = `SELECT ` + webhookColumns + `, w.fan_cursor, w.send_window,
 	(SELECT COUNT(*) FROM deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.leased_until > ?1),
 	EXISTS (SELECT 1 FROM deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= ?1
 		AND (d.leased_until IS NULL OR d.leased_until <= ?1))
 	FROM webhooks w ORDER BY w.id`
+
+// newJob is the job of a delivery a claim has just fanned out: its row holds nothing
+// the claim does not know.
+func newJob(c *claimant, e petstore.Event, now time.Time) petstore.DeliveryJob {
+	at := now
+	return petstore.DeliveryJob{
+		Delivery: petstore.Delivery{ID: e.Seq, WebhookID: c.id, EventID: e.ID, EventType: e.Type,
+			Status: petstore.DeliveryPending, NextAttemptAt: &at, CreatedAt: e.CreatedAt},
+		Event: e, Webhook: c.hook, RetrySince: now,
+	}
+}
 
 // ClaimDeliveries leases due deliveries, endpoint by endpoint, under the single
 // writer (BEGIN IMMEDIATE keeps every other claim, in this process or another, out
@@ -562,11 +625,15 @@ func (db *DB) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]p
 	var jobs []petstore.DeliveryJob
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		jobs = jobs[:0]
-		var head int64
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&head); err != nil {
+		end, err := db.txStmt(ctx, tx, qFeedEnd)
+		if err != nil {
 			return err
 		}
-		all, err := claimants(ctx, tx, now)
+		var head int64
+		if err := end.QueryRowContext(ctx).Scan(&head); err != nil {
+			return err
+		}
+		all, err := db.claimants(ctx, tx, now)
 		if err != nil {
 			return err
 		}
@@ -602,7 +669,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]p
 					continue
 				}
 				if c.due {
-					seqs, err := dueRetries(ctx, tx, c.id, now, free)
+					seqs, err := db.dueRetries(ctx, tx, c.id, now, free)
 					if err != nil {
 						return err
 					}
@@ -617,7 +684,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]p
 				if free <= 0 || !c.enabled || c.cursor >= head {
 					continue
 				}
-				evs, err := unsent(ctx, tx, c, head, free)
+				evs, err := db.unsent(ctx, tx, c, head, free)
 				if err != nil {
 					return err
 				}
@@ -628,12 +695,11 @@ func (db *DB) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]p
 				left -= len(evs)
 			}
 		}
-		fan, err := db.txStmt(ctx, tx, `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at,
-			retry_since, leased_until, created_at, fanned) VALUES (?, ?, 'pending', ?, ?, ?, ?, 1)`)
+		fan, err := db.txStmt(ctx, tx, qFanOut)
 		if err != nil {
 			return err
 		}
-		lease, err := db.txStmt(ctx, tx, `UPDATE deliveries SET leased_until = ? WHERE webhook_id = ? AND event_seq = ?`)
+		lease, err := db.txStmt(ctx, tx, qLease)
 		if err != nil {
 			return err
 		}
@@ -647,9 +713,15 @@ func (db *DB) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]p
 				return fmt.Errorf("lease delivery: %w", err)
 			}
 		}
+		move, err := db.txStmt(ctx, tx, qMoveCursor)
+		if err != nil {
+			return err
+		}
 		for _, c := range busy {
-			if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET fan_cursor = ?, send_window = ? WHERE id = ?
-				AND (fan_cursor != ? OR send_window != ?)`, c.cursor, c.window, c.id, c.cursor, c.window); err != nil {
+			if c.was == [2]int64{c.cursor, int64(c.window)} {
+				continue
+			}
+			if _, err := move.ExecContext(ctx, c.cursor, c.window, c.id); err != nil {
 				return fmt.Errorf("move cursor: %w", err)
 			}
 		}
@@ -658,7 +730,15 @@ func (db *DB) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]p
 		hooks := map[int64]petstore.Webhook{}
 		events := map[int64]petstore.Event{}
 		for _, p := range picks {
-			job, err := loadJob(ctx, tx, p.c.id, p.seq, hooks, events)
+			if p.new {
+				e, err := db.event(ctx, tx, p.seq, events)
+				if err != nil {
+					return err
+				}
+				jobs = append(jobs, newJob(p.c, e, o.Now))
+				continue
+			}
+			job, err := db.loadJob(ctx, tx, p.c.id, p.seq, hooks, events)
 			if err != nil {
 				return err
 			}
@@ -672,8 +752,12 @@ func (db *DB) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]p
 	return jobs, nil
 }
 
-func claimants(ctx context.Context, tx *sql.Tx, now string) ([]claimant, error) {
-	rows, err := tx.QueryContext(ctx, qClaimants, now)
+func (db *DB) claimants(ctx context.Context, tx *sql.Tx, now string) ([]claimant, error) {
+	s, err := db.txStmt(ctx, tx, qClaimants)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, now)
 	if err != nil {
 		return nil, err
 	}
@@ -681,9 +765,20 @@ func claimants(ctx context.Context, tx *sql.Tx, now string) ([]claimant, error) 
 	var out []claimant
 	for rows.Next() {
 		var c claimant
-		if err := rows.Scan(&c.id, &c.mask, &c.enabled, &c.cursor, &c.window, &c.inFlight, &c.due); err != nil {
+		w := &c.hook
+		var (
+			expires, failing sql.NullString
+			created, updated string
+		)
+		if err := rows.Scan(&w.ID, &w.URL, &w.Description, &w.Events, &w.Enabled, &w.DisabledReason, &w.Secret,
+			&w.PreviousSecret, &expires, &failing, &created, &updated,
+			&c.cursor, &c.window, &c.inFlight, &c.due); err != nil {
 			return nil, err
 		}
+		if err := parseWebhookTimes(w, expires, failing, created, updated); err != nil {
+			return nil, err
+		}
+		c.id, c.mask, c.enabled, c.was = w.ID, w.Events, w.Enabled, [2]int64{c.cursor, int64(c.window)}
 		out = append(out, c)
 	}
 	return out, rows.Err()
@@ -691,9 +786,12 @@ func claimants(ctx context.Context, tx *sql.Tx, now string) ([]claimant, error) 
 
 // dueRetries lists up to n of an endpoint's pending deliveries that are due and not
 // leased, the longest due first.
-func dueRetries(ctx context.Context, tx *sql.Tx, id int64, now string, n int) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT event_seq FROM deliveries WHERE webhook_id = ? AND status = 'pending'
-		AND next_attempt_at <= ?2 AND (leased_until IS NULL OR leased_until <= ?2) ORDER BY next_attempt_at LIMIT ?3`, id, now, n)
+func (db *DB) dueRetries(ctx context.Context, tx *sql.Tx, id int64, now string, n int) ([]int64, error) {
+	s, err := db.txStmt(ctx, tx, qDueRetries)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, id, now, n)
 	if err != nil {
 		return nil, err
 	}
@@ -717,19 +815,12 @@ type unsentEvent struct {
 // unsent takes up to n of the events after c's cursor (up to head) that c subscribes
 // to, and moves the cursor past them: to the last one taken when n were, else to head,
 // every event up to it having been looked at.
-func unsent(ctx context.Context, tx *sql.Tx, c *claimant, head int64, n int) ([]unsentEvent, error) {
-	q := `SELECT seq, created_at FROM events WHERE seq > ? AND seq <= ? AND webhook_id IS NULL`
-	args := []any{c.cursor, head}
-	if c.mask != petstore.MaskAll {
-		types := c.mask.Types()
-		q += ` AND type IN (?` + strings.Repeat(`, ?`, len(types)-1) + `)`
-		for _, t := range types {
-			args = append(args, string(t))
-		}
+func (db *DB) unsent(ctx context.Context, tx *sql.Tx, c *claimant, head int64, n int) ([]unsentEvent, error) {
+	s, err := db.txStmt(ctx, tx, qUnsent)
+	if err != nil {
+		return nil, err
 	}
-	q += ` ORDER BY seq LIMIT ?`
-	args = append(args, n)
-	rows, err := tx.QueryContext(ctx, q, args...)
+	rows, err := s.QueryContext(ctx, c.cursor, head, int64(c.mask), n)
 	if err != nil {
 		return nil, err
 	}
@@ -754,34 +845,54 @@ func unsent(ctx context.Context, tx *sql.Tx, c *claimant, head int64, n int) ([]
 
 // loadJob reads a leased delivery with its event and endpoint, each read once per
 // claim (hooks, events).
-func loadJob(ctx context.Context, tx *sql.Tx, webhookID, seq int64, hooks map[int64]petstore.Webhook, events map[int64]petstore.Event) (petstore.DeliveryJob, error) {
+func (db *DB) loadJob(ctx context.Context, tx *sql.Tx, webhookID, seq int64, hooks map[int64]petstore.Webhook, events map[int64]petstore.Event) (petstore.DeliveryJob, error) {
 	var (
 		job        petstore.DeliveryJob
 		retrySince string
-		err        error
 	)
-	job.Delivery, err = scanDelivery(tx.QueryRowContext(ctx, `SELECT `+deliveryColumns+`, d.retry_since`+deliveryFrom+`
-		WHERE d.webhook_id = ? AND d.event_seq = ?`, webhookID, seq), &retrySince)
+	get, err := db.txStmt(ctx, tx, qJob)
+	if err != nil {
+		return job, err
+	}
+	job.Delivery, err = scanDelivery(get.QueryRowContext(ctx, webhookID, seq), &retrySince)
 	if err != nil {
 		return job, fmt.Errorf("load delivery %d of webhook %d: %w", seq, webhookID, err)
 	}
 	if job.RetrySince, err = parseTime(retrySince); err != nil {
 		return job, err
 	}
-	var ok bool
-	if job.Event, ok = events[seq]; !ok {
-		if job.Event, err = scanEvent(tx.QueryRowContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq = ?`, seq)); err != nil {
-			return job, fmt.Errorf("load event of delivery %d: %w", seq, err)
-		}
-		events[seq] = job.Event
+	if job.Event, err = db.event(ctx, tx, seq, events); err != nil {
+		return job, err
 	}
+	var ok bool
 	if job.Webhook, ok = hooks[webhookID]; !ok {
-		if job.Webhook, err = loadWebhook(ctx, tx, webhookID); err != nil {
+		hook, err := db.txStmt(ctx, tx, qWebhook)
+		if err != nil {
 			return job, err
+		}
+		if job.Webhook, err = scanWebhook(hook.QueryRowContext(ctx, webhookID)); err != nil {
+			return job, fmt.Errorf("load webhook %d: %w", webhookID, err)
 		}
 		hooks[webhookID] = job.Webhook
 	}
 	return job, nil
+}
+
+// event reads the event at seq, once per claim (events).
+func (db *DB) event(ctx context.Context, tx *sql.Tx, seq int64, events map[int64]petstore.Event) (petstore.Event, error) {
+	if e, ok := events[seq]; ok {
+		return e, nil
+	}
+	s, err := db.txStmt(ctx, tx, qEventBySeq)
+	if err != nil {
+		return petstore.Event{}, err
+	}
+	e, err := scanEvent(s.QueryRowContext(ctx, seq))
+	if err != nil {
+		return petstore.Event{}, fmt.Errorf("load event %d: %w", seq, err)
+	}
+	events[seq] = e
+	return e, nil
 }
 
 // FinishAttempts records attempts in one write transaction, and then each endpoint's
@@ -791,18 +902,15 @@ func (db *DB) FinishAttempts(ctx context.Context, results []petstore.AttemptResu
 		return nil
 	}
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		get, err := db.txStmt(ctx, tx, `SELECT attempts, fanned FROM deliveries WHERE webhook_id = ? AND event_seq = ? AND status = 'pending'`)
+		get, err := db.txStmt(ctx, tx, qPendingAttempt)
 		if err != nil {
 			return err
 		}
-		del, err := db.txStmt(ctx, tx, `DELETE FROM deliveries WHERE webhook_id = ? AND event_seq = ?`)
+		del, err := db.txStmt(ctx, tx, qForget)
 		if err != nil {
 			return err
 		}
-		set, err := db.txStmt(ctx, tx, `UPDATE deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?,
-			last_attempt_at = ?, response_status = ?, last_error = ?, leased_until = NULL,
-			retry_since = CASE WHEN attempts = 0 THEN ? ELSE retry_since END
-			WHERE webhook_id = ? AND event_seq = ?`)
+		set, err := db.txStmt(ctx, tx, qRecordAttempt)
 		if err != nil {
 			return err
 		}
@@ -843,6 +951,14 @@ func (db *DB) FinishAttempts(ctx context.Context, results []petstore.AttemptResu
 // endpointsAfter updates each endpoint of recorded results: its run of failures,
 // its window, and its disabling past the results' DisableIfFailingBefore.
 func (db *DB) endpointsAfter(ctx context.Context, tx *sql.Tx, recorded []petstore.AttemptResult) error {
+	get, err := db.txStmt(ctx, tx, qEndpointRun)
+	if err != nil {
+		return err
+	}
+	set, err := db.txStmt(ctx, tx, qSetEndpointRun)
+	if err != nil {
+		return err
+	}
 	for id, rs := range petstore.ByWebhook(recorded) {
 		var (
 			w       int
@@ -850,8 +966,7 @@ func (db *DB) endpointsAfter(ctx context.Context, tx *sql.Tx, recorded []petstor
 			enabled bool
 			mask    petstore.EventMask
 		)
-		err := tx.QueryRowContext(ctx, `SELECT send_window, failing_since, enabled, events_mask FROM webhooks WHERE id = ?`, id).
-			Scan(&w, &failing, &enabled, &mask)
+		err := get.QueryRowContext(ctx, id).Scan(&w, &failing, &enabled, &mask)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
@@ -863,8 +978,7 @@ func (db *DB) endpointsAfter(ctx context.Context, tx *sql.Tx, recorded []petstor
 			return err
 		}
 		run := petstore.RunAfter(since, w, rs)
-		if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET send_window = ?, failing_since = ? WHERE id = ?`,
-			run.Window, nullTime(run.FailingSince), id); err != nil {
+		if _, err := set.ExecContext(ctx, run.Window, nullTime(run.FailingSince), id); err != nil {
 			return err
 		}
 		// An endpoint already disabled (by an admin, who then sent it a test event)

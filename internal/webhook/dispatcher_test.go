@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -485,7 +486,7 @@ func TestDispatcherWorkers(t *testing.T) {
 }
 
 // TestDispatcherWindow: an endpoint is sent up to its window of deliveries at once,
-// and no more; their results are recorded in batches.
+// and no more; while the service is busy their results are recorded in batches.
 func TestDispatcherWindow(t *testing.T) {
 	release := make(chan struct{})
 	arrived := make(chan struct{}, 100)
@@ -507,6 +508,7 @@ func TestDispatcherWindow(t *testing.T) {
 	d := webhook.NewDispatcher(webhook.DispatcherOptions{
 		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{Timeout: time.Minute, AllowPrivate: true}),
 		Encode: encodeEvent, Window: 4, Poll: 10 * time.Millisecond,
+		Busy: func() bool { return true }, BusyRate: 1000,
 	})
 	run(t, d)
 	for range 4 {
@@ -534,6 +536,36 @@ func TestDispatcherWindow(t *testing.T) {
 	if len(q.batches) >= len(ids) {
 		t.Errorf("%d results were recorded in %d batches: none held more than one", len(ids), len(q.batches))
 	}
+}
+
+// TestDispatcherPacesItselfWhileBusy: while the service serves requests, attempts
+// begin at BusyRate a second at most (after the pace's burst); once it is idle, the
+// rest go at once.
+func TestDispatcherPacesItselfWhileBusy(t *testing.T) {
+	rc := newReceiver(t, secret, time.Now, answerStatus(http.StatusOK))
+	q := newMemQueue()
+	var busy atomic.Bool
+	busy.Store(true)
+	const burst, events = 512, 600
+	for i := range events {
+		// A separate endpoint each, so that no window holds them back.
+		q.addEvent(time.Now(), fmt.Sprint("evt_", i), q.addWebhook(rc.URL, secret))
+	}
+	d := webhook.NewDispatcher(webhook.DispatcherOptions{
+		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivate: true}),
+		Encode: encodeEvent, Poll: 10 * time.Millisecond, Busy: busy.Load, BusyRate: 10,
+	})
+	start := time.Now()
+	run(t, d)
+	time.Sleep(500 * time.Millisecond)
+	got, _ := rc.requests()
+	// An upper bound, which no machine's slowness can break.
+	if limit := burst + int(10*time.Since(start).Seconds()) + 1; len(got) > limit {
+		t.Fatalf("%d attempts while busy within %v, want at most %d", len(got), time.Since(start), limit)
+	}
+	busy.Store(false)
+	d.Nudge()
+	waitFor(t, "every delivery once idle", func() bool { got, _ := rc.requests(); return len(got) == events })
 }
 
 // TestDispatcherFinishErrors: an attempt whose result cannot be recorded is made
