@@ -105,13 +105,6 @@ func event(t petstore.EventType, now time.Time) petstore.Event {
 	return petstore.Event{ID: petstore.NewEventID(), Type: t, CreatedAt: now}
 }
 
-// orderEvent is the event t of order o.
-func orderEvent(t petstore.EventType, o petstore.Order, now time.Time) petstore.Event {
-	e := event(t, now)
-	e.Order = &o
-	return e
-}
-
 // scanEvent reads a row of eventColumns.
 func scanEvent(row pgx.Row) (petstore.Event, error) {
 	var (

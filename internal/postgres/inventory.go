@@ -129,7 +129,8 @@ func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (pets
 		if err != nil {
 			return nil, err
 		}
-		if st, err = cur.Restock(quantity); err != nil {
+		var events []petstore.Event
+		if st, events, err = petstore.SetStock(p, cur, quantity, timestamp(db.now())); err != nil {
 			return nil, err
 		}
 		if st == cur {
@@ -138,7 +139,7 @@ func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (pets
 		if err := savePetState(ctx, tx, petID, st); err != nil {
 			return nil, err
 		}
-		return petstore.StockEvents(p, cur, st, timestamp(db.now())), nil
+		return events, nil
 	})
 	if err != nil {
 		return petstore.InventoryItem{}, fmt.Errorf("set inventory: %w", err)

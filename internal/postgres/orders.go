@@ -118,7 +118,7 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 		if err != nil {
 			return nil, err
 		}
-		next, err := cur.Return(o)
+		next, events, err := petstore.CancelOrder(o, p, cur, timestamp(db.now()))
 		if err != nil {
 			return nil, err
 		}
@@ -128,8 +128,7 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 		if _, err = tx.Exec(ctx, qDeleteOrder, id); err != nil {
 			return nil, err
 		}
-		now := timestamp(db.now())
-		return append([]petstore.Event{orderEvent(petstore.OrderCancelled, o, now)}, petstore.StockEvents(p, cur, next, now)...), nil
+		return events, nil
 	})
 	if err != nil {
 		return fmt.Errorf("cancel order: %w", err)
@@ -169,16 +168,15 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 		if err != nil {
 			return nil, err
 		}
-		next := cur.Fulfil()
+		done, next, events := petstore.CompleteOrder(o, p, cur, timestamp(db.now()))
 		if err := savePetState(ctx, tx, o.PetID, next); err != nil {
 			return nil, err
 		}
 		if _, err := tx.Exec(ctx, qCompleteOrder, id); err != nil {
 			return nil, err
 		}
-		o.Complete = true
-		now := timestamp(db.now())
-		return append([]petstore.Event{orderEvent(petstore.OrderCompleted, o, now)}, petstore.StockEvents(p, cur, next, now)...), nil
+		o = done
+		return events, nil
 	})
 	if err != nil {
 		return petstore.Order{}, fmt.Errorf("update order: %w", err)

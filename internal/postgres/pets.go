@@ -149,9 +149,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 			return nil, err
 		}
 		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock}
-		return petstore.StockEvents(pet,
-			petstore.PetState{Status: cur.Status, Stock: cur.Stock},
-			petstore.PetState{Status: pet.Status, Stock: pet.Stock}, timestamp(db.now())), nil
+		return petstore.RevisedEvents(cur, pet, timestamp(db.now())), nil
 	})
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("update pet: %w", err)

@@ -137,8 +137,10 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	}
 	b.Queue(qOrderIDs, len(reqs))
 	pets := make(map[int64]petstore.PetState, len(petIDs))
-	// The pets as locked, for their events: PlanOrders changes pets in place.
+	// The pets and their states as locked, for their events: PlanOrders changes pets
+	// in place.
 	locked := make(map[int64]petstore.Pet, len(petIDs))
+	before := make(map[int64]petstore.PetState, len(petIDs))
 	var records map[petstore.KeyRef]petstore.IdempotencyRecord
 	ids := make([]int64, 0, len(reqs))
 	err = readBatch(conn.SendBatch(ctx, b), func(br pgx.BatchResults) error {
@@ -157,7 +159,7 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 			}
 			st.Status = petstore.PetStatus(status)
 			p.Status, p.Stock = st.Status, st.Stock
-			pets[p.ID], locked[p.ID] = st, p
+			pets[p.ID], locked[p.ID], before[p.ID] = st, p, st
 		}
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("lock pets: %w", err)
@@ -204,25 +206,17 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 		}
 		w.Queue(qSavePets, batch.Changed, statuses, stocks, open)
 	}
-	var (
-		o      orderRows
-		events []petstore.Event
-	)
+	var o orderRows
 	for i := range batch.Plans {
 		if p := &batch.Plans[i]; p.Outcome == petstore.Place {
 			p.Order.ID = ids[i]
 			o.add(p.Order)
-			events = append(events, orderEvent(petstore.OrderPlaced, p.Order, batch.Now))
 		}
 	}
 	if len(o.ids) > 0 {
 		w.Queue(qInsertOrders, o.ids, o.pets, o.accounts, o.qty, o.ships, o.created)
 	}
-	for _, id := range batch.Changed {
-		before := locked[id]
-		events = append(events, petstore.StockEvents(before,
-			petstore.PetState{Status: before.Status, Stock: before.Stock}, batch.Pets[id], batch.Now)...)
-	}
+	events := batch.Events(before, locked)
 	// Keys are recorded in key order, so that two batches recording the same keys
 	// wait for each other in one order only.
 	var recorded []int

@@ -57,20 +57,6 @@ func (db *DB) queued(q bool) {
 	}
 }
 
-// petEvents are the events of pet id's state going from before to after, dated now;
-// the pet's name and category are read only when its status changed, which only the
-// status event shows.
-func petEvents(ctx context.Context, tx *sql.Tx, id int64, before, after petstore.PetState, now time.Time) ([]petstore.Event, error) {
-	pet := petstore.Pet{ID: id}
-	if before.Status != after.Status {
-		var err error
-		if pet, err = scanPet(tx.QueryRowContext(ctx, qPet, id)); err != nil {
-			return nil, fmt.Errorf("load pet %d: %w", id, err)
-		}
-	}
-	return petstore.StockEvents(pet, before, after, now), nil
-}
-
 const eventColumns = `seq, id, type, created_at, data`
 
 func scanEvent(row interface{ Scan(...any) error }) (petstore.Event, error) {

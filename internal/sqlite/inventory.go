@@ -14,29 +14,32 @@ import (
 // and the save, in this process or any other.
 
 const (
-	qPetState    = `SELECT status, stock, open_orders FROM pets WHERE id = ?`
+	qPetState    = `SELECT status, stock, open_orders, name, category_id FROM pets WHERE id = ?`
 	qSetPetState = `UPDATE pets SET status = ?, stock = ?, open_orders = ? WHERE id = ?`
 )
 
-// loadPetState reads what the store rules look at; an unknown pet is ENotFound.
-func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstore.PetState, error) {
+// loadPetState reads what the store rules look at, and the pet (whose name and
+// category the events of its changes show); an unknown pet is ENotFound.
+func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstore.Pet, petstore.PetState, error) {
 	s, err := db.txStmt(ctx, tx, qPetState)
 	if err != nil {
-		return petstore.PetState{}, err
+		return petstore.Pet{}, petstore.PetState{}, err
 	}
 	var (
 		st     petstore.PetState
+		p      = petstore.Pet{ID: petID}
 		status string
 	)
-	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders)
+	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders, &p.Name, &p.CategoryID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.PetState{}, petstore.PetNotFound(petID)
+		return petstore.Pet{}, petstore.PetState{}, petstore.PetNotFound(petID)
 	}
 	if err != nil {
-		return petstore.PetState{}, fmt.Errorf("load pet %d: %w", petID, err)
+		return petstore.Pet{}, petstore.PetState{}, fmt.Errorf("load pet %d: %w", petID, err)
 	}
 	st.Status = petstore.PetStatus(status)
-	return st, nil
+	p.Status, p.Stock = st.Status, st.Stock
+	return p, st, nil
 }
 
 // savePetState writes a rule's result: status, stock and the count of open orders.
@@ -116,18 +119,15 @@ func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (pets
 		queued bool
 	)
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		cur, err := loadPetState(ctx, db, tx, petID)
+		pet, cur, err := loadPetState(ctx, db, tx, petID)
 		if err != nil {
 			return err
 		}
-		if st, err = cur.Restock(quantity); err != nil {
+		var events []petstore.Event
+		if st, events, err = petstore.SetStock(pet, cur, quantity, db.now().UTC()); err != nil {
 			return err
 		}
 		if err := savePetState(ctx, db, tx, petID, st); err != nil {
-			return err
-		}
-		events, err := petEvents(ctx, tx, petID, cur, st, db.now().UTC())
-		if err != nil {
 			return err
 		}
 		queued, err = db.record(ctx, tx, events)

@@ -96,13 +96,14 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 		// goroutine per statement.
 		sctx := context.WithoutCancel(ctx)
 		pets := make(map[int64]petstore.PetState, len(reqs))
+		rows := make(map[int64]petstore.Pet, len(reqs))
 		var keys map[petstore.KeyRef]petstore.IdempotencyRecord
 		for _, r := range reqs {
 			if _, ok := pets[r.PetID]; !ok {
-				st, err := loadPetState(sctx, db, tx, r.PetID)
+				p, st, err := loadPetState(sctx, db, tx, r.PetID)
 				switch {
 				case err == nil:
-					pets[r.PetID] = st
+					pets[r.PetID], rows[r.PetID] = st, p
 				case petstore.ErrorCode(err) != petstore.ENotFound:
 					return err
 				}
@@ -147,22 +148,8 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 				return fmt.Errorf("insert order: %w", err)
 			}
 		}
-		events := make([]petstore.Event, 0, len(reqs)+len(batch.Changed))
-		for i := range batch.Plans {
-			if p := &batch.Plans[i]; p.Outcome == petstore.Place {
-				o := p.Order
-				events = append(events, petstore.Event{ID: petstore.NewEventID(), Type: petstore.OrderPlaced, CreatedAt: batch.Now, Order: &o})
-			}
-		}
-		for _, id := range batch.Changed {
-			ev, err := petEvents(sctx, tx, id, before[id], batch.Pets[id], batch.Now)
-			if err != nil {
-				return err
-			}
-			events = append(events, ev...)
-		}
 		var err error
-		if queued, err = db.record(sctx, tx, events); err != nil {
+		if queued, err = db.record(sctx, tx, batch.Events(before, rows)); err != nil {
 			return err
 		}
 		for i, r := range reqs {
@@ -281,11 +268,11 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 		if err := o.CanCancel(); err != nil {
 			return err // before the pet, which a complete order outlives
 		}
-		cur, err := loadPetState(ctx, db, tx, o.PetID)
+		p, cur, err := loadPetState(ctx, db, tx, o.PetID)
 		if err != nil {
 			return err
 		}
-		next, err := cur.Return(o)
+		next, events, err := petstore.CancelOrder(o, p, cur, db.now().UTC())
 		if err != nil {
 			return err
 		}
@@ -295,12 +282,6 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 		if _, err = tx.ExecContext(ctx, qDeleteOrder, id); err != nil {
 			return err
 		}
-		now := db.now().UTC()
-		events, err := petEvents(ctx, tx, o.PetID, cur, next, now)
-		if err != nil {
-			return err
-		}
-		events = append([]petstore.Event{{ID: petstore.NewEventID(), Type: petstore.OrderCancelled, CreatedAt: now, Order: &o}}, events...)
 		queued, err = db.record(ctx, tx, events)
 		return err
 	})
@@ -336,25 +317,21 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 			}
 		}
 		if u.Complete != nil && *u.Complete {
-			cur, err := loadPetState(ctx, db, tx, o.PetID)
+			p, cur, err := loadPetState(ctx, db, tx, o.PetID)
 			if err != nil {
 				return err
 			}
-			next := cur.Fulfil()
+			var (
+				next   petstore.PetState
+				events []petstore.Event
+			)
+			o, next, events = petstore.CompleteOrder(o, p, cur, db.now().UTC())
 			if err := savePetState(ctx, db, tx, o.PetID, next); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, qCompleteOrder, id); err != nil {
 				return err
 			}
-			o.Complete = true
-			now := db.now().UTC()
-			events, err := petEvents(ctx, tx, o.PetID, cur, next, now)
-			if err != nil {
-				return err
-			}
-			done := o
-			events = append([]petstore.Event{{ID: petstore.NewEventID(), Type: petstore.OrderCompleted, CreatedAt: now, Order: &done}}, events...)
 			queued, err = db.record(ctx, tx, events)
 			return err
 		}

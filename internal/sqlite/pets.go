@@ -187,8 +187,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		if cur.Status == pet.Status {
 			return nil
 		}
-		queued, err = db.record(ctx, tx, petstore.StockEvents(pet,
-			petstore.PetState{Status: cur.Status, Stock: cur.Stock}, petstore.PetState{Status: pet.Status, Stock: pet.Stock}, db.now().UTC()))
+		queued, err = db.record(ctx, tx, petstore.RevisedEvents(cur, pet, db.now().UTC()))
 		return err
 	})
 	if err != nil {
@@ -203,7 +202,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 func (db *DB) DeletePet(ctx context.Context, id int64) error {
 	defer db.pets.forget(id)
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		st, err := loadPetState(ctx, db, tx, id)
+		_, st, err := loadPetState(ctx, db, tx, id)
 		if err != nil {
 			return err
 		}
