@@ -998,13 +998,14 @@ func (db *DB) endpointsAfter(ctx context.Context, tx *sql.Tx, recorded []petstor
 	return nil
 }
 
-// QueueStats counts the pending deliveries and the events not yet fanned out to
-// enabled endpoints (counted up to 100,000 each), and dates the oldest event among them.
+// QueueStats counts the pending deliveries and the events after each enabled
+// endpoint's cursor (seqs are consecutive here, so that is a subtraction, whatever
+// the backlog), and dates the oldest event among them.
 func (db *DB) QueueStats(ctx context.Context) (petstore.QueueStats, error) {
 	s, err := db.readStmt(ctx, `SELECT
 		(SELECT COUNT(*) FROM deliveries WHERE status = 'pending')
-		+ COALESCE((SELECT SUM((SELECT COUNT(*) FROM (SELECT 1 FROM events e WHERE e.seq > w.fan_cursor
-			AND e.webhook_id IS NULL LIMIT 100000))) FROM webhooks w WHERE w.enabled = 1), 0),
+		+ COALESCE((SELECT SUM(MAX(m.seq - w.fan_cursor, 0)) FROM webhooks w, (SELECT COALESCE(MAX(seq), 0) AS seq FROM events) m
+			WHERE w.enabled = 1), 0),
 		(SELECT MIN(c) FROM (
 			SELECT MIN(e.created_at) AS c FROM deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.status = 'pending'
 			UNION ALL

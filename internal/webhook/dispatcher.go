@@ -112,7 +112,7 @@ const (
 
 var (
 	queueDepthDesc = prometheus.NewDesc("petstore_webhook_queue_depth",
-		"Webhook deliveries pending (due or waiting for a retry).", nil, nil)
+		"Webhook deliveries pending (in flight or waiting for a retry) and events not yet sent to an enabled endpoint.", nil, nil)
 	oldestPendingDesc = prometheus.NewDesc("petstore_webhook_oldest_pending_seconds",
 		"Age of the event of the oldest pending webhook delivery; 0 when none is pending.", nil, nil)
 )
