@@ -750,7 +750,7 @@ petstore_webhook_deliveries_total{outcome="succeeded"} 0
 # HELP petstore_webhook_oldest_pending_seconds Age of the event of the oldest pending webhook delivery; 0 when none is pending.
 # TYPE petstore_webhook_oldest_pending_seconds gauge
 petstore_webhook_oldest_pending_seconds 60
-# HELP petstore_webhook_queue_depth Webhook deliveries pending (due or waiting for a retry).
+# HELP petstore_webhook_queue_depth Webhook deliveries pending (in flight or waiting for a retry) and events not yet sent to an enabled endpoint.
 # TYPE petstore_webhook_queue_depth gauge
 petstore_webhook_queue_depth 3
 `
