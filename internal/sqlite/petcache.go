@@ -21,6 +21,12 @@ type petCache struct {
 
 	mu sync.RWMutex
 	m  map[int64]cachedPet
+	// ring holds the ids put, in the order they came (a FIFO of max slots): a put
+	// into a full cache evicts the id in the next slot, in O(1). An id forgotten and
+	// put again may be in two slots; the older one then evicts it early, which costs
+	// a read, never a stale answer.
+	ring []int64
+	next int
 	// gens count the writes to the pets of each stripe (id mod len(gens)), so that a
 	// read that raced a write to its pet does not put what it read, which the write
 	// may have changed, into the cache; reads of other pets are not held back.
@@ -33,8 +39,11 @@ type cachedPet struct {
 }
 
 func newPetCache(ttl time.Duration) *petCache {
-	return &petCache{ttl: ttl, max: 10_000, m: make(map[int64]cachedPet)}
+	return &petCache{ttl: ttl, max: DefaultPetCacheSize, m: make(map[int64]cachedPet)}
 }
+
+// DefaultPetCacheSize is how many pets the cache holds at most.
+const DefaultPetCacheSize = 10_000
 
 // get returns the cached pet id, if it is there and fresh, and the generation to give
 // put after a miss.
@@ -62,14 +71,13 @@ func (c *petCache) put(p petstore.Pet, gen uint64, now time.Time) {
 	if c.gens[stripe(p.ID)] != gen {
 		return
 	}
-	if len(c.m) >= c.max {
-		for id, e := range c.m {
-			if !now.Before(e.expires) {
-				delete(c.m, id)
-			}
-		}
-		if len(c.m) >= c.max {
-			clear(c.m)
+	if _, ok := c.m[p.ID]; !ok {
+		if len(c.ring) < c.max {
+			c.ring = append(c.ring, p.ID)
+		} else {
+			delete(c.m, c.ring[c.next])
+			c.ring[c.next] = p.ID
+			c.next = (c.next + 1) % c.max
 		}
 	}
 	c.m[p.ID] = cachedPet{pet: p, expires: now.Add(c.ttl)}

@@ -73,7 +73,45 @@ func TestPetCache(t *testing.T) {
 		if len(c.m) > 10 {
 			t.Fatalf("the cache holds %d pets", len(c.m))
 		}
+		// The latest puts are kept: the oldest made room for them.
+		for id := range int64(25) {
+			if _, _, ok := c.get(id, now); ok != (id >= 15) {
+				t.Errorf("pet %d cached: %v, want %v", id, ok, id >= 15)
+			}
+		}
 	})
+	t.Run("a pet forgotten and put again is never served stale", func(t *testing.T) {
+		c := newPetCache(time.Second)
+		c.max = 3
+		for _, id := range []int64{1, 2, 1} {
+			_, gen, _ := c.get(id, now)
+			c.put(petstore.Pet{ID: id, Stock: int(id)}, gen, now)
+			c.forget(1)
+		}
+		_, gen, _ := c.get(1, now)
+		c.put(petstore.Pet{ID: 1, Stock: 9}, gen, now)
+		if got, _, ok := c.get(1, now); ok && got.Stock != 9 {
+			t.Fatalf("pet 1 cached with stock %d, want 9 (the last put)", got.Stock)
+		}
+		if len(c.m) > 3 || len(c.ring) > 3 {
+			t.Fatalf("the cache holds %d pets in %d slots, want at most 3", len(c.m), len(c.ring))
+		}
+	})
+}
+
+// BenchmarkPetCacheFull puts and gets pets spread over ten times more ids than the
+// cache holds: every put into the full cache evicts one, in O(1).
+func BenchmarkPetCacheFull(b *testing.B) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	c := newPetCache(time.Minute)
+	b.ReportAllocs()
+	id := int64(0)
+	for b.Loop() {
+		id = (id*7919 + 1) % (10 * DefaultPetCacheSize)
+		if _, gen, ok := c.get(id, now); !ok {
+			c.put(petstore.Pet{ID: id}, gen, now)
+		}
+	}
 }
 
 // A full database (here: capped by max_page_count, as a full disk would stop it) is a
