@@ -163,14 +163,43 @@ func (db *DB) Event(ctx context.Context, id string) (petstore.Event, error) {
 }
 
 // PurgeEvents deletes the events that happened before the given time, with their
-// deliveries, in one statement.
+// deliveries, a chunk at a time (purgeInChunks): one statement over a million events
+// would hold their locks, and swell the WAL, for as long as it ran.
 func (db *DB) PurgeEvents(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := db.pool.QueryRow(ctx, `WITH e AS (DELETE FROM events WHERE created_at < $1 RETURNING seq),
-		d AS (DELETE FROM deliveries WHERE event_seq IN (SELECT seq FROM e))
-		SELECT count(*) FROM e`, timestamp(before)).Scan(&n)
+	n, err := db.purgeInChunks(ctx, `WITH e AS (
+			DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE created_at < $1 ORDER BY seq LIMIT $2) RETURNING seq
+		), d AS (DELETE FROM deliveries WHERE event_seq IN (SELECT seq FROM e))
+		SELECT count(*) FROM e`, timestamp(before))
 	if err != nil {
-		return 0, fmt.Errorf("purge events: %w", err)
+		return n, fmt.Errorf("purge events: %w", err)
 	}
 	return n, nil
+}
+
+// purgeChunk is how many rows one statement of a purge deletes.
+const purgeChunk = 5000
+
+// purgeInChunks runs del, a statement whose last parameter is the chunk's size and
+// that selects how many rows it deleted, until a chunk deletes fewer; it returns how
+// many it deleted in all.
+func (db *DB) purgeInChunks(ctx context.Context, del string, args ...any) (int64, error) {
+	chunk := db.purgeChunk
+	if chunk == 0 {
+		chunk = purgeChunk
+	}
+	args = append(args, chunk)
+	var total int64
+	for {
+		var n int64
+		if err := db.pool.QueryRow(ctx, del, args...).Scan(&n); err != nil {
+			return total, err
+		}
+		total += n
+		if n < int64(chunk) {
+			return total, nil
+		}
+		if db.purged != nil {
+			db.purged(n)
+		}
+	}
 }

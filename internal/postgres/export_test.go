@@ -50,3 +50,7 @@ func (db *DB) HoldEventsForTest(ctx context.Context, events []petstore.Event, wr
 		return nil, nil
 	})
 }
+
+// SetPurgeChunkForTest makes purges delete n rows at a time and report each full
+// chunk to purged.
+func SetPurgeChunkForTest(db *DB, n int, purged func(int64)) { db.purgeChunk, db.purged = n, purged }

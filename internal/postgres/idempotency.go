@@ -132,9 +132,13 @@ func (k *keyRows) queue(b *pgx.Batch) {
 
 // PurgeIdempotencyKeys deletes keys first used before the given time and says how many.
 func (db *DB) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
-	tag, err := db.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, before)
+	n, err := db.purgeInChunks(ctx, `WITH k AS (
+			DELETE FROM idempotency_keys WHERE (account_id, key) IN (
+				SELECT account_id, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)
+			RETURNING 1
+		) SELECT count(*) FROM k`, before)
 	if err != nil {
-		return 0, fmt.Errorf("purge idempotency keys: %w", err)
+		return n, fmt.Errorf("purge idempotency keys: %w", err)
 	}
-	return tag.RowsAffected(), nil
+	return n, nil
 }

@@ -27,7 +27,9 @@ func TestStore(t *testing.T) {
 		if h.BeforeCommit != nil {
 			o.Loops = 1 // see storetest.Hooks
 		}
-		return pgtest.OpenWith(t, url, o)
+		db := pgtest.OpenWith(t, url, o)
+		postgres.SetPurgeChunkForTest(db, h.PurgeChunk, h.Purged)
+		return db
 	})
 }
 

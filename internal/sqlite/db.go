@@ -87,6 +87,10 @@ type DB struct {
 	onDeliveries func()
 	// claimTurn rotates the endpoint a claim serves first.
 	claimTurn atomic.Uint64
+	// purgeChunk (0: the constant) and purged, which is told the size of each full
+	// chunk a purge deletes, are the tests'.
+	purgeChunk int
+	purged     func(int64)
 }
 
 var _ petstore.Store = (*DB)(nil)

@@ -128,23 +128,67 @@ func (db *DB) Event(ctx context.Context, id string) (petstore.Event, error) {
 }
 
 // PurgeEvents deletes the events that happened before the given time; their
-// deliveries go with them (ON DELETE CASCADE).
+// deliveries go with them (ON DELETE CASCADE). The first event to keep is found on
+// the read pool; the deletion then goes by seq in chunks (purgeInChunks), so that a
+// purge of a million events never holds the writer long.
 func (db *DB) PurgeEvents(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := db.update(ctx, func(tx *sql.Tx) error {
-		// created_at rises with seq (one writer, and a clock that a step back of a
-		// few seconds would only delay a purge): delete up to the first event to keep.
-		res, err := tx.ExecContext(ctx, `DELETE FROM events WHERE seq < COALESCE(
-			(SELECT seq FROM events WHERE created_at >= ? ORDER BY seq LIMIT 1), (SELECT MAX(seq) + 1 FROM events))`,
-			formatTime(before))
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+	// created_at rises with seq (one writer, and a clock that a step back of a few
+	// seconds would only delay a purge): delete up to the first event to keep.
+	var keep int64
+	err := db.read.QueryRowContext(ctx, `SELECT COALESCE(
+		(SELECT seq FROM events WHERE created_at >= ? ORDER BY seq LIMIT 1), (SELECT MAX(seq) + 1 FROM events), 0)`,
+		formatTime(before)).Scan(&keep)
 	if err != nil {
 		return 0, fmt.Errorf("purge events: %w", err)
 	}
+	n, err := db.purgeInChunks(ctx, `DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE seq < ? ORDER BY seq LIMIT ?)`, keep)
+	if err != nil {
+		return n, fmt.Errorf("purge events: %w", err)
+	}
 	return n, nil
+}
+
+// purgeChunk is how many rows one transaction of a purge deletes: a few milliseconds
+// of the writer (an event's deliveries go with it), and purgePause is what the purge
+// then leaves the writer to the orders waiting for it.
+const (
+	purgeChunk = 1000
+	purgePause = 2 * time.Millisecond
+)
+
+// purgeInChunks runs del, a DELETE whose last parameter is the chunk's size, each
+// time in a write transaction of its own, until a chunk deletes fewer rows; it
+// returns how many it deleted in all.
+func (db *DB) purgeInChunks(ctx context.Context, del string, args ...any) (int64, error) {
+	chunk := db.purgeChunk
+	if chunk == 0 {
+		chunk = purgeChunk
+	}
+	args = append(args, chunk)
+	var total int64
+	for {
+		var n int64
+		err := db.update(ctx, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, del, args...)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		total += n
+		if err != nil || n < int64(chunk) {
+			return total, err
+		}
+		if db.purged != nil {
+			db.purged(n)
+		}
+		t := time.NewTimer(purgePause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return total, ctx.Err()
+		case <-t.C:
+		}
+	}
 }

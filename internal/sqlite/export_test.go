@@ -5,3 +5,7 @@ import "database/sql"
 // WriterForTest and ReaderForTest give the tests the pools, to check how they are set up.
 func WriterForTest(db *DB) *sql.DB { return db.write }
 func ReaderForTest(db *DB) *sql.DB { return db.read }
+
+// SetPurgeChunkForTest makes purges delete n rows at a time and report each full
+// chunk to purged.
+func SetPurgeChunkForTest(db *DB, n int, purged func(int64)) { db.purgeChunk, db.purged = n, purged }

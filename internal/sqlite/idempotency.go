@@ -104,17 +104,10 @@ func saveIdempotencyRecord(ctx context.Context, db *DB, tx *sql.Tx, ref petstore
 
 // PurgeIdempotencyKeys deletes keys first used before the given time and says how many.
 func (db *DB) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := db.update(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < ?`, formatTime(before))
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+	n, err := db.purgeInChunks(ctx, `DELETE FROM idempotency_keys WHERE (account_id, key) IN (
+		SELECT account_id, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)`, formatTime(before))
 	if err != nil {
-		return 0, fmt.Errorf("purge idempotency keys: %w", err)
+		return n, fmt.Errorf("purge idempotency keys: %w", err)
 	}
 	return n, nil
 }

@@ -25,6 +25,7 @@ func openWith(t *testing.T, h storetest.Hooks) *sqlite.DB {
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
+	sqlite.SetPurgeChunkForTest(db, h.PurgeChunk, h.Purged)
 	t.Cleanup(func() {
 		if err := db.Close(); err != nil {
 			t.Errorf("close: %v", err)

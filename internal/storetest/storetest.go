@@ -26,6 +26,10 @@ type Hooks struct {
 	// batch as a failed commit would. A store with several placement loops uses one
 	// when it is set, so that the batch tests know which requests share a batch.
 	BeforeCommit func() error
+	// PurgeChunk, when set, is how many rows a purge deletes per transaction, and
+	// Purged is told the size of each full chunk it deletes.
+	PurgeChunk int
+	Purged     func(int64)
 }
 
 // Run runs the whole suite against the stores that open returns. Every test opens
@@ -54,6 +58,7 @@ func Run(t *testing.T, open Opener) {
 		{"events", testEvents},
 		{"webhooks", testWebhooks},
 		{"deliveries", testDeliveries},
+		{"chunked purge", testChunkedPurge},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

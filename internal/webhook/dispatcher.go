@@ -96,6 +96,11 @@ const DefaultDisableAfter = 72 * time.Hour
 // core or less on the machines measured (docs/ARCHITECTURE.md).
 const DefaultBusyRate = 2000
 
+// claimTimeout bounds a claim: one that hangs (a plan gone bad, a lock) is then an
+// error in the log, not silence, and on PostgreSQL the cancelled connection is
+// dropped, so that the next claim is planned afresh.
+const claimTimeout = 10 * time.Second
+
 // finishTimeout bounds the recording of an attempt's result, which goes on after
 // Run's context is done so that a delivery made is not delivered again.
 const finishTimeout = 10 * time.Second
@@ -303,7 +308,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 		if free > 0 {
 			free = min(free, maxClaim)
-			jobs, err := d.queue.ClaimDeliveries(ctx, petstore.ClaimOptions{Now: d.now(), Lease: d.lease, Max: free, Window: d.window})
+			cctx, cancel := context.WithTimeout(ctx, claimTimeout)
+			jobs, err := d.queue.ClaimDeliveries(cctx, petstore.ClaimOptions{Now: d.now(), Lease: d.lease, Max: free, Window: d.window})
+			cancel()
 			if err != nil {
 				if ctx.Err() != nil {
 					break
