@@ -11,6 +11,43 @@
 //
 // Rate limiting is off (-rate-limit 0): the limiter is per client, and wrk speaks for
 // many clients with one key.
+//
+// # The scale run
+//
+// -scale asks whether the cost stays flat as the shop grows. It builds two databases
+// through the stores' own Go API (internal/sqlite, internal/postgres: CreatePet,
+// SetInventory, PlaceOrder from many goroutines, so the placement loop batches the
+// orders), which writes exactly the rows and events the API would, much faster than
+// HTTP: a small one (-small-pets 1000, -small-orders 10000) and a large one (-pets
+// 100000, -orders 1000000). Each has one customer account per 100 pets sharing the
+// orders, 1% of its pets sold (the last ids, stock 0), the others with a stock of a
+// million, and five pets named "Zephyr …" spread over the ids. SQLite builds on
+// /dev/shm and copies the file to disk; PostgreSQL builds in a schema of its own per
+// database with synchronous_commit off for the build's sessions, then vacuums and
+// analyses it.
+//
+// It then runs, alternating small and large for -rounds rounds (medians shown), the
+// reads pet-by-id (random ids), first-page, deep-page (a cursor nine tenths in),
+// status (?status=sold), name-search (?name=zephyr), my-orders (GET /v1/store/orders
+// as a customer), events-feed and events-deep; then orders-spread on each; and
+// prints each as large ÷ small, for req/s and p99. Last, on the small database:
+// orders/s with 0, 1, 10 and 100 endpoints subscribed to order.placed (made with
+// the admin API, the server started with --webhooks-allow-private), delivered to a
+// receiver inside loadbench that answers 204 at once, or in 50 ms for 1 and 10
+// endpoints; deliveries per second during the load and after it, and how long after
+// the load the backlog was gone (the receiver has a delivery for every order the
+// server counted, petstore_orders_placed_total, and petstore_webhook_queue_depth on
+// the operator port is 0), or how many were pending -drain (10s) later.
+//
+//	go run ./scripts/loadbench -scale                                   # SQLite, full size
+//	go run ./scripts/loadbench -scale -database 'postgres://…'           # PostgreSQL, two schemas
+//	go run ./scripts/loadbench -scale -pets 10000 -orders 100000 -duration 5s
+//	go run ./scripts/loadbench -scale -keep /tmp/lbdata -scenarios name-search,pet-by-id
+//
+// -keep (SQLite) keeps the built files and reuses them in later runs (each run works
+// on a copy); delete the folder when the schema changes. -scenarios takes the scale
+// run's names too, and hooks-0, hooks-1, hooks-10, hooks-100, hooks-1-50ms,
+// hooks-10-50ms.
 package main
 
 import (
