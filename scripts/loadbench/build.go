@@ -43,7 +43,6 @@ type built struct {
 	shape
 	lo, hi     int64 // the pets' ids
 	soldFrom   int64 // pets from this id on are sold (stock 0); those before are available
-	lastEvent  int64 // the feed's last position
 	deepPets   string
 	deepEvents string
 	took       time.Duration
@@ -104,23 +103,34 @@ func build(ctx context.Context, st petstore.Store, s shape, log io.Writer) (buil
 	}
 
 	available := b.soldFrom - b.lo
-	err = parallel(ctx, s.orders, 256, progress(log, s.name+": orders", s.orders), func(i int) error {
-		// A stride prime to the count visits every pet once per round, in an order
-		// that sends neighbouring requests to different pets, as customers would.
-		pet := b.lo + int64(i)*7919%available
-		_, err := st.PlaceOrder(ctx, petstore.NewOrder{AccountID: accounts[i%len(accounts)], PetID: pet, Quantity: 1})
-		return err
-	})
-	if err != nil {
+	place := func(from, to int) error {
+		return parallel(ctx, to-from, 256, progress(log, s.name+": orders", to-from), func(i int) error {
+			i += from
+			// A stride prime to the count visits every pet once per round, in an
+			// order that sends neighbouring requests to different pets, as
+			// customers would.
+			pet := b.lo + int64(i)*7919%available
+			_, err := st.PlaceOrder(ctx, petstore.NewOrder{AccountID: accounts[i%len(accounts)], PetID: pet, Quantity: 1})
+			return err
+		})
+	}
+	// The deep cursor of the feed is taken after nine tenths of the orders: feed
+	// positions are not counts (on PostgreSQL they are transaction ids, and each
+	// pet took a transaction of its own), so only the feed's end at that moment is
+	// a position nine tenths in.
+	deep := s.orders * 9 / 10
+	if err := place(0, deep); err != nil {
 		return b, fmt.Errorf("place orders: %w", err)
 	}
-
-	if b.lastEvent, err = lastEvent(ctx, st); err != nil {
+	last, err := lastEvent(ctx, st)
+	if err != nil {
 		return b, err
 	}
-	// Nine tenths in: a cursor far from the start, with pages still after it.
+	b.deepEvents = petstore.EncodeCursor(last)
+	if err := place(deep, s.orders); err != nil {
+		return b, fmt.Errorf("place orders: %w", err)
+	}
 	b.deepPets = petstore.EncodeCursor(b.lo + int64(s.pets)*9/10)
-	b.deepEvents = petstore.EncodeCursor(max(1, b.lastEvent*9/10))
 	b.took = time.Since(start)
 	return b, nil
 }

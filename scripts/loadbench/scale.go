@@ -201,8 +201,8 @@ func runScale(ctx context.Context, b *bench, c *scaleConfig) error {
 	w := c.stdout
 	fmt.Fprintf(w, "petstore at scale on %s: wrk -t%d -c%d, %v per scenario after %v of warm-up, %d round(s), medians\n\n",
 		c.store, b.threads, b.conns, b.duration, b.warmup, c.rounds)
-	fmt.Fprintf(w, "small: %d pets, %d orders, %d events (built in %v); large: %d pets, %d orders, %d events (built in %v)\n\n",
-		small.pets, small.orders, small.lastEvent, small.took.Round(time.Second), large.pets, large.orders, large.lastEvent, large.took.Round(time.Second))
+	fmt.Fprintf(w, "small: %d pets, %d orders (built in %v); large: %d pets, %d orders (built in %v)\n\n",
+		small.pets, small.orders, small.took.Round(time.Second), large.pets, large.orders, large.took.Round(time.Second))
 	header := true
 	for _, sc := range append(slices.Clone(scaleReads), scaleWrites...) {
 		s, l := runs[key{sc.name, small.name}], runs[key{sc.name, large.name}]
@@ -298,7 +298,7 @@ func (c *scaleConfig) prepare(ctx context.Context, b *bench, s shape) (*database
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(c.stderr, "%s database: %d pets, %d orders, %d events, built in %v\n", s.name, s.pets, s.orders, d.lastEvent, d.took.Round(100*time.Millisecond))
+	fmt.Fprintf(c.stderr, "%s database: %d pets, %d orders, built in %v\n", s.name, s.pets, s.orders, d.took.Round(100*time.Millisecond))
 	for _, k := range []struct {
 		to          *string
 		email, role string
@@ -314,9 +314,9 @@ func (c *scaleConfig) prepare(ctx context.Context, b *bench, s shape) (*database
 
 // keptBuild is what -keep stores beside a built SQLite file.
 type keptBuild struct {
-	Lo, Hi, SoldFrom, LastEvent int64
-	DeepPets, DeepEvents        string
-	Took                        time.Duration
+	Lo, Hi, SoldFrom     int64
+	DeepPets, DeepEvents string
+	Took                 time.Duration
 }
 
 // prepareSQLite builds on tmpfs when there is one: the store commits with
@@ -334,7 +334,7 @@ func (c *scaleConfig) prepareSQLite(ctx context.Context, b *bench, s shape, d *d
 				return fmt.Errorf("%s.json: %w", kept, err)
 			}
 			fmt.Fprintf(c.stderr, "%s database: reusing %s\n", s.name, kept)
-			d.built = built{shape: s, lo: k.Lo, hi: k.Hi, soldFrom: k.SoldFrom, lastEvent: k.LastEvent, deepPets: k.DeepPets, deepEvents: k.DeepEvents, took: k.Took}
+			d.built = built{shape: s, lo: k.Lo, hi: k.Hi, soldFrom: k.SoldFrom, deepPets: k.DeepPets, deepEvents: k.DeepEvents, took: k.Took}
 			return copyFile(kept, d.dsn)
 		}
 	}
@@ -373,7 +373,7 @@ func (c *scaleConfig) prepareSQLite(ctx context.Context, b *bench, s shape, d *d
 		if err := copyFile(file, kept); err != nil {
 			return err
 		}
-		meta, _ := json.Marshal(keptBuild{Lo: d.lo, Hi: d.hi, SoldFrom: d.soldFrom, LastEvent: d.lastEvent, DeepPets: d.deepPets, DeepEvents: d.deepEvents, Took: d.took})
+		meta, _ := json.Marshal(keptBuild{Lo: d.lo, Hi: d.hi, SoldFrom: d.soldFrom, DeepPets: d.deepPets, DeepEvents: d.deepEvents, Took: d.took})
 		return os.WriteFile(kept+".json", meta, 0o644)
 	}
 	return nil
