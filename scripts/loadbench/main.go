@@ -11,6 +11,43 @@
 //
 // Rate limiting is off (-rate-limit 0): the limiter is per client, and wrk speaks for
 // many clients with one key.
+//
+// # The scale run
+//
+// -scale asks whether the cost stays flat as the shop grows. It builds two databases
+// through the stores' own Go API (internal/sqlite, internal/postgres: CreatePet,
+// SetInventory, PlaceOrder from many goroutines, so the placement loop batches the
+// orders), which writes exactly the rows and events the API would, much faster than
+// HTTP: a small one (-small-pets 1000, -small-orders 10000) and a large one (-pets
+// 100000, -orders 1000000). Each has one customer account per 100 pets sharing the
+// orders, 1% of its pets sold (the last ids, stock 0), the others with a stock of a
+// million, and five pets named "Zephyr …" spread over the ids. SQLite builds on
+// /dev/shm and copies the file to disk; PostgreSQL builds in a schema of its own per
+// database with synchronous_commit off for the build's sessions, then vacuums and
+// analyses it.
+//
+// It then runs, alternating small and large for -rounds rounds (medians shown), the
+// reads pet-by-id (random ids), first-page, deep-page (a cursor nine tenths in),
+// status (?status=sold), name-search (?name=zephyr), my-orders (GET /v1/store/orders
+// as a customer), events-feed and events-deep; then orders-spread on each; and
+// prints each as large ÷ small, for req/s and p99. Last, on the small database:
+// orders/s with 0, 1, 10 and 100 endpoints subscribed to order.placed (made with
+// the admin API, the server started with --webhooks-allow-private), delivered to a
+// receiver inside loadbench that answers 204 at once, or in 50 ms for 1 and 10
+// endpoints; deliveries per second during the load and after it, and how long after
+// the load the backlog was gone (the receiver has a delivery for every order the
+// server counted, petstore_orders_placed_total, and petstore_webhook_queue_depth on
+// the operator port is 0), or how many were pending -drain (10s) later.
+//
+//	go run ./scripts/loadbench -scale                                   # SQLite, full size
+//	go run ./scripts/loadbench -scale -database 'postgres://…'           # PostgreSQL, two schemas
+//	go run ./scripts/loadbench -scale -pets 10000 -orders 100000 -duration 5s
+//	go run ./scripts/loadbench -scale -keep /tmp/lbdata -scenarios name-search,pet-by-id
+//
+// -keep (SQLite) keeps the built files and reuses them in later runs (each run works
+// on a copy); delete the folder when the schema changes. -scenarios takes the scale
+// run's names too, and hooks-0, hooks-1, hooks-10, hooks-100, hooks-1-50ms,
+// hooks-10-50ms.
 package main
 
 import (
@@ -81,6 +118,8 @@ type result struct {
 	Scenario  string  `json:"scenario"`
 	What      string  `json:"what"`
 	Store     string  `json:"store"`
+	Database  string  `json:"database,omitempty"` // the scale run's small or large database
+	Requests  int     `json:"requests"`
 	RPS       float64 `json:"requestsPerSecond"`
 	P50ms     float64 `json:"p50Ms"`
 	P99ms     float64 `json:"p99Ms"`
@@ -99,8 +138,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	threads := fs.Int("threads", 2, "wrk threads")
 	only := fs.String("scenarios", "", "comma list of scenarios to run (default: all)")
 	out := fs.String("out", "loadbench.json", "where to write the results as JSON")
+	scale := fs.Bool("scale", false, "the scale run: reads on a small and a large database as ratios, then webhooks (see the package comment)")
+	pets := fs.Int("pets", 100_000, "-scale: pets in the large database")
+	orders := fs.Int("orders", 1_000_000, "-scale: orders in the large database")
+	smallPets := fs.Int("small-pets", 1_000, "-scale: pets in the small database")
+	smallOrders := fs.Int("small-orders", 10_000, "-scale: orders in the small database")
+	rounds := fs.Int("rounds", 1, "-scale: rounds of small and large runs, alternating; medians are shown")
+	drain := fs.Duration("drain", 10*time.Second, "-scale: how long to wait after the orders for the webhook backlog to clear")
+	keep := fs.String("keep", "", "-scale on SQLite: keep the built databases in this folder and reuse them in later runs (delete it when the schema changes)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	sc := &scaleConfig{
+		database: *database, rounds: max(1, *rounds), drain: *drain, keep: *keep, only: *only, out: *out,
+		small: shape{"small", *smallPets, *smallOrders}, large: shape{"large", *pets, *orders},
+		stdout: stdout, stderr: stderr,
+	}
+	if *scale {
+		for _, s := range []shape{sc.small, sc.large} {
+			if err := s.check(); err != nil {
+				return err
+			}
+		}
+		if *keep != "" && *database != "" {
+			return errors.New("-keep is for SQLite only")
+		}
 	}
 	if _, err := exec.LookPath("wrk"); err != nil {
 		return errors.New("wrk is missing: apt-get install -y wrk")
@@ -116,11 +178,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/petstore").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
+	b := &bench{dir: dir, threads: *threads, conns: *conns, duration: *duration, warmup: *warmup, stderr: stderr}
+	if *scale {
+		sc.bin, sc.logs = bin, filepath.Join(dir, "serve.log")
+		return runScale(ctx, b, sc)
+	}
 	store, dsn := "sqlite", filepath.Join(dir, "bench.db")
 	if *database != "" {
 		store = "postgres"
 		var drop func()
-		if dsn, drop, err = newSchema(ctx, *database); err != nil {
+		if dsn, drop, err = newSchema(ctx, *database, ""); err != nil {
 			return err
 		}
 		defer drop()
@@ -141,37 +208,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	vars := fmt.Sprintf("PET, LO, HI = %d, %d, %d\nwrk.headers[\"Authorization\"] = \"Bearer %s\"\n", hot, lo, hi, c.key)
 	var results []result
 	for _, sc := range scenarios {
 		if *only != "" && !contains(strings.Split(*only, ","), sc.name) {
 			continue
 		}
-		script := filepath.Join(dir, sc.name+".lua")
-		lua := fmt.Sprintf("PET, LO, HI = %d, %d, %d\nwrk.headers[\"Authorization\"] = \"Bearer %s\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n%s\n",
-			hot, lo, hi, c.key, sc.lua)
-		if err := os.WriteFile(script, []byte(lua), 0o600); err != nil {
+		r, err := b.measure(ctx, srv, sc, vars, *warmup)
+		if err != nil {
 			return err
 		}
-		wrk := func(d time.Duration) ([]byte, error) {
-			return exec.CommandContext(ctx, "wrk", "-t"+strconv.Itoa(*threads), "-c"+strconv.Itoa(*conns),
-				"-d"+d.String(), "--latency", "-s", script, srv.base).Output()
-		}
-		fmt.Fprintf(stderr, "%s: %s\n", sc.name, sc.what)
-		if *warmup > 0 {
-			if _, err := wrk(*warmup); err != nil {
-				return fmt.Errorf("wrk: %w", err)
-			}
-		}
-		srv.resetPeakRSS()
-		cpu0 := srv.cpu()
-		start := time.Now()
-		text, err := wrk(*duration)
-		if err != nil {
-			return fmt.Errorf("wrk: %w", err)
-		}
-		cpu := (srv.cpu() - cpu0).Seconds() / time.Since(start).Seconds() * 100
-		r := parseWrk(string(text))
-		r.Scenario, r.What, r.Store, r.CPU, r.PeakRSSMB = sc.name, sc.what, store, cpu, srv.peakRSS()
+		r.Store = store
 		results = append(results, r)
 	}
 
@@ -182,11 +229,64 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "| %s | %s | %.0f | %.2f | %.2f | %d | %.0f%% | %.0f MiB |\n",
 			r.Scenario, r.Store, r.RPS, r.P50ms, r.P99ms, r.Non2xx, r.CPU, r.PeakRSSMB)
 	}
-	b, err := json.MarshalIndent(results, "", "  ")
+	return writeJSON(*out, results)
+}
+
+func writeJSON(file string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(*out, append(b, '\n'), 0o644)
+	return os.WriteFile(file, append(b, '\n'), 0o644)
+}
+
+// bench is what every measured load shares.
+type bench struct {
+	dir              string
+	threads, conns   int
+	duration, warmup time.Duration
+	stderr           io.Writer
+}
+
+// measure drives scenario sc against srv with wrk, after warmup of the same load;
+// vars is Lua that sets the globals the scenario's script reads.
+func (b *bench) measure(ctx context.Context, srv *server, sc scenario, vars string, warmup time.Duration) (result, error) {
+	script := filepath.Join(b.dir, sc.name+".lua")
+	lua := vars + "wrk.headers[\"Content-Type\"] = \"application/json\"\n" + sc.lua + "\n"
+	if err := os.WriteFile(script, []byte(lua), 0o600); err != nil {
+		return result{}, err
+	}
+	wrk := func(d time.Duration) ([]byte, error) {
+		out, err := exec.CommandContext(ctx, "wrk", "-t"+strconv.Itoa(b.threads), "-c"+strconv.Itoa(b.conns),
+			"-d"+wrkDuration(d), "--latency", "-s", script, srv.base).Output()
+		if e := (*exec.ExitError)(nil); errors.As(err, &e) {
+			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(append(out, e.Stderr...)))
+		}
+		return out, err
+	}
+	fmt.Fprintf(b.stderr, "%s: %s\n", sc.name, sc.what)
+	if warmup > 0 {
+		if _, err := wrk(warmup); err != nil {
+			return result{}, fmt.Errorf("wrk: %w", err)
+		}
+	}
+	srv.resetPeakRSS()
+	cpu0 := srv.cpu()
+	start := time.Now()
+	text, err := wrk(b.duration)
+	if err != nil {
+		return result{}, fmt.Errorf("wrk: %w", err)
+	}
+	cpu := (srv.cpu() - cpu0).Seconds() / time.Since(start).Seconds() * 100
+	r := parseWrk(string(text))
+	r.Scenario, r.What, r.CPU, r.PeakRSSMB = sc.name, sc.what, cpu, srv.peakRSS()
+	return r, nil
+}
+
+// wrkDuration spells d as wrk reads it: whole seconds, at least one ("1m0s" and
+// "500ms" are usage errors to it).
+func wrkDuration(d time.Duration) string {
+	return strconv.Itoa(max(1, int(d.Round(time.Second).Seconds()))) + "s"
 }
 
 func contains(list []string, s string) bool {
@@ -200,22 +300,25 @@ func contains(list []string, s string) bool {
 
 // server is the running binary.
 type server struct {
-	cmd  *exec.Cmd
-	base string
+	cmd   *exec.Cmd
+	base  string
+	admin string // the operator port, when the run asked for one
 }
 
-func start(ctx context.Context, bin, dsn, logFile string) (*server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// start runs `petstore serve` on dsn with its defaults but for the flags the
+// benchmark needs and extra, and waits until it answers.
+func start(ctx context.Context, bin, dsn, logFile string, extra ...string) (*server, error) {
+	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	log, err := os.Create(logFile)
+	log, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--database", dsn, "--no-bootstrap", "--rate-limit", "0")
+	defer log.Close() // the child has its own copy
+	args := append([]string{"serve", "--addr", addr, "--database", dsn, "--no-bootstrap", "--rate-limit", "0"}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = io.Discard, log
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -231,6 +334,16 @@ func start(ctx context.Context, bin, dsn, logFile string) (*server, error) {
 			return nil, errors.New("petstore serve did not start")
 		}
 	}
+}
+
+// freeAddr is a loopback address with a port free a moment ago.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
 
 func (s *server) stop() {
@@ -295,6 +408,9 @@ func (c *client) call(ctx context.Context, method, path, body string) (map[strin
 		return nil, err
 	}
 	defer res.Body.Close()
+	if res.StatusCode == http.StatusNoContent {
+		return nil, nil
+	}
 	var v map[string]any
 	if err := json.NewDecoder(res.Body).Decode(&v); err != nil {
 		return nil, fmt.Errorf("%s %s: %d", method, path, res.StatusCode)
@@ -347,12 +463,17 @@ func (c *client) seed(ctx context.Context, n int) (hot, lo, hi int64, err error)
 	return lo, lo, hi, nil
 }
 
+var requestsLine = regexp.MustCompile(`^\s*([0-9]+) requests in `)
+
 var latencyLine = regexp.MustCompile(`(?m)^\s+(50|99)%\s+([0-9.]+)(us|ms|s)\s*$`)
 
 // parseWrk reads wrk's --latency output.
 func parseWrk(text string) result {
 	var r result
 	for _, line := range strings.Split(text, "\n") {
+		if m := requestsLine.FindStringSubmatch(line); m != nil {
+			r.Requests, _ = strconv.Atoi(m[1])
+		}
 		if v, ok := strings.CutPrefix(line, "Requests/sec:"); ok {
 			r.RPS, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
 		}
@@ -378,13 +499,14 @@ func parseWrk(text string) result {
 }
 
 // newSchema makes a new schema in the database at dbURL and returns a URL whose
-// search_path is that schema, and a function that drops it.
-func newSchema(ctx context.Context, dbURL string) (string, func(), error) {
+// search_path is that schema, and a function that drops it. suffix tells apart the
+// schemas of one run.
+func newSchema(ctx context.Context, dbURL, suffix string) (string, func(), error) {
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		return "", nil, err
 	}
-	schema := fmt.Sprintf("loadbench_%d", os.Getpid())
+	schema := fmt.Sprintf("loadbench_%d%s", os.Getpid(), suffix)
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		conn.Close(ctx)
 		return "", nil, err
