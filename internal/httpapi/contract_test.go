@@ -22,7 +22,7 @@ func TestNextLinksKeepTheFiltersOfEveryList(t *testing.T) {
 	sold := a.pet(t, "Ilex", 0)
 	a.setStock(t, sold.ID, 0)
 	a.pet(t, "Éxodus", 0)
-	a.pet(t, "Chéxodus", 0)
+	a.pet(t, "Chéx", 0)
 	tests := []struct {
 		name, first string
 		want        int
@@ -36,8 +36,7 @@ func TestNextLinksKeepTheFiltersOfEveryList(t *testing.T) {
 		}},
 		{"inventory by status", "/v1/store/inventory?limit=1&status=available", 4, nil},
 		{"inventory by status and ids", path("/v1/store/inventory?limit=1&status=available&ids=%d,%d&ids=%d", p.ID, quill.ID, sold.ID), 2, nil},
-		{"pets by name", "/v1/pets?limit=1&name=" + url.QueryEscape("ÉXo"), 2, nil},                  // Éxodus, Chéxodus
-		{"pets by the start of their name", "/v1/pets?limit=1&name=" + url.QueryEscape("É"), 1, nil}, // Éxodus
+		{"pets by name", "/v1/pets?limit=1&name=" + url.QueryEscape("ÉX"), 2, nil},
 	}
 	for _, tt := range tests {
 		t.Run("the next link of "+tt.name+" keeps the filters", func(t *testing.T) {
