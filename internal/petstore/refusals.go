@@ -1,9 +1,6 @@
 package petstore
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "strings"
 
 // The refusals the stores report, worded once. A store finds the fact (no row, a
 // unique or foreign key violated) and returns one of these; what the caller reads is
@@ -66,28 +63,6 @@ func CategoryInUse(id int64) *Error {
 // makes a category name unique, and what the name filter of pets compares; stores keep
 // it beside the name, so that every database folds as Go does.
 func NameKey(name string) string { return strings.ToLower(name) }
-
-// MinNameSearch is the shortest text the name filter looks for anywhere in a name: a
-// trigram index serves text this long. Shorter text is looked for at the start of
-// names, which an ordinary index serves; either way no search reads the catalogue.
-const MinNameSearch = 3
-
-// NameSearchOf reports whether key (a NameKey) is long enough to be looked for
-// anywhere in names (MinNameSearch), and returns it.
-func NameSearchOf(key string) (string, bool) {
-	return key, utf8.RuneCountInString(key) >= MinNameSearch
-}
-
-// NameMatches is the name filter's rule, which both stores' indexes implement: text
-// of MinNameSearch characters or more anywhere in the name, shorter text at its start,
-// in any letter case (NameKey), every character literal.
-func NameMatches(name, text string) bool {
-	key := NameKey(text)
-	if _, anywhere := NameSearchOf(key); anywhere {
-		return strings.Contains(NameKey(name), key)
-	}
-	return strings.HasPrefix(NameKey(name), key)
-}
 
 // AccountRole is the role a new account gets: customer unless told otherwise, and
 // only a role that exists.

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 )
@@ -133,27 +132,12 @@ func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, [
 		args = append(args, idsJSON(f.IDs))
 	}
 	if f.Name != "" {
-		key := petstore.NameKey(f.Name)
-		if search, ok := petstore.NameSearchOf(key); ok {
-			// The trigram index finds the candidates; instr checks each exactly.
-			q.WriteString(` AND id IN (SELECT rowid FROM pet_names WHERE pet_names MATCH ?) AND instr(name_lower, ?) > 0`)
-			args = append(args, ftsPhrase(search), key)
-		} else {
-			// Short text is looked for at the start of names, on name_lower's index:
-			// every name from key up to key followed by the greatest character.
-			q.WriteString(` AND name_lower >= ? AND name_lower < ?`)
-			args = append(args, key, key+string(utf8.MaxRune))
-		}
+		q.WriteString(` AND instr(name_lower, ?) > 0`)
+		args = append(args, petstore.NameKey(f.Name))
 	}
 	q.WriteString(` ORDER BY id LIMIT ?`)
 	args = append(args, p.Size())
 	return q.String(), args
-}
-
-// ftsPhrase quotes text as an FTS5 phrase, which the trigram tokenizer matches as a
-// substring: a double quote inside is doubled, and nothing else is special.
-func ftsPhrase(text string) string {
-	return `"` + strings.ReplaceAll(text, `"`, `""`) + `"`
 }
 
 // idsJSON writes ids as a JSON array of numbers.

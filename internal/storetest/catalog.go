@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"errors"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -422,24 +421,20 @@ func testPets(t *testing.T, open Opener) {
 			{"ASCII in lower case", petstore.PetFilter{Name: "rex"}, petstore.Page{Limit: 100}, []int64{rex, rexine}},
 			{"ASCII in upper case", petstore.PetFilter{Name: "REX"}, petstore.Page{Limit: 100}, []int64{rex, rexine}},
 			{"ASCII in mixed case, in the middle of a name", petstore.PetFilter{Name: "xIn"}, petstore.Page{Limit: 100}, []int64{rexine}},
-			{"an accented letter in lower case", petstore.PetFilter{Name: "écl"}, petstore.Page{Limit: 100}, []int64{eclair}},
-			{"an accented letter in upper case", petstore.PetFilter{Name: "ÉCL"}, petstore.Page{Limit: 100}, []int64{eclair}},
-			{"short text is looked for at the start of names", petstore.PetFilter{Name: "éc"}, petstore.Page{Limit: 100}, []int64{eclair}},
-			{"short text in the middle of a name is not found", petstore.PetFilter{Name: "cl"}, petstore.Page{Limit: 100}, nil},
+			{"an accented letter in lower case", petstore.PetFilter{Name: "éc"}, petstore.Page{Limit: 100}, []int64{eclair}},
+			{"an accented letter in upper case", petstore.PetFilter{Name: "ÉC"}, petstore.Page{Limit: 100}, []int64{eclair}},
 			{"the end of a name after an accented letter", petstore.PetFilter{Name: "clair"}, petstore.Page{Limit: 100}, []int64{eclair}},
 			{"a letter without its accent is another letter", petstore.PetFilter{Name: "eclair"}, petstore.Page{Limit: 100}, nil},
 			{"a Greek capital", petstore.PetFilter{Name: "ωMEGA"}, petstore.Page{Limit: 100}, []int64{omega}},
 			{"ß is not SS", petstore.PetFilter{Name: "straße"}, petstore.Page{Limit: 100}, []int64{strasse}},
 			{"SS is not ß", petstore.PetFilter{Name: "strasse"}, petstore.Page{Limit: 100}, []int64{upper}},
-			{"ß with letters around", petstore.PetFilter{Name: "aße"}, petstore.Page{Limit: 100}, []int64{strasse}},
-			{"one letter, at the start", petstore.PetFilter{Name: "S"}, petstore.Page{Limit: 100}, []int64{strasse, upper}},
+			{"ß alone", petstore.PetFilter{Name: "ß"}, petstore.Page{Limit: 100}, []int64{strasse}},
 			{"% is a percent sign", petstore.PetFilter{Name: "0% w"}, petstore.Page{Limit: 100}, []int64{wool}},
-			{"% in short text", petstore.PetFilter{Name: "1%"}, petstore.Page{Limit: 100}, nil},
-			{"% as a wildcard would find these", petstore.PetFilter{Name: "10"}, petstore.Page{Limit: 100}, []int64{wool, plain}},
+			{"% alone", petstore.PetFilter{Name: "%"}, petstore.Page{Limit: 100}, []int64{wool}},
 			{"_ is an underscore", petstore.PetFilter{Name: "r_s"}, petstore.Page{Limit: 100}, []int64{under}},
-			{"_ in short text", petstore.PetFilter{Name: "u_"}, petstore.Page{Limit: 100}, nil},
+			{"_ alone", petstore.PetFilter{Name: "_"}, petstore.Page{Limit: 100}, []int64{under}},
 			{`\ is a backslash`, petstore.PetFilter{Name: `k\s`}, petstore.Page{Limit: 100}, []int64{back}},
-			{`\ in short text`, petstore.PetFilter{Name: `b\`}, petstore.Page{Limit: 100}, nil},
+			{`\ alone`, petstore.PetFilter{Name: `\`}, petstore.Page{Limit: 100}, []int64{back}},
 			{"a backslash and a percent sign", petstore.PetFilter{Name: `\%`}, petstore.Page{Limit: 100}, nil},
 			{"surrounding white space is trimmed, as from a name", petstore.PetFilter{Name: "  rex\t"}, petstore.Page{Limit: 100}, []int64{rex, rexine}},
 			{"white space inside is kept", petstore.PetFilter{Name: "0 w"}, petstore.Page{Limit: 100}, []int64{plain}},
@@ -449,12 +444,10 @@ func testPets(t *testing.T, open Opener) {
 			{"with category", petstore.PetFilter{Name: "WOOL", CategoryID: dogs.ID}, petstore.Page{Limit: 100}, []int64{plain}},
 			{"with ids", petstore.PetFilter{Name: "rex", IDs: []int64{rexine, eclair, 999}}, petstore.Page{Limit: 100}, []int64{rexine}},
 			{"with status, category and ids", petstore.PetFilter{Name: "score", Status: petstore.Available, CategoryID: dogs.ID, IDs: []int64{underX, back}}, petstore.Page{Limit: 100}, []int64{underX}},
-			{"the first page", petstore.PetFilter{Name: "sco"}, petstore.Page{Limit: 1}, []int64{under}},
-			{"the next page", petstore.PetFilter{Name: "sco"}, petstore.Page{Limit: 1, After: under}, []int64{underX}},
-			{"past the end", petstore.PetFilter{Name: "sco"}, petstore.Page{Limit: 1, After: underX}, nil},
-			{"short text, the first page", petstore.PetFilter{Name: "u"}, petstore.Page{Limit: 1}, []int64{under}},
-			{"short text, the next page", petstore.PetFilter{Name: "u"}, petstore.Page{Limit: 1, After: under}, []int64{underX}},
-			{"short text, past the end", petstore.PetFilter{Name: "u"}, petstore.Page{Limit: 1, After: underX}, nil},
+			{"the first page", petstore.PetFilter{Name: "s"}, petstore.Page{Limit: 2}, []int64{under, underX}},
+			{"the next page", petstore.PetFilter{Name: "s"}, petstore.Page{Limit: 2, After: underX}, []int64{back, backs}},
+			{"the last page", petstore.PetFilter{Name: "s"}, petstore.Page{Limit: 2, After: backs}, []int64{strasse, upper}},
+			{"past the end", petstore.PetFilter{Name: "s"}, petstore.Page{Limit: 2, After: upper}, nil},
 		}
 		for _, c := range cases {
 			got, err := f.s.Pets(f.ctx, c.filter, c.page)
@@ -467,63 +460,6 @@ func testPets(t *testing.T, open Opener) {
 		must(t, err)
 		if len(got) != 1 || got[0] != f.pet(eclair) {
 			t.Errorf("listed %+v, want %+v", got, f.pet(eclair))
-		}
-	})
-
-	t.Run("name search finds what a plain scan of random names finds, page by page", func(t *testing.T) {
-		// The indexes (trigrams, and names' starts) must give the rule's answer,
-		// NameMatches, exactly: random names over a small alphabet of letters in both
-		// cases, accents, wildcards and spaces make many near misses.
-		f := setup(t, open)
-		c := f.category()
-		rng := rand.New(rand.NewPCG(20, 11))
-		alphabet := []rune("abAB éÉß%_\\xX")
-		word := func(min, max int) string {
-			n := min + rng.IntN(max-min+1)
-			r := make([]rune, n)
-			for i := range r {
-				r[i] = alphabet[rng.IntN(len(alphabet))]
-			}
-			return string(r)
-		}
-		type named struct {
-			id   int64
-			name string
-		}
-		var pets []named
-		for range 150 {
-			name, err := petstore.CleanName("name", word(1, 8))
-			if err != nil {
-				continue
-			}
-			p, err := f.s.CreatePet(f.ctx, petstore.PetFields{Name: name, CategoryID: c.ID, Status: petstore.Available})
-			must(t, err)
-			pets = append(pets, named{p.ID, p.Name})
-		}
-		for range 200 {
-			text, err := petstore.CleanName("name", word(1, 4))
-			if err != nil {
-				continue
-			}
-			var want []int64
-			for _, p := range pets {
-				if petstore.NameMatches(p.name, text) {
-					want = append(want, p.id)
-				}
-			}
-			var got []int64
-			for p := (petstore.Page{Limit: 7}); ; {
-				page, err := f.s.Pets(f.ctx, petstore.PetFilter{Name: text}, p)
-				must(t, err)
-				got = append(got, ids(page, petID)...)
-				if len(page) < p.Limit {
-					break
-				}
-				p.After = page[len(page)-1].ID
-			}
-			if !sameIDs(got, want) {
-				t.Fatalf("pets named like %q: %v, want %v", text, got, want)
-			}
 		}
 	})
 

@@ -369,8 +369,7 @@ func CheckLoweredPetNames(t *testing.T, st petstore.Store) {
 		{"éc", []int64{1}},
 		{"ÉCLAIR", []int64{1}},
 		{"strasse", []int64{2}},
-		{"ASS", []int64{2}},
-		{"s", []int64{2}},
+		{"A", []int64{1, 2}},
 	} {
 		got, err := st.Pets(t.Context(), petstore.PetFilter{Name: c.name}, petstore.Page{Limit: 100})
 		if err != nil {

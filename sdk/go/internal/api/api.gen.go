@@ -887,16 +887,12 @@ type ListPetsParams struct {
 	// forms, and a mix of them, mean the same.
 	Ids *PetIds `form:"ids,omitempty" json:"ids,omitempty"`
 
-	// Name Only pets whose name contains this text, without regard to case (`écl`, `ÉCL`
-	// and `clair` find `Éclair`). Text of 1 or 2 characters is looked for at the
-	// start of names only (`éc` finds `Éclair`, `cl` does not): the search is
-	// served by indexes, of three-character pieces of names and of their starts,
-	// so that it costs the same in a catalogue of any size. Every character stands
-	// for itself: `%`, `_` and `\` are not wildcards. The text is trimmed as a name
-	// is, and must then be 1–100 characters with no control characters. Case is
-	// folded one character at a time (Unicode's simple lower-case mappings, no
-	// normalisation), so `straße` does not find `STRASSE`, and an accented letter
-	// is not the plain one.
+	// Name Only pets whose name contains this text, without regard to case (`éc`, `ÉC`
+	// and `clair` find `Éclair`). Every character stands for itself: `%`, `_` and
+	// `\` are not wildcards. The text is trimmed as a name is, and must then be
+	// 1–100 characters with no control characters. Case is folded one character
+	// at a time (Unicode's simple lower-case mappings, no normalisation), so
+	// `straße` does not find `STRASSE`, and an accented letter is not the plain one.
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
 
 	// Limit Page size: 20 when left out, or with `ids` as many as ids were asked for (at
