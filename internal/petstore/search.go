@@ -55,4 +55,3 @@ func runeStarts(s string) []int {
 	}
 	return append(starts, len(s))
 }
-
