@@ -50,3 +50,10 @@ func (db *DB) HoldEventsForTest(ctx context.Context, events []petstore.Event, wr
 		return nil, nil
 	})
 }
+
+// AnalyzeForTest gathers the planner's statistics and empties the GIN indexes'
+// pending lists, as autovacuum would after a load.
+func (db *DB) AnalyzeForTest(ctx context.Context) error {
+	_, err := db.pool.Exec(ctx, `VACUUM ANALYZE`)
+	return err
+}

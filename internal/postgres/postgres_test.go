@@ -385,3 +385,16 @@ func TestUpgradingIndexesPetNames(t *testing.T) {
 	defer db.Close()
 	storetest.CheckLoweredPetNames(t, db)
 }
+
+// BenchmarkNameSearch measures the name filter on small and large catalogues (see
+// storetest.BenchNameSearch).
+func BenchmarkNameSearch(b *testing.B) {
+	url := pgtest.URL(b)
+	storetest.BenchNameSearch(b, func(b *testing.B) petstore.Store {
+		return pgtest.OpenWith(b, url, postgres.Options{})
+	}, func(b *testing.B, st petstore.Store) {
+		if err := st.(*postgres.DB).AnalyzeForTest(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}, 1000, 100000)
+}

@@ -84,9 +84,16 @@ func (db *DB) Webhook(ctx context.Context, id int64) (petstore.Webhook, error) {
 	return w, nil
 }
 
+// The lists of endpoints and of an endpoint's deliveries.
+const (
+	qWebhooks   = `SELECT ` + webhookColumns + ` FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2`
+	qDeliveries = `SELECT ` + deliveryColumns + ` FROM deliveries d JOIN events e ON e.seq = d.event_seq
+		WHERE d.webhook_id = $1 AND d.id > $2 ORDER BY d.id LIMIT $3`
+)
+
 // Webhooks lists a page of endpoints by id.
 func (db *DB) Webhooks(ctx context.Context, p petstore.Page) ([]petstore.Webhook, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2`, p.After, p.Size())
+	rows, err := db.pool.Query(ctx, qWebhooks, p.After, p.Size())
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
@@ -196,8 +203,7 @@ func (db *DB) SendTestEvent(ctx context.Context, id int64, now time.Time) (petst
 
 // Deliveries lists a page of an endpoint's deliveries by id.
 func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) ([]petstore.Delivery, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM deliveries d JOIN events e ON e.seq = d.event_seq
-		WHERE d.webhook_id = $1 AND d.id > $2 ORDER BY d.id LIMIT $3`, webhookID, p.After, p.Size())
+	rows, err := db.pool.Query(ctx, qDeliveries, webhookID, p.After, p.Size())
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}

@@ -1,7 +1,16 @@
 package sqlite
 
-import "database/sql"
+import (
+	"context"
+	"database/sql"
+)
 
 // WriterForTest and ReaderForTest give the tests the pools, to check how they are set up.
 func WriterForTest(db *DB) *sql.DB { return db.write }
 func ReaderForTest(db *DB) *sql.DB { return db.read }
+
+// AnalyzeForTest gathers the planner's statistics.
+func (db *DB) AnalyzeForTest(ctx context.Context) error {
+	_, err := db.write.ExecContext(ctx, `ANALYZE`)
+	return err
+}

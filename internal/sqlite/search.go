@@ -69,6 +69,13 @@ func indexPetNames(ctx context.Context, tx *sql.Tx) error {
 		grams, content='', contentless_delete=1, detail=none, tokenize='ascii')`); err != nil {
 		return err
 	}
+	// Each pet created adds a segment, and a search seeks every term in every
+	// segment: merging as soon as a level holds two (FTS5 waits for four) keeps
+	// about one segment per level, and searches several times faster, for a little
+	// more merging work on writes.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO pet_name_grams (pet_name_grams, rank) VALUES ('automerge', 2)`); err != nil {
+		return err
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, name_lower FROM pets`)
 	if err != nil {
 		return err

@@ -106,9 +106,15 @@ func (db *DB) Webhook(ctx context.Context, id int64) (petstore.Webhook, error) {
 	return w, nil
 }
 
+// The lists of endpoints and of an endpoint's deliveries.
+const (
+	qWebhooks   = `SELECT ` + webhookColumns + ` FROM webhooks WHERE id > ? ORDER BY id LIMIT ?`
+	qDeliveries = `SELECT ` + deliveryColumns + deliveryFrom + ` WHERE d.webhook_id = ? AND d.id > ? ORDER BY d.id LIMIT ?`
+)
+
 // Webhooks lists a page of endpoints by id.
 func (db *DB) Webhooks(ctx context.Context, p petstore.Page) ([]petstore.Webhook, error) {
-	s, err := db.readStmt(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id > ? ORDER BY id LIMIT ?`)
+	s, err := db.readStmt(ctx, qWebhooks)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
@@ -253,7 +259,7 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 	if _, err := db.Webhook(ctx, webhookID); err != nil {
 		return nil, err
 	}
-	s, err := db.readStmt(ctx, `SELECT `+deliveryColumns+deliveryFrom+` WHERE d.webhook_id = ? AND d.id > ? ORDER BY d.id LIMIT ?`)
+	s, err := db.readStmt(ctx, qDeliveries)
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}
