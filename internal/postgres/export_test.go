@@ -57,3 +57,28 @@ func (db *DB) AnalyzeForTest(ctx context.Context) error {
 	_, err := db.pool.Exec(ctx, `VACUUM ANALYZE`)
 	return err
 }
+
+// The store's list queries, for the plan test.
+var (
+	PetsQueryForTest   = petsQuery
+	OrdersQueryForTest = ordersQuery
+	EventsQueryForTest = eventsQuery
+)
+
+const (
+	PetColumnsForTest = petColumns
+	CategoriesForTest = qCategories
+	APIKeysForTest    = qAPIKeys
+	WebhooksForTest   = qWebhooks
+	DeliveriesForTest = qDeliveries
+)
+
+// ExplainForTest returns the lines of EXPLAIN for query, sent with args as the store
+// sends it.
+func (db *DB) ExplainForTest(ctx context.Context, query string, args []any) ([]string, error) {
+	rows, err := db.pool.Query(ctx, `EXPLAIN `+query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}

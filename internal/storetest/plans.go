@@ -28,7 +28,7 @@ type PlanData struct {
 const (
 	planPets       = 3000
 	planCategories = 40
-	planAccounts   = 100
+	planAccounts   = 400
 	planOrders     = 3000
 	planWebhooks   = 5
 )
@@ -54,16 +54,21 @@ func BuildPlanData(t *testing.T, st petstore.Store) PlanData {
 		d.Webhook = w.ID
 	}
 	accounts := make([]int64, planAccounts)
-	for i := range accounts {
+	parallel(t, planAccounts, func(i int) error {
 		a, err := st.CreateAccount(ctx, fmt.Sprintf("plan%d@example.com", i), "", petstore.Customer)
-		must(t, err)
+		if err != nil {
+			return err
+		}
 		accounts[i] = a.ID
-		for k := range 3 {
+		for k := range 5 {
 			_, err := st.CreateAPIKey(ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "key",
 				Prefix: "psk_plan", Hash: fmt.Appendf(nil, "plan-%d-%d", i, k)})
-			must(t, err)
+			if err != nil {
+				return err
+			}
 		}
-	}
+		return nil
+	})
 	d.Account = accounts[0]
 	d.RareName, d.RareShort = "zephyr", "zq"
 
