@@ -56,11 +56,11 @@ func (db *DB) Category(ctx context.Context, id int64) (petstore.Category, error)
 	return c, nil
 }
 
+const qCategories = `SELECT id, name, description FROM categories WHERE id > $1 ORDER BY id LIMIT $2`
+
 // Categories lists one page of categories by id.
 func (db *DB) Categories(ctx context.Context, p petstore.Page) ([]petstore.Category, error) {
-	rows, err := db.pool.Query(ctx,
-		`SELECT id, name, description FROM categories WHERE id > $1 ORDER BY id LIMIT $2`,
-		p.After, p.Size())
+	rows, err := db.pool.Query(ctx, qCategories, p.After, p.Size())
 	if err != nil {
 		return nil, fmt.Errorf("categories: %w", err)
 	}

@@ -122,15 +122,20 @@ func scanEvent(row pgx.Row) (petstore.Event, error) {
 	return e, nil
 }
 
-// Events lists a page of the feed by seq; see above for which events it shows.
-func (db *DB) Events(ctx context.Context, f petstore.EventFilter, p petstore.Page) ([]petstore.Event, error) {
+// eventsQuery is the query of one page of the feed.
+func eventsQuery(f petstore.EventFilter, p petstore.Page) (string, []any) {
 	q := `SELECT ` + eventColumns + ` FROM events WHERE seq > $1 AND ` + feedVisible + ` AND ` + notTest
 	args := []any{p.After, p.Size()}
 	if f.Type != "" {
 		q += ` AND type = $3`
 		args = append(args, string(f.Type))
 	}
-	q += ` ORDER BY seq LIMIT $2`
+	return q + ` ORDER BY seq LIMIT $2`, args
+}
+
+// Events lists a page of the feed by seq; see above for which events it shows.
+func (db *DB) Events(ctx context.Context, f petstore.EventFilter, p petstore.Page) ([]petstore.Event, error) {
+	q, args := eventsQuery(f, p)
 	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)

@@ -54,3 +54,42 @@ func (db *DB) HoldEventsForTest(ctx context.Context, events []petstore.Event, wr
 // SetPurgeChunkForTest makes purges delete n rows at a time and report each full
 // chunk to purged.
 func SetPurgeChunkForTest(db *DB, n int, purged func(int64)) { db.purgeChunk, db.purged = n, purged }
+
+// AnalyzeForTest gathers the planner's statistics and empties the GIN indexes'
+// pending lists, as autovacuum would after a load.
+func (db *DB) AnalyzeForTest(ctx context.Context) error {
+	_, err := db.pool.Exec(ctx, `VACUUM ANALYZE`)
+	return err
+}
+
+// The store's list queries, for the plan test.
+var (
+	PetsQueryForTest   = petsQuery
+	OrdersQueryForTest = ordersQuery
+	EventsQueryForTest = eventsQuery
+)
+
+const (
+	PetColumnsForTest = petColumns
+	CategoriesForTest = qCategories
+	APIKeysForTest    = qAPIKeys
+	WebhooksForTest   = qWebhooks
+	DeliveriesForTest = qDeliveryRows
+	DueRetriesForTest = qDueRetries
+	UnsentForTest     = qUnsent
+)
+
+// SpanQueryForTest is spanQuery: the deliveries an endpoint's spans tell of.
+func SpanQueryForTest(id int64, list []petstore.Span, after int64, limit int) (string, []any) {
+	return spanQuery(id, list, after, limit)
+}
+
+// ExplainForTest returns the lines of EXPLAIN for query, sent with args as the store
+// sends it.
+func (db *DB) ExplainForTest(ctx context.Context, query string, args []any) ([]string, error) {
+	rows, err := db.pool.Query(ctx, `EXPLAIN `+query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}

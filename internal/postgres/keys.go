@@ -46,11 +46,12 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	return key, nil
 }
 
+const qAPIKeys = `SELECT id, name, prefix, created_at FROM api_keys
+	WHERE account_id = $1 AND revoked_at IS NULL AND id > $2 ORDER BY id LIMIT $3`
+
 // APIKeys lists a page of an account's keys that are not revoked, by id.
 func (db *DB) APIKeys(ctx context.Context, accountID int64, p petstore.Page) ([]petstore.APIKey, error) {
-	rows, err := db.pool.Query(ctx,
-		`SELECT id, name, prefix, created_at FROM api_keys
-		 WHERE account_id = $1 AND revoked_at IS NULL AND id > $2 ORDER BY id LIMIT $3`, accountID, p.After, p.Size())
+	rows, err := db.pool.Query(ctx, qAPIKeys, accountID, p.After, p.Size())
 	if err != nil {
 		return nil, fmt.Errorf("api keys: %w", err)
 	}

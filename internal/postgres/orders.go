@@ -49,8 +49,8 @@ func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error
 	return o, nil
 }
 
-// Orders lists one page of the orders that match every filter, by id.
-func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Page) ([]petstore.Order, error) {
+// ordersQuery is the query of one page of the orders that match every filter of f.
+func ordersQuery(f petstore.OrderFilter, p petstore.Page) (string, []any) {
 	q := `SELECT ` + orderColumns + ` FROM orders WHERE id > $1`
 	args := []any{p.After}
 	if f.AccountID != 0 {
@@ -62,8 +62,12 @@ func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Pag
 		q += ` AND complete = $` + strconv.Itoa(len(args))
 	}
 	args = append(args, p.Size())
-	q += ` ORDER BY id LIMIT $` + strconv.Itoa(len(args))
+	return q + ` ORDER BY id LIMIT $` + strconv.Itoa(len(args)), args
+}
 
+// Orders lists one page of the orders that match every filter, by id.
+func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Page) ([]petstore.Order, error) {
+	q, args := ordersQuery(f, p)
 	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("orders: %w", err)

@@ -18,9 +18,10 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 		return petstore.Pet{}, err
 	}
 	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status}
+	key := petstore.NameKey(f.Name)
 	err := db.pool.QueryRow(ctx,
-		`INSERT INTO pets (name, name_lower, category_id, status, stock) VALUES ($1, $2, $3, $4, 0) RETURNING id`,
-		f.Name, petstore.NameKey(f.Name), f.CategoryID, string(f.Status),
+		`INSERT INTO pets (name, name_lower, name_grams, category_id, status, stock) VALUES ($1, $2, $3, $4, $5, 0) RETURNING id`,
+		f.Name, key, petstore.NameGrams(key), f.CategoryID, string(f.Status),
 	).Scan(&p.ID)
 	if isForeignKey(err) {
 		return petstore.Pet{}, petstore.UnknownCategory()
@@ -91,17 +92,24 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 // filters that are set (a few shapes per list, each prepared once per connection),
 // rather than one query with optional conditions, so that PostgreSQL plans each shape
 // for the indexes it can use. The id list is one array parameter whatever its length.
+//
 // The name is looked for in name_lower (NameKey of the name, written with it) with
 // strpos, which compares characters exactly: no wildcards, no collation, the same as
-// on SQLite.
+// on SQLite; name_grams @> the text's terms is what an index serves (see
+// indexPetNames). Whether to walk pets in id order and check each (a common text,
+// whose first matches fill the page) or to collect the candidates from the GIN index
+// and sort them (a rare text) depends on the text, which the planner can weigh only
+// when it plans with it: the name query is sent unprepared (QueryExecModeExec, the
+// first argument), so that each search gets a plan for its own terms rather than a
+// generic plan made for any.
 func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, []any) {
 	var (
 		q    strings.Builder
-		args = make([]any, 0, 6)
+		args = make([]any, 1, 8)
 	)
 	arg := func(v any) string {
 		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
+		return "$" + strconv.Itoa(len(args)-1)
 	}
 	q.WriteString(`SELECT ` + columns + ` FROM pets WHERE id > ` + arg(p.After))
 	if f.Status != "" {
@@ -114,9 +122,15 @@ func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, [
 		q.WriteString(` AND id = ANY(` + arg(f.IDs) + `)`)
 	}
 	if f.Name != "" {
-		q.WriteString(` AND strpos(name_lower, ` + arg(petstore.NameKey(f.Name)) + `) > 0`)
+		key := petstore.NameKey(f.Name)
+		q.WriteString(` AND name_grams @> ` + arg(petstore.SearchGrams(key)) + `::text[]`)
+		q.WriteString(` AND strpos(name_lower, ` + arg(key) + `) > 0`)
 	}
 	q.WriteString(` ORDER BY id LIMIT ` + arg(p.Size()))
+	if f.Name == "" {
+		return q.String(), args[1:]
+	}
+	args[0] = pgx.QueryExecModeExec
 	return q.String(), args
 }
 
@@ -139,9 +153,12 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		if err != nil {
 			return nil, err
 		}
+		// The terms are written even when the name key stays: an equal array is no
+		// change to the index (the row may even be updated in place).
+		key := petstore.NameKey(f.Name)
 		_, err = tx.Exec(ctx,
-			`UPDATE pets SET name = $1, name_lower = $2, category_id = $3, status = $4 WHERE id = $5`,
-			f.Name, petstore.NameKey(f.Name), f.CategoryID, string(f.Status), id)
+			`UPDATE pets SET name = $1, name_lower = $2, name_grams = $3, category_id = $4, status = $5 WHERE id = $6`,
+			f.Name, key, petstore.NameGrams(key), f.CategoryID, string(f.Status), id)
 		if isForeignKey(err) {
 			return nil, petstore.UnknownCategory()
 		}

@@ -358,3 +358,45 @@ func TestUpgradingLowersPetNames(t *testing.T) {
 	defer db.Close()
 	storetest.CheckLoweredPetNames(t, db)
 }
+
+// Pets stored before name_grams (migration 10) are found by the name filter after the
+// upgrade, by short and long parts of their names: migration 10 fills their terms.
+func TestUpgradingIndexesPetNames(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Schema(t, pgtest.URL(t))
+	if err := postgres.MigrateUpToForTest(ctx, url, 7); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO categories (id, name, name_lower) OVERRIDING SYSTEM VALUE VALUES (1, 'Dogs', 'dogs')`,
+		`INSERT INTO pets (id, name, name_lower, category_id, status) OVERRIDING SYSTEM VALUE VALUES (1, '` + storetest.OldPetNames[0] + `', '` + petstore.NameKey(storetest.OldPetNames[0]) + `', 1, 'available'), (2, '` + storetest.OldPetNames[1] + `', '` + petstore.NameKey(storetest.OldPetNames[1]) + `', 1, 'sold')`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.Close(ctx)
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.CheckLoweredPetNames(t, db)
+}
+
+// BenchmarkNameSearch measures the name filter on small and large catalogues (see
+// storetest.BenchNameSearch).
+func BenchmarkNameSearch(b *testing.B) {
+	url := pgtest.URL(b)
+	storetest.BenchNameSearch(b, func(b *testing.B) petstore.Store {
+		return pgtest.OpenWith(b, url, postgres.Options{})
+	}, func(b *testing.B, st petstore.Store) {
+		if err := st.(*postgres.DB).AnalyzeForTest(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}, 1000, 100000)
+}

@@ -110,9 +110,18 @@ func (db *DB) Webhook(ctx context.Context, id int64) (petstore.Webhook, error) {
 	return w, nil
 }
 
+// The lists of endpoints and of an endpoint's deliveries.
+const (
+	qWebhooks = `SELECT ` + webhookColumns + ` FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2`
+	// qDeliveryRows pages an endpoint's delivery rows; the others are what its spans
+	// tell of (spanQuery).
+	qDeliveryRows = `SELECT ` + deliveryColumns + ` FROM deliveries d JOIN events e ON e.seq = d.event_seq
+		WHERE d.webhook_id = $1 AND d.event_seq > $2 ORDER BY d.event_seq LIMIT $3`
+)
+
 // Webhooks lists a page of endpoints by id.
 func (db *DB) Webhooks(ctx context.Context, p petstore.Page) ([]petstore.Webhook, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2`, p.After, p.Size())
+	rows, err := db.pool.Query(ctx, qWebhooks, p.After, p.Size())
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
@@ -356,8 +365,7 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 		if !exists {
 			return petstore.WebhookNotFound(webhookID)
 		}
-		rows, err := tx.Query(ctx, `SELECT `+deliveryColumns+` FROM deliveries d JOIN events e ON e.seq = d.event_seq
-			WHERE d.webhook_id = $1 AND d.event_seq > $2 ORDER BY d.event_seq LIMIT $3`, webhookID, p.After, p.Size())
+		rows, err := tx.Query(ctx, qDeliveryRows, webhookID, p.After, p.Size())
 		if err != nil {
 			return err
 		}

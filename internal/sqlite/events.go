@@ -80,14 +80,19 @@ func scanEvent(row interface{ Scan(...any) error }) (petstore.Event, error) {
 	return e, nil
 }
 
+// eventsQuery is the query of one page of the feed.
+func eventsQuery(f petstore.EventFilter, p petstore.Page) (string, []any) {
+	if f.Type != "" {
+		return `SELECT ` + eventColumns + ` FROM events WHERE webhook_id IS NULL AND type = ? AND seq > ? ORDER BY seq LIMIT ?`,
+			[]any{string(f.Type), p.After, p.Size()}
+	}
+	return `SELECT ` + eventColumns + ` FROM events WHERE webhook_id IS NULL AND seq > ? ORDER BY seq LIMIT ?`,
+		[]any{p.After, p.Size()}
+}
+
 // Events lists a page of the feed by seq; test events are not in it.
 func (db *DB) Events(ctx context.Context, f petstore.EventFilter, p petstore.Page) ([]petstore.Event, error) {
-	q := `SELECT ` + eventColumns + ` FROM events WHERE webhook_id IS NULL AND seq > ? ORDER BY seq LIMIT ?`
-	args := []any{p.After, p.Size()}
-	if f.Type != "" {
-		q = `SELECT ` + eventColumns + ` FROM events WHERE webhook_id IS NULL AND type = ? AND seq > ? ORDER BY seq LIMIT ?`
-		args = []any{string(f.Type), p.After, p.Size()}
-	}
+	q, args := eventsQuery(f, p)
 	s, err := db.readStmt(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)

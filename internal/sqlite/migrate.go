@@ -36,6 +36,7 @@ func goMigrations() []*goose.Migration {
 	return []*goose.Migration{
 		goose.NewGoMigration(7, &goose.GoFunc{RunTx: sqlmigrate.RekeyEmails}, nil),
 		goose.NewGoMigration(10, &goose.GoFunc{RunTx: sqlmigrate.LowerPetNames}, nil),
+		goose.NewGoMigration(13, &goose.GoFunc{RunTx: indexPetNames}, nil),
 	}
 }
 

@@ -114,3 +114,17 @@ func TestUpgradingLowersPetNames(t *testing.T) {
 	defer db.Close()
 	storetest.CheckLoweredPetNames(t, db)
 }
+
+// Pets stored before the name index (migration 13) are found by the name filter after
+// the upgrade, by short and long parts of their names: migration 13 files them.
+func TestUpgradingIndexesPetNames(t *testing.T) {
+	path := oldDatabase(t, 10,
+		`INSERT INTO categories (id, name, name_lower) VALUES (1, 'Dogs', 'dogs')`,
+		`INSERT INTO pets (id, name, name_lower, category_id, status) VALUES (1, '`+storetest.OldPetNames[0]+`', '`+petstore.NameKey(storetest.OldPetNames[0])+`', 1, 'available'), (2, '`+storetest.OldPetNames[1]+`', '`+petstore.NameKey(storetest.OldPetNames[1])+`', 1, 'sold')`)
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.CheckLoweredPetNames(t, db)
+}

@@ -195,8 +195,8 @@ func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error
 	return o, nil
 }
 
-// Orders lists one page of the orders that match every filter, by id.
-func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Page) ([]petstore.Order, error) {
+// ordersQuery is the query of one page of the orders that match every filter of f.
+func ordersQuery(f petstore.OrderFilter, p petstore.Page) (string, []any) {
 	q := `SELECT ` + orderColumns + ` FROM orders WHERE id > ?`
 	args := []any{p.After}
 	if f.AccountID != 0 {
@@ -208,8 +208,12 @@ func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Pag
 		args = append(args, *f.Complete)
 	}
 	q += ` ORDER BY id LIMIT ?`
-	args = append(args, p.Size())
+	return q, append(args, p.Size())
+}
 
+// Orders lists one page of the orders that match every filter, by id.
+func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Page) ([]petstore.Order, error) {
+	q, args := ordersQuery(f, p)
 	s, err := db.readStmt(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("orders: %w", err)

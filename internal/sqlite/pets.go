@@ -19,12 +19,17 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 		return petstore.Pet{}, err
 	}
 	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status}
+	key := petstore.NameKey(f.Name)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		// An unknown category fails the foreign key, reported as petstore.UnknownCategory().
-		return tx.QueryRowContext(ctx,
+		err := tx.QueryRowContext(ctx,
 			`INSERT INTO pets (name, name_lower, category_id, status, stock) VALUES (?, ?, ?, ?, 0) RETURNING id`,
-			f.Name, petstore.NameKey(f.Name), f.CategoryID, string(f.Status),
+			f.Name, key, f.CategoryID, string(f.Status),
 		).Scan(&p.ID)
+		if err != nil {
+			return err
+		}
+		return indexPetName(ctx, tx, p.ID, key)
 	})
 	if isForeignKey(err) {
 		return petstore.Pet{}, petstore.UnknownCategory()
@@ -108,17 +113,31 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 // petsQuery is the query of one page of the columns of the pets that match every
 // filter of f, by id: the pet list and the inventory list. The id list is passed as
 // one JSON array, so that the query has one shape (and one prepared statement)
-// whatever the number of ids. Status, category and ids have their indexes; the name
-// is looked for in name_lower (NameKey of the name, written with it) with instr,
-// which compares characters exactly: no wildcards, no collation, the same on
-// PostgreSQL.
+// whatever the number of ids. Status, category and ids have their indexes.
+//
+// The name is looked for in name_lower (NameKey of the name, written with it) with
+// instr, which compares characters exactly: no wildcards, no collation, the same on
+// PostgreSQL. Without ids, the pets come from pet_name_grams (see nameMatch), which
+// hands out the rowids of the pets filed under every term of the name in rowid
+// order, and the CROSS JOIN keeps it the outer loop: the page ends after its last
+// pet, whether the name is rare (few candidates) or common (many, of which the
+// first ones fill the page), and instr drops the candidates that hold the terms but
+// not the text. With ids, the ids (at most 100, as the document bounds them) bound the work
+// better than the terms of a common name would.
 func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, []any) {
 	var (
 		q    strings.Builder
-		args = make([]any, 0, 6)
+		args = make([]any, 0, 7)
 	)
-	q.WriteString(`SELECT ` + columns + ` FROM pets WHERE id > ?`)
-	args = append(args, p.After)
+	byName := f.Name != "" && len(f.IDs) == 0
+	if byName {
+		q.WriteString(`SELECT ` + columns + ` FROM pet_name_grams CROSS JOIN pets ON pets.id = pet_name_grams.rowid
+			WHERE pet_name_grams MATCH ? AND pet_name_grams.rowid > ?`)
+		args = append(args, nameMatch(petstore.NameKey(f.Name)), p.After)
+	} else {
+		q.WriteString(`SELECT ` + columns + ` FROM pets WHERE id > ?`)
+		args = append(args, p.After)
+	}
 	if f.Status != "" {
 		q.WriteString(` AND status = ?`)
 		args = append(args, string(f.Status))
@@ -135,7 +154,11 @@ func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, [
 		q.WriteString(` AND instr(name_lower, ?) > 0`)
 		args = append(args, petstore.NameKey(f.Name))
 	}
-	q.WriteString(` ORDER BY id LIMIT ?`)
+	if byName {
+		q.WriteString(` ORDER BY pet_name_grams.rowid LIMIT ?`)
+	} else {
+		q.WriteString(` ORDER BY id LIMIT ?`)
+	}
 	args = append(args, p.Size())
 	return q.String(), args
 }
@@ -174,14 +197,25 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		if err != nil {
 			return err
 		}
+		key := petstore.NameKey(f.Name)
 		_, err = tx.ExecContext(ctx,
 			`UPDATE pets SET name = ?, name_lower = ?, category_id = ?, status = ? WHERE id = ?`,
-			f.Name, petstore.NameKey(f.Name), f.CategoryID, string(f.Status), id)
+			f.Name, key, f.CategoryID, string(f.Status), id)
 		if isForeignKey(err) {
 			return petstore.UnknownCategory()
 		}
 		if err != nil {
 			return err
+		}
+		// Only a new name key changes the pet's terms: a new status or category,
+		// or a name in another letter case, leaves the index alone.
+		if key != petstore.NameKey(cur.Name) {
+			if err := unindexPetName(ctx, tx, id); err != nil {
+				return err
+			}
+			if err := indexPetName(ctx, tx, id, key); err != nil {
+				return err
+			}
 		}
 		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock}
 		if cur.Status == pet.Status {
@@ -209,8 +243,10 @@ func (db *DB) DeletePet(ctx context.Context, id int64) error {
 		if err := st.CanDelete(id); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM pets WHERE id = ?`, id)
-		return err
+		if _, err := tx.ExecContext(ctx, `DELETE FROM pets WHERE id = ?`, id); err != nil {
+			return err
+		}
+		return unindexPetName(ctx, tx, id)
 	})
 	if err != nil {
 		return fmt.Errorf("delete pet: %w", err)

@@ -292,3 +292,16 @@ func openShared(t *testing.T, n int) []*sqlite.DB {
 	}
 	return dbs
 }
+
+// BenchmarkNameSearch measures the name filter on small and large catalogues (see
+// storetest.BenchNameSearch).
+func BenchmarkNameSearch(b *testing.B) {
+	storetest.BenchNameSearch(b, func(b *testing.B) petstore.Store {
+		db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "petstore.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		return db
+	}, nil, 1000, 100000)
+}

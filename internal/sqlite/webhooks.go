@@ -121,9 +121,18 @@ func (db *DB) Webhook(ctx context.Context, id int64) (petstore.Webhook, error) {
 	return w, nil
 }
 
+// The lists of endpoints and of an endpoint's deliveries.
+const (
+	qWebhooks = `SELECT ` + webhookColumns + ` FROM webhooks WHERE id > ? ORDER BY id LIMIT ?`
+	// qDeliveryRows pages an endpoint's delivery rows; the others are what its spans
+	// tell of (spanQuery).
+	qDeliveryRows = `SELECT ` + deliveryColumns + deliveryFrom + ` WHERE d.webhook_id = ? AND d.event_seq > ?
+		ORDER BY d.event_seq LIMIT ?`
+)
+
 // Webhooks lists a page of endpoints by id.
 func (db *DB) Webhooks(ctx context.Context, p petstore.Page) ([]petstore.Webhook, error) {
-	s, err := db.readStmt(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id > ? ORDER BY id LIMIT ?`)
+	s, err := db.readStmt(ctx, qWebhooks)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
@@ -410,8 +419,7 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}
-	rows, err := tx.QueryContext(rctx, `SELECT `+deliveryColumns+deliveryFrom+` WHERE d.webhook_id = ? AND d.event_seq > ?
-		ORDER BY d.event_seq LIMIT ?`, webhookID, p.After, p.Size())
+	rows, err := tx.QueryContext(rctx, qDeliveryRows, webhookID, p.After, p.Size())
 	if err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}

@@ -48,6 +48,7 @@ func Run(t *testing.T, open Opener) {
 		{"messages", testMessages},
 		{"categories", testCategories},
 		{"pets", testPets},
+		{"name search", testNameSearch},
 		{"inventory", testInventory},
 		{"orders", testOrders},
 		{"order updates", testOrderUpdates},

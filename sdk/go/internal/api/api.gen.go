@@ -893,6 +893,8 @@ type ListPetsParams struct {
 	// 1–100 characters with no control characters. Case is folded one character
 	// at a time (Unicode's simple lower-case mappings, no normalisation), so
 	// `straße` does not find `STRASSE`, and an accented letter is not the plain one.
+	// An index serves every length, one character included: a search costs about the
+	// same however many pets the catalogue holds, and pages follow as for any list.
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
 
 	// Limit Page size: 20 when left out, or with `ids` as many as ids were asked for (at
