@@ -18,7 +18,7 @@ Requests/sec:  18221.29
 Transfer/sec:      4.01MB
 `
 	got := parseWrk(out)
-	want := result{RPS: 18221.29, P50ms: 0.812, P99ms: 1020, Non2xx: 12}
+	want := result{Requests: 182210, RPS: 18221.29, P50ms: 0.812, P99ms: 1020, Non2xx: 12}
 	if got != want {
 		t.Fatalf("parseWrk = %+v, want %+v", got, want)
 	}
