@@ -284,9 +284,9 @@ type DeliveryJob struct {
 	Event    Event
 	Webhook  Webhook
 	// RetrySince is when the delivery's run of attempts began: the At of its first
-	// attempt (FinishAttempt records it), or, before that attempt, its creation or an
+	// attempt (FinishAttempts records it), or, before that attempt, its claim or an
 	// admin's retry. The retry horizon counts from the first attempt, so that a
-	// delivery that waited behind its endpoint's earlier ones keeps its whole horizon.
+	// delivery that waited to be sent keeps its whole horizon.
 	RetrySince time.Time
 }
 

@@ -198,9 +198,8 @@ func TestDispatcherGivesUp(t *testing.T) {
 	}
 }
 
-// TestDispatcherHorizonCountsFromTheFirstAttempt: a delivery that waited behind its
-// endpoint's earlier ones (the head-of-line rule) for 70 hours before its first
-// attempt is still retried for 72 hours after that attempt, as the document says,
+// TestDispatcherHorizonCountsFromTheFirstAttempt: a delivery made 70 hours before
+// its first attempt (its endpoint's window full, or the service busy all that time) is still retried for 72 hours after that attempt, as the document says,
 // not given up 2 hours later because it was made long before.
 func TestDispatcherHorizonCountsFromTheFirstAttempt(t *testing.T) {
 	clock := &testClock{t: now}
@@ -451,7 +450,7 @@ func TestDispatcherWorkers(t *testing.T) {
 	q := newMemQueue()
 	var ids []int64
 	for i := range 5 {
-		// Five endpoints, so that the head-of-line rule lets all five be claimed.
+		// Five endpoints, each with a window to spare: only the workers hold them back.
 		ids = append(ids, q.addEvent(time.Now(), "evt_"+string(rune('a'+i)), q.addWebhook(rc.URL+"/"+string(rune('a'+i)), secret))...)
 	}
 	d := webhook.NewDispatcher(webhook.DispatcherOptions{
