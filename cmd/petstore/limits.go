@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"strings"
 	"time"
@@ -16,31 +17,32 @@ import (
 	"github.com/acme-pets/petstore/internal/sqlite"
 )
 
-// limits are the rate limits the flags ask for: the general limiter (nil at
-// --rate-limit 0) and where the limits on passwords are kept (nil: process memory).
+// limits is where the rate limits are kept: shared is nil for process memory, or
+// the Factory of limits in Redis (the HTTP layer counts in memory while Redis cannot
+// answer).
 type limits struct {
-	limiter   ratelimit.Limiter
-	passwords ratelimit.Factory
-	close     func()
+	shared ratelimit.Factory
+	close  func()
 }
 
 // newLimits keeps the limits in Redis when a URL is given, so that every process
 // sharing it shares them, and in process memory otherwise.
-func newLimits(ctx context.Context, perSecond int, redisURL, prefix string) (limits, error) {
+func newLimits(ctx context.Context, redisURL, prefix string, log *slog.Logger) (limits, error) {
 	l := limits{close: func() {}}
 	if redisURL == "" {
-		if perSecond > 0 {
-			l.limiter = ratelimit.NewMemory(perSecond, ratelimit.DefaultMaxKeys)
-		}
 		return l, nil
 	}
+	// go-redis prints a line of its own for every failed dial; the outage is logged
+	// once by the HTTP layer, so these are details for debugging. (The logger is the
+	// library's global; this process has one log.)
+	redis.SetLogger(redisLog{log})
 	opt, err := redis.ParseURL(redisURL)
 	if err != nil {
 		return l, fmt.Errorf("--redis: %w", err)
 	}
-	// Every API request asks the limiter, and one that cannot answer is passed over:
-	// it must fail in a moment, not after go-redis's five dials and three-second reads.
-	// Values given in the URL stand.
+	// Every API request asks the limiter, and one that cannot answer is decided in
+	// memory: it must fail in a moment, not after go-redis's five dials and
+	// three-second reads. Values given in the URL stand.
 	if opt.DialTimeout == 0 {
 		opt.DialTimeout = 250 * time.Millisecond
 	}
@@ -49,6 +51,10 @@ func newLimits(ctx context.Context, perSecond int, redisURL, prefix string) (lim
 	}
 	if opt.WriteTimeout == 0 {
 		opt.WriteTimeout = 250 * time.Millisecond
+	}
+	if opt.PoolTimeout == 0 {
+		// Waiting for a free connection while Redis hangs would be one more second.
+		opt.PoolTimeout = 250 * time.Millisecond
 	}
 	if opt.DialerRetries == 0 {
 		opt.DialerRetries = 1
@@ -63,12 +69,18 @@ func newLimits(ctx context.Context, perSecond int, redisURL, prefix string) (lim
 		client.Close()
 		return l, fmt.Errorf("--redis: %w", err)
 	}
-	if perSecond > 0 {
-		l.limiter = ratelimit.NewRedis(client, prefix, perSecond)
-	}
-	l.passwords = ratelimit.InRedis(client, prefix)
+	l.shared = ratelimit.InRedis(client, prefix)
 	l.close = func() { client.Close() }
 	return l, nil
+}
+
+// redisLog hands go-redis's lines to the service's log, at debug level.
+type redisLog struct{ log *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	if l.log.Enabled(ctx, slog.LevelDebug) {
+		l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
+	}
 }
 
 // parsePrefixes reads a comma-separated list of addresses and CIDR prefixes.

@@ -2,11 +2,15 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -112,4 +116,170 @@ func remaining(t *testing.T, res *http.Response, policy string) int {
 	}
 	t.Fatalf("no %q policy in RateLimit %q", policy, res.Header.Values("RateLimit"))
 	return 0
+}
+
+// redisServer runs a Redis of the test's own on a free port, which the test may stop,
+// hang and start again without touching the Redis other tests share.
+type redisServer struct {
+	t    *testing.T
+	addr string
+	cmd  *exec.Cmd
+}
+
+func startRedis(t *testing.T) *redisServer {
+	t.Helper()
+	if os.Getenv("PETSTORE_TEST_REDIS_URL") == "" {
+		t.Skip("PETSTORE_TEST_REDIS_URL is not set")
+	}
+	r := &redisServer{t: t, addr: freeAddr(t)}
+	r.start()
+	t.Cleanup(func() { r.signal(syscall.SIGCONT); r.stop() })
+	return r
+}
+
+func (r *redisServer) start() {
+	r.t.Helper()
+	_, port, _ := net.SplitHostPort(r.addr)
+	r.cmd = exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	if err := r.cmd.Start(); err != nil {
+		r.t.Fatalf("start redis-server (the Redis tests need it on PATH): %v", err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if out, err := exec.Command("redis-cli", "-h", "127.0.0.1", "-p", port, "ping").Output(); err == nil && strings.TrimSpace(string(out)) == "PONG" {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatal("redis-server did not answer PING")
+		}
+	}
+}
+
+// stop kills the server, as a crash would.
+func (r *redisServer) stop() {
+	if r.cmd != nil {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+		r.cmd = nil
+	}
+}
+
+func (r *redisServer) signal(sig syscall.Signal) {
+	if r.cmd != nil {
+		r.cmd.Process.Signal(sig)
+	}
+}
+
+// The general rate limit never lapses: with Redis hung (SIGSTOP) or killed under a
+// running server, one key's burst of parallel requests is still limited, counted in
+// the process's memory, and each answer comes within a moment; each outage is logged
+// once, not per request, and told by a metric; and when Redis is back the count is
+// shared again.
+func TestServeRateLimitHoldsWhileRedisIsHungOrStopped(t *testing.T) {
+	rds := startRedis(t)
+	admin := freeAddr(t)
+	prefix := fmt.Sprintf("petstore-test-%d:", time.Now().UnixNano())
+	base, stdout, logs := startServeLogged(t, noEnv, "--database", filepath.Join(t.TempDir(), "petstore.db"),
+		"--admin-addr", admin, "--redis", "redis://"+rds.addr+"/0", "--redis-prefix", prefix, "--rate-limit", "20")
+	key := keyPattern.FindString(stdout.String())
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 100}, Timeout: 10 * time.Second}
+
+	// burst sends 100 requests at once with one key, after the bucket refilled.
+	burst := func(when string) (ok, limited int) {
+		t.Helper()
+		time.Sleep(1100 * time.Millisecond) // 20 a second: a second refills the burst
+		var (
+			wg      sync.WaitGroup
+			mu      sync.Mutex
+			slowest time.Duration
+			other   []int
+		)
+		for range 100 {
+			wg.Go(func() {
+				req, _ := http.NewRequest("GET", base+"/v1/categories", nil)
+				req.Header.Set("Authorization", "Bearer "+key)
+				began := time.Now()
+				res, err := client.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				res.Body.Close()
+				mu.Lock()
+				defer mu.Unlock()
+				slowest = max(slowest, time.Since(began))
+				switch res.StatusCode {
+				case 200:
+					ok++
+				case 429:
+					limited++
+				default:
+					other = append(other, res.StatusCode)
+				}
+			})
+		}
+		wg.Wait()
+		t.Logf("%s: %d × 200, %d × 429, slowest %v", when, ok, limited, slowest)
+		if len(other) > 0 || ok == 0 || ok > 30 || slowest > 2*time.Second {
+			t.Errorf("%s: %d × 200, %d × 429, other answers %v, slowest %v; want at most the burst of 20 (and what refills meanwhile) allowed, the rest 429, each within a moment",
+				when, ok, limited, other, slowest)
+		}
+		return ok, limited
+	}
+	metric := func(name string) string {
+		t.Helper()
+		_, body := get(t, "http://"+admin+"/metrics", "")
+		for line := range strings.SplitSeq(string(body), "\n") {
+			if v, found := strings.CutPrefix(line, name+" "); found {
+				return v
+			}
+		}
+		t.Fatalf("no %s in /metrics", name)
+		return ""
+	}
+	sharedUp := func() string { return metric("petstore_rate_limit_shared_up") }
+	// waitShared sends requests (each outage is probed by a request) until the
+	// metric says the limits are shared again.
+	waitShared := func(after string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); sharedUp() != "1"; time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the limits were not shared again ten seconds after %s", after)
+			}
+			get(t, base+"/v1/categories", key)
+		}
+	}
+
+	burst("Redis up")
+	if got := sharedUp(); got != "1" {
+		t.Errorf("with Redis up, petstore_rate_limit_shared_up is %s", got)
+	}
+
+	rds.signal(syscall.SIGSTOP)
+	burst("Redis hung (SIGSTOP)")
+	burst("Redis still hung")
+	if got := sharedUp(); got != "0" {
+		t.Errorf("with Redis hung, petstore_rate_limit_shared_up is %s, want 0", got)
+	}
+	rds.signal(syscall.SIGCONT)
+	waitShared("SIGCONT")
+
+	rds.stop()
+	burst("Redis killed")
+	if got := sharedUp(); got != "0" {
+		t.Errorf("with Redis killed, petstore_rate_limit_shared_up is %s, want 0", got)
+	}
+	rds.start()
+	waitShared("Redis restarted")
+	// Back in Redis: no decision of the next burst is made in memory.
+	local := metric("petstore_rate_limit_local_decisions_total")
+	burst("Redis back")
+	if now := metric("petstore_rate_limit_local_decisions_total"); now != local || local == "0" {
+		t.Errorf("decisions made in memory: %s before Redis came back, %s after a burst with Redis back; want more than 0, and no more", local, now)
+	}
+	if n := strings.Count(logs.String(), "shared rate limits unavailable"); n != 2 {
+		t.Errorf("two outages were logged %d times, want once each:\n%s", n, logs)
+	}
+	if n := strings.Count(logs.String(), "shared rate limits answer again"); n != 2 {
+		t.Errorf("two recoveries were logged %d times, want once each", n)
+	}
 }

@@ -54,12 +54,19 @@ func noEnv(string) string { return "" }
 // answers /healthz.
 func startServe(t *testing.T, getenv func(string) string, args ...string) (base string, stdout *syncBuffer) {
 	t.Helper()
+	base, stdout, _ = startServeLogged(t, getenv, args...)
+	return base, stdout
+}
+
+// startServeLogged is startServe that also keeps what serve writes to stderr: its log.
+func startServeLogged(t *testing.T, getenv func(string) string, args ...string) (base string, stdout, stderr *syncBuffer) {
+	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout = &syncBuffer{}
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"serve", "--addr", addr}, args...), getenv, stdout, io.Discard)
+		done <- run(ctx, append([]string{"serve", "--addr", addr}, args...), getenv, stdout, stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -74,7 +81,7 @@ func startServe(t *testing.T, getenv func(string) string, args ...string) (base 
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {
-				return base, stdout
+				return base, stdout, stderr
 			}
 		}
 		select {

@@ -132,7 +132,7 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	if err := d.store.Ping(ctx); err != nil {
 		return d, fmt.Errorf("the database is not ready: %w", err)
 	}
-	if d.limits, err = newLimits(ctx, c.rateLimit, c.redis, c.redisPrefix); err != nil {
+	if d.limits, err = newLimits(ctx, c.redis, c.redisPrefix, log); err != nil {
 		return d, err
 	}
 	if !c.noBootstrap {

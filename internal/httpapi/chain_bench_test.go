@@ -11,7 +11,6 @@ import (
 
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/internal/ratelimit"
 	"github.com/acme-pets/petstore/internal/sqlite"
 )
 
@@ -31,9 +30,9 @@ func BenchmarkMiddlewareChain(b *testing.B) {
 		b.Fatal(err)
 	}
 	s, err := New(Config{
-		Store:   st,
-		Logger:  slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Limiter: ratelimit.NewMemory(1_000_000_000, 0),
+		Store:     st,
+		Logger:    slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		RateLimit: 1_000_000_000,
 	})
 	if err != nil {
 		b.Fatal(err)

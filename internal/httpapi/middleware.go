@@ -140,7 +140,7 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		if deprecated {
 			s.h.depr.setHeaders(w, r, ri) // on every response, 429s included
 		}
-		if s.cfg.Limiter != nil && !s.allow(w, r, ri, authz) {
+		if s.limiter != nil && !s.allow(w, r, ri, authz) {
 			return
 		}
 		if (ri.operation == createAccount || strings.HasPrefix(authz, "Basic ")) && !s.allowCredentials(w, r, ri) {
@@ -198,12 +198,9 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	if bucket == "" {
 		bucket = "ip:" + s.clientAddr(r)
 	}
-	d, err := s.cfg.Limiter.Allow(ctx, bucket)
-	if err != nil {
-		// A limiter that cannot answer (Redis down) must not take the API down with it.
-		s.cfg.Logger.WarnContext(ctx, "rate limiter unavailable; allowing", "err", err, "request_id", ri.id)
-		return true
-	}
+	// The limiter counts in memory while a shared store does not answer
+	// (ratelimit.Failover), so it has no error to give.
+	d, _ := s.limiter.Allow(ctx, bucket)
 	h := w.Header()
 	h["Ratelimit-Policy"] = s.ratePolicy
 	var buf [48]byte

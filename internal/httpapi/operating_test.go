@@ -21,11 +21,10 @@ import (
 
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/internal/ratelimit"
 )
 
 func withRateLimit(n int) apiOption {
-	return func(c *httpapi.Config) { c.Limiter = ratelimit.NewMemory(n, 0) }
+	return func(c *httpapi.Config) { c.RateLimit = n }
 }
 
 var rateLimitHeader = regexp.MustCompile(`^"default";r=(\d+);t=(\d+)$`)

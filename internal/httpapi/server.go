@@ -34,7 +34,7 @@ const DefaultBodyLimit = 64 << 10
 
 // Config is what the HTTP layer needs. A zero field takes its default (WithDefaults
 // holds them all); a negative duration or limit turns its feature off where that makes
-// sense (KeyCacheTTL), and a nil Limiter turns rate limiting off.
+// sense (KeyCacheTTL), and a zero RateLimit turns the general rate limit off.
 type Config struct {
 	Store  petstore.Store
 	Logger *slog.Logger
@@ -50,9 +50,9 @@ type Config struct {
 	BodyLimit   int64
 	// HandlerTimeout is each request's budget; past it the answer is 503 unavailable.
 	HandlerTimeout time.Duration
-	// Limiter limits /v1 requests per API key (per client address without a valid
-	// key); nil turns rate limiting off.
-	Limiter ratelimit.Limiter
+	// RateLimit is how many /v1 requests an account may make per second (a client
+	// address without a valid key), and its burst; 0 turns the limit off.
+	RateLimit int
 	// TrustedProxies are the addresses whose X-Forwarded-For names the client.
 	TrustedProxies []netip.Prefix
 	// CORSOrigins are the browser origins allowed to call /v1 (none by default).
@@ -65,9 +65,10 @@ type Config struct {
 	// its logins are refused for a while; one more is allowed each minute after. 0 is
 	// DefaultFailedLoginLimit, a negative value turns it off.
 	FailedLoginLimit int
-	// Limits makes the limits on passwords (CredentialLimit, FailedLoginLimit); nil
-	// keeps them in process memory. With ratelimit.InRedis every process shares them,
-	// and each falls back to its own memory while Redis cannot answer.
+	// Limits is where every limit is kept (the general one, CredentialLimit,
+	// FailedLoginLimit); nil keeps them in process memory. With ratelimit.InRedis every
+	// process shares them, and while Redis cannot answer each is counted in the
+	// process's memory instead (ratelimit.Failover): a limit never lapses.
 	Limits ratelimit.Factory
 	// PoolStats reports the database pools for the metrics.
 	PoolStats func() []PoolStats
@@ -139,7 +140,9 @@ type Server struct {
 	handler http.Handler
 	docs    *docs.Handler
 	console *console.Handler
-	// ratePolicy is the RateLimit-Policy header value, fixed by the limiter.
+	// limiter is the general limit (nil when off), and ratePolicy its
+	// RateLimit-Policy header value.
+	limiter    ratelimit.Limiter
 	ratePolicy []string
 	// credentials limits requests with a password per client address.
 	credentials      ratelimit.Limiter
@@ -191,17 +194,19 @@ func New(cfg Config) (*Server, error) {
 		depr:      newDeprecation(sunset),
 		checkURL:  cfg.CheckWebhookURL,
 	}
+	limit := limits(cfg, m)
 	if cfg.FailedLoginLimit > 0 {
 		n := cfg.FailedLoginLimit
-		h.failedLogins = passwordLimit(cfg, n, time.Duration(n)*time.Minute)
+		h.failedLogins = limit(n, time.Duration(n)*time.Minute)
 	}
 	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m}
 	if cfg.CredentialLimit > 0 {
-		s.credentials = passwordLimit(cfg, cfg.CredentialLimit, time.Minute)
+		s.credentials = limit(cfg.CredentialLimit, time.Minute)
 		s.credentialPolicy = `"credentials";q=` + strconv.Itoa(cfg.CredentialLimit) + `;w=60`
 	}
-	if cfg.Limiter != nil {
-		s.ratePolicy = []string{`"default";q=` + strconv.Itoa(cfg.Limiter.PerSecond()) + `;w=1`}
+	if cfg.RateLimit > 0 {
+		s.limiter = limit(cfg.RateLimit, time.Second)
+		s.ratePolicy = []string{`"default";q=` + strconv.Itoa(cfg.RateLimit) + `;w=1`}
 	}
 	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops)},
 		oas.WithPathPrefix(apiPrefix),
@@ -306,14 +311,34 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request, allowed string) {
 	writeError(w, petstore.Errorf(petstore.EMethodNotAllowed, "%s is not allowed here; use %s.", r.Method, allowed))
 }
 
-// passwordLimit makes a limit of n requests per window on password checks, where
-// cfg.Limits keeps them, backed by process memory.
-func passwordLimit(cfg Config, n int, window time.Duration) ratelimit.Limiter {
-	local := ratelimit.InMemory(n, window)
+// limits returns the Factory of the server's limits: process memory, or cfg.Limits
+// with process memory in its stead while it cannot answer. The shared store's state is
+// logged once per change and exported as metrics.
+func limits(cfg Config, m *metrics) ratelimit.Factory {
 	if cfg.Limits == nil {
-		return local
+		return ratelimit.InMemory
 	}
-	return ratelimit.Fallback(cfg.Limits(n, window), local, func(err error) {
-		cfg.Logger.Warn("shared limit on passwords unavailable; counting in this process", "err", err)
+	f := ratelimit.NewFailover(cfg.Limits, ratelimit.InMemory, func(up bool, err error) {
+		if up {
+			cfg.Logger.Info("shared rate limits answer again; counting there")
+			return
+		}
+		cfg.Logger.Warn("shared rate limits unavailable; counting in this process's memory until they answer", "err", err)
 	})
+	m.registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "petstore_rate_limit_shared_up",
+			Help: "1 while the shared store of the rate limits (Redis) answers, 0 while limits are counted in this process's memory instead.",
+		}, func() float64 {
+			if f.Up() {
+				return 1
+			}
+			return 0
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "petstore_rate_limit_local_decisions_total",
+			Help: "Rate-limit decisions made in this process's memory because the shared store did not answer.",
+		}, func() float64 { return float64(f.LocalDecisions()) }),
+	)
+	return f.Limit
 }

@@ -115,35 +115,3 @@ func (m *Memory) PerSecond() int { return m.burst }
 func (m *Memory) Len() int { return m.buckets.Len() }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-
-// Fallback is a Limiter that asks primary and, when primary cannot answer (Redis out
-// of reach), reports the error to onError and asks local instead: a limit that guards
-// passwords must not lapse while its shared store is away.
-func Fallback(primary, local Limiter, onError func(error)) Limiter {
-	return fallback{primary, local, onError}
-}
-
-type fallback struct {
-	primary, local Limiter
-	onError        func(error)
-}
-
-func (f fallback) Allow(ctx context.Context, key string) (Decision, error) {
-	d, err := f.primary.Allow(ctx, key)
-	if err != nil {
-		f.onError(err)
-		return f.local.Allow(ctx, key)
-	}
-	return d, nil
-}
-
-func (f fallback) Peek(ctx context.Context, key string) (Decision, error) {
-	d, err := f.primary.Peek(ctx, key)
-	if err != nil {
-		f.onError(err)
-		return f.local.Peek(ctx, key)
-	}
-	return d, nil
-}
-
-func (f fallback) PerSecond() int { return f.primary.PerSecond() }

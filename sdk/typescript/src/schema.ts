@@ -1620,9 +1620,10 @@ export interface components {
          * @description The limits in force (IETF httpapi-ratelimit-headers), e.g. `"default";q=100;w=1`;
          *     sign-ups and HTTP Basic calls add `"credentials";q=10;w=60`. Sent on every `/v1`
          *     response, errors included. The `"default"` entry is absent when the operator turned
-         *     the general limit off (`--rate-limit 0`), and on a call that a shared limiter
-         *     (Redis) could not count; the `"credentials"` entry is absent when its limit is off
-         *     (`--credential-limit 0`). With both off, the header is not sent.
+         *     the general limit off (`--rate-limit 0`); the `"credentials"` entry is absent when
+         *     its limit is off (`--credential-limit 0`). With both off, the header is not sent.
+         *     Limits shared by several server processes (Redis) never lapse: while the shared
+         *     store does not answer, each process counts them on its own.
          */
         RateLimitPolicy: string;
         /**
