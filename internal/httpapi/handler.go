@@ -26,6 +26,8 @@ type Handler struct {
 	metrics   *metrics
 	// failedLogins counts failed logins per account email (nil: no limit).
 	failedLogins ratelimit.Limiter
+	// orders follows whether orders commit, for /readyz.
+	orders orderHealth
 	// checkURL decides whether a URL may be an endpoint's (Config.CheckWebhookURL).
 	checkURL func(string) error
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -365,5 +366,76 @@ func TestAPassingFailureOfTheDatabaseAnswers503WithRetryAfter(t *testing.T) {
 	}
 	if strings.Contains(string(res.Body), "shutting down") {
 		t.Errorf("the answer shows the cause: %s", res.Body)
+	}
+}
+
+// errDiskFull is a commit failure the store calls passing (a full disk).
+var errDiskFull = errors.New("database or disk is full")
+
+// fullStore commits no order of the pet full names, though its probe passes, as
+// SQLite on a nearly full disk did: /readyz's one-row write fit, no order did.
+type fullStore struct {
+	petstore.Store
+	full *atomic.Int64
+}
+
+func (s fullStore) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.PlacedOrder, error) {
+	if s.full.Load() == o.PetID {
+		return petstore.PlacedOrder{}, errDiskFull
+	}
+	return s.Store.PlaceOrder(ctx, o)
+}
+
+func (s fullStore) Unavailable(err error) bool {
+	return errors.Is(err, errDiskFull) || s.Store.Unavailable(err)
+}
+
+// /readyz says whether the instance can take an order: unready after a run of orders
+// that could not be committed, though its own probe passes; ready again at the next
+// order committed, or once no order has failed for a while (so that traffic, which a
+// load balancer holds back from an unready instance, can find out).
+func TestReadyzTurnsUnreadyAfterARunOfOrdersThatFailToCommit(t *testing.T) {
+	var (
+		full  atomic.Int64 // the pet whose orders fail to commit
+		ahead atomic.Int64 // how far the server's clock is ahead of the real one
+	)
+	a := newTestAPI(t, func(c *httpapi.Config) {
+		c.Store = fullStore{Store: c.Store, full: &full}
+		c.Now = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	})
+	p, soldOut := a.pet(t, "Rex", 1000), a.pet(t, "Fido", 0)
+	ready := func() int { return a.do(t, req{Method: "GET", Path: "/readyz"}).Status }
+	failOrders := func(n int) {
+		for range n {
+			a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 1}}).expect(503, "unavailable")
+		}
+	}
+
+	full.Store(p.ID)
+	failOrders(9)
+	// A refusal by a rule is the store's decision, not a failure: it breaks the run.
+	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": soldOut.ID, "quantity": 1}}).expect(409, "insufficient_stock")
+	failOrders(9)
+	if got := ready(); got != 200 {
+		t.Fatalf("after runs of 9 failed orders, /readyz answers %d, want 200", got)
+	}
+	failOrders(1)
+	res := a.do(t, req{Method: "GET", Path: "/readyz"}).expect(503, "unavailable")
+	if res.Header.Get("Retry-After") == "" {
+		t.Error("an unready /readyz has no Retry-After")
+	}
+	// Nothing fails for a while: traffic may try again.
+	ahead.Store(int64(6 * time.Second))
+	if got := ready(); got != 200 {
+		t.Errorf("6 s after the last failed order, /readyz answers %d, want 200", got)
+	}
+	failOrders(1)
+	if got := ready(); got != 503 {
+		t.Errorf("an order failed again after the pause: /readyz answers %d, want 503", got)
+	}
+	full.Store(0)
+	a.order(t, a.Customer, p.ID, 1)
+	if got := ready(); got != 200 {
+		t.Errorf("after an order committed, /readyz answers %d, want 200", got)
 	}
 }

@@ -288,6 +288,10 @@ func (s *Server) serveDocument(contentType string, body []byte) http.HandlerFunc
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
+	if s.h.orders.failing(s.cfg.Now()) {
+		writeError(w, petstore.Errorf(petstore.EUnavailable, "Orders cannot be committed: the last %d failed.", orderFailureRun))
+		return
+	}
 	if err := s.cfg.Store.Ping(ctx); err != nil {
 		s.cfg.Logger.WarnContext(ctx, "not ready", "err", err)
 		writeError(w, petstore.Errorf(petstore.EUnavailable, "The database is unreachable."))
