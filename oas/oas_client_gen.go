@@ -274,12 +274,20 @@ type Invoker interface {
 	// RotateWebhookSecret invokes rotateWebhookSecret operation.
 	//
 	// Admin only. Makes a new signing secret and answers it, shown only this once. The secret it replaces
-	// keeps signing for 24 hours (`previousSecretExpiresAt`): until then every delivery carries two `v1`
-	// signatures, one per secret, so the receiver can switch to the new secret at any time within the
-	// overlap. Rotating again within the overlap ends it: only the secret just replaced keeps signing.
+	// keeps signing for `overlapSeconds` (24 hours unless told, `previousSecretExpiresAt`): until then
+	// every delivery carries two `v1` signatures, one per secret, so the receiver can switch to the new
+	// secret at any time within the overlap. Rotating again within the overlap ends it: only the secret
+	// just replaced keeps signing.
+	//
+	// A leaked secret: rotate with `{"overlapSeconds": 0}`. The replaced secret (and any secret still in
+	// its overlap) stops signing at once, for every attempt from then on, retries of earlier events
+	// included; the answer has no `previousSecretExpiresAt`. Deliveries fail signature checks until the
+	// receiver has the new secret, and are retried meanwhile.
+	//
+	// The body is optional: none (or `{}`) is the 24-hour overlap.
 	//
 	// POST /webhooks/{webhookId}/rotate-secret
-	RotateWebhookSecret(ctx context.Context, params RotateWebhookSecretParams) (RotateWebhookSecretRes, error)
+	RotateWebhookSecret(ctx context.Context, request OptSecretRotation, params RotateWebhookSecretParams) (RotateWebhookSecretRes, error)
 	// SendMessage invokes sendMessage operation.
 	//
 	// The getting-started call: proves that your key works. The message (1–2,000 characters) is queued
@@ -3554,17 +3562,25 @@ func (c *Client) sendRevokeApiKey(ctx context.Context, params RevokeApiKeyParams
 // RotateWebhookSecret invokes rotateWebhookSecret operation.
 //
 // Admin only. Makes a new signing secret and answers it, shown only this once. The secret it replaces
-// keeps signing for 24 hours (`previousSecretExpiresAt`): until then every delivery carries two `v1`
-// signatures, one per secret, so the receiver can switch to the new secret at any time within the
-// overlap. Rotating again within the overlap ends it: only the secret just replaced keeps signing.
+// keeps signing for `overlapSeconds` (24 hours unless told, `previousSecretExpiresAt`): until then
+// every delivery carries two `v1` signatures, one per secret, so the receiver can switch to the new
+// secret at any time within the overlap. Rotating again within the overlap ends it: only the secret
+// just replaced keeps signing.
+//
+// A leaked secret: rotate with `{"overlapSeconds": 0}`. The replaced secret (and any secret still in
+// its overlap) stops signing at once, for every attempt from then on, retries of earlier events
+// included; the answer has no `previousSecretExpiresAt`. Deliveries fail signature checks until the
+// receiver has the new secret, and are retried meanwhile.
+//
+// The body is optional: none (or `{}`) is the 24-hour overlap.
 //
 // POST /webhooks/{webhookId}/rotate-secret
-func (c *Client) RotateWebhookSecret(ctx context.Context, params RotateWebhookSecretParams) (RotateWebhookSecretRes, error) {
-	res, err := c.sendRotateWebhookSecret(ctx, params)
+func (c *Client) RotateWebhookSecret(ctx context.Context, request OptSecretRotation, params RotateWebhookSecretParams) (RotateWebhookSecretRes, error) {
+	res, err := c.sendRotateWebhookSecret(ctx, request, params)
 	return res, err
 }
 
-func (c *Client) sendRotateWebhookSecret(ctx context.Context, params RotateWebhookSecretParams) (res RotateWebhookSecretRes, err error) {
+func (c *Client) sendRotateWebhookSecret(ctx context.Context, request OptSecretRotation, params RotateWebhookSecretParams) (res RotateWebhookSecretRes, err error) {
 
 	u := uri.Clone(c.requestURL(ctx))
 	var pathParts [3]string
@@ -3593,6 +3609,9 @@ func (c *Client) sendRotateWebhookSecret(ctx context.Context, params RotateWebho
 	r, err := ht.NewRequest(ctx, "POST", u)
 	if err != nil {
 		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodeRotateWebhookSecretRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
 	}
 
 	{

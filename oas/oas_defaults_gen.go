@@ -9,3 +9,11 @@ func (s *NewPet) setDefaults() {
 		s.Status.SetTo(val)
 	}
 }
+
+// setDefaults set default value of fields.
+func (s *SecretRotation) setDefaults() {
+	{
+		val := int32(86400)
+		s.OverlapSeconds.SetTo(val)
+	}
+}

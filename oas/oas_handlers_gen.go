@@ -4447,9 +4447,17 @@ func (s *Server) handleRevokeApiKeyRequest(args [1]string, argsEscaped bool, w h
 // handleRotateWebhookSecretRequest handles rotateWebhookSecret operation.
 //
 // Admin only. Makes a new signing secret and answers it, shown only this once. The secret it replaces
-// keeps signing for 24 hours (`previousSecretExpiresAt`): until then every delivery carries two `v1`
-// signatures, one per secret, so the receiver can switch to the new secret at any time within the
-// overlap. Rotating again within the overlap ends it: only the secret just replaced keeps signing.
+// keeps signing for `overlapSeconds` (24 hours unless told, `previousSecretExpiresAt`): until then
+// every delivery carries two `v1` signatures, one per secret, so the receiver can switch to the new
+// secret at any time within the overlap. Rotating again within the overlap ends it: only the secret
+// just replaced keeps signing.
+//
+// A leaked secret: rotate with `{"overlapSeconds": 0}`. The replaced secret (and any secret still in
+// its overlap) stops signing at once, for every attempt from then on, retries of earlier events
+// included; the answer has no `previousSecretExpiresAt`. Deliveries fail signature checks until the
+// receiver has the new secret, and are retried meanwhile.
+//
+// The body is optional: none (or `{}`) is the 24-hour overlap.
 //
 // POST /webhooks/{webhookId}/rotate-secret
 func (s *Server) handleRotateWebhookSecretRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -4522,6 +4530,21 @@ func (s *Server) handleRotateWebhookSecretRequest(args [1]string, argsEscaped bo
 	}
 
 	var rawBody []byte
+	request, rawBody, close, err := s.decodeRotateWebhookSecretRequest(r)
+	if err != nil {
+		err = &ogenerrors.DecodeRequestError{
+			OperationContext: opErrContext,
+			Err:              err,
+		}
+		defer recordError("DecodeRequest", err)
+		s.cfg.ErrorHandler(ctx, w, r, err)
+		return
+	}
+	defer func() {
+		if err := close(); err != nil {
+			recordError("CloseRequest", err)
+		}
+	}()
 
 	var response RotateWebhookSecretRes
 	if m := s.cfg.Middleware; m != nil {
@@ -4530,7 +4553,7 @@ func (s *Server) handleRotateWebhookSecretRequest(args [1]string, argsEscaped bo
 			OperationName:    RotateWebhookSecretOperation,
 			OperationSummary: "Rotate a webhook endpoint's secret",
 			OperationID:      "rotateWebhookSecret",
-			Body:             nil,
+			Body:             request,
 			RawBody:          rawBody,
 			Params: middleware.Parameters{
 				{
@@ -4542,7 +4565,7 @@ func (s *Server) handleRotateWebhookSecretRequest(args [1]string, argsEscaped bo
 		}
 
 		type (
-			Request  = struct{}
+			Request  = OptSecretRotation
 			Params   = RotateWebhookSecretParams
 			Response = RotateWebhookSecretRes
 		)
@@ -4555,12 +4578,12 @@ func (s *Server) handleRotateWebhookSecretRequest(args [1]string, argsEscaped bo
 			mreq,
 			unpackRotateWebhookSecretParams,
 			func(ctx context.Context, request Request, params Params) (response Response, err error) {
-				response, err = s.h.RotateWebhookSecret(ctx, params)
+				response, err = s.h.RotateWebhookSecret(ctx, request, params)
 				return response, err
 			},
 		)
 	} else {
-		response, err = s.h.RotateWebhookSecret(ctx, params)
+		response, err = s.h.RotateWebhookSecret(ctx, request, params)
 	}
 	if err != nil {
 		if errRes, ok := errors.Into[*DefaultStatusCodeWithHeaders](err); ok {

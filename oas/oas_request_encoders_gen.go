@@ -123,6 +123,26 @@ func encodeReplacePetRequest(
 	return nil
 }
 
+func encodeRotateWebhookSecretRequest(
+	req OptSecretRotation,
+	r *http.Request,
+) error {
+	const contentType = "application/json"
+	if !req.Set {
+		// Keep request with empty body if value is not set.
+		return nil
+	}
+	e := new(jx.Encoder)
+	{
+		if req.Set {
+			req.Encode(e)
+		}
+	}
+	encoded := e.Bytes()
+	ht.SetBody(r, bytes.NewReader(encoded), contentType)
+	return nil
+}
+
 func encodeSendMessageRequest(
 	req *NewMessage,
 	r *http.Request,

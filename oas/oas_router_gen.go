@@ -87,7 +87,7 @@ var (
 		"POST": "Authorization",
 	}
 	rn34AllowedHeaders = map[string]string{
-		"POST": "Authorization",
+		"POST": "Authorization,Content-Type",
 	}
 	rn36AllowedHeaders = map[string]string{
 		"POST": "Authorization",
@@ -877,7 +877,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 									s.notAllowed(w, r, notAllowedParams{
 										allowedMethods: "POST",
 										allowedHeaders: rn34AllowedHeaders,
-										acceptPost:     "",
+										acceptPost:     "application/json",
 										acceptPatch:    "",
 									})
 								}

@@ -2349,6 +2349,52 @@ func (o OptPetStatus) Or(d PetStatus) PetStatus {
 	return d
 }
 
+// NewOptSecretRotation returns new OptSecretRotation with value set to v.
+func NewOptSecretRotation(v SecretRotation) OptSecretRotation {
+	return OptSecretRotation{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptSecretRotation is optional SecretRotation.
+type OptSecretRotation struct {
+	Value SecretRotation
+	Set   bool
+}
+
+// IsSet returns true if OptSecretRotation was set.
+func (o OptSecretRotation) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptSecretRotation) Reset() {
+	var v SecretRotation
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptSecretRotation) SetTo(v SecretRotation) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptSecretRotation) Get() (v SecretRotation, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptSecretRotation) Or(d SecretRotation) SecretRotation {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptString returns new OptString with value set to v.
 func NewOptString(v string) OptString {
 	return OptString{
@@ -2930,6 +2976,24 @@ func (*RotateWebhookSecretInternalServerError) rotateWebhookSecretRes() {}
 type RotateWebhookSecretNotFound Error
 
 func (*RotateWebhookSecretNotFound) rotateWebhookSecretRes() {}
+
+// How a secret rotation treats the secret it replaces.
+// Ref: #/components/schemas/SecretRotation
+type SecretRotation struct {
+	// How long the replaced secret keeps signing beside the new one, in seconds: 0 (revoke it at once) to
+	// 86400 (24 hours, the default).
+	OverlapSeconds OptInt32 `json:"overlapSeconds"`
+}
+
+// GetOverlapSeconds returns the value of OverlapSeconds.
+func (s *SecretRotation) GetOverlapSeconds() OptInt32 {
+	return s.OverlapSeconds
+}
+
+// SetOverlapSeconds sets the value of OverlapSeconds.
+func (s *SecretRotation) SetOverlapSeconds(val OptInt32) {
+	s.OverlapSeconds = val
+}
 
 type SendMessageBadRequest Error
 

@@ -355,12 +355,20 @@ func (UnimplementedHandler) RevokeApiKey(ctx context.Context, params RevokeApiKe
 // RotateWebhookSecret implements rotateWebhookSecret operation.
 //
 // Admin only. Makes a new signing secret and answers it, shown only this once. The secret it replaces
-// keeps signing for 24 hours (`previousSecretExpiresAt`): until then every delivery carries two `v1`
-// signatures, one per secret, so the receiver can switch to the new secret at any time within the
-// overlap. Rotating again within the overlap ends it: only the secret just replaced keeps signing.
+// keeps signing for `overlapSeconds` (24 hours unless told, `previousSecretExpiresAt`): until then
+// every delivery carries two `v1` signatures, one per secret, so the receiver can switch to the new
+// secret at any time within the overlap. Rotating again within the overlap ends it: only the secret
+// just replaced keeps signing.
+//
+// A leaked secret: rotate with `{"overlapSeconds": 0}`. The replaced secret (and any secret still in
+// its overlap) stops signing at once, for every attempt from then on, retries of earlier events
+// included; the answer has no `previousSecretExpiresAt`. Deliveries fail signature checks until the
+// receiver has the new secret, and are retried meanwhile.
+//
+// The body is optional: none (or `{}`) is the 24-hour overlap.
 //
 // POST /webhooks/{webhookId}/rotate-secret
-func (UnimplementedHandler) RotateWebhookSecret(ctx context.Context, params RotateWebhookSecretParams) (r RotateWebhookSecretRes, _ error) {
+func (UnimplementedHandler) RotateWebhookSecret(ctx context.Context, req OptSecretRotation, params RotateWebhookSecretParams) (r RotateWebhookSecretRes, _ error) {
 	return r, ht.ErrNotImplemented
 }
 

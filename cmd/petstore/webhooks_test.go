@@ -40,6 +40,9 @@ type delivered struct {
 	id, typ string
 	object  int64 // data.id (an order's id), or data.petId
 	at      time.Time
+	// signature is the Petstore-Signature header, and body what it signs.
+	signature string
+	body      []byte
 }
 
 func newReceiver(t *testing.T) *receiver {
@@ -96,7 +99,8 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.mu.Lock()
-	r.got = append(r.got, delivered{id: e.ID, typ: e.Type, object: max(e.Data.ID, e.Data.PetID), at: time.Now()})
+	r.got = append(r.got, delivered{id: e.ID, typ: e.Type, object: max(e.Data.ID, e.Data.PetID), at: time.Now(),
+		signature: req.Header.Get("Petstore-Signature"), body: body})
 	r.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -475,4 +479,44 @@ func deliverEveryOrderOnce(t *testing.T, dsn string, processes int) {
 	t.Logf("latency from the order's 201 to the receiver: idle median %v; under load median %v, p99 %v, max %v",
 		idle[len(idle)/2].Round(time.Microsecond), lat[len(lat)/2].Round(time.Microsecond),
 		lat[len(lat)*99/100].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond))
+}
+
+// A leaked secret is revoked at once: after a rotation with {"overlapSeconds": 0} the
+// next delivery is signed with the new secret only, where a plain rotation signs with
+// both for the overlap.
+func TestARotationWithNoOverlapStopsTheReplacedSecretSigningAtOnce(t *testing.T) {
+	base, stdout := startServe(t, noEnv, "--database", filepath.Join(t.TempDir(), "p.db"), "--admin-addr", "off",
+		"--rate-limit", "0", "--webhooks-allow-private")
+	api := adminClient{t: t, base: base + "/v1", key: keyPattern.FindString(stdout.String())}
+	r := newReceiver(t)
+	hook := api.subscribe(r)
+	original := r.secret
+	rotate := func(body string) []byte {
+		t.Helper()
+		w := api.must(http.StatusOK, "POST", fmt.Sprintf("/webhooks/%d/rotate-secret", hook), body)
+		secret := []byte(w["secret"].(string))
+		r.mu.Lock()
+		r.secret = secret
+		r.mu.Unlock()
+		return secret
+	}
+	// signers sends a test event and reports which of secrets sign its delivery.
+	signers := func(n int, secrets ...[]byte) (signed []bool, v1s int) {
+		t.Helper()
+		api.must(http.StatusAccepted, "POST", fmt.Sprintf("/webhooks/%d/test", hook), "")
+		d := r.waitFor("webhook.test", n, 30*time.Second)[n-1]
+		for _, s := range secrets {
+			signed = append(signed, webhook.Verify(d.signature, d.body, s, time.Now(), webhook.DefaultTolerance) == nil)
+		}
+		return signed, strings.Count(d.signature, "v1=")
+	}
+
+	rotated := rotate("")
+	if signed, v1s := signers(1, original, rotated); !signed[0] || !signed[1] || v1s != 2 {
+		t.Fatalf("within a plain rotation's overlap, the delivery carries %d v1 (signed by the old secret: %v, the new: %v); want both", v1s, signed[0], signed[1])
+	}
+	revoking := rotate(`{"overlapSeconds": 0}`)
+	if signed, v1s := signers(2, original, rotated, revoking); signed[0] || signed[1] || !signed[2] || v1s != 1 {
+		t.Fatalf("after a rotation with no overlap, the delivery carries %d v1, signed by the secrets (original, rotated, new) %v; want the new one only", v1s, signed)
+	}
 }

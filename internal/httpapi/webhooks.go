@@ -243,15 +243,22 @@ func (h *Handler) DeleteWebhook(ctx context.Context, params oas.DeleteWebhookPar
 	return &oas.DeleteWebhookNoContent{}, nil
 }
 
-// RotateWebhookSecret replaces the secret; the replaced one keeps signing for
-// SecretOverlap. A second rotation within the overlap drops the oldest secret: one
-// overlap at a time keeps the header at two signatures at most.
-func (h *Handler) RotateWebhookSecret(ctx context.Context, params oas.RotateWebhookSecretParams) (oas.RotateWebhookSecretRes, error) {
-	store := h.store
+// RotateWebhookSecret replaces the secret; the replaced one keeps signing for the
+// overlap asked (SecretOverlap unless told). A second rotation within the overlap
+// drops the oldest secret: one overlap at a time keeps the header at two signatures
+// at most. An overlap of 0 keeps none, which revokes a leaked secret at once.
+func (h *Handler) RotateWebhookSecret(ctx context.Context, req oas.OptSecretRotation, params oas.RotateWebhookSecretParams) (oas.RotateWebhookSecretRes, error) {
+	overlap := SecretOverlap
+	if s, ok := req.Value.OverlapSeconds.Get(); ok && req.Set {
+		overlap = time.Duration(s) * time.Second
+	}
 	secret := newSecret()
-	expires := h.now().UTC().Truncate(time.Second).Add(SecretOverlap)
-	w, err := store.UpdateWebhook(ctx, params.WebhookId, func(w petstore.Webhook) (petstore.Webhook, error) {
+	expires := h.now().UTC().Truncate(time.Second).Add(overlap)
+	w, err := h.store.UpdateWebhook(ctx, params.WebhookId, func(w petstore.Webhook) (petstore.Webhook, error) {
 		w.PreviousSecret, w.PreviousSecretExpiresAt = w.Secret, &expires
+		if overlap == 0 {
+			w.PreviousSecret, w.PreviousSecretExpiresAt = "", nil
+		}
 		w.Secret = secret
 		return w, nil
 	})

@@ -540,6 +540,54 @@ func TestRotateWebhookSecret(t *testing.T) {
 			t.Fatalf("secrets %q after two rotations", got)
 		}
 	})
+
+	t.Run("a rotation with no overlap revokes every other secret at once", func(t *testing.T) {
+		var leaked, revoked webhook
+		a.do(t, req{Method: "POST", Path: path("/v1/webhooks/%d/rotate-secret", w.ID), Key: a.Admin}).expect(200, "").JSON(&leaked)
+		a.do(t, req{Method: "POST", Path: path("/v1/webhooks/%d/rotate-secret", w.ID), Key: a.Admin, Body: map[string]any{"overlapSeconds": 0}}).expect(200, "").JSON(&revoked)
+		if revoked.PreviousSecretExpiresAt != nil || revoked.Secret == nil || *revoked.Secret == *leaked.Secret {
+			t.Fatalf("the revoking rotation answered %+v", revoked)
+		}
+		stored, err := ws.Webhook(context.Background(), w.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stored.Secrets(now); !slices.Equal(got, []string{*revoked.Secret}) {
+			t.Errorf("after a rotation with no overlap the secrets that sign are %q, want the new one only", got)
+		}
+		var shown webhook
+		a.do(t, req{Method: "GET", Path: path("/v1/webhooks/%d", w.ID), Key: a.Admin}).expect(200, "").JSON(&shown)
+		if shown.PreviousSecretExpiresAt != nil {
+			t.Errorf("the endpoint shows previousSecretExpiresAt %v after a rotation with no overlap", shown.PreviousSecretExpiresAt)
+		}
+	})
+
+	t.Run("an overlap of its own, and the bounds", func(t *testing.T) {
+		var short webhook
+		a.do(t, req{Method: "POST", Path: path("/v1/webhooks/%d/rotate-secret", w.ID), Key: a.Admin, Body: map[string]any{"overlapSeconds": 600}}).expect(200, "").JSON(&short)
+		if want := now.Add(10 * time.Minute); short.PreviousSecretExpiresAt == nil || !short.PreviousSecretExpiresAt.Equal(want) {
+			t.Errorf("an overlap of 600 s expires at %v, want %v", short.PreviousSecretExpiresAt, want)
+		}
+		var empty webhook
+		a.do(t, req{Method: "POST", Path: path("/v1/webhooks/%d/rotate-secret", w.ID), Key: a.Admin, Body: map[string]any{}}).expect(200, "").JSON(&empty)
+		if want := now.Add(24 * time.Hour); empty.PreviousSecretExpiresAt == nil || !empty.PreviousSecretExpiresAt.Equal(want) {
+			t.Errorf("an empty body's overlap expires at %v, want %v", empty.PreviousSecretExpiresAt, want)
+		}
+		for _, body := range []any{map[string]any{"overlapSeconds": -1}, map[string]any{"overlapSeconds": 86401}, map[string]any{"overlapSeconds": "0s"}, map[string]any{"overlap": 0}} {
+			before, err := ws.Webhook(context.Background(), w.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.do(t, req{Method: "POST", Path: path("/v1/webhooks/%d/rotate-secret", w.ID), Key: a.Admin, Body: body}).expect(400, "")
+			after, err := ws.Webhook(context.Background(), w.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if after.Secret != before.Secret {
+				t.Errorf("a refused rotation (%v) changed the secret", body)
+			}
+		}
+	})
 }
 
 // A test event makes one pending delivery to the endpoint, listed with its others,

@@ -632,6 +632,16 @@ type Pets = []Pet
 // Example: customer
 type Role = string
 
+// SecretRotation How a secret rotation treats the secret it replaces.
+type SecretRotation struct {
+	// OverlapSeconds How long the replaced secret keeps signing beside the new one, in seconds:
+	// 0 (revoke it at once) to 86400 (24 hours, the default).
+	//
+	//
+	// Example: 0
+	OverlapSeconds *int32 `json:"overlapSeconds,omitempty"`
+}
+
 // Webhook A webhook endpoint, without its secret.
 type Webhook struct {
 	// CreatedAt Example: 2026-11-21T12:00:00Z
@@ -1006,6 +1016,9 @@ type UpdateWebhookJSONRequestBody = WebhookPatch
 
 // UpdateWebhookApplicationMergePatchPlusJSONRequestBody defines body for UpdateWebhook for application/merge-patch+json ContentType.
 type UpdateWebhookApplicationMergePatchPlusJSONRequestBody = WebhookPatch
+
+// RotateWebhookSecretJSONRequestBody defines body for RotateWebhookSecret for application/json ContentType.
+type RotateWebhookSecretJSONRequestBody = SecretRotation
 
 // AsOrder returns the union data inside the Event_Data as a Order
 func (t Event_Data) AsOrder() (Order, error) {
@@ -1785,16 +1798,49 @@ type ClientInterface interface {
 	// Corresponds with POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry (the `RetryDelivery` operationId).
 	RetryDelivery(ctx context.Context, webhookID WebhookID, deliveryID DeliveryID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RotateWebhookSecretWithBody Rotate a webhook endpoint's secret
+	//
+	// Admin only. Makes a new signing secret and answers it, shown only this once. The
+	// secret it replaces keeps signing for `overlapSeconds` (24 hours unless told,
+	// `previousSecretExpiresAt`): until then every delivery carries two `v1`
+	// signatures, one per secret, so the receiver can switch to the new secret at any
+	// time within the overlap. Rotating again within the overlap ends it: only the
+	// secret just replaced keeps signing.
+	//
+	// **A leaked secret**: rotate with `{"overlapSeconds": 0}`. The replaced secret (and
+	// any secret still in its overlap) stops signing at once, for every attempt from
+	// then on, retries of earlier events included; the answer has no
+	// `previousSecretExpiresAt`. Deliveries fail signature checks until the receiver
+	// has the new secret, and are retried meanwhile.
+	//
+	// The body is optional: none (or `{}`) is the 24-hour overlap.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
+	RotateWebhookSecretWithBody(ctx context.Context, webhookID WebhookID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RotateWebhookSecret Rotate a webhook endpoint's secret
 	//
 	// Admin only. Makes a new signing secret and answers it, shown only this once. The
-	// secret it replaces keeps signing for 24 hours (`previousSecretExpiresAt`): until
-	// then every delivery carries two `v1` signatures, one per secret, so the receiver
-	// can switch to the new secret at any time within the overlap. Rotating again
-	// within the overlap ends it: only the secret just replaced keeps signing.
+	// secret it replaces keeps signing for `overlapSeconds` (24 hours unless told,
+	// `previousSecretExpiresAt`): until then every delivery carries two `v1`
+	// signatures, one per secret, so the receiver can switch to the new secret at any
+	// time within the overlap. Rotating again within the overlap ends it: only the
+	// secret just replaced keeps signing.
+	//
+	// **A leaked secret**: rotate with `{"overlapSeconds": 0}`. The replaced secret (and
+	// any secret still in its overlap) stops signing at once, for every attempt from
+	// then on, retries of earlier events included; the answer has no
+	// `previousSecretExpiresAt`. Deliveries fail signature checks until the receiver
+	// has the new secret, and are retried meanwhile.
+	//
+	// The body is optional: none (or `{}`) is the 24-hour overlap.
+	//
+	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
-	RotateWebhookSecret(ctx context.Context, webhookID WebhookID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RotateWebhookSecret(ctx context.Context, webhookID WebhookID, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SendTestEvent Send a test event to a webhook endpoint
 	//
@@ -2898,17 +2944,60 @@ func (c *Client) RetryDelivery(ctx context.Context, webhookID WebhookID, deliver
 	return c.Client.Do(req)
 }
 
+// RotateWebhookSecretWithBody Rotate a webhook endpoint's secret
+//
+// Admin only. Makes a new signing secret and answers it, shown only this once. The
+// secret it replaces keeps signing for `overlapSeconds` (24 hours unless told,
+// `previousSecretExpiresAt`): until then every delivery carries two `v1`
+// signatures, one per secret, so the receiver can switch to the new secret at any
+// time within the overlap. Rotating again within the overlap ends it: only the
+// secret just replaced keeps signing.
+//
+// **A leaked secret**: rotate with `{"overlapSeconds": 0}`. The replaced secret (and
+// any secret still in its overlap) stops signing at once, for every attempt from
+// then on, retries of earlier events included; the answer has no
+// `previousSecretExpiresAt`. Deliveries fail signature checks until the receiver
+// has the new secret, and are retried meanwhile.
+//
+// The body is optional: none (or `{}`) is the 24-hour overlap.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
+func (c *Client) RotateWebhookSecretWithBody(ctx context.Context, webhookID WebhookID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookSecretRequestWithBody(c.Server, webhookID, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RotateWebhookSecret Rotate a webhook endpoint's secret
 //
 // Admin only. Makes a new signing secret and answers it, shown only this once. The
-// secret it replaces keeps signing for 24 hours (`previousSecretExpiresAt`): until
-// then every delivery carries two `v1` signatures, one per secret, so the receiver
-// can switch to the new secret at any time within the overlap. Rotating again
-// within the overlap ends it: only the secret just replaced keeps signing.
+// secret it replaces keeps signing for `overlapSeconds` (24 hours unless told,
+// `previousSecretExpiresAt`): until then every delivery carries two `v1`
+// signatures, one per secret, so the receiver can switch to the new secret at any
+// time within the overlap. Rotating again within the overlap ends it: only the
+// secret just replaced keeps signing.
+//
+// **A leaked secret**: rotate with `{"overlapSeconds": 0}`. The replaced secret (and
+// any secret still in its overlap) stops signing at once, for every attempt from
+// then on, retries of earlier events included; the answer has no
+// `previousSecretExpiresAt`. Deliveries fail signature checks until the receiver
+// has the new secret, and are retried meanwhile.
+//
+// The body is optional: none (or `{}`) is the 24-hour overlap.
+//
+// Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
-func (c *Client) RotateWebhookSecret(ctx context.Context, webhookID WebhookID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRotateWebhookSecretRequest(c.Server, webhookID)
+func (c *Client) RotateWebhookSecret(ctx context.Context, webhookID WebhookID, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookSecretRequest(c.Server, webhookID, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4659,8 +4748,19 @@ func NewRetryDeliveryRequest(server string, webhookID WebhookID, deliveryID Deli
 	return req, nil
 }
 
-// NewRotateWebhookSecretRequest constructs an http.Request for the RotateWebhookSecret method
-func NewRotateWebhookSecretRequest(server string, webhookID WebhookID) (*http.Request, error) {
+// NewRotateWebhookSecretRequest calls the generic RotateWebhookSecret builder with application/json body
+func NewRotateWebhookSecretRequest(server string, webhookID WebhookID, body RotateWebhookSecretJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRotateWebhookSecretRequestWithBody(server, webhookID, "application/json", bodyReader)
+}
+
+// NewRotateWebhookSecretRequestWithBody constructs an http.Request for the RotateWebhookSecret method, with any body, and a specified content type
+func NewRotateWebhookSecretRequestWithBody(server string, webhookID WebhookID, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4685,10 +4785,12 @@ func NewRotateWebhookSecretRequest(server string, webhookID WebhookID) (*http.Re
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -5405,18 +5507,49 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry (the `RetryDelivery` operationId).
 	RetryDeliveryWithResponse(ctx context.Context, webhookID WebhookID, deliveryID DeliveryID, reqEditors ...RequestEditorFn) (*RetryDeliveryResponse, error)
 
+	// RotateWebhookSecretWithBodyWithResponse Rotate a webhook endpoint's secret
+	//
+	// Admin only. Makes a new signing secret and answers it, shown only this once. The
+	// secret it replaces keeps signing for `overlapSeconds` (24 hours unless told,
+	// `previousSecretExpiresAt`): until then every delivery carries two `v1`
+	// signatures, one per secret, so the receiver can switch to the new secret at any
+	// time within the overlap. Rotating again within the overlap ends it: only the
+	// secret just replaced keeps signing.
+	//
+	// **A leaked secret**: rotate with `{"overlapSeconds": 0}`. The replaced secret (and
+	// any secret still in its overlap) stops signing at once, for every attempt from
+	// then on, retries of earlier events included; the answer has no
+	// `previousSecretExpiresAt`. Deliveries fail signature checks until the receiver
+	// has the new secret, and are retried meanwhile.
+	//
+	// The body is optional: none (or `{}`) is the 24-hour overlap.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
+	RotateWebhookSecretWithBodyWithResponse(ctx context.Context, webhookID WebhookID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
+
 	// RotateWebhookSecretWithResponse Rotate a webhook endpoint's secret
 	//
 	// Admin only. Makes a new signing secret and answers it, shown only this once. The
-	// secret it replaces keeps signing for 24 hours (`previousSecretExpiresAt`): until
-	// then every delivery carries two `v1` signatures, one per secret, so the receiver
-	// can switch to the new secret at any time within the overlap. Rotating again
-	// within the overlap ends it: only the secret just replaced keeps signing.
+	// secret it replaces keeps signing for `overlapSeconds` (24 hours unless told,
+	// `previousSecretExpiresAt`): until then every delivery carries two `v1`
+	// signatures, one per secret, so the receiver can switch to the new secret at any
+	// time within the overlap. Rotating again within the overlap ends it: only the
+	// secret just replaced keeps signing.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// **A leaked secret**: rotate with `{"overlapSeconds": 0}`. The replaced secret (and
+	// any secret still in its overlap) stops signing at once, for every attempt from
+	// then on, retries of earlier events included; the answer has no
+	// `previousSecretExpiresAt`. Deliveries fail signature checks until the receiver
+	// has the new secret, and are retried meanwhile.
+	//
+	// The body is optional: none (or `{}`) is the 24-hour overlap.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
-	RotateWebhookSecretWithResponse(ctx context.Context, webhookID WebhookID, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
+	RotateWebhookSecretWithResponse(ctx context.Context, webhookID WebhookID, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
 
 	// SendTestEventWithResponse Send a test event to a webhook endpoint
 	//
@@ -12740,19 +12873,56 @@ func (c *ClientWithResponses) RetryDeliveryWithResponse(ctx context.Context, web
 	return ParseRetryDeliveryResponse(rsp)
 }
 
+// RotateWebhookSecretWithBodyWithResponse Rotate a webhook endpoint's secret
+//
+// Admin only. Makes a new signing secret and answers it, shown only this once. The
+// secret it replaces keeps signing for `overlapSeconds` (24 hours unless told,
+// `previousSecretExpiresAt`): until then every delivery carries two `v1`
+// signatures, one per secret, so the receiver can switch to the new secret at any
+// time within the overlap. Rotating again within the overlap ends it: only the
+// secret just replaced keeps signing.
+//
+// **A leaked secret**: rotate with `{"overlapSeconds": 0}`. The replaced secret (and
+// any secret still in its overlap) stops signing at once, for every attempt from
+// then on, retries of earlier events included; the answer has no
+// `previousSecretExpiresAt`. Deliveries fail signature checks until the receiver
+// has the new secret, and are retried meanwhile.
+//
+// The body is optional: none (or `{}`) is the 24-hour overlap.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
+func (c *ClientWithResponses) RotateWebhookSecretWithBodyWithResponse(ctx context.Context, webhookID WebhookID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error) {
+	rsp, err := c.RotateWebhookSecretWithBody(ctx, webhookID, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateWebhookSecretResponse(rsp)
+}
+
 // RotateWebhookSecretWithResponse Rotate a webhook endpoint's secret
 //
 // Admin only. Makes a new signing secret and answers it, shown only this once. The
-// secret it replaces keeps signing for 24 hours (`previousSecretExpiresAt`): until
-// then every delivery carries two `v1` signatures, one per secret, so the receiver
-// can switch to the new secret at any time within the overlap. Rotating again
-// within the overlap ends it: only the secret just replaced keeps signing.
+// secret it replaces keeps signing for `overlapSeconds` (24 hours unless told,
+// `previousSecretExpiresAt`): until then every delivery carries two `v1`
+// signatures, one per secret, so the receiver can switch to the new secret at any
+// time within the overlap. Rotating again within the overlap ends it: only the
+// secret just replaced keeps signing.
 //
-// Returns a wrapper object for the known response body format(s).
+// **A leaked secret**: rotate with `{"overlapSeconds": 0}`. The replaced secret (and
+// any secret still in its overlap) stops signing at once, for every attempt from
+// then on, retries of earlier events included; the answer has no
+// `previousSecretExpiresAt`. Deliveries fail signature checks until the receiver
+// has the new secret, and are retried meanwhile.
+//
+// The body is optional: none (or `{}`) is the 24-hour overlap.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
-func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Context, webhookID WebhookID, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error) {
-	rsp, err := c.RotateWebhookSecret(ctx, webhookID, reqEditors...)
+func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Context, webhookID WebhookID, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error) {
+	rsp, err := c.RotateWebhookSecret(ctx, webhookID, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
