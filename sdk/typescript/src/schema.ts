@@ -518,10 +518,19 @@ export interface paths {
         /**
          * Rotate a webhook endpoint's secret
          * @description Admin only. Makes a new signing secret and answers it, shown only this once. The
-         *     secret it replaces keeps signing for 24 hours (`previousSecretExpiresAt`): until
-         *     then every delivery carries two `v1` signatures, one per secret, so the receiver
-         *     can switch to the new secret at any time within the overlap. Rotating again
-         *     within the overlap ends it: only the secret just replaced keeps signing.
+         *     secret it replaces keeps signing for `overlapSeconds` (24 hours unless told,
+         *     `previousSecretExpiresAt`): until then every delivery carries two `v1`
+         *     signatures, one per secret, so the receiver can switch to the new secret at any
+         *     time within the overlap. Rotating again within the overlap ends it: only the
+         *     secret just replaced keeps signing.
+         *
+         *     **A leaked secret**: rotate with `{"overlapSeconds": 0}`. The replaced secret (and
+         *     any secret still in its overlap) stops signing at once, for every attempt from
+         *     then on, retries of earlier events included; the answer has no
+         *     `previousSecretExpiresAt`. Deliveries fail signature checks until the receiver
+         *     has the new secret, and are retried meanwhile.
+         *
+         *     The body is optional: none (or `{}`) is the 24-hour overlap.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1196,6 +1205,17 @@ export interface components {
              * @example 2026-11-21T12:00:00Z
              */
             updatedAt: string;
+        };
+        /** @description How a secret rotation treats the secret it replaces. */
+        SecretRotation: {
+            /**
+             * Format: int32
+             * @description How long the replaced secret keeps signing beside the new one, in seconds:
+             *     0 (revoke it at once) to 86400 (24 hours, the default).
+             * @default 86400
+             * @example 0
+             */
+            overlapSeconds?: number;
         };
         /** @description A webhook endpoint with its signing secret, shown only when it is made or rotated. */
         WebhookWithSecret: components["schemas"]["Webhook"] & {
@@ -2807,7 +2827,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SecretRotation"];
+            };
+        };
         responses: {
             /** @description The endpoint with its new secret. */
             200: {
