@@ -1923,7 +1923,8 @@ type NewWebhook struct {
 	// addresses are accepted too, over `http://` as well; link-local and other special-purpose addresses
 	// never are. A host name is checked at every delivery, on the addresses it resolves to then.
 	URL string `json:"url"`
-	// The event types to receive (1–8, each once), or `["*"]` for every type.
+	// The event types to receive (1–8, each once), or `["*"]` for every type. `*` stands alone: beside a
+	// type it is refused (`400`), so that the subscription reads back exactly as it was sent.
 	Events []EventSubscription `json:"events"`
 	// What the endpoint is for.
 	Description OptString `json:"description"`
@@ -3391,7 +3392,8 @@ func (*Webhook) updateWebhookRes() {}
 type WebhookPatch struct {
 	// Where deliveries are posted, checked as on creation (see `NewWebhook.url`).
 	URL OptString `json:"url"`
-	// The event types to receive (1–8, each once), or `["*"]` for every type.
+	// The event types to receive (1–8, each once), or `["*"]` for every type. `*` stands alone: beside a
+	// type it is refused (`400`), so that the subscription reads back exactly as it was sent.
 	Events []EventSubscription `json:"events"`
 	// What the endpoint is for; `null` removes it.
 	Description OptNilString `json:"description"`

@@ -223,6 +223,12 @@ type Handler interface {
 	// scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing, so a retry runs
 	// afresh.
 	//
+	// A replay is the first answer, whatever happened since. After the order was cancelled (which removes
+	// it), a replay still answers `201` with the order as it was placed, and its `Location` answers `404`;
+	// after it was completed (and its pet perhaps deleted), the replay shows it as placed and `Location`
+	// as it is now. A replay never places the order again: to learn an order's state, `GET` its
+	// `Location`; to order again, send a new key.
+	//
 	// POST /store/orders
 	PlaceOrder(ctx context.Context, req *NewOrder, params PlaceOrderParams) (PlaceOrderRes, error)
 	// ReplaceCategory implements replaceCategory operation.

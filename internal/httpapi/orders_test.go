@@ -283,6 +283,22 @@ func TestIdempotentOrders(t *testing.T) {
 	t.Run("the same key with another body is idempotency_key_reused", func(t *testing.T) {
 		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 3}, Header: key}).expect(422, "idempotency_key_reused")
 	})
+	t.Run("a replay after the order was cancelled is the first answer, and places nothing", func(t *testing.T) {
+		q := a.pet(t, "Fido", 5)
+		k := map[string]string{"Idempotency-Key": "cancel-then-replay"}
+		b := map[string]any{"petId": q.ID, "quantity": 1}
+		placed := a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: b, Header: k}).expect(201, "")
+		loc := placed.Header.Get("Location")
+		a.do(t, req{Method: "DELETE", Path: loc, Key: a.Customer}).expect(204, "")
+		again := a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: b, Header: k}).expect(201, "")
+		if string(again.Body) != string(placed.Body) || again.Header.Get("Location") != loc {
+			t.Fatalf("the replay after a cancel differs from the first answer:\n%s %s\n%s %s", placed.Body, loc, again.Body, again.Header.Get("Location"))
+		}
+		a.do(t, req{Method: "GET", Path: loc, Key: a.Customer}).expect(404, "not_found")
+		if inv := a.inventory(t, q.ID); inv.Quantity != 5 {
+			t.Fatalf("stock = %d after a cancel and a replay, want 5: the replay placed the order again", inv.Quantity)
+		}
+	})
 	t.Run("keys are scoped to the account", func(t *testing.T) {
 		other, _ := a.newKey("other@example.com", "customer")
 		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: other, Body: body, Header: key}).expect(201, "")

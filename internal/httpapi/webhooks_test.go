@@ -197,8 +197,8 @@ func TestCreateWebhook(t *testing.T) {
 			t.Fatal("two endpoints share a secret")
 		}
 	})
-	t.Run("* with types is every type", func(t *testing.T) {
-		all := a.webhook(t, "https://hooks.example.com/all", "order.placed", "*")
+	t.Run("* is every type", func(t *testing.T) {
+		all := a.webhook(t, "https://hooks.example.com/all", "*")
 		if !slices.Equal(all.Events, []string{"*"}) {
 			t.Fatalf("events %v, want [*]", all.Events)
 		}
@@ -303,6 +303,7 @@ func TestWebhookBodiesAreValidated(t *testing.T) {
 		{"an unknown event type", `{"url":"https://hooks.example.com/","events":["order.shipped"]}`, "events"},
 		{"the test event, which nobody subscribes to", `{"url":"https://hooks.example.com/","events":["webhook.test"]}`, "events"},
 		{"a type twice", `{"url":"https://hooks.example.com/","events":["order.placed","order.placed"]}`, "events"},
+		{"* beside a type", `{"url":"https://hooks.example.com/","events":["*","order.placed"]}`, "events"},
 		{"nine types", `{"url":"https://hooks.example.com/","events":` + nine + `}`, "events"},
 		{"events that are not a list", `{"url":"https://hooks.example.com/","events":"*"}`, ""},
 		{"a description over 500 characters", `{"url":"https://hooks.example.com/","events":["*"],"description":"` + strings.Repeat("d", 501) + `"}`, "description"},
@@ -320,6 +321,7 @@ func TestWebhookBodiesAreValidated(t *testing.T) {
 		{"no event type", `{"events":[]}`, "events"},
 		{"an unknown event type", `{"events":["pet.adopted"]}`, "events"},
 		{"a type twice", `{"events":["*","*"]}`, "events"},
+		{"* beside a type", `{"events":["order.placed","*"]}`, "events"},
 		{"a null URL", `{"url":null}`, ""},
 		{"null events", `{"events":null}`, ""},
 		{"a null enabled", `{"enabled":null}`, ""},

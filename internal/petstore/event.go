@@ -64,11 +64,15 @@ func (t EventType) Bit() EventMask {
 	return 0
 }
 
-// MaskOf makes the mask of a subscription; "*" is every type. An unknown type is
-// EValidationFailed on field.
+// MaskOf makes the mask of a subscription; "*" is every type. An unknown type, or
+// "*" beside a type, is EValidationFailed on field: a subscription reads back as it
+// was sent, so a client comparing the two never sees a difference it did not make.
 func MaskOf(field string, types []EventType) (EventMask, error) {
 	if len(types) == 0 {
 		return 0, Invalid(field, "must name at least one event type")
+	}
+	if len(types) > 1 && slices.Contains(types, AllEvents) {
+		return 0, Invalid(field, `must be ["*"] alone (every type) or a list of event types, not both`)
 	}
 	var m EventMask
 	for _, t := range types {

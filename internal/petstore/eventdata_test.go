@@ -65,7 +65,8 @@ func TestMasks(t *testing.T) {
 	}{
 		{types: []EventType{OrderPlaced}, want: []EventType{OrderPlaced}},
 		{types: []EventType{InventoryUpdated, OrderPlaced, OrderPlaced}, want: []EventType{OrderPlaced, InventoryUpdated}},
-		{types: []EventType{OrderPlaced, AllEvents}, want: []EventType{AllEvents}},
+		{types: []EventType{AllEvents}, want: []EventType{AllEvents}},
+		{types: []EventType{OrderPlaced, AllEvents}, invalid: true},
 		{types: nil, invalid: true},
 		{types: []EventType{WebhookTest}, invalid: true},
 		{types: []EventType{"order.shipped"}, invalid: true},

@@ -369,6 +369,13 @@ export interface paths {
          *     for it and gets the same answer; it is never refused as "in progress". Keys are
          *     scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
          *     so a retry runs afresh.
+         *
+         *     A replay is the first answer, whatever happened since. After the order was
+         *     cancelled (which removes it), a replay still answers `201` with the order as it
+         *     was placed, and its `Location` answers `404`; after it was completed (and its pet
+         *     perhaps deleted), the replay shows it as placed and `Location` as it is now. A
+         *     replay never places the order again: to learn an order's state, `GET` its
+         *     `Location`; to order again, send a new key.
          */
         post: operations["placeOrder"];
         delete?: never;
@@ -1105,7 +1112,9 @@ export interface components {
              */
             url: string;
             /**
-             * @description The event types to receive (1–8, each once), or `["*"]` for every type.
+             * @description The event types to receive (1–8, each once), or `["*"]` for every type. `*`
+             *     stands alone: beside a type it is refused (`400`), so that the subscription
+             *     reads back exactly as it was sent.
              * @example [
              *       "order.placed",
              *       "pet.sold_out"
@@ -1126,7 +1135,9 @@ export interface components {
              */
             url?: string;
             /**
-             * @description The event types to receive (1–8, each once), or `["*"]` for every type.
+             * @description The event types to receive (1–8, each once), or `["*"]` for every type. `*`
+             *     stands alone: beside a type it is refused (`400`), so that the subscription
+             *     reads back exactly as it was sent.
              * @example [
              *       "*"
              *     ]

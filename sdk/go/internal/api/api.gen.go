@@ -502,7 +502,10 @@ type NewWebhook struct {
 	// Example: Order desk
 	Description *string `json:"description,omitempty"`
 
-	// Events The event types to receive (1–8, each once), or `["*"]` for every type.
+	// Events The event types to receive (1–8, each once), or `["*"]` for every type. `*`
+	// stands alone: beside a type it is refused (`400`), so that the subscription
+	// reads back exactly as it was sent.
+	//
 	//
 	// Example: ["order.placed","pet.sold_out"]
 	Events []EventSubscription `json:"events"`
@@ -711,7 +714,10 @@ type WebhookPatch struct {
 	// Example: true
 	Enabled *bool `json:"enabled,omitempty"`
 
-	// Events The event types to receive (1–8, each once), or `["*"]` for every type.
+	// Events The event types to receive (1–8, each once), or `["*"]` for every type. `*`
+	// stands alone: beside a type it is refused (`400`), so that the subscription
+	// reads back exactly as it was sent.
+	//
 	//
 	// Example: ["*"]
 	Events *[]EventSubscription `json:"events,omitempty"`
@@ -1576,6 +1582,13 @@ type ClientInterface interface {
 	// scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 	// so a retry runs afresh.
 	//
+	// A replay is the first answer, whatever happened since. After the order was
+	// cancelled (which removes it), a replay still answers `201` with the order as it
+	// was placed, and its `Location` answers `404`; after it was completed (and its pet
+	// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
+	// replay never places the order again: to learn an order's state, `GET` its
+	// `Location`; to order again, send a new key.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /store/orders (the `PlaceOrder` operationId).
@@ -1599,6 +1612,13 @@ type ClientInterface interface {
 	// for it and gets the same answer; it is never refused as "in progress". Keys are
 	// scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 	// so a retry runs afresh.
+	//
+	// A replay is the first answer, whatever happened since. After the order was
+	// cancelled (which removes it), a replay still answers `201` with the order as it
+	// was placed, and its `Location` answers `404`; after it was completed (and its pet
+	// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
+	// replay never places the order again: to learn an order's state, `GET` its
+	// `Location`; to order again, send a new key.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2562,6 +2582,13 @@ func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEd
 // scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 // so a retry runs afresh.
 //
+// A replay is the first answer, whatever happened since. After the order was
+// cancelled (which removes it), a replay still answers `201` with the order as it
+// was placed, and its `Location` answers `404`; after it was completed (and its pet
+// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
+// replay never places the order again: to learn an order's state, `GET` its
+// `Location`; to order again, send a new key.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /store/orders (the `PlaceOrder` operationId).
@@ -2595,6 +2622,13 @@ func (c *Client) PlaceOrderWithBody(ctx context.Context, params *PlaceOrderParam
 // for it and gets the same answer; it is never refused as "in progress". Keys are
 // scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 // so a retry runs afresh.
+//
+// A replay is the first answer, whatever happened since. After the order was
+// cancelled (which removes it), a replay still answers `201` with the order as it
+// was placed, and its `Location` answers `404`; after it was completed (and its pet
+// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
+// replay never places the order again: to learn an order's state, `GET` its
+// `Location`; to order again, send a new key.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5271,6 +5305,13 @@ type ClientWithResponsesInterface interface {
 	// scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 	// so a retry runs afresh.
 	//
+	// A replay is the first answer, whatever happened since. After the order was
+	// cancelled (which removes it), a replay still answers `201` with the order as it
+	// was placed, and its `Location` answers `404`; after it was completed (and its pet
+	// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
+	// replay never places the order again: to learn an order's state, `GET` its
+	// `Location`; to order again, send a new key.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /store/orders (the `PlaceOrder` operationId).
@@ -5294,6 +5335,13 @@ type ClientWithResponsesInterface interface {
 	// for it and gets the same answer; it is never refused as "in progress". Keys are
 	// scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 	// so a retry runs afresh.
+	//
+	// A replay is the first answer, whatever happened since. After the order was
+	// cancelled (which removes it), a replay still answers `201` with the order as it
+	// was placed, and its `Location` answers `404`; after it was completed (and its pet
+	// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
+	// replay never places the order again: to learn an order's state, `GET` its
+	// `Location`; to order again, send a new key.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12541,6 +12589,13 @@ func (c *ClientWithResponses) ListOrdersWithResponse(ctx context.Context, params
 // scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 // so a retry runs afresh.
 //
+// A replay is the first answer, whatever happened since. After the order was
+// cancelled (which removes it), a replay still answers `201` with the order as it
+// was placed, and its `Location` answers `404`; after it was completed (and its pet
+// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
+// replay never places the order again: to learn an order's state, `GET` its
+// `Location`; to order again, send a new key.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /store/orders (the `PlaceOrder` operationId).
@@ -12570,6 +12625,13 @@ func (c *ClientWithResponses) PlaceOrderWithBodyWithResponse(ctx context.Context
 // for it and gets the same answer; it is never refused as "in progress". Keys are
 // scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 // so a retry runs afresh.
+//
+// A replay is the first answer, whatever happened since. After the order was
+// cancelled (which removes it), a replay still answers `201` with the order as it
+// was placed, and its `Location` answers `404`; after it was completed (and its pet
+// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
+// replay never places the order again: to learn an order's state, `GET` its
+// `Location`; to order again, send a new key.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
