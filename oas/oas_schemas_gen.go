@@ -2978,6 +2978,10 @@ type RotateWebhookSecretNotFound Error
 
 func (*RotateWebhookSecretNotFound) rotateWebhookSecretRes() {}
 
+type RotateWebhookSecretRequestEntityTooLarge Error
+
+func (*RotateWebhookSecretRequestEntityTooLarge) rotateWebhookSecretRes() {}
+
 // How a secret rotation treats the secret it replaces.
 // Ref: #/components/schemas/SecretRotation
 type SecretRotation struct {

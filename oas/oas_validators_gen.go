@@ -2063,6 +2063,14 @@ func (s *RotateWebhookSecretNotFound) Validate() error {
 	return nil
 }
 
+func (s *RotateWebhookSecretRequestEntityTooLarge) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *SecretRotation) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
