@@ -566,7 +566,14 @@ type Delivery struct {
 	// The HTTP status the last attempt got; absent when it got no answer, and for a delivery that
 	// succeeded at its first attempt.
 	ResponseStatus OptInt32 `json:"responseStatus"`
-	// Why the last attempt failed, in words; absent after a success.
+	// Why the last attempt failed, in words; absent after a success. One of a few fixed reasons, so that
+	// it tells nothing of the network behind the service: `the endpoint answered <status>` (followed by
+	// the start of its answer only when the endpoint is on a public address),
+	// `… a redirect, which is not followed`, `refused: …` (an address deliveries may not go to:
+	// private, loopback, link-local, or the service's own ports), `the endpoint could not be reached` (no
+	// such host, a refused or reset connection: told alike), `no answer within 10s`,
+	// `the endpoint's TLS certificate was not accepted` (public addresses). The details are in the
+	// service's log.
 	LastError OptString `json:"lastError"`
 	// When the delivery was made (with its event, or by a test).
 	CreatedAt time.Time `json:"createdAt"`
@@ -1920,8 +1927,9 @@ func (s *NewPetStatus) UnmarshalText(data []byte) error {
 type NewWebhook struct {
 	// Where deliveries are posted: an absolute `https://` URL (at most 2,048 bytes) without a user name,
 	// password or fragment, on a public address. With `--webhooks-allow-private`, private and loopback
-	// addresses are accepted too, over `http://` as well; link-local and other special-purpose addresses
-	// never are. A host name is checked at every delivery, on the addresses it resolves to then.
+	// addresses are accepted too, over `http://` as well; link-local and other special-purpose addresses,
+	// and the service's own API and operator ports, never are. A host name is checked at every delivery,
+	// on the addresses it resolves to then.
 	URL string `json:"url"`
 	// The event types to receive (1–8, each once), or `["*"]` for every type. `*` stands alone: beside a
 	// type it is refused (`400`), so that the subscription reads back exactly as it was sent.

@@ -59,6 +59,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return fmt.Errorf("--admin-addr: %w", err)
 		}
 	}
+	// No webhook may aim at this service's own ports, allowed addresses or not.
+	own := []net.Addr{ln.Addr()}
+	if admin != nil {
+		own = append(own, admin.Addr())
+	}
+	d.sender.RefuseOwn(own...)
 	fmt.Fprintf(stdout, "petstore listening on %s\n  API       %s/v1\n  docs      %s/docs\n  console   %s/console\n  document  %s/openapi.yaml\n", base, base, base, base, base)
 	if admin != nil {
 		fmt.Fprintf(stdout, "  operator  http://%s/metrics, http://%s/debug/pprof/\n", admin.Addr(), admin.Addr())

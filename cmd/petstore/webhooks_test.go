@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -234,6 +235,23 @@ func (c adminClient) deliveryStatuses(webhookID int64) []string {
 		}
 		path = strings.TrimPrefix(next, "/v1")
 	}
+}
+
+// deliveries returns the first page of an endpoint's deliveries.
+func (c adminClient) deliveries(webhookID int64) []map[string]any {
+	c.t.Helper()
+	req, _ := http.NewRequest("GET", fmt.Sprintf("%s/webhooks/%d/deliveries", c.base, webhookID), nil)
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var page []map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&page); err != nil || res.StatusCode != http.StatusOK {
+		c.t.Fatalf("deliveries: %d %v", res.StatusCode, err)
+	}
+	return page
 }
 
 // nextLinkPath reads the target of a Link header's rel="next", or "".
@@ -518,5 +536,43 @@ func TestARotationWithNoOverlapStopsTheReplacedSecretSigningAtOnce(t *testing.T)
 	revoking := rotate(`{"overlapSeconds": 0}`)
 	if signed, v1s := signers(2, original, rotated, revoking); signed[0] || signed[1] || !signed[2] || v1s != 1 {
 		t.Fatalf("after a rotation with no overlap, the delivery carries %d v1, signed by the secrets (original, rotated, new) %v; want the new one only", v1s, signed)
+	}
+}
+
+// The service's own listeners are never a webhook's receiver, even with
+// --webhooks-allow-private: an endpoint at the operator port (pprof) or at the API,
+// by address, is refused when it is made; by name, each delivery is refused at the
+// dial. The delivery's lastError is the generic refusal, with no address in it.
+func TestWebhooksNeverReachTheServicesOwnListeners(t *testing.T) {
+	opAddr := freeAddr(t)
+	base, stdout := startServe(t, noEnv, "--database", filepath.Join(t.TempDir(), "p.db"), "--admin-addr", opAddr,
+		"--rate-limit", "0", "--webhooks-allow-private")
+	api := adminClient{t: t, base: base + "/v1", key: keyPattern.FindString(stdout.String())}
+	_, opPort, _ := net.SplitHostPort(opAddr)
+	apiAddr := strings.TrimPrefix(base, "http://")
+	_, apiPort, _ := net.SplitHostPort(apiAddr)
+
+	for _, addr := range []string{opAddr, apiAddr} {
+		code, body := api.call("POST", "/webhooks", fmt.Sprintf(`{"url":"http://%s/debug/pprof/","events":["*"]}`, addr))
+		if code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(body), "must not be an address of this service") {
+			t.Errorf("an endpoint at the service's own %s: %d %v, want 400", addr, code, body)
+		}
+	}
+	for _, port := range []string{opPort, apiPort} {
+		w := api.must(http.StatusCreated, "POST", "/webhooks", fmt.Sprintf(`{"url":"http://localhost:%s/debug/pprof/profile?seconds=1","events":["*"]}`, port))
+		id := int64(w["id"].(float64))
+		api.must(http.StatusAccepted, "POST", fmt.Sprintf("/webhooks/%d/test", id), "")
+		var lastError any
+		for deadline := time.Now().Add(20 * time.Second); lastError == nil; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the test delivery to localhost:%s made no attempt in 20 s", port)
+			}
+			if page := api.deliveries(id); len(page) == 1 {
+				lastError = page[0]["lastError"]
+			}
+		}
+		if lastError != "refused: the address is not one deliveries may go to" {
+			t.Errorf("the delivery to the service's own port %s by name: lastError %q, want the generic refusal", port, lastError)
+		}
 	}
 }

@@ -9,11 +9,9 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -500,6 +498,9 @@ func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) (fin
 		r.Status = petstore.DeliverySucceeded
 	} else {
 		r.Error = d.describe(res)
+		// What the API does not say, the operator's log does.
+		d.log.Info("webhook delivery attempt failed", "delivery", job.Delivery.ID, "webhook", job.Webhook.ID, "event", job.Event.ID,
+			"status", res.Status, "addr", res.Addr, "err", res.Err, "answer", quote(res.Answer))
 		// Delivery.Attempts counts the attempts recorded before this one (the store
 		// counts an attempt in FinishAttempts), which is Backoff's attempt number:
 		// 0 for the first.
@@ -538,8 +539,20 @@ var errEncode = errors.New("the event could not be encoded (see the service's lo
 // maxQuote is how much of a receiver's answer an attempt's error quotes.
 const maxQuote = 120
 
+// The reasons an attempt's lastError gives when there was no answer. They are few
+// and fixed on purpose: the API must not be an oracle of the operator's network
+// (which addresses exist, which names resolve, what a private service answers), so
+// the details go to the service's log and the API says only which of these it was.
+const (
+	reasonRefused     = "refused: the address is not one deliveries may go to"
+	reasonUnreachable = "the endpoint could not be reached"
+	reasonTLS         = "the endpoint's TLS certificate was not accepted"
+)
+
 // describe says in a few words why an attempt failed, for Delivery.LastError, which
-// the admin API shows.
+// the admin API shows: the status, a refused address, an unreachable endpoint or a
+// time-out. A receiver's answer is quoted, and a TLS failure told apart, only when
+// the attempt reached a public address.
 func (d *Dispatcher) describe(res Result) string {
 	err := res.Err
 	switch {
@@ -547,54 +560,32 @@ func (d *Dispatcher) describe(res Result) string {
 		return fmt.Sprintf("the endpoint answered %d, a redirect, which is not followed", res.Status)
 	case err == nil:
 		msg := fmt.Sprintf("the endpoint answered %d", res.Status)
-		if q := quote(res.Answer); q != "" {
+		if q := quote(res.Answer); q != "" && res.Public {
 			msg += ": " + q
 		}
 		return msg
 	case errors.Is(err, errEncode):
 		return err.Error()
 	case errors.Is(err, ErrRefusedURL):
+		// Found in the URL's own text, which the admin wrote: no oracle, and the
+		// operator learns what to change.
 		return "refused: " + strings.TrimPrefix(err.Error(), ErrRefusedURL.Error()+": ")
-	case errors.Is(err, ErrPrivateAddress):
-		// Found at the dial, inside the dial's own errors: the text from the refusal
-		// on says which address and why.
-		for e := err; e != nil; e = errors.Unwrap(e) {
-			if msg := e.Error(); strings.HasPrefix(msg, ErrPrivateAddress.Error()) {
-				return "refused: " + strings.TrimPrefix(msg, "webhook: ")
-			}
-		}
-		return "refused: " + strings.TrimPrefix(ErrPrivateAddress.Error(), "webhook: ")
+	case errors.Is(err, ErrPrivateAddress), errors.Is(err, ErrOwnAddress):
+		return reasonRefused
 	}
 	var (
-		dnsErr  *net.DNSError
 		netErr  net.Error
 		certErr *tls.CertificateVerificationError
 		unknown x509.UnknownAuthorityError
 		host    x509.HostnameError
 	)
 	switch {
-	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &host):
-		return "the endpoint's TLS certificate was not accepted: " + innermost(err)
-	case errors.As(err, &dnsErr):
-		return fmt.Sprintf("the host name %s could not be resolved", dnsErr.Name)
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "the connection was refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "the connection was reset"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return "no answer within " + formatDuration(d.sender.Timeout())
+	case res.Public && (errors.As(err, &certErr) || errors.As(err, &unknown) || errors.As(err, &host)):
+		return reasonTLS
 	}
-	return "no answer: " + innermost(err)
-}
-
-// innermost drops the *url.Error around an error: its text repeats the method and the
-// endpoint's URL, which the admin API shows beside the error anyway.
-func innermost(err error) string {
-	var u *url.Error
-	if errors.As(err, &u) {
-		err = u.Err
-	}
-	return err.Error()
+	return reasonUnreachable
 }
 
 // quote returns the start of a receiver's answer as one printable line, or "" when it

@@ -8,10 +8,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -52,6 +54,10 @@ var (
 	ErrPrivateAddress = errors.New("webhook: the address is private, loopback or link-local")
 	// ErrRefusedURL is the refusal of an endpoint URL that CheckURL refuses.
 	ErrRefusedURL = errors.New("webhook: refused URL")
+	// ErrOwnAddress is the refusal of one of the service's own listeners (RefuseOwn),
+	// found when dialling: its API and operator ports are never a webhook's receiver,
+	// whatever the operator allowed.
+	ErrOwnAddress = errors.New("webhook: the address is one of this service's own")
 )
 
 // Sender posts deliveries to receivers. It resolves a receiver's name at every dial and
@@ -64,6 +70,11 @@ type Sender struct {
 	public      *ssrf.Guardian
 	allowLocal  bool
 	timeout     time.Duration
+	// own are the service's own listeners (RefuseOwn).
+	own atomic.Pointer[[]netip.AddrPort]
+	// isPublic tells the addresses whose answers lastError may quote; a test may
+	// stand in for it (export_test.go).
+	isPublic func(netip.Addr) bool
 }
 
 // NewSender returns a Sender.
@@ -72,6 +83,7 @@ func NewSender(o SenderOptions) *Sender {
 		o.Timeout = 10 * time.Second
 	}
 	s := &Sender{userAgent: o.UserAgent, public: ssrf.New(ssrf.WithAnyPort()), allowLocal: o.AllowPrivate, timeout: o.Timeout}
+	s.isPublic = func(ip netip.Addr) bool { return s.public.SafeAddr(ip) == nil }
 	s.https = s.client(o.Timeout, s.allowHTTPS)
 	if o.AllowPrivate {
 		s.http = s.client(o.Timeout, allowLocal)
@@ -90,6 +102,9 @@ func (s *Sender) client(timeout time.Duration, allow func(netip.Addr) error) *ht
 			if err != nil {
 				return err
 			}
+			if s.isOwn(ap) {
+				return ErrOwnAddress
+			}
 			return allow(ap.Addr().Unmap())
 		},
 	}
@@ -106,6 +121,56 @@ func (s *Sender) client(timeout time.Duration, allow func(netip.Addr) error) *ht
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// RefuseOwn makes the sender refuse the service's own listeners, addrs (its API and
+// operator addresses, once bound), whatever else it allows: a webhook aimed at them
+// would let an admin post to the operator's profiler or to the API as the service.
+// A listener on every interface (0.0.0.0, ::) refuses its port on loopback and on
+// each of the machine's own addresses.
+func (s *Sender) RefuseOwn(addrs ...net.Addr) {
+	var own []netip.AddrPort
+	for _, a := range addrs {
+		if t, ok := a.(*net.TCPAddr); ok && t != nil {
+			own = append(own, t.AddrPort())
+		}
+	}
+	s.own.Store(&own)
+}
+
+// isOwn reports whether ap reaches one of the service's own listeners.
+func (s *Sender) isOwn(ap netip.AddrPort) bool {
+	own := s.own.Load()
+	if own == nil {
+		return false
+	}
+	ip := ap.Addr().Unmap()
+	for _, l := range *own {
+		if l.Port() != ap.Port() {
+			continue
+		}
+		lip := l.Addr().Unmap()
+		if ip == lip || ip.IsLoopback() || ip.IsUnspecified() || lip.IsUnspecified() && machineAddr(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// machineAddr reports whether ip is an address of one of this machine's interfaces.
+// Asked only for a dial to one of the service's own ports, so its cost does not
+// matter, and it sees interfaces that came up after the start.
+func machineAddr(ip netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true // unknown: refuse rather than risk it
+	}
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Unmap() == ip {
+			return true
+		}
+	}
+	return false
 }
 
 // allowHTTPS admits public addresses, and private and loopback ones when the operator
@@ -163,7 +228,13 @@ func (s *Sender) CheckURL(raw string) error {
 	}
 	if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
 		ip = ip.Unmap()
+		port := map[string]uint16{"https": 443, "http": 80}[u.Scheme]
+		if p, err := strconv.ParseUint(u.Port(), 10, 16); err == nil {
+			port = uint16(p)
+		}
 		switch {
+		case s.isOwn(netip.AddrPortFrom(ip, port)):
+			return errors.New("must not be an address of this service")
 		case u.Scheme == "http" && allowLocal(ip) != nil && s.allowHTTPS(ip) == nil:
 			return errors.New("must be an https:// URL to reach a public address")
 		case s.http == nil && allowLocal(ip) == nil:
@@ -208,6 +279,12 @@ type Result struct {
 	// Err is why there was no answer (a refused address, a time-out, a reset).
 	Err      error
 	Duration time.Duration
+	// Addr is the address the attempt connected to, if it got that far, and Public
+	// whether that is a public address: only a public receiver's answer (or TLS
+	// failure) may be told to the API, or an admin could read the operator's network
+	// through lastError.
+	Addr   netip.Addr
+	Public bool
 }
 
 // OK reports whether the receiver took the delivery: any 2xx. A redirect is not
@@ -235,7 +312,24 @@ func (s *Sender) send(ctx context.Context, endpoint, eventID string, body []byte
 	if u, _ := url.Parse(endpoint); u.Scheme == "http" {
 		client = s.http
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	// Where the attempt connected. A dial the request gave up on may still end later,
+	// in the transport's goroutine: hence the atomic.
+	var addr atomic.Pointer[netip.Addr]
+	trace := &httptrace.ClientTrace{
+		ConnectDone: func(_, a string, err error) {
+			if ap, perr := netip.ParseAddrPort(a); err == nil && perr == nil {
+				ip := ap.Addr().Unmap()
+				addr.Store(&ip)
+			}
+		},
+		GotConn: func(c httptrace.GotConnInfo) {
+			if t, ok := c.Conn.RemoteAddr().(*net.TCPAddr); ok {
+				ip := t.AddrPort().Addr().Unmap()
+				addr.Store(&ip)
+			}
+		},
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return Result{Err: err}
 	}
@@ -246,11 +340,17 @@ func (s *Sender) send(ctx context.Context, endpoint, eventID string, body []byte
 		req.Header.Set("User-Agent", s.userAgent)
 	}
 	res, err := client.Do(req)
+	var at Result
+	if ip := addr.Load(); ip != nil {
+		at.Addr, at.Public = *ip, s.isPublic(*ip)
+	}
 	if err != nil {
-		return Result{Err: err}
+		at.Err = err
+		return at
 	}
 	defer res.Body.Close()
 	// The status decides; a body cut short does not change what it said.
-	answer, _ := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
-	return Result{Status: res.StatusCode, Answer: answer}
+	at.Status = res.StatusCode
+	at.Answer, _ = io.ReadAll(io.LimitReader(res.Body, maxAnswer))
+	return at
 }

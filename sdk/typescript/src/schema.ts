@@ -1105,9 +1105,9 @@ export interface components {
              * @description Where deliveries are posted: an absolute `https://` URL (at most 2,048 bytes)
              *     without a user name, password or fragment, on a public address. With
              *     `--webhooks-allow-private`, private and loopback addresses are accepted too,
-             *     over `http://` as well; link-local and other special-purpose addresses never
-             *     are. A host name is checked at every delivery, on the addresses it resolves to
-             *     then.
+             *     over `http://` as well; link-local and other special-purpose addresses, and
+             *     the service's own API and operator ports, never are. A host name is checked at
+             *     every delivery, on the addresses it resolves to then.
              * @example https://shop.example.com/petstore-events
              */
             url: string;
@@ -1296,8 +1296,16 @@ export interface components {
              */
             responseStatus?: number;
             /**
-             * @description Why the last attempt failed, in words; absent after a success.
-             * @example HTTP 503 from the endpoint
+             * @description Why the last attempt failed, in words; absent after a success. One of a few
+             *     fixed reasons, so that it tells nothing of the network behind the service:
+             *     `the endpoint answered <status>` (followed by the start of its answer only
+             *     when the endpoint is on a public address), `… a redirect, which is not
+             *     followed`, `refused: …` (an address deliveries may not go to: private,
+             *     loopback, link-local, or the service's own ports), `the endpoint could not be
+             *     reached` (no such host, a refused or reset connection: told alike), `no answer
+             *     within 10s`, `the endpoint's TLS certificate was not accepted` (public
+             *     addresses). The details are in the service's log.
+             * @example the endpoint answered 503: Service Unavailable
              */
             lastError?: string;
             /**

@@ -228,9 +228,18 @@ type Delivery struct {
 	// Example: 2026-11-21T12:00:31Z
 	LastAttemptAt *time.Time `json:"lastAttemptAt,omitempty"`
 
-	// LastError Why the last attempt failed, in words; absent after a success.
+	// LastError Why the last attempt failed, in words; absent after a success. One of a few
+	// fixed reasons, so that it tells nothing of the network behind the service:
+	// `the endpoint answered <status>` (followed by the start of its answer only
+	// when the endpoint is on a public address), `… a redirect, which is not
+	// followed`, `refused: …` (an address deliveries may not go to: private,
+	// loopback, link-local, or the service's own ports), `the endpoint could not be
+	// reached` (no such host, a refused or reset connection: told alike), `no answer
+	// within 10s`, `the endpoint's TLS certificate was not accepted` (public
+	// addresses). The details are in the service's log.
 	//
-	// Example: HTTP 503 from the endpoint
+	//
+	// Example: the endpoint answered 503: Service Unavailable
 	LastError *string `json:"lastError,omitempty"`
 
 	// NextAttemptAt When the next attempt is due; only while `pending`.
@@ -513,9 +522,9 @@ type NewWebhook struct {
 	// URL Where deliveries are posted: an absolute `https://` URL (at most 2,048 bytes)
 	// without a user name, password or fragment, on a public address. With
 	// `--webhooks-allow-private`, private and loopback addresses are accepted too,
-	// over `http://` as well; link-local and other special-purpose addresses never
-	// are. A host name is checked at every delivery, on the addresses it resolves to
-	// then.
+	// over `http://` as well; link-local and other special-purpose addresses, and
+	// the service's own API and operator ports, never are. A host name is checked at
+	// every delivery, on the addresses it resolves to then.
 	//
 	//
 	// Example: https://shop.example.com/petstore-events
