@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -498,9 +499,18 @@ func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) (fin
 		r.Status = petstore.DeliverySucceeded
 	} else {
 		r.Error = d.describe(res)
-		// What the API does not say, the operator's log does.
-		d.log.Info("webhook delivery attempt failed", "delivery", job.Delivery.ID, "webhook", job.Webhook.ID, "event", job.Event.ID,
-			"status", res.Status, "addr", res.Addr, "err", res.Err, "answer", quote(res.Answer))
+		// What the API does not say, the operator's log does: all but the URL, whose
+		// query may hold the receiver's token.
+		var attrs []any
+		if res.Addr.IsValid() {
+			attrs = append(attrs, "addr", res.Addr)
+		}
+		if res.Err != nil {
+			attrs = append(attrs, "err", withoutURL(res.Err))
+		} else {
+			attrs = append(attrs, "status", res.Status, "answer", quote(res.Answer))
+		}
+		d.log.Info("webhook delivery attempt failed", append([]any{"delivery", job.Delivery.ID, "webhook", job.Webhook.ID, "event", job.Event.ID}, attrs...)...)
 		// Delivery.Attempts counts the attempts recorded before this one (the store
 		// counts an attempt in FinishAttempts), which is Backoff's attempt number:
 		// 0 for the first.
@@ -586,6 +596,15 @@ func (d *Dispatcher) describe(res Result) string {
 		return reasonTLS
 	}
 	return reasonUnreachable
+}
+
+// withoutURL drops the *url.Error around an error: its text holds the endpoint's URL.
+func withoutURL(err error) error {
+	var u *url.Error
+	if errors.As(err, &u) {
+		return u.Err
+	}
+	return err
 }
 
 // quote returns the start of a receiver's answer as one printable line, or "" when it

@@ -738,6 +738,9 @@ func TestDispatcherAttemptErrors(t *testing.T) {
 			if tt.encode == nil && !strings.Contains(logs.String(), "webhook delivery attempt failed") {
 				t.Errorf("the attempt's details are not in the log:\n%s", logs.String())
 			}
+			if strings.Contains(logs.String(), tt.url) {
+				t.Errorf("the log holds the endpoint's URL, whose query may be a secret:\n%s", logs.String())
+			}
 			r := q.result(0)
 			if want := now.Add(-webhook.DefaultDisableAfter); tt.notEndpoint && !r.DisableIfFailingBefore.IsZero() || !tt.notEndpoint && !r.DisableIfFailingBefore.Equal(want) {
 				t.Fatalf("DisableIfFailingBefore = %v", r.DisableIfFailingBefore)
