@@ -1701,9 +1701,10 @@ func (*MessageHeaders) sendMessageRes() {}
 type NewAccount struct {
 	// Your email address; unique without regard to case. It is kept in Unicode normalization form NFKC, so
 	// a look-alike spelling (a KELVIN SIGN `K` for a `K`, full-width letters) is the address it looks
-	// like, not another one.
+	// like, not another one. No control characters and no bidirectional controls or marks (see Text
+	// fields).
 	Email string `json:"email"`
-	// 12–128 characters; stored only as an argon2id hash.
+	// 12–128 characters, any but NUL; stored only as an argon2id hash.
 	Password string `json:"password"`
 }
 
@@ -1730,7 +1731,7 @@ func (s *NewAccount) SetPassword(val string) {
 // A key to make.
 // Ref: #/components/schemas/NewApiKey
 type NewApiKey struct {
-	// What the key is for (trimmed; 1–100 characters).
+	// What the key is for (trimmed; 1–100 characters; the rules of names, see Text fields).
 	Name string `json:"name"`
 }
 
@@ -1747,9 +1748,11 @@ func (s *NewApiKey) SetName(val string) {
 // A category to add (or the full replacement of one).
 // Ref: #/components/schemas/NewCategory
 type NewCategory struct {
-	// Category name, unique without regard to case (trimmed; 1–100 characters).
+	// Category name, unique without regard to case (trimmed; 1–100 characters; the rules of names, see
+	// Text fields).
 	Name string `json:"name"`
-	// Short description of the category.
+	// Short description of the category (free text: line breaks and tabs kept, no other control or
+	// bidirectional control characters).
 	Description OptString `json:"description"`
 }
 
@@ -1776,7 +1779,8 @@ func (s *NewCategory) SetDescription(val OptString) {
 // A message to send.
 // Ref: #/components/schemas/NewMessage
 type NewMessage struct {
-	// The text (1–2,000 characters).
+	// The text (1–2,000 characters; free text: line breaks and tabs kept, no other control or
+	// bidirectional control characters).
 	Message string `json:"message"`
 }
 
@@ -1835,7 +1839,7 @@ func (s *NewOrder) SetShipDate(val OptDateTime) {
 // A pet to add (or the full replacement of one).
 // Ref: #/components/schemas/NewPet
 type NewPet struct {
-	// The animal's name (trimmed; 1–100 characters, no control characters).
+	// The animal's name (trimmed; 1–100 characters; the rules of names, see Text fields).
 	Name string `json:"name"`
 	// Id of the category the animal belongs to.
 	CategoryId int64 `json:"categoryId"`
@@ -1929,12 +1933,14 @@ type NewWebhook struct {
 	// password or fragment, on a public address. With `--webhooks-allow-private`, private and loopback
 	// addresses are accepted too, over `http://` as well; link-local and other special-purpose addresses,
 	// and the service's own API and operator ports, never are. A host name is checked at every delivery,
-	// on the addresses it resolves to then.
+	// on the addresses it resolves to then. No control characters (tabs and line breaks included) and no
+	// bidirectional controls or marks (an address, see Text fields).
 	URL string `json:"url"`
 	// The event types to receive (1–8, each once), or `["*"]` for every type. `*` stands alone: beside a
 	// type it is refused (`400`), so that the subscription reads back exactly as it was sent.
 	Events []EventSubscription `json:"events"`
-	// What the endpoint is for.
+	// What the endpoint is for (free text: line breaks and tabs kept, no other control or bidirectional
+	// control characters).
 	Description OptString `json:"description"`
 }
 
@@ -2677,7 +2683,7 @@ func (*PetHeaders) createPetRes() {}
 // A JSON merge patch of a pet; fields left out keep their value.
 // Ref: #/components/schemas/PetPatch
 type PetPatch struct {
-	// The animal's name (trimmed; 1–100 characters, no control characters).
+	// The animal's name (trimmed; 1–100 characters; the rules of names, see Text fields).
 	Name OptString `json:"name"`
 	// Id of the category the animal belongs to.
 	CategoryId OptInt64     `json:"categoryId"`
@@ -3407,7 +3413,7 @@ type WebhookPatch struct {
 	// The event types to receive (1–8, each once), or `["*"]` for every type. `*` stands alone: beside a
 	// type it is refused (`400`), so that the subscription reads back exactly as it was sent.
 	Events []EventSubscription `json:"events"`
-	// What the endpoint is for; `null` removes it.
+	// What the endpoint is for, as on creation (see `NewWebhook.description`); `null` removes it.
 	Description OptNilString `json:"description"`
 	// `false` stops deliveries (pending ones fail); `true` enables the endpoint again and clears
 	// `disabledReason` and `failingSince`.

@@ -696,6 +696,48 @@ func TestOWASP_API10_UnsafeConsumptionOfAPIs(t *testing.T) {
 	b.do(t, req{Method: "POST", Path: "/v1/accounts", Body: `{"email":"r-more@example.com","password":"correct horse battery"}`}).expect(429, "rate_limited")
 }
 
+// The text group, beside the ten: forged log lines and spoofed display. Every text
+// field of every request body the document has (found as TestEveryTextFieldFollowsThePolicyOfItsKind
+// finds them, never listed here) refuses what the red team sent (issue 21): a
+// bidirectional override, a newline that starts a fake log record and an ESC that
+// colours a terminal, and a terminal hyperlink (OSC 8) that shows one address and
+// opens another; nothing is stored.
+func TestOWASP_Text_ForgedLogLinesAndSpoofedDisplayAreRefused(t *testing.T) {
+	a := newTestAPI(t, func(c *httpapi.Config) { c.CredentialLimit = -1 })
+	w := newOWASPWorld(t, a)
+	payloads := map[string]string{
+		"a forged log line":    "a\u202eb\nlevel=ERROR msg=fake\u001b[31m",
+		"a terminal hyperlink": "\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07",
+	}
+	before := a.state(t)
+	tried := map[string]bool{}
+	for _, f := range a.requestStrings(t) {
+		if !f.Policed() {
+			continue
+		}
+		tried[f.String()] = true
+		for name, p := range payloads {
+			t.Run(f.String()+"/"+name, func(t *testing.T) {
+				r := w.request(t, f.Op, a.keyFor(f.Op))
+				r.Body = withField(t, r.Body.(string), f.Path, sample(f.Kind, p))
+				res := a.do(t, r).expect(400, "validation_failed")
+				if want := fmt.Sprintf(`"field":%q`, f.Field()); !strings.Contains(string(res.Body), want) {
+					t.Errorf("the refusal does not name %s: %s", f.Field(), res.Body)
+				}
+			})
+		}
+	}
+	// What the red team found must be among what the document gave.
+	for _, f := range []string{"createWebhook/url", "createWebhook/description", "updateWebhook/url", "updateWebhook/description"} {
+		if !tried[f] {
+			t.Errorf("the document gave no field %s; tried %v", f, tried)
+		}
+	}
+	if after := a.state(t); !bytes.Equal(before, after) {
+		t.Fatalf("a refused request changed the state:\n%s\n%s", before, after)
+	}
+}
+
 // unreachableRedis is a client of a Redis that is not there.
 func unreachableRedis(t *testing.T) *redis.Client {
 	opt, _ := redis.ParseURL("redis://127.0.0.1:1/0")

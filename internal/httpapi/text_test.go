@@ -1,11 +1,15 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acme-pets/petstore/internal/httpapi"
 )
 
 // Every string that reaches the store follows one text policy (valid UTF-8, no NUL;
@@ -48,6 +52,114 @@ func TestTextThatBreaksThePolicyIsRefusedWithItsField(t *testing.T) {
 		a.do(t, req{Method: "GET", Path: "/v1/pets", Key: a.Customer}).expect(200, "")
 		a.do(t, req{Method: "GET", Path: "/v1/categories", Key: a.Customer}).expect(200, "")
 	})
+}
+
+// Every string of every request body has a kind the text policy knows, read from the
+// document; the document has text of every kind the policy speaks of.
+func TestEveryRequestStringHasAKind(t *testing.T) {
+	a := newTestAPI(t)
+	fields := a.requestStrings(t)
+	count := map[string]int{}
+	for _, f := range fields {
+		count[f.Kind]++
+	}
+	for _, k := range []string{kindName, kindAddress, kindFreeText, kindEmail, kindPassword, kindEnum, kindDateTime} {
+		if count[k] == 0 {
+			t.Errorf("no request string of kind %s: is the classifier still reading the document? %v", k, fields)
+		}
+	}
+}
+
+// keyFor is the key that may call op.
+func (a *testAPI) keyFor(op docOp) string {
+	switch {
+	case !op.Secured:
+		return ""
+	case op.AdminOnly:
+		return a.Admin
+	}
+	return a.Customer
+}
+
+// Every text field of every request body, found in the document, follows the rules of
+// its kind: what a rule refuses is answered 400 naming the field and stores nothing
+// (the lists read the same after; messages and accounts have no list to read), and
+// what free text keeps (line breaks, tabs, marks) comes back as sent.
+func TestEveryTextFieldFollowsThePolicyOfItsKind(t *testing.T) {
+	a := newTestAPI(t, func(c *httpapi.Config) { c.CredentialLimit = -1 })
+	w := newOWASPWorld(t, a)
+	spoofing := []string{kindName, kindAddress, kindFreeText, kindEmail}
+	refusals := []struct {
+		name, char string
+		// in are the kinds that refuse it.
+		in []string
+	}{
+		{"a right-to-left override", "\u202e", spoofing},
+		{"an isolate", "\u2067", spoofing},
+		{"an ESC", "\x1b[31m", spoofing},
+		{"a C1 control", "\u009b", spoofing},
+		{"DEL", "\x7f", spoofing},
+		{"a CR alone", "\r", spoofing},
+		{"a newline", "\n", []string{kindName, kindAddress, kindEmail}},
+		{"a tab", "\t", []string{kindName, kindAddress, kindEmail}},
+		{"a right-to-left mark", "\u200f", []string{kindAddress, kindEmail}},
+		{"NUL", "\x00", append(spoofing, kindPassword)},
+	}
+	fields := a.requestStrings(t)
+	refused := 0
+	for _, f := range fields {
+		for _, c := range refusals {
+			if !slices.Contains(c.in, f.Kind) {
+				continue
+			}
+			refused++
+			t.Run(f.String()+"/"+c.name+" is refused", func(t *testing.T) {
+				before := a.state(t)
+				r := w.request(t, f.Op, a.keyFor(f.Op))
+				r.Body = withField(t, r.Body.(string), f.Path, sample(f.Kind, c.char))
+				res := a.do(t, r).expect(400, "validation_failed")
+				if want := fmt.Sprintf(`"field":%q`, f.Field()); !strings.Contains(string(res.Body), want) {
+					t.Errorf("the refusal does not name %s: %s", f.Field(), res.Body)
+				}
+				if after := a.state(t); !bytes.Equal(before, after) {
+					t.Errorf("a refused request changed the state:\n%s\n%s", before, after)
+				}
+			})
+		}
+	}
+	if refused < 60 {
+		t.Errorf("tried %d refusals; the document's text fields should give more", refused)
+	}
+	for _, f := range fields {
+		var kept string
+		switch f.Kind {
+		case kindFreeText:
+			kept = "line one\r\nline two\n\tindented; \u05e9\u05dc\u05d5\u05dd\u200f (shalom)"
+		case kindPassword:
+			kept = sample(f.Kind, "\t\u202e\x1b[31m") // never shown, so nothing to spoof
+		default:
+			continue
+		}
+		t.Run(f.String()+"/what its kind keeps is kept", func(t *testing.T) {
+			r := w.request(t, f.Op, a.keyFor(f.Op))
+			r.Body = withField(t, r.Body.(string), f.Path, kept)
+			res := a.do(t, r)
+			if res.Status >= 300 {
+				t.Fatalf("refused: %d %s", res.Status, res.Body)
+			}
+			if f.Kind == kindPassword {
+				return
+			}
+			get := req{Method: "GET", Path: res.Header.Get("Location"), Key: r.Key}
+			if get.Path == "" {
+				get.Path = r.Path
+			}
+			got := a.do(t, get).expect(200, "")
+			if v := fieldOf(got.Body, f.Path); v != kept {
+				t.Errorf("GET %s shows %s = %q, want %q as sent", get.Path, f.Field(), v, kept)
+			}
+		})
+	}
 }
 
 // A header that must come once, sent twice, is refused: which one a layer would read

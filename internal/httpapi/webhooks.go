@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/oas"
@@ -27,22 +26,11 @@ func newSecret() string {
 // checkWebhookURL refuses a URL deliveries may not go to, as a validation_failed on
 // field url whose problem is the checker's reason ("must be an https:// URL").
 func (h *Handler) checkWebhookURL(raw string) error {
-	if err := petstore.CheckText("url", raw); err != nil {
+	if err := petstore.CheckAddress("url", raw); err != nil {
 		return err
 	}
 	if err := h.checkURL(raw); err != nil {
 		return petstore.Invalid("url", err.Error())
-	}
-	return nil
-}
-
-// checkWebhookDescription applies the text policy and the length of descriptions.
-func checkWebhookDescription(s string) error {
-	if err := petstore.CheckText("description", s); err != nil {
-		return err
-	}
-	if utf8.RuneCountInString(s) > petstore.MaxDescription {
-		return petstore.Invalid("description", "must be at most 500 characters")
 	}
 	return nil
 }
@@ -158,7 +146,7 @@ func (h *Handler) CreateWebhook(ctx context.Context, req *oas.NewWebhook) (oas.C
 		return nil, err
 	}
 	description := req.Description.Or("")
-	if err := checkWebhookDescription(description); err != nil {
+	if err := petstore.CheckDescription("description", description); err != nil {
 		return nil, err
 	}
 	w, err := store.CreateWebhook(ctx, petstore.Webhook{URL: req.URL, Description: description, Events: mask, Secret: newSecret()})
@@ -202,7 +190,7 @@ func (h *Handler) UpdateWebhook(ctx context.Context, req oas.UpdateWebhookReq, p
 		}
 	}
 	if v, ok := patch.Description.Get(); ok {
-		if err := checkWebhookDescription(v); err != nil {
+		if err := petstore.CheckDescription("description", v); err != nil {
 			return nil, err
 		}
 	}

@@ -59,6 +59,9 @@ type Message struct {
 	CreatedAt time.Time
 }
 
+// Validate applies the rules of the message's text (CheckMessage).
+func (m Message) Validate() error { return CheckMessage(m.Text) }
+
 // MessageQueued is the status of an accepted message.
 const MessageQueued = "queued"
 

@@ -211,6 +211,23 @@ type Webhook struct {
 	UpdatedAt    time.Time
 }
 
+// CheckText applies the text policy to what w sets that before did not: its URL (an
+// address) and its description (free text). An endpoint kept from before the policy
+// keeps what it holds through changes that leave those alone, such as a rotation of
+// its secret. A new endpoint's before is the zero Webhook. Whether deliveries may go
+// to the URL is the caller's to check: it depends on how the service is run.
+func (w Webhook) CheckText(before Webhook) error {
+	if w.URL != before.URL {
+		if err := CheckAddress("url", w.URL); err != nil {
+			return err
+		}
+	}
+	if w.Description != before.Description {
+		return CheckDescription("description", w.Description)
+	}
+	return nil
+}
+
 // Secrets lists the secrets that sign a delivery at now: the current one, and the
 // previous one while its overlap lasts.
 func (w Webhook) Secrets(now time.Time) []string {
@@ -351,12 +368,14 @@ type QueueStats struct {
 // Every method that takes an endpoint's id answers ENotFound for an unknown one.
 type WebhookStore interface {
 	// CreateWebhook adds an endpoint (enabled), sent the events that happen from now
-	// on; w.ID and the dates are set by the store. The MaxWebhooks+1st is EConflict.
+	// on; w.ID and the dates are set by the store. Text the policy refuses
+	// (Webhook.CheckText) is EValidationFailed; the MaxWebhooks+1st is EConflict.
 	CreateWebhook(ctx context.Context, w Webhook) (Webhook, error)
 	Webhook(ctx context.Context, id int64) (Webhook, error)
 	Webhooks(ctx context.Context, p Page) ([]Webhook, error)
 	// UpdateWebhook changes an endpoint to what change returns, in one transaction,
-	// and sets UpdatedAt; an error from change is returned and nothing changes.
+	// and sets UpdatedAt; an error from change is returned and nothing changes, and
+	// so is a URL or description the text policy refuses (Webhook.CheckText).
 	// Disabling it fails its pending deliveries and the events not yet sent to it;
 	// enabling a disabled one clears DisabledReason and FailingSince (its run of
 	// failures starts afresh) and sends it the events that happen from then on. A

@@ -2,7 +2,6 @@ package petstore
 
 import (
 	"time"
-	"unicode/utf8"
 )
 
 // PetStatus is the status of an animal in the store.
@@ -104,13 +103,7 @@ func (c *Category) Validate() error {
 		return err
 	}
 	c.Name = name
-	if err := CheckText("description", c.Description); err != nil {
-		return err
-	}
-	if n := utf8.RuneCountInString(c.Description); n > MaxDescription {
-		return Invalid("description", "must be at most 500 characters")
-	}
-	return nil
+	return CheckDescription("description", c.Description)
 }
 
 // InventoryItem is the stock of one pet.

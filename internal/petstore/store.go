@@ -68,6 +68,8 @@ type KeyStore interface {
 
 // MessageStore keeps the getting-started messages.
 type MessageStore interface {
+	// CreateMessage stores m as given; text the policy refuses (Message.Validate) is
+	// EValidationFailed.
 	CreateMessage(ctx context.Context, m Message) error
 	// Message finds one of an account's messages; another account's is ENotFound.
 	Message(ctx context.Context, accountID int64, id string) (Message, error)

@@ -22,10 +22,26 @@ const (
 )
 
 // The text policy: every string the service keeps is valid UTF-8 without NUL (which
-// PostgreSQL cannot store, and which no client expects); names, which are shown in
-// lists and consoles, also have no control characters, no bidirectional embeddings,
-// overrides or isolates (which make a name display as something else), and something
-// visible in them.
+// PostgreSQL cannot store, and which no client expects). Beyond that each kind of
+// field has the rules its readers need:
+//
+//   - Names (CleanName), shown in lists and consoles: no control characters, no
+//     bidirectional embeddings, overrides or isolates (which make a name display as
+//     something else), and something visible.
+//   - Addresses (CheckAddress: URLs, a sign-up's email), copied and compared rather
+//     than read: no control characters at all (a newline or an ESC in a URL is an
+//     attack on whatever logs or shows it), no bidirectional controls and no
+//     bidirectional marks either (U+200E, U+200F, U+061C: invisible, and in an
+//     address they only change how it looks).
+//   - Free text (CheckFreeText: descriptions, messages), read as prose: line breaks
+//     (LF, or CR LF as a browser's text area sends it) and tabs are kept as sent; no
+//     other control character (ESC, a lone CR, C1, DEL), which would forge log lines
+//     or drive a terminal, and no bidirectional embeddings, overrides or isolates.
+//     Marks are allowed: text that mixes Arabic or Hebrew with Latin needs them, and
+//     they cannot reorder a whole stretch of text as an override does.
+//   - Passwords (CheckPassword): only the rule every string follows. They are never
+//     shown or kept (only their hash is), and refusing characters a password manager
+//     may make would only weaken them.
 
 // CheckText applies the policy every kept string follows: valid UTF-8, no NUL. field
 // names the field in the error.
@@ -35,6 +51,53 @@ func CheckText(field, s string) error {
 	}
 	if strings.IndexByte(s, 0) >= 0 {
 		return Invalid(field, "must not contain NUL characters")
+	}
+	return nil
+}
+
+// CheckAddress applies the text policy of addresses (URLs, emails): no control
+// characters, tabs and line breaks included, and no bidirectional controls or marks.
+// The address's own syntax is its checker's business.
+func CheckAddress(field, s string) error {
+	if err := CheckText(field, s); err != nil {
+		return err
+	}
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return Invalid(field, "must not contain control characters")
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return isBidiControl(r) || isBidiMark(r) }) >= 0 {
+		return Invalid(field, "must not contain bidirectional embedding, override, isolate or mark characters")
+	}
+	return nil
+}
+
+// CheckFreeText applies the text policy of free text (descriptions, messages): line
+// breaks (LF, CR LF) and tabs are kept, no other control character is, and no
+// bidirectional embeddings, overrides or isolates.
+func CheckFreeText(field, s string) error {
+	if err := CheckText(field, s); err != nil {
+		return err
+	}
+	for i, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+		case r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+		case unicode.IsControl(r):
+			return Invalid(field, "must not contain control characters other than tabs and line breaks (LF or CR LF)")
+		case isBidiControl(r):
+			return Invalid(field, "must not contain bidirectional embedding, override or isolate characters")
+		}
+	}
+	return nil
+}
+
+// CheckDescription checks a description: free text of at most 500 characters.
+func CheckDescription(field, s string) error {
+	if err := CheckFreeText(field, s); err != nil {
+		return err
+	}
+	if utf8.RuneCountInString(s) > MaxDescription {
+		return Invalid(field, "must be at most 500 characters")
 	}
 	return nil
 }
@@ -66,6 +129,12 @@ func CleanName(field, s string) (string, error) {
 // them: embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
 func isBidiControl(r rune) bool {
 	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+}
+
+// isBidiMark reports the invisible marks that set the direction of the characters
+// beside them: LEFT-TO-RIGHT MARK, RIGHT-TO-LEFT MARK, ARABIC LETTER MARK.
+func isBidiMark(r rune) bool {
+	return r == 0x200E || r == 0x200F || r == 0x061C
 }
 
 // isVisible reports whether r shows as something: not white space, not a format
@@ -117,18 +186,22 @@ func EmailKey(email string) string {
 	return k
 }
 
-// CheckPassword checks the length rules of a password; it does not trim it.
+// CheckPassword checks a password: the text policy every string follows and the
+// length rules. It does not trim it.
 func CheckPassword(s string) error {
+	if err := CheckText("password", s); err != nil {
+		return err
+	}
 	if n := utf8.RuneCountInString(s); n < MinPassword || n > MaxPassword {
 		return Invalid("password", "must be 12 to 128 characters")
 	}
 	return nil
 }
 
-// CheckMessage checks the text of a getting-started message: 1–2,000 characters under
-// the text policy.
+// CheckMessage checks the text of a getting-started message: free text of 1–2,000
+// characters.
 func CheckMessage(s string) error {
-	if err := CheckText("message", s); err != nil {
+	if err := CheckFreeText("message", s); err != nil {
 		return err
 	}
 	if n := utf8.RuneCountInString(s); n < 1 || n > MaxMessage {

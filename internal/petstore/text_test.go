@@ -109,6 +109,124 @@ func TestCheckText(t *testing.T) {
 	}
 }
 
+// wantProblem fails t unless err is a validation error of field with problem, or, for
+// an empty problem, nil.
+func wantProblem(t *testing.T, err error, field, problem string) {
+	t.Helper()
+	if problem == "" {
+		if err != nil {
+			t.Fatalf("refused: %v", err)
+		}
+		return
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Code != EValidationFailed || len(e.Details) != 1 || e.Details[0].Field != field || e.Details[0].Problem != problem {
+		t.Fatalf("got %v; want %q on %s", err, problem, field)
+	}
+}
+
+func TestTheTextPolicyOfAddresses(t *testing.T) {
+	const (
+		control = "must not contain control characters"
+		bidi    = "must not contain bidirectional embedding, override, isolate or mark characters"
+	)
+	tests := []struct{ name, in, problem string }{
+		{"a plain URL is kept", "https://example.com/hooks?a=1&b=2", ""},
+		{"an international domain is fine", "https://bücher.example/ändern", ""},
+		{"NUL is refused", "https://example.com/\x00", "must not contain NUL characters"},
+		{"invalid UTF-8 is refused", "https://example.com/\xff", "must be valid UTF-8"},
+		{"a newline is refused", "https://example.com/\nlevel=ERROR", control},
+		{"a tab is refused", "https://example.com/\tx", control},
+		{"a CR is refused", "https://example.com/\rx", control},
+		{"an ESC is refused", "https://example.com/\x1b[31m", control},
+		{"DEL is refused", "https://example.com/\x7f", control},
+		{"a C1 control is refused", "https://example.com/\u0085x", control},
+		{"a right-to-left override is refused", "https://example.com/\u202e/x", bidi},
+		{"an isolate is refused", "https://example.com/\u2067x\u2069", bidi},
+		{"a right-to-left mark is refused", "https://example.com/\u200fx", bidi},
+		{"a left-to-right mark is refused", "https://example.com/\u200ex", bidi},
+		{"an Arabic letter mark is refused", "https://example.com/\u061cx", bidi},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantProblem(t, CheckAddress("url", tt.in), "url", tt.problem)
+		})
+	}
+}
+
+func TestTheTextPolicyOfFreeText(t *testing.T) {
+	const (
+		control = "must not contain control characters other than tabs and line breaks (LF or CR LF)"
+		bidi    = "must not contain bidirectional embedding, override or isolate characters"
+	)
+	tests := []struct{ name, in, problem string }{
+		{"plain text is kept", "Loyal companions.", ""},
+		{"line breaks are kept", "one\ntwo\n\nthree\n", ""},
+		{"CR LF line breaks are kept", "one\r\ntwo\r\n", ""},
+		{"tabs are kept", "a\tb", ""},
+		{"marks for mixed scripts are kept", "\u05e9\u05dc\u05d5\u05dd\u200f (shalom)", ""},
+		{"NUL is refused", "a\x00b", "must not contain NUL characters"},
+		{"invalid UTF-8 is refused", "a\xc3", "must be valid UTF-8"},
+		{"an ESC is refused", "a\x1b[31mred", control},
+		{"a CR alone is refused", "good\rfake", control},
+		{"a CR at the end is refused", "good\r", control},
+		{"a bell is refused", "a\x07", control},
+		{"DEL is refused", "a\x7f", control},
+		{"a C1 control is refused", "a\u009bb", control},
+		{"a next-line control is refused", "a\u0085b", control},
+		{"a right-to-left override is refused", "a\u202eb", bidi},
+		{"an embedding is refused", "a\u202ab", bidi},
+		{"an isolate is refused", "a\u2068b\u2069", bidi},
+		{"the red team's log line is refused", "a\u202eb\nlevel=ERROR msg=fake\u001b[31m", bidi},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantProblem(t, CheckFreeText("description", tt.in), "description", tt.problem)
+		})
+	}
+	t.Run("a description holds 500 characters", func(t *testing.T) {
+		wantProblem(t, CheckDescription("description", strings.Repeat("\n", 500)), "description", "")
+		wantProblem(t, CheckDescription("description", strings.Repeat("x", 501)), "description", "must be at most 500 characters")
+	})
+	t.Run("a message is free text", func(t *testing.T) {
+		wantProblem(t, Message{Text: "hi\nthere"}.Validate(), "message", "")
+		wantProblem(t, Message{Text: "hi\x1b"}.Validate(), "message", control)
+		wantProblem(t, Message{Text: ""}.Validate(), "message", "must be 1 to 2000 characters")
+	})
+}
+
+// A password is never shown: only NUL and invalid UTF-8 are refused in it.
+func TestThePasswordPolicy(t *testing.T) {
+	wantProblem(t, CheckPassword("correct\thorse \u202ebattery\x1b"), "password", "")
+	wantProblem(t, CheckPassword("correct horse\x00battery"), "password", "must not contain NUL characters")
+	wantProblem(t, CheckPassword("correct horse\xffbattery"), "password", "must be valid UTF-8")
+}
+
+// A change of an endpoint is held to the policy for what it sets; what it leaves as it
+// was (held from before the policy) does not stop it.
+func TestAWebhookChangeChecksWhatItSets(t *testing.T) {
+	old := Webhook{URL: "https://example.com/\u202e/x", Description: "a\x1bb"}
+	t.Run("a rotation leaves both alone", func(t *testing.T) {
+		w := old
+		w.Secret = "whsec_new"
+		wantProblem(t, w.CheckText(old), "", "")
+	})
+	t.Run("a new URL is checked", func(t *testing.T) {
+		w := old
+		w.URL = "https://example.com/\nx"
+		wantProblem(t, w.CheckText(old), "url", "must not contain control characters")
+	})
+	t.Run("a new description is checked", func(t *testing.T) {
+		w := old
+		w.Description = "b\u202ea"
+		wantProblem(t, w.CheckText(old), "description", "must not contain bidirectional embedding, override or isolate characters")
+	})
+	t.Run("a new endpoint is checked whole", func(t *testing.T) {
+		wantProblem(t, old.CheckText(Webhook{}), "url", "must not contain bidirectional embedding, override, isolate or mark characters")
+		wantProblem(t, Webhook{URL: "https://example.com/", Description: "ok\nfine"}.CheckText(Webhook{}), "", "")
+	})
+}
+
 func TestRekey(t *testing.T) {
 	unstable := "T\u0308\u0344@example.com"
 	oldKey := strings.ToLower(norm.NFKC.String(unstable)) // one round, as keys were made

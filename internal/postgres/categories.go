@@ -17,9 +17,6 @@ func categoryInUse(id int64) error {
 	return petstore.CategoryInUse(id)
 }
 
-// errNULInDescription is what a description that PostgreSQL text cannot hold gets.
-var errNULInDescription = petstore.Invalid("description", "must not contain NUL characters")
-
 // CreateCategory validates and adds a category; a name already used in any letter case
 // is EConflict.
 func (db *DB) CreateCategory(ctx context.Context, c petstore.Category) (petstore.Category, error) {
@@ -33,8 +30,6 @@ func (db *DB) CreateCategory(ctx context.Context, c petstore.Category) (petstore
 	switch {
 	case isUnique(err):
 		return petstore.Category{}, categoryNameTaken(c.Name)
-	case pgCode(err) == invalidByteSequence:
-		return petstore.Category{}, errNULInDescription
 	case err != nil:
 		return petstore.Category{}, fmt.Errorf("create category: %w", err)
 	}
@@ -91,8 +86,6 @@ func (db *DB) ReplaceCategory(ctx context.Context, c petstore.Category) (petstor
 	switch {
 	case isUnique(err):
 		return petstore.Category{}, categoryNameTaken(c.Name)
-	case pgCode(err) == invalidByteSequence:
-		return petstore.Category{}, errNULInDescription
 	case err != nil:
 		return petstore.Category{}, fmt.Errorf("replace category: %w", err)
 	case tag.RowsAffected() == 0:

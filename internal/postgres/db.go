@@ -220,9 +220,6 @@ func optionalTimestamp(t *time.Time) *time.Time {
 const (
 	uniqueViolation     = "23505"
 	foreignKeyViolation = "23503"
-	// invalidByteSequence is what a text value with a NUL character gets: PostgreSQL
-	// text cannot hold one.
-	invalidByteSequence = "22021"
 	deadlockDetected    = "40P01"
 )
 

@@ -8,9 +8,13 @@ import (
 )
 
 // CreateMessage stores a message as given (its id and time are the caller's; the
-// time is kept to the microsecond). An id already used is EConflict; an unknown
-// account is ENotFound.
+// time is kept to the microsecond). Text the policy refuses is EValidationFailed
+// (NUL among it: PostgreSQL text cannot hold one); an id already used is EConflict;
+// an unknown account is ENotFound.
 func (db *DB) CreateMessage(ctx context.Context, m petstore.Message) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
 	_, err := db.pool.Exec(ctx,
 		`INSERT INTO messages (id, account_id, text, status, created_at) VALUES ($1, $2, $3, $4, $5)`,
 		m.ID, m.AccountID, m.Text, m.Status, timestamp(m.CreatedAt))
@@ -19,8 +23,6 @@ func (db *DB) CreateMessage(ctx context.Context, m petstore.Message) error {
 		return petstore.MessageExists()
 	case isForeignKey(err):
 		return petstore.NotFound("Account", m.AccountID)
-	case pgCode(err) == invalidByteSequence:
-		return petstore.Invalid("message", "must not contain NUL characters")
 	case err != nil:
 		return fmt.Errorf("create message: %w", err)
 	}

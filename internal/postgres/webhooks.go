@@ -55,19 +55,13 @@ func scanDelivery(row pgx.Row) (petstore.Delivery, error) {
 	return d, err
 }
 
-// textError turns the failure of text PostgreSQL cannot hold (NUL) into a
-// validation error.
-func textError(err error) error {
-	if pgCode(err) == invalidByteSequence {
-		return petstore.Invalid("description", "must not contain NUL characters")
-	}
-	return err
-}
-
 // CreateWebhook adds an enabled endpoint, dated by the store's clock, sent the events
 // that commit from now on: its cursor starts at the feed's end. The MaxWebhooks+1st is
 // EConflict; a lock on the table makes the count exact across processes.
 func (db *DB) CreateWebhook(ctx context.Context, w petstore.Webhook) (petstore.Webhook, error) {
+	if err := w.CheckText(petstore.Webhook{}); err != nil {
+		return petstore.Webhook{}, err
+	}
 	now := timestamp(db.now())
 	w.Enabled, w.DisabledReason, w.FailingSince = true, "", nil
 	w.CreatedAt, w.UpdatedAt = now, now
@@ -93,7 +87,7 @@ func (db *DB) CreateWebhook(ctx context.Context, w petstore.Webhook) (petstore.W
 		).Scan(&w.ID)
 	})
 	if err != nil {
-		return petstore.Webhook{}, fmt.Errorf("create webhook: %w", textError(err))
+		return petstore.Webhook{}, fmt.Errorf("create webhook: %w", err)
 	}
 	return w, nil
 }
@@ -150,6 +144,9 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 		if w, err = change(cur); err != nil {
 			return err
 		}
+		if err := w.CheckText(cur); err != nil {
+			return err
+		}
 		w.ID, w.CreatedAt, w.UpdatedAt = cur.ID, cur.CreatedAt, timestamp(db.now())
 		w.PreviousSecretExpiresAt = optionalTimestamp(w.PreviousSecretExpiresAt)
 		w.FailingSince = optionalTimestamp(w.FailingSince)
@@ -175,7 +172,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 			failing_since = $9, updated_at = $10 WHERE id = $11`,
 			w.URL, w.Description, int64(w.Events), w.Enabled, w.DisabledReason, w.Secret, w.PreviousSecret,
 			w.PreviousSecretExpiresAt, w.FailingSince, w.UpdatedAt, id)
-		return textError(err)
+		return err
 	})
 	if err != nil {
 		return petstore.Webhook{}, fmt.Errorf("update webhook: %w", err)

@@ -9,9 +9,13 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// CreateMessage stores a message as given (its id and time are the caller's). An id
-// already used is EConflict; an unknown account is ENotFound.
+// CreateMessage stores a message as given (its id and time are the caller's). Text
+// the policy refuses is EValidationFailed; an id already used is EConflict; an
+// unknown account is ENotFound.
 func (db *DB) CreateMessage(ctx context.Context, m petstore.Message) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx,
 			`INSERT INTO messages (id, account_id, text, status, created_at) VALUES (?, ?, ?, ?, ?)`,

@@ -80,6 +80,9 @@ func scanDelivery(row interface{ Scan(...any) error }, more ...any) (petstore.De
 // CreateWebhook adds an enabled endpoint, sent the events written from now on: its
 // cursor starts at the end of the feed. The MaxWebhooks+1st is EConflict.
 func (db *DB) CreateWebhook(ctx context.Context, w petstore.Webhook) (petstore.Webhook, error) {
+	if err := w.CheckText(petstore.Webhook{}); err != nil {
+		return petstore.Webhook{}, err
+	}
 	now := db.now().UTC()
 	w.Enabled, w.DisabledReason, w.FailingSince = true, "", nil
 	w.CreatedAt, w.UpdatedAt = now, now
@@ -180,6 +183,9 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 			return err
 		}
 		if w, err = change(cur); err != nil {
+			return err
+		}
+		if err := w.CheckText(cur); err != nil {
 			return err
 		}
 		w.ID, w.CreatedAt, w.UpdatedAt = cur.ID, cur.CreatedAt, db.now().UTC()

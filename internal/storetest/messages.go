@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -45,6 +46,26 @@ func testMessages(t *testing.T, open Opener) {
 		f := setup(t, open)
 		_, err := f.s.Message(f.ctx, f.account(petstore.Customer).ID, "msg_404")
 		wantCode(t, err, petstore.ENotFound)
+	})
+
+	t.Run("text the policy refuses is refused, and nothing is stored", func(t *testing.T) {
+		f := setup(t, open)
+		a := f.account(petstore.Customer)
+		for i, text := range []string{"a\x00b", "a\x1b[31mb", "a\u202eb", "a\u0085b", ""} {
+			m := newMessage(a.ID, fmt.Sprint("msg_", i))
+			m.Text = text
+			wantCode(t, f.s.CreateMessage(f.ctx, m), petstore.EValidationFailed)
+			_, err := f.s.Message(f.ctx, a.ID, m.ID)
+			wantCode(t, err, petstore.ENotFound)
+		}
+		m := newMessage(a.ID, "msg_lines")
+		m.Text = "line one\r\nline two\n\tindented"
+		must(t, f.s.CreateMessage(f.ctx, m))
+		got, err := f.s.Message(f.ctx, a.ID, m.ID)
+		must(t, err)
+		if got.Text != m.Text {
+			t.Errorf("text = %q, want %q as sent", got.Text, m.Text)
+		}
 	})
 
 	t.Run("a message id already used is a conflict", func(t *testing.T) {

@@ -241,6 +241,38 @@ func testWebhooks(t *testing.T, open Opener) {
 		f.hook(petstore.MaskAll)
 	})
 
+	t.Run("an endpoint's URL and description follow the text policy, whoever sets them", func(t *testing.T) {
+		f := setup(t, open)
+		ws := f.webhookStore()
+		for _, w := range []petstore.Webhook{
+			{URL: "https://example.com/\u202e/x"},
+			{URL: "https://example.com/\nlevel=ERROR"},
+			{URL: "https://example.com/x\x00"},
+			{URL: "https://example.com/x", Description: "a\u202eb\nlevel=ERROR msg=fake\u001b[31m"},
+		} {
+			w.Events, w.Secret = petstore.MaskAll, "whsec_x"
+			_, err := ws.CreateWebhook(f.ctx, w)
+			wantCode(t, err, petstore.EValidationFailed)
+		}
+		if list, err := ws.Webhooks(f.ctx, petstore.Page{Limit: 10}); err != nil || len(list) != 0 {
+			t.Fatalf("refused endpoints were stored: %v, %v", list, err)
+		}
+		w := f.hook(petstore.MaskAll)
+		for _, change := range []func(*petstore.Webhook){
+			func(w *petstore.Webhook) { w.URL = "https://example.com/\x1b[31m" },
+			func(w *petstore.Webhook) { w.Description = "a\u0085b" },
+		} {
+			_, err := ws.UpdateWebhook(f.ctx, w.ID, func(cur petstore.Webhook) (petstore.Webhook, error) {
+				change(&cur)
+				return cur, nil
+			})
+			wantCode(t, err, petstore.EValidationFailed)
+		}
+		read, err := ws.Webhook(f.ctx, w.ID)
+		must(t, err)
+		wantWebhook(t, read, w)
+	})
+
 	t.Run("an endpoint changes to what change returns; an error from change changes nothing", func(t *testing.T) {
 		f, c := clocked(t, open)
 		ws := f.webhookStore()

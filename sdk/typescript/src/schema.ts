@@ -752,7 +752,7 @@ export interface components {
         /** @description A pet to add (or the full replacement of one). */
         NewPet: {
             /**
-             * @description The animal's name (trimmed; 1–100 characters, no control characters).
+             * @description The animal's name (trimmed; 1–100 characters; the rules of names, see Text fields).
              * @example Rex
              */
             name: string;
@@ -771,7 +771,7 @@ export interface components {
         /** @description A JSON merge patch of a pet; fields left out keep their value. */
         PetPatch: {
             /**
-             * @description The animal's name (trimmed; 1–100 characters, no control characters).
+             * @description The animal's name (trimmed; 1–100 characters; the rules of names, see Text fields).
              * @example Rex
              */
             name?: string;
@@ -815,12 +815,14 @@ export interface components {
         /** @description A category to add (or the full replacement of one). */
         NewCategory: {
             /**
-             * @description Category name, unique without regard to case (trimmed; 1–100 characters).
+             * @description Category name, unique without regard to case (trimmed; 1–100 characters; the
+             *     rules of names, see Text fields).
              * @example Dogs
              */
             name: string;
             /**
-             * @description Short description of the category.
+             * @description Short description of the category (free text: line breaks and tabs kept, no
+             *     other control or bidirectional control characters).
              * @example Loyal companions.
              */
             description?: string;
@@ -959,13 +961,14 @@ export interface components {
              * Format: email
              * @description Your email address; unique without regard to case. It is kept in Unicode
              *     normalization form NFKC, so a look-alike spelling (a KELVIN SIGN `K` for a
-             *     `K`, full-width letters) is the address it looks like, not another one.
+             *     `K`, full-width letters) is the address it looks like, not another one. No
+             *     control characters and no bidirectional controls or marks (see Text fields).
              * @example ada@example.com
              */
             email: string;
             /**
              * Format: password
-             * @description 12–128 characters; stored only as an argon2id hash.
+             * @description 12–128 characters, any but NUL; stored only as an argon2id hash.
              * @example correct horse battery
              */
             password: string;
@@ -996,7 +999,7 @@ export interface components {
         /** @description A key to make. */
         NewApiKey: {
             /**
-             * @description What the key is for (trimmed; 1–100 characters).
+             * @description What the key is for (trimmed; 1–100 characters; the rules of names, see Text fields).
              * @example laptop
              */
             name: string;
@@ -1049,7 +1052,8 @@ export interface components {
         /** @description A message to send. */
         NewMessage: {
             /**
-             * @description The text (1–2,000 characters).
+             * @description The text (1–2,000 characters; free text: line breaks and tabs kept, no other
+             *     control or bidirectional control characters).
              * @example Hello, pet store!
              */
             message: string;
@@ -1107,7 +1111,9 @@ export interface components {
              *     `--webhooks-allow-private`, private and loopback addresses are accepted too,
              *     over `http://` as well; link-local and other special-purpose addresses, and
              *     the service's own API and operator ports, never are. A host name is checked at
-             *     every delivery, on the addresses it resolves to then.
+             *     every delivery, on the addresses it resolves to then. No control characters
+             *     (tabs and line breaks included) and no bidirectional controls or marks (an
+             *     address, see Text fields).
              * @example https://shop.example.com/petstore-events
              */
             url: string;
@@ -1122,7 +1128,8 @@ export interface components {
              */
             events: components["schemas"]["EventSubscription"][];
             /**
-             * @description What the endpoint is for.
+             * @description What the endpoint is for (free text: line breaks and tabs kept, no other
+             *     control or bidirectional control characters).
              * @example Order desk
              */
             description?: string;
@@ -1144,7 +1151,7 @@ export interface components {
              */
             events?: components["schemas"]["EventSubscription"][];
             /**
-             * @description What the endpoint is for; `null` removes it.
+             * @description What the endpoint is for, as on creation (see `NewWebhook.description`); `null` removes it.
              * @example Order desk
              */
             description?: string | null;

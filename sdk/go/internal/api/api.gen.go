@@ -427,13 +427,14 @@ type Message struct {
 type NewAccount struct {
 	// Email Your email address; unique without regard to case. It is kept in Unicode
 	// normalization form NFKC, so a look-alike spelling (a KELVIN SIGN `K` for a
-	// `K`, full-width letters) is the address it looks like, not another one.
+	// `K`, full-width letters) is the address it looks like, not another one. No
+	// control characters and no bidirectional controls or marks (see Text fields).
 	//
 	//
 	// Example: ada@example.com
 	Email string `json:"email"`
 
-	// Password 12–128 characters; stored only as an argon2id hash.
+	// Password 12–128 characters, any but NUL; stored only as an argon2id hash.
 	//
 	// Example: correct horse battery
 	Password string `json:"password"`
@@ -441,7 +442,7 @@ type NewAccount struct {
 
 // NewAPIKey A key to make.
 type NewAPIKey struct {
-	// Name What the key is for (trimmed; 1–100 characters).
+	// Name What the key is for (trimmed; 1–100 characters; the rules of names, see Text fields).
 	//
 	// Example: laptop
 	Name string `json:"name"`
@@ -449,12 +450,16 @@ type NewAPIKey struct {
 
 // NewCategory A category to add (or the full replacement of one).
 type NewCategory struct {
-	// Description Short description of the category.
+	// Description Short description of the category (free text: line breaks and tabs kept, no
+	// other control or bidirectional control characters).
+	//
 	//
 	// Example: Loyal companions.
 	Description *string `json:"description,omitempty"`
 
-	// Name Category name, unique without regard to case (trimmed; 1–100 characters).
+	// Name Category name, unique without regard to case (trimmed; 1–100 characters; the
+	// rules of names, see Text fields).
+	//
 	//
 	// Example: Dogs
 	Name string `json:"name"`
@@ -462,7 +467,9 @@ type NewCategory struct {
 
 // NewMessage A message to send.
 type NewMessage struct {
-	// Message The text (1–2,000 characters).
+	// Message The text (1–2,000 characters; free text: line breaks and tabs kept, no other
+	// control or bidirectional control characters).
+	//
 	//
 	// Example: Hello, pet store!
 	Message string `json:"message"`
@@ -495,7 +502,7 @@ type NewPet struct {
 	// Example: 1
 	CategoryID int64 `json:"categoryId"`
 
-	// Name The animal's name (trimmed; 1–100 characters, no control characters).
+	// Name The animal's name (trimmed; 1–100 characters; the rules of names, see Text fields).
 	//
 	// Example: Rex
 	Name string `json:"name"`
@@ -506,7 +513,9 @@ type NewPet struct {
 
 // NewWebhook A webhook endpoint to add.
 type NewWebhook struct {
-	// Description What the endpoint is for.
+	// Description What the endpoint is for (free text: line breaks and tabs kept, no other
+	// control or bidirectional control characters).
+	//
 	//
 	// Example: Order desk
 	Description *string `json:"description,omitempty"`
@@ -524,7 +533,9 @@ type NewWebhook struct {
 	// `--webhooks-allow-private`, private and loopback addresses are accepted too,
 	// over `http://` as well; link-local and other special-purpose addresses, and
 	// the service's own API and operator ports, never are. A host name is checked at
-	// every delivery, on the addresses it resolves to then.
+	// every delivery, on the addresses it resolves to then. No control characters
+	// (tabs and line breaks included) and no bidirectional controls or marks (an
+	// address, see Text fields).
 	//
 	//
 	// Example: https://shop.example.com/petstore-events
@@ -613,7 +624,7 @@ type PetPatch struct {
 	// Example: 1
 	CategoryID *int64 `json:"categoryId,omitempty"`
 
-	// Name The animal's name (trimmed; 1–100 characters, no control characters).
+	// Name The animal's name (trimmed; 1–100 characters; the rules of names, see Text fields).
 	//
 	// Example: Rex
 	Name *string `json:"name,omitempty"`
@@ -711,7 +722,7 @@ type Webhook struct {
 
 // WebhookPatch A JSON merge patch of a webhook endpoint; fields left out keep their value.
 type WebhookPatch struct {
-	// Description What the endpoint is for; `null` removes it.
+	// Description What the endpoint is for, as on creation (see `NewWebhook.description`); `null` removes it.
 	//
 	// Example: Order desk
 	Description *string `json:"description,omitempty"`
