@@ -528,10 +528,11 @@ func TestOWASP_API6_SensitiveBusinessFlows(t *testing.T) {
 	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: `{"email":"bot-more@example.com","password":"correct horse battery"}`}).expect(429, "rate_limited")
 }
 
-// API7:2023 Server Side Request Forgery. The service fetches nothing a client names:
-// no request schema has a URL field, text that holds a URL is kept as text and never
-// dialled, and the links the service writes (Location, Link, the document's server)
-// are built from its configured URL, never from the request's Host.
+// API7:2023 Server Side Request Forgery. The service fetches nothing a client names
+// but a webhook endpoint's URL, which is guarded: no other schema has a URL field, text
+// that holds a URL is kept as text and never dialled, and the links the service writes
+// (Location, Link, the document's server) are built from its configured URL, never
+// from the request's Host.
 func TestOWASP_API7_ServerSideRequestForgery(t *testing.T) {
 	a := newTestAPI(t)
 	res, err := http.Get(a.URL + "/openapi.json")
