@@ -26,6 +26,11 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return errors.New("--email: an email address is required")
 	}
+	// The account may be made here: its email follows the text policy of addresses,
+	// as a sign-up's does.
+	if err := petstore.CheckAddress("email", addr); err != nil {
+		return fmt.Errorf("--email: %w", err)
+	}
 	r := petstore.Role(*role)
 	if r != "" && !r.Valid() {
 		return fmt.Errorf("--role %q: want admin or customer", *role)

@@ -226,6 +226,19 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 	}
 }
 
+// The operator's command follows the text policy of addresses as a sign-up does: an
+// email with a bidirectional override or mark makes no account.
+func TestKeysCreateRefusesAnEmailOutsideTheTextPolicy(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	for _, email := range []string{"a\u202eb@example.com", "a\u200eb@example.com", "a\u2028b@example.com"} {
+		var out bytes.Buffer
+		err := run(context.Background(), []string{"keys", "create", "--email", email, "--database", db}, noEnv, &out, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "--email") || out.Len() != 0 {
+			t.Errorf("keys create --email %q: %v, stdout %q; want a refusal and no key", email, err, out.String())
+		}
+	}
+}
+
 // Someone signs up with the operator's address first; the operator's `keys create
 // --role admin` must not hand that account, and its password, the admin role.
 func TestKeysCreateNeverMakesAnAdminOfAnAccountWithAPassword(t *testing.T) {

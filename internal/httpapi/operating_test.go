@@ -413,11 +413,14 @@ func TestReadyzTurnsUnreadyAfterARunOfOrdersThatFailToCommit(t *testing.T) {
 
 	full.Store(p.ID)
 	failOrders(9)
-	// A refusal by a rule is the store's decision, not a failure: it breaks the run.
-	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": soldOut.ID, "quantity": 1}}).expect(409, "insufficient_stock")
-	failOrders(9)
 	if got := ready(); got != 200 {
-		t.Fatalf("after runs of 9 failed orders, /readyz answers %d, want 200", got)
+		t.Fatalf("after 9 failed orders, /readyz answers %d, want 200", got)
+	}
+	// A refusal, answered from a read, proves no commit: it neither counts nor breaks
+	// the run (a client ordering a sold-out pet must not keep a full disk "ready").
+	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": soldOut.ID, "quantity": 1}}).expect(409, "insufficient_stock")
+	if got := ready(); got != 200 {
+		t.Fatalf("after 9 failed orders and a refusal, /readyz answers %d, want 200", got)
 	}
 	failOrders(1)
 	res := a.do(t, req{Method: "GET", Path: "/readyz"}).expect(503, "unavailable")

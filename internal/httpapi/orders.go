@@ -25,15 +25,15 @@ func (h *Handler) PlaceOrder(ctx context.Context, req *oas.NewOrder, params oas.
 	if !placed.Replayed {
 		h.countOrder(err)
 	}
-	// Readiness follows whether orders commit (readiness.go). A refusal by a rule
-	// was decided by the store, so it counts as a success; the request's own deadline
-	// says nothing of the store.
+	// Readiness follows whether orders commit (readiness.go). Only an order placed
+	// now proves a commit: a replay or a refusal may have been answered from a read.
+	// The request's own deadline says nothing of the store.
 	switch code := petstore.ErrorCode(err); {
-	case err == nil || code != petstore.EInternal && code != petstore.EUnavailable:
+	case err == nil && !placed.Replayed:
 		h.orders.committed()
-	case ctx.Err() == nil && (code == petstore.EUnavailable || h.store.Unavailable(err)):
+	case err != nil && ctx.Err() == nil && (code == petstore.EUnavailable || code == petstore.EInternal && h.store.Unavailable(err)):
 		if h.orders.failed(h.now()) {
-			h.log.WarnContext(ctx, "orders fail to commit; /readyz answers 503 until one does", "failed_in_a_row", orderFailureRun, "err", err)
+			h.log.WarnContext(ctx, "orders fail to commit; /readyz answers 503 until one does, or 5 s pass without a failure", "failed_in_a_row", orderFailureRun, "err", err)
 		}
 	}
 	if err != nil {

@@ -7,9 +7,13 @@ import (
 
 // Readiness follows the orders, not only the probe: a database can take /readyz's
 // one-row write while every order fails to commit (a nearly full disk took 94,455
-// orders answered 503 beside a /readyz of 200). After a run of order commits that
-// failed because the store was unavailable, with no success between them, the
-// instance says it is not ready; the next order committed says it is again.
+// orders answered 503 beside a /readyz of 200). After a run of orders that failed
+// because the store was unavailable, with no order placed between them (refusals and
+// replays neither count nor break the run: they may be answered from a read), the
+// instance says it is not ready; the next order committed says it is again. Orders
+// are counted, not commits: a batch that failed (group commit gives its error to each
+// of its orders) counts each of them, and under traffic the next batch that commits
+// ends the run at once.
 //
 // An instance that says it is not ready gets no traffic behind a load balancer, and
 // so no order that could succeed: once no order has failed for orderQuiet, /readyz
@@ -26,7 +30,7 @@ type orderHealth struct {
 	lastFailure atomic.Int64 // Unix nanoseconds
 }
 
-// committed records an order the store decided (placed or refused by a rule).
+// committed records an order placed (committed) now.
 func (o *orderHealth) committed() {
 	// Read first: a shared line written by every order would cost more than the order
 	// path's own counters.

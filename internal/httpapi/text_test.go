@@ -103,6 +103,8 @@ func TestEveryTextFieldFollowsThePolicyOfItsKind(t *testing.T) {
 		{"a newline", "\n", []string{kindName, kindAddress, kindEmail}},
 		{"a tab", "\t", []string{kindName, kindAddress, kindEmail}},
 		{"a right-to-left mark", "\u200f", []string{kindAddress, kindEmail}},
+		{"a line separator", "\u2028", spoofing},
+		{"a paragraph separator", "\u2029", spoofing},
 		{"NUL", "\x00", append(spoofing, kindPassword)},
 	}
 	fields := a.requestStrings(t)

@@ -68,6 +68,9 @@ func CheckAddress(field, s string) error {
 	if strings.IndexFunc(s, func(r rune) bool { return isBidiControl(r) || isBidiMark(r) }) >= 0 {
 		return Invalid(field, "must not contain bidirectional embedding, override, isolate or mark characters")
 	}
+	if strings.IndexFunc(s, isLineSeparator) >= 0 {
+		return Invalid(field, "must not contain line or paragraph separators")
+	}
 	return nil
 }
 
@@ -86,6 +89,8 @@ func CheckFreeText(field, s string) error {
 			return Invalid(field, "must not contain control characters other than tabs and line breaks (LF or CR LF)")
 		case isBidiControl(r):
 			return Invalid(field, "must not contain bidirectional embedding, override or isolate characters")
+		case isLineSeparator(r):
+			return Invalid(field, "must not contain line or paragraph separators (U+2028, U+2029); use LF")
 		}
 	}
 	return nil
@@ -119,6 +124,9 @@ func CleanName(field, s string) (string, error) {
 	if strings.IndexFunc(s, isBidiControl) >= 0 {
 		return "", Invalid(field, "must not contain bidirectional embedding, override or isolate characters")
 	}
+	if strings.IndexFunc(s, isLineSeparator) >= 0 {
+		return "", Invalid(field, "must not contain line or paragraph separators")
+	}
 	if !strings.ContainsFunc(s, isVisible) {
 		return "", Invalid(field, "must contain a visible character")
 	}
@@ -130,6 +138,11 @@ func CleanName(field, s string) (string, error) {
 func isBidiControl(r rune) bool {
 	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
+
+// isLineSeparator reports U+2028 and U+2029, which are no control characters but
+// break a line in JavaScript, in some log viewers and in terminals: a forged log line
+// or a name shown on two lines.
+func isLineSeparator(r rune) bool { return r == 0x2028 || r == 0x2029 }
 
 // isBidiMark reports the invisible marks that set the direction of the characters
 // beside them: LEFT-TO-RIGHT MARK, RIGHT-TO-LEFT MARK, ARABIC LETTER MARK.

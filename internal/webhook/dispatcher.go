@@ -554,7 +554,6 @@ const maxQuote = 120
 // (which addresses exist, which names resolve, what a private service answers), so
 // the details go to the service's log and the API says only which of these it was.
 const (
-	reasonRefused     = "refused: the address is not one deliveries may go to"
 	reasonUnreachable = "the endpoint could not be reached"
 	reasonTLS         = "the endpoint's TLS certificate was not accepted"
 )
@@ -581,7 +580,9 @@ func (d *Dispatcher) describe(res Result) string {
 		// operator learns what to change.
 		return "refused: " + strings.TrimPrefix(err.Error(), ErrRefusedURL.Error()+": ")
 	case errors.Is(err, ErrPrivateAddress), errors.Is(err, ErrOwnAddress):
-		return reasonRefused
+		// Found at the dial, after DNS: "refused" here beside "could not be reached"
+		// for a name that does not exist would tell which internal names exist.
+		return reasonUnreachable
 	}
 	var (
 		netErr  net.Error

@@ -312,20 +312,22 @@ func (s *Sender) send(ctx context.Context, endpoint, eventID string, body []byte
 	if u, _ := url.Parse(endpoint); u.Scheme == "http" {
 		client = s.http
 	}
-	// Where the attempt connected. A dial the request gave up on may still end later,
-	// in the transport's goroutine: hence the atomic.
-	var addr atomic.Pointer[netip.Addr]
+	// Where the attempt connected: the connection the request got, or else (a TLS
+	// handshake that failed) the last dial that connected. A dial the request gave up
+	// on may still end later, in the transport's goroutine: hence the atomics, and
+	// the connection the request got wins.
+	var got, dialed atomic.Pointer[netip.Addr]
 	trace := &httptrace.ClientTrace{
 		ConnectDone: func(_, a string, err error) {
 			if ap, perr := netip.ParseAddrPort(a); err == nil && perr == nil {
 				ip := ap.Addr().Unmap()
-				addr.Store(&ip)
+				dialed.Store(&ip)
 			}
 		},
 		GotConn: func(c httptrace.GotConnInfo) {
 			if t, ok := c.Conn.RemoteAddr().(*net.TCPAddr); ok {
 				ip := t.AddrPort().Addr().Unmap()
-				addr.Store(&ip)
+				got.Store(&ip)
 			}
 		},
 	}
@@ -341,7 +343,11 @@ func (s *Sender) send(ctx context.Context, endpoint, eventID string, body []byte
 	}
 	res, err := client.Do(req)
 	var at Result
-	if ip := addr.Load(); ip != nil {
+	ip := got.Load()
+	if ip == nil {
+		ip = dialed.Load()
+	}
+	if ip != nil {
 		at.Addr, at.Public = *ip, s.isPublic(*ip)
 	}
 	if err != nil {
