@@ -569,11 +569,12 @@ type Delivery struct {
 	// Why the last attempt failed, in words; absent after a success. One of a few fixed reasons, so that
 	// it tells nothing of the network behind the service: `the endpoint answered <status>` (followed by
 	// the start of its answer only when the endpoint is on a public address),
-	// `… a redirect, which is not followed`, `refused: …` (an address deliveries may not go to:
-	// private, loopback, link-local, or the service's own ports), `the endpoint could not be reached` (no
-	// such host, a refused or reset connection: told alike), `no answer within 10s`,
-	// `the endpoint's TLS certificate was not accepted` (public addresses). The details are in the
-	// service's log.
+	// `… a redirect, which is not followed`, `the endpoint could not be reached` (no such host, a
+	// refused or reset connection, and an address deliveries may not go to: private, loopback, link-local
+	// or the service's own ports, all told alike), `no answer within 10s`,
+	// `the endpoint's TLS certificate was not accepted` (public addresses), or
+	// `refused: the endpoint URL …` (the URL as written is no longer accepted, e.g. after the operator
+	// turned `--webhooks-allow-private` off). The details are in the service's log.
 	LastError OptString `json:"lastError"`
 	// When the delivery was made (with its event, or by a test).
 	CreatedAt time.Time `json:"createdAt"`
