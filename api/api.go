@@ -3,5 +3,5 @@
 // and the service serves it (see Document).
 package api
 
-//go:generate go run ./internal/ogeninput openapi.yaml -- go tool ogen -config ogen.yml -target ../oas -package oas -clean
+//go:generate go run ./internal/ogeninput openapi.yaml -- go tool ogen -config ogen.yml -target ../internal/oas -package oas -clean
 //go:generate go tool oapi-codegen -config ../sdk/go/internal/api/oapi-codegen.yaml openapi.yaml

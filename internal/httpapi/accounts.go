@@ -5,8 +5,8 @@ import (
 	"encoding/base32"
 
 	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/oas"
 )
 
 func (h *Handler) CreateAccount(ctx context.Context, req *oas.NewAccount) (oas.CreateAccountRes, error) {

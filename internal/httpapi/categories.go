@@ -4,8 +4,8 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/oas"
 )
 
 func (h *Handler) ListCategories(ctx context.Context, params oas.ListCategoriesParams) (oas.ListCategoriesRes, error) {

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/oas"
 )
 
 func toPet(p petstore.Pet) oas.Pet {

@@ -16,8 +16,8 @@ import (
 	"github.com/ogen-go/ogen/ogenerrors"
 	"github.com/ogen-go/ogen/validate"
 
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/oas"
 )
 
 // statusByCode is the one table that turns error codes into HTTP statuses.

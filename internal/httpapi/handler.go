@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
-	"github.com/acme-pets/petstore/oas"
 )
 
 // Handler implements the generated oas.Handler: each method converts the request,

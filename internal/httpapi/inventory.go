@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/url"
 
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/oas"
 )
 
 func (h *Handler) ListInventory(ctx context.Context, params oas.ListInventoryParams) (oas.ListInventoryRes, error) {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/oas"
 )
 
 func (h *Handler) SendMessage(ctx context.Context, req *oas.NewMessage) (oas.SendMessageRes, error) {

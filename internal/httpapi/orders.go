@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/oas"
 )
 
 // PlaceOrder places an order. With an Idempotency-Key, the store records the result

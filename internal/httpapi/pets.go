@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/oas"
 )
 
 func (h *Handler) ListPets(ctx context.Context, params oas.ListPetsParams) (oas.ListPetsRes, error) {

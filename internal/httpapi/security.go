@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/acme-pets/petstore/api"
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/oas"
 )
 
 var errForbidden = petstore.Errorf(petstore.EForbidden, "This operation needs the admin role.")

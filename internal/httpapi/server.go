@@ -20,10 +20,10 @@ import (
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/console"
 	"github.com/acme-pets/petstore/internal/docs"
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
 	"github.com/acme-pets/petstore/internal/webhook"
-	"github.com/acme-pets/petstore/oas"
 )
 
 // apiPrefix is where the API lives: the major version is in the path.

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/oas"
 )
 
 // SecretOverlap is how long a rotated secret keeps signing deliveries beside the new

@@ -162,30 +162,3 @@ func (s *Server) securityBearerAuth(ctx context.Context, operationName Operation
 	}
 	return rctx, true, err
 }
-
-// SecuritySource is provider of security values (tokens, passwords, etc.).
-type SecuritySource interface {
-	// BasicAuth provides basicAuth security value.
-	// Your account's email and password; accepted only by the `/api-keys` calls.
-	BasicAuth(ctx context.Context, operationName OperationName) (BasicAuth, error)
-	// BearerAuth provides bearerAuth security value.
-	// An API key from `POST /api-keys`, sent as `Authorization: Bearer psk_…`.
-	BearerAuth(ctx context.Context, operationName OperationName) (BearerAuth, error)
-}
-
-func (s *Client) securityBasicAuth(ctx context.Context, operationName OperationName, req *http.Request) error {
-	t, err := s.sec.BasicAuth(ctx, operationName)
-	if err != nil {
-		return errors.Wrap(err, "security source \"BasicAuth\"")
-	}
-	req.SetBasicAuth(t.Username, t.Password)
-	return nil
-}
-func (s *Client) securityBearerAuth(ctx context.Context, operationName OperationName, req *http.Request) error {
-	t, err := s.sec.BearerAuth(ctx, operationName)
-	if err != nil {
-		return errors.Wrap(err, "security source \"BearerAuth\"")
-	}
-	req.Header.Set("Authorization", "Bearer "+t.Token)
-	return nil
-}
