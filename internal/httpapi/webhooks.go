@@ -208,11 +208,7 @@ func (h *Handler) UpdateWebhook(ctx context.Context, req oas.UpdateWebhookReq, p
 			w.Description = patch.Description.Value
 		}
 		if v, ok := patch.Enabled.Get(); ok {
-			if v && !w.Enabled {
-				// Enabled again: the reason and the run of failures are history.
-				w.DisabledReason, w.FailingSince = "", nil
-			}
-			w.Enabled = v
+			w = w.SetEnabled(v)
 		}
 		return w, nil
 	})

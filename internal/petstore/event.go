@@ -228,6 +228,17 @@ func (w Webhook) CheckText(before Webhook) error {
 	return nil
 }
 
+// SetEnabled turns the endpoint on or off by hand. Enabled again, it forgets why the
+// service disabled it and its run of failures: they are history, and a new run must
+// begin before it is disabled again.
+func (w Webhook) SetEnabled(on bool) Webhook {
+	if on && !w.Enabled {
+		w.DisabledReason, w.FailingSince = "", nil
+	}
+	w.Enabled = on
+	return w
+}
+
 // Secrets lists the secrets that sign a delivery at now: the current one, and the
 // previous one while its overlap lasts.
 func (w Webhook) Secrets(now time.Time) []string {

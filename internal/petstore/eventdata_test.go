@@ -154,3 +154,25 @@ func TestEventIDs(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+func TestSetEnabled(t *testing.T) {
+	since := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	disabled := Webhook{Enabled: false, DisabledReason: "failing for 5 days", FailingSince: &since}
+	failing := Webhook{Enabled: true, FailingSince: &since}
+	tests := []struct {
+		name string
+		w    Webhook
+		on   bool
+		want Webhook
+	}{
+		{"enabled again, it forgets why it was disabled and its failures", disabled, true, Webhook{Enabled: true}},
+		{"disabled by hand, a failing one keeps its run", failing, false, Webhook{Enabled: false, FailingSince: &since}},
+		{"enabled while enabled, nothing changes", failing, true, failing},
+		{"disabled while disabled, the reason stays", disabled, false, disabled},
+	}
+	for _, tt := range tests {
+		if got := tt.w.SetEnabled(tt.on); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}

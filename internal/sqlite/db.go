@@ -255,12 +255,9 @@ func (db *DB) Stats() Stats {
 // returns nil.
 func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.write.BeginTx(ctx, nil)
-	if isBusy(err) {
-		// Another process held the write lock past busy_timeout: a passing overload,
-		// which the caller should retry, not an internal error.
-		return petstore.Errorf(petstore.EUnavailable, "The database is busy; retry later.")
-	}
 	if err != nil {
+		// SQLITE_BUSY here is another process holding the write lock past
+		// busy_timeout: Unavailable calls it passing, and the HTTP layer words it.
 		return fmt.Errorf("begin: %w", err)
 	}
 	// Deferred, so that a panic in fn (UpdatePet and PlaceOrder call back into the
@@ -392,8 +389,6 @@ func sqliteCode(err error) int {
 	return 0
 }
 
-// isBusy reports SQLITE_BUSY (5), in any of its extended forms.
-func isBusy(err error) bool { return err != nil && sqliteCode(err)&0xff == 5 }
 
 // isConstraint reports a broken constraint (SQLITE_CONSTRAINT, in any extended form).
 func isConstraint(err error) bool {
