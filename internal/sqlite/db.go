@@ -389,7 +389,6 @@ func sqliteCode(err error) int {
 	return 0
 }
 
-
 // isConstraint reports a broken constraint (SQLITE_CONSTRAINT, in any extended form).
 func isConstraint(err error) bool {
 	return err != nil && sqliteCode(err)&0xff == sqlite3.SQLITE_CONSTRAINT
