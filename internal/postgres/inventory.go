@@ -105,16 +105,8 @@ func (db *DB) Inventories(ctx context.Context, f petstore.InventoryFilter, p pet
 	if err != nil {
 		return nil, fmt.Errorf("inventories: %w", err)
 	}
-	defer rows.Close()
-	items := []petstore.InventoryItem{}
-	for rows.Next() {
-		it, err := scanInventory(rows)
-		if err != nil {
-			return nil, fmt.Errorf("inventories: %w", err)
-		}
-		items = append(items, it)
-	}
-	if err := rows.Err(); err != nil {
+	items, err := collect(rows, 0, scanInventory)
+	if err != nil {
 		return nil, fmt.Errorf("inventories: %w", err)
 	}
 	return items, nil

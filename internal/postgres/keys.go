@@ -55,16 +55,12 @@ func (db *DB) APIKeys(ctx context.Context, accountID int64, p petstore.Page) ([]
 	if err != nil {
 		return nil, fmt.Errorf("api keys: %w", err)
 	}
-	defer rows.Close()
-	keys := []petstore.APIKey{}
-	for rows.Next() {
+	keys, err := collect(rows, 0, func(row pgx.Row) (petstore.APIKey, error) {
 		k := petstore.APIKey{AccountID: accountID}
-		if err := rows.Scan(&k.ID, &k.Name, &k.Prefix, &k.CreatedAt); err != nil {
-			return nil, fmt.Errorf("api keys: %w", err)
-		}
-		keys = append(keys, k)
-	}
-	if err := rows.Err(); err != nil {
+		err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.CreatedAt)
+		return k, err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("api keys: %w", err)
 	}
 	return keys, nil

@@ -72,16 +72,8 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
-	defer rows.Close()
-	pets := make([]petstore.Pet, 0, min(p.Size(), petstore.MaxLimit))
-	for rows.Next() {
-		pet, err := scanPet(rows)
-		if err != nil {
-			return nil, fmt.Errorf("pets: %w", err)
-		}
-		pets = append(pets, pet)
-	}
-	if err := rows.Err(); err != nil {
+	pets, err := collect(rows, min(p.Size(), petstore.MaxLimit), scanPet)
+	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
 	return pets, nil

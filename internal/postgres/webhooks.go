@@ -119,7 +119,7 @@ func (db *DB) Webhooks(ctx context.Context, p petstore.Page) ([]petstore.Webhook
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (petstore.Webhook, error) { return scanWebhook(r) })
+	list, err := collect(rows, 0, scanWebhook)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
@@ -366,7 +366,7 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 		if err != nil {
 			return err
 		}
-		kept, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (petstore.Delivery, error) { return scanDelivery(r) })
+		kept, err := collect(rows, 0, scanDelivery)
 		if err != nil {
 			return err
 		}

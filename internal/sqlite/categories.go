@@ -59,19 +59,17 @@ func (db *DB) Categories(ctx context.Context, p petstore.Page) ([]petstore.Categ
 	if err != nil {
 		return nil, fmt.Errorf("categories: %w", err)
 	}
-	defer rows.Close()
-	list := []petstore.Category{}
-	for rows.Next() {
-		var c petstore.Category
-		if err := rows.Scan(&c.ID, &c.Name, &c.Description); err != nil {
-			return nil, fmt.Errorf("categories: %w", err)
-		}
-		list = append(list, c)
-	}
-	if err := rows.Err(); err != nil {
+	list, err := collect(rows, 0, scanCategory)
+	if err != nil {
 		return nil, fmt.Errorf("categories: %w", err)
 	}
 	return list, nil
+}
+
+func scanCategory(row interface{ Scan(...any) error }) (petstore.Category, error) {
+	var c petstore.Category
+	err := row.Scan(&c.ID, &c.Name, &c.Description)
+	return c, err
 }
 
 // ReplaceCategory validates c and replaces the category with its id; a name another

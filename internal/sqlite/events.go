@@ -101,16 +101,8 @@ func (db *DB) Events(ctx context.Context, f petstore.EventFilter, p petstore.Pag
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}
-	defer rows.Close()
-	events := []petstore.Event{}
-	for rows.Next() {
-		e, err := scanEvent(rows)
-		if err != nil {
-			return nil, fmt.Errorf("events: %w", err)
-		}
-		events = append(events, e)
-	}
-	if err := rows.Err(); err != nil {
+	events, err := collect(rows, 0, scanEvent)
+	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}
 	return events, nil

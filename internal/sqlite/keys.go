@@ -49,20 +49,17 @@ func (db *DB) APIKeys(ctx context.Context, accountID int64, p petstore.Page) ([]
 	if err != nil {
 		return nil, fmt.Errorf("api keys: %w", err)
 	}
-	defer rows.Close()
-	keys := []petstore.APIKey{}
-	for rows.Next() {
+	keys, err := collect(rows, 0, func(row interface{ Scan(...any) error }) (petstore.APIKey, error) {
 		k := petstore.APIKey{AccountID: accountID}
 		var created string
-		if err := rows.Scan(&k.ID, &k.Name, &k.Prefix, &created); err != nil {
-			return nil, fmt.Errorf("api keys: %w", err)
+		if err := row.Scan(&k.ID, &k.Name, &k.Prefix, &created); err != nil {
+			return k, err
 		}
-		if k.CreatedAt, err = parseTime(created); err != nil {
-			return nil, fmt.Errorf("api keys: %w", err)
-		}
-		keys = append(keys, k)
-	}
-	if err := rows.Err(); err != nil {
+		at, err := parseTime(created)
+		k.CreatedAt = at
+		return k, err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("api keys: %w", err)
 	}
 	return keys, nil

@@ -222,16 +222,8 @@ func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Pag
 	if err != nil {
 		return nil, fmt.Errorf("orders: %w", err)
 	}
-	defer rows.Close()
-	orders := []petstore.Order{}
-	for rows.Next() {
-		o, err := scanOrder(rows)
-		if err != nil {
-			return nil, fmt.Errorf("orders: %w", err)
-		}
-		orders = append(orders, o)
-	}
-	if err := rows.Err(); err != nil {
+	orders, err := collect(rows, 0, scanOrder)
+	if err != nil {
 		return nil, fmt.Errorf("orders: %w", err)
 	}
 	return orders, nil

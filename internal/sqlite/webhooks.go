@@ -143,16 +143,8 @@ func (db *DB) Webhooks(ctx context.Context, p petstore.Page) ([]petstore.Webhook
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
-	defer rows.Close()
-	hooks := []petstore.Webhook{}
-	for rows.Next() {
-		w, err := scanWebhook(rows)
-		if err != nil {
-			return nil, fmt.Errorf("webhooks: %w", err)
-		}
-		hooks = append(hooks, w)
-	}
-	if err := rows.Err(); err != nil {
+	hooks, err := collect(rows, 0, scanWebhook)
+	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
 	return hooks, nil
