@@ -4,17 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/acme-pets/petstore/internal/httpapi"
-	"github.com/acme-pets/petstore/internal/petstore"
-	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/ratelimit"
-	"github.com/acme-pets/petstore/internal/sqlite"
 )
 
 // limits is where the rate limits are kept: shared is nil for process memory, or
@@ -81,58 +75,4 @@ func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
 	if l.log.Enabled(ctx, slog.LevelDebug) {
 		l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 	}
-}
-
-// parsePrefixes reads a comma-separated list of addresses and CIDR prefixes.
-func parsePrefixes(list string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, s := range splitList(list) {
-		if !strings.Contains(s, "/") {
-			a, err := netip.ParseAddr(s)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-			continue
-		}
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
-// poolStats reports the store's connection pools for the metrics.
-func poolStats(st petstore.Store) func() []httpapi.PoolStats {
-	switch db := st.(type) {
-	case *sqlite.DB:
-		return func() []httpapi.PoolStats {
-			s := db.Stats()
-			return []httpapi.PoolStats{
-				{Pool: "writer", MaxOpen: s.Writer.MaxOpenConnections, InUse: s.Writer.InUse, Idle: s.Writer.Idle, WaitCount: s.Writer.WaitCount, WaitDuration: s.Writer.WaitDuration},
-				{Pool: "reader", MaxOpen: s.Reader.MaxOpenConnections, InUse: s.Reader.InUse, Idle: s.Reader.Idle, WaitCount: s.Reader.WaitCount, WaitDuration: s.Reader.WaitDuration},
-			}
-		}
-	case *postgres.DB:
-		return func() []httpapi.PoolStats {
-			s := db.Stats()
-			return []httpapi.PoolStats{{
-				Pool: "postgres", MaxOpen: int(s.MaxConns()), InUse: int(s.AcquiredConns()), Idle: int(s.IdleConns()),
-				WaitCount: s.EmptyAcquireCount(), WaitDuration: s.EmptyAcquireWaitTime(),
-			}}
-		}
-	}
-	return nil
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/postgres"
+	"github.com/acme-pets/petstore/internal/sqlite"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
 
@@ -319,5 +321,28 @@ func bootstrap(ctx context.Context, st petstore.Store, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nFirst start: created the admin account %s. Its API key is shown only this once:\n\n    %s\n\nTurn this off with --no-bootstrap; make more keys with `petstore keys create`.\n\n", bootstrapEmail, key)
+	return nil
+}
+
+// poolStats reports the store's connection pools for the metrics.
+func poolStats(st petstore.Store) func() []httpapi.PoolStats {
+	switch db := st.(type) {
+	case *sqlite.DB:
+		return func() []httpapi.PoolStats {
+			s := db.Stats()
+			return []httpapi.PoolStats{
+				{Pool: "writer", MaxOpen: s.Writer.MaxOpenConnections, InUse: s.Writer.InUse, Idle: s.Writer.Idle, WaitCount: s.Writer.WaitCount, WaitDuration: s.Writer.WaitDuration},
+				{Pool: "reader", MaxOpen: s.Reader.MaxOpenConnections, InUse: s.Reader.InUse, Idle: s.Reader.Idle, WaitCount: s.Reader.WaitCount, WaitDuration: s.Reader.WaitDuration},
+			}
+		}
+	case *postgres.DB:
+		return func() []httpapi.PoolStats {
+			s := db.Stats()
+			return []httpapi.PoolStats{{
+				Pool: "postgres", MaxOpen: int(s.MaxConns()), InUse: int(s.AcquiredConns()), Idle: int(s.IdleConns()),
+				WaitCount: s.EmptyAcquireCount(), WaitDuration: s.EmptyAcquireWaitTime(),
+			}}
+		}
+	}
 	return nil
 }

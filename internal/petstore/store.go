@@ -121,11 +121,11 @@ type OrderStore interface {
 	PlaceOrder(ctx context.Context, o NewOrder) (PlacedOrder, error)
 	Order(ctx context.Context, id, owner int64) (Order, error)
 	Orders(ctx context.Context, f OrderFilter, p Page) ([]Order, error)
-	// CancelOrder removes an incomplete order under CancelOrder; a complete one is
-	// EConflict.
+	// CancelOrder removes an incomplete order under the domain's rule of the same
+	// name (changes.go); a complete one is EConflict.
 	CancelOrder(ctx context.Context, id, owner int64) error
-	// UpdateOrder completes an order (under CompleteOrder) or sets its ship date; any
-	// change to a complete order is EInvalidTransition.
+	// UpdateOrder completes an order (under the domain's CompleteOrder, changes.go)
+	// or sets its ship date; any change to a complete order is EInvalidTransition.
 	UpdateOrder(ctx context.Context, id int64, u OrderUpdate) (Order, error)
 }
 
@@ -133,4 +133,87 @@ type OrderStore interface {
 type IdempotencyStore interface {
 	// PurgeIdempotencyKeys deletes keys first used before the given time.
 	PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error)
+}
+
+// WebhookStore keeps webhook endpoints, the event feed and deliveries.
+//
+// Events are written once, by the other stores' changes, in their transactions; an
+// event exists exactly when its change does. Nothing is written per endpoint then:
+// each endpoint keeps its place in the feed (a cursor), and ClaimDeliveries fans the
+// events after it out to the endpoint, outside any sale. A delivery has a row only
+// while it is in flight, pending a retry, failed, or once it took more than one
+// attempt (and for test events); one that succeeded at its first attempt leaves no
+// row, and is known from the endpoint's spans: the ranges of the feed it was sent,
+// each with the subscription it had then. Deliveries lists both kinds alike.
+//
+// A change writes its events in this order: the order's event (placed, completed,
+// cancelled), then the pet's StockEvents. A batch of orders writes an order.placed
+// per placed order and the StockEvents of each pet whose state it changed, from the
+// state before the batch to the state after it; their order within the batch is not
+// fixed.
+//
+// Every method that takes an endpoint's id answers ENotFound for an unknown one.
+type WebhookStore interface {
+	// CreateWebhook adds an endpoint (enabled), sent the events that happen from now
+	// on; w.ID and the dates are set by the store. Text the policy refuses
+	// (Webhook.CheckText) is EValidationFailed; the MaxWebhooks+1st is EConflict.
+	CreateWebhook(ctx context.Context, w Webhook) (Webhook, error)
+	Webhook(ctx context.Context, id int64) (Webhook, error)
+	Webhooks(ctx context.Context, p Page) ([]Webhook, error)
+	// UpdateWebhook changes an endpoint to what change returns, in one transaction,
+	// and sets UpdatedAt; an error from change is returned and nothing changes, and
+	// so is a URL or description the text policy refuses (Webhook.CheckText).
+	// Disabling it fails its pending deliveries and the events not yet sent to it;
+	// enabling a disabled one clears DisabledReason and FailingSince (its run of
+	// failures starts afresh) and sends it the events that happen from then on. A
+	// new subscription applies to the events not yet sent.
+	UpdateWebhook(ctx context.Context, id int64, change func(Webhook) (Webhook, error)) (Webhook, error)
+	// DeleteWebhook removes an endpoint and its deliveries.
+	DeleteWebhook(ctx context.Context, id int64) error
+	// SendTestEvent writes a WebhookTest event and its one delivery, to endpoint id,
+	// due at once. An endpoint with MaxPendingTests test deliveries pending is
+	// EConflict.
+	SendTestEvent(ctx context.Context, id int64, now time.Time) (Delivery, error)
+
+	// Deliveries lists a page of an endpoint's deliveries by id (the event's place
+	// in the feed), oldest first: those it was sent and those it is being sent. Events
+	// not yet fanned out to it are not listed.
+	Deliveries(ctx context.Context, webhookID int64, p Page) ([]Delivery, error)
+	// RetryDelivery makes a delivery of the endpoint pending again, due at now, with a
+	// fresh retry horizon; one pending already is left as it is. A delivery of another
+	// endpoint is ENotFound.
+	RetryDelivery(ctx context.Context, webhookID, deliveryID int64, now time.Time) (Delivery, error)
+
+	// Events lists a page of the feed by Seq (Page.After is a Seq), oldest first. On
+	// PostgreSQL it shows an event only once every event before it is committed, so
+	// a reader that follows the cursor misses none.
+	Events(ctx context.Context, f EventFilter, p Page) ([]Event, error)
+	// Event finds one event of the feed by its id; a WebhookTest event is not in the
+	// feed (ENotFound).
+	Event(ctx context.Context, id string) (Event, error)
+	// PurgeEvents deletes events that happened before the given time, with their
+	// deliveries.
+	PurgeEvents(ctx context.Context, before time.Time) (int64, error)
+
+	// ClaimDeliveries leases up to o.Max deliveries due at o.Now, for o.Lease: first
+	// each endpoint's retries that are due, then the events after its cursor that it
+	// subscribes to (the cursor moves past them). An endpoint is given at most its
+	// window less what it has in flight, and endpoints are served in turn, so that
+	// none waits for another. No order holds between an endpoint's deliveries. A lease
+	// that runs out (a process killed mid-delivery) makes the delivery claimable
+	// again. Concurrent claims, from any process, never share a delivery.
+	ClaimDeliveries(ctx context.Context, o ClaimOptions) ([]DeliveryJob, error)
+	// FinishAttempts records the results of attempts, in one transaction (Attempts
+	// counts each) and ends their leases; the first attempt of a run (Attempts 0)
+	// sets RetrySince to its At. A success at a fan-out's first attempt removes the
+	// delivery's row (its span remembers it). On the endpoint a success clears
+	// FailingSince and widens its window by one; a failure sets FailingSince at the
+	// first failure of a run, halves the window and, past DisableIfFailingBefore,
+	// disables the endpoint with a reason and fails its pending deliveries, this one
+	// included. A result whose delivery is gone (its endpoint was deleted) or no
+	// longer pending (its endpoint was disabled) is left out.
+	FinishAttempts(ctx context.Context, results []AttemptResult) error
+	// QueueStats counts the deliveries waiting: pending ones and events not yet
+	// fanned out.
+	QueueStats(ctx context.Context) (QueueStats, error)
 }

@@ -77,7 +77,7 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 	if err != nil {
 		return petstore.Account{}, "", fmt.Errorf("account by email: %w", err)
 	}
-	a, hash, err := scanAccount(s.QueryRowContext(reading(ctx), petstore.EmailKey(email)))
+	a, hash, err := scanAccount(s.QueryRowContext(uncancelled(ctx), petstore.EmailKey(email)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Account{}, "", petstore.EmailNotFound()
 	}
@@ -95,7 +95,7 @@ func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
 	if err != nil {
 		return petstore.Account{}, fmt.Errorf("account: %w", err)
 	}
-	a, _, err := scanAccount(s.QueryRowContext(reading(ctx), id))
+	a, _, err := scanAccount(s.QueryRowContext(uncancelled(ctx), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Account{}, petstore.NotFound("Account", id)
 	}

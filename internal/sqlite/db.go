@@ -290,12 +290,12 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, 
 	return s, nil
 }
 
-// reading is the context of a short read on the reader pool: a row by key, or a page
+// uncancelled is the context of a short read on the reader pool: a row by key, or a page
 // that an index delivers. Reads in WAL mode never wait for a lock, and these take
 // microseconds: they are not made cancellable, which would cost a goroutine in
 // database/sql and another in the driver on every query. A list that may scan (orders
 // filtered by completion, which no index serves) keeps the request's context.
-func reading(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+func uncancelled(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // readStmt returns the prepared reader statement for query.
 func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {

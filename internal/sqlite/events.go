@@ -50,8 +50,8 @@ func (db *DB) record(ctx context.Context, tx *sql.Tx, events []petstore.Event) (
 	return queued, nil
 }
 
-// queued wakes the dispatcher after a commit that queued deliveries.
-func (db *DB) queued(q bool) {
+// wakeDispatcher wakes the dispatcher after a commit that queued deliveries (q).
+func (db *DB) wakeDispatcher(q bool) {
 	if q && db.onDeliveries != nil {
 		db.onDeliveries()
 	}
@@ -97,7 +97,7 @@ func (db *DB) Events(ctx context.Context, f petstore.EventFilter, p petstore.Pag
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}
-	rows, err := s.QueryContext(reading(ctx), args...)
+	rows, err := s.QueryContext(uncancelled(ctx), args...)
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}
@@ -114,7 +114,7 @@ func (db *DB) Event(ctx context.Context, id string) (petstore.Event, error) {
 	if err != nil {
 		return petstore.Event{}, fmt.Errorf("event: %w", err)
 	}
-	e, err := scanEvent(s.QueryRowContext(reading(ctx), id))
+	e, err := scanEvent(s.QueryRowContext(uncancelled(ctx), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Event{}, petstore.EventNotFound(id)
 	}

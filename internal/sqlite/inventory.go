@@ -74,7 +74,7 @@ func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryIte
 	if err != nil {
 		return petstore.InventoryItem{}, fmt.Errorf("inventory: %w", err)
 	}
-	it, err := scanInventory(s.QueryRowContext(reading(ctx), petID))
+	it, err := scanInventory(s.QueryRowContext(uncancelled(ctx), petID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.InventoryItem{}, petstore.PetNotFound(petID)
 	}
@@ -92,7 +92,7 @@ func (db *DB) Inventories(ctx context.Context, f petstore.InventoryFilter, p pet
 	if err != nil {
 		return nil, fmt.Errorf("inventories: %w", err)
 	}
-	rows, err := s.QueryContext(reading(ctx), args...)
+	rows, err := s.QueryContext(uncancelled(ctx), args...)
 	if err != nil {
 		return nil, fmt.Errorf("inventories: %w", err)
 	}
@@ -128,6 +128,6 @@ func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (pets
 	if err != nil {
 		return petstore.InventoryItem{}, fmt.Errorf("set inventory: %w", err)
 	}
-	db.queued(queued)
+	db.wakeDispatcher(queued)
 	return petstore.InventoryItem{PetID: petID, Quantity: st.Stock, Status: st.Status}, nil
 }

@@ -103,7 +103,7 @@ func (db *DB) PrincipalByKeyHash(ctx context.Context, hash []byte) (petstore.Pri
 		p    petstore.Principal
 		role string
 	)
-	err = s.QueryRowContext(reading(ctx), hash).Scan(&p.AccountID, &role, &p.KeyID)
+	err = s.QueryRowContext(uncancelled(ctx), hash).Scan(&p.AccountID, &role, &p.KeyID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Principal{}, petstore.KeyNotFound()
 	}

@@ -167,7 +167,7 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	if err != nil {
 		return err
 	}
-	db.queued(queued)
+	db.wakeDispatcher(queued)
 	for i := range out {
 		out[i].Value, out[i].Err = batch.Answer(i)
 	}
@@ -185,7 +185,7 @@ func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error
 	if err != nil {
 		return petstore.Order{}, fmt.Errorf("order: %w", err)
 	}
-	o, err := scanOrder(s.QueryRowContext(reading(ctx), args...))
+	o, err := scanOrder(s.QueryRowContext(uncancelled(ctx), args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Order{}, petstore.NotFound("Order", id)
 	}
@@ -284,7 +284,7 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 	if err != nil {
 		return fmt.Errorf("cancel order: %w", err)
 	}
-	db.queued(queued)
+	db.wakeDispatcher(queued)
 	return nil
 }
 
@@ -336,6 +336,6 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 	if err != nil {
 		return petstore.Order{}, fmt.Errorf("update order: %w", err)
 	}
-	db.queued(queued)
+	db.wakeDispatcher(queued)
 	return o, nil
 }

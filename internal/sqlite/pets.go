@@ -70,7 +70,7 @@ func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
 	}
-	p, err = scanPet(s.QueryRowContext(reading(ctx), id))
+	p, err = scanPet(s.QueryRowContext(uncancelled(ctx), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Pet{}, petstore.PetNotFound(id)
 	}
@@ -91,7 +91,7 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
-	rows, err := s.QueryContext(reading(ctx), args...)
+	rows, err := s.QueryContext(uncancelled(ctx), args...)
 	if err != nil {
 		return nil, fmt.Errorf("pets: %w", err)
 	}
@@ -219,7 +219,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("update pet: %w", err)
 	}
-	db.queued(queued)
+	db.wakeDispatcher(queued)
 	return pet, nil
 }
 

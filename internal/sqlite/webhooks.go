@@ -114,7 +114,7 @@ func (db *DB) Webhook(ctx context.Context, id int64) (petstore.Webhook, error) {
 	if err != nil {
 		return petstore.Webhook{}, fmt.Errorf("webhook: %w", err)
 	}
-	w, err := scanWebhook(s.QueryRowContext(reading(ctx), id))
+	w, err := scanWebhook(s.QueryRowContext(uncancelled(ctx), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Webhook{}, petstore.WebhookNotFound(id)
 	}
@@ -139,7 +139,7 @@ func (db *DB) Webhooks(ctx context.Context, p petstore.Page) ([]petstore.Webhook
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
-	rows, err := s.QueryContext(reading(ctx), p.After, p.Size())
+	rows, err := s.QueryContext(uncancelled(ctx), p.After, p.Size())
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
@@ -315,7 +315,7 @@ func (db *DB) SendTestEvent(ctx context.Context, id int64, now time.Time) (petst
 	if err != nil {
 		return petstore.Delivery{}, fmt.Errorf("send test event: %w", err)
 	}
-	db.queued(true)
+	db.wakeDispatcher(true)
 	return d, nil
 }
 
@@ -405,7 +405,7 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 	if _, err := db.Webhook(ctx, webhookID); err != nil {
 		return nil, err
 	}
-	rctx := reading(ctx)
+	rctx := uncancelled(ctx)
 	// One read transaction, so that rows and spans agree (a claim or a finish may
 	// commit between two statements otherwise).
 	tx, err := db.read.BeginTx(rctx, &sql.TxOptions{ReadOnly: true})
@@ -513,7 +513,7 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 		return petstore.Delivery{}, fmt.Errorf("retry delivery: %w", err)
 	}
 	if d.Status == petstore.DeliveryPending {
-		db.queued(true)
+		db.wakeDispatcher(true)
 	}
 	return d, nil
 }
@@ -1024,7 +1024,7 @@ func (db *DB) QueueStats(ctx context.Context) (petstore.QueueStats, error) {
 		st     petstore.QueueStats
 		oldest sql.NullString
 	)
-	if err := s.QueryRowContext(reading(ctx)).Scan(&st.Pending, &oldest); err != nil {
+	if err := s.QueryRowContext(uncancelled(ctx)).Scan(&st.Pending, &oldest); err != nil {
 		return petstore.QueueStats{}, fmt.Errorf("queue stats: %w", err)
 	}
 	if t, err := parseNullTime(oldest); err != nil {

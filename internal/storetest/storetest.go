@@ -115,7 +115,7 @@ func (f *fixture) category() petstore.Category {
 }
 
 // petWith creates a pet in a new category with the given status, then sets its stock
-// (which may change the status under SetStock when stock > 0).
+// (which may change the status under the domain's SetStock when stock > 0).
 func (f *fixture) petWith(status petstore.PetStatus, stock int) petstore.Pet {
 	f.t.Helper()
 	c := f.category()

@@ -1,0 +1,296 @@
+package petstore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Webhook is an endpoint that receives events.
+type Webhook struct {
+	ID          int64
+	URL         string
+	Description string
+	Events      EventMask
+	Enabled     bool
+	// DisabledReason says why the service disabled the endpoint (it failed for too
+	// long); empty when enabled, or when an admin disabled it.
+	DisabledReason string
+	// Secret signs deliveries. PreviousSecret, until PreviousSecretExpiresAt, signs
+	// them too, so that a receiver can switch during a rotation.
+	Secret                  string
+	PreviousSecret          string
+	PreviousSecretExpiresAt *time.Time
+	// FailingSince is when the endpoint's current run of failed attempts began; nil
+	// while its last attempt succeeded.
+	FailingSince *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// CheckText applies the text policy to what w sets that before did not: its URL (an
+// address) and its description (free text). An endpoint kept from before the policy
+// keeps what it holds through changes that leave those alone, such as a rotation of
+// its secret. A new endpoint's before is the zero Webhook. Whether deliveries may go
+// to the URL is the caller's to check: it depends on how the service is run.
+func (w Webhook) CheckText(before Webhook) error {
+	if w.URL != before.URL {
+		if err := CheckAddress("url", w.URL); err != nil {
+			return err
+		}
+	}
+	if w.Description != before.Description {
+		return CheckDescription("description", w.Description)
+	}
+	return nil
+}
+
+// SetEnabled turns the endpoint on or off by hand. Enabled again, it forgets why the
+// service disabled it and its run of failures: they are history, and a new run must
+// begin before it is disabled again.
+func (w Webhook) SetEnabled(on bool) Webhook {
+	if on && !w.Enabled {
+		w.DisabledReason, w.FailingSince = "", nil
+	}
+	w.Enabled = on
+	return w
+}
+
+// Secrets lists the secrets that sign a delivery at now: the current one, and the
+// previous one while its overlap lasts.
+func (w Webhook) Secrets(now time.Time) []string {
+	if w.PreviousSecret != "" && w.PreviousSecretExpiresAt != nil && now.Before(*w.PreviousSecretExpiresAt) {
+		return []string{w.Secret, w.PreviousSecret}
+	}
+	return []string{w.Secret}
+}
+
+// DeliveryStatus is where a delivery stands.
+type DeliveryStatus string
+
+// The delivery statuses.
+const (
+	// DeliveryPending: not yet delivered; NextAttemptAt says when it is tried.
+	DeliveryPending DeliveryStatus = "pending"
+	// DeliverySucceeded: the endpoint answered 2xx.
+	DeliverySucceeded DeliveryStatus = "succeeded"
+	// DeliveryFailed: every attempt within the retry horizon failed, or the endpoint
+	// was disabled or deleted; an admin may retry it by hand.
+	DeliveryFailed DeliveryStatus = "failed"
+)
+
+// Delivery is the sending of one event to one endpoint, over one or more attempts.
+type Delivery struct {
+	// ID is the event's position in the log (its Seq): an endpoint is sent an event
+	// once, so the pair (WebhookID, ID) names a delivery.
+	ID        int64
+	WebhookID int64
+	EventID   string
+	EventType EventType
+	Status    DeliveryStatus
+	// Attempts counts the attempts of the current run: since the delivery was made,
+	// or since an admin last retried it (the back-off starts afresh then).
+	Attempts int
+	// NextAttemptAt is when the next attempt is due (pending only).
+	NextAttemptAt *time.Time
+	// LastAttemptAt is when the last attempt was made; nil before the first, and for
+	// a delivery that succeeded at its first attempt, of which the store keeps no
+	// record beyond the fact (see WebhookStore).
+	LastAttemptAt *time.Time
+	// ResponseStatus is the HTTP status of the last attempt; 0 when it got none, or
+	// when the store kept no record of it.
+	ResponseStatus int
+	// LastError says why the last attempt failed, in words; empty after a success.
+	LastError string
+	CreatedAt time.Time
+}
+
+// MaxWebhooks is how many endpoints the service keeps. Every endpoint's deliveries
+// cost the dispatcher a claim and the store a cursor; tens are what a shop needs.
+const MaxWebhooks = 100
+
+// MaxPendingTests is how many test deliveries an endpoint may have pending at once.
+const MaxPendingTests = 10
+
+// DefaultDeliveryWindow is how many deliveries one endpoint is sent at once at most,
+// unless the operator says otherwise; MaxDeliveryWindow bounds what the operator may
+// say. An endpoint's window shrinks when its attempts fail and grows back as they
+// succeed (WebhookStore.FinishAttempts).
+const (
+	DefaultDeliveryWindow = 32
+	MaxDeliveryWindow     = 256
+)
+
+// DeliveryJob is a claimed attempt: the delivery, the event to send, and the endpoint
+// it goes to.
+type DeliveryJob struct {
+	Delivery Delivery
+	Event    Event
+	Webhook  Webhook
+	// RetrySince is when the delivery's run of attempts began: the At of its first
+	// attempt (FinishAttempts records it), or, before that attempt, its claim or an
+	// admin's retry. The retry horizon counts from the first attempt, so that a
+	// delivery that waited to be sent keeps its whole horizon.
+	RetrySince time.Time
+}
+
+// ClaimOptions say what ClaimDeliveries may take.
+type ClaimOptions struct {
+	// Now is the queue's clock: what is due, and when leases end.
+	Now time.Time
+	// Lease is how long the claimed deliveries stay the claimer's.
+	Lease time.Duration
+	// Max is how many deliveries the claim may take in all.
+	Max int
+	// Window bounds the deliveries of one endpoint in flight at once (across every
+	// process); each endpoint's own window, which failures shrink, is at most this.
+	Window int
+}
+
+// AttemptResult is the outcome of one attempt, which the dispatcher reports.
+type AttemptResult struct {
+	WebhookID  int64
+	DeliveryID int64
+	At         time.Time
+	// Status is the delivery's new status: pending (NextAttemptAt is then the retry),
+	// succeeded or failed.
+	Status         DeliveryStatus
+	NextAttemptAt  time.Time
+	ResponseStatus int
+	Error          string
+	// DisableIfFailingBefore disables the endpoint, with a reason, when this attempt
+	// failed and the endpoint's run of failures began before it (zero: never).
+	DisableIfFailingBefore time.Time
+}
+
+// QueueStats describes the undelivered work, for metrics.
+type QueueStats struct {
+	// Pending counts pending deliveries.
+	Pending int64
+	// Oldest is when the oldest pending delivery's event happened; zero when none.
+	Oldest time.Time
+}
+
+// The words the stores write when an endpoint is disabled, on the endpoint and on the
+// deliveries it fails, worded once for both stores (the document quotes them).
+
+// DisabledByAdmin is the last error of a delivery failed because an admin disabled its
+// endpoint.
+const DisabledByAdmin = "The endpoint was disabled."
+
+// DisabledReason says why the service disabled an endpoint whose attempts all failed
+// from since to at, the last one with lastError.
+func DisabledReason(since, at time.Time, lastError string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Every delivery attempt failed from %s to %s", since.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
+	if lastError != "" {
+		fmt.Fprintf(&b, "; the last one: %s", strings.TrimSuffix(lastError, "."))
+	}
+	b.WriteString(". Fix the receiver, then enable the endpoint and retry its failed deliveries.")
+	return b.String()
+}
+
+// FailedByDisabling is the last error of a delivery failed because the service
+// disabled its endpoint for the reason why.
+func FailedByDisabling(why string) string { return "The endpoint was disabled: " + why }
+
+// Span is a range of the feed, (From, To] by Seq, that an endpoint was sent with
+// subscription Events, or, when Failed, that it was not sent because it was disabled
+// (Error says why). A delivery in a span has a row only when its first attempt did
+// not simply succeed; the span tells the others.
+type Span struct {
+	From, To int64
+	Events   EventMask
+	Failed   bool
+	Error    string
+}
+
+// Holds reports whether the event at seq, of type t, was the endpoint's in span s.
+func (s Span) Holds(seq int64, t EventType) bool {
+	return seq > s.From && seq <= s.To && s.Events&t.Bit() != 0
+}
+
+// SpanDelivery is the delivery of event e (Seq, ID, Type and CreatedAt) to endpoint
+// webhookID that span s tells of, the event having no row: sent and succeeded at its
+// first attempt, or failed with the span's error.
+func SpanDelivery(webhookID int64, e Event, s Span) Delivery {
+	d := Delivery{ID: e.Seq, WebhookID: webhookID, EventID: e.ID, EventType: e.Type, CreatedAt: e.CreatedAt,
+		Status: DeliverySucceeded, Attempts: 1}
+	if s.Failed {
+		d.Status, d.Attempts, d.LastError = DeliveryFailed, 0, s.Error
+	}
+	return d
+}
+
+// NextWindow is an endpoint's window of deliveries in flight after an attempt: one
+// wider after a success (up to MaxDeliveryWindow), half as wide after a failure (at
+// least 1), so that a receiver that times out is sent one delivery at a time and one
+// that keeps up is sent many.
+func NextWindow(w int, ok bool) int {
+	if ok {
+		return min(w+1, MaxDeliveryWindow)
+	}
+	return max(w/2, 1)
+}
+
+// MergeDeliveries merges two lists of one endpoint's deliveries, each by id, into
+// the first n by id.
+func MergeDeliveries(a, b []Delivery, n int) []Delivery {
+	out := make([]Delivery, 0, min(len(a)+len(b), n))
+	for len(out) < n && (len(a) > 0 || len(b) > 0) {
+		if len(b) == 0 || (len(a) > 0 && a[0].ID < b[0].ID) {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
+}
+
+// ByWebhook groups attempt results by endpoint, each group in the order given.
+func ByWebhook(results []AttemptResult) map[int64][]AttemptResult {
+	m := make(map[int64][]AttemptResult)
+	for _, r := range results {
+		m[r.WebhookID] = append(m[r.WebhookID], r)
+	}
+	return m
+}
+
+// Run is an endpoint's state after a batch of attempt results.
+type Run struct {
+	// Window is the endpoint's window of deliveries in flight (NextWindow).
+	Window int
+	// FailingSince starts the endpoint's run of failures; nil when its last attempt
+	// succeeded.
+	FailingSince *time.Time
+	// Disable is the result that disables the endpoint (its run of failures began
+	// before the result's DisableIfFailingBefore); nil when none does.
+	Disable *AttemptResult
+}
+
+// RunAfter applies an endpoint's results, in the order they were attempted, to its
+// run of failures since and its window.
+func RunAfter(since *time.Time, window int, results []AttemptResult) Run {
+	rs := slices.Clone(results)
+	slices.SortStableFunc(rs, func(a, b AttemptResult) int { return a.At.Compare(b.At) })
+	run := Run{Window: window, FailingSince: since}
+	for i := range rs {
+		r := &rs[i]
+		ok := r.Status == DeliverySucceeded
+		run.Window = NextWindow(run.Window, ok)
+		if ok {
+			// A later success in the same batch shows the receiver works.
+			run.FailingSince, run.Disable = nil, nil
+			continue
+		}
+		if run.FailingSince == nil {
+			at := r.At
+			run.FailingSince = &at
+		}
+		if run.Disable == nil && !r.DisableIfFailingBefore.IsZero() && run.FailingSince.Before(r.DisableIfFailingBefore) {
+			run.Disable = r
+		}
+	}
+	return run
+}
