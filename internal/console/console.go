@@ -19,8 +19,6 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
-	"net/http"
-	"slices"
 	"sync"
 
 	"github.com/acme-pets/petstore/internal/webasset"
@@ -48,15 +46,12 @@ const contentSecurityPolicy = "default-src 'none'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // Handler serves the page at Prefix and its assets at the paths Paths lists.
-type Handler struct {
-	page   []byte
-	assets map[string]*webasset.Asset // by URL path
-}
+type Handler struct{ *webasset.Page }
 
 // New returns the handler of the console, the same for every server of the process:
 // the page depends on nothing but the embedded files.
 var New = sync.OnceValues(func() (*Handler, error) {
-	h := &Handler{assets: map[string]*webasset.Asset{}}
+	var assets []*webasset.Asset
 	urls := map[string]string{}
 	for _, name := range []string{"console.js", "console.css", "favicon.svg"} {
 		b, err := fs.ReadFile(assetFiles, "assets/"+name)
@@ -64,7 +59,7 @@ var New = sync.OnceValues(func() (*Handler, error) {
 			return nil, err
 		}
 		a := webasset.New(Prefix, name, b)
-		h.assets[a.URL()] = a
+		assets = append(assets, a)
 		urls[name] = a.URL()
 	}
 	var b bytes.Buffer
@@ -76,31 +71,7 @@ var New = sync.OnceValues(func() (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: page: %w", err)
 	}
-	h.page = b.Bytes()
+	h := &Handler{webasset.NewPage(Prefix, contentSecurityPolicy, assets...)}
+	h.SetHTML(b.Bytes())
 	return h, nil
 })
-
-// Paths lists the URL paths the handler serves: the page and each asset.
-func (h *Handler) Paths() []string {
-	paths := make([]string, 0, len(h.assets)+1)
-	for p := range h.assets {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	return append([]string{Prefix}, paths...)
-}
-
-// ServeHTTP serves the page at Prefix and the assets at the other Paths; anything
-// else answers 404 (route only Paths here and let the caller answer the rest).
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == Prefix {
-		webasset.ServePage(w, r, h.page, contentSecurityPolicy)
-		return
-	}
-	a, ok := h.assets[r.URL.Path]
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	a.ServeHTTP(w, r)
-}

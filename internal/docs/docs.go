@@ -42,7 +42,6 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -79,10 +78,7 @@ const contentSecurityPolicy = "default-src 'none'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // Handler serves the page at Prefix and its assets at the paths Paths lists.
-type Handler struct {
-	page   []byte
-	assets map[string]*webasset.Asset // by URL path
-}
+type Handler struct{ *webasset.Page }
 
 // embedded are the assets that do not depend on the document, hashed once per process
 // (every server a test starts would otherwise hash the 4 MB bundle again).
@@ -121,10 +117,8 @@ func New(doc []byte) (*Handler, error) {
 	styles := webasset.New(Prefix, "docs.css", append(slices.Clip(css), tryItOffCSS(p.tryItOff)...))
 	document := webasset.New(Prefix, "openapi.json", p.document)
 
-	h := &Handler{assets: map[string]*webasset.Asset{}}
-	for _, a := range []*webasset.Asset{static["scalar-standalone.js"], static["docs.js"], static["favicon.svg"], static["LICENSE.scalar"], styles, document} {
-		h.assets[a.URL()] = a
-	}
+	h := &Handler{webasset.NewPage(Prefix, contentSecurityPolicy,
+		static["scalar-standalone.js"], static["docs.js"], static["favicon.svg"], static["LICENSE.scalar"], styles, document)}
 	cfg, err := json.Marshal(pageConfig{DocumentURL: document.URL(), ServerPath: p.serverPath, TryItOff: p.tryItOff})
 	if err != nil {
 		return nil, err
@@ -145,7 +139,7 @@ func New(doc []byte) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docs: page: %w", err)
 	}
-	h.page = b.Bytes()
+	h.SetHTML(b.Bytes())
 	return h, nil
 }
 
@@ -183,29 +177,4 @@ func cssString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// Paths lists the URL paths the handler serves: the page and each asset.
-func (h *Handler) Paths() []string {
-	paths := make([]string, 0, len(h.assets)+1)
-	for p := range h.assets {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	return append([]string{Prefix}, paths...)
-}
-
-// ServeHTTP serves the page at Prefix and the assets at the other Paths; anything
-// else answers 404 (route only Paths here and let the caller answer the rest).
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == Prefix {
-		webasset.ServePage(w, r, h.page, contentSecurityPolicy)
-		return
-	}
-	a, ok := h.assets[r.URL.Path]
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	a.ServeHTTP(w, r)
 }

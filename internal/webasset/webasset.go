@@ -14,6 +14,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,4 +127,51 @@ func acceptsGzip(header string) bool {
 		accepted = q > 0
 	}
 	return accepted
+}
+
+// Page is an HTML page at one path with its assets at theirs, served as ServePage
+// and Asset do: the shell of /docs and of /console.
+type Page struct {
+	path   string
+	csp    string
+	html   []byte
+	assets map[string]*Asset // by URL path
+}
+
+// NewPage returns the page at the URL path at, served under the Content-Security-Policy csp,
+// with assets. Its HTML is set once the assets' URLs are known (SetHTML).
+func NewPage(at, csp string, assets ...*Asset) *Page {
+	p := &Page{path: at, csp: csp, assets: make(map[string]*Asset, len(assets))}
+	for _, a := range assets {
+		p.assets[a.URL()] = a
+	}
+	return p
+}
+
+// SetHTML sets the page's HTML.
+func (p *Page) SetHTML(html []byte) { p.html = html }
+
+// Paths lists the URL paths the page serves: its own and each asset's.
+func (p *Page) Paths() []string {
+	paths := make([]string, 0, len(p.assets)+1)
+	for u := range p.assets {
+		paths = append(paths, u)
+	}
+	slices.Sort(paths)
+	return append([]string{p.path}, paths...)
+}
+
+// ServeHTTP serves the page at its path and the assets at the other Paths; anything
+// else answers 404 (route only Paths here and let the caller answer the rest).
+func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == p.path {
+		ServePage(w, r, p.html, p.csp)
+		return
+	}
+	a, ok := p.assets[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	a.ServeHTTP(w, r)
 }
