@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acme-pets/petstore/internal/servetest"
 )
 
 // setupScript is what installs the tools these tests need.
@@ -57,7 +58,7 @@ func TestMain(m *testing.M) {
 func petstoreBinary(t testing.TB) string {
 	t.Helper()
 	binary.once.Do(func() {
-		goTool, err := exec.LookPath("go")
+		_, err := exec.LookPath("go")
 		if err != nil {
 			binary.err = fmt.Errorf("the go command is not on PATH: %w", err)
 			return
@@ -72,15 +73,11 @@ func petstoreBinary(t testing.TB) string {
 			return
 		}
 		binary.path = filepath.Join(buildDir, "petstore")
-		args := []string{"build", "-o", binary.path}
+		var flags []string
 		if raceEnabled {
-			args = append(args, "-race")
+			flags = append(flags, "-race")
 		}
-		cmd := exec.Command(goTool, append(args, "github.com/acme-pets/petstore/cmd/petstore")...)
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binary.err = fmt.Errorf("go build ./cmd/petstore: %v\n%s", err, out)
-		}
+		binary.err = servetest.Build(context.Background(), binary.path, flags...)
 	})
 	if binary.err != nil {
 		t.Fatal(binary.err)
@@ -135,62 +132,20 @@ func startServer(t *testing.T, extra ...string) *server {
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--database", s.database, "--demo", "--no-bootstrap", "--log-level", "warn",
 		// Every sample of createAccount and createApiKey signs up from this one address.
 		"--credential-limit", "100"}, extra...)
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
+	var stderr bytes.Buffer // read only once the process has exited
+	p, err := servetest.Serve(bin, &stderr, 40*time.Second, args[1:]...)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() && stderr.Len() > 0 {
-			t.Logf("server log:\n%s", stderr.String())
+		p.Stop(10 * time.Second)
+		if t.Failed() {
+			if log := stderr.String(); log != "" {
+				t.Logf("server log:\n%s", log)
+			}
 		}
 	})
-
-	// The first line names the address: "petstore listening on http://127.0.0.1:PORT".
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "petstore listening on "); ok {
-				found <- strings.TrimSpace(u)
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case s.URL = <-found:
-	case <-exited:
-		t.Fatalf("petstore serve exited: %s", stderr.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("petstore serve did not say where it listens: %s", stderr.String())
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		res, err := http.Get(s.URL + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s/healthz does not answer 200: %v", s.URL, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	s.URL = p.URL
 	return s
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/postgres/pgtest"
+	"github.com/acme-pets/petstore/internal/servetest"
 	"github.com/acme-pets/petstore/internal/sqlite"
 )
 
@@ -24,31 +24,22 @@ import (
 func buildPetstore(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "petstore")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := servetest.Build(context.Background(), bin); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
 
-// startBinary runs `petstore serve` with args and waits until it says where it listens.
-func startBinary(t *testing.T, bin string, args ...string) *exec.Cmd {
+// startBinary runs `petstore serve` with args and waits until it answers; the test's
+// end kills it.
+func startBinary(t *testing.T, bin string, args ...string) *servetest.Process {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
+	p, err := servetest.Serve(bin, io.Discard, 30*time.Second, args...)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), "listening on") {
-			go io.Copy(io.Discard, stdout)
-			return cmd
-		}
-	}
-	t.Fatal("petstore serve stopped before it listened")
-	return nil
+	t.Cleanup(p.Kill)
+	return p
 }
 
 // TestAnAcknowledgedOrderSurvivesKill9 streams orders at the real binary, kills it
@@ -161,10 +152,7 @@ func TestAnAcknowledgedOrderSurvivesKill9(t *testing.T) {
 					t.Fatalf("only %d orders acknowledged in 20 s", n)
 				}
 			}
-			if err := cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			cmd.Wait()
+			cmd.Kill()
 			wg.Wait()
 
 			st := open()

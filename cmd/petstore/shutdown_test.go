@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acme-pets/petstore/internal/servetest"
 )
 
 // TestSIGTERMLetsInFlightRequestsFinish runs the real binary, starts requests whose
@@ -25,27 +23,14 @@ func TestSIGTERMLetsInFlightRequestsFinish(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildPetstore(t)
 	addr := freeAddr(t)
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--database", filepath.Join(dir, "p.db"), "--shutdown-grace", "10s")
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
+	cmd, err := servetest.Serve(bin, os.Stderr, 30*time.Second, "--addr", addr, "--database", filepath.Join(dir, "p.db"), "--shutdown-grace", "10s")
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	defer cmd.Kill()
 
 	// The first start prints the admin key, then the address.
-	var key string
-	sc := bufio.NewScanner(stdout)
-	keyRe := regexp.MustCompile(`psk_[a-z2-7]{32}`)
-	for sc.Scan() {
-		if k := keyRe.FindString(sc.Text()); k != "" {
-			key = k
-		}
-		if strings.Contains(sc.Text(), "listening on") {
-			break
-		}
-	}
-	go io.Copy(io.Discard, stdout)
+	key := keyPattern.FindString(cmd.Banner)
 	if key == "" {
 		t.Fatal("no key printed")
 	}
@@ -80,7 +65,7 @@ func TestSIGTERMLetsInFlightRequestsFinish(t *testing.T) {
 		<-started
 	}
 	time.Sleep(150 * time.Millisecond) // let the server read the first bytes
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	for range slow {

@@ -324,10 +324,7 @@ func TestADeliveryCutByKill9IsMadeAfterARestart(t *testing.T) {
 					t.Fatalf("deliveries are %v, want one pending (the hung one), the others succeeded", st)
 				}
 			}
-			if err := cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			cmd.Wait()
+			cmd.Kill()
 			killed := time.Now()
 
 			startBinary(t, bin, args...)
@@ -378,7 +375,7 @@ func TestSIGTERMLetsADeliveryInFlightEnd(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no delivery reached the receiver in 30 s")
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)

@@ -73,6 +73,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/acme-pets/petstore/internal/servetest"
 )
 
 func main() {
@@ -175,8 +177,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	bin := filepath.Join(dir, "petstore")
 	fmt.Fprintln(stderr, "building ./cmd/petstore")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/petstore").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
+	if err := servetest.Build(ctx, bin); err != nil {
+		return err
 	}
 	b := &bench{dir: dir, threads: *threads, conns: *conns, duration: *duration, warmup: *warmup, stderr: stderr}
 	if *scale {
@@ -300,7 +302,7 @@ func contains(list []string, s string) bool {
 
 // server is the running binary.
 type server struct {
-	cmd   *exec.Cmd
+	*servetest.Process
 	base  string
 	admin string // the operator port, when the run asked for one
 }
@@ -317,23 +319,12 @@ func start(ctx context.Context, bin, dsn, logFile string, extra ...string) (*ser
 		return nil, err
 	}
 	defer log.Close() // the child has its own copy
-	args := append([]string{"serve", "--addr", addr, "--database", dsn, "--no-bootstrap", "--rate-limit", "0"}, extra...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = io.Discard, log
-	if err := cmd.Start(); err != nil {
+	args := append([]string{"--addr", addr, "--database", dsn, "--no-bootstrap", "--rate-limit", "0"}, extra...)
+	p, err := servetest.Serve(bin, log, 30*time.Second, args...)
+	if err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, base: "http://" + addr}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if res, err := http.Get(s.base + "/healthz"); err == nil {
-			res.Body.Close()
-			return s, nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			s.stop()
-			return nil, errors.New("petstore serve did not start")
-		}
-	}
+	return &server{Process: p, base: "http://" + addr}, nil
 }
 
 // freeAddr is a loopback address with a port free a moment ago.
@@ -346,20 +337,11 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-func (s *server) stop() {
-	s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		s.cmd.Process.Kill()
-	}
-}
+func (s *server) stop() { s.Stop(10 * time.Second) }
 
 // cpu is the CPU time the server has used (user and system), from /proc.
 func (s *server) cpu() time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.Cmd.Process.Pid))
 	if err != nil {
 		return 0
 	}
@@ -371,12 +353,12 @@ func (s *server) cpu() time.Duration {
 
 // resetPeakRSS starts the peak resident memory afresh (Linux: clear_refs 5).
 func (s *server) resetPeakRSS() {
-	os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0)
+	os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.Cmd.Process.Pid), []byte("5"), 0)
 }
 
 // peakRSS is the peak resident memory since the last reset, in MiB.
 func (s *server) peakRSS() float64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.Cmd.Process.Pid))
 	if err != nil {
 		return 0
 	}
