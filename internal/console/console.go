@@ -45,12 +45,9 @@ const contentSecurityPolicy = "default-src 'none'; " +
 	"require-trusted-types-for 'script'; trusted-types 'none'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// Handler serves the page at Prefix and its assets at the paths Paths lists.
-type Handler struct{ *webasset.Page }
-
-// New returns the handler of the console, the same for every server of the process:
+// New returns the console page and its assets, the same for every server of the process:
 // the page depends on nothing but the embedded files.
-var New = sync.OnceValues(func() (*Handler, error) {
+var New = sync.OnceValues(func() (*webasset.Page, error) {
 	var assets []*webasset.Asset
 	urls := map[string]string{}
 	for _, name := range []string{"console.js", "console.css", "favicon.svg"} {
@@ -71,7 +68,7 @@ var New = sync.OnceValues(func() (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: page: %w", err)
 	}
-	h := &Handler{webasset.NewPage(Prefix, contentSecurityPolicy, assets...)}
+	h := webasset.NewPage(Prefix, contentSecurityPolicy, assets...)
 	h.SetHTML(b.Bytes())
 	return h, nil
 })

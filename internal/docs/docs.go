@@ -77,9 +77,6 @@ const contentSecurityPolicy = "default-src 'none'; " +
 	"connect-src 'self'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// Handler serves the page at Prefix and its assets at the paths Paths lists.
-type Handler struct{ *webasset.Page }
-
 // embedded are the assets that do not depend on the document, hashed once per process
 // (every server a test starts would otherwise hash the 4 MB bundle again).
 var embedded = sync.OnceValue(func() map[string]*webasset.Asset {
@@ -101,10 +98,10 @@ type pageConfig struct {
 	TryItOff    []operationRef `json:"tryItOff"`
 }
 
-// New returns the handler of the page and its assets for the served OpenAPI document
+// New returns the page and its assets for the served OpenAPI document
 // doc (JSON, whose servers[0].url is where the API listens). Route each of its Paths
 // to it, for GET (and so HEAD).
-func New(doc []byte) (*Handler, error) {
+func New(doc []byte) (*webasset.Page, error) {
 	p, err := transform(doc)
 	if err != nil {
 		return nil, err
@@ -117,8 +114,8 @@ func New(doc []byte) (*Handler, error) {
 	styles := webasset.New(Prefix, "docs.css", append(slices.Clip(css), tryItOffCSS(p.tryItOff)...))
 	document := webasset.New(Prefix, "openapi.json", p.document)
 
-	h := &Handler{webasset.NewPage(Prefix, contentSecurityPolicy,
-		static["scalar-standalone.js"], static["docs.js"], static["favicon.svg"], static["LICENSE.scalar"], styles, document)}
+	h := webasset.NewPage(Prefix, contentSecurityPolicy,
+		static["scalar-standalone.js"], static["docs.js"], static["favicon.svg"], static["LICENSE.scalar"], styles, document)
 	cfg, err := json.Marshal(pageConfig{DocumentURL: document.URL(), ServerPath: p.serverPath, TryItOff: p.tryItOff})
 	if err != nil {
 		return nil, err

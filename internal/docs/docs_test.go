@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/acme-pets/petstore/api"
+	"github.com/acme-pets/petstore/internal/webasset"
 )
 
 // servedDocument is the document as a server on 127.0.0.1:8123 serves it, with the
@@ -29,7 +30,7 @@ func servedDocument(t *testing.T) []byte {
 	return d.JSON
 }
 
-func newHandler(t *testing.T) *Handler {
+func newHandler(t *testing.T) *webasset.Page {
 	t.Helper()
 	h, err := New(servedDocument(t))
 	if err != nil {

@@ -18,21 +18,21 @@ import (
 	"time"
 )
 
-// Result is the answer to one request of a batch.
-type Result[T any] struct {
+// Outcome is the answer to one request of a batch.
+type Outcome[T any] struct {
 	Value T
 	Err   error
 }
 
 // ApplyFunc applies a batch of requests and writes the answer to reqs[i] in out[i].
 // ctx bounds the batch as a whole; it is not any one request's context.
-type ApplyFunc[Req, Res any] func(ctx context.Context, reqs []Req, out []Result[Res])
+type ApplyFunc[Req, Res any] func(ctx context.Context, reqs []Req, out []Outcome[Res])
 
 // ErrClosed is the answer to a request made after Close.
 var ErrClosed = errors.New("groupcommit: closed")
 
-// Queue batches requests of type Req for an ApplyFunc. It is safe for concurrent use.
-type Queue[Req, Res any] struct {
+// Batcher batches requests of type Req for an ApplyFunc. It is safe for concurrent use.
+type Batcher[Req, Res any] struct {
 	apply   ApplyFunc[Req, Res]
 	max     int
 	timeout time.Duration
@@ -49,17 +49,17 @@ type Queue[Req, Res any] struct {
 type call[Req, Res any] struct {
 	ctx   context.Context
 	req   Req
-	res   Result[Res]
+	res   Outcome[Res]
 	ready chan struct{}
 }
 
 // New starts a queue that applies batches of at most max requests with apply, each
 // batch within timeout.
-func New[Req, Res any](apply ApplyFunc[Req, Res], max int, timeout time.Duration) *Queue[Req, Res] {
+func New[Req, Res any](apply ApplyFunc[Req, Res], max int, timeout time.Duration) *Batcher[Req, Res] {
 	if max < 1 {
 		max = 1
 	}
-	q := &Queue[Req, Res]{
+	q := &Batcher[Req, Res]{
 		apply:   apply,
 		max:     max,
 		timeout: timeout,
@@ -77,7 +77,7 @@ func New[Req, Res any](apply ApplyFunc[Req, Res], max int, timeout time.Duration
 // applied; once it is in a batch, Do waits for the batch, whose outcome the request
 // shares whatever happens to ctx (so that a caller is never told "failed" about a
 // request that was applied).
-func (q *Queue[Req, Res]) Do(ctx context.Context, req Req) (Res, error) {
+func (q *Batcher[Req, Res]) Do(ctx context.Context, req Req) (Res, error) {
 	c := q.pool.Get().(*call[Req, Res])
 	c.ctx, c.req = ctx, req
 	q.waiting.Add(1)
@@ -100,7 +100,7 @@ func (q *Queue[Req, Res]) Do(ctx context.Context, req Req) (Res, error) {
 	return res.Value, res.Err
 }
 
-func (q *Queue[Req, Res]) put(c *call[Req, Res]) {
+func (q *Batcher[Req, Res]) put(c *call[Req, Res]) {
 	var zero call[Req, Res]
 	c.ctx, c.req, c.res = zero.ctx, zero.req, zero.res
 	q.pool.Put(c)
@@ -108,20 +108,20 @@ func (q *Queue[Req, Res]) put(c *call[Req, Res]) {
 
 // Pending is how many requests wait for a batch to take them: a measure of the
 // load, and what tests wait on to know that requests have queued.
-func (q *Queue[Req, Res]) Pending() int { return int(q.waiting.Load()) }
+func (q *Batcher[Req, Res]) Pending() int { return int(q.waiting.Load()) }
 
 // Close stops the queue once the batch being applied is done. Requests not yet taken
 // get ErrClosed.
-func (q *Queue[Req, Res]) Close() {
+func (q *Batcher[Req, Res]) Close() {
 	q.once.Do(func() { close(q.closed) })
 	<-q.done
 }
 
-func (q *Queue[Req, Res]) loop() {
+func (q *Batcher[Req, Res]) loop() {
 	defer close(q.done)
 	batch := make([]*call[Req, Res], 0, q.max)
 	reqs := make([]Req, 0, q.max)
-	out := make([]Result[Res], q.max)
+	out := make([]Outcome[Res], q.max)
 	for {
 		select {
 		case c := <-q.calls:
@@ -154,7 +154,7 @@ func (q *Queue[Req, Res]) loop() {
 			q.run(reqs, out[:len(live)])
 			for i, c := range live {
 				c.res = out[i]
-				out[i] = Result[Res]{}
+				out[i] = Outcome[Res]{}
 				c.ready <- struct{}{}
 			}
 		}
@@ -166,14 +166,14 @@ func (q *Queue[Req, Res]) loop() {
 
 // run applies one batch. A panic in apply fails the batch instead of the process, and
 // never leaves a caller waiting.
-func (q *Queue[Req, Res]) run(reqs []Req, out []Result[Res]) {
+func (q *Batcher[Req, Res]) run(reqs []Req, out []Outcome[Res]) {
 	ctx, cancel := context.WithTimeout(context.Background(), q.timeout)
 	defer cancel()
 	defer func() {
 		if v := recover(); v != nil {
 			err := fmt.Errorf("groupcommit: batch panicked: %v", v)
 			for i := range out {
-				out[i] = Result[Res]{Err: err}
+				out[i] = Outcome[Res]{Err: err}
 			}
 		}
 	}()
@@ -184,7 +184,7 @@ func (q *Queue[Req, Res]) run(reqs []Req, out []Result[Res]) {
 // have caused for all (blamed reports such errors: a constraint one row broke) runs
 // each request of a larger batch again as a batch of its own, so that it fails only
 // itself; any other failure, and a lone request's, is the answer of every request.
-func Settle[Req, Res any](ctx context.Context, reqs []Req, out []Result[Res], err error, blamed func(error) bool, apply ApplyFunc[Req, Res]) {
+func Settle[Req, Res any](ctx context.Context, reqs []Req, out []Outcome[Res], err error, blamed func(error) bool, apply ApplyFunc[Req, Res]) {
 	if len(reqs) > 1 && blamed(err) {
 		for i := range reqs {
 			apply(ctx, reqs[i:i+1], out[i:i+1])
@@ -192,6 +192,6 @@ func Settle[Req, Res any](ctx context.Context, reqs []Req, out []Result[Res], er
 		return
 	}
 	for i := range out {
-		out[i] = Result[Res]{Err: err}
+		out[i] = Outcome[Res]{Err: err}
 	}
 }

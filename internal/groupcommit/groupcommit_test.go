@@ -18,7 +18,7 @@ type recorder struct {
 	entered chan struct{}
 }
 
-func (r *recorder) apply(_ context.Context, reqs []int, out []Result[int]) {
+func (r *recorder) apply(_ context.Context, reqs []int, out []Outcome[int]) {
 	r.mu.Lock()
 	r.batches = append(r.batches, append([]int(nil), reqs...))
 	r.mu.Unlock()
@@ -154,7 +154,7 @@ func TestARequestWhoseCallerGaveUpIsNotApplied(t *testing.T) {
 
 func TestAPanickingBatchFailsOnlyItsRequests(t *testing.T) {
 	calls := 0
-	q := New(func(_ context.Context, reqs []int, out []Result[int]) {
+	q := New(func(_ context.Context, reqs []int, out []Outcome[int]) {
 		calls++
 		if calls == 1 {
 			panic("boom")
@@ -183,7 +183,7 @@ func TestAfterCloseRequestsAreRefused(t *testing.T) {
 }
 
 func TestTheBatchHasItsOwnDeadline(t *testing.T) {
-	q := New(func(ctx context.Context, reqs []int, out []Result[int]) {
+	q := New(func(ctx context.Context, reqs []int, out []Outcome[int]) {
 		<-ctx.Done()
 		for i := range out {
 			out[i].Err = ctx.Err()
@@ -196,7 +196,7 @@ func TestTheBatchHasItsOwnDeadline(t *testing.T) {
 }
 
 func BenchmarkDo(b *testing.B) {
-	q := New(func(_ context.Context, reqs []int, out []Result[int]) {
+	q := New(func(_ context.Context, reqs []int, out []Outcome[int]) {
 		for i := range reqs {
 			out[i].Value = reqs[i]
 		}
@@ -214,7 +214,7 @@ func BenchmarkDo(b *testing.B) {
 }
 
 // waitPending waits until n requests wait for a batch.
-func waitPending[Req, Res any](t *testing.T, q *Queue[Req, Res], n int) {
+func waitPending[Req, Res any](t *testing.T, q *Batcher[Req, Res], n int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); q.Pending() != n; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -229,22 +229,22 @@ func TestSettle(t *testing.T) {
 	errBlamed, errOther := errors.New("constraint"), errors.New("disk full")
 	blamed := func(err error) bool { return err == errBlamed }
 	var alone [][]int
-	apply := func(_ context.Context, reqs []int, out []Result[int]) {
+	apply := func(_ context.Context, reqs []int, out []Outcome[int]) {
 		alone = append(alone, reqs)
-		out[0] = Result[int]{Value: reqs[0] * 10}
+		out[0] = Outcome[int]{Value: reqs[0] * 10}
 	}
-	out := make([]Result[int], 3)
+	out := make([]Outcome[int], 3)
 	Settle(context.Background(), []int{1, 2, 3}, out, errBlamed, blamed, apply)
 	if len(alone) != 3 || out[0].Value != 10 || out[2].Value != 30 || out[1].Err != nil {
 		t.Errorf("a blamed failure: runs %v, answers %+v; want each request alone", alone, out)
 	}
 	alone = nil
-	out = make([]Result[int], 2)
+	out = make([]Outcome[int], 2)
 	Settle(context.Background(), []int{1, 2}, out, errOther, blamed, apply)
 	if len(alone) != 0 || out[0].Err != errOther || out[1].Err != errOther {
 		t.Errorf("another failure: runs %v, answers %+v; want the error for all", alone, out)
 	}
-	out = make([]Result[int], 1)
+	out = make([]Outcome[int], 1)
 	Settle(context.Background(), []int{1}, out, errBlamed, blamed, apply)
 	if len(alone) != 0 || out[0].Err != errBlamed {
 		t.Errorf("a lone request's failure: runs %v, answers %+v; want its error", alone, out)

@@ -23,6 +23,7 @@ import (
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
+	"github.com/acme-pets/petstore/internal/webasset"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
 
@@ -138,8 +139,9 @@ type Server struct {
 	doc     api.Document
 	metrics *metrics
 	handler http.Handler
-	docs    *docs.Handler
-	console *console.Handler
+	// docs and console are the pages at /docs and /console, with their assets.
+	docs    *webasset.Page
+	console *webasset.Page
 	// limiter is the general limit (nil when off), and ratePolicy its
 	// RateLimit-Policy header value.
 	limiter    ratelimit.Limiter

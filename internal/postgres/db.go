@@ -37,7 +37,7 @@ type DB struct {
 	pool *pgxpool.Pool
 	// placers gather concurrent orders into batches (placeOrders), each for a share
 	// of the pets, so that batches of different pets run side by side.
-	placers      []*groupcommit.Queue[petstore.NewOrder, petstore.PlacedOrder]
+	placers      []*groupcommit.Batcher[petstore.NewOrder, petstore.PlacedOrder]
 	now          func() time.Time
 	beforeCommit func() error
 	onDeliveries func()

@@ -7,7 +7,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 
-	"github.com/acme-pets/petstore/internal/sqlmigrate"
+	"github.com/acme-pets/petstore/internal/datamigration"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -58,8 +58,8 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 // migrations.
 func goMigrations() []*goose.Migration {
 	return []*goose.Migration{
-		goose.NewGoMigration(4, &goose.GoFunc{RunTx: sqlmigrate.RekeyEmails}, nil),
-		goose.NewGoMigration(7, &goose.GoFunc{RunTx: sqlmigrate.LowerPetNames}, nil),
+		goose.NewGoMigration(4, &goose.GoFunc{RunTx: datamigration.RekeyEmails}, nil),
+		goose.NewGoMigration(7, &goose.GoFunc{RunTx: datamigration.LowerPetNames}, nil),
 		goose.NewGoMigration(10, &goose.GoFunc{RunTx: indexPetNames}, nil),
 	}
 }

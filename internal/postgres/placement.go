@@ -74,7 +74,7 @@ func (db *DB) PendingOrders() int {
 // constraint, which one request can cause for all (an account deleted under it), each
 // request is tried again alone, so that it fails only itself; any other failure fails
 // the batch, and nothing of it is written.
-func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Result[petstore.PlacedOrder]) {
+func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Outcome[petstore.PlacedOrder]) {
 	var err error
 	for attempt := 0; ; attempt++ {
 		if err = db.placeBatch(ctx, reqs, out); err == nil {
@@ -92,7 +92,7 @@ func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []g
 
 // placeBatch runs one batch's transaction (see above) and answers every request in
 // out.
-func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Result[petstore.PlacedOrder]) error {
+func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Outcome[petstore.PlacedOrder]) error {
 	pc, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return err

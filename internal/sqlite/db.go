@@ -80,7 +80,7 @@ type DB struct {
 	readStmts  stmtCache
 
 	// placer gathers concurrent orders into batches (placeOrders).
-	placer       *groupcommit.Queue[petstore.NewOrder, petstore.PlacedOrder]
+	placer       *groupcommit.Batcher[petstore.NewOrder, petstore.PlacedOrder]
 	pets         *petCache
 	now          func() time.Time
 	beforeCommit func() error

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/acme-pets/petstore/internal/sqlmigrate"
+	"github.com/acme-pets/petstore/internal/datamigration"
 	"github.com/pressly/goose/v3"
 )
 
@@ -34,8 +34,8 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 // migrations.
 func goMigrations() []*goose.Migration {
 	return []*goose.Migration{
-		goose.NewGoMigration(7, &goose.GoFunc{RunTx: sqlmigrate.RekeyEmails}, nil),
-		goose.NewGoMigration(10, &goose.GoFunc{RunTx: sqlmigrate.LowerPetNames}, nil),
+		goose.NewGoMigration(7, &goose.GoFunc{RunTx: datamigration.RekeyEmails}, nil),
+		goose.NewGoMigration(10, &goose.GoFunc{RunTx: datamigration.LowerPetNames}, nil),
 		goose.NewGoMigration(13, &goose.GoFunc{RunTx: indexPetNames}, nil),
 	}
 }

@@ -70,7 +70,7 @@ func (db *DB) PendingOrders() int { return db.placer.Pending() }
 // all (an account deleted under it), each request is tried again alone, so that it
 // fails only itself; any other failure (the commit, a busy or full disk) fails the
 // batch, and nothing of it is written.
-func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Result[petstore.PlacedOrder]) {
+func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Outcome[petstore.PlacedOrder]) {
 	err := db.placeBatch(ctx, reqs, out)
 	if err == nil {
 		return
@@ -84,7 +84,7 @@ func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []g
 // placeBatch loads every pet and key that reqs name, lets petstore.PlanOrders decide,
 // writes each changed pet once, the placed orders and the keys, and commits; then it
 // answers every request in out.
-func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Result[petstore.PlacedOrder]) error {
+func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Outcome[petstore.PlacedOrder]) error {
 	var (
 		batch  petstore.OrderBatch
 		queued bool

@@ -1,7 +1,7 @@
-// Package sqlmigrate holds the Go migrations that both stores run, written in SQL that
-// SQLite and PostgreSQL read alike ($n parameters). Each store registers them with
-// goose under its own version number.
-package sqlmigrate
+// Package datamigration holds the data migrations (in Go) that both stores run,
+// written in SQL that SQLite and PostgreSQL read alike ($n parameters). It runs
+// nothing itself: each store registers them with goose under its own version number.
+package datamigration
 
 import (
 	"context"
