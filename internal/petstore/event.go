@@ -32,7 +32,8 @@ const (
 	// times (a batch of orders) makes one event with the stock after it.
 	InventoryUpdated EventType = "inventory.updated"
 	// WebhookTest: an admin asked for a test delivery to one endpoint; only that
-	// endpoint gets it and the feed does not show it.
+	// endpoint gets it and the feed does not show it. Both stores tell test events
+	// from the feed's by this type, and by nothing else.
 	WebhookTest EventType = "webhook.test"
 )
 

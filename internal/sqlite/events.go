@@ -83,10 +83,10 @@ func scanEvent(row interface{ Scan(...any) error }) (petstore.Event, error) {
 // eventsQuery is the query of one page of the feed.
 func eventsQuery(f petstore.EventFilter, p petstore.Page) (string, []any) {
 	if f.Type != "" {
-		return `SELECT ` + eventColumns + ` FROM events WHERE webhook_id IS NULL AND type = ? AND seq > ? ORDER BY seq LIMIT ?`,
+		return `SELECT ` + eventColumns + ` FROM events WHERE type <> 'webhook.test' AND type = ? AND seq > ? ORDER BY seq LIMIT ?`,
 			[]any{string(f.Type), p.After, p.Size()}
 	}
-	return `SELECT ` + eventColumns + ` FROM events WHERE webhook_id IS NULL AND seq > ? ORDER BY seq LIMIT ?`,
+	return `SELECT ` + eventColumns + ` FROM events WHERE type <> 'webhook.test' AND seq > ? ORDER BY seq LIMIT ?`,
 		[]any{p.After, p.Size()}
 }
 
@@ -110,7 +110,7 @@ func (db *DB) Events(ctx context.Context, f petstore.EventFilter, p petstore.Pag
 
 // Event finds one event of the feed by its id.
 func (db *DB) Event(ctx context.Context, id string) (petstore.Event, error) {
-	s, err := db.readStmt(ctx, `SELECT `+eventColumns+` FROM events WHERE id = ? AND webhook_id IS NULL`)
+	s, err := db.readStmt(ctx, `SELECT `+eventColumns+` FROM events WHERE id = ? AND type <> 'webhook.test'`)
 	if err != nil {
 		return petstore.Event{}, fmt.Errorf("event: %w", err)
 	}

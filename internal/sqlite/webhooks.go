@@ -355,7 +355,7 @@ func spans(ctx context.Context, q interface {
 func spanQuery(id int64, list []petstore.Span, after int64, limit int) (string, []any) {
 	var b strings.Builder
 	args := []any{after}
-	b.WriteString(`SELECT ` + eventHead + ` FROM events e WHERE e.seq > ? AND e.webhook_id IS NULL AND (`)
+	b.WriteString(`SELECT ` + eventHead + ` FROM events e WHERE e.seq > ? AND e.type <> 'webhook.test' AND (`)
 	for i, s := range list {
 		if i > 0 {
 			b.WriteString(" OR ")
@@ -525,7 +525,7 @@ func spanDeliveryOf(ctx context.Context, tx *sql.Tx, webhookID, seq int64) (pets
 	if err != nil {
 		return petstore.Delivery{}, false, err
 	}
-	e, err := scanEventHead(tx.QueryRowContext(ctx, `SELECT `+eventHead+` FROM events e WHERE e.seq = ? AND e.webhook_id IS NULL`, seq))
+	e, err := scanEventHead(tx.QueryRowContext(ctx, `SELECT `+eventHead+` FROM events e WHERE e.seq = ? AND e.type <> 'webhook.test'`, seq))
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Delivery{}, false, nil
 	}
@@ -562,7 +562,7 @@ const (
 // qUnsent finds the events after an endpoint's cursor, up to the feed's end, of the
 // types of a subscription mask: the mask is tested in SQL against each type's bit
 // (typeBitSQL), so that one prepared statement serves every subscription.
-var qUnsent = `SELECT seq, created_at FROM events WHERE seq > ?1 AND seq <= ?2 AND webhook_id IS NULL
+var qUnsent = `SELECT seq, created_at FROM events WHERE seq > ?1 AND seq <= ?2 AND type <> 'webhook.test'
 	AND (?3 & ` + typeBitSQL() + `) != 0 ORDER BY seq LIMIT ?4`
 
 // typeBitSQL is an SQL expression of an event's subscription bit (petstore.EventType.Bit)
@@ -1015,7 +1015,7 @@ func (db *DB) QueueStats(ctx context.Context) (petstore.QueueStats, error) {
 		(SELECT MIN(c) FROM (
 			SELECT MIN(e.created_at) AS c FROM deliveries d JOIN events e ON e.seq = d.event_seq WHERE d.status = 'pending'
 			UNION ALL
-			SELECT (SELECT e.created_at FROM events e WHERE e.seq > w.fan_cursor AND e.webhook_id IS NULL ORDER BY e.seq LIMIT 1)
+			SELECT (SELECT e.created_at FROM events e WHERE e.seq > w.fan_cursor AND e.type <> 'webhook.test' ORDER BY e.seq LIMIT 1)
 			FROM webhooks w WHERE w.enabled = 1))`)
 	if err != nil {
 		return petstore.QueueStats{}, fmt.Errorf("queue stats: %w", err)
