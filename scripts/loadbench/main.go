@@ -61,7 +61,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -72,8 +71,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/acme-pets/petstore/internal/postgres/pgtest"
 	"github.com/acme-pets/petstore/internal/servetest"
 )
 
@@ -480,30 +478,13 @@ func parseWrk(text string) result {
 	return r
 }
 
-// newSchema makes a new schema in the database at dbURL and returns a URL whose
-// search_path is that schema, and a function that drops it. suffix tells apart the
-// schemas of one run.
-func newSchema(ctx context.Context, dbURL, suffix string) (string, func(), error) {
-	conn, err := pgx.Connect(ctx, dbURL)
+// newSchema makes a new schema in the database at dbURL (pgtest.NewSchema) and
+// returns a URL whose search_path is that schema, and a function that drops it. name
+// tells apart the schemas of one run.
+func newSchema(ctx context.Context, dbURL, name string) (string, func(), error) {
+	u, drop, err := pgtest.NewSchema(ctx, dbURL, "loadbench_"+name)
 	if err != nil {
 		return "", nil, err
 	}
-	schema := fmt.Sprintf("loadbench_%d%s", os.Getpid(), suffix)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		conn.Close(ctx)
-		return "", nil, err
-	}
-	drop := func() {
-		conn.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-		conn.Close(context.Background())
-	}
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		drop()
-		return "", nil, errors.New("-database: not a URL")
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), drop, nil
+	return u, func() { _ = drop() }, nil
 }

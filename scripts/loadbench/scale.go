@@ -385,7 +385,7 @@ func (c *scaleConfig) prepareSQLite(ctx context.Context, b *bench, s shape, d *d
 // analysed, as autovacuum would do soon after such a load; without it the first
 // minutes of the run measure the statistics' lag rather than the design.
 func (c *scaleConfig) preparePostgres(ctx context.Context, s shape, d *database) error {
-	dsn, drop, err := newSchema(ctx, c.database, "_"+s.name)
+	dsn, drop, err := newSchema(ctx, c.database, s.name+"_")
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,14 @@
 // Package pgtest gives each test a PostgreSQL database state of its own: a new
-// schema in the test database, migrated and empty, dropped when the test ends. Only
-// tests import it.
+// schema in the test database, migrated and empty, dropped when the test ends. Tests
+// import it, and loadbench for its schemas (NewSchema).
 package pgtest
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"strconv"
@@ -44,12 +46,34 @@ func URL(t testing.TB) string {
 // search_path, so that whatever connects with the returned URL works in the schema.
 func Schema(t testing.TB, dbURL string) string {
 	t.Helper()
+	u, drop, err := NewSchema(context.Background(), dbURL, "petstore_test_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return u
+}
+
+// NewSchema creates a new, empty schema named prefix and a random suffix in the
+// database at dbURL, and returns dbURL with the schema as its search_path and a drop
+// that removes the schema with everything in it.
+func NewSchema(ctx context.Context, dbURL, prefix string) (string, func() error, error) {
 	var b [8]byte
 	rand.Read(b[:])
-	schema := "petstore_test_" + hex.EncodeToString(b[:])
-	admin(t, dbURL, "CREATE SCHEMA "+schema)
-	t.Cleanup(func() { admin(t, dbURL, "DROP SCHEMA IF EXISTS "+schema+" CASCADE") })
-	return withParams(t, dbURL, map[string]string{"search_path": schema})
+	schema := prefix + hex.EncodeToString(b[:])
+	u, err := withParams(dbURL, map[string]string{"search_path": schema})
+	if err != nil {
+		return "", nil, err
+	}
+	if err := admin(ctx, dbURL, "CREATE SCHEMA "+schema); err != nil {
+		return "", nil, err
+	}
+	drop := func() error { return admin(context.Background(), dbURL, "DROP SCHEMA IF EXISTS "+schema+" CASCADE") }
+	return u, drop, nil
 }
 
 // Open opens a store on a new schema (see Schema) of the database at dbURL, with a
@@ -63,7 +87,10 @@ func Open(t testing.TB, dbURL string) *postgres.DB {
 // OpenWith is Open with options.
 func OpenWith(t testing.TB, dbURL string, o postgres.Options) *postgres.DB {
 	t.Helper()
-	u := withParams(t, Schema(t, dbURL), map[string]string{"pool_max_conns": strconv.Itoa(MaxConns)})
+	u, err := withParams(Schema(t, dbURL), map[string]string{"pool_max_conns": strconv.Itoa(MaxConns)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	db, err := postgres.OpenWith(ctx, u, o)
@@ -74,41 +101,40 @@ func OpenWith(t testing.TB, dbURL string, o postgres.Options) *postgres.DB {
 	return db
 }
 
-// admin runs one statement on a connection of its own (the test's context may be
-// over when clean-ups run).
-func admin(t testing.TB, dbURL, sql string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+// admin runs one statement on a connection of its own (a test's context may be over
+// when clean-ups run), within a minute.
+func admin(ctx context.Context, dbURL, sql string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
-		t.Fatalf("connect to the test database: %v", err)
+		return fmt.Errorf("connect to the test database: %w", err)
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, sql); err != nil {
-		t.Fatalf("%s: %v", sql, err)
+		return fmt.Errorf("%s: %w", sql, err)
 	}
+	return nil
 }
 
 // withParams adds connection parameters to a postgres:// URL or to a key=value
 // connection string.
-func withParams(t testing.TB, dbURL string, params map[string]string) string {
-	t.Helper()
+func withParams(dbURL string, params map[string]string) (string, error) {
 	if !strings.Contains(dbURL, "://") {
 		for k, v := range params {
 			dbURL += " " + k + "=" + v
 		}
-		return dbURL
+		return dbURL, nil
 	}
 	u, err := url.Parse(dbURL)
 	if err != nil {
-		// The error would show the URL, password and all.
-		t.Fatalf("%s is not a URL", EnvURL)
+		// The parser's error would show the URL, password and all.
+		return "", errors.New("the database URL is not a URL")
 	}
 	q := u.Query()
 	for k, v := range params {
 		q.Set(k, v)
 	}
 	u.RawQuery = q.Encode()
-	return u.String()
+	return u.String(), nil
 }
