@@ -115,7 +115,7 @@ type InventoryStore interface {
 type OrderStore interface {
 	// PlaceOrder places an order under PlanOrders: the pet's stock, the order and the
 	// result on the request's Idempotency-Key change in one transaction, which
-	// concurrent requests share (group commit). A refusal is the error, an *Error;
+	// concurrent requests share (package groupcommit). A refusal is the error, an *Error;
 	// PlacedOrder.Replayed says whether the answer (order or refusal) is the one an
 	// earlier request with the same key got. Any other error means nothing changed.
 	PlaceOrder(ctx context.Context, o NewOrder) (PlacedOrder, error)

@@ -69,11 +69,11 @@ func (db *DB) PendingOrders() int {
 	return n
 }
 
-// placeOrders applies a batch of order requests (the groupcommit ApplyFunc). A batch
-// that lost a key to another process runs again. If the transaction fails on a
-// constraint, which one request can cause for all (an account deleted under it), each
-// request is tried again alone, so that it fails only itself; any other failure fails
-// the batch, and nothing of it is written.
+// placeOrders applies a batch of order requests in one transaction (the groupcommit
+// ApplyFunc; the package says how batches form). A batch that lost an
+// Idempotency-Key to another process runs again; any other failure is settled by
+// groupcommit.Settle, which blames a constraint on one request and tries each alone.
+// Nothing of a failed batch is written.
 func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Outcome[petstore.PlacedOrder]) {
 	var err error
 	for attempt := 0; ; attempt++ {

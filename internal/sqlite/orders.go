@@ -64,12 +64,10 @@ func (db *DB) PlaceOrder(ctx context.Context, o petstore.NewOrder) (petstore.Pla
 // PendingOrders is how many orders wait for a batch to take them.
 func (db *DB) PendingOrders() int { return db.placer.Pending() }
 
-// placeOrders applies a batch of order requests in one write transaction: the
-// placement loop (groupcommit) calls it with whatever arrived while the previous batch
-// committed. If the transaction fails on a constraint, which one request can cause for
-// all (an account deleted under it), each request is tried again alone, so that it
-// fails only itself; any other failure (the commit, a busy or full disk) fails the
-// batch, and nothing of it is written.
+// placeOrders applies a batch of order requests in one write transaction (the
+// groupcommit ApplyFunc; the package says how batches form). A failure is settled by
+// groupcommit.Settle, which blames a constraint on one request and tries each alone;
+// nothing of a failed batch is written.
 func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Outcome[petstore.PlacedOrder]) {
 	err := db.placeBatch(ctx, reqs, out)
 	if err == nil {
