@@ -88,19 +88,27 @@ func newTestAPI(t testing.TB, opts ...apiOption) *testAPI {
 	return a
 }
 
-// loadRouter reads the document the server serves, as a client would.
-func (a *testAPI) loadRouter() routers.Router {
-	a.t.Helper()
+// servedDocument reads the document the server serves, as a client would: the one
+// source of the tests that walk operations and schemas.
+func (a *testAPI) servedDocument(t testing.TB) *openapi3.T {
+	t.Helper()
 	res, err := http.Get(a.URL + "/openapi.json")
 	if err != nil {
-		a.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
 	doc, err := openapi3.NewLoader().LoadFromData(raw)
 	if err != nil {
-		a.t.Fatalf("load served document: %v", err)
+		t.Fatalf("load served document: %v", err)
 	}
+	return doc
+}
+
+// loadRouter routes requests by the served document, which must be valid OpenAPI.
+func (a *testAPI) loadRouter() routers.Router {
+	a.t.Helper()
+	doc := a.servedDocument(a.t)
 	if err := doc.Validate(context.Background()); err != nil {
 		a.t.Fatalf("served document is not valid OpenAPI: %v", err)
 	}

@@ -2,8 +2,6 @@ package httpapi_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"sort"
 	"strings"
 	"testing"
@@ -69,16 +67,7 @@ func (f textField) Policed() bool {
 // the classifier cannot place is reported as an error of t.
 func (a *testAPI) requestStrings(t testing.TB) []textField {
 	t.Helper()
-	res, err := http.Get(a.URL + "/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	doc, err := openapi3.NewLoader().LoadFromData(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := a.servedDocument(t)
 	byID := map[string]docOp{}
 	for _, op := range a.documentOps(t) {
 		byID[op.ID] = op
