@@ -212,15 +212,22 @@ func (s Span) Holds(seq int64, t EventType) bool {
 }
 
 // SpanDelivery is the delivery of event e (Seq, ID, Type and CreatedAt) to endpoint
-// webhookID that span s tells of, the event having no row: sent and succeeded at its
-// first attempt, or failed with the span's error.
-func SpanDelivery(webhookID int64, e Event, s Span) Delivery {
-	d := Delivery{ID: e.Seq, WebhookID: webhookID, EventID: e.ID, EventType: e.Type, CreatedAt: e.CreatedAt,
-		Status: DeliverySucceeded, Attempts: 1}
-	if s.Failed {
-		d.Status, d.Attempts, d.LastError = DeliveryFailed, 0, s.Error
+// webhookID that the span of spans holding it tells of, the event having no row: sent
+// and succeeded at its first attempt, or failed with the span's error. It reports
+// false when no span holds e.
+func SpanDelivery(webhookID int64, e Event, spans []Span) (Delivery, bool) {
+	for _, s := range spans {
+		if !s.Holds(e.Seq, e.Type) {
+			continue
+		}
+		d := Delivery{ID: e.Seq, WebhookID: webhookID, EventID: e.ID, EventType: e.Type, CreatedAt: e.CreatedAt,
+			Status: DeliverySucceeded, Attempts: 1}
+		if s.Failed {
+			d.Status, d.Attempts, d.LastError = DeliveryFailed, 0, s.Error
+		}
+		return d, true
 	}
-	return d
+	return Delivery{}, false
 }
 
 // NextWindow is an endpoint's window of deliveries in flight after an attempt: one

@@ -70,15 +70,10 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 
 // Account finds an account by id.
 func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
-	a, _, err := scanAccount(db.pool.QueryRow(ctx,
-		`SELECT id, email, role, created_at, password_hash FROM accounts WHERE id = $1`, id))
-	if noRows(err) {
-		return petstore.Account{}, petstore.NotFound("Account", id)
-	}
-	if err != nil {
-		return petstore.Account{}, fmt.Errorf("account: %w", err)
-	}
-	return a, nil
+	return one(ctx, db, "account", func() error { return petstore.NotFound("Account", id) }, func(r pgx.Row) (petstore.Account, error) {
+		a, _, err := scanAccount(r)
+		return a, err
+	}, `SELECT id, email, role, created_at, password_hash FROM accounts WHERE id = $1`, id)
 }
 
 // EnsureAccount returns the account with this email, creating it without a password

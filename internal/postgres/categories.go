@@ -57,15 +57,7 @@ const qCategories = `SELECT id, name, description FROM categories WHERE id > $1 
 
 // Categories lists one page of categories by id.
 func (db *DB) Categories(ctx context.Context, p petstore.Page) ([]petstore.Category, error) {
-	rows, err := db.pool.Query(ctx, qCategories, p.After, p.Size())
-	if err != nil {
-		return nil, fmt.Errorf("categories: %w", err)
-	}
-	list, err := collect(rows, 0, scanCategory)
-	if err != nil {
-		return nil, fmt.Errorf("categories: %w", err)
-	}
-	return list, nil
+	return list(ctx, db, "categories", 0, scanCategory, qCategories, p.After, p.Size())
 }
 
 func scanCategory(row pgx.Row) (petstore.Category, error) {

@@ -43,8 +43,8 @@ type DB struct {
 	onDeliveries func()
 	// claimTurn rotates the endpoint a claim serves first.
 	claimTurn atomic.Uint64
-	// purgeChunk (0: the constant) and purged, which is told the size of each full
-	// chunk a purge deletes, are the tests'.
+	// purgeChunk is how many rows a purge deletes at a time (tests make it small);
+	// purged is told each full chunk.
 	purgeChunk int
 	purged     func(int64)
 }
@@ -118,7 +118,8 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	if o.Loops == 0 {
 		o.Loops = max(1, int(cfg.MaxConns)/2)
 	}
-	db := &DB{pool: pool, now: o.Now, beforeCommit: o.BeforeCommit, onDeliveries: o.OnDeliveries}
+	db := &DB{pool: pool, now: o.Now, beforeCommit: o.BeforeCommit, onDeliveries: o.OnDeliveries,
+		purgeChunk: purgeChunk, purged: func(int64) {}}
 	for range o.Loops {
 		db.placers = append(db.placers, groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout))
 	}

@@ -136,27 +136,12 @@ func eventsQuery(f petstore.EventFilter, p petstore.Page) (string, []any) {
 // Events lists a page of the feed by seq; see above for which events it shows.
 func (db *DB) Events(ctx context.Context, f petstore.EventFilter, p petstore.Page) ([]petstore.Event, error) {
 	q, args := eventsQuery(f, p)
-	rows, err := db.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("events: %w", err)
-	}
-	events, err := collect(rows, 0, scanEvent)
-	if err != nil {
-		return nil, fmt.Errorf("events: %w", err)
-	}
-	return events, nil
+	return list(ctx, db, "events", 0, scanEvent, q, args...)
 }
 
 // Event finds an event of the feed by its id.
 func (db *DB) Event(ctx context.Context, id string) (petstore.Event, error) {
-	e, err := scanEvent(db.pool.QueryRow(ctx, `SELECT `+eventColumns+` FROM events WHERE id = $1 AND `+notTest, id))
-	if noRows(err) {
-		return petstore.Event{}, petstore.EventNotFound(id)
-	}
-	if err != nil {
-		return petstore.Event{}, fmt.Errorf("event: %w", err)
-	}
-	return e, nil
+	return one(ctx, db, "event", func() error { return petstore.EventNotFound(id) }, scanEvent, `SELECT `+eventColumns+` FROM events WHERE id = $1 AND `+notTest, id)
 }
 
 // PurgeEvents deletes the events that happened before the given time, with their
@@ -180,11 +165,7 @@ const purgeChunk = 5000
 // that selects how many rows it deleted, until a chunk deletes fewer; it returns how
 // many it deleted in all.
 func (db *DB) purgeInChunks(ctx context.Context, del string, args ...any) (int64, error) {
-	chunk := db.purgeChunk
-	if chunk == 0 {
-		chunk = purgeChunk
-	}
-	args = append(args, chunk)
+	args = append(args, db.purgeChunk)
 	var total int64
 	for {
 		var n int64
@@ -192,11 +173,9 @@ func (db *DB) purgeInChunks(ctx context.Context, del string, args ...any) (int64
 			return total, err
 		}
 		total += n
-		if n < int64(chunk) {
+		if n < int64(db.purgeChunk) {
 			return total, nil
 		}
-		if db.purged != nil {
-			db.purged(n)
-		}
+		db.purged(n)
 	}
 }

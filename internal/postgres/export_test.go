@@ -53,7 +53,14 @@ func (db *DB) HoldEventsForTest(ctx context.Context, events []petstore.Event, wr
 
 // SetPurgeChunkForTest makes purges delete n rows at a time and report each full
 // chunk to purged.
-func SetPurgeChunkForTest(db *DB, n int, purged func(int64)) { db.purgeChunk, db.purged = n, purged }
+func SetPurgeChunkForTest(db *DB, n int, purged func(int64)) {
+	if n > 0 {
+		db.purgeChunk = n
+	}
+	if purged != nil {
+		db.purged = purged
+	}
+}
 
 // AnalyzeForTest gathers the planner's statistics and empties the GIN indexes'
 // pending lists, as autovacuum would after a load.

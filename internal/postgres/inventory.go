@@ -73,43 +73,21 @@ func savePetState(ctx context.Context, tx pgx.Tx, petID int64, st petstore.PetSt
 
 const qInventory = `SELECT id, stock, status FROM pets WHERE id = $1`
 
-func scanInventory(row pgx.Row) (petstore.InventoryItem, error) {
-	var (
-		it     petstore.InventoryItem
-		status string
-	)
-	if err := row.Scan(&it.PetID, &it.Quantity, &status); err != nil {
-		return petstore.InventoryItem{}, err
-	}
-	it.Status = petstore.PetStatus(status)
-	return it, nil
+func scanInventory(row pgx.Row) (it petstore.InventoryItem, err error) {
+	err = row.Scan(&it.PetID, &it.Quantity, (*string)(&it.Status))
+	return it, err
 }
 
 // Inventory returns the stock of one pet.
 func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryItem, error) {
-	it, err := scanInventory(db.pool.QueryRow(ctx, qInventory, petID))
-	if noRows(err) {
-		return petstore.InventoryItem{}, petstore.PetNotFound(petID)
-	}
-	if err != nil {
-		return petstore.InventoryItem{}, fmt.Errorf("inventory: %w", err)
-	}
-	return it, nil
+	return one(ctx, db, "inventory", func() error { return petstore.PetNotFound(petID) }, scanInventory, qInventory, petID)
 }
 
 // Inventories lists one page of the stock of the pets that match every filter, by
 // pet id, with the query of the pet list.
 func (db *DB) Inventories(ctx context.Context, f petstore.InventoryFilter, p petstore.Page) ([]petstore.InventoryItem, error) {
 	q, args := petsQuery(`id, stock, status`, f.Pets(), p)
-	rows, err := db.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("inventories: %w", err)
-	}
-	items, err := collect(rows, 0, scanInventory)
-	if err != nil {
-		return nil, fmt.Errorf("inventories: %w", err)
-	}
-	return items, nil
+	return list(ctx, db, "inventories", 0, scanInventory, q, args...)
 }
 
 // SetInventory sets a pet's stock under PetState.Restock, which may change its status,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/jackc/pgx/v5"
 )
 
 // CreateMessage stores a message as given (its id and time are the caller's; the
@@ -31,16 +32,9 @@ func (db *DB) CreateMessage(ctx context.Context, m petstore.Message) error {
 
 // Message finds one of an account's messages; another account's is ENotFound.
 func (db *DB) Message(ctx context.Context, accountID int64, id string) (petstore.Message, error) {
-	m := petstore.Message{ID: id, AccountID: accountID}
-	err := db.pool.QueryRow(ctx,
-		`SELECT text, status, created_at FROM messages WHERE id = $1 AND account_id = $2`,
-		id, accountID,
-	).Scan(&m.Text, &m.Status, &m.CreatedAt)
-	if noRows(err) {
-		return petstore.Message{}, petstore.MessageNotFound(id)
-	}
-	if err != nil {
-		return petstore.Message{}, fmt.Errorf("message: %w", err)
-	}
-	return m, nil
+	return one(ctx, db, "message", func() error { return petstore.MessageNotFound(id) }, func(r pgx.Row) (petstore.Message, error) {
+		m := petstore.Message{ID: id, AccountID: accountID}
+		err := r.Scan(&m.Text, &m.Status, &m.CreatedAt)
+		return m, err
+	}, `SELECT text, status, created_at FROM messages WHERE id = $1 AND account_id = $2`, id, accountID)
 }

@@ -7,7 +7,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 
-	"github.com/acme-pets/petstore/internal/datamigration"
+	"github.com/acme-pets/petstore/internal/migration"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -43,23 +43,17 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	sqlDB := stdlib.OpenDBFromPool(pool)
 	defer sqlDB.Close() // the pool stays open
-	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, goose.WithSessionLocker(locker),
-		goose.WithGoMigrations(goMigrations()...))
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
+	return migration.Up(ctx, sqlDB, migration.Schema{
+		Dialect: goose.DialectPostgres, Files: fsys, Locker: locker, Go: goMigrations(),
+	})
 }
 
 // goMigrations are the migrations written in Go, numbered among the SQL files of
 // migrations.
 func goMigrations() []*goose.Migration {
 	return []*goose.Migration{
-		goose.NewGoMigration(4, &goose.GoFunc{RunTx: datamigration.RekeyEmails}, nil),
-		goose.NewGoMigration(7, &goose.GoFunc{RunTx: datamigration.LowerPetNames}, nil),
+		goose.NewGoMigration(4, &goose.GoFunc{RunTx: migration.RekeyEmails}, nil),
+		goose.NewGoMigration(7, &goose.GoFunc{RunTx: migration.LowerPetNames}, nil),
 		goose.NewGoMigration(10, &goose.GoFunc{RunTx: indexPetNames}, nil),
 	}
 }

@@ -39,14 +39,7 @@ func orderQuery(id, owner int64) (string, []any) {
 // another account's order is not found (its existence is not revealed).
 func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error) {
 	q, args := orderQuery(id, owner)
-	o, err := scanOrder(db.pool.QueryRow(ctx, q, args...))
-	if noRows(err) {
-		return petstore.Order{}, petstore.NotFound("Order", id)
-	}
-	if err != nil {
-		return petstore.Order{}, fmt.Errorf("order: %w", err)
-	}
-	return o, nil
+	return one(ctx, db, "order", func() error { return petstore.NotFound("Order", id) }, scanOrder, q, args...)
 }
 
 // ordersQuery is the query of one page of the orders that match every filter of f.
@@ -68,15 +61,7 @@ func ordersQuery(f petstore.OrderFilter, p petstore.Page) (string, []any) {
 // Orders lists one page of the orders that match every filter, by id.
 func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Page) ([]petstore.Order, error) {
 	q, args := ordersQuery(f, p)
-	rows, err := db.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("orders: %w", err)
-	}
-	orders, err := collect(rows, 0, scanOrder)
-	if err != nil {
-		return nil, fmt.Errorf("orders: %w", err)
-	}
-	return orders, nil
+	return list(ctx, db, "orders", 0, scanOrder, q, args...)
 }
 
 // lockOrder reads an order and locks its row for the rest of tx, scoped to owner

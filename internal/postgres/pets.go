@@ -37,28 +37,14 @@ const (
 	qPet       = `SELECT ` + petColumns + ` FROM pets WHERE id = $1`
 )
 
-func scanPet(row pgx.Row) (petstore.Pet, error) {
-	var (
-		p      petstore.Pet
-		status string
-	)
-	if err := row.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &p.Stock); err != nil {
-		return petstore.Pet{}, err
-	}
-	p.Status = petstore.PetStatus(status)
-	return p, nil
+func scanPet(row pgx.Row) (p petstore.Pet, err error) {
+	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock)
+	return p, err
 }
 
 // Pet finds a pet by id.
 func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
-	p, err := scanPet(db.pool.QueryRow(ctx, qPet, id))
-	if noRows(err) {
-		return petstore.Pet{}, petstore.PetNotFound(id)
-	}
-	if err != nil {
-		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
-	}
-	return p, nil
+	return one(ctx, db, "pet", func() error { return petstore.PetNotFound(id) }, scanPet, qPet, id)
 }
 
 // Pets lists one page of the pets that match every filter, by id, in one round
@@ -68,15 +54,7 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 		return nil, err
 	}
 	q, args := petsQuery(petColumns, f, p)
-	rows, err := db.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("pets: %w", err)
-	}
-	pets, err := collect(rows, min(p.Size(), petstore.MaxLimit), scanPet)
-	if err != nil {
-		return nil, fmt.Errorf("pets: %w", err)
-	}
-	return pets, nil
+	return list(ctx, db, "pets", min(p.Size(), petstore.MaxLimit), scanPet, q, args...)
 }
 
 // petsQuery is the query of one page of the columns of the pets that match every

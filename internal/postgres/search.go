@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/acme-pets/petstore/internal/migration"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -20,25 +21,8 @@ func indexPetNames(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `ALTER TABLE pets ADD COLUMN name_grams text[] NOT NULL DEFAULT '{}'`); err != nil {
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, name_lower FROM pets`)
+	pets, err := migration.PetKeys(ctx, tx)
 	if err != nil {
-		return err
-	}
-	type pet struct {
-		id  int64
-		key string
-	}
-	var pets []pet
-	for rows.Next() {
-		var p pet
-		if err := rows.Scan(&p.id, &p.key); err != nil {
-			rows.Close()
-			return err
-		}
-		pets = append(pets, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	if len(pets) > 0 {
@@ -48,7 +32,7 @@ func indexPetNames(ctx context.Context, tx *sql.Tx) error {
 		}
 		defer update.Close()
 		for _, p := range pets {
-			if _, err := update.ExecContext(ctx, petstore.NameGrams(p.key), p.id); err != nil {
+			if _, err := update.ExecContext(ctx, petstore.NameGrams(p.Key), p.ID); err != nil {
 				return err
 			}
 		}

@@ -94,14 +94,7 @@ func (db *DB) CreateWebhook(ctx context.Context, w petstore.Webhook) (petstore.W
 
 // Webhook finds an endpoint.
 func (db *DB) Webhook(ctx context.Context, id int64) (petstore.Webhook, error) {
-	w, err := scanWebhook(db.pool.QueryRow(ctx, qWebhook, id))
-	if noRows(err) {
-		return petstore.Webhook{}, petstore.WebhookNotFound(id)
-	}
-	if err != nil {
-		return petstore.Webhook{}, fmt.Errorf("webhook: %w", err)
-	}
-	return w, nil
+	return one(ctx, db, "webhook", func() error { return petstore.WebhookNotFound(id) }, scanWebhook, qWebhook, id)
 }
 
 // The lists of endpoints and of an endpoint's deliveries.
@@ -115,15 +108,7 @@ const (
 
 // Webhooks lists a page of endpoints by id.
 func (db *DB) Webhooks(ctx context.Context, p petstore.Page) ([]petstore.Webhook, error) {
-	rows, err := db.pool.Query(ctx, qWebhooks, p.After, p.Size())
-	if err != nil {
-		return nil, fmt.Errorf("webhooks: %w", err)
-	}
-	list, err := collect(rows, 0, scanWebhook)
-	if err != nil {
-		return nil, fmt.Errorf("webhooks: %w", err)
-	}
-	return list, nil
+	return list(ctx, db, "webhooks", 0, scanWebhook, qWebhooks, p.After, p.Size())
 }
 
 // UpdateWebhook changes an endpoint to what change returns, under the endpoint's row
@@ -389,7 +374,7 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 				return petstore.Delivery{}, err
 			}
 			e.Type = petstore.EventType(typ)
-			d, _ := spanDelivery(webhookID, e, list)
+			d, _ := petstore.SpanDelivery(webhookID, e, list)
 			return d, nil
 		})
 		if err != nil {
@@ -408,16 +393,6 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 		out = []petstore.Delivery{}
 	}
 	return out, nil
-}
-
-// spanDelivery is the delivery of e that the span holding it tells of.
-func spanDelivery(webhookID int64, e petstore.Event, list []petstore.Span) (petstore.Delivery, bool) {
-	for _, s := range list {
-		if s.Holds(e.Seq, e.Type) {
-			return petstore.SpanDelivery(webhookID, e, s), true
-		}
-	}
-	return petstore.Delivery{}, false
 }
 
 // RetryDelivery makes a delivery that is not pending pending again, due at now, with
@@ -497,7 +472,7 @@ func spanDeliveryOf(ctx context.Context, tx pgx.Tx, webhookID, seq int64) (petst
 		return petstore.Delivery{}, false, err
 	}
 	e.Type = petstore.EventType(typ)
-	d, ok := spanDelivery(webhookID, e, list)
+	d, ok := petstore.SpanDelivery(webhookID, e, list)
 	return d, ok, nil
 }
 

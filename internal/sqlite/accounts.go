@@ -51,7 +51,7 @@ func insertAccount(ctx context.Context, tx *sql.Tx, email, passwordHash string, 
 
 const qAccountByEmail = `SELECT id, email, role, created_at, password_hash FROM accounts WHERE email_lower = ?`
 
-func scanAccount(row interface{ Scan(...any) error }) (petstore.Account, string, error) {
+func scanAccount(row scanner) (petstore.Account, string, error) {
 	var (
 		a       petstore.Account
 		role    string
@@ -91,18 +91,10 @@ const qAccount = `SELECT id, email, role, created_at, password_hash FROM account
 
 // Account finds an account by id.
 func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
-	s, err := db.readStmt(ctx, qAccount)
-	if err != nil {
-		return petstore.Account{}, fmt.Errorf("account: %w", err)
-	}
-	a, _, err := scanAccount(s.QueryRowContext(uncancelled(ctx), id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Account{}, petstore.NotFound("Account", id)
-	}
-	if err != nil {
-		return petstore.Account{}, fmt.Errorf("account: %w", err)
-	}
-	return a, nil
+	return one(ctx, db, "account", func() error { return petstore.NotFound("Account", id) }, func(r scanner) (petstore.Account, error) {
+		a, _, err := scanAccount(r)
+		return a, err
+	}, qAccount, id)
 }
 
 // EnsureAccount returns the account with this email, creating it without a password

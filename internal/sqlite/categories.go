@@ -55,18 +55,10 @@ const qCategories = `SELECT id, name, description FROM categories WHERE id > ? O
 
 // Categories lists one page of categories by id.
 func (db *DB) Categories(ctx context.Context, p petstore.Page) ([]petstore.Category, error) {
-	rows, err := db.read.QueryContext(ctx, qCategories, p.After, p.Size())
-	if err != nil {
-		return nil, fmt.Errorf("categories: %w", err)
-	}
-	list, err := collect(rows, 0, scanCategory)
-	if err != nil {
-		return nil, fmt.Errorf("categories: %w", err)
-	}
-	return list, nil
+	return list(uncancelled(ctx), db, "categories", 0, scanCategory, qCategories, p.After, p.Size())
 }
 
-func scanCategory(row interface{ Scan(...any) error }) (petstore.Category, error) {
+func scanCategory(row scanner) (petstore.Category, error) {
 	var c petstore.Category
 	err := row.Scan(&c.ID, &c.Name, &c.Description)
 	return c, err

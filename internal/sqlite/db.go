@@ -87,8 +87,8 @@ type DB struct {
 	onDeliveries func()
 	// claimTurn rotates the endpoint a claim serves first.
 	claimTurn atomic.Uint64
-	// purgeChunk (0: the constant) and purged, which is told the size of each full
-	// chunk a purge deletes, are the tests'.
+	// purgeChunk is how many rows a purge deletes at a time (tests make it small);
+	// purged is told each full chunk.
 	purgeChunk int
 	purged     func(int64)
 }
@@ -156,7 +156,8 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	if o.PetCacheTTL == 0 {
 		o.PetCacheTTL = DefaultPetCacheTTL
 	}
-	db := &DB{write: write, read: read, now: o.Now, beforeCommit: o.BeforeCommit, onDeliveries: o.OnDeliveries, writeStmts: make(map[string]*sql.Stmt),
+	db := &DB{write: write, read: read, now: o.Now, beforeCommit: o.BeforeCommit, onDeliveries: o.OnDeliveries,
+		purgeChunk: purgeChunk, purged: func(int64) {}, writeStmts: make(map[string]*sql.Stmt),
 		pets: newPetCache(o.PetCacheTTL)}
 	db.readStmts.db = read
 	for _, q := range hotWrites {

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -59,7 +58,7 @@ func (db *DB) wakeDispatcher(q bool) {
 
 const eventColumns = `seq, id, type, created_at, data`
 
-func scanEvent(row interface{ Scan(...any) error }) (petstore.Event, error) {
+func scanEvent(row scanner) (petstore.Event, error) {
 	var (
 		e       petstore.Event
 		typ     string
@@ -93,35 +92,12 @@ func eventsQuery(f petstore.EventFilter, p petstore.Page) (string, []any) {
 // Events lists a page of the feed by seq; test events are not in it.
 func (db *DB) Events(ctx context.Context, f petstore.EventFilter, p petstore.Page) ([]petstore.Event, error) {
 	q, args := eventsQuery(f, p)
-	s, err := db.readStmt(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("events: %w", err)
-	}
-	rows, err := s.QueryContext(uncancelled(ctx), args...)
-	if err != nil {
-		return nil, fmt.Errorf("events: %w", err)
-	}
-	events, err := collect(rows, 0, scanEvent)
-	if err != nil {
-		return nil, fmt.Errorf("events: %w", err)
-	}
-	return events, nil
+	return list(uncancelled(ctx), db, "events", 0, scanEvent, q, args...)
 }
 
 // Event finds one event of the feed by its id.
 func (db *DB) Event(ctx context.Context, id string) (petstore.Event, error) {
-	s, err := db.readStmt(ctx, `SELECT `+eventColumns+` FROM events WHERE id = ? AND type <> 'webhook.test'`)
-	if err != nil {
-		return petstore.Event{}, fmt.Errorf("event: %w", err)
-	}
-	e, err := scanEvent(s.QueryRowContext(uncancelled(ctx), id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Event{}, petstore.EventNotFound(id)
-	}
-	if err != nil {
-		return petstore.Event{}, fmt.Errorf("event: %w", err)
-	}
-	return e, nil
+	return one(ctx, db, "event", func() error { return petstore.EventNotFound(id) }, scanEvent, `SELECT `+eventColumns+` FROM events WHERE id = ? AND type <> 'webhook.test'`, id)
 }
 
 // PurgeEvents deletes the events that happened before the given time; their
@@ -157,11 +133,7 @@ const (
 // time in a write transaction of its own, until a chunk deletes fewer rows; it
 // returns how many it deleted in all.
 func (db *DB) purgeInChunks(ctx context.Context, del string, args ...any) (int64, error) {
-	chunk := db.purgeChunk
-	if chunk == 0 {
-		chunk = purgeChunk
-	}
-	args = append(args, chunk)
+	args = append(args, db.purgeChunk)
 	var total int64
 	for {
 		var n int64
@@ -174,12 +146,10 @@ func (db *DB) purgeInChunks(ctx context.Context, del string, args ...any) (int64
 			return err
 		})
 		total += n
-		if err != nil || n < int64(chunk) {
+		if err != nil || n < int64(db.purgeChunk) {
 			return total, err
 		}
-		if db.purged != nil {
-			db.purged(n)
-		}
+		db.purged(n)
 		t := time.NewTimer(purgePause)
 		select {
 		case <-ctx.Done():

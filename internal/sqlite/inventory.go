@@ -56,51 +56,21 @@ func savePetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64, st petst
 
 const qInventory = `SELECT id, stock, status FROM pets WHERE id = ?`
 
-func scanInventory(row interface{ Scan(...any) error }) (petstore.InventoryItem, error) {
-	var (
-		it     petstore.InventoryItem
-		status string
-	)
-	if err := row.Scan(&it.PetID, &it.Quantity, &status); err != nil {
-		return petstore.InventoryItem{}, err
-	}
-	it.Status = petstore.PetStatus(status)
-	return it, nil
+func scanInventory(row scanner) (it petstore.InventoryItem, err error) {
+	err = row.Scan(&it.PetID, &it.Quantity, (*string)(&it.Status))
+	return it, err
 }
 
 // Inventory returns the stock of one pet.
 func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryItem, error) {
-	s, err := db.readStmt(ctx, qInventory)
-	if err != nil {
-		return petstore.InventoryItem{}, fmt.Errorf("inventory: %w", err)
-	}
-	it, err := scanInventory(s.QueryRowContext(uncancelled(ctx), petID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.InventoryItem{}, petstore.PetNotFound(petID)
-	}
-	if err != nil {
-		return petstore.InventoryItem{}, fmt.Errorf("inventory: %w", err)
-	}
-	return it, nil
+	return one(ctx, db, "inventory", func() error { return petstore.PetNotFound(petID) }, scanInventory, qInventory, petID)
 }
 
 // Inventories lists one page of the stock of the pets that match every filter, by
 // pet id, with the query of the pet list.
 func (db *DB) Inventories(ctx context.Context, f petstore.InventoryFilter, p petstore.Page) ([]petstore.InventoryItem, error) {
 	q, args := petsQuery(`id, stock, status`, f.Pets(), p)
-	s, err := db.readStmt(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("inventories: %w", err)
-	}
-	rows, err := s.QueryContext(uncancelled(ctx), args...)
-	if err != nil {
-		return nil, fmt.Errorf("inventories: %w", err)
-	}
-	items, err := collect(rows, 0, scanInventory)
-	if err != nil {
-		return nil, fmt.Errorf("inventories: %w", err)
-	}
-	return items, nil
+	return list(uncancelled(ctx), db, "inventories", 0, scanInventory, q, args...)
 }
 
 // SetInventory sets a pet's stock under PetState.Restock, which may change its status.

@@ -45,11 +45,7 @@ const qAPIKeys = `SELECT id, name, prefix, created_at FROM api_keys
 
 // APIKeys lists a page of an account's keys that are not revoked, by id.
 func (db *DB) APIKeys(ctx context.Context, accountID int64, p petstore.Page) ([]petstore.APIKey, error) {
-	rows, err := db.read.QueryContext(ctx, qAPIKeys, accountID, p.After, p.Size())
-	if err != nil {
-		return nil, fmt.Errorf("api keys: %w", err)
-	}
-	keys, err := collect(rows, 0, func(row interface{ Scan(...any) error }) (petstore.APIKey, error) {
+	return list(uncancelled(ctx), db, "api keys", 0, func(row scanner) (petstore.APIKey, error) {
 		k := petstore.APIKey{AccountID: accountID}
 		var created string
 		if err := row.Scan(&k.ID, &k.Name, &k.Prefix, &created); err != nil {
@@ -58,11 +54,7 @@ func (db *DB) APIKeys(ctx context.Context, accountID int64, p petstore.Page) ([]
 		at, err := parseTime(created)
 		k.CreatedAt = at
 		return k, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("api keys: %w", err)
-	}
-	return keys, nil
+	}, qAPIKeys, accountID, p.After, p.Size())
 }
 
 // RevokeAPIKey revokes one of an account's keys. Another account's key, and a key

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -35,20 +34,13 @@ func (db *DB) CreateMessage(ctx context.Context, m petstore.Message) error {
 
 // Message finds one of an account's messages; another account's is ENotFound.
 func (db *DB) Message(ctx context.Context, accountID int64, id string) (petstore.Message, error) {
-	m := petstore.Message{ID: id, AccountID: accountID}
-	var created string
-	err := db.read.QueryRowContext(ctx,
-		`SELECT text, status, created_at FROM messages WHERE id = ? AND account_id = ?`,
-		id, accountID,
-	).Scan(&m.Text, &m.Status, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Message{}, petstore.MessageNotFound(id)
-	}
-	if err != nil {
-		return petstore.Message{}, fmt.Errorf("message: %w", err)
-	}
-	if m.CreatedAt, err = parseTime(created); err != nil {
-		return petstore.Message{}, fmt.Errorf("message: %w", err)
-	}
-	return m, nil
+	return one(ctx, db, "message", func() error { return petstore.MessageNotFound(id) }, func(r scanner) (petstore.Message, error) {
+		m := petstore.Message{ID: id, AccountID: accountID}
+		var created string
+		err := r.Scan(&m.Text, &m.Status, &created)
+		if err == nil {
+			m.CreatedAt, err = parseTime(created)
+		}
+		return m, err
+	}, `SELECT text, status, created_at FROM messages WHERE id = ? AND account_id = ?`, id, accountID)
 }

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/acme-pets/petstore/internal/datamigration"
+	"github.com/acme-pets/petstore/internal/migration"
 	"github.com/pressly/goose/v3"
 )
 
@@ -19,23 +19,17 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithSessionLocker(migrationLock{}),
-		goose.WithGoMigrations(goMigrations()...))
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
+	return migration.Up(ctx, db, migration.Schema{
+		Dialect: goose.DialectSQLite3, Files: fsys, Locker: migrationLock{}, Go: goMigrations(),
+	})
 }
 
 // goMigrations are the migrations written in Go, numbered among the SQL files of
 // migrations.
 func goMigrations() []*goose.Migration {
 	return []*goose.Migration{
-		goose.NewGoMigration(7, &goose.GoFunc{RunTx: datamigration.RekeyEmails}, nil),
-		goose.NewGoMigration(10, &goose.GoFunc{RunTx: datamigration.LowerPetNames}, nil),
+		goose.NewGoMigration(7, &goose.GoFunc{RunTx: migration.RekeyEmails}, nil),
+		goose.NewGoMigration(10, &goose.GoFunc{RunTx: migration.LowerPetNames}, nil),
 		goose.NewGoMigration(13, &goose.GoFunc{RunTx: indexPetNames}, nil),
 	}
 }

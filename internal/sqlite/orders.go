@@ -22,7 +22,7 @@ const (
 	qShipOrder     = `UPDATE orders SET ship_date = ? WHERE id = ?`
 )
 
-func scanOrder(row interface{ Scan(...any) error }) (petstore.Order, error) {
+func scanOrder(row scanner) (petstore.Order, error) {
 	var (
 		o       petstore.Order
 		ship    sql.NullString
@@ -179,18 +179,7 @@ func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error
 	if owner != 0 {
 		q, args = qOwnedOrder, []any{id, owner}
 	}
-	s, err := db.readStmt(ctx, q)
-	if err != nil {
-		return petstore.Order{}, fmt.Errorf("order: %w", err)
-	}
-	o, err := scanOrder(s.QueryRowContext(uncancelled(ctx), args...))
-	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Order{}, petstore.NotFound("Order", id)
-	}
-	if err != nil {
-		return petstore.Order{}, fmt.Errorf("order: %w", err)
-	}
-	return o, nil
+	return one(ctx, db, "order", func() error { return petstore.NotFound("Order", id) }, scanOrder, q, args...)
 }
 
 // ordersQuery is the query of one page of the orders that match every filter of f.
@@ -212,19 +201,7 @@ func ordersQuery(f petstore.OrderFilter, p petstore.Page) (string, []any) {
 // Orders lists one page of the orders that match every filter, by id.
 func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Page) ([]petstore.Order, error) {
 	q, args := ordersQuery(f, p)
-	s, err := db.readStmt(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("orders: %w", err)
-	}
-	rows, err := s.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, fmt.Errorf("orders: %w", err)
-	}
-	orders, err := collect(rows, 0, scanOrder)
-	if err != nil {
-		return nil, fmt.Errorf("orders: %w", err)
-	}
-	return orders, nil
+	return list(ctx, db, "orders", 0, scanOrder, q, args...)
 }
 
 // loadOrder reads an order inside a write transaction, scoped to owner when it is not 0.

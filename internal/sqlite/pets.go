@@ -45,16 +45,9 @@ const (
 	qPet       = `SELECT ` + petColumns + ` FROM pets WHERE id = ?`
 )
 
-func scanPet(row interface{ Scan(...any) error }) (petstore.Pet, error) {
-	var (
-		p      petstore.Pet
-		status string
-	)
-	if err := row.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &p.Stock); err != nil {
-		return petstore.Pet{}, err
-	}
-	p.Status = petstore.PetStatus(status)
-	return p, nil
+func scanPet(row scanner) (p petstore.Pet, err error) {
+	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock)
+	return p, err
 }
 
 // Pet finds a pet by id, from the pet cache when it has it (see petCache).
@@ -87,19 +80,7 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 		return nil, err
 	}
 	q, args := petsQuery(petColumns, f, p)
-	s, err := db.readStmt(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("pets: %w", err)
-	}
-	rows, err := s.QueryContext(uncancelled(ctx), args...)
-	if err != nil {
-		return nil, fmt.Errorf("pets: %w", err)
-	}
-	pets, err := collect(rows, min(p.Size(), petstore.MaxLimit), scanPet)
-	if err != nil {
-		return nil, fmt.Errorf("pets: %w", err)
-	}
-	return pets, nil
+	return list(uncancelled(ctx), db, "pets", min(p.Size(), petstore.MaxLimit), scanPet, q, args...)
 }
 
 // petsQuery is the query of one page of the columns of the pets that match every

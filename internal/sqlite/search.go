@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/acme-pets/petstore/internal/migration"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -76,29 +77,12 @@ func indexPetNames(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO pet_name_grams (pet_name_grams, rank) VALUES ('automerge', 2)`); err != nil {
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, name_lower FROM pets`)
+	pets, err := migration.PetKeys(ctx, tx)
 	if err != nil {
 		return err
 	}
-	type pet struct {
-		id  int64
-		key string
-	}
-	var pets []pet
-	for rows.Next() {
-		var p pet
-		if err := rows.Scan(&p.id, &p.key); err != nil {
-			rows.Close()
-			return err
-		}
-		pets = append(pets, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
 	for _, p := range pets {
-		if err := indexPetName(ctx, tx, p.id, p.key); err != nil {
+		if err := indexPetName(ctx, tx, p.ID, p.Key); err != nil {
 			return err
 		}
 	}

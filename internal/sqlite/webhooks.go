@@ -21,7 +21,7 @@ const (
 	deliveryFrom = ` FROM deliveries d JOIN events e ON e.seq = d.event_seq`
 )
 
-func scanWebhook(row interface{ Scan(...any) error }) (petstore.Webhook, error) {
+func scanWebhook(row scanner) (petstore.Webhook, error) {
 	var (
 		w                petstore.Webhook
 		expires, failing sql.NullString
@@ -51,7 +51,7 @@ func parseWebhookTimes(w *petstore.Webhook, expires, failing sql.NullString, cre
 	return err
 }
 
-func scanDelivery(row interface{ Scan(...any) error }, more ...any) (petstore.Delivery, error) {
+func scanDelivery(row scanner, more ...any) (petstore.Delivery, error) {
 	var (
 		d           petstore.Delivery
 		typ, status string
@@ -110,18 +110,7 @@ func (db *DB) CreateWebhook(ctx context.Context, w petstore.Webhook) (petstore.W
 
 // Webhook finds an endpoint.
 func (db *DB) Webhook(ctx context.Context, id int64) (petstore.Webhook, error) {
-	s, err := db.readStmt(ctx, qWebhook)
-	if err != nil {
-		return petstore.Webhook{}, fmt.Errorf("webhook: %w", err)
-	}
-	w, err := scanWebhook(s.QueryRowContext(uncancelled(ctx), id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Webhook{}, petstore.WebhookNotFound(id)
-	}
-	if err != nil {
-		return petstore.Webhook{}, fmt.Errorf("webhook: %w", err)
-	}
-	return w, nil
+	return one(ctx, db, "webhook", func() error { return petstore.WebhookNotFound(id) }, scanWebhook, qWebhook, id)
 }
 
 // The lists of endpoints and of an endpoint's deliveries.
@@ -135,19 +124,7 @@ const (
 
 // Webhooks lists a page of endpoints by id.
 func (db *DB) Webhooks(ctx context.Context, p petstore.Page) ([]petstore.Webhook, error) {
-	s, err := db.readStmt(ctx, qWebhooks)
-	if err != nil {
-		return nil, fmt.Errorf("webhooks: %w", err)
-	}
-	rows, err := s.QueryContext(uncancelled(ctx), p.After, p.Size())
-	if err != nil {
-		return nil, fmt.Errorf("webhooks: %w", err)
-	}
-	hooks, err := collect(rows, 0, scanWebhook)
-	if err != nil {
-		return nil, fmt.Errorf("webhooks: %w", err)
-	}
-	return hooks, nil
+	return list(uncancelled(ctx), db, "webhooks", 0, scanWebhook, qWebhooks, p.After, p.Size())
 }
 
 // loadWebhook reads an endpoint inside a write transaction.
@@ -384,7 +361,7 @@ func spanQuery(id int64, list []petstore.Span, after int64, limit int) (string, 
 // eventHead is what a delivery shows of its event.
 const eventHead = `e.seq, e.id, e.type, e.created_at`
 
-func scanEventHead(row interface{ Scan(...any) error }) (petstore.Event, error) {
+func scanEventHead(row scanner) (petstore.Event, error) {
 	var (
 		e            petstore.Event
 		typ, created string
@@ -449,7 +426,7 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 		if err != nil {
 			return nil, fmt.Errorf("deliveries: %w", err)
 		}
-		if d, ok := spanDelivery(webhookID, e, list); ok {
+		if d, ok := petstore.SpanDelivery(webhookID, e, list); ok {
 			told = append(told, d)
 		}
 	}
@@ -457,16 +434,6 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}
 	return petstore.MergeDeliveries(out, told, p.Size()), nil
-}
-
-// spanDelivery is the delivery of e that the span holding it tells of.
-func spanDelivery(webhookID int64, e petstore.Event, list []petstore.Span) (petstore.Delivery, bool) {
-	for _, s := range list {
-		if s.Holds(e.Seq, e.Type) {
-			return petstore.SpanDelivery(webhookID, e, s), true
-		}
-	}
-	return petstore.Delivery{}, false
 }
 
 // RetryDelivery makes a delivery pending again, due at now, with a fresh retry
@@ -532,7 +499,7 @@ func spanDeliveryOf(ctx context.Context, tx *sql.Tx, webhookID, seq int64) (pets
 	if err != nil {
 		return petstore.Delivery{}, false, err
 	}
-	d, ok := spanDelivery(webhookID, e, list)
+	d, ok := petstore.SpanDelivery(webhookID, e, list)
 	return d, ok, nil
 }
 
