@@ -10,7 +10,7 @@ import (
 )
 
 func toPet(p petstore.Pet) oas.Pet {
-	return oas.Pet{ID: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: string(p.Status)}
+	return oas.Pet{ID: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: string(p.Status), Stock: int32(p.Stock)}
 }
 
 func toCategory(c petstore.Category) oas.Category {

@@ -824,7 +824,7 @@ func TestEncodeEvent(t *testing.T) {
 			`{"id":"evt_aaaaaaaaaaaaaaaaaaaaaaaaaa","type":"order.placed","createdAt":"2026-11-21T12:00:30Z","data":{"id":10,"petId":1,"quantity":2,"shipDate":"2026-12-24T10:00:00Z","complete":false,"accountId":2}}`},
 		{"a pet", petstore.Event{ID: "evt_bbbbbbbbbbbbbbbbbbbbbbbbbb", Type: petstore.PetStatusChanged, CreatedAt: at,
 			Pet: &petstore.Pet{ID: 7, Name: "Rex", CategoryID: 3, Status: petstore.Sold, Stock: 0}},
-			`{"id":"evt_bbbbbbbbbbbbbbbbbbbbbbbbbb","type":"pet.status_changed","createdAt":"2026-11-21T12:00:30Z","data":{"id":7,"name":"Rex","categoryId":3,"status":"sold"}}`},
+			`{"id":"evt_bbbbbbbbbbbbbbbbbbbbbbbbbb","type":"pet.status_changed","createdAt":"2026-11-21T12:00:30Z","data":{"id":7,"name":"Rex","categoryId":3,"status":"sold","stock":0}}`},
 		{"an inventory item", petstore.Event{ID: "evt_cccccccccccccccccccccccccc", Type: petstore.PetSoldOut, CreatedAt: at.In(time.FixedZone("CET", 3600)),
 			Inventory: &petstore.InventoryItem{PetID: 7, Quantity: 0, Status: petstore.Pending}},
 			`{"id":"evt_cccccccccccccccccccccccccc","type":"pet.sold_out","createdAt":"2026-11-21T12:00:30Z","data":{"petId":7,"quantity":0,"status":"pending"}}`},

@@ -2975,6 +2975,19 @@ func (s *EventData) Decode(d *jx.Decoder) error {
 				}
 				found = true
 				s.Type = match
+			case "stock":
+				// Type-based discrimination: check if field has expected JSON type
+				if typ := d.Next(); typ != jx.Number {
+					// Field exists but has wrong type, not a match for this variant
+					return d.Skip()
+				}
+				match := PetEventData
+				if found && s.Type != match {
+					s.Type = ""
+					return errors.Errorf("multiple oneOf matches: (%v, %v)", s.Type, match)
+				}
+				found = true
+				s.Type = match
 			case "updatedAt":
 				match := WebhookEventData
 				if found && s.Type != match {
@@ -6726,13 +6739,18 @@ func (s *Pet) encodeFields(e *jx.Encoder) {
 		e.FieldStart("status")
 		e.Str(s.Status)
 	}
+	{
+		e.FieldStart("stock")
+		e.Int32(s.Stock)
+	}
 }
 
-var jsonFieldsNameOfPet = [4]string{
+var jsonFieldsNameOfPet = [5]string{
 	0: "id",
 	1: "name",
 	2: "categoryId",
 	3: "status",
+	4: "stock",
 }
 
 // Decode decodes Pet from json.
@@ -6792,6 +6810,18 @@ func (s *Pet) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"status\"")
 			}
+		case "stock":
+			requiredBitSet[0] |= 1 << 4
+			if err := func() error {
+				v, err := d.Int32()
+				s.Stock = int32(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"stock\"")
+			}
 		default:
 			return d.Skip()
 		}
@@ -6802,7 +6832,7 @@ func (s *Pet) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001111,
+		0b00011111,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.

@@ -2596,7 +2596,10 @@ func (s *OrderUpdate) SetShipDate(val OptDateTime) {
 	s.ShipDate = val
 }
 
-// An animal in the store.
+// An animal in the store. It can be ordered when its `status` is `available` and its `stock` covers
+// the quantity: a new pet is `available` with a stock of 0 until an admin restocks it
+// (`PUT /store/inventory/{petId}`), so a storefront shows a pet with no stock as sold out rather than
+// hiding it or offering it.
 // Ref: #/components/schemas/Pet
 type Pet struct {
 	// Unique identifier assigned on creation.
@@ -2608,6 +2611,9 @@ type Pet struct {
 	// Status of the animal in the store. Known values: `available`, `pending`, `sold`. An open list: a
 	// minor version may add values, so treat one you do not know as not for sale rather than failing.
 	Status string `json:"status"`
+	// Units in stock when the pet was read: the `quantity` of its inventory entry
+	// (`GET /store/inventory/{petId}`). Set only through the inventory; read-only here.
+	Stock int32 `json:"stock"`
 }
 
 // GetID returns the value of ID.
@@ -2630,6 +2636,11 @@ func (s *Pet) GetStatus() string {
 	return s.Status
 }
 
+// GetStock returns the value of Stock.
+func (s *Pet) GetStock() int32 {
+	return s.Stock
+}
+
 // SetID sets the value of ID.
 func (s *Pet) SetID(val int64) {
 	s.ID = val
@@ -2648,6 +2659,11 @@ func (s *Pet) SetCategoryId(val int64) {
 // SetStatus sets the value of Status.
 func (s *Pet) SetStatus(val string) {
 	s.Status = val
+}
+
+// SetStock sets the value of Stock.
+func (s *Pet) SetStock(val int32) {
+	s.Stock = val
 }
 
 func (*Pet) replacePetRes() {}

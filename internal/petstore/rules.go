@@ -31,7 +31,7 @@ func (s PetState) Take(quantity int) (PetState, error) {
 		return s, Errorf(EInvalidTransition, "The pet is %s; only an available pet can be ordered.", s.Status)
 	}
 	if s.Stock < quantity {
-		return s, Errorf(EInsufficientStock, "Only %d in stock; %d were ordered.", s.Stock, quantity)
+		return s, Errorf(EInsufficientStock, "%d in stock, fewer than the %d ordered.", s.Stock, quantity)
 	}
 	s.Stock -= quantity
 	s.OpenOrders++

@@ -593,7 +593,10 @@ type OrderUpdate struct {
 	ShipDate *time.Time `json:"shipDate,omitempty"`
 }
 
-// Pet An animal in the store.
+// Pet An animal in the store. It can be ordered when its `status` is `available` and its
+// `stock` covers the quantity: a new pet is `available` with a stock of 0 until an admin
+// restocks it (`PUT /store/inventory/{petId}`), so a storefront shows a pet with no
+// stock as sold out rather than hiding it or offering it.
 type Pet struct {
 	// CategoryID Id of the category the animal belongs to.
 	//
@@ -617,6 +620,13 @@ type Pet struct {
 	//
 	// Example: available
 	Status string `json:"status"`
+
+	// Stock Units in stock when the pet was read: the `quantity` of its inventory entry
+	// (`GET /store/inventory/{petId}`). Set only through the inventory; read-only here.
+	//
+	//
+	// Example: 3
+	Stock *int32 `json:"stock,omitempty"`
 }
 
 // PetPatch A JSON merge patch of a pet; fields left out keep their value.
