@@ -154,6 +154,7 @@ test("errors: validation details, unknown key, missing resource", async () => {
 
   const missing = await customer.categories.get(424242).catch((e: unknown) => e);
   assert.ok(missing instanceof PetstoreError && missing.code === "not_found" && missing.status === 404, String(missing));
+  assert.equal(String(missing), `PetstoreError: not_found (404): ${missing.message}`);
 });
 
 test("lists: every list follows its Link pages; ids is the batch lookup; name finds pets", async () => {
