@@ -86,12 +86,14 @@ const encoder = new TextEncoder();
  * than once: dedupe by the event's `id`.
  *
  * @param payload The request body as received.
- * @param signatureHeader The `Petstore-Signature` header (`null` or `undefined` when absent).
+ * @param signatureHeader The `Petstore-Signature` header: `headers.get("Petstore-Signature")`
+ *   of a fetch `Request`, or `req.headers["petstore-signature"]` of Node's `http` (a list, when
+ *   there is one, is read as the header sent that many times, which is refused).
  * @param secret The endpoint's whole secret, `whsec_` included.
  */
 export async function constructEvent(
   payload: string | Uint8Array,
-  signatureHeader: string | null | undefined,
+  signatureHeader: string | readonly string[] | null | undefined,
   secret: string,
   options: ConstructEventOptions = {},
 ): Promise<Event> {
@@ -103,7 +105,8 @@ export async function constructEvent(
     // Most likely an unset environment variable: nothing would ever verify.
     throw new TypeError("constructEvent: secret is empty");
   }
-  const { timestamp, signatures } = parseSignatureHeader(signatureHeader);
+  const header = typeof signatureHeader === "object" && signatureHeader !== null ? signatureHeader.join(",") : signatureHeader;
+  const { timestamp, signatures } = parseSignatureHeader(header);
 
   const now = Math.floor((options.now ?? Date.now)() / 1000);
   if (Math.abs(now - timestamp) > toleranceSeconds) throw new WebhookTimestampError(timestamp, now, toleranceSeconds);
