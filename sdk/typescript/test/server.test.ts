@@ -2,6 +2,8 @@
 // day, errors, every list, the deprecated call, and webhooks: endpoints, deliveries to a
 // receiver on loopback checked with constructEvent, and the event feed.
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import {
   basicAuth,
@@ -9,7 +11,9 @@ import {
   createPetstore,
   PetstoreError,
   WebhookSignatureError,
+  WebhookVerificationError,
   type DeprecationNotice,
+  type Event,
   type Petstore,
 } from "@acme-pets/petstore";
 import { startPetstore, type Server } from "./harness.js";
@@ -429,5 +433,71 @@ test("deliveries: a failed delivery is retried by hand, once its endpoint is ena
     await admin.webhooks.delete(hook.id);
   } finally {
     await receiver.close();
+  }
+});
+
+test("the README's receiver: a delivery is handled once and answered 204, a forged one 400", async () => {
+  let secret = "";
+  const events: Event[] = [];
+  // --- receiver start (the README's, but for the secret, the port and what handle does) ---
+  const handled = new Set<string>(); // a delivery may come more than once: dedupe by event id
+
+  async function handle(event: Event): Promise<void> {
+    events.push(event);
+  }
+
+  const receiver = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    try {
+      const event = await constructEvent(Buffer.concat(chunks), req.headers["petstore-signature"], secret);
+      if (!handled.has(event.id)) {
+        await handle(event);
+        handled.add(event.id);
+      }
+      res.writeHead(204).end(); // any 2xx within 10 seconds is success
+    } catch (error) {
+      // 400: not signed with this secret, or too old: do not act on it. Else 500: sent again later.
+      res.writeHead(error instanceof WebhookVerificationError ? 400 : 500).end();
+    }
+  }).listen(0, "127.0.0.1");
+  // --- receiver end ---
+  let requests = 0;
+  receiver.on("request", () => requests++);
+  try {
+    await new Promise((resolve) => receiver.once("listening", resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+    const hook = await admin.webhooks.create({ url, events: ["inventory.updated"] });
+    secret = hook.secret;
+
+    const sent = await admin.webhooks.sendTest(hook.id);
+    await eventually(
+      () => all(admin.deliveries.list(hook.id)),
+      (ds) => ds.some((d) => d.id === sent.id && d.status === "succeeded"),
+    );
+    // Sent again: answered 204, not handled twice.
+    await admin.deliveries.retry(hook.id, sent.id);
+    await eventually(
+      () => admin.deliveries.pages(hook.id).next(),
+      (page) => page.value?.items.some((d) => d.id === sent.id && d.status === "succeeded" && d.attempts === 1) ?? false,
+    );
+    assert.deepEqual(
+      events.map((e) => [e.id, e.type]),
+      [[sent.eventId, "webhook.test"]],
+    );
+    assert.equal(requests, 2);
+
+    const body = JSON.stringify({ id: "evt_forgedforgedforgedforgedfo", type: "order.placed", createdAt: "2026-11-21T12:00:30Z", data: {} });
+    const forged = await fetch(url, {
+      method: "POST",
+      body,
+      headers: { "Petstore-Signature": `t=${Math.floor(Date.now() / 1000)},v1=${"0".repeat(64)}`, "Content-Type": "application/json" },
+    });
+    assert.equal(forged.status, 400);
+    assert.equal((await fetch(url, { method: "POST", body })).status, 400);
+    assert.equal(events.length, 1);
+    await admin.webhooks.delete(hook.id);
+  } finally {
+    await new Promise((resolve) => receiver.close(resolve));
   }
 });
