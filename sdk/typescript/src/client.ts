@@ -6,13 +6,18 @@ import type {
   ApiKey,
   Category,
   CreatedApiKey,
+  Delivery,
+  Event,
   InventoryItem,
   InventoryUpdate,
   ListApiKeysQuery,
   ListCategoriesQuery,
+  ListDeliveriesQuery,
+  ListEventsQuery,
   ListInventoryQuery,
   ListOrdersQuery,
   ListPetsQuery,
+  ListWebhooksQuery,
   Message,
   NewAccount,
   NewApiKey,
@@ -20,10 +25,15 @@ import type {
   NewMessage,
   NewOrder,
   NewPet,
+  NewWebhook,
   Order,
   OrderUpdate,
   Pet,
   PetPatch,
+  SecretRotation,
+  Webhook,
+  WebhookPatch,
+  WebhookWithSecret,
 } from "./types.js";
 import { deprecationMiddleware, linkTarget, retryingFetch, warnOncePerOperation, type DeprecationNotice, type Fetch } from "./transport.js";
 
@@ -165,6 +175,75 @@ export interface Petstore {
     update(orderId: number, update: OrderUpdate, options?: CallOptions): Promise<Order>;
     cancel(orderId: number, options?: CallOptions): Promise<void>;
   };
+  /**
+   * Webhook endpoints, which are sent signed events as they happen (admin only: a
+   * customer's key gets a 403 `forbidden`). Check every delivery with `constructEvent`.
+   */
+  webhooks: {
+    /** Endpoints by id, without their secrets. */
+    list(query?: ListWebhooksQuery, options?: CallOptions): ListIterator<Webhook>;
+    pages(query?: ListWebhooksQuery, options?: CallOptions): PageIterator<Webhook>;
+    /**
+     * Register an endpoint, enabled, for `events`: types, or `["*"]` (alone) for every type,
+     * those added later included. The URL is `https://` on a public address (private and
+     * loopback ones, over `http://` too, only when the operator allows them); a URL that
+     * may not be used is a `validation_failed` on `url`, a 101st endpoint a `conflict`. The
+     * answer's `secret` is shown only here (and on rotation): keep it for `constructEvent`.
+     */
+    create(webhook: NewWebhook, options?: CallOptions): Promise<WebhookWithSecret>;
+    /** The endpoint without its secret: `enabled`, why the service disabled it, since when it fails, until when a rotated secret still signs. */
+    get(webhookId: number, options?: CallOptions): Promise<Webhook>;
+    /**
+     * A JSON merge patch: fields left out keep their value, `description: null` removes it.
+     * `enabled: false` stops deliveries (the pending ones fail); `enabled: true` enables an
+     * endpoint again (retry the failed deliveries you still want with `deliveries.retry`).
+     */
+    update(webhookId: number, patch: WebhookPatch, options?: CallOptions): Promise<Webhook>;
+    /** Removes the endpoint and its deliveries; its events stay in the feed. */
+    delete(webhookId: number, options?: CallOptions): Promise<void>;
+    /**
+     * A new signing secret, shown only in this answer. The replaced one keeps signing for
+     * `overlapSeconds` (default 86 400, 24 hours; `previousSecretExpiresAt`), so deliveries
+     * carry one `v1` per secret and the receiver may switch at any time within the overlap;
+     * `{ overlapSeconds: 0 }` revokes a leaked secret at once. Never retried.
+     */
+    rotateSecret(webhookId: number, rotation?: SecretRotation, options?: CallOptions): Promise<WebhookWithSecret>;
+    /**
+     * Sends a `webhook.test` event (its `data` is the endpoint) to this endpoint only, enabled
+     * or not, whatever it subscribes to; answers the pending delivery. The event is not in
+     * the feed. With 10 test deliveries pending, a `conflict`. Never retried.
+     */
+    sendTest(webhookId: number, options?: CallOptions): Promise<Delivery>;
+  };
+  /** The deliveries of a webhook endpoint (admin only). */
+  deliveries: {
+    /**
+     * The endpoint's deliveries, oldest first: status, attempts, the last answer or error,
+     * when the next attempt is due. An event is listed once it is being sent; a delivery that
+     * succeeded at its first attempt is `attempts: 1` without `lastAttemptAt`.
+     */
+    list(webhookId: number, query?: ListDeliveriesQuery, options?: CallOptions): ListIterator<Delivery>;
+    pages(webhookId: number, query?: ListDeliveriesQuery, options?: CallOptions): PageIterator<Delivery>;
+    /**
+     * Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of
+     * retries; a `succeeded` one is sent again (receivers dedupe by event id); a `pending`
+     * one is left as it is. A delivery of a disabled endpoint is a `conflict`: enable the
+     * endpoint first. Never retried.
+     */
+    retry(webhookId: number, deliveryId: number, options?: CallOptions): Promise<Delivery>;
+  };
+  /** The pull feed of events (admin only), for consumers that cannot receive webhooks. */
+  events: {
+    /**
+     * The feed, oldest first, with the ids and bodies endpoints are sent (`webhook.test`
+     * excepted); `type` keeps one type. Every page that holds events links to the next, so
+     * the list ends at the first empty page: you are caught up. Events are kept 30 days.
+     */
+    list(query?: ListEventsQuery, options?: CallOptions): ListIterator<Event>;
+    pages(query?: ListEventsQuery, options?: CallOptions): PageIterator<Event>;
+    /** One event of the feed; a `webhook.test` event or one past the retention is a `not_found`. */
+    get(eventId: string, options?: CallOptions): Promise<Event>;
+  };
   /** The underlying openapi-fetch client (same key, retries and deprecation handling), for anything else. */
   raw: Client<paths>;
 }
@@ -297,6 +376,30 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       get: (orderId, o) => unwrap(raw.GET("/store/orders/{orderId}", { params: { path: { orderId } }, ...init(o) })),
       update: (orderId, body, o) => unwrap(raw.PATCH("/store/orders/{orderId}", { params: { path: { orderId } }, body, ...init(o) })),
       cancel: (orderId, o) => unwrap(raw.DELETE("/store/orders/{orderId}", { params: { path: { orderId } }, ...init(o) })),
+    },
+    webhooks: {
+      list: (query = {}, o) => list((middleware) => raw.GET("/webhooks", { params: { query }, middleware, ...init(o) })),
+      pages: (query = {}, o) => pages((middleware) => raw.GET("/webhooks", { params: { query }, middleware, ...init(o) })),
+      create: (body, o) => unwrap(raw.POST("/webhooks", { body, ...init(o) })),
+      get: (webhookId, o) => unwrap(raw.GET("/webhooks/{webhookId}", { params: { path: { webhookId } }, ...init(o) })),
+      update: (webhookId, body, o) => unwrap(raw.PATCH("/webhooks/{webhookId}", { params: { path: { webhookId } }, body, ...init(o) })),
+      delete: (webhookId, o) => unwrap(raw.DELETE("/webhooks/{webhookId}", { params: { path: { webhookId } }, ...init(o) })),
+      rotateSecret: (webhookId, body, o) =>
+        unwrap(raw.POST("/webhooks/{webhookId}/rotate-secret", { params: { path: { webhookId } }, body, ...init(o) })),
+      sendTest: (webhookId, o) => unwrap(raw.POST("/webhooks/{webhookId}/test", { params: { path: { webhookId } }, ...init(o) })),
+    },
+    deliveries: {
+      list: (webhookId, query = {}, o) =>
+        list((middleware) => raw.GET("/webhooks/{webhookId}/deliveries", { params: { path: { webhookId }, query }, middleware, ...init(o) })),
+      pages: (webhookId, query = {}, o) =>
+        pages((middleware) => raw.GET("/webhooks/{webhookId}/deliveries", { params: { path: { webhookId }, query }, middleware, ...init(o) })),
+      retry: (webhookId, deliveryId, o) =>
+        unwrap(raw.POST("/webhooks/{webhookId}/deliveries/{deliveryId}/retry", { params: { path: { webhookId, deliveryId } }, ...init(o) })),
+    },
+    events: {
+      list: (query = {}, o) => list((middleware) => raw.GET("/events", { params: { query }, middleware, ...init(o) })),
+      pages: (query = {}, o) => pages((middleware) => raw.GET("/events", { params: { query }, middleware, ...init(o) })),
+      get: (eventId, o) => unwrap(raw.GET("/events/{eventId}", { params: { path: { eventId } }, ...init(o) })),
     },
   };
 }

@@ -34,6 +34,14 @@ export class PetstoreError extends Error {
     this.retryAfter = init.retryAfter;
   }
 
+  /**
+   * `PetstoreError: not_found (404): No pet 7.`; for an answer that is not a Pet Store error,
+   * whose message starts with the HTTP status, `PetstoreError: HTTP 502 Bad Gateway: …`.
+   */
+  override toString(): string {
+    return this.code ? `${this.name}: ${this.code} (${this.status}): ${this.message}` : `${this.name}: ${this.message}`;
+  }
+
   /** The error an answer stands for; `body` is its parsed JSON (or its text, if not JSON). */
   static fromResponse(response: Response, body: unknown): PetstoreError {
     const known = isErrorBody(body);

@@ -3,6 +3,15 @@ export type { AuthCallOptions, CallOptions, Credentials, ListIterator, Page, Pag
 export { PetstoreError } from "./errors.js";
 export type { DeprecationNotice, Fetch } from "./transport.js";
 export { knownValues } from "./types.js";
+export {
+  constructEvent,
+  defaultToleranceSeconds,
+  WebhookHeaderError,
+  WebhookSignatureError,
+  WebhookTimestampError,
+  WebhookVerificationError,
+} from "./webhooks.js";
+export type { ConstructEventOptions, WebhookVerificationFailure } from "./webhooks.js";
 export type * from "./types.js";
 /** The generated types of the whole document, for use with `client.raw`. */
 export type { components, operations, paths } from "./schema.js";

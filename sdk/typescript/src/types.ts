@@ -67,6 +67,8 @@ export type MessageStatus = (typeof knownValues.messageStatus)[number] | OtherSt
 export type EventType = (typeof knownValues.eventType)[number] | OtherString;
 /** A webhook delivery's status in an answer; treat one you do not know as not delivered. */
 export type DeliveryStatus = (typeof knownValues.deliveryStatus)[number] | OtherString;
+/** What an endpoint subscribes to, in an answer: "*" (every type) or an event type. */
+export type WebhookSubscription = (typeof knownValues.webhookEvents)[number] | OtherString;
 /** The error codes the document lists. */
 export type KnownErrorCode = (typeof knownValues.errorCode)[number];
 /** An error code; treat one you do not know by the HTTP status. */
@@ -90,6 +92,30 @@ export type Category = Schemas["Category"];
 export type Order = Schemas["Order"];
 export type ApiKey = Schemas["ApiKey"];
 export type CreatedApiKey = Schemas["CreatedApiKey"];
+/** A webhook endpoint, without its secret. */
+export interface Webhook extends Omit<Schemas["Webhook"], "events"> {
+  events: WebhookSubscription[];
+}
+/** A webhook endpoint with its signing secret, shown only when it is made or rotated. */
+export interface WebhookWithSecret extends Webhook {
+  /** The key of the deliveries' signatures (`whsec_…`); never shown again: keep it for `constructEvent`. */
+  secret: string;
+}
+/** The sending of one event to one endpoint, over one or more attempts. */
+export interface Delivery extends Omit<Schemas["Delivery"], "eventType" | "status"> {
+  eventType: EventType;
+  status: DeliveryStatus;
+}
+/**
+ * Something that happened: the body of every webhook delivery, and an entry of the feed.
+ * `data` is the resource as the API showed it then; choose it by `type`, not by its shape:
+ * an `Order` for `order.*`, an `InventoryItem` for `pet.sold_out`, `pet.restocked` and
+ * `inventory.updated`, a `Pet` for `pet.status_changed`, a `Webhook` for `webhook.test`.
+ */
+export interface Event extends Omit<Schemas["Event"], "type" | "data"> {
+  type: EventType;
+  data: Order | InventoryItem | Pet | Webhook;
+}
 
 // Requests: closed lists, as the server accepts nothing else.
 export type NewAccount = Schemas["NewAccount"];
@@ -101,9 +127,17 @@ export type NewCategory = Schemas["NewCategory"];
 export type InventoryUpdate = Schemas["InventoryUpdate"];
 export type NewOrder = Schemas["NewOrder"];
 export type OrderUpdate = Schemas["OrderUpdate"];
+export type NewWebhook = Schemas["NewWebhook"];
+/** A JSON merge patch: fields left out keep their value; `description: null` removes it. */
+export type WebhookPatch = Schemas["WebhookPatch"];
+/** `overlapSeconds`: how long the replaced secret keeps signing (0 to 86 400, the default). */
+export type SecretRotation = Schemas["SecretRotation"];
 
 export type ListPetsQuery = Query<"listPets">;
 export type ListCategoriesQuery = Query<"listCategories">;
 export type ListInventoryQuery = Query<"listInventory">;
 export type ListOrdersQuery = Query<"listOrders">;
 export type ListApiKeysQuery = Query<"listApiKeys">;
+export type ListWebhooksQuery = Query<"listWebhooks">;
+export type ListDeliveriesQuery = Query<"listDeliveries">;
+export type ListEventsQuery = Query<"listEvents">;

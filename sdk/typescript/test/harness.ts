@@ -1,5 +1,6 @@
 // Starts the real `petstore` binary (PETSTORE_BIN) on a fresh SQLite file with the demo
-// data, the way the Go e2e tests do, and stops it at the end.
+// data, the way the Go e2e tests do, and stops it at the end. Webhook endpoints may be on
+// loopback (--webhooks-allow-private), where the tests' receivers listen.
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -42,7 +43,10 @@ export async function startPetstore(): Promise<Server> {
 
   const child = spawn(
     bin,
-    ["serve", "--addr", "127.0.0.1:0", "--database", database, "--demo", "--no-bootstrap", "--log-level", "warn", "--credential-limit", "100"],
+    [
+      "serve", "--addr", "127.0.0.1:0", "--database", database, "--demo", "--no-bootstrap", "--log-level", "warn",
+      "--credential-limit", "100", "--webhooks-allow-private",
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let stderr = "";

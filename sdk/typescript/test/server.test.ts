@@ -1,9 +1,23 @@
 // The SDK against the real server (PETSTORE_BIN): the README's walk-through, an admin's
-// day, errors, every list and the deprecated call.
+// day, errors, every list, the deprecated call, and webhooks: endpoints, deliveries to a
+// receiver on loopback checked with constructEvent, and the event feed.
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import { basicAuth, createPetstore, PetstoreError, type DeprecationNotice, type Petstore } from "@acme-pets/petstore";
+import {
+  basicAuth,
+  constructEvent,
+  createPetstore,
+  PetstoreError,
+  WebhookSignatureError,
+  WebhookVerificationError,
+  type DeprecationNotice,
+  type Event,
+  type Petstore,
+} from "@acme-pets/petstore";
 import { startPetstore, type Server } from "./harness.js";
+import { startReceiver } from "./receiver.js";
 
 let server: Server;
 let admin: Petstore;
@@ -23,6 +37,25 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of items) out.push(item);
   return out;
+}
+
+/** The error a call failed with (the test fails if it did not). */
+async function failure(call: Promise<unknown>): Promise<unknown> {
+  return call.then(
+    (value) => assert.fail(`expected an error, got ${JSON.stringify(value)}`),
+    (error: unknown) => error,
+  );
+}
+
+/** Asks `probe` again until it answers something `done` accepts, and returns that. */
+async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) assert.fail(`still not done after ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 test("walk-through: sign up, key, message, pages, an idempotent order, a refused one", async () => {
@@ -125,6 +158,7 @@ test("errors: validation details, unknown key, missing resource", async () => {
 
   const missing = await customer.categories.get(424242).catch((e: unknown) => e);
   assert.ok(missing instanceof PetstoreError && missing.code === "not_found" && missing.status === 404, String(missing));
+  assert.equal(String(missing), `PetstoreError: not_found (404): ${missing.message}`);
 });
 
 test("lists: every list follows its Link pages; ids is the batch lookup; name finds pets", async () => {
@@ -225,4 +259,245 @@ test("the deprecated getPetById reports Deprecation, Sunset and its successor", 
   assert.match(notice?.deprecation ?? "", /^@\d+$/);
   assert.equal(notice?.sunset?.toISOString(), "2027-06-30T00:00:00.000Z");
   assert.equal(notice?.successor, `${server.baseUrl}/pets?ids=1`);
+});
+
+test("webhooks: an admin adds, reads, lists, changes and removes endpoints; a customer may not", async () => {
+  const denied = await failure(customer.webhooks.create({ url: "http://127.0.0.1:9/hook", events: ["*"] }));
+  assert.ok(denied instanceof PetstoreError && denied.code === "forbidden" && denied.status === 403, String(denied));
+  const notListed = await failure(all(customer.webhooks.list()));
+  assert.ok(notListed instanceof PetstoreError && notListed.code === "forbidden", String(notListed));
+  const badUrl = await failure(admin.webhooks.create({ url: "ftp://127.0.0.1/hook", events: ["*"] }));
+  assert.ok(badUrl instanceof PetstoreError && badUrl.code === "validation_failed", String(badUrl));
+  assert.deepEqual(badUrl.details.map((d) => d.field), ["url"]);
+  const starBeside = await failure(admin.webhooks.create({ url: "http://127.0.0.1:9/hook", events: ["*", "order.placed"] }));
+  assert.ok(starBeside instanceof PetstoreError && starBeside.code === "validation_failed", String(starBeside));
+
+  const first = await admin.webhooks.create({ url: "http://127.0.0.1:9/one", events: ["order.placed", "pet.sold_out"], description: "Order desk" });
+  const second = await admin.webhooks.create({ url: "http://127.0.0.1:9/two", events: ["*"] });
+  assert.match(first.secret, /^whsec_/);
+  assert.notEqual(first.secret, second.secret);
+  assert.equal(first.enabled, true);
+  assert.deepEqual(first.events, ["order.placed", "pet.sold_out"]);
+  const { secret: _secret, ...shown } = first;
+  assert.deepEqual(await admin.webhooks.get(first.id), shown);
+  assert.ok(!("secret" in (await admin.webhooks.get(first.id))));
+
+  const listed = await all(admin.webhooks.list({ limit: 1 }));
+  assert.deepEqual(
+    listed.map((w) => w.id),
+    [first.id, second.id],
+  );
+  const pages = admin.webhooks.pages({ limit: 1 });
+  const { value: page } = await pages.next();
+  assert.deepEqual(
+    page?.items.map((w) => w.id),
+    [first.id],
+  );
+  assert.equal(page?.hasNext, true);
+
+  const changed = await admin.webhooks.update(first.id, { events: ["*"], description: null, enabled: false });
+  assert.deepEqual(changed.events, ["*"]);
+  assert.equal(changed.description, undefined);
+  assert.equal(changed.enabled, false);
+  assert.equal((await admin.webhooks.update(first.id, { enabled: true })).enabled, true);
+
+  await admin.webhooks.delete(first.id);
+  await admin.webhooks.delete(second.id);
+  const gone = await failure(admin.webhooks.get(first.id));
+  assert.ok(gone instanceof PetstoreError && gone.code === "not_found" && gone.status === 404, String(gone));
+  assert.deepEqual(await all(admin.webhooks.list()), []);
+});
+
+test("webhook deliveries verify with constructEvent: a test event, a real one also in the feed, both secrets during a rotation", async () => {
+  const receiver = await startReceiver();
+  try {
+    const hook = await admin.webhooks.create({ url: receiver.url, events: ["order.placed"] });
+
+    // A test event: webhook.test, holding the endpoint.
+    const test = await admin.webhooks.sendTest(hook.id);
+    assert.equal(test.status, "pending");
+    assert.equal(test.eventType, "webhook.test");
+    assert.equal(test.webhookId, hook.id);
+    const testDelivery = await receiver.waitFor((d) => d.id === test.eventId);
+    assert.equal(testDelivery.headers["petstore-event-id"], test.eventId);
+    const testEvent = await constructEvent(testDelivery.body, testDelivery.signature, hook.secret);
+    assert.equal(testEvent.type, "webhook.test");
+    assert.equal(testEvent.id, test.eventId);
+    assert.equal((testEvent.data as { id: number }).id, hook.id);
+    const notFeed = await failure(admin.events.get(test.eventId));
+    assert.ok(notFeed instanceof PetstoreError && notFeed.code === "not_found", String(notFeed));
+
+    // A real event: the delivery is the feed's entry, byte for byte as JSON.
+    const order = await customer.orders.place({ petId: 2, quantity: 1 });
+    const delivered = await receiver.waitFor((d) => d.type === "order.placed");
+    const event = await constructEvent(delivered.body.toString("utf8"), delivered.signature, hook.secret);
+    assert.equal(event.type, "order.placed");
+    assert.deepEqual(event.data, order);
+    assert.deepEqual(await admin.events.get(event.id), event);
+    const feed = await all(admin.events.list({ type: "order.placed", limit: 1 }));
+    assert.deepEqual(feed.at(-1), event);
+    assert.ok(feed.every((e) => e.type === "order.placed"));
+    const forbidden = await failure(customer.events.get(event.id));
+    assert.ok(forbidden instanceof PetstoreError && forbidden.code === "forbidden", String(forbidden));
+    // The feed links on from every page that holds events; an empty page ends it.
+    const feedPages = admin.events.pages({ type: "order.placed", limit: 100 });
+    const { value: full } = await feedPages.next();
+    assert.equal(full?.hasNext, true);
+    assert.deepEqual(full?.items, feed);
+    const { value: caughtUp } = await feedPages.next();
+    assert.deepEqual(caughtUp, { items: [], hasNext: false });
+    assert.equal((await feedPages.next()).done, true);
+
+    // The delivery is listed, done at its first attempt.
+    const listed = await eventually(
+      () => all(admin.deliveries.list(hook.id)),
+      (ds) => ds.some((d) => d.eventId === event.id && d.status === "succeeded"),
+    );
+    const mine = listed.find((d) => d.eventId === event.id);
+    assert.equal(mine?.eventType, "order.placed");
+    assert.equal(mine?.attempts, 1);
+
+    // Rotation with the default overlap: two v1, either secret verifies.
+    const old = hook.secret;
+    const rotated = await admin.webhooks.rotateSecret(hook.id);
+    assert.match(rotated.secret, /^whsec_/);
+    assert.notEqual(rotated.secret, old);
+    assert.ok(rotated.previousSecretExpiresAt, "a rotation with the default overlap says until when the old secret signs");
+    const overlap = await admin.webhooks.sendTest(hook.id);
+    const both = await receiver.waitFor((d) => d.id === overlap.eventId);
+    assert.equal(both.signature?.match(/v1=/g)?.length, 2, both.signature);
+    assert.equal((await constructEvent(both.body, both.signature, old)).id, overlap.eventId);
+    assert.equal((await constructEvent(both.body, both.signature, rotated.secret)).id, overlap.eventId);
+
+    // Revoking at once: only the newest secret signs.
+    const revoked = await admin.webhooks.rotateSecret(hook.id, { overlapSeconds: 0 });
+    assert.equal(revoked.previousSecretExpiresAt, undefined);
+    const after = await admin.webhooks.sendTest(hook.id);
+    const single = await receiver.waitFor((d) => d.id === after.eventId);
+    assert.equal(single.signature?.match(/v1=/g)?.length, 1, single.signature);
+    assert.equal((await constructEvent(single.body, single.signature, revoked.secret)).id, after.eventId);
+    for (const stale of [old, rotated.secret]) {
+      const refused = await failure(constructEvent(single.body, single.signature, stale));
+      assert.ok(refused instanceof WebhookSignatureError && refused.reason === "no_matching_signature", String(refused));
+    }
+
+    await admin.webhooks.delete(hook.id);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test("deliveries: a failed delivery is retried by hand, once its endpoint is enabled again", async () => {
+  const receiver = await startReceiver();
+  try {
+    receiver.status = 500;
+    const hook = await admin.webhooks.create({ url: receiver.url, events: ["pet.status_changed"] });
+    const sent = await admin.webhooks.sendTest(hook.id);
+    await receiver.waitFor((d) => d.id === sent.eventId);
+    const failing = await eventually(
+      () => all(admin.deliveries.list(hook.id, { limit: 1 })),
+      (ds) => ds.some((d) => d.id === sent.id && d.attempts >= 1 && d.responseStatus === 500),
+    );
+    const attempt = failing.find((d) => d.id === sent.id);
+    assert.equal(attempt?.status, "pending");
+    assert.match(attempt?.lastError ?? "", /answered 500/);
+    assert.ok(attempt?.nextAttemptAt, "a pending delivery says when its next attempt is due");
+
+    // Disabling the endpoint fails its pending deliveries; they are retried only once it is enabled.
+    await admin.webhooks.update(hook.id, { enabled: false });
+    const [failed] = await all(admin.deliveries.list(hook.id));
+    assert.equal(failed?.status, "failed");
+    const disabled = await failure(admin.deliveries.retry(hook.id, sent.id));
+    assert.ok(disabled instanceof PetstoreError && disabled.code === "conflict" && disabled.status === 409, String(disabled));
+    const unknown = await failure(admin.deliveries.retry(hook.id, sent.id + 1000));
+    assert.ok(unknown instanceof PetstoreError && unknown.code === "not_found", String(unknown));
+
+    await admin.webhooks.update(hook.id, { enabled: true });
+    receiver.status = 204;
+    const before = receiver.received.length;
+    const retried = await admin.deliveries.retry(hook.id, sent.id);
+    assert.equal(retried.id, sent.id);
+    assert.equal(retried.status, "pending");
+    assert.equal(retried.attempts, 0);
+    const again = await receiver.waitFor((d) => d.id === sent.eventId && receiver.received.indexOf(d) >= before);
+    assert.equal((await constructEvent(again.body, again.signature, hook.secret)).id, sent.eventId);
+    await eventually(
+      () => all(admin.deliveries.list(hook.id)),
+      (ds) => ds.some((d) => d.id === sent.id && d.status === "succeeded"),
+    );
+    const page = await admin.deliveries.pages(hook.id).next();
+    assert.deepEqual(
+      page.value?.items.map((d) => [d.id, d.status]),
+      [[sent.id, "succeeded"]],
+    );
+    await admin.webhooks.delete(hook.id);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test("the README's receiver: a delivery is handled once and answered 204, a forged one 400", async () => {
+  let secret = "";
+  const events: Event[] = [];
+  // --- receiver start (the README's, but for the secret, the port and what handle does) ---
+  const handled = new Set<string>(); // a delivery may come more than once: dedupe by event id
+
+  async function handle(event: Event): Promise<void> {
+    events.push(event);
+  }
+
+  const receiver = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    try {
+      const event = await constructEvent(Buffer.concat(chunks), req.headers["petstore-signature"], secret);
+      if (!handled.has(event.id)) {
+        await handle(event);
+        handled.add(event.id);
+      }
+      res.writeHead(204).end(); // any 2xx within 10 seconds is success
+    } catch (error) {
+      // 400: not signed with this secret, or too old: do not act on it. Else 500: sent again later.
+      res.writeHead(error instanceof WebhookVerificationError ? 400 : 500).end();
+    }
+  }).listen(0, "127.0.0.1");
+  // --- receiver end ---
+  let requests = 0;
+  receiver.on("request", () => requests++);
+  try {
+    await new Promise((resolve) => receiver.once("listening", resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+    const hook = await admin.webhooks.create({ url, events: ["inventory.updated"] });
+    secret = hook.secret;
+
+    const sent = await admin.webhooks.sendTest(hook.id);
+    await eventually(
+      () => all(admin.deliveries.list(hook.id)),
+      (ds) => ds.some((d) => d.id === sent.id && d.status === "succeeded"),
+    );
+    // Sent again: answered 204, not handled twice.
+    await admin.deliveries.retry(hook.id, sent.id);
+    await eventually(
+      () => admin.deliveries.pages(hook.id).next(),
+      (page) => page.value?.items.some((d) => d.id === sent.id && d.status === "succeeded" && d.attempts === 1) ?? false,
+    );
+    assert.deepEqual(
+      events.map((e) => [e.id, e.type]),
+      [[sent.eventId, "webhook.test"]],
+    );
+    assert.equal(requests, 2);
+
+    const body = JSON.stringify({ id: "evt_forgedforgedforgedforgedfo", type: "order.placed", createdAt: "2026-11-21T12:00:30Z", data: {} });
+    const forged = await fetch(url, {
+      method: "POST",
+      body,
+      headers: { "Petstore-Signature": `t=${Math.floor(Date.now() / 1000)},v1=${"0".repeat(64)}`, "Content-Type": "application/json" },
+    });
+    assert.equal(forged.status, 400);
+    assert.equal((await fetch(url, { method: "POST", body })).status, 400);
+    assert.equal(events.length, 1);
+    await admin.webhooks.delete(hook.id);
+  } finally {
+    await new Promise((resolve) => receiver.close(resolve));
+  }
 });

@@ -104,6 +104,16 @@ test("an answer that is not a Pet Store error is still a PetstoreError", async (
   assert.equal(error.status, 502);
   assert.match(error.message, /^HTTP 502 Bad Gateway: <h1>Bad gateway<\/h1>$/);
   assert.deepEqual(error.details, []);
+  assert.equal(String(error), "PetstoreError: HTTP 502 Bad Gateway: <h1>Bad gateway</h1>");
+});
+
+test("a PetstoreError reads as its code, status and message", async () => {
+  stub = await startStub((_req, res) => json(res, 404, { code: "not_found", message: "No pet 7.", status: 404 }));
+  const error = await createPetstore({ baseUrl: stub.baseUrl }).pets.update(7, { name: "Rex" }).catch((e: unknown) => e);
+  assert.ok(error instanceof PetstoreError);
+  assert.equal(error.toString(), "PetstoreError: not_found (404): No pet 7.");
+  assert.equal(`${error}`, "PetstoreError: not_found (404): No pet 7.");
+  assert.equal(error.message, "No pet 7.");
 });
 
 const deprecated = {
