@@ -783,7 +783,12 @@ export interface components {
             categoryId?: number;
             status?: components["schemas"]["PetStatus"];
         };
-        /** @description An animal in the store. */
+        /**
+         * @description An animal in the store. It can be ordered when its `status` is `available` and its
+         *     `stock` covers the quantity: a new pet is `available` with a stock of 0 until an admin
+         *     restocks it (`PUT /store/inventory/{petId}`), so a storefront shows a pet with no
+         *     stock as sold out rather than hiding it or offering it.
+         */
         Pet: {
             /**
              * Format: int64
@@ -809,6 +814,13 @@ export interface components {
              * @example available
              */
             status: string;
+            /**
+             * Format: int32
+             * @description Units in stock when the pet was read: the `quantity` of its inventory entry
+             *     (`GET /store/inventory/{petId}`). Set only through the inventory; read-only here.
+             * @example 3
+             */
+            readonly stock: number;
         };
         /** @description A page of pets. */
         Pets: components["schemas"]["Pet"][];
@@ -1463,7 +1475,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "insufficient_stock",
-                 *       "message": "Only 2 in stock.",
+                 *       "message": "2 in stock, fewer than the 3 ordered.",
                  *       "status": 409
                  *     }
                  */
