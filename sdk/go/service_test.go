@@ -348,3 +348,82 @@ func waitForStatus(t *testing.T, c *petstore.Client, webhookID, deliveryID int64
 	}
 	t.Fatalf("delivery %d of endpoint %d = %s, want %s", deliveryID, webhookID, fmt.Sprint(last), status)
 }
+
+// The real service's deliveries pass ConstructEvent with the endpoint's secret and with
+// no other: a test event and a store event; during a rotation's overlap, with the old
+// secret and with the new; after a rotation that revokes at once, only with the newest.
+func TestConstructEventTakesTheServicesDeliveries(t *testing.T) {
+	ctx := context.Background()
+	admin := service(t, &recorder{}, os.Getenv("PETSTORE_ADMIN_KEY"))
+	customer := service(t, &recorder{}, os.Getenv("PETSTORE_API_KEY"))
+	hooks := newReceiver(t)
+	hook := must(admin.CreateWebhook(ctx, petstore.NewWebhook{URL: hooks.URL, Events: []petstore.EventType{petstore.EventTypeAll}}))(t)
+	t.Cleanup(func() { _ = admin.DeleteWebhook(ctx, hook.ID) })
+
+	test := must(admin.SendTestEvent(ctx, hook.ID))(t)
+	d := hooks.wait(t, test.EventID, 1)
+	event := must(petstore.ConstructEvent(d.body, d.signature, hook.Secret))(t)
+	if event.ID != test.EventID || event.Type != petstore.EventTypeWebhookTest || event.Webhook == nil || event.Webhook.ID != hook.ID {
+		t.Errorf("test event = %+v, want %s, webhook.test of endpoint %d", event, test.EventID, hook.ID)
+	}
+	if _, err := petstore.ConstructEvent(d.body, d.signature, "whsec_someone_elses"); !errors.Is(err, petstore.ErrSignatureMismatch) {
+		t.Errorf("another secret: err = %v, want ErrSignatureMismatch", err)
+	}
+	if _, err := petstore.ConstructEvent(append(d.body, ' '), d.signature, hook.Secret); !errors.Is(err, petstore.ErrSignatureMismatch) {
+		t.Errorf("a body with a space added: err = %v, want ErrSignatureMismatch", err)
+	}
+	replay := petstore.WebhookVerifier{Secret: hook.Secret, Now: func() time.Time { return time.Now().Add(10 * time.Minute) }}
+	if _, err := replay.ConstructEvent(d.body, d.signature); !errors.Is(err, petstore.ErrTimestampOutOfTolerance) {
+		t.Errorf("replayed ten minutes later: err = %v, want ErrTimestampOutOfTolerance", err)
+	}
+
+	// An event of the store: an order of the last one in stock.
+	cat := must(admin.CreateCategory(ctx, petstore.NewCategory{Name: "Deliveries " + strconv.FormatInt(time.Now().UnixNano(), 36)}))(t)
+	pet := must(admin.CreatePet(ctx, petstore.NewPet{Name: "Signed", CategoryID: cat.ID}))(t)
+	must(admin.SetInventory(ctx, pet.ID, petstore.InventoryUpdate{Quantity: 1}))(t)
+	order := must(customer.PlaceOrder(ctx, petstore.NewOrder{PetID: pet.ID, Quantity: 1}))(t)
+	t.Cleanup(func() {
+		_ = customer.CancelOrder(ctx, order.ID)
+		_ = admin.DeletePet(ctx, pet.ID)
+		_ = admin.DeleteCategory(ctx, cat.ID)
+	})
+	d = hooks.waitForType(t, petstore.EventTypeOrderPlaced)
+	event = must(petstore.ConstructEvent(d.body, d.signature, hook.Secret))(t)
+	if event.Order == nil || *event.Order != *order {
+		t.Errorf("order.placed = %+v with %+v, want %+v", event, event.Order, order)
+	}
+	d = hooks.waitForType(t, petstore.EventTypePetSoldOut)
+	event = must(petstore.ConstructEvent(d.body, d.signature, hook.Secret))(t)
+	if event.Inventory == nil || event.Inventory.PetID != pet.ID || event.Inventory.Quantity != 0 {
+		t.Errorf("pet.sold_out = %+v with %+v, want pet %d at 0", event, event.Inventory, pet.ID)
+	}
+
+	// A rotation with the default overlap: two v1, either secret verifies.
+	rotated := must(admin.RotateWebhookSecret(ctx, hook.ID, petstore.SecretRotation{}))(t)
+	test = must(admin.SendTestEvent(ctx, hook.ID))(t)
+	d = hooks.wait(t, test.EventID, 1)
+	if n := strings.Count(d.signature, "v1="); n != 2 {
+		t.Errorf("during the overlap, %q has %d v1, want 2", d.signature, n)
+	}
+	for name, secret := range map[string]string{"old": hook.Secret, "new": rotated.Secret} {
+		if _, err := petstore.ConstructEvent(d.body, d.signature, secret); err != nil {
+			t.Errorf("during the overlap, the %s secret: %v", name, err)
+		}
+	}
+
+	// A rotation that revokes at once: only the newest secret verifies.
+	revoked := must(admin.RotateWebhookSecret(ctx, hook.ID, petstore.SecretRotation{Overlap: petstore.Ptr(time.Duration(0))}))(t)
+	if !revoked.PreviousSecretExpiresAt.IsZero() {
+		t.Errorf("PreviousSecretExpiresAt = %v after a rotation without overlap", revoked.PreviousSecretExpiresAt)
+	}
+	test = must(admin.SendTestEvent(ctx, hook.ID))(t)
+	d = hooks.wait(t, test.EventID, 1)
+	if _, err := petstore.ConstructEvent(d.body, d.signature, revoked.Secret); err != nil {
+		t.Errorf("the newest secret: %v", err)
+	}
+	for name, secret := range map[string]string{"first": hook.Secret, "revoked": rotated.Secret} {
+		if _, err := petstore.ConstructEvent(d.body, d.signature, secret); !errors.Is(err, petstore.ErrSignatureMismatch) {
+			t.Errorf("the %s secret after the revocation: err = %v, want ErrSignatureMismatch", name, err)
+		}
+	}
+}
