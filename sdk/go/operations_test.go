@@ -201,3 +201,17 @@ func TestEveryOperationReturnsTheErrorOfADeclaredAnswer(t *testing.T) {
 		}
 	}
 }
+
+// The README's table of operations names every method with its operation.
+func TestTheREADMEListsEveryOperation(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range documentOperations(t) {
+		row := regexp.MustCompile("(?m)^\\| `" + methodName(op.ID) + "`.*\\| `" + regexp.QuoteMeta(op.Method+" "+op.Path) + "` \\|")
+		if !row.Match(readme) {
+			t.Errorf("README.md has no row for %s: | `%s` | `%s %s` | … |", op.ID, methodName(op.ID), op.Method, op.Path)
+		}
+	}
+}
