@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"log/slog"
@@ -731,5 +732,96 @@ func TestRetriesSendTheBodyAgain(t *testing.T) {
 	want := []string{`{"quantity":4}`, `{"quantity":4}`, `{"petId":1,"quantity":2}`, `{"petId":1,"quantity":2}`}
 	if strings.Join(bodies, " ") != strings.Join(want, " ") {
 		t.Errorf("bodies = %q, want %q", bodies, want)
+	}
+}
+
+// What the webhook calls send, and every field of their answers, optional ones included.
+func TestWebhookCallsSendAndReadEveryField(t *testing.T) {
+	var mu sync.Mutex
+	sent := map[string]string{} // "METHOD path" → Content-Type and body
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		sent[r.Method+" "+r.URL.RequestURI()] = r.Header.Get("Content-Type") + " " + string(body)
+		mu.Unlock()
+		const hook = `"id":4,"url":"https://shop.example.com/hooks","description":"Order desk","events":["order.placed","pet.adopted"],"enabled":false,` +
+			`"disabledReason":"Every attempt failed.","failingSince":"2026-11-21T11:40:00Z","previousSecretExpiresAt":"2026-11-22T12:00:00Z",` +
+			`"createdAt":"2026-11-21T12:00:00Z","updatedAt":"2026-11-21T12:30:00Z"`
+		switch {
+		case r.URL.Path == "/v1/webhooks/4/deliveries":
+			answer(w, 200, `[{"id":31,"webhookId":4,"eventId":"evt_a","eventType":"order.placed","status":"pending","attempts":2,`+
+				`"nextAttemptAt":"2026-11-21T12:01:04Z","lastAttemptAt":"2026-11-21T12:00:31Z","responseStatus":503,`+
+				`"lastError":"the endpoint answered 503","createdAt":"2026-11-21T12:00:30Z"}]`)
+		case r.Method == http.MethodPost:
+			answer(w, 200, `{`+hook+`,"secret":"whsec_new"}`)
+		default:
+			answer(w, 200, `{`+hook+`}`)
+		}
+	})
+	ctx := context.Background()
+	at := func(s string) time.Time { t, _ := time.Parse(time.RFC3339, s); return t }
+
+	created, err := c.CreateWebhook(ctx, petstore.NewWebhook{URL: "https://shop.example.com/hooks", Events: []petstore.EventType{petstore.EventTypeOrderPlaced}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := petstore.Webhook{
+		ID: 4, URL: "https://shop.example.com/hooks", Description: "Order desk",
+		Events: []petstore.EventType{petstore.EventTypeOrderPlaced, "pet.adopted"}, Enabled: false,
+		DisabledReason: "Every attempt failed.", FailingSince: at("2026-11-21T11:40:00Z"),
+		PreviousSecretExpiresAt: at("2026-11-22T12:00:00Z"), CreatedAt: at("2026-11-21T12:00:00Z"), UpdatedAt: at("2026-11-21T12:30:00Z"),
+	}
+	if created.Secret != "whsec_new" || fmt.Sprint(created.Webhook) != fmt.Sprint(want) {
+		t.Errorf("created = %+v\nwant      %+v with whsec_new", *created, want)
+	}
+	if _, err := c.UpdateWebhook(ctx, 4, petstore.WebhookPatch{Enabled: petstore.Ptr(true), Description: petstore.Ptr("")}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if got, want := sent["PATCH /v1/webhooks/4"], `application/merge-patch+json {"description":"","enabled":true}`; got != want {
+		t.Errorf("the patch sent %q, want %q: an empty description removes it", got, want)
+	}
+	mu.Unlock()
+	if _, err := c.UpdateWebhook(ctx, 4, petstore.WebhookPatch{Events: []petstore.EventType{petstore.EventTypeAll}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, overlap := range []*time.Duration{nil, petstore.Ptr(time.Duration(0)), petstore.Ptr(1500 * time.Millisecond)} {
+		if _, err := c.RotateWebhookSecret(ctx, 4, petstore.SecretRotation{Overlap: overlap}); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		got := sent["POST /v1/webhooks/4/rotate-secret"]
+		mu.Unlock()
+		want := map[bool]string{true: `application/json {}`}[overlap == nil]
+		if overlap != nil {
+			want = fmt.Sprintf(`application/json {"overlapSeconds":%d}`, (*overlap+time.Second-1)/time.Second)
+		}
+		if got != want {
+			t.Errorf("rotation with the overlap %v sent %q, want %q", overlap, got, want)
+		}
+	}
+	deliveries, err := collect(c.ListDeliveries(ctx, 4, &petstore.ListOptions{Limit: 5}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDelivery := petstore.Delivery{
+		ID: 31, WebhookID: 4, EventID: "evt_a", EventType: petstore.EventTypeOrderPlaced, Status: petstore.DeliveryStatusPending,
+		Attempts: 2, NextAttemptAt: at("2026-11-21T12:01:04Z"), LastAttemptAt: at("2026-11-21T12:00:31Z"),
+		ResponseStatus: 503, LastError: "the endpoint answered 503", CreatedAt: at("2026-11-21T12:00:30Z"),
+	}
+	if len(deliveries) != 1 || *deliveries[0] != wantDelivery {
+		t.Errorf("deliveries = %+v\nwant         %+v", deliveries, wantDelivery)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	for req, want := range map[string]string{
+		"POST /v1/webhooks":                     `application/json {"events":["order.placed"],"url":"https://shop.example.com/hooks"}`,
+		"PATCH /v1/webhooks/4":                  `application/merge-patch+json {"events":["*"]}`,
+		"GET /v1/webhooks/4/deliveries?limit=5": " ",
+	} {
+		if sent[req] != want {
+			t.Errorf("%s sent %q, want %q", req, sent[req], want)
+		}
 	}
 }
