@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"log/slog"
@@ -124,88 +125,6 @@ func TestAnswersOutside2xxAreErrors(t *testing.T) {
 				t.Errorf("Error() = %q, want %q", got.Error(), tt.wantMsg)
 			}
 		})
-	}
-}
-
-// Every operation, against a service that refuses everything: none may pass an error
-// for a result.
-func TestEveryOperationReturnsTheErrorOfADeclaredAnswer(t *testing.T) {
-	ctx := context.Background()
-	calls := map[string]func(c *petstore.Client) error{
-		"CreateAccount": func(c *petstore.Client) error {
-			_, err := c.CreateAccount(ctx, petstore.NewAccount{Email: "a@example.com", Password: "correct horse battery"})
-			return err
-		},
-		"CreateAPIKey": func(c *petstore.Client) error {
-			_, err := c.CreateAPIKey(ctx, petstore.NewAPIKey{Name: "k"})
-			return err
-		},
-		"CreateAPIKey with a password": func(c *petstore.Client) error {
-			_, err := c.WithPassword("a@example.com", "pw").CreateAPIKey(ctx, petstore.NewAPIKey{Name: "k"})
-			return err
-		},
-		"GetCurrentAccount": func(c *petstore.Client) error { _, err := c.GetCurrentAccount(ctx); return err },
-		"ListAPIKeys":       func(c *petstore.Client) error { _, err := collect(c.ListAPIKeys(ctx, nil)); return err },
-		"RevokeAPIKey":      func(c *petstore.Client) error { return c.RevokeAPIKey(ctx, 1) },
-		"SendMessage": func(c *petstore.Client) error {
-			_, err := c.SendMessage(ctx, petstore.NewMessage{Message: "hi"})
-			return err
-		},
-		"GetMessage": func(c *petstore.Client) error { _, err := c.GetMessage(ctx, "msg_1"); return err },
-		"ListPets":   func(c *petstore.Client) error { _, err := collect(c.ListPets(ctx, nil)); return err },
-		"CreatePet": func(c *petstore.Client) error {
-			_, err := c.CreatePet(ctx, petstore.NewPet{Name: "Rex", CategoryID: 1})
-			return err
-		},
-		"GetPet": func(c *petstore.Client) error { _, err := c.GetPet(ctx, 1); return err },
-		"ReplacePet": func(c *petstore.Client) error {
-			_, err := c.ReplacePet(ctx, 1, petstore.NewPet{Name: "Rex", CategoryID: 1})
-			return err
-		},
-		"UpdatePet": func(c *petstore.Client) error {
-			_, err := c.UpdatePet(ctx, 1, petstore.PetPatch{Name: petstore.Ptr("Rex")})
-			return err
-		},
-		"DeletePet":      func(c *petstore.Client) error { return c.DeletePet(ctx, 1) },
-		"ListCategories": func(c *petstore.Client) error { _, err := collect(c.ListCategories(ctx, nil)); return err },
-		"CreateCategory": func(c *petstore.Client) error {
-			_, err := c.CreateCategory(ctx, petstore.NewCategory{Name: "Dogs"})
-			return err
-		},
-		"GetCategory": func(c *petstore.Client) error { _, err := c.GetCategory(ctx, 1); return err },
-		"ReplaceCategory": func(c *petstore.Client) error {
-			_, err := c.ReplaceCategory(ctx, 1, petstore.NewCategory{Name: "Dogs"})
-			return err
-		},
-		"DeleteCategory": func(c *petstore.Client) error { return c.DeleteCategory(ctx, 1) },
-		"ListInventory":  func(c *petstore.Client) error { _, err := collect(c.ListInventory(ctx, nil)); return err },
-		"GetInventory":   func(c *petstore.Client) error { _, err := c.GetInventory(ctx, 1); return err },
-		"SetInventory": func(c *petstore.Client) error {
-			_, err := c.SetInventory(ctx, 1, petstore.InventoryUpdate{Quantity: 1})
-			return err
-		},
-		"ListOrders": func(c *petstore.Client) error { _, err := collect(c.ListOrders(ctx, nil)); return err },
-		"PlaceOrder": func(c *petstore.Client) error {
-			_, err := c.PlaceOrder(ctx, petstore.NewOrder{PetID: 1, Quantity: 1})
-			return err
-		},
-		"GetOrder": func(c *petstore.Client) error { _, err := c.GetOrder(ctx, 1); return err },
-		"UpdateOrder": func(c *petstore.Client) error {
-			_, err := c.UpdateOrder(ctx, 1, petstore.OrderUpdate{Complete: petstore.Ptr(true)})
-			return err
-		},
-		"CancelOrder": func(c *petstore.Client) error { return c.CancelOrder(ctx, 1) },
-	}
-	for _, status := range []int{400, 401, 403, 404, 409, 410, 413, 422, 500} {
-		c := fake(t, func(w http.ResponseWriter, r *http.Request) {
-			answer(w, status, `{"code":"some_code","message":"No.","status":0}`)
-		}, petstore.WithRetries(0), petstore.WithDeprecationHandler(func(petstore.Deprecation) {}))
-		for name, call := range calls {
-			var apiErr *petstore.Error
-			if err := call(c); !errors.As(err, &apiErr) || apiErr.Status != status {
-				t.Errorf("%s, answered %d: err = %v, want a *petstore.Error with status %d", name, status, err, status)
-			}
-		}
 	}
 }
 
@@ -813,5 +732,96 @@ func TestRetriesSendTheBodyAgain(t *testing.T) {
 	want := []string{`{"quantity":4}`, `{"quantity":4}`, `{"petId":1,"quantity":2}`, `{"petId":1,"quantity":2}`}
 	if strings.Join(bodies, " ") != strings.Join(want, " ") {
 		t.Errorf("bodies = %q, want %q", bodies, want)
+	}
+}
+
+// What the webhook calls send, and every field of their answers, optional ones included.
+func TestWebhookCallsSendAndReadEveryField(t *testing.T) {
+	var mu sync.Mutex
+	sent := map[string]string{} // "METHOD path" → Content-Type and body
+	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		sent[r.Method+" "+r.URL.RequestURI()] = r.Header.Get("Content-Type") + " " + string(body)
+		mu.Unlock()
+		const hook = `"id":4,"url":"https://shop.example.com/hooks","description":"Order desk","events":["order.placed","pet.adopted"],"enabled":false,` +
+			`"disabledReason":"Every attempt failed.","failingSince":"2026-11-21T11:40:00Z","previousSecretExpiresAt":"2026-11-22T12:00:00Z",` +
+			`"createdAt":"2026-11-21T12:00:00Z","updatedAt":"2026-11-21T12:30:00Z"`
+		switch {
+		case r.URL.Path == "/v1/webhooks/4/deliveries":
+			answer(w, 200, `[{"id":31,"webhookId":4,"eventId":"evt_a","eventType":"order.placed","status":"pending","attempts":2,`+
+				`"nextAttemptAt":"2026-11-21T12:01:04Z","lastAttemptAt":"2026-11-21T12:00:31Z","responseStatus":503,`+
+				`"lastError":"the endpoint answered 503","createdAt":"2026-11-21T12:00:30Z"}]`)
+		case r.Method == http.MethodPost:
+			answer(w, 200, `{`+hook+`,"secret":"whsec_new"}`)
+		default:
+			answer(w, 200, `{`+hook+`}`)
+		}
+	})
+	ctx := context.Background()
+	at := func(s string) time.Time { t, _ := time.Parse(time.RFC3339, s); return t }
+
+	created, err := c.CreateWebhook(ctx, petstore.NewWebhook{URL: "https://shop.example.com/hooks", Events: []petstore.EventType{petstore.EventTypeOrderPlaced}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := petstore.Webhook{
+		ID: 4, URL: "https://shop.example.com/hooks", Description: "Order desk",
+		Events: []petstore.EventType{petstore.EventTypeOrderPlaced, "pet.adopted"}, Enabled: false,
+		DisabledReason: "Every attempt failed.", FailingSince: at("2026-11-21T11:40:00Z"),
+		PreviousSecretExpiresAt: at("2026-11-22T12:00:00Z"), CreatedAt: at("2026-11-21T12:00:00Z"), UpdatedAt: at("2026-11-21T12:30:00Z"),
+	}
+	if created.Secret != "whsec_new" || fmt.Sprint(created.Webhook) != fmt.Sprint(want) {
+		t.Errorf("created = %+v\nwant      %+v with whsec_new", *created, want)
+	}
+	if _, err := c.UpdateWebhook(ctx, 4, petstore.WebhookPatch{Enabled: petstore.Ptr(true), Description: petstore.Ptr("")}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if got, want := sent["PATCH /v1/webhooks/4"], `application/merge-patch+json {"description":"","enabled":true}`; got != want {
+		t.Errorf("the patch sent %q, want %q: an empty description removes it", got, want)
+	}
+	mu.Unlock()
+	if _, err := c.UpdateWebhook(ctx, 4, petstore.WebhookPatch{Events: []petstore.EventType{petstore.EventTypeAll}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, overlap := range []*time.Duration{nil, petstore.Ptr(time.Duration(0)), petstore.Ptr(1500 * time.Millisecond)} {
+		if _, err := c.RotateWebhookSecret(ctx, 4, petstore.SecretRotation{Overlap: overlap}); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		got := sent["POST /v1/webhooks/4/rotate-secret"]
+		mu.Unlock()
+		want := map[bool]string{true: `application/json {}`}[overlap == nil]
+		if overlap != nil {
+			want = fmt.Sprintf(`application/json {"overlapSeconds":%d}`, (*overlap+time.Second-1)/time.Second)
+		}
+		if got != want {
+			t.Errorf("rotation with the overlap %v sent %q, want %q", overlap, got, want)
+		}
+	}
+	deliveries, err := collect(c.ListDeliveries(ctx, 4, &petstore.ListOptions{Limit: 5}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDelivery := petstore.Delivery{
+		ID: 31, WebhookID: 4, EventID: "evt_a", EventType: petstore.EventTypeOrderPlaced, Status: petstore.DeliveryStatusPending,
+		Attempts: 2, NextAttemptAt: at("2026-11-21T12:01:04Z"), LastAttemptAt: at("2026-11-21T12:00:31Z"),
+		ResponseStatus: 503, LastError: "the endpoint answered 503", CreatedAt: at("2026-11-21T12:00:30Z"),
+	}
+	if len(deliveries) != 1 || *deliveries[0] != wantDelivery {
+		t.Errorf("deliveries = %+v\nwant         %+v", deliveries, wantDelivery)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	for req, want := range map[string]string{
+		"POST /v1/webhooks":                     `application/json {"events":["order.placed"],"url":"https://shop.example.com/hooks"}`,
+		"PATCH /v1/webhooks/4":                  `application/merge-patch+json {"events":["*"]}`,
+		"GET /v1/webhooks/4/deliveries?limit=5": " ",
+	} {
+		if sent[req] != want {
+			t.Errorf("%s sent %q, want %q", req, sent[req], want)
+		}
 	}
 }

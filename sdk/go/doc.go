@@ -1,5 +1,7 @@
 // Package petstore is the Go client of the Pet Store API: pets and the categories they
-// belong to, stock per pet, and customer orders that never oversell, behind API keys.
+// belong to, stock per pet, and customer orders that never oversell, behind API keys;
+// and the events of the store, as a feed or as signed webhook deliveries, which
+// ConstructEvent verifies.
 //
 // # Install
 //
@@ -76,8 +78,8 @@
 //
 // A DELETE sent again after a network error may find that the attempt whose answer was
 // lost did the work, and answer CodeNotFound (CodeUnauthorized for RevokeAPIKey of the
-// key that makes the call): from DeletePet, DeleteCategory, CancelOrder or RevokeAPIKey,
-// that code can mean the thing is gone because of this very call.
+// key that makes the call): from DeletePet, DeleteCategory, CancelOrder, DeleteWebhook or
+// RevokeAPIKey, that code can mean the thing is gone because of this very call.
 //
 // PlaceOrder is safe to retry because it always sends an Idempotency-Key, the same on
 // every attempt: the service places one order per key and answers a repeat with that
@@ -92,12 +94,39 @@
 // instead, to count them or to fail a test. The method's doc comment says the same
 // (staticcheck reports calls to it).
 //
+// # Webhooks
+//
+// An admin registers an endpoint with CreateWebhook, whose answer holds the signing
+// secret (whsec_…) this once. Each delivery is a POST of one event with the header
+// Petstore-Signature (SignatureHeader). A receiver verifies the raw body before it
+// trusts anything in it, and gets the same *Event that ListEvents and GetEvent return:
+//
+//	payload, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+//	…
+//	event, err := petstore.ConstructEvent(payload, r.Header.Get(petstore.SignatureHeader), secret)
+//	if err != nil {
+//		http.Error(w, "not signed by the pet store", http.StatusBadRequest)
+//		return
+//	}
+//	if event.Type == petstore.EventTypeOrderPlaced {
+//		fmt.Println(event.Order.ID)
+//	}
+//
+// ConstructEvent accepts a delivery when one of its v1 signatures (two during a secret
+// rotation's overlap) is the HMAC-SHA256 of the timestamp and the body under the secret,
+// and the timestamp is within 5 minutes of the clock, either way. Each refusal
+// errors.Is one of ErrNoSignature, ErrMalformedSignature, ErrSignatureMismatch and
+// ErrTimestampOutOfTolerance. A WebhookVerifier sets another tolerance or clock. A
+// delivery may come more than once: drop an event ID you have handled.
+//
 // # Values the SDK does not know
 //
 // Minor versions of the service may add values to the lists in its answers: a pet
-// status, a role, a message status, an error code. PetStatus, Role, MessageStatus and
-// ErrorCode are strings with constants for the values known here; a new value comes
-// through unchanged and never fails a call. Treat an unknown pet status as not for
-// sale, an unknown role as no more than RoleCustomer, an unknown error code by its
-// Status.
+// status, a role, a message status, an error code, an event type, a delivery status.
+// PetStatus, Role, MessageStatus, ErrorCode, EventType and DeliveryStatus are strings
+// with constants for the values known here; a new value comes through unchanged and
+// never fails a call. Treat an unknown pet status as not for sale, an unknown role as no
+// more than RoleCustomer, an unknown error code by its Status, an event of an unknown
+// type as one to ignore (its Data is still there), an unknown delivery status as not
+// delivered.
 package petstore

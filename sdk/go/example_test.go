@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"sync"
 	"time"
 
 	petstore "github.com/acme-pets/petstore/sdk/go"
@@ -215,4 +219,96 @@ func ExampleWithDeprecationHandler() {
 	// Output:
 	// getPetById is deprecated; use /v1/pets?ids=1
 	// Rex
+}
+
+// A webhook receiver trusts a delivery only once ConstructEvent has checked its
+// signature, on the raw body, with the endpoint's secret; it answers 2xx quickly and
+// drops an event it has handled (a delivery may come more than once). Here the receiver
+// runs on this machine (the service under test allows private addresses), and a test
+// event shows that it works.
+func ExampleConstructEvent() {
+	ctx := context.Background()
+	client, err := petstore.NewClient(os.Getenv("PETSTORE_URL"), petstore.WithAPIKey(os.Getenv("PETSTORE_ADMIN_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// The receiver's address first: the endpoint's secret is part of its configuration.
+	receiver := httptest.NewUnstartedServer(nil)
+	defer receiver.Close()
+	hook, err := client.CreateWebhook(ctx, petstore.NewWebhook{
+		URL:    "http://" + receiver.Listener.Addr().String() + "/petstore-events",
+		Events: []petstore.EventType{petstore.EventTypeOrderPlaced, petstore.EventTypePetSoldOut},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.DeleteWebhook(ctx, hook.ID)
+	secret := hook.Secret // shown this once: keep it where the receiver can read it
+
+	handled := make(chan *petstore.Event, 1)
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	receiver.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		payload, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+		if err != nil {
+			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		event, err := petstore.ConstructEvent(payload, r.Header.Get(petstore.SignatureHeader), secret)
+		if err != nil {
+			http.Error(w, "not signed by the pet store", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		repeat := seen[event.ID]
+		seen[event.ID] = true
+		mu.Unlock()
+		if !repeat {
+			handled <- event // a real receiver queues it, or handles it by event.Type
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	receiver.Start()
+
+	delivery, err := client.SendTestEvent(ctx, hook.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	event := <-handled
+	fmt.Println(event.Type, event.ID == delivery.EventID, event.Webhook.ID == hook.ID)
+	// Output:
+	// webhook.test true true
+}
+
+// A leaked secret is revoked at once with an overlap of 0; the default overlap of 24
+// hours lets the receiver switch to the new secret at its own pace instead.
+func ExampleClient_RotateWebhookSecret() {
+	ctx := context.Background()
+	client, err := petstore.NewClient(os.Getenv("PETSTORE_URL"), petstore.WithAPIKey(os.Getenv("PETSTORE_ADMIN_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	hook, err := client.CreateWebhook(ctx, petstore.NewWebhook{
+		URL: "https://shop.example.com/petstore-events", Events: []petstore.EventType{petstore.EventTypeAll},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.DeleteWebhook(ctx, hook.ID)
+
+	rotated, err := client.RotateWebhookSecret(ctx, hook.ID, petstore.SecretRotation{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("old secret signs for", rotated.PreviousSecretExpiresAt.Sub(rotated.UpdatedAt).Round(time.Hour))
+
+	revoked, err := client.RotateWebhookSecret(ctx, hook.ID, petstore.SecretRotation{Overlap: petstore.Ptr(time.Duration(0))})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("new secret:", revoked.Secret != rotated.Secret, "old one signs:", !revoked.PreviousSecretExpiresAt.IsZero())
+	// Output:
+	// old secret signs for 24h0m0s
+	// new secret: true old one signs: false
 }

@@ -15,10 +15,11 @@ import (
 	"time"
 )
 
-// TestMain runs the real service for the examples, the way an operator would: the
-// binary in $PETSTORE_BIN, or one built from this repository, on a new database with the
-// demo data. The examples find it in the environment, as a program of yours would:
-// PETSTORE_URL, PETSTORE_ADMIN_KEY (an admin's key) and PETSTORE_API_KEY (a customer's).
+// TestMain runs the real service for the examples and the tests that need it (every
+// operation, real webhook deliveries), the way an operator would: the binary in
+// $PETSTORE_BIN, or one built from this repository, on a new database with the demo
+// data. They find it in the environment, as a program of yours would: PETSTORE_URL,
+// PETSTORE_ADMIN_KEY (an admin's key) and PETSTORE_API_KEY (a customer's).
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -61,6 +62,7 @@ func startPetstore(dir string) (stop func(), err error) {
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--database", db,
 		"--demo", "--no-bootstrap", "--log-level", "warn", "--admin-addr", "off",
 		"--credential-limit", "100", // every example signs up from this one address
+		"--webhooks-allow-private",          // the tests' webhook receivers listen on 127.0.0.1
 		"--sunset", "getPetById=2099-12-31") // so that the deprecated call's example outlives its real sunset
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

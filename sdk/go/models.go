@@ -1,6 +1,8 @@
 package petstore
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/acme-pets/petstore/sdk/go/internal/api"
@@ -43,6 +45,38 @@ type MessageStatus string
 // The message statuses this package knows.
 const (
 	MessageStatusQueued MessageStatus = "queued" // accepted for delivery
+)
+
+// EventType is what an event tells of. The list is open: a newer service may send a
+// type this package has no constant for; ignore an event whose type you do not know.
+// In requests (NewWebhook, WebhookPatch, ListEventsOptions) only the constants below
+// are accepted, and EventTypeWebhookTest is not among them.
+type EventType string
+
+// The event types this package knows, with the resource each event holds.
+const (
+	EventTypeOrderPlaced      EventType = "order.placed"       // Event.Order
+	EventTypeOrderCompleted   EventType = "order.completed"    // Event.Order
+	EventTypeOrderCancelled   EventType = "order.cancelled"    // Event.Order, as it was: it no longer exists
+	EventTypePetSoldOut       EventType = "pet.sold_out"       // Event.Inventory: the stock reached 0
+	EventTypePetRestocked     EventType = "pet.restocked"      // Event.Inventory: the stock left 0
+	EventTypeInventoryUpdated EventType = "inventory.updated"  // Event.Inventory: any change of the stock
+	EventTypePetStatusChanged EventType = "pet.status_changed" // Event.Pet
+	EventTypeWebhookTest      EventType = "webhook.test"       // Event.Webhook: only from SendTestEvent
+	// EventTypeAll subscribes an endpoint to every type, those a later version adds
+	// included. It stands alone: beside a type it is refused.
+	EventTypeAll EventType = "*"
+)
+
+// DeliveryStatus is where a delivery stands. The list is open: treat a status this
+// package has no constant for as not delivered.
+type DeliveryStatus string
+
+// The delivery statuses this package knows.
+const (
+	DeliveryStatusPending   DeliveryStatus = "pending"   // not delivered yet; see Delivery.NextAttemptAt
+	DeliveryStatusSucceeded DeliveryStatus = "succeeded" // the endpoint answered 2xx
+	DeliveryStatusFailed    DeliveryStatus = "failed"    // given up, or the endpoint was disabled: RetryDelivery
 )
 
 // Pet is an animal in the store.
@@ -167,6 +201,104 @@ type NewMessage struct {
 	Message string // 1–2,000 characters
 }
 
+// Webhook is an endpoint that is sent signed events (admins), without its secret.
+type Webhook struct {
+	ID          int64
+	URL         string // where deliveries are posted
+	Description string
+	Events      []EventType // the types it receives, or just EventTypeAll
+	Enabled     bool        // whether events are delivered to it
+	// DisabledReason says why the service disabled the endpoint (its attempts failed
+	// for 72 hours straight); empty while it is enabled or when an admin disabled it.
+	DisabledReason string
+	// FailingSince is when the current run of failed attempts began; zero while the
+	// last attempt succeeded.
+	FailingSince time.Time
+	// PreviousSecretExpiresAt is until when the secret replaced by the last rotation
+	// still signs deliveries beside the new one; zero when no rotation overlaps.
+	PreviousSecretExpiresAt time.Time
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}
+
+// WebhookWithSecret is an endpoint with its signing secret: the only times the
+// service shows it are CreateWebhook and RotateWebhookSecret.
+type WebhookWithSecret struct {
+	Webhook
+	// Secret (whsec_…) is the key of the deliveries' signatures; give it to
+	// ConstructEvent in your receiver.
+	Secret string
+}
+
+// NewWebhook is an endpoint to add.
+type NewWebhook struct {
+	// URL is where deliveries are posted: https:// on a public address (the
+	// operator's --webhooks-allow-private also allows private and loopback addresses,
+	// over http:// too). At most 2,048 bytes.
+	URL string
+	// Events are the types to receive (1–8, each once), or []EventType{EventTypeAll}.
+	Events      []EventType
+	Description string // optional, at most 500 characters
+}
+
+// WebhookPatch changes some fields of an endpoint: nil fields keep their value.
+type WebhookPatch struct {
+	URL    *string     // checked as on creation
+	Events []EventType // the new subscription; nil keeps it
+	// Description replaces the description; Ptr("") removes it.
+	Description *string
+	// Enabled false stops deliveries (pending ones fail); true enables a disabled
+	// endpoint again and clears DisabledReason and FailingSince.
+	Enabled *bool
+}
+
+// SecretRotation says how a rotation treats the secret it replaces.
+type SecretRotation struct {
+	// Overlap is how long the replaced secret keeps signing beside the new one, up to
+	// 24 hours, in whole seconds (a fraction counts as a second). nil is the
+	// service's default of 24 hours; Ptr(time.Duration(0)) revokes the replaced
+	// secret at once, as for a leaked one.
+	Overlap *time.Duration
+}
+
+// Delivery is the sending of one event to one endpoint, over one or more attempts.
+type Delivery struct {
+	ID        int64 // the event's place in the feed, unique among the endpoint's deliveries
+	WebhookID int64
+	EventID   string // also the Petstore-Event-Id header of the delivery
+	EventType EventType
+	Status    DeliveryStatus
+	// Attempts counts the attempts of the current run: since the delivery was made,
+	// or since it was last retried by hand.
+	Attempts      int
+	NextAttemptAt time.Time // zero unless pending
+	// LastAttemptAt, ResponseStatus and LastError are zero for a delivery that
+	// succeeded at its first attempt: the service keeps only that fact.
+	LastAttemptAt  time.Time
+	ResponseStatus int    // the HTTP status of the last attempt; 0 when it got no answer
+	LastError      string // why the last attempt failed, one of a few fixed reasons
+	CreatedAt      time.Time
+}
+
+// Event is something that happened, with the resource it tells of as the API showed
+// it then: an entry of the feed (ListEvents, GetEvent) and the body of every webhook
+// delivery (ConstructEvent).
+//
+// Exactly one of Order, Inventory, Pet and Webhook is set for the types this package
+// knows (see the EventType constants); choose by Type. For a type it does not know,
+// none is, and Data still holds the resource as sent.
+type Event struct {
+	ID        string // evt_…: a delivery may come more than once, so drop an id you have handled
+	Type      EventType
+	CreatedAt time.Time // the commit of the change
+
+	Order     *Order         // order.placed, order.completed, order.cancelled
+	Inventory *InventoryItem // pet.sold_out, pet.restocked, inventory.updated
+	Pet       *Pet           // pet.status_changed
+	Webhook   *Webhook       // webhook.test: the endpoint the test was sent to
+	Data      json.RawMessage
+}
+
 // ListOptions are the options of a list without filters.
 type ListOptions struct {
 	Limit int // items per page, 1–100; the service's default (20) when 0
@@ -197,8 +329,14 @@ type ListOrdersOptions struct {
 	Limit     int   // items per page, 1–100; 0 for the service's default
 }
 
-// Ptr returns a pointer to v, for the optional fields of PetPatch, OrderUpdate and
-// ListOrdersOptions.
+// ListEventsOptions filter ListEvents.
+type ListEventsOptions struct {
+	Type  EventType // only events of this type (not EventTypeWebhookTest: tests are not in the feed)
+	Limit int       // items per page, 1–100; 0 for the service's default
+}
+
+// Ptr returns a pointer to v, for the optional fields of PetPatch, OrderUpdate,
+// ListOrdersOptions, WebhookPatch and SecretRotation.
 func Ptr[T any](v T) *T { return &v }
 
 func petFrom(p api.Pet) *Pet {
@@ -271,3 +409,126 @@ func createdAPIKeyFrom(k api.CreatedAPIKey) *CreatedAPIKey {
 func messageFrom(m api.Message) *Message {
 	return &Message{ID: m.ID, Message: m.Message, Status: MessageStatus(m.Status), CreatedAt: m.CreatedAt}
 }
+
+func webhookFrom(w api.Webhook) *Webhook {
+	hook := &Webhook{ID: w.ID, URL: w.URL, Enabled: w.Enabled, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	for _, e := range w.Events {
+		hook.Events = append(hook.Events, EventType(e))
+	}
+	if w.Description != nil {
+		hook.Description = *w.Description
+	}
+	if w.DisabledReason != nil {
+		hook.DisabledReason = *w.DisabledReason
+	}
+	if w.FailingSince != nil {
+		hook.FailingSince = *w.FailingSince
+	}
+	if w.PreviousSecretExpiresAt != nil {
+		hook.PreviousSecretExpiresAt = *w.PreviousSecretExpiresAt
+	}
+	return hook
+}
+
+func webhookWithSecretFrom(w api.WebhookWithSecret) *WebhookWithSecret {
+	hook := webhookFrom(api.Webhook{
+		ID: w.ID, URL: w.URL, Description: w.Description, Events: w.Events, Enabled: w.Enabled,
+		DisabledReason: w.DisabledReason, FailingSince: w.FailingSince,
+		PreviousSecretExpiresAt: w.PreviousSecretExpiresAt, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+	})
+	return &WebhookWithSecret{Webhook: *hook, Secret: w.Secret}
+}
+
+// subscription is how the generated layer spells a list of event types to receive.
+func subscription(types []EventType) []api.EventSubscription {
+	if types == nil {
+		return nil
+	}
+	s := make([]api.EventSubscription, len(types))
+	for i, t := range types {
+		s[i] = api.EventSubscription(t)
+	}
+	return s
+}
+
+func (w NewWebhook) body() api.NewWebhook {
+	return api.NewWebhook{URL: w.URL, Events: subscription(w.Events), Description: optional(w.Description)}
+}
+
+func (p WebhookPatch) body() api.WebhookPatch {
+	patch := api.WebhookPatch{URL: p.URL, Description: p.Description, Enabled: p.Enabled}
+	if p.Events != nil {
+		patch.Events = Ptr(subscription(p.Events))
+	}
+	return patch
+}
+
+func (r SecretRotation) body() api.SecretRotation {
+	if r.Overlap == nil {
+		return api.SecretRotation{}
+	}
+	// Rounded up, so that an overlap asked for is never a revocation.
+	seconds := (*r.Overlap + time.Second - 1) / time.Second
+	return api.SecretRotation{OverlapSeconds: Ptr(int32Of(int(seconds)))}
+}
+
+func deliveryFrom(d api.Delivery) *Delivery {
+	del := &Delivery{
+		ID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, EventType: EventType(d.EventType),
+		Status: DeliveryStatus(d.Status), Attempts: int(d.Attempts), CreatedAt: d.CreatedAt,
+	}
+	if d.NextAttemptAt != nil {
+		del.NextAttemptAt = *d.NextAttemptAt
+	}
+	if d.LastAttemptAt != nil {
+		del.LastAttemptAt = *d.LastAttemptAt
+	}
+	if d.ResponseStatus != nil {
+		del.ResponseStatus = int(*d.ResponseStatus)
+	}
+	if d.LastError != nil {
+		del.LastError = *d.LastError
+	}
+	return del
+}
+
+// wireEvent is an Event as the service writes it. Decoding one decodes its data by
+// its type, so that data of the wrong shape fails like any answer that does not decode.
+type wireEvent struct{ event *Event }
+
+func (w *wireEvent) UnmarshalJSON(b []byte) error {
+	var e api.Event
+	if err := json.Unmarshal(b, &e); err != nil {
+		return err
+	}
+	data, err := e.Data.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	ev := &Event{ID: e.ID, Type: EventType(e.Type), CreatedAt: e.CreatedAt, Data: data}
+	switch ev.Type {
+	case EventTypeOrderPlaced, EventTypeOrderCompleted, EventTypeOrderCancelled:
+		var o api.Order
+		o, err = e.Data.AsOrder()
+		ev.Order = orderFrom(o)
+	case EventTypePetSoldOut, EventTypePetRestocked, EventTypeInventoryUpdated:
+		var i api.InventoryItem
+		i, err = e.Data.AsInventoryItem()
+		ev.Inventory = inventoryFrom(i)
+	case EventTypePetStatusChanged:
+		var p api.Pet
+		p, err = e.Data.AsPet()
+		ev.Pet = petFrom(p)
+	case EventTypeWebhookTest:
+		var h api.Webhook
+		h, err = e.Data.AsWebhook()
+		ev.Webhook = webhookFrom(h)
+	}
+	if err != nil {
+		return fmt.Errorf("the data of %s event %s: %w", ev.Type, ev.ID, err)
+	}
+	w.event = ev
+	return nil
+}
+
+func eventFrom(w wireEvent) *Event { return w.event }
