@@ -79,12 +79,15 @@ const (
 	DeliveryStatusFailed    DeliveryStatus = "failed"    // given up, or the endpoint was disabled: RetryDelivery
 )
 
-// Pet is an animal in the store.
+// Pet is an animal in the store. It can be ordered while its Status is
+// PetStatusAvailable and its Stock covers the quantity; a new pet has a Stock of 0
+// until it is restocked (SetInventory).
 type Pet struct {
 	ID         int64
 	Name       string
 	CategoryID int64
 	Status     PetStatus
+	Stock      int // units in stock when the pet was read (read-only; see SetInventory)
 }
 
 // NewPet is a pet to add, or the full replacement of one.
@@ -340,7 +343,11 @@ type ListEventsOptions struct {
 func Ptr[T any](v T) *T { return &v }
 
 func petFrom(p api.Pet) *Pet {
-	return &Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: PetStatus(p.Status)}
+	pet := &Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: PetStatus(p.Status)}
+	if p.Stock != nil {
+		pet.Stock = int(*p.Stock)
+	}
+	return pet
 }
 
 func (p NewPet) body() api.NewPet {
