@@ -24,7 +24,7 @@ import (
 //     batch's Idempotency-Keys; draw an order id per request from the sequence.
 //  2. Write each changed pet once, insert the placed orders, record the keys (in key
 //     order), write the events (an order.placed per order, the stock events of each
-//     changed pet) with their deliveries in one statement, COMMIT.
+//     changed pet) in one statement, COMMIT. Deliveries are the dispatcher's, later.
 //
 // petstore.PlanOrders decides in between, in Go. The pets' row locks are held for
 // about one round trip, so a popular pet takes as many orders per round trip as

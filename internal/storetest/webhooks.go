@@ -693,11 +693,11 @@ func testDeliveries(t *testing.T, open Opener) {
 		}
 	})
 
-	t.Run("at scale every claim takes a full batch while that much is due (100 endpoints, 30,000 deliveries)", func(t *testing.T) {
+	t.Run("at scale every claim takes a full batch while that much is due (100 endpoints, 150,000 deliveries)", func(t *testing.T) {
 		// The PostgreSQL dispatcher once claimed nothing at all with 100 endpoints and a
 		// long backlog: counting what each claim takes catches it without timing.
 		if testing.Short() {
-			t.Skip("builds 3,000 events and 100 endpoints")
+			t.Skip("builds 1,501 events for 100 endpoints")
 		}
 		f, _ := clocked(t, open)
 		ws := f.webhookStore()

@@ -28,8 +28,8 @@ type SenderOptions struct {
 	// the part of its body that is read (default 10 s).
 	Timeout time.Duration
 	// AllowPrivate lets endpoints be on private and loopback addresses, over http as
-	// well as https (for local development and tests; issue 12 plans the flag
-	// --webhooks-allow-private, which serve does not have yet). Link-local
+	// well as https (for local development and tests: serve's
+	// --webhooks-allow-private). Link-local
 	// addresses (cloud metadata services) stay refused.
 	AllowPrivate bool
 	// UserAgent is sent with every delivery.
