@@ -55,11 +55,11 @@ type serveConfig struct {
 // serveFlags registers every flag of `petstore serve` on a new flag set, with its
 // default, writing into c.
 func serveFlags(c *serveConfig) *flag.FlagSet {
-	fs := flag.NewFlagSet("petstore serve", flag.ContinueOnError)
-	fs.StringVar(&c.addr, "addr", ":8080", "address to listen on")
+	fs := newFlagSet("serve")
+	fs.StringVar(&c.addr, "addr", defaultAddr, "address to listen on: loopback by default; :8080 or 0.0.0.0:8080 listens on every interface (a container, a server)")
 	fs.StringVar(&c.adminAddr, "admin-addr", defaultAdminAddr, "operator address for /metrics and /debug/pprof (a bare :port listens on loopback; off turns it off)")
 	fs.StringVar(&c.database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
-	fs.Var(&c.sunsets, "sunset", "OPERATION_ID=YYYY-MM-DD: override a deprecated operation's sunset date (repeatable)")
+	fs.Var(&c.sunsets, "sunset", "`OPERATION_ID=YYYY-MM-DD` overrides a deprecated operation's sunset date (repeatable; the variable takes a comma list)")
 	fs.BoolVar(&c.demo, "demo", false, "fill an empty database with sample categories, pets and stock")
 	fs.BoolVar(&c.noBootstrap, "no-bootstrap", false, "do not create and print an admin key on first start")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
@@ -83,12 +83,15 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	return fs
 }
 
+// defaultAddr is where the API listens unless told otherwise: loopback, as the first
+// start prints an admin key and a new user has not yet decided to be reachable.
+const defaultAddr = "127.0.0.1:8080"
+
 // parseServeConfig reads the flags and the environment of `petstore serve` and checks
 // them; nothing is opened yet.
-func parseServeConfig(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
+func parseServeConfig(args []string, getenv func(string) string) (serveConfig, error) {
 	var c serveConfig
 	fs := serveFlags(&c)
-	fs.SetOutput(stderr)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return c, err
 	}
@@ -136,6 +139,9 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	}
 	if c.maxHeaderBytes <= 0 {
 		return c, fmt.Errorf("--max-header-bytes %d: want a positive size", c.maxHeaderBytes)
+	}
+	if _, err := newLogger(io.Discard, c.logFormat, c.logLevel); err != nil {
+		return c, err
 	}
 	return c, nil
 }

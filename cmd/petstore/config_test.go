@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -72,7 +71,7 @@ func sameDefault(f *flag.Flag, readme string) bool {
 }
 
 func TestServeRunsWithTheHTTPLayersDefaults(t *testing.T) {
-	c, err := parseServeConfig(nil, noEnv, io.Discard)
+	c, err := parseServeConfig(nil, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +82,7 @@ func TestServeRunsWithTheHTTPLayersDefaults(t *testing.T) {
 	if got.CredentialLimit != httpapi.DefaultCredentialLimit || got.FailedLoginLimit != httpapi.DefaultFailedLoginLimit {
 		t.Errorf("credential limits %d and %d, want the defaults", got.CredentialLimit, got.FailedLoginLimit)
 	}
-	if off, _ := parseServeConfig([]string{"--credential-limit", "0"}, noEnv, io.Discard); off.api(deps{}, "").WithDefaults().CredentialLimit >= 0 {
+	if off, _ := parseServeConfig([]string{"--credential-limit", "0"}, noEnv); off.api(deps{}, "").WithDefaults().CredentialLimit >= 0 {
 		t.Error("--credential-limit 0 does not turn the limit off")
 	}
 	if got.HandlerTimeout != c.handlerTimeout || got.BodyLimit == 0 {

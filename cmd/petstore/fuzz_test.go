@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"net"
 	"strings"
 	"testing"
@@ -37,7 +36,7 @@ func FuzzParseServeConfig(f *testing.F) {
 		if args != "" {
 			argv = strings.Split(args, "\n")
 		}
-		c, err := parseServeConfig(argv, func(k string) string { return vars[k] }, io.Discard)
+		c, err := parseServeConfig(argv, func(k string) string { return vars[k] })
 		if err != nil {
 			return
 		}

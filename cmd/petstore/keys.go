@@ -11,40 +11,55 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
+// keyOptions are the flags of `petstore keys create`.
+type keyOptions struct {
+	database, email, role, name string
+	takeOver                    bool
+}
+
+// keyFlags registers the flags of `petstore keys create`, writing into o.
+func keyFlags(o *keyOptions) *flag.FlagSet {
+	fs := newFlagSet("keys create")
+	fs.StringVar(&o.database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
+	fs.StringVar(&o.email, "email", "", "the account's email (created, key-only, if it does not exist); required")
+	fs.StringVar(&o.role, "role", "", "set the account's role: admin or customer (new accounts default to customer)")
+	fs.StringVar(&o.name, "name", "cli", "what the key is for")
+	fs.BoolVar(&o.takeOver, "take-over", false, "remove the account's password and revoke its keys first (needed to make an account that signed up with a password admin)")
+	return fs
+}
+
 func createKey(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("petstore keys create", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	database := fs.String("database", defaultDatabase, "SQLite file, or a postgres:// URL")
-	email := fs.String("email", "", "the account's email (created, key-only, if it does not exist)")
-	role := fs.String("role", "", "set the account's role: admin or customer (new accounts default to customer)")
-	name := fs.String("name", "cli", "what the key is for")
-	takeOver := fs.Bool("take-over", false, "remove the account's password and revoke its keys first (needed to make an account that signed up with a password admin)")
+	var o keyOptions
+	fs := keyFlags(&o)
 	if err := parseFlags(fs, args, getenv); err != nil {
-		return err
+		return badUsage("keys create", err)
 	}
-	addr, err := petstore.CleanEmail(*email)
+	if fs.NArg() > 0 {
+		return usageError{cmd: "keys create", err: fmt.Errorf("keys create: unexpected argument %q", fs.Arg(0))}
+	}
+	addr, err := petstore.CleanEmail(o.email)
 	if err != nil {
-		return errors.New("--email: an email address is required")
+		return usageError{cmd: "keys create", err: errors.New("--email: an email address is required")}
 	}
 	// The account may be made here: its email follows the text policy of addresses,
 	// as a sign-up's does.
 	if err := petstore.CheckAddress("email", addr); err != nil {
-		return fmt.Errorf("--email: %w", err)
+		return usageError{cmd: "keys create", err: fmt.Errorf("--email: %w", err)}
 	}
-	r := petstore.Role(*role)
+	r := petstore.Role(o.role)
 	if r != "" && !r.Valid() {
-		return fmt.Errorf("--role %q: want admin or customer", *role)
+		return usageError{cmd: "keys create", err: fmt.Errorf("--role %q: want admin or customer", o.role)}
 	}
-	keyName, err := petstore.CleanName("name", *name)
+	keyName, err := petstore.CleanName("name", o.name)
 	if err != nil {
-		return fmt.Errorf("--name: %w", err)
+		return usageError{cmd: "keys create", err: fmt.Errorf("--name: %w", err)}
 	}
-	st, err := openStore(ctx, *database, nil)
+	st, err := openStore(ctx, o.database, nil)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if *takeOver {
+	if o.takeOver {
 		if err := st.TakeOverAccount(ctx, addr); err != nil && petstore.ErrorCode(err) != petstore.ENotFound {
 			return err
 		}

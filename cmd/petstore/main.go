@@ -3,14 +3,16 @@
 //	petstore [serve] [flags]        run the service (the default)
 //	petstore migrate [flags]        apply database migrations and exit
 //	petstore keys create [flags]    make an API key and print it
+//	petstore version                print the version and VCS revision
+//	petstore help [command]         list the commands, or a command's flags
 //
 // Every flag can also be set as an environment variable: PETSTORE_ followed by the
 // flag name in upper case with - as _ (for example PETSTORE_RATE_LIMIT). A flag wins.
+// Help exits 0, a command line petstore cannot follow 2, any other failure 1.
 package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -23,8 +25,7 @@ func main() {
 		<-ctx.Done()
 		stop() // the first signal starts a graceful shutdown; a second one kills
 	}()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "petstore:", err)
-		os.Exit(1)
-	}
+	code := exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr), os.Stderr)
+	stop()
+	os.Exit(code)
 }

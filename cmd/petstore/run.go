@@ -15,33 +15,37 @@ import (
 )
 
 // run is the whole program; main only gives it the process's arguments, environment
-// and streams, so tests can run it with their own.
+// and streams, so tests can run it with their own. Help goes to stdout and is no
+// error; a command line it cannot follow is a usageError.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
-	}
-	switch cmd {
-	case "serve":
-		return serve(ctx, args, getenv, stdout, stderr)
-	case "migrate":
-		return migrate(ctx, args, getenv, stdout, stderr)
-	case "keys":
-		if len(args) == 0 || args[0] != "create" {
-			return errors.New("usage: petstore keys create --email E [--role admin|customer] [--name N]")
+	if len(args) > 0 {
+		switch {
+		case isHelp(args[0]):
+			writeUsage(stdout)
+			return nil
+		case args[0] == "help":
+			return help(args[1:], stdout)
+		case args[0] == "-version" || args[0] == "--version":
+			args = append([]string{"version"}, args[1:]...)
 		}
-		return createKey(ctx, args[1:], getenv, stdout, stderr)
-	case "help":
-		fmt.Fprintln(stdout, usage)
+	}
+	c, args, err := findCommand(args)
+	if err != nil {
+		return err
+	}
+	err = c.run(ctx, args, getenv, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		writeHelp(stdout, c)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+	return err
 }
 
-const usage = `usage:
-  petstore [serve] [flags]       run the service (petstore serve -h lists the flags)
-  petstore migrate [flags]       apply database migrations and exit
-  petstore keys create [flags]   create an account if needed and print a new API key`
+// envName is the environment variable of a flag: PETSTORE_ and its name in upper
+// case with - as _.
+func envName(flagName string) string {
+	return "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
 
 // envAliases are further names the contract gives some variables.
 var envAliases = map[string]string{
@@ -49,17 +53,26 @@ var envAliases = map[string]string{
 	"PETSTORE_REDIS":    "PETSTORE_REDIS_URL",
 }
 
-// parseFlags parses args into fs after taking each flag's default from the
-// environment (PETSTORE_<NAME>, or its alias), so that a flag on the command line wins.
+// parseFlags parses args into fs, then gives every flag that args did not set its
+// value from the environment (PETSTORE_<NAME>, or its alias): a flag on the command
+// line wins. -h comes back as flag.ErrHelp, whatever the environment holds.
 func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
-		name := "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if given[f.Name] || err != nil {
+			return
+		}
+		name := envName(f.Name)
 		v := getenv(name)
 		if alias := envAliases[name]; v == "" && alias != "" {
 			name, v = alias, getenv(alias)
 		}
-		if v == "" || err != nil {
+		if v == "" {
 			return
 		}
 		if r, ok := f.Value.(*repeated); ok {
@@ -69,7 +82,6 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) err
 					break
 				}
 			}
-			r.fromEnv = true
 		} else {
 			err = f.Value.Set(v)
 		}
@@ -77,25 +89,18 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) err
 			err = fmt.Errorf("%s=%q: %w", name, v, err)
 		}
 	})
-	if err != nil {
-		return err
-	}
-	return fs.Parse(args)
+	return err
 }
 
-// repeated is a flag that may be given several times. Values from the command line
-// replace those from the environment.
+// repeated is a flag that may be given several times. The environment's list is used
+// only when the command line gives none (parseFlags).
 type repeated struct {
-	values  []string
-	fromEnv bool
+	values []string
 }
 
 func (r *repeated) String() string { return strings.Join(r.values, ",") }
 
 func (r *repeated) Set(v string) error {
-	if r.fromEnv {
-		r.values, r.fromEnv = nil, false
-	}
 	r.values = append(r.values, v)
 	return nil
 }
@@ -120,12 +125,21 @@ func openStore(ctx context.Context, dsn string, onDeliveries func()) (petstore.S
 	return db, nil
 }
 
+// migrateFlags registers the flags of `petstore migrate`.
+func migrateFlags(database *string) *flag.FlagSet {
+	fs := newFlagSet("migrate")
+	fs.StringVar(database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
+	return fs
+}
+
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("petstore migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	database := fs.String("database", defaultDatabase, "SQLite file, or a postgres:// URL")
+	database := new(string)
+	fs := migrateFlags(database)
 	if err := parseFlags(fs, args, getenv); err != nil {
-		return err
+		return badUsage("migrate", err)
+	}
+	if fs.NArg() > 0 {
+		return usageError{cmd: "migrate", err: fmt.Errorf("migrate: unexpected argument %q", fs.Arg(0))}
 	}
 	st, err := openStore(ctx, *database, nil)
 	if err != nil {

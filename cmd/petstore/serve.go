@@ -21,9 +21,9 @@ import (
 // serve runs the service until ctx ends: it reads the configuration, wires the
 // store, limiter and HTTP layer, and listens.
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c, err := parseServeConfig(args, getenv, stderr)
+	c, err := parseServeConfig(args, getenv)
 	if err != nil {
-		return err
+		return badUsage("serve", err)
 	}
 	logs := newLogWriter(stderr, logFlushInterval)
 	defer logs.Close()

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// command is one command of petstore: what its help says, the flags it takes, and
+// what it does. Each command parses its arguments with the flag set that flags makes,
+// so that its help and its parsing cannot disagree.
+type command struct {
+	name    string // as typed: "serve", "keys create"
+	args    string // after the name in the usage line: "[flags]"
+	summary string // one line, for the list of commands
+	about   string // a paragraph, for the command's own help
+	flags   func() *flag.FlagSet
+	run     func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{{
+		name: "serve", args: "[flags]",
+		summary: "run the service (what a bare `petstore` does)",
+		about: "Runs the API, its docs and console, and the operator port until SIGINT or SIGTERM.\n" +
+			"It listens on loopback unless told otherwise: --addr :8080 (or PETSTORE_ADDR=0.0.0.0:8080)\n" +
+			"listens on every interface, as a container or a server behind a load balancer needs.",
+		flags: func() *flag.FlagSet { return serveFlags(new(serveConfig)) },
+		run:   serve,
+	}, {
+		name: "migrate", args: "[flags]",
+		summary: "apply the database migrations and exit",
+		about:   "Applies the migrations and exits. Every command that opens the database migrates it first anyway.",
+		flags:   func() *flag.FlagSet { return migrateFlags(new(string)) },
+		run:     migrate,
+	}, {
+		name: "keys create", args: "--email E [flags]",
+		summary: "create an account if needed and print a new API key",
+		about: "Creates the account if needed (key-only, no password) and prints only the new key on stdout.\n" +
+			"It never makes admin an account that signed up with a password; --take-over does, after\n" +
+			"removing that password and revoking the account's keys.",
+		flags: func() *flag.FlagSet { return keyFlags(new(keyOptions)) },
+		run:   createKey,
+	}, {
+		name: "version", args: "",
+		summary: "print the version and VCS revision",
+		about:   "Prints the module version, the VCS revision and time, and whether the tree was modified.",
+		flags:   func() *flag.FlagSet { return newFlagSet("version") },
+		run:     printVersion,
+	}}
+}
+
+// findCommand finds the command that args name and returns the rest of args. A
+// first argument that is a flag, or none, is serve's.
+func findCommand(args []string) (command, []string, error) {
+	name := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+		if name == "keys" {
+			switch {
+			case len(args) > 0 && args[0] == "create":
+				name, args = "keys create", args[1:]
+			case len(args) > 0 && isHelp(args[0]):
+				name = "keys create" // its only subcommand; let it print its help
+			default:
+				return command{}, nil, usageError{cmd: "keys", err: errors.New("want `petstore keys create --email E`")}
+			}
+		}
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c, args, nil
+		}
+	}
+	return command{}, nil, usageError{err: fmt.Errorf("unknown command %q", name)}
+}
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
+
+// help answers `petstore help [command]`: the list of commands, or one command's help.
+func help(args []string, stdout io.Writer) error {
+	if len(args) == 0 || isHelp(args[0]) {
+		writeUsage(stdout)
+		return nil
+	}
+	if len(args) == 1 && args[0] == "keys" {
+		args = []string{"keys", "create"} // its only subcommand
+	}
+	c, rest, err := findCommand(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 && !isHelp(rest[0]) {
+		return usageError{err: fmt.Errorf("help %s: unexpected argument %q", c.name, rest[0])}
+	}
+	writeHelp(stdout, c)
+	return nil
+}
+
+// writeUsage writes the list of commands.
+func writeUsage(w io.Writer) {
+	fmt.Fprint(w, "petstore runs the Pet Store API service.\n\nUsage:\n")
+	for _, c := range commands() {
+		line := "petstore " + c.name
+		if c.name == "serve" {
+			line = "petstore [serve]"
+		}
+		fmt.Fprintf(w, "  %-40s %s\n", strings.TrimSpace(line+" "+c.args), c.summary)
+	}
+	fmt.Fprintf(w, "  %-40s %s\n\n", "petstore help [command]", "list the commands, or a command's flags")
+	fmt.Fprint(w, "Every flag can also be set in the environment: PETSTORE_ and the flag's name in upper\n"+
+		"case with - as _ (--rate-limit is PETSTORE_RATE_LIMIT). A flag given wins.\n"+
+		"`petstore help COMMAND` or `petstore COMMAND --help` lists a command's flags.\n"+
+		"`petstore --version` is `petstore version`.\n")
+}
+
+// writeHelp writes one command's usage line, what it does, and its flags: each as
+// --name, with its environment variable and default.
+func writeHelp(w io.Writer, c command) {
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", strings.TrimSpace("petstore "+c.name+" "+c.args), c.about)
+	fs := c.flags()
+	first := true
+	fs.VisitAll(func(f *flag.Flag) {
+		if first {
+			fmt.Fprint(w, "\nFlags (each also read from its environment variable; a flag given wins):\n")
+			first = false
+		}
+		typ, usage := flag.UnquoteUsage(f)
+		head := "  --" + f.Name
+		if typ != "" {
+			head += " " + typ
+		}
+		facts := envName(f.Name)
+		if alias := envAliases[facts]; alias != "" {
+			facts += " or " + alias
+		}
+		if f.DefValue != "" && f.DefValue != "false" {
+			facts += ", default " + f.DefValue
+		}
+		fmt.Fprintf(w, "%-32s  %s\n", head, facts)
+		for _, line := range wrap(usage, 72) {
+			fmt.Fprintf(w, "      %s\n", line)
+		}
+	})
+}
+
+// wrap breaks text into lines of at most width characters, at spaces.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// newFlagSet makes the flag set of a command. It prints nothing: parse errors are
+// returned, and reported once (exit), and -h is answered with the command's help.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("petstore "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// usageError is a command line that petstore cannot follow: an unknown command, an
+// unknown flag, a value the command refuses before it opens anything. It exits 2,
+// with a pointer to the help.
+type usageError struct {
+	cmd string // the command whose help to point at; "" for the list of commands
+	err error
+}
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// badUsage marks err, returned while cmd read its arguments, as a usage error.
+func badUsage(cmd string, err error) error {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usageError{cmd: cmd, err: err}
+}
+
+// flagNames makes the flag package's messages name flags as the help does (--addr).
+var flagNames = strings.NewReplacer("defined: -", "defined: --", "for flag -", "for flag --",
+	"value for -", "value for --", "argument: -", "argument: --")
+
+// exit reports how run ended on stderr and returns the process's exit code: 0 for
+// success, 2 for a command line it could not follow, 1 for any other failure.
+func exit(err error, stderr io.Writer) int {
+	var u usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &u):
+		hint := "petstore --help"
+		if u.cmd != "" {
+			hint = "petstore " + u.cmd + " --help"
+		}
+		fmt.Fprintf(stderr, "petstore: %s\nRun `%s` for usage.\n", flagNames.Replace(err.Error()), hint)
+		return 2
+	}
+	fmt.Fprintln(stderr, "petstore:", err)
+	return 1
+}
+
+func printVersion(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version")
+	if err := fs.Parse(args); err != nil {
+		return badUsage("version", err)
+	}
+	if fs.NArg() > 0 {
+		return usageError{cmd: "version", err: fmt.Errorf("version: unexpected argument %q", fs.Arg(0))}
+	}
+	fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
+	return nil
+}
+
+// versionLine says which build this is, from what the go command recorded in the
+// binary: "petstore v1.2.3 (rev abcdef1, 2026-11-20T10:00:00Z, modified)", or
+// "petstore (devel)" for a build without a version or VCS information (go run).
+func versionLine(info *debug.BuildInfo, ok bool) string {
+	version := "(devel)"
+	if ok && info.Main.Version != "" {
+		version = info.Main.Version
+	}
+	var vcs []string
+	if ok {
+		var rev, at string
+		modified := false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			vcs = append(vcs, "rev "+rev[:min(7, len(rev))])
+		}
+		if at != "" {
+			vcs = append(vcs, at)
+		}
+		if modified {
+			vcs = append(vcs, "modified")
+		}
+	}
+	if len(vcs) == 0 {
+		return "petstore " + version
+	}
+	return "petstore " + version + " (" + strings.Join(vcs, ", ") + ")"
+}
