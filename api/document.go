@@ -33,14 +33,24 @@ type Operation struct {
 	// Roles are the account roles that may call the operation (x-roles); empty when
 	// it is open.
 	Roles []string
+	// Scope is the scope an API key needs for the operation (its one x-scopes entry,
+	// one of the bearerAuth scheme's); empty when it is open.
+	Scope string
+}
+
+// Scope is a scope an API key may be limited to, as the bearerAuth scheme's x-scopes
+// lists it.
+type Scope struct {
+	Name        string
+	Description string
 }
 
 // Roles are the account roles an operation's x-roles may name.
 var Roles = []string{"customer", "admin"}
 
 // Operations lists the operations of Source in document order. Every operation that
-// is not open must name its roles: a forgotten x-roles is an error, never an
-// operation open to every account.
+// is not open must name its roles and its one scope: a forgotten x-roles or x-scopes is
+// an error, never an operation open to every account or every key.
 func Operations() ([]Operation, error) {
 	root, err := parse()
 	if err != nil {
@@ -49,13 +59,63 @@ func Operations() ([]Operation, error) {
 	return operations(root)
 }
 
+// Scopes lists the scopes of Source's bearerAuth scheme (its x-scopes), in document
+// order.
+func Scopes() ([]Scope, error) {
+	root, err := parse()
+	if err != nil {
+		return nil, err
+	}
+	return scopes(root), nil
+}
+
+func scopes(root *yaml.Node) []Scope {
+	schemes := Value(Value(root.Content[0], "components"), "securitySchemes")
+	m := Value(Value(schemes, "bearerAuth"), "x-scopes")
+	if m == nil {
+		return nil
+	}
+	list := make([]Scope, 0, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		list = append(list, Scope{Name: m.Content[i].Value, Description: m.Content[i+1].Value})
+	}
+	return list
+}
+
+// RoleScopes is what each role's keys may hold: a role allows a scope when it may call
+// one of that scope's operations.
+func RoleScopes(ops []Operation) map[string][]string {
+	allowed := make(map[string][]string, len(Roles))
+	for _, op := range ops {
+		for _, r := range op.Roles {
+			if !slices.Contains(allowed[r], op.Scope) {
+				allowed[r] = append(allowed[r], op.Scope)
+			}
+		}
+	}
+	return allowed
+}
+
 func operations(root *yaml.Node) ([]Operation, error) {
 	var (
-		ops  []Operation
-		errs []error
+		ops   []Operation
+		errs  []error
+		known = scopes(root)
 	)
 	WalkOperations(root, func(_, _ string, op *yaml.Node) {
 		o := Operation{ID: Scalar(op, "operationId"), Sunset: Scalar(op, "x-deprecated-sunset")}
+		if list := Value(op, "x-scopes"); list != nil {
+			for _, sc := range list.Content {
+				if !slices.ContainsFunc(known, func(k Scope) bool { return k.Name == sc.Value }) {
+					errs = append(errs, fmt.Errorf("operation %s: x-scopes names %q, which bearerAuth's x-scopes does not list", o.ID, sc.Value))
+				}
+			}
+			if len(list.Content) != 1 {
+				errs = append(errs, fmt.Errorf("operation %s: x-scopes must name exactly one scope", o.ID))
+			} else {
+				o.Scope = list.Content[0].Value
+			}
+		}
 		if sec := Value(op, "security"); sec != nil && sec.Kind == yaml.SequenceNode && len(sec.Content) == 0 {
 			o.Open = true
 		}
@@ -72,6 +132,12 @@ func operations(root *yaml.Node) ([]Operation, error) {
 			errs = append(errs, fmt.Errorf("operation %s is open to all (security: []) but names x-roles", o.ID))
 		case !o.Open && len(o.Roles) == 0:
 			errs = append(errs, fmt.Errorf("operation %s names no x-roles: say which roles may call it", o.ID))
+		}
+		switch {
+		case o.Open && o.Scope != "":
+			errs = append(errs, fmt.Errorf("operation %s is open to all (security: []) but names x-scopes", o.ID))
+		case !o.Open && o.Scope == "" && Value(op, "x-scopes") == nil:
+			errs = append(errs, fmt.Errorf("operation %s names no x-scopes: say which scope a key needs for it", o.ID))
 		}
 		ops = append(ops, o)
 	})

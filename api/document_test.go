@@ -43,18 +43,62 @@ func TestEveryOperationNamesItsRoles(t *testing.T) {
 
 func TestAnOperationWithoutRolesIsAnError(t *testing.T) {
 	tests := []struct{ name, op, want string }{
-		{"no x-roles", "operationId: a", "names no x-roles"},
-		{"an unknown role", "operationId: a\n      x-roles: [root]", `names "root"`},
+		{"no x-roles", "operationId: a\n      x-scopes: [pets:read]", "names no x-roles"},
+		{"an unknown role", "operationId: a\n      x-roles: [root]\n      x-scopes: [pets:read]", `names "root"`},
 		{"roles on an open operation", "operationId: a\n      security: []\n      x-roles: [admin]", "open to all"},
+		{"no x-scopes", "operationId: a\n      x-roles: [admin]", "names no x-scopes"},
+		{"an unknown scope", "operationId: a\n      x-roles: [admin]\n      x-scopes: [pets:eat]", `names "pets:eat"`},
+		{"two scopes", "operationId: a\n      x-roles: [admin]\n      x-scopes: [pets:read, pets:write]", "exactly one scope"},
+		{"a scope on an open operation", "operationId: a\n      security: []\n      x-scopes: [pets:read]", "open to all"},
 	}
 	for _, tt := range tests {
 		var root yaml.Node
-		doc := "openapi: 3.0.3\npaths:\n  /a:\n    get:\n      " + tt.op + "\n"
+		doc := "openapi: 3.0.3\npaths:\n  /a:\n    get:\n      " + tt.op + "\n" +
+			"components:\n  securitySchemes:\n    bearerAuth:\n      x-scopes:\n        pets:read: r\n        pets:write: w\n"
 		if err := yaml.Unmarshal([]byte(doc), &root); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := operations(&root); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error saying %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// Every scope of the catalogue serves some operation, and a customer can never hold
+// a scope that only admins' operations need.
+func TestEveryScopeServesAnOperation(t *testing.T) {
+	ops, err := Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := Scopes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for _, op := range ops {
+		used[op.Scope] = true
+	}
+	for _, s := range list {
+		if !used[s.Name] {
+			t.Errorf("scope %s serves no operation", s.Name)
+		}
+		if s.Description == "" {
+			t.Errorf("scope %s has no description", s.Name)
+		}
+	}
+	allowed := RoleScopes(ops)
+	if len(allowed["admin"]) != len(list) {
+		t.Errorf("admins may hold %v, want every scope", allowed["admin"])
+	}
+	for _, s := range []string{"pets:write", "categories:write", "inventory:write", "webhooks:manage", "events:read"} {
+		if slices.Contains(allowed["customer"], s) {
+			t.Errorf("customers may hold %s", s)
+		}
+	}
+	for _, s := range []string{"pets:read", "orders:write", "keys:manage"} {
+		if !slices.Contains(allowed["customer"], s) {
+			t.Errorf("customers may not hold %s", s)
 		}
 	}
 }

@@ -184,6 +184,10 @@ type CancelOrderConflict Error
 
 func (*CancelOrderConflict) cancelOrderRes() {}
 
+type CancelOrderForbidden Error
+
+func (*CancelOrderForbidden) cancelOrderRes() {}
+
 type CancelOrderInternalServerError Error
 
 func (*CancelOrderInternalServerError) cancelOrderRes() {}
@@ -292,6 +296,10 @@ func (*CreateApiKeyBadRequest) createApiKeyRes() {}
 type CreateApiKeyConflict Error
 
 func (*CreateApiKeyConflict) createApiKeyRes() {}
+
+type CreateApiKeyForbidden Error
+
+func (*CreateApiKeyForbidden) createApiKeyRes() {}
 
 type CreateApiKeyInternalServerError Error
 
@@ -1126,6 +1134,10 @@ type GetCategoryBadRequest Error
 
 func (*GetCategoryBadRequest) getCategoryRes() {}
 
+type GetCategoryForbidden Error
+
+func (*GetCategoryForbidden) getCategoryRes() {}
+
 type GetCategoryInternalServerError Error
 
 func (*GetCategoryInternalServerError) getCategoryRes() {}
@@ -1137,6 +1149,10 @@ func (*GetCategoryNotFound) getCategoryRes() {}
 type GetCurrentAccountBadRequest Error
 
 func (*GetCurrentAccountBadRequest) getCurrentAccountRes() {}
+
+type GetCurrentAccountForbidden Error
+
+func (*GetCurrentAccountForbidden) getCurrentAccountRes() {}
 
 type GetCurrentAccountInternalServerError Error
 
@@ -1162,6 +1178,10 @@ type GetInventoryBadRequest Error
 
 func (*GetInventoryBadRequest) getInventoryRes() {}
 
+type GetInventoryForbidden Error
+
+func (*GetInventoryForbidden) getInventoryRes() {}
+
 type GetInventoryInternalServerError Error
 
 func (*GetInventoryInternalServerError) getInventoryRes() {}
@@ -1173,6 +1193,10 @@ func (*GetInventoryNotFound) getInventoryRes() {}
 type GetMessageBadRequest Error
 
 func (*GetMessageBadRequest) getMessageRes() {}
+
+type GetMessageForbidden Error
+
+func (*GetMessageForbidden) getMessageRes() {}
 
 type GetMessageInternalServerError Error
 
@@ -1186,6 +1210,10 @@ type GetOrderBadRequest Error
 
 func (*GetOrderBadRequest) getOrderRes() {}
 
+type GetOrderForbidden Error
+
+func (*GetOrderForbidden) getOrderRes() {}
+
 type GetOrderInternalServerError Error
 
 func (*GetOrderInternalServerError) getOrderRes() {}
@@ -1197,6 +1225,10 @@ func (*GetOrderNotFound) getOrderRes() {}
 type GetPetByIdBadRequest Error
 
 func (*GetPetByIdBadRequest) getPetByIdRes() {}
+
+type GetPetByIdForbidden Error
+
+func (*GetPetByIdForbidden) getPetByIdRes() {}
 
 type GetPetByIdGone Error
 
@@ -1342,6 +1374,10 @@ type ListApiKeysBadRequest Error
 
 func (*ListApiKeysBadRequest) listApiKeysRes() {}
 
+type ListApiKeysForbidden Error
+
+func (*ListApiKeysForbidden) listApiKeysRes() {}
+
 type ListApiKeysInternalServerError Error
 
 func (*ListApiKeysInternalServerError) listApiKeysRes() {}
@@ -1377,6 +1413,10 @@ func (*ListApiKeysOKHeaders) listApiKeysRes() {}
 type ListCategoriesBadRequest Error
 
 func (*ListCategoriesBadRequest) listCategoriesRes() {}
+
+type ListCategoriesForbidden Error
+
+func (*ListCategoriesForbidden) listCategoriesRes() {}
 
 type ListCategoriesInternalServerError Error
 
@@ -1498,6 +1538,10 @@ type ListInventoryBadRequest Error
 
 func (*ListInventoryBadRequest) listInventoryRes() {}
 
+type ListInventoryForbidden Error
+
+func (*ListInventoryForbidden) listInventoryRes() {}
+
 type ListInventoryInternalServerError Error
 
 func (*ListInventoryInternalServerError) listInventoryRes() {}
@@ -1534,6 +1578,10 @@ type ListOrdersBadRequest Error
 
 func (*ListOrdersBadRequest) listOrdersRes() {}
 
+type ListOrdersForbidden Error
+
+func (*ListOrdersForbidden) listOrdersRes() {}
+
 type ListOrdersInternalServerError Error
 
 func (*ListOrdersInternalServerError) listOrdersRes() {}
@@ -1569,6 +1617,10 @@ func (*ListOrdersOKHeaders) listOrdersRes() {}
 type ListPetsBadRequest Error
 
 func (*ListPetsBadRequest) listPetsRes() {}
+
+type ListPetsForbidden Error
+
+func (*ListPetsForbidden) listPetsRes() {}
 
 type ListPetsInternalServerError Error
 
@@ -2826,6 +2878,10 @@ type PlaceOrderConflict Error
 
 func (*PlaceOrderConflict) placeOrderRes() {}
 
+type PlaceOrderForbidden Error
+
+func (*PlaceOrderForbidden) placeOrderRes() {}
+
 type PlaceOrderInternalServerError Error
 
 func (*PlaceOrderInternalServerError) placeOrderRes() {}
@@ -2978,6 +3034,10 @@ type RevokeApiKeyBadRequest Error
 
 func (*RevokeApiKeyBadRequest) revokeApiKeyRes() {}
 
+type RevokeApiKeyForbidden Error
+
+func (*RevokeApiKeyForbidden) revokeApiKeyRes() {}
+
 type RevokeApiKeyInternalServerError Error
 
 func (*RevokeApiKeyInternalServerError) revokeApiKeyRes() {}
@@ -3034,6 +3094,10 @@ func (s *SecretRotation) SetOverlapSeconds(val OptInt32) {
 type SendMessageBadRequest Error
 
 func (*SendMessageBadRequest) sendMessageRes() {}
+
+type SendMessageForbidden Error
+
+func (*SendMessageForbidden) sendMessageRes() {}
 
 type SendMessageInternalServerError Error
 

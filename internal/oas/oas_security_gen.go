@@ -17,7 +17,9 @@ type SecurityHandler interface {
 	// Your account's email and password; accepted only by the `/api-keys` calls.
 	HandleBasicAuth(ctx context.Context, operationName OperationName, t BasicAuth) (context.Context, error)
 	// HandleBearerAuth handles bearerAuth security.
-	// An API key from `POST /api-keys`, sent as `Authorization: Bearer psk_…`.
+	// An API key from `POST /api-keys`, sent as `Authorization: Bearer psk_…`. A key may be limited to
+	// some scopes (`x-scopes` below; each operation names the one it needs in its own `x-scopes`) and may
+	// expire (`expiresAt`).
 	HandleBearerAuth(ctx context.Context, operationName OperationName, t BearerAuth) (context.Context, error)
 }
 

@@ -25,6 +25,14 @@ func (s *CancelOrderConflict) Validate() error {
 	return nil
 }
 
+func (s *CancelOrderForbidden) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *CancelOrderInternalServerError) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -82,6 +90,14 @@ func (s *CreateApiKeyBadRequest) Validate() error {
 }
 
 func (s *CreateApiKeyConflict) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *CreateApiKeyForbidden) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err
@@ -510,6 +526,14 @@ func (s *GetCategoryBadRequest) Validate() error {
 	return nil
 }
 
+func (s *GetCategoryForbidden) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *GetCategoryInternalServerError) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -527,6 +551,14 @@ func (s *GetCategoryNotFound) Validate() error {
 }
 
 func (s *GetCurrentAccountBadRequest) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *GetCurrentAccountForbidden) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err
@@ -582,6 +614,14 @@ func (s *GetInventoryBadRequest) Validate() error {
 	return nil
 }
 
+func (s *GetInventoryForbidden) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *GetInventoryInternalServerError) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -599,6 +639,14 @@ func (s *GetInventoryNotFound) Validate() error {
 }
 
 func (s *GetMessageBadRequest) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *GetMessageForbidden) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err
@@ -630,6 +678,14 @@ func (s *GetOrderBadRequest) Validate() error {
 	return nil
 }
 
+func (s *GetOrderForbidden) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *GetOrderInternalServerError) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -647,6 +703,14 @@ func (s *GetOrderNotFound) Validate() error {
 }
 
 func (s *GetPetByIdBadRequest) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *GetPetByIdForbidden) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err
@@ -807,6 +871,14 @@ func (s *ListApiKeysBadRequest) Validate() error {
 	return nil
 }
 
+func (s *ListApiKeysForbidden) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *ListApiKeysInternalServerError) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -847,6 +919,14 @@ func (s *ListApiKeysOKHeaders) Validate() error {
 }
 
 func (s *ListCategoriesBadRequest) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *ListCategoriesForbidden) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err
@@ -1036,6 +1116,14 @@ func (s *ListInventoryBadRequest) Validate() error {
 	return nil
 }
 
+func (s *ListInventoryForbidden) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *ListInventoryInternalServerError) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -1100,6 +1188,14 @@ func (s *ListOrdersBadRequest) Validate() error {
 	return nil
 }
 
+func (s *ListOrdersForbidden) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *ListOrdersInternalServerError) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -1140,6 +1236,14 @@ func (s *ListOrdersOKHeaders) Validate() error {
 }
 
 func (s *ListPetsBadRequest) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *ListPetsForbidden) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err
@@ -1894,6 +1998,14 @@ func (s *PlaceOrderConflict) Validate() error {
 	return nil
 }
 
+func (s *PlaceOrderForbidden) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *PlaceOrderInternalServerError) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -2114,6 +2226,14 @@ func (s *RevokeApiKeyBadRequest) Validate() error {
 	return nil
 }
 
+func (s *RevokeApiKeyForbidden) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *RevokeApiKeyInternalServerError) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -2211,6 +2331,14 @@ func (s *SecretRotation) Validate() error {
 }
 
 func (s *SendMessageBadRequest) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *SendMessageForbidden) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err

@@ -1,6 +1,10 @@
 package petstore
 
-import "time"
+import (
+	"slices"
+	"strings"
+	"time"
+)
 
 // Role is what an account may do.
 type Role string
@@ -28,10 +32,22 @@ type Principal struct {
 	Role      Role
 	// KeyID is the API key the request came with; 0 for HTTP Basic.
 	KeyID int64
+	// Scopes are the key's scopes; nil for every scope of the role (a key made
+	// without scopes, or a password).
+	Scopes []string
+	// ExpiresAt is when the key stops working; zero for never.
+	ExpiresAt time.Time
 }
 
 // IsAdmin reports whether the principal has the admin role.
 func (p Principal) IsAdmin() bool { return p.Role == Admin }
+
+// HasScope reports whether the principal's key may be used for an operation that
+// needs scope. The role is checked apart from it.
+func (p Principal) HasScope(scope string) bool { return p.Scopes == nil || slices.Contains(p.Scopes, scope) }
+
+// Expired reports whether the principal's key has expired at now.
+func (p Principal) Expired(now time.Time) bool { return !p.ExpiresAt.IsZero() && !now.Before(p.ExpiresAt) }
 
 // APIKey is an API key without its secret.
 type APIKey struct {
@@ -40,14 +56,77 @@ type APIKey struct {
 	Name      string
 	Prefix    string
 	CreatedAt time.Time
+	// Scopes are the key's scopes; nil for every scope of its account's role.
+	Scopes []string
+	// ExpiresAt is when the key stops working; nil for never.
+	ExpiresAt *time.Time
+	// LastUsedAt is the minute the key was last used (kept to the minute, written
+	// after the fact); nil for never.
+	LastUsedAt *time.Time
 }
 
-// NewAPIKey is a key to store: only the hash of the secret is kept.
+// NewAPIKey is a key to store: only the hash of the secret is kept. Scopes and
+// ExpiresAt are as KeyGrant decided them.
 type NewAPIKey struct {
 	AccountID int64
 	Name      string
 	Prefix    string
 	Hash      []byte
+	Scopes    []string
+	ExpiresAt *time.Time
+}
+
+// KeyGrant is what a new key may do and for how long, as asked for.
+type KeyGrant struct {
+	// Scopes asked for; nil for every scope of the role.
+	Scopes []string
+	// ExpiresAt asked for; nil for no expiry, or the longest lifetime allowed.
+	ExpiresAt *time.Time
+}
+
+// Decide applies the rules of a new key's grant for an account of role at now: every
+// scope must be one the role allows (allowed[role]); an expiry must be in the future
+// and within maxLifetime of now when the operator sets one (0 for none), which is
+// also the expiry of a key asked for without one. Scopes come back sorted, without
+// repeats.
+func (g KeyGrant) Decide(role Role, allowed map[Role][]string, now time.Time, maxLifetime time.Duration) (KeyGrant, error) {
+	out := KeyGrant{ExpiresAt: g.ExpiresAt}
+	if g.Scopes != nil {
+		out.Scopes = slices.Compact(slices.Sorted(slices.Values(g.Scopes)))
+		for _, s := range out.Scopes {
+			if !slices.Contains(allowed[role], s) {
+				return KeyGrant{}, Invalid("scopes", "the "+string(role)+" role does not allow the scope "+s)
+			}
+		}
+	}
+	switch {
+	case g.ExpiresAt != nil && !g.ExpiresAt.After(now):
+		return KeyGrant{}, Invalid("expiresAt", "must be in the future")
+	case maxLifetime > 0 && g.ExpiresAt == nil:
+		at := now.Add(maxLifetime).UTC().Truncate(time.Second)
+		out.ExpiresAt = &at
+	case maxLifetime > 0 && g.ExpiresAt.Sub(now) > maxLifetime:
+		return KeyGrant{}, Invalid("expiresAt", "must be within "+maxLifetime.String()+" (the longest lifetime of a key here)")
+	}
+	return out, nil
+}
+
+// JoinScopes is how stores keep a key's scopes: "" (NULL) for nil, else the scopes
+// separated by spaces. SplitScopes reads it back.
+func JoinScopes(scopes []string) *string {
+	if scopes == nil {
+		return nil
+	}
+	s := strings.Join(scopes, " ")
+	return &s
+}
+
+// SplitScopes reads scopes that JoinScopes wrote.
+func SplitScopes(s *string) []string {
+	if s == nil {
+		return nil
+	}
+	return strings.Fields(*s)
 }
 
 // Message is a message sent with the getting-started call.

@@ -61,9 +61,12 @@ type KeyStore interface {
 	APIKeys(ctx context.Context, accountID int64, p Page) ([]APIKey, error)
 	// RevokeAPIKey revokes one of an account's keys; another account's key is ENotFound.
 	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
-	// PrincipalByKeyHash finds who holds the key with this hash; an unknown or revoked
-	// key is ENotFound.
+	// PrincipalByKeyHash finds who holds the key with this hash, with the key's scopes
+	// and expiry; an unknown or revoked key is ENotFound, an expired one is found.
 	PrincipalByKeyHash(ctx context.Context, hash []byte) (Principal, error)
+	// TouchAPIKeys records that the keys were used at the minute at (those whose last
+	// use is older).
+	TouchAPIKeys(ctx context.Context, ids []int64, at time.Time) error
 }
 
 // MessageStore keeps the getting-started messages.

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -12,7 +13,7 @@ import (
 // CreateAPIKey stores a key by the hash of its secret. A hash already stored is
 // EConflict; an unknown account is ENotFound.
 func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.APIKey, error) {
-	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: timestamp(db.now())}
+	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: timestamp(db.now()), Scopes: k.Scopes, ExpiresAt: k.ExpiresAt}
 	err := db.update(ctx, func(tx pgx.Tx) error {
 		// The account's row lock makes keys of one account take turns, so that the
 		// count below cannot be passed by two at once.
@@ -30,9 +31,9 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			return err
 		}
 		return tx.QueryRow(ctx,
-			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at)
-			 VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-			k.AccountID, k.Name, k.Prefix, k.Hash, key.CreatedAt,
+			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at, scopes, expires_at)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+			k.AccountID, k.Name, k.Prefix, k.Hash, key.CreatedAt, petstore.JoinScopes(k.Scopes), k.ExpiresAt,
 		).Scan(&key.ID)
 	})
 	switch {
@@ -46,14 +47,16 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	return key, nil
 }
 
-const qAPIKeys = `SELECT id, name, prefix, created_at FROM api_keys
+const qAPIKeys = `SELECT id, name, prefix, created_at, scopes, expires_at, last_used_at FROM api_keys
 	WHERE account_id = $1 AND revoked_at IS NULL AND id > $2 ORDER BY id LIMIT $3`
 
 // APIKeys lists a page of an account's keys that are not revoked, by id.
 func (db *DB) APIKeys(ctx context.Context, accountID int64, p petstore.Page) ([]petstore.APIKey, error) {
 	return list(ctx, db, "api keys", 0, func(row pgx.Row) (petstore.APIKey, error) {
 		k := petstore.APIKey{AccountID: accountID}
-		err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.CreatedAt)
+		var scopes *string
+		err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.CreatedAt, &scopes, &k.ExpiresAt, &k.LastUsedAt)
+		k.Scopes = petstore.SplitScopes(scopes)
 		return k, err
 	}, qAPIKeys, accountID, p.After, p.Size())
 }
@@ -75,23 +78,36 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
 }
 
 // PrincipalByKeyHash finds who holds the key with this hash; an unknown or revoked key
-// is ENotFound. It runs on every request whose key is not in the authenticator's
-// cache: one round trip on a statement pgx has prepared on the connection.
+// is ENotFound. An expired key is found: the caller tells it apart. It runs on every
+// request whose key is not in the authenticator's cache: one round trip on a statement
+// pgx has prepared on the connection.
 func (db *DB) PrincipalByKeyHash(ctx context.Context, hash []byte) (petstore.Principal, error) {
-	var (
-		p    petstore.Principal
-		role string
-	)
-	err := db.pool.QueryRow(ctx,
-		`SELECT a.id, a.role, k.id FROM api_keys k JOIN accounts a ON a.id = k.account_id
-		 WHERE k.hash = $1 AND k.revoked_at IS NULL`, hash,
-	).Scan(&p.AccountID, &role, &p.KeyID)
-	if noRows(err) {
-		return petstore.Principal{}, petstore.KeyNotFound()
+	return one(ctx, db, "principal by key", func() error { return petstore.KeyNotFound() }, func(r pgx.Row) (petstore.Principal, error) {
+		var (
+			p       petstore.Principal
+			scopes  *string
+			expires *time.Time
+		)
+		err := r.Scan(&p.AccountID, (*string)(&p.Role), &p.KeyID, &scopes, &expires)
+		if expires != nil {
+			p.ExpiresAt = *expires
+		}
+		p.Scopes = petstore.SplitScopes(scopes)
+		return p, err
+	}, `SELECT a.id, a.role, k.id, k.scopes, k.expires_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
+		 WHERE k.hash = $1 AND k.revoked_at IS NULL`, hash)
+}
+
+// TouchAPIKeys records that the keys were used at the minute at, for those whose last
+// use is older.
+func (db *DB) TouchAPIKeys(ctx context.Context, ids []int64, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
 	}
+	_, err := db.pool.Exec(ctx, `UPDATE api_keys SET last_used_at = $1
+		WHERE id = ANY($2) AND (last_used_at IS NULL OR last_used_at < $1)`, timestamp(at), ids)
 	if err != nil {
-		return petstore.Principal{}, fmt.Errorf("principal by key: %w", err)
+		return fmt.Errorf("touch api keys: %w", err)
 	}
-	p.Role = petstore.Role(role)
-	return p, nil
+	return nil
 }

@@ -3,8 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
+	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 )
@@ -13,7 +13,7 @@ import (
 // EConflict; an unknown account is ENotFound.
 func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.APIKey, error) {
 	now := db.now().UTC()
-	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: now}
+	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: now, Scopes: k.Scopes, ExpiresAt: k.ExpiresAt}
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var live int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE account_id = ? AND revoked_at IS NULL`,
@@ -24,9 +24,9 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			return err
 		}
 		return tx.QueryRowContext(ctx,
-			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at)
-			 VALUES (?, ?, ?, ?, ?) RETURNING id`,
-			k.AccountID, k.Name, k.Prefix, k.Hash, formatTime(now),
+			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at, scopes, expires_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			k.AccountID, k.Name, k.Prefix, k.Hash, formatTime(now), petstore.JoinScopes(k.Scopes), nullTime(k.ExpiresAt),
 		).Scan(&key.ID)
 	})
 	switch {
@@ -40,19 +40,29 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	return key, nil
 }
 
-const qAPIKeys = `SELECT id, name, prefix, created_at FROM api_keys
+const qAPIKeys = `SELECT id, name, prefix, created_at, scopes, expires_at, last_used_at FROM api_keys
 	WHERE account_id = ? AND revoked_at IS NULL AND id > ? ORDER BY id LIMIT ?`
 
 // APIKeys lists a page of an account's keys that are not revoked, by id.
 func (db *DB) APIKeys(ctx context.Context, accountID int64, p petstore.Page) ([]petstore.APIKey, error) {
 	return list(uncancelled(ctx), db, "api keys", 0, func(row scanner) (petstore.APIKey, error) {
 		k := petstore.APIKey{AccountID: accountID}
-		var created string
-		if err := row.Scan(&k.ID, &k.Name, &k.Prefix, &created); err != nil {
-			return k, err
+		var (
+			created        string
+			scopes         *string
+			expires, added sql.NullString
+		)
+		err := row.Scan(&k.ID, &k.Name, &k.Prefix, &created, &scopes, &expires, &added)
+		if err == nil {
+			k.CreatedAt, err = parseTime(created)
 		}
-		at, err := parseTime(created)
-		k.CreatedAt = at
+		if err == nil {
+			k.ExpiresAt, err = parseNullTime(expires)
+		}
+		if err == nil {
+			k.LastUsedAt, err = parseNullTime(added)
+		}
+		k.Scopes = petstore.SplitScopes(scopes)
 		return k, err
 	}, qAPIKeys, accountID, p.After, p.Size())
 }
@@ -81,27 +91,42 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
 	return nil
 }
 
-const qPrincipalByKeyHash = `SELECT a.id, a.role, k.id FROM api_keys k JOIN accounts a ON a.id = k.account_id
+const qPrincipalByKeyHash = `SELECT a.id, a.role, k.id, k.scopes, k.expires_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
 	WHERE k.hash = ? AND k.revoked_at IS NULL`
 
 // PrincipalByKeyHash finds who holds the key with this hash; an unknown or revoked key
-// is ENotFound. It runs on every authenticated request, on a prepared statement.
+// is ENotFound. An expired key is found: the caller tells it apart. It runs on every
+// authenticated request whose key is not cached, on a prepared statement.
 func (db *DB) PrincipalByKeyHash(ctx context.Context, hash []byte) (petstore.Principal, error) {
-	s, err := db.readStmt(ctx, qPrincipalByKeyHash)
+	return one(ctx, db, "principal by key", func() error { return petstore.KeyNotFound() }, func(r scanner) (petstore.Principal, error) {
+		var (
+			p       petstore.Principal
+			scopes  *string
+			expires sql.NullString
+		)
+		err := r.Scan(&p.AccountID, (*string)(&p.Role), &p.KeyID, &scopes, &expires)
+		if err == nil && expires.Valid {
+			p.ExpiresAt, err = parseTime(expires.String)
+		}
+		p.Scopes = petstore.SplitScopes(scopes)
+		return p, err
+	}, qPrincipalByKeyHash, hash)
+}
+
+// TouchAPIKeys records that the keys were used at the minute at, for those whose last
+// use is older.
+func (db *DB) TouchAPIKeys(ctx context.Context, ids []int64, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = ?
+			WHERE id IN (SELECT value FROM json_each(?)) AND (last_used_at IS NULL OR last_used_at < ?)`,
+			formatTime(at), idsJSON(ids), formatTime(at))
+		return err
+	})
 	if err != nil {
-		return petstore.Principal{}, fmt.Errorf("principal by key: %w", err)
+		return fmt.Errorf("touch api keys: %w", err)
 	}
-	var (
-		p    petstore.Principal
-		role string
-	)
-	err = s.QueryRowContext(uncancelled(ctx), hash).Scan(&p.AccountID, &role, &p.KeyID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Principal{}, petstore.KeyNotFound()
-	}
-	if err != nil {
-		return petstore.Principal{}, fmt.Errorf("principal by key: %w", err)
-	}
-	p.Role = petstore.Role(role)
-	return p, nil
+	return nil
 }

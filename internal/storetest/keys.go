@@ -2,7 +2,10 @@ package storetest
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 )
@@ -27,8 +30,55 @@ func testKeys(t *testing.T, open Opener) {
 		wantRecent(t, "createdAt", k.CreatedAt)
 		p, err := f.s.PrincipalByKeyHash(f.ctx, []byte("hash-1"))
 		must(t, err)
-		if p != (petstore.Principal{AccountID: a.ID, Role: petstore.Admin, KeyID: k.ID}) {
+		if !reflect.DeepEqual(p, petstore.Principal{AccountID: a.ID, Role: petstore.Admin, KeyID: k.ID}) {
 			t.Errorf("principal = %+v", p)
+		}
+	})
+
+	t.Run("a key keeps its scopes and expiry, and its holder's principal carries them", func(t *testing.T) {
+		f := setup(t, open)
+		a := f.account(petstore.Customer)
+		expires := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
+		k, err := f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "shop", Prefix: "psk_s", Hash: []byte("scoped"),
+			Scopes: []string{"orders:read", "pets:read"}, ExpiresAt: &expires})
+		must(t, err)
+		if !slices.Equal(k.Scopes, []string{"orders:read", "pets:read"}) || k.ExpiresAt == nil || !k.ExpiresAt.Equal(expires) {
+			t.Errorf("key = %+v", k)
+		}
+		p, err := f.s.PrincipalByKeyHash(f.ctx, []byte("scoped"))
+		must(t, err)
+		if !slices.Equal(p.Scopes, []string{"orders:read", "pets:read"}) || !p.ExpiresAt.Equal(expires) || !p.HasScope("pets:read") || p.HasScope("orders:write") {
+			t.Errorf("principal = %+v", p)
+		}
+		keys, err := f.s.APIKeys(f.ctx, a.ID, petstore.Page{})
+		must(t, err)
+		if len(keys) != 1 || !slices.Equal(keys[0].Scopes, k.Scopes) || keys[0].ExpiresAt == nil || !keys[0].ExpiresAt.Equal(expires) || keys[0].LastUsedAt != nil {
+			t.Errorf("listed = %+v", keys)
+		}
+		// A key without scopes has every scope of its role, and never expires.
+		newKey(f, a.ID, "plain")
+		p, err = f.s.PrincipalByKeyHash(f.ctx, []byte("plain"))
+		must(t, err)
+		if p.Scopes != nil || !p.ExpiresAt.IsZero() || !p.HasScope("webhooks:manage") {
+			t.Errorf("principal of a plain key = %+v", p)
+		}
+	})
+
+	t.Run("a key's last use moves forward only, a minute at a time", func(t *testing.T) {
+		f := setup(t, open)
+		a := f.account(petstore.Customer)
+		k1, k2 := newKey(f, a.ID, "used-1"), newKey(f, a.ID, "used-2")
+		at := time.Date(2030, 5, 6, 7, 8, 0, 0, time.UTC)
+		must(t, f.s.TouchAPIKeys(f.ctx, []int64{k1.ID}, at))
+		must(t, f.s.TouchAPIKeys(f.ctx, []int64{k1.ID, k2.ID}, at.Add(-time.Minute)))
+		must(t, f.s.TouchAPIKeys(f.ctx, nil, at))
+		keys, err := f.s.APIKeys(f.ctx, a.ID, petstore.Page{})
+		must(t, err)
+		if keys[0].LastUsedAt == nil || !keys[0].LastUsedAt.Equal(at) {
+			t.Errorf("key 1 last used %v, want %v", keys[0].LastUsedAt, at)
+		}
+		if keys[1].LastUsedAt == nil || !keys[1].LastUsedAt.Equal(at.Add(-time.Minute)) {
+			t.Errorf("key 2 last used %v, want %v", keys[1].LastUsedAt, at.Add(-time.Minute))
 		}
 	})
 
