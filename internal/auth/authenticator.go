@@ -52,7 +52,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (petstore.
 	gen := a.gen
 	a.mu.RUnlock()
 	if ok && now.Before(c.expires) {
-		return c.p, nil
+		return c.p, checkExpiry(c.p, now)
 	}
 	p, err := a.store.PrincipalByKeyHash(ctx, h[:])
 	if err != nil {
@@ -71,7 +71,16 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (petstore.
 		}
 		a.mu.Unlock()
 	}
-	return p, nil
+	return p, checkExpiry(p, now)
+}
+
+// checkExpiry refuses a key past its expiry, on every request: a cached key expires on
+// time too. The caller proved they hold the key, so the answer says it expired.
+func checkExpiry(p petstore.Principal, now time.Time) error {
+	if p.Expired(now) {
+		return petstore.Errorf(petstore.EUnauthorized, "The API key expired at %s; make a new one.", p.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // sweep drops expired entries, and everything if that is not enough, so that memory

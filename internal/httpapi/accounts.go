@@ -55,13 +55,26 @@ func (h *Handler) CreateApiKey(ctx context.Context, req *oas.NewApiKey) (oas.Cre
 	if err != nil {
 		return nil, err
 	}
-	key, prefix, hash := auth.NewKey()
-	k, err := h.store.CreateAPIKey(ctx, petstore.NewAPIKey{AccountID: principal(ctx).AccountID, Name: name, Prefix: prefix, Hash: hash})
+	ask := petstore.KeyGrant{}
+	if req.Scopes != nil {
+		ask.Scopes = mapSlice(req.Scopes, func(s oas.Scope) string { return string(s) })
+	}
+	ask.ExpiresAt = optTime(req.ExpiresAt)
+	maker := principal(ctx)
+	grant, err := ask.Decide(maker, h.keys.allowed, h.now(), h.keys.maxLifetime)
 	if err != nil {
 		return nil, err
 	}
-	return &oas.CreatedApiKey{ID: k.ID, Name: k.Name, Key: key, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC()}, nil
+	key, prefix, hash := auth.NewKey()
+	k, err := h.store.CreateAPIKey(ctx, petstore.NewAPIKey{AccountID: maker.AccountID, Name: name, Prefix: prefix, Hash: hash,
+		Scopes: grant.Scopes, ExpiresAt: grant.ExpiresAt})
+	if err != nil {
+		return nil, err
+	}
+	return &oas.CreatedApiKey{ID: k.ID, Name: k.Name, Key: key, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC(),
+		Scopes: k.Scopes, ExpiresAt: timeOpt(k.ExpiresAt)}, nil
 }
+
 
 func (h *Handler) ListApiKeys(ctx context.Context, params oas.ListApiKeysParams) (oas.ListApiKeysRes, error) {
 	page, err := pageOf(params.Limit, params.Cursor)
@@ -74,7 +87,8 @@ func (h *Handler) ListApiKeys(ctx context.Context, params oas.ListApiKeysParams)
 	}
 	keys, link := nextLink(keys, page, "/api-keys", nil, func(k petstore.APIKey) int64 { return k.ID })
 	return &oas.ListApiKeysOKHeaders{Link: link, Response: mapSlice(keys, func(k petstore.APIKey) oas.ApiKey {
-		return oas.ApiKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC()}
+		return oas.ApiKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC(),
+			Scopes: k.Scopes, ExpiresAt: timeOpt(k.ExpiresAt), LastUsedAt: timeOpt(k.LastUsedAt)}
 	})}, nil
 }
 

@@ -52,6 +52,14 @@ func optTime(o oas.OptDateTime) *time.Time {
 	return nil
 }
 
+// timeOpt is an optional date-time of an answer, in UTC.
+func timeOpt(t *time.Time) oas.OptDateTime {
+	if t == nil {
+		return oas.OptDateTime{}
+	}
+	return oas.NewOptDateTime(t.UTC())
+}
+
 func mapSlice[T, U any](in []T, f func(T) U) []U {
 	out := make([]U, len(in))
 	for i, v := range in {

@@ -24,6 +24,7 @@ import (
 var statusByCode = map[string]int{
 	petstore.EUnauthorized:         http.StatusUnauthorized,
 	petstore.EForbidden:            http.StatusForbidden,
+	petstore.EInsufficientScope:    http.StatusForbidden,
 	petstore.ENotFound:             http.StatusNotFound,
 	petstore.EMethodNotAllowed:     http.StatusMethodNotAllowed,
 	petstore.EInvalidJSON:          http.StatusBadRequest,
@@ -79,8 +80,13 @@ func errorResponse(ctx context.Context, log *slog.Logger, unavailable func(error
 		e = errInternal
 	}
 	r := toResponse(e)
-	if wait := info(ctx).retryAfter; wait > 0 {
+	ri := info(ctx)
+	if wait := ri.retryAfter; wait > 0 {
 		r.RetryAfter = oas.NewOptInt32(int32(wait))
+	}
+	if e.Code == petstore.EInsufficientScope && ri.missingScope != "" {
+		// RFC 6750, 3.1: the scope the request needed.
+		r.WWWAuthenticate = oas.NewOptString(`Bearer error="insufficient_scope", scope="` + ri.missingScope + `"`)
 	}
 	return r
 }

@@ -30,6 +30,8 @@ type Handler struct {
 	orders orderHealth
 	// checkURL decides whether a URL may be an endpoint's (Config.CheckWebhookURL).
 	checkURL func(string) error
+	// keys is what new API keys may be granted.
+	keys keyPolicy
 }
 
 var _ oas.Handler = (*Handler)(nil)

@@ -37,6 +37,8 @@ type docOp struct {
 	Basic bool
 	// Lists take limit and cursor.
 	List bool
+	// Scope is the one scope of its x-scopes.
+	Scope string
 }
 
 func (a *testAPI) documentOps(t testing.TB) []docOp {
@@ -48,6 +50,9 @@ func (a *testAPI) documentOps(t testing.TB) []docOp {
 			d := docOp{ID: op.OperationID, Method: method, Path: path, Secured: op.Security == nil || len(*op.Security) > 0}
 			roles, _ := op.Extensions["x-roles"].([]any)
 			d.AdminOnly = len(roles) == 1 && roles[0] == "admin"
+			if scopes, _ := op.Extensions["x-scopes"].([]any); len(scopes) == 1 {
+				d.Scope, _ = scopes[0].(string)
+			}
 			d.HasBody = op.RequestBody != nil
 			if op.Security != nil {
 				for _, req := range *op.Security {

@@ -25,6 +25,8 @@ type requestInfo struct {
 	repeatedHeader string
 	// retryAfter, in seconds, overrides the Retry-After of an error answer.
 	retryAfter int
+	// missingScope is the scope the key lacked, for WWW-Authenticate.
+	missingScope string
 	// badAuthScheme is set when the Authorization header is not exactly "Bearer …" or
 	// "Basic …" (the generated server accepts any letter case; the contract does not).
 	badAuthScheme bool

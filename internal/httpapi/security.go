@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+	"time"
 
 	"github.com/acme-pets/petstore/api"
 	"github.com/acme-pets/petstore/internal/oas"
@@ -20,6 +21,8 @@ type security struct {
 	// roles are the roles that may call each operation, by operation id: the x-roles
 	// of the document (api.Operations), so that the document is the role table.
 	roles map[string][]petstore.Role
+	// scopes are the scope a key needs for each operation (its x-scopes).
+	scopes map[string]string
 }
 
 // rolesByOperation reads the role table out of the document's operations.
@@ -31,6 +34,31 @@ func rolesByOperation(ops []api.Operation) map[string][]petstore.Role {
 		}
 	}
 	return roles
+}
+
+// scopesByOperation reads the scope table out of the document's operations.
+func scopesByOperation(ops []api.Operation) map[string]string {
+	scopes := make(map[string]string, len(ops))
+	for _, op := range ops {
+		scopes[op.ID] = op.Scope
+	}
+	return scopes
+}
+
+// keyPolicy is what a new API key may be granted: the scopes each role allows (the
+// document's, api.RoleScopes) and the operator's longest lifetime (0: none).
+type keyPolicy struct {
+	allowed     map[petstore.Role][]string
+	maxLifetime time.Duration
+}
+
+// roleScopes reads the scopes each role allows out of the document's operations.
+func roleScopes(ops []api.Operation) map[petstore.Role][]string {
+	allowed := map[petstore.Role][]string{}
+	for r, scopes := range api.RoleScopes(ops) {
+		allowed[petstore.Role(r)] = scopes
+	}
+	return allowed
 }
 
 var _ oas.SecurityHandler = security{}
@@ -100,12 +128,17 @@ var errTooManyFailures = petstore.Errorf(petstore.ERateLimited, "Too many failed
 var errBadPassword = petstore.Errorf(petstore.EUnauthorized, "The email or password is wrong.")
 
 // authorize records the principal for the rest of the request and checks its role
-// against the operation's x-roles. An operation without roles admits no one: a gap in
-// the table fails closed (api.Operations refuses such a document anyway).
+// against the operation's x-roles, then its key's scopes against the operation's
+// x-scopes. An operation without roles or a scope admits no one: a gap in the tables
+// fails closed (api.Operations refuses such a document anyway).
 func (s security) authorize(ri *requestInfo, p petstore.Principal) error {
 	ri.principal = p
 	if !slices.Contains(s.roles[ri.operation], p.Role) {
 		return errForbidden
+	}
+	if scope := s.scopes[ri.operation]; scope == "" || !p.HasScope(scope) {
+		ri.missingScope = scope
+		return petstore.Errorf(petstore.EInsufficientScope, "This API key lacks the scope %s, which this operation needs.", scope)
 	}
 	if ri.repeatedHeader != "" {
 		return errRepeated(ri.repeatedHeader)

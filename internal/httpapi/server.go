@@ -48,7 +48,10 @@ type Config struct {
 	// KeyCacheTTL bounds how long a key revoked by another process keeps working;
 	// 0 is auth.DefaultKeyCacheTTL, a negative value turns the cache off.
 	KeyCacheTTL time.Duration
-	BodyLimit   int64
+	// KeyMaxLifetime is the longest an API key may live, and the lifetime of one made
+	// without an expiry; 0 for no limit (keys may then never expire).
+	KeyMaxLifetime time.Duration
+	BodyLimit      int64
 	// HandlerTimeout is each request's budget; past it the answer is 503 unavailable.
 	HandlerTimeout time.Duration
 	// RateLimit is how many /v1 requests an account may make per second (a client
@@ -195,6 +198,7 @@ func New(cfg Config) (*Server, error) {
 		now:       cfg.Now,
 		depr:      newDeprecation(sunset),
 		checkURL:  cfg.CheckWebhookURL,
+		keys:      keyPolicy{allowed: roleScopes(ops), maxLifetime: cfg.KeyMaxLifetime},
 	}
 	limit := limits(cfg, m)
 	if cfg.FailedLoginLimit > 0 {
@@ -210,7 +214,7 @@ func New(cfg Config) (*Server, error) {
 		s.limiter = limit(cfg.RateLimit, time.Second)
 		s.ratePolicy = []string{`"default";q=` + strconv.Itoa(cfg.RateLimit) + `;w=1`}
 	}
-	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops)},
+	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops), scopes: scopesByOperation(ops)},
 		oas.WithPathPrefix(apiPrefix),
 		oas.WithErrorHandler(decodeError(cfg.Logger)),
 		oas.WithNotFound(notFound),

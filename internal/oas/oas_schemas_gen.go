@@ -73,6 +73,13 @@ type ApiKey struct {
 	// The first characters of the key, to tell keys apart.
 	Prefix    string    `json:"prefix"`
 	CreatedAt time.Time `json:"createdAt"`
+	// The key's scopes; absent when it has every scope of its account's role.
+	Scopes []string `json:"scopes"`
+	// When the key stops working; absent when it never does.
+	ExpiresAt OptDateTime `json:"expiresAt"`
+	// The minute the key was last used (to the minute, and up to a minute late); absent when it has not
+	// been used.
+	LastUsedAt OptDateTime `json:"lastUsedAt"`
 }
 
 // GetID returns the value of ID.
@@ -95,6 +102,21 @@ func (s *ApiKey) GetCreatedAt() time.Time {
 	return s.CreatedAt
 }
 
+// GetScopes returns the value of Scopes.
+func (s *ApiKey) GetScopes() []string {
+	return s.Scopes
+}
+
+// GetExpiresAt returns the value of ExpiresAt.
+func (s *ApiKey) GetExpiresAt() OptDateTime {
+	return s.ExpiresAt
+}
+
+// GetLastUsedAt returns the value of LastUsedAt.
+func (s *ApiKey) GetLastUsedAt() OptDateTime {
+	return s.LastUsedAt
+}
+
 // SetID sets the value of ID.
 func (s *ApiKey) SetID(val int64) {
 	s.ID = val
@@ -113,6 +135,21 @@ func (s *ApiKey) SetPrefix(val string) {
 // SetCreatedAt sets the value of CreatedAt.
 func (s *ApiKey) SetCreatedAt(val time.Time) {
 	s.CreatedAt = val
+}
+
+// SetScopes sets the value of Scopes.
+func (s *ApiKey) SetScopes(val []string) {
+	s.Scopes = val
+}
+
+// SetExpiresAt sets the value of ExpiresAt.
+func (s *ApiKey) SetExpiresAt(val OptDateTime) {
+	s.ExpiresAt = val
+}
+
+// SetLastUsedAt sets the value of LastUsedAt.
+func (s *ApiKey) SetLastUsedAt(val OptDateTime) {
+	s.LastUsedAt = val
 }
 
 type BasicAuth struct {
@@ -183,10 +220,6 @@ func (*CancelOrderBadRequest) cancelOrderRes() {}
 type CancelOrderConflict Error
 
 func (*CancelOrderConflict) cancelOrderRes() {}
-
-type CancelOrderForbidden Error
-
-func (*CancelOrderForbidden) cancelOrderRes() {}
 
 type CancelOrderInternalServerError Error
 
@@ -297,10 +330,6 @@ type CreateApiKeyConflict Error
 
 func (*CreateApiKeyConflict) createApiKeyRes() {}
 
-type CreateApiKeyForbidden Error
-
-func (*CreateApiKeyForbidden) createApiKeyRes() {}
-
 type CreateApiKeyInternalServerError Error
 
 func (*CreateApiKeyInternalServerError) createApiKeyRes() {}
@@ -317,10 +346,6 @@ type CreateCategoryConflict Error
 
 func (*CreateCategoryConflict) createCategoryRes() {}
 
-type CreateCategoryForbidden Error
-
-func (*CreateCategoryForbidden) createCategoryRes() {}
-
 type CreateCategoryInternalServerError Error
 
 func (*CreateCategoryInternalServerError) createCategoryRes() {}
@@ -332,10 +357,6 @@ func (*CreateCategoryRequestEntityTooLarge) createCategoryRes() {}
 type CreatePetBadRequest Error
 
 func (*CreatePetBadRequest) createPetRes() {}
-
-type CreatePetForbidden Error
-
-func (*CreatePetForbidden) createPetRes() {}
 
 type CreatePetInternalServerError Error
 
@@ -352,10 +373,6 @@ func (*CreateWebhookBadRequest) createWebhookRes() {}
 type CreateWebhookConflict Error
 
 func (*CreateWebhookConflict) createWebhookRes() {}
-
-type CreateWebhookForbidden Error
-
-func (*CreateWebhookForbidden) createWebhookRes() {}
 
 type CreateWebhookInternalServerError Error
 
@@ -375,6 +392,10 @@ type CreatedApiKey struct {
 	// The first characters of the key, to tell keys apart.
 	Prefix    string    `json:"prefix"`
 	CreatedAt time.Time `json:"createdAt"`
+	// The key's scopes; absent when it has every scope of its account's role.
+	Scopes []string `json:"scopes"`
+	// When the key stops working; absent when it never does.
+	ExpiresAt OptDateTime `json:"expiresAt"`
 }
 
 // GetID returns the value of ID.
@@ -402,6 +423,16 @@ func (s *CreatedApiKey) GetCreatedAt() time.Time {
 	return s.CreatedAt
 }
 
+// GetScopes returns the value of Scopes.
+func (s *CreatedApiKey) GetScopes() []string {
+	return s.Scopes
+}
+
+// GetExpiresAt returns the value of ExpiresAt.
+func (s *CreatedApiKey) GetExpiresAt() OptDateTime {
+	return s.ExpiresAt
+}
+
 // SetID sets the value of ID.
 func (s *CreatedApiKey) SetID(val int64) {
 	s.ID = val
@@ -425,6 +456,16 @@ func (s *CreatedApiKey) SetPrefix(val string) {
 // SetCreatedAt sets the value of CreatedAt.
 func (s *CreatedApiKey) SetCreatedAt(val time.Time) {
 	s.CreatedAt = val
+}
+
+// SetScopes sets the value of Scopes.
+func (s *CreatedApiKey) SetScopes(val []string) {
+	s.Scopes = val
+}
+
+// SetExpiresAt sets the value of ExpiresAt.
+func (s *CreatedApiKey) SetExpiresAt(val OptDateTime) {
+	s.ExpiresAt = val
 }
 
 func (*CreatedApiKey) createApiKeyRes() {}
@@ -485,10 +526,6 @@ type DeleteCategoryConflict Error
 
 func (*DeleteCategoryConflict) deleteCategoryRes() {}
 
-type DeleteCategoryForbidden Error
-
-func (*DeleteCategoryForbidden) deleteCategoryRes() {}
-
 type DeleteCategoryInternalServerError Error
 
 func (*DeleteCategoryInternalServerError) deleteCategoryRes() {}
@@ -510,10 +547,6 @@ type DeletePetConflict Error
 
 func (*DeletePetConflict) deletePetRes() {}
 
-type DeletePetForbidden Error
-
-func (*DeletePetForbidden) deletePetRes() {}
-
 type DeletePetInternalServerError Error
 
 func (*DeletePetInternalServerError) deletePetRes() {}
@@ -530,10 +563,6 @@ func (*DeletePetNotFound) deletePetRes() {}
 type DeleteWebhookBadRequest Error
 
 func (*DeleteWebhookBadRequest) deleteWebhookRes() {}
-
-type DeleteWebhookForbidden Error
-
-func (*DeleteWebhookForbidden) deleteWebhookRes() {}
 
 type DeleteWebhookInternalServerError Error
 
@@ -1130,13 +1159,72 @@ func (s *FeedEventType) UnmarshalText(data []byte) error {
 	}
 }
 
+// ForbiddenHeaders wraps Error with response headers.
+type ForbiddenHeaders struct {
+	WWWAuthenticate OptString
+	Response        Error
+}
+
+// GetWWWAuthenticate returns the value of WWWAuthenticate.
+func (s *ForbiddenHeaders) GetWWWAuthenticate() OptString {
+	return s.WWWAuthenticate
+}
+
+// GetResponse returns the value of Response.
+func (s *ForbiddenHeaders) GetResponse() Error {
+	return s.Response
+}
+
+// SetWWWAuthenticate sets the value of WWWAuthenticate.
+func (s *ForbiddenHeaders) SetWWWAuthenticate(val OptString) {
+	s.WWWAuthenticate = val
+}
+
+// SetResponse sets the value of Response.
+func (s *ForbiddenHeaders) SetResponse(val Error) {
+	s.Response = val
+}
+
+func (*ForbiddenHeaders) cancelOrderRes()         {}
+func (*ForbiddenHeaders) createApiKeyRes()        {}
+func (*ForbiddenHeaders) createCategoryRes()      {}
+func (*ForbiddenHeaders) createPetRes()           {}
+func (*ForbiddenHeaders) createWebhookRes()       {}
+func (*ForbiddenHeaders) deleteCategoryRes()      {}
+func (*ForbiddenHeaders) deletePetRes()           {}
+func (*ForbiddenHeaders) deleteWebhookRes()       {}
+func (*ForbiddenHeaders) getCategoryRes()         {}
+func (*ForbiddenHeaders) getCurrentAccountRes()   {}
+func (*ForbiddenHeaders) getEventRes()            {}
+func (*ForbiddenHeaders) getInventoryRes()        {}
+func (*ForbiddenHeaders) getMessageRes()          {}
+func (*ForbiddenHeaders) getOrderRes()            {}
+func (*ForbiddenHeaders) getPetByIdRes()          {}
+func (*ForbiddenHeaders) getWebhookRes()          {}
+func (*ForbiddenHeaders) listApiKeysRes()         {}
+func (*ForbiddenHeaders) listCategoriesRes()      {}
+func (*ForbiddenHeaders) listDeliveriesRes()      {}
+func (*ForbiddenHeaders) listEventsRes()          {}
+func (*ForbiddenHeaders) listInventoryRes()       {}
+func (*ForbiddenHeaders) listOrdersRes()          {}
+func (*ForbiddenHeaders) listPetsRes()            {}
+func (*ForbiddenHeaders) listWebhooksRes()        {}
+func (*ForbiddenHeaders) placeOrderRes()          {}
+func (*ForbiddenHeaders) replaceCategoryRes()     {}
+func (*ForbiddenHeaders) replacePetRes()          {}
+func (*ForbiddenHeaders) retryDeliveryRes()       {}
+func (*ForbiddenHeaders) revokeApiKeyRes()        {}
+func (*ForbiddenHeaders) rotateWebhookSecretRes() {}
+func (*ForbiddenHeaders) sendMessageRes()         {}
+func (*ForbiddenHeaders) sendTestEventRes()       {}
+func (*ForbiddenHeaders) setInventoryRes()        {}
+func (*ForbiddenHeaders) updateOrderRes()         {}
+func (*ForbiddenHeaders) updatePetRes()           {}
+func (*ForbiddenHeaders) updateWebhookRes()       {}
+
 type GetCategoryBadRequest Error
 
 func (*GetCategoryBadRequest) getCategoryRes() {}
-
-type GetCategoryForbidden Error
-
-func (*GetCategoryForbidden) getCategoryRes() {}
 
 type GetCategoryInternalServerError Error
 
@@ -1150,10 +1238,6 @@ type GetCurrentAccountBadRequest Error
 
 func (*GetCurrentAccountBadRequest) getCurrentAccountRes() {}
 
-type GetCurrentAccountForbidden Error
-
-func (*GetCurrentAccountForbidden) getCurrentAccountRes() {}
-
 type GetCurrentAccountInternalServerError Error
 
 func (*GetCurrentAccountInternalServerError) getCurrentAccountRes() {}
@@ -1161,10 +1245,6 @@ func (*GetCurrentAccountInternalServerError) getCurrentAccountRes() {}
 type GetEventBadRequest Error
 
 func (*GetEventBadRequest) getEventRes() {}
-
-type GetEventForbidden Error
-
-func (*GetEventForbidden) getEventRes() {}
 
 type GetEventInternalServerError Error
 
@@ -1178,10 +1258,6 @@ type GetInventoryBadRequest Error
 
 func (*GetInventoryBadRequest) getInventoryRes() {}
 
-type GetInventoryForbidden Error
-
-func (*GetInventoryForbidden) getInventoryRes() {}
-
 type GetInventoryInternalServerError Error
 
 func (*GetInventoryInternalServerError) getInventoryRes() {}
@@ -1193,10 +1269,6 @@ func (*GetInventoryNotFound) getInventoryRes() {}
 type GetMessageBadRequest Error
 
 func (*GetMessageBadRequest) getMessageRes() {}
-
-type GetMessageForbidden Error
-
-func (*GetMessageForbidden) getMessageRes() {}
 
 type GetMessageInternalServerError Error
 
@@ -1210,10 +1282,6 @@ type GetOrderBadRequest Error
 
 func (*GetOrderBadRequest) getOrderRes() {}
 
-type GetOrderForbidden Error
-
-func (*GetOrderForbidden) getOrderRes() {}
-
 type GetOrderInternalServerError Error
 
 func (*GetOrderInternalServerError) getOrderRes() {}
@@ -1225,10 +1293,6 @@ func (*GetOrderNotFound) getOrderRes() {}
 type GetPetByIdBadRequest Error
 
 func (*GetPetByIdBadRequest) getPetByIdRes() {}
-
-type GetPetByIdForbidden Error
-
-func (*GetPetByIdForbidden) getPetByIdRes() {}
 
 type GetPetByIdGone Error
 
@@ -1295,10 +1359,6 @@ func (*GetPetByIdOKHeaders) getPetByIdRes() {}
 type GetWebhookBadRequest Error
 
 func (*GetWebhookBadRequest) getWebhookRes() {}
-
-type GetWebhookForbidden Error
-
-func (*GetWebhookForbidden) getWebhookRes() {}
 
 type GetWebhookInternalServerError Error
 
@@ -1374,10 +1434,6 @@ type ListApiKeysBadRequest Error
 
 func (*ListApiKeysBadRequest) listApiKeysRes() {}
 
-type ListApiKeysForbidden Error
-
-func (*ListApiKeysForbidden) listApiKeysRes() {}
-
 type ListApiKeysInternalServerError Error
 
 func (*ListApiKeysInternalServerError) listApiKeysRes() {}
@@ -1414,10 +1470,6 @@ type ListCategoriesBadRequest Error
 
 func (*ListCategoriesBadRequest) listCategoriesRes() {}
 
-type ListCategoriesForbidden Error
-
-func (*ListCategoriesForbidden) listCategoriesRes() {}
-
 type ListCategoriesInternalServerError Error
 
 func (*ListCategoriesInternalServerError) listCategoriesRes() {}
@@ -1453,10 +1505,6 @@ func (*ListCategoriesOKHeaders) listCategoriesRes() {}
 type ListDeliveriesBadRequest Error
 
 func (*ListDeliveriesBadRequest) listDeliveriesRes() {}
-
-type ListDeliveriesForbidden Error
-
-func (*ListDeliveriesForbidden) listDeliveriesRes() {}
 
 type ListDeliveriesInternalServerError Error
 
@@ -1498,10 +1546,6 @@ type ListEventsBadRequest Error
 
 func (*ListEventsBadRequest) listEventsRes() {}
 
-type ListEventsForbidden Error
-
-func (*ListEventsForbidden) listEventsRes() {}
-
 type ListEventsInternalServerError Error
 
 func (*ListEventsInternalServerError) listEventsRes() {}
@@ -1537,10 +1581,6 @@ func (*ListEventsOKHeaders) listEventsRes() {}
 type ListInventoryBadRequest Error
 
 func (*ListInventoryBadRequest) listInventoryRes() {}
-
-type ListInventoryForbidden Error
-
-func (*ListInventoryForbidden) listInventoryRes() {}
 
 type ListInventoryInternalServerError Error
 
@@ -1578,10 +1618,6 @@ type ListOrdersBadRequest Error
 
 func (*ListOrdersBadRequest) listOrdersRes() {}
 
-type ListOrdersForbidden Error
-
-func (*ListOrdersForbidden) listOrdersRes() {}
-
 type ListOrdersInternalServerError Error
 
 func (*ListOrdersInternalServerError) listOrdersRes() {}
@@ -1618,10 +1654,6 @@ type ListPetsBadRequest Error
 
 func (*ListPetsBadRequest) listPetsRes() {}
 
-type ListPetsForbidden Error
-
-func (*ListPetsForbidden) listPetsRes() {}
-
 type ListPetsInternalServerError Error
 
 func (*ListPetsInternalServerError) listPetsRes() {}
@@ -1629,10 +1661,6 @@ func (*ListPetsInternalServerError) listPetsRes() {}
 type ListWebhooksBadRequest Error
 
 func (*ListWebhooksBadRequest) listWebhooksRes() {}
-
-type ListWebhooksForbidden Error
-
-func (*ListWebhooksForbidden) listWebhooksRes() {}
 
 type ListWebhooksInternalServerError Error
 
@@ -1786,6 +1814,15 @@ func (s *NewAccount) SetPassword(val string) {
 type NewApiKey struct {
 	// What the key is for (trimmed; 1–100 characters; the rules of names, see Text fields).
 	Name string `json:"name"`
+	// The scopes the key may use (see the `bearerAuth` scheme). Left out: every scope the account's role
+	// allows, now and as scopes are added; a key that makes a key passes on at most its own scopes. A
+	// scope the role does not allow is refused (`400`, naming it): a customer cannot make a key with
+	// `webhooks:manage`.
+	Scopes []Scope `json:"scopes"`
+	// When the key stops working (RFC 3339; any future instant). Left out: never, unless the operator set
+	// a longest lifetime (`--key-max-lifetime`), which is then the key's, and which no `expiresAt` may
+	// pass; nor may it pass the expiry of the key that makes it.
+	ExpiresAt OptDateTime `json:"expiresAt"`
 }
 
 // GetName returns the value of Name.
@@ -1793,9 +1830,29 @@ func (s *NewApiKey) GetName() string {
 	return s.Name
 }
 
+// GetScopes returns the value of Scopes.
+func (s *NewApiKey) GetScopes() []Scope {
+	return s.Scopes
+}
+
+// GetExpiresAt returns the value of ExpiresAt.
+func (s *NewApiKey) GetExpiresAt() OptDateTime {
+	return s.ExpiresAt
+}
+
 // SetName sets the value of Name.
 func (s *NewApiKey) SetName(val string) {
 	s.Name = val
+}
+
+// SetScopes sets the value of Scopes.
+func (s *NewApiKey) SetScopes(val []Scope) {
+	s.Scopes = val
+}
+
+// SetExpiresAt sets the value of ExpiresAt.
+func (s *NewApiKey) SetExpiresAt(val OptDateTime) {
+	s.ExpiresAt = val
 }
 
 // A category to add (or the full replacement of one).
@@ -2878,10 +2935,6 @@ type PlaceOrderConflict Error
 
 func (*PlaceOrderConflict) placeOrderRes() {}
 
-type PlaceOrderForbidden Error
-
-func (*PlaceOrderForbidden) placeOrderRes() {}
-
 type PlaceOrderInternalServerError Error
 
 func (*PlaceOrderInternalServerError) placeOrderRes() {}
@@ -2970,10 +3023,6 @@ type ReplaceCategoryConflict Error
 
 func (*ReplaceCategoryConflict) replaceCategoryRes() {}
 
-type ReplaceCategoryForbidden Error
-
-func (*ReplaceCategoryForbidden) replaceCategoryRes() {}
-
 type ReplaceCategoryInternalServerError Error
 
 func (*ReplaceCategoryInternalServerError) replaceCategoryRes() {}
@@ -2993,10 +3042,6 @@ func (*ReplacePetBadRequest) replacePetRes() {}
 type ReplacePetConflict Error
 
 func (*ReplacePetConflict) replacePetRes() {}
-
-type ReplacePetForbidden Error
-
-func (*ReplacePetForbidden) replacePetRes() {}
 
 type ReplacePetInternalServerError Error
 
@@ -3018,10 +3063,6 @@ type RetryDeliveryConflict Error
 
 func (*RetryDeliveryConflict) retryDeliveryRes() {}
 
-type RetryDeliveryForbidden Error
-
-func (*RetryDeliveryForbidden) retryDeliveryRes() {}
-
 type RetryDeliveryInternalServerError Error
 
 func (*RetryDeliveryInternalServerError) retryDeliveryRes() {}
@@ -3033,10 +3074,6 @@ func (*RetryDeliveryNotFound) retryDeliveryRes() {}
 type RevokeApiKeyBadRequest Error
 
 func (*RevokeApiKeyBadRequest) revokeApiKeyRes() {}
-
-type RevokeApiKeyForbidden Error
-
-func (*RevokeApiKeyForbidden) revokeApiKeyRes() {}
 
 type RevokeApiKeyInternalServerError Error
 
@@ -3057,10 +3094,6 @@ type RotateWebhookSecretBadRequest Error
 
 func (*RotateWebhookSecretBadRequest) rotateWebhookSecretRes() {}
 
-type RotateWebhookSecretForbidden Error
-
-func (*RotateWebhookSecretForbidden) rotateWebhookSecretRes() {}
-
 type RotateWebhookSecretInternalServerError Error
 
 func (*RotateWebhookSecretInternalServerError) rotateWebhookSecretRes() {}
@@ -3072,6 +3105,120 @@ func (*RotateWebhookSecretNotFound) rotateWebhookSecretRes() {}
 type RotateWebhookSecretRequestEntityTooLarge Error
 
 func (*RotateWebhookSecretRequestEntityTooLarge) rotateWebhookSecretRes() {}
+
+// A scope an API key may be limited to; the list, with what each allows, is under the `bearerAuth`
+// scheme.
+// Ref: #/components/schemas/Scope
+type Scope string
+
+const (
+	ScopeAccountRead     Scope = "account:read"
+	ScopeKeysManage      Scope = "keys:manage"
+	ScopeMessagesRead    Scope = "messages:read"
+	ScopeMessagesWrite   Scope = "messages:write"
+	ScopePetsRead        Scope = "pets:read"
+	ScopePetsWrite       Scope = "pets:write"
+	ScopeCategoriesWrite Scope = "categories:write"
+	ScopeInventoryWrite  Scope = "inventory:write"
+	ScopeOrdersRead      Scope = "orders:read"
+	ScopeOrdersWrite     Scope = "orders:write"
+	ScopeWebhooksManage  Scope = "webhooks:manage"
+	ScopeEventsRead      Scope = "events:read"
+)
+
+// AllValues returns all Scope values.
+func (Scope) AllValues() []Scope {
+	return []Scope{
+		ScopeAccountRead,
+		ScopeKeysManage,
+		ScopeMessagesRead,
+		ScopeMessagesWrite,
+		ScopePetsRead,
+		ScopePetsWrite,
+		ScopeCategoriesWrite,
+		ScopeInventoryWrite,
+		ScopeOrdersRead,
+		ScopeOrdersWrite,
+		ScopeWebhooksManage,
+		ScopeEventsRead,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s Scope) MarshalText() ([]byte, error) {
+	switch s {
+	case ScopeAccountRead:
+		return []byte(s), nil
+	case ScopeKeysManage:
+		return []byte(s), nil
+	case ScopeMessagesRead:
+		return []byte(s), nil
+	case ScopeMessagesWrite:
+		return []byte(s), nil
+	case ScopePetsRead:
+		return []byte(s), nil
+	case ScopePetsWrite:
+		return []byte(s), nil
+	case ScopeCategoriesWrite:
+		return []byte(s), nil
+	case ScopeInventoryWrite:
+		return []byte(s), nil
+	case ScopeOrdersRead:
+		return []byte(s), nil
+	case ScopeOrdersWrite:
+		return []byte(s), nil
+	case ScopeWebhooksManage:
+		return []byte(s), nil
+	case ScopeEventsRead:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *Scope) UnmarshalText(data []byte) error {
+	switch Scope(data) {
+	case ScopeAccountRead:
+		*s = ScopeAccountRead
+		return nil
+	case ScopeKeysManage:
+		*s = ScopeKeysManage
+		return nil
+	case ScopeMessagesRead:
+		*s = ScopeMessagesRead
+		return nil
+	case ScopeMessagesWrite:
+		*s = ScopeMessagesWrite
+		return nil
+	case ScopePetsRead:
+		*s = ScopePetsRead
+		return nil
+	case ScopePetsWrite:
+		*s = ScopePetsWrite
+		return nil
+	case ScopeCategoriesWrite:
+		*s = ScopeCategoriesWrite
+		return nil
+	case ScopeInventoryWrite:
+		*s = ScopeInventoryWrite
+		return nil
+	case ScopeOrdersRead:
+		*s = ScopeOrdersRead
+		return nil
+	case ScopeOrdersWrite:
+		*s = ScopeOrdersWrite
+		return nil
+	case ScopeWebhooksManage:
+		*s = ScopeWebhooksManage
+		return nil
+	case ScopeEventsRead:
+		*s = ScopeEventsRead
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
 
 // How a secret rotation treats the secret it replaces.
 // Ref: #/components/schemas/SecretRotation
@@ -3095,10 +3242,6 @@ type SendMessageBadRequest Error
 
 func (*SendMessageBadRequest) sendMessageRes() {}
 
-type SendMessageForbidden Error
-
-func (*SendMessageForbidden) sendMessageRes() {}
-
 type SendMessageInternalServerError Error
 
 func (*SendMessageInternalServerError) sendMessageRes() {}
@@ -3115,10 +3258,6 @@ type SendTestEventConflict Error
 
 func (*SendTestEventConflict) sendTestEventRes() {}
 
-type SendTestEventForbidden Error
-
-func (*SendTestEventForbidden) sendTestEventRes() {}
-
 type SendTestEventInternalServerError Error
 
 func (*SendTestEventInternalServerError) sendTestEventRes() {}
@@ -3130,10 +3269,6 @@ func (*SendTestEventNotFound) sendTestEventRes() {}
 type SetInventoryBadRequest Error
 
 func (*SetInventoryBadRequest) setInventoryRes() {}
-
-type SetInventoryForbidden Error
-
-func (*SetInventoryForbidden) setInventoryRes() {}
 
 type SetInventoryInternalServerError Error
 
@@ -3282,10 +3417,6 @@ type UpdateOrderConflict Error
 
 func (*UpdateOrderConflict) updateOrderRes() {}
 
-type UpdateOrderForbidden Error
-
-func (*UpdateOrderForbidden) updateOrderRes() {}
-
 type UpdateOrderInternalServerError Error
 
 func (*UpdateOrderInternalServerError) updateOrderRes() {}
@@ -3314,10 +3445,6 @@ type UpdatePetConflict Error
 
 func (*UpdatePetConflict) updatePetRes() {}
 
-type UpdatePetForbidden Error
-
-func (*UpdatePetForbidden) updatePetRes() {}
-
 type UpdatePetInternalServerError Error
 
 func (*UpdatePetInternalServerError) updatePetRes() {}
@@ -3341,10 +3468,6 @@ func (*UpdateWebhookApplicationMergePatchJSON) updateWebhookReq() {}
 type UpdateWebhookBadRequest Error
 
 func (*UpdateWebhookBadRequest) updateWebhookRes() {}
-
-type UpdateWebhookForbidden Error
-
-func (*UpdateWebhookForbidden) updateWebhookRes() {}
 
 type UpdateWebhookInternalServerError Error
 

@@ -84,29 +84,45 @@ type KeyGrant struct {
 	ExpiresAt *time.Time
 }
 
-// Decide applies the rules of a new key's grant for an account of role at now: every
-// scope must be one the role allows (allowed[role]); an expiry must be in the future
-// and within maxLifetime of now when the operator sets one (0 for none), which is
-// also the expiry of a key asked for without one. Scopes come back sorted, without
-// repeats.
-func (g KeyGrant) Decide(role Role, allowed map[Role][]string, now time.Time, maxLifetime time.Duration) (KeyGrant, error) {
-	out := KeyGrant{ExpiresAt: g.ExpiresAt}
+// Decide applies the rules of a new key's grant, made by maker (the key or password
+// of the request) at now. Every scope must be one maker's role allows (allowed[role])
+// and, when maker's key is limited, one of its scopes: a key passes on no more than
+// it has, and a key asked for without scopes gets maker's. An expiry must be in the
+// future, within maxLifetime of now when the operator sets one (0 for none), and not
+// after maker's key expires; the earliest of those limits is the expiry of a key asked
+// for without one. Scopes come back sorted, without repeats.
+func (g KeyGrant) Decide(maker Principal, allowed map[Role][]string, now time.Time, maxLifetime time.Duration) (KeyGrant, error) {
+	out := KeyGrant{Scopes: maker.Scopes, ExpiresAt: g.ExpiresAt}
 	if g.Scopes != nil {
 		out.Scopes = slices.Compact(slices.Sorted(slices.Values(g.Scopes)))
 		for _, s := range out.Scopes {
-			if !slices.Contains(allowed[role], s) {
-				return KeyGrant{}, Invalid("scopes", "the "+string(role)+" role does not allow the scope "+s)
+			if !slices.Contains(allowed[maker.Role], s) {
+				return KeyGrant{}, Invalid("scopes", "the "+string(maker.Role)+" role does not allow the scope "+s)
+			}
+			if !maker.HasScope(s) {
+				return KeyGrant{}, Invalid("scopes", "the key making this one lacks the scope "+s)
 			}
 		}
+	}
+	limit := time.Time{}
+	if maxLifetime > 0 {
+		limit = now.Add(maxLifetime).UTC().Truncate(time.Second)
+	}
+	if !maker.ExpiresAt.IsZero() && (limit.IsZero() || maker.ExpiresAt.Before(limit)) {
+		limit = maker.ExpiresAt.UTC()
 	}
 	switch {
 	case g.ExpiresAt != nil && !g.ExpiresAt.After(now):
 		return KeyGrant{}, Invalid("expiresAt", "must be in the future")
-	case maxLifetime > 0 && g.ExpiresAt == nil:
-		at := now.Add(maxLifetime).UTC().Truncate(time.Second)
+	case g.ExpiresAt == nil && !limit.IsZero():
+		out.ExpiresAt = &limit
+	case g.ExpiresAt != nil && !limit.IsZero() && g.ExpiresAt.After(limit):
+		return KeyGrant{}, Invalid("expiresAt", "must be no later than "+limit.Format(time.RFC3339)+
+			" (the longest lifetime of a key here, or the expiry of the key making this one)")
+	}
+	if out.ExpiresAt != nil {
+		at := out.ExpiresAt.UTC()
 		out.ExpiresAt = &at
-	case maxLifetime > 0 && g.ExpiresAt.Sub(now) > maxLifetime:
-		return KeyGrant{}, Invalid("expiresAt", "must be within "+maxLifetime.String()+" (the longest lifetime of a key here)")
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 const (
 	EUnauthorized         = "unauthorized"
 	EForbidden            = "forbidden"
+	EInsufficientScope    = "insufficient_scope"
 	ENotFound             = "not_found"
 	EMethodNotAllowed     = "method_not_allowed"
 	EInvalidJSON          = "invalid_json"

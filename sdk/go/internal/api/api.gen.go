@@ -107,6 +107,54 @@ func (e PetStatus) Valid() bool {
 	}
 }
 
+// Defines values for Scope.
+const (
+	AccountRead     Scope = "account:read"
+	CategoriesWrite Scope = "categories:write"
+	EventsRead      Scope = "events:read"
+	InventoryWrite  Scope = "inventory:write"
+	KeysManage      Scope = "keys:manage"
+	MessagesRead    Scope = "messages:read"
+	MessagesWrite   Scope = "messages:write"
+	OrdersRead      Scope = "orders:read"
+	OrdersWrite     Scope = "orders:write"
+	PetsRead        Scope = "pets:read"
+	PetsWrite       Scope = "pets:write"
+	WebhooksManage  Scope = "webhooks:manage"
+)
+
+// Valid indicates whether the value is a known member of the Scope enum.
+func (e Scope) Valid() bool {
+	switch e {
+	case AccountRead:
+		return true
+	case CategoriesWrite:
+		return true
+	case EventsRead:
+		return true
+	case InventoryWrite:
+		return true
+	case KeysManage:
+		return true
+	case MessagesRead:
+		return true
+	case MessagesWrite:
+		return true
+	case OrdersRead:
+		return true
+	case OrdersWrite:
+		return true
+	case PetsRead:
+		return true
+	case PetsWrite:
+		return true
+	case WebhooksManage:
+		return true
+	default:
+		return false
+	}
+}
+
 // Account An account.
 type Account struct {
 	// CreatedAt Example: 2026-11-21T12:00:00Z
@@ -132,8 +180,20 @@ type APIKey struct {
 	// CreatedAt Example: 2026-11-21T12:00:00Z
 	CreatedAt time.Time `json:"createdAt"`
 
+	// ExpiresAt When the key stops working; absent when it never does.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
 	// ID Example: 3
 	ID int64 `json:"id"`
+
+	// LastUsedAt The minute the key was last used (to the minute, and up to a minute late);
+	// absent when it has not been used.
+	//
+	//
+	// Example: 2026-11-24T09:31:00Z
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 
 	// Name Example: laptop
 	Name string `json:"name"`
@@ -142,6 +202,11 @@ type APIKey struct {
 	//
 	// Example: psk_k7hq2vqa
 	Prefix string `json:"prefix"`
+
+	// Scopes The key's scopes; absent when it has every scope of its account's role.
+	//
+	// Example: ["pets:read","orders:write"]
+	Scopes *[]string `json:"scopes,omitempty"`
 }
 
 // Category A kind of animal.
@@ -167,6 +232,11 @@ type CreatedAPIKey struct {
 	// CreatedAt Example: 2026-11-21T12:00:00Z
 	CreatedAt time.Time `json:"createdAt"`
 
+	// ExpiresAt When the key stops working; absent when it never does.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
 	// ID Example: 3
 	ID int64 `json:"id"`
 
@@ -182,6 +252,11 @@ type CreatedAPIKey struct {
 	//
 	// Example: psk_k7hq2vqa
 	Prefix string `json:"prefix"`
+
+	// Scopes The key's scopes; absent when it has every scope of its account's role.
+	//
+	// Example: ["pets:read","orders:write"]
+	Scopes *[]string `json:"scopes,omitempty"`
 }
 
 // Delivery The sending of one event to one endpoint, over one or more attempts.
@@ -444,10 +519,28 @@ type NewAccount struct {
 
 // NewAPIKey A key to make.
 type NewAPIKey struct {
+	// ExpiresAt When the key stops working (RFC 3339; any future instant). Left out: never,
+	// unless the operator set a longest lifetime (`--key-max-lifetime`), which is
+	// then the key's, and which no `expiresAt` may pass; nor may it pass the expiry
+	// of the key that makes it.
+	//
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
 	// Name What the key is for (trimmed; 1–100 characters; the rules of names, see Text fields).
 	//
 	// Example: laptop
 	Name string `json:"name"`
+
+	// Scopes The scopes the key may use (see the `bearerAuth` scheme). Left out: every scope
+	// the account's role allows, now and as scopes are added; a key that makes a key
+	// passes on at most its own scopes. A scope the role does not allow is refused
+	// (`400`, naming it): a customer cannot make a key with `webhooks:manage`.
+	//
+	//
+	// Example: ["pets:read","orders:write"]
+	Scopes *[]Scope `json:"scopes,omitempty"`
 }
 
 // NewCategory A category to add (or the full replacement of one).
@@ -666,6 +759,9 @@ type Pets = []Pet
 //
 // Example: customer
 type Role = string
+
+// Scope A scope an API key may be limited to; the list, with what each allows, is under the `bearerAuth` scheme.
+type Scope string
 
 // SecretRotation How a secret rotation treats the secret it replaces.
 type SecretRotation struct {

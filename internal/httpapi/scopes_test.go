@@ -1,0 +1,193 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// documentScopes are the scopes of the served document's bearerAuth scheme.
+func (a *testAPI) documentScopes(t testing.TB) []string {
+	t.Helper()
+	scheme := a.servedDocument(t).Components.SecuritySchemes["bearerAuth"].Value
+	catalogue, _ := scheme.Extensions["x-scopes"].(map[string]any)
+	var list []string
+	for s := range catalogue {
+		list = append(list, s)
+	}
+	slices.Sort(list)
+	if len(list) < 10 {
+		t.Fatalf("the document lists %d scopes: %v", len(list), list)
+	}
+	return list
+}
+
+// scopedKey makes a key with scopes (and expiresAt when not zero) with maker's key,
+// and returns its secret.
+func (a *testAPI) scopedKey(t testing.TB, maker string, scopes []string, expiresAt time.Time) string {
+	t.Helper()
+	body := map[string]any{"name": "scoped"}
+	if scopes != nil {
+		body["scopes"] = scopes
+	}
+	if !expiresAt.IsZero() {
+		body["expiresAt"] = expiresAt.UTC().Format(time.RFC3339)
+	}
+	var k struct{ Key string }
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: maker, Body: body}).expect(201, "").JSON(&k)
+	return k.Key
+}
+
+// The scope group, from the document: for every secured operation, a key with every
+// scope but the one it needs is refused with 403 insufficient_scope (RFC 6750's
+// WWW-Authenticate naming the scope) before its body is read, and changes nothing; a
+// key with exactly that scope gets past authorization to validation.
+func TestOWASP_Scopes_EveryOperationNeedsItsScope(t *testing.T) {
+	a := newTestAPI(t)
+	w := newOWASPWorld(t, a)
+	scopes := a.documentScopes(t)
+	// The keys of one scope each belong to a second admin: an account holds at most 25.
+	only, without := map[string]string{}, map[string]string{}
+	second, _ := a.newKey("scoped-admin@example.com", petstore.Admin)
+	for _, s := range scopes {
+		only[s] = a.scopedKey(t, second, []string{s}, time.Time{})
+		without[s] = a.scopedKey(t, a.Admin, slices.DeleteFunc(slices.Clone(scopes), func(x string) bool { return x == s }), time.Time{})
+	}
+	ops := a.documentOps(t)
+	before := a.state(t)
+	secured := 0
+	for _, op := range ops {
+		if !op.Secured {
+			continue
+		}
+		secured++
+		if !slices.Contains(scopes, op.Scope) {
+			t.Errorf("%s needs scope %q, which the document does not list", op.ID, op.Scope)
+			continue
+		}
+		r := w.request(t, op, without[op.Scope])
+		res := a.do(t, r)
+		if res.Status != 403 || res.Code() != petstore.EInsufficientScope {
+			t.Errorf("%s without %s: %d %s, want 403 insufficient_scope", op.ID, op.Scope, res.Status, res.Body)
+			continue
+		}
+		if got, want := res.Header.Get("WWW-Authenticate"), `Bearer error="insufficient_scope", scope="`+op.Scope+`"`; got != want {
+			t.Errorf("%s: WWW-Authenticate %q, want %q", op.ID, got, want)
+		}
+		if op.HasBody {
+			r.Body = `{"not json`
+			a.do(t, r).expect(403, petstore.EInsufficientScope)
+		}
+	}
+	if secured != 36 {
+		t.Errorf("%d secured operations; the document has 36", secured)
+	}
+	if after := a.state(t); !bytes.Equal(before, after) {
+		t.Fatal("a key without the scope changed something")
+	}
+	for _, op := range ops {
+		if !op.Secured {
+			continue
+		}
+		r := w.request(t, op, only[op.Scope])
+		if op.HasBody {
+			r.Body = `{"not json`
+			a.do(t, r).expect(400, petstore.EInvalidJSON)
+			continue
+		}
+		if res := a.do(t, r); res.Status == 401 || res.Status == 403 {
+			t.Errorf("%s with only %s: %d %s", op.ID, op.Scope, res.Status, res.Body)
+		}
+	}
+}
+
+func TestKeyScopesAreGrantedByRoleAndPassedOnNoFurther(t *testing.T) {
+	a := newTestAPI(t)
+	// A customer can never mint an admin's scope, whatever it asks.
+	res := a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: a.Customer,
+		Body: `{"name":"k","scopes":["pets:read","webhooks:manage"]}`}).expect(400, petstore.EValidationFailed)
+	if !strings.Contains(string(res.Body), "webhooks:manage") {
+		t.Errorf("the refusal does not name the scope: %s", res.Body)
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: a.Customer, Body: `{"name":"k","scopes":["pets:eat"]}`}).
+		expect(400, petstore.EValidationFailed)
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: a.Customer, Body: `{"name":"k","scopes":[]}`}).
+		expect(400, petstore.EValidationFailed)
+
+	// A key limited to reading pets and managing keys passes on no more than it has.
+	limited := a.scopedKey(t, a.Customer, []string{"pets:read", "keys:manage", "pets:read"}, time.Time{})
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: limited, Body: `{"name":"k","scopes":["orders:write"]}`}).
+		expect(400, petstore.EValidationFailed)
+	var made struct {
+		Key    string
+		Scopes []string
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: limited, Body: `{"name":"inherits"}`}).expect(201, "").JSON(&made)
+	if !slices.Equal(made.Scopes, []string{"keys:manage", "pets:read"}) {
+		t.Errorf("a key made by a limited key without scopes has %v, want its maker's", made.Scopes)
+	}
+	a.do(t, req{Method: "GET", Path: "/v1/pets", Key: made.Key}).expect(200, "")
+	a.do(t, req{Method: "GET", Path: "/v1/store/orders", Key: made.Key}).expect(403, petstore.EInsufficientScope)
+
+	// The list shows each key's scopes; a key with every scope of its role shows none.
+	var keys []struct {
+		Name   string
+		Scopes []string
+	}
+	a.do(t, req{Method: "GET", Path: "/v1/api-keys", Key: a.Customer}).expect(200, "").JSON(&keys)
+	if len(keys) != 3 || keys[0].Scopes != nil || !slices.Equal(keys[1].Scopes, []string{"keys:manage", "pets:read"}) {
+		t.Errorf("keys = %+v", keys)
+	}
+
+	// A password has every scope of its role.
+	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: `{"email":"ada@example.com","password":"correct horse battery"}`}).expect(201, "")
+	var byPassword struct{ Scopes []string }
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Auth: basic("ada@example.com", "correct horse battery"),
+		Body: `{"name":"k","scopes":["orders:write"]}`}).expect(201, "").JSON(&byPassword)
+	if !slices.Equal(byPassword.Scopes, []string{"orders:write"}) {
+		t.Errorf("scopes = %v", byPassword.Scopes)
+	}
+}
+
+func TestAnExpiredKeyIsRefusedAndSaysSo(t *testing.T) {
+	a := newTestAPI(t)
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: a.Customer, Body: map[string]any{
+		"name": "k", "expiresAt": time.Now().Add(-time.Second).UTC().Format(time.RFC3339)}}).expect(400, petstore.EValidationFailed)
+
+	expires := time.Now().Add(2 * time.Second).Truncate(time.Second).Add(time.Second)
+	key := a.scopedKey(t, a.Customer, nil, expires)
+	// Used (and so cached) while it lives...
+	a.do(t, req{Method: "GET", Path: "/v1/pets", Key: key}).expect(200, "")
+	time.Sleep(time.Until(expires))
+	// ...it is refused from the moment it expires, from the cache too, in words that
+	// say it expired rather than that it is unknown.
+	for range 3 {
+		res := a.do(t, req{Method: "GET", Path: "/v1/pets", Key: key}).expect(401, petstore.EUnauthorized)
+		if !strings.Contains(string(res.Body), "expired at "+expires.UTC().Format(time.RFC3339)) {
+			t.Fatalf("the refusal of an expired key: %s", res.Body)
+		}
+	}
+	unknown := a.do(t, req{Method: "GET", Path: "/v1/pets", Key: "psk_" + strings.Repeat("a", 32)}).expect(401, petstore.EUnauthorized)
+	if strings.Contains(string(unknown.Body), "expired") {
+		t.Errorf("an unknown key reads as expired: %s", unknown.Body)
+	}
+}
+
+func TestTheOperatorsLongestKeyLifetime(t *testing.T) {
+	a := newTestAPI(t, func(c *httpapi.Config) { c.KeyMaxLifetime = 24 * time.Hour })
+	var k struct{ ExpiresAt time.Time }
+	before := time.Now()
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: a.Customer, Body: `{"name":"k"}`}).expect(201, "").JSON(&k)
+	if d := k.ExpiresAt.Sub(before); d < 24*time.Hour-2*time.Second || d > 24*time.Hour+2*time.Second {
+		t.Errorf("a key made without an expiry expires in %v, want the longest lifetime (24h)", d)
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: a.Customer, Body: map[string]any{
+		"name": "k", "expiresAt": time.Now().Add(25 * time.Hour).UTC().Format(time.RFC3339)}}).expect(400, petstore.EValidationFailed)
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: a.Customer, Body: map[string]any{
+		"name": "k", "expiresAt": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}}).expect(201, "")
+}
