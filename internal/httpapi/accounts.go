@@ -75,7 +75,6 @@ func (h *Handler) CreateApiKey(ctx context.Context, req *oas.NewApiKey) (oas.Cre
 		Scopes: k.Scopes, ExpiresAt: timeOpt(k.ExpiresAt)}, nil
 }
 
-
 func (h *Handler) ListApiKeys(ctx context.Context, params oas.ListApiKeysParams) (oas.ListApiKeysRes, error) {
 	page, err := pageOf(params.Limit, params.Cursor)
 	if err != nil {

@@ -44,10 +44,14 @@ func (p Principal) IsAdmin() bool { return p.Role == Admin }
 
 // HasScope reports whether the principal's key may be used for an operation that
 // needs scope. The role is checked apart from it.
-func (p Principal) HasScope(scope string) bool { return p.Scopes == nil || slices.Contains(p.Scopes, scope) }
+func (p Principal) HasScope(scope string) bool {
+	return p.Scopes == nil || slices.Contains(p.Scopes, scope)
+}
 
 // Expired reports whether the principal's key has expired at now.
-func (p Principal) Expired(now time.Time) bool { return !p.ExpiresAt.IsZero() && !now.Before(p.ExpiresAt) }
+func (p Principal) Expired(now time.Time) bool {
+	return !p.ExpiresAt.IsZero() && !now.Before(p.ExpiresAt)
+}
 
 // APIKey is an API key without its secret.
 type APIKey struct {
