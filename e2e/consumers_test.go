@@ -15,13 +15,15 @@ import (
 
 // TestConsumerMatrix runs the README's walk-through (sign up, a key made with HTTP
 // Basic, a message, every pet page by page, an idempotent order, a refused order)
-// through three consumers of the document, so that a change to the document that
+// through four consumers of the document, so that a change to the document that
 // breaks a mainstream client generator, or either SDK, fails CI:
 //
 //   - the Go SDK (sdk/go): its own tests and runnable examples, against this binary;
 //   - the TypeScript SDK (sdk/typescript): npm ci, then its Node tests, against this binary;
 //   - a client that oapi-codegen generates fresh from the served /openapi.json, with
-//     default settings, driven by testdata/oapi-codegen/main.go.
+//     default settings, driven by testdata/oapi-codegen/main.go;
+//   - a client that ogen generates fresh from it, driven by testdata/ogen/main.go
+//     (ogenClient).
 func TestConsumerMatrix(t *testing.T) {
 	bin := petstoreBinary(t)
 	// The SDKs' tests run in child processes, whose reads go test cannot see: looking
@@ -65,6 +67,8 @@ func TestConsumerMatrix(t *testing.T) {
 		cmd.Env = append(os.Environ(), "PETSTORE_BIN="+bin)
 		runStep(t, cmd)
 	})
+
+	t.Run("ogen client", ogenClient)
 
 	t.Run("oapi-codegen client", func(t *testing.T) {
 		t.Parallel()
