@@ -5,9 +5,14 @@
 //
 // # Install
 //
-//	go get github.com/acme-pets/petstore/sdk/go
+//	go get github.com/acme-pets/petstore/sdk/go@latest
 //
-// The package is named petstore. It needs Go 1.23 or later.
+// The package is named petstore. It needs Go 1.23 or later. Before a version is
+// released, or to use a checkout of the repository, replace the module with the
+// checkout and name the version it says it is (the README has the recipe):
+//
+//	go mod edit -replace github.com/acme-pets/petstore/sdk/go=/path/to/checkout/sdk/go
+//	go get github.com/acme-pets/petstore/sdk/go@v0.1.0
 //
 // # First call
 //
