@@ -8,7 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -24,6 +27,8 @@ import (
 //     default settings, driven by testdata/oapi-codegen/main.go;
 //   - a client that ogen generates fresh from it, driven by testdata/ogen/main.go
 //     (ogenClient).
+//   - each SDK installed as its README says, from a checkout, into a new project outside
+//     the repository, which lists the pets (testdata/install).
 func TestConsumerMatrix(t *testing.T) {
 	bin := petstoreBinary(t)
 	// The SDKs' tests run in child processes, whose reads go test cannot see: looking
@@ -61,6 +66,8 @@ func TestConsumerMatrix(t *testing.T) {
 			needTool(t, "npm", "is not on PATH")
 		}
 		dir := filepath.Join("..", "sdk", "typescript")
+		typescriptDir.Lock() // npm ci and the build replace node_modules and dist
+		defer typescriptDir.Unlock()
 		npmCI(t, dir)
 		cmd := exec.Command("npm", "test")
 		cmd.Dir = dir
@@ -126,6 +133,235 @@ func TestConsumerMatrix(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("README install recipes", func(t *testing.T) {
+		t.Parallel()
+		installRecipes(t)
+	})
+}
+
+// typescriptDir is held by a test that installs or builds in sdk/typescript.
+var typescriptDir sync.Mutex
+
+// The README recipes for a checkout, run as written: the commands of their sh blocks,
+// with the README's placeholders for the checkout and for your project replaced by this
+// repository and a new directory outside it. A README that changes its recipe changes
+// what runs here.
+func installRecipes(t *testing.T) {
+	srv := startServer(t)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PETSTORE_URL=" + srv.URL + "/v1", "PETSTORE_API_KEY=" + srv.CustomerKey}
+	const wantPets = "pets: Rex, Bella, Max, Luna, Milo, Kiwi\n"
+	program, err := os.ReadFile(filepath.Join("testdata", "install", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := regexp.MustCompile(`(?m)^const version = "([^"]+)"`).FindSubmatch(must(os.ReadFile(filepath.Join("..", "sdk", "go", "client.go")))(t))
+	if version == nil {
+		t.Fatal(`sdk/go/client.go has no const version = "…"`)
+	}
+	goRecipes := readmeCommands(t, filepath.Join("..", "sdk", "go", "README.md"), "### From a checkout")
+	if len(goRecipes) != 2 {
+		t.Fatalf("sdk/go/README.md, From a checkout: %d sh blocks, want 2 (replace, workspace)", len(goRecipes))
+	}
+
+	// A new module, made by go mod init; the README's replace and go get. The module
+	// cache has what the SDK needs (its own tests ran with it), so no download is made
+	// unless GOPROXY must be asked.
+	t.Run("Go SDK with replace", func(t *testing.T) {
+		t.Parallel()
+		project := t.TempDir()
+		goEnv := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+		newGoModule(t, project, program, goEnv)
+		runRecipe(t, goRecipes[0], root, project, goEnv)
+		mod := string(must(os.ReadFile(filepath.Join(project, "go.mod")))(t))
+		if want := "github.com/acme-pets/petstore/sdk/go v" + string(version[1]); !strings.Contains(mod, want) {
+			t.Errorf("go.mod does not require %s, the version sdk/go says it is:\n%s", want, mod)
+		}
+		out := runStep(t, command(project, append(goEnv, env...), "go", "run", "."))
+		if out != wantPets {
+			t.Errorf("the program printed %q, want %q", out, wantPets)
+		}
+	})
+
+	t.Run("Go SDK in a workspace", func(t *testing.T) {
+		t.Parallel()
+		project := t.TempDir()
+		goEnv := append(os.Environ(), "GOFLAGS=", "GOWORK=")
+		newGoModule(t, project, program, goEnv)
+		runRecipe(t, goRecipes[1], root, project, goEnv)
+		out := runStep(t, command(project, append(goEnv, env...), "go", "run", "."))
+		if out != wantPets {
+			t.Errorf("the program printed %q, want %q", out, wantPets)
+		}
+	})
+
+	// A new npm project; the README's npm ci, npm pack and npm install of the tarball,
+	// whose dependency (openapi-fetch) comes from npm's cache or registry.
+	t.Run("TypeScript SDK from its tarball", func(t *testing.T) {
+		t.Parallel()
+		if _, err := exec.LookPath("npm"); err != nil {
+			needTool(t, "npm", "is not on PATH")
+		}
+		recipes := readmeCommands(t, filepath.Join("..", "sdk", "typescript", "README.md"), "### From a checkout")
+		if len(recipes) != 1 {
+			t.Fatalf("sdk/typescript/README.md, From a checkout: %d sh blocks, want 1", len(recipes))
+		}
+		project := t.TempDir()
+		runStep(t, command(project, os.Environ(), "npm", "init", "-y"))
+		script, err := os.ReadFile(filepath.Join("testdata", "install", "list.mjs"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(project, "list.mjs"), script, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		func() {
+			typescriptDir.Lock()
+			defer typescriptDir.Unlock()
+			before := tarballs(t)
+			defer func() { // the tarballs npm pack wrote into the checkout
+				for _, f := range tarballs(t) {
+					if !slices.Contains(before, f) {
+						os.Remove(f)
+					}
+				}
+			}()
+			runRecipe(t, recipes[0], root, project, os.Environ())
+		}()
+		out := runStep(t, command(project, append(os.Environ(), env...), "node", "list.mjs"))
+		if out != wantPets {
+			t.Errorf("the program printed %q, want %q", out, wantPets)
+		}
+	})
+}
+
+// readmeCommands returns the command lines of each sh block in the section of a README
+// that starts at the heading line, up to the next heading of its level or above.
+func readmeCommands(t *testing.T, readme, heading string) [][]string {
+	t.Helper()
+	lines := strings.Split(string(must(os.ReadFile(readme))(t)), "\n")
+	start := slices.Index(lines, heading)
+	if start < 0 {
+		t.Fatalf("%s has no heading %q", readme, heading)
+	}
+	level := strings.IndexByte(heading, ' ') // 3 for "### "
+	var blocks [][]string
+	var block []string
+	fence := "" // the info string of the open fence, "" outside one
+	for _, line := range lines[start+1:] {
+		if info, ok := strings.CutPrefix(line, "```"); ok {
+			if fence == "" {
+				fence, block = info, nil
+				if fence == "" {
+					fence = "text"
+				}
+			} else {
+				if fence == "sh" {
+					blocks = append(blocks, block)
+				}
+				fence = ""
+			}
+			continue
+		}
+		if fence == "" {
+			if n := len(line) - len(strings.TrimLeft(line, "#")); n >= 1 && n <= level && strings.HasPrefix(line[n:], " ") {
+				break // the next section
+			}
+			continue
+		}
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			block = append(block, line)
+		}
+	}
+	return blocks
+}
+
+// runRecipe runs the lines of a README recipe in project, one command each, with the
+// README's /path/to/checkout and /path/to/your/project standing for root and project.
+// "cd DIR" changes the directory of the commands after it. A line that needs a shell
+// fails the test: a reader's shell and this test would read it differently.
+func runRecipe(t *testing.T, lines []string, root, project string, env []string) {
+	t.Helper()
+	dir := project
+	for _, line := range lines {
+		if strings.ContainsAny(line, "|&;<>$`'\"\\*?(){}") {
+			t.Fatalf("the recipe line %q needs a shell; keep README recipes to plain commands", line)
+		}
+		line = strings.ReplaceAll(line, "/path/to/your/project", project)
+		line = strings.ReplaceAll(line, "/path/to/checkout", root)
+		args := strings.Fields(line)
+		if args[0] == "cd" && len(args) == 2 {
+			dir = args[1]
+			continue
+		}
+		if args[0] == "npm" {
+			// Quieter, and from npm's cache when it can; the registry sometimes drops a
+			// connection, so a failed install is tried again.
+			args = append(args, "--no-audit", "--no-fund", "--prefer-offline")
+			if args[1] == "ci" || args[1] == "install" {
+				npmRetry(t, dir, args[1:])
+				continue
+			}
+		}
+		runStep(t, command(dir, env, args[0], args[1:]...))
+	}
+}
+
+// npmRetry runs npm with args in dir, up to three times.
+func npmRetry(t *testing.T, dir string, args []string) {
+	t.Helper()
+	var last []byte
+	for try := 1; try <= 3; try++ {
+		cmd := exec.Command("npm", args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			return
+		}
+		last = out
+		time.Sleep(time.Duration(try*5) * time.Second)
+	}
+	t.Fatalf("npm %s in %s failed three times:\n%s", strings.Join(args, " "), dir, last)
+}
+
+// newGoModule makes a module with go mod init in dir, holding the program main.go.
+func newGoModule(t *testing.T, dir string, program []byte, env []string) {
+	t.Helper()
+	runStep(t, command(dir, env, "go", "mod", "init", "example.com/shop"))
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), program, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tarballs lists the npm pack tarballs in sdk/typescript.
+func tarballs(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "sdk", "typescript", "*.tgz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func command(dir string, env []string, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	return cmd
+}
+
+// must returns v, or fails the test on err.
+func must[T any](v T, err error) func(t *testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
 }
 
 // runStep runs cmd and fails the test with its output unless it succeeds; it returns

@@ -8,7 +8,9 @@
 //     samples and try-it, and saves screenshots under e2e/test-output/;
 //   - consumers_test.go is the consumer matrix: the walk-through through the Go SDK
 //     (sdk/go), the TypeScript SDK (sdk/typescript, npm ci and npm test) and a client
-//     oapi-codegen generates fresh from the served document;
+//     oapi-codegen generates fresh from the served document, and each SDK's README
+//     recipe for installing it from a checkout, run in a new project outside the
+//     repository;
 //   - console_test.go runs the staff console (/console) in headless Chromium as staff
 //     would, checks it with axe-core (from console/, npm ci) and saves screenshots;
 //   - webhooks_test.go runs the webhook receivers of the docs (Node.js, Python, Go)

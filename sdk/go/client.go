@@ -128,6 +128,7 @@ func (c *Client) send(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		c.noteDeprecation(req.Context(), res)
 	}
+	noteResponse(req.Context(), res)
 	return res, err
 }
 
@@ -183,20 +184,6 @@ func convert[T, U any](v T, err error, to func(T) U) (U, error) {
 func closeBody(res *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 1<<16))
 	_ = res.Body.Close()
-}
-
-// operationKey is the context key of the operation a request belongs to.
-type operationKey struct{}
-
-// withOperation records which operation (its operationId) a request makes, for the
-// deprecation report.
-func withOperation(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, operationKey{}, id)
-}
-
-func operationOf(ctx context.Context) string {
-	id, _ := ctx.Value(operationKey{}).(string)
-	return id
 }
 
 // optional returns a pointer to v, or nil for the zero value: how the generated layer

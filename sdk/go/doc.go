@@ -5,9 +5,14 @@
 //
 // # Install
 //
-//	go get github.com/acme-pets/petstore/sdk/go
+//	go get github.com/acme-pets/petstore/sdk/go@latest
 //
-// The package is named petstore. It needs Go 1.23 or later.
+// The package is named petstore. It needs Go 1.23 or later. Before a version is
+// released, or to use a checkout of the repository, replace the module with the
+// checkout and name the version it says it is (the README has the recipe):
+//
+//	go mod edit -replace github.com/acme-pets/petstore/sdk/go=/path/to/checkout/sdk/go
+//	go get github.com/acme-pets/petstore/sdk/go@v0.1.0
 //
 // # First call
 //
@@ -66,6 +71,46 @@
 //	}
 //
 // An error ends the list: it is the last thing the loop sees.
+//
+// Every list also comes a page at a time, as ListPetsPages beside ListPets: each Page
+// holds its Items, the Response that carried it, and Next, the cursor of the page after
+// it ("" on the last page). A program that shows one page, or stops and goes on in
+// another run, keeps Next and passes it back as the Cursor of the same options:
+//
+//	opts := &petstore.ListPetsOptions{Status: petstore.PetStatusAvailable, Limit: 25, Cursor: stored}
+//	for page, err := range client.ListPetsPages(ctx, opts) {
+//		if err != nil {
+//			return err
+//		}
+//		show(page.Items)
+//		stored = page.Next // "" after the last page
+//		break              // one page now; the loop fetches no other
+//	}
+//
+// The event feed is read the same way; ListEventsPages shows a poller that keeps its
+// cursor and never sees an event twice.
+//
+// # Responses
+//
+// A call returns its result, not the HTTP answer. To read the answer as well (the
+// X-Request-Id of a success, the rate limits left, the Location of what a create made),
+// pass WithResponse, which every method takes last:
+//
+//	var res petstore.Response
+//	pet, err := client.CreatePet(ctx, petstore.NewPet{Name: "Rex"}, petstore.WithResponse(&res))
+//	if err != nil {
+//		return err
+//	}
+//	limit, _ := res.RateLimit("default")
+//	log.Printf("pet %d at %s (request %s, %d calls left)", pet.ID, res.Location, res.RequestID, limit.Remaining)
+//
+// Why a call option, and not go-github's (T, *Response, error) or Stripe's LastResponse
+// field: a third result would change every signature of this package and make every
+// caller write a blank for it, and a field of every result type would mix the answer into
+// the data and has nowhere to go for the calls that return only an error. A call option,
+// like gRPC's grpc.Header(&md), leaves each signature as it was (a variadic parameter
+// is new, nothing else), costs nothing when unused, and reads the same on every call,
+// lists included; a Page carries its own Response.
 //
 // # Retries
 //

@@ -125,6 +125,52 @@ func ExampleClient_ListPets() {
 	// Bella
 }
 
+// A page at a time: the program shows one page and keeps its Next; a later run passes
+// it back as the Cursor of the same options and goes on from there.
+func ExampleClient_ListPetsPages() {
+	ctx := context.Background()
+	client, err := petstore.NewClient(os.Getenv("PETSTORE_URL"), petstore.WithAPIKey(os.Getenv("PETSTORE_API_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	stored := "" // the start; keep it in a database, a file, a URL
+	for range 2 {
+		opts := &petstore.ListPetsOptions{CategoryID: 1, Limit: 1, Cursor: stored}
+		for page, err := range client.ListPetsPages(ctx, opts) {
+			if err != nil {
+				log.Fatal(err)
+			}
+			for _, pet := range page.Items {
+				fmt.Println(pet.Name)
+			}
+			stored = page.Next // "" after the last page
+			break              // one page per run
+		}
+	}
+	// Output:
+	// Rex
+	// Bella
+}
+
+// WithResponse hands over the answer: here, the request id and the rate limit left
+// after a call, to log beside its result.
+func ExampleWithResponse() {
+	ctx := context.Background()
+	client, err := petstore.NewClient(os.Getenv("PETSTORE_URL"), petstore.WithAPIKey(os.Getenv("PETSTORE_API_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var res petstore.Response
+	account, err := client.GetCurrentAccount(ctx, petstore.WithResponse(&res))
+	if err != nil {
+		log.Fatal(err)
+	}
+	limit, ok := res.RateLimit("default")
+	fmt.Println(account.Role, res.StatusCode, res.RequestID != "", ok && limit.Remaining < limit.Quota)
+	// Output:
+	// customer 200 true true
+}
+
 // IDs is the batch lookup: ids that match no pet are left out.
 func ExampleListPetsOptions_iDs() {
 	ctx := context.Background()

@@ -305,6 +305,9 @@ type Event struct {
 // ListOptions are the options of a list without filters.
 type ListOptions struct {
 	Limit int // items per page, 1–100; the service's default (20) when 0
+	// Cursor is where the list starts: the Next of a page fetched of the same list,
+	// to go on from there; "" for the start.
+	Cursor string
 }
 
 // ListPetsOptions filter ListPets; every filter set must hold.
@@ -316,6 +319,9 @@ type ListPetsOptions struct {
 	// "Éclair"); every character stands for itself (% and _ are not wildcards).
 	Name  string
 	Limit int // items per page, 1–100; 0 for the service's default (with IDs, all of them)
+	// Cursor is where the list starts: the Next of a page fetched with the same
+	// filters, to go on from there; "" for the start.
+	Cursor string
 }
 
 // ListInventoryOptions filter ListInventory; every filter set must hold.
@@ -323,6 +329,9 @@ type ListInventoryOptions struct {
 	Status PetStatus // the pet's status
 	IDs    []int64   // at most 100; ids that match no pet are left out
 	Limit  int       // items per page, 1–100; 0 for the service's default (with IDs, all of them)
+	// Cursor is where the list starts: the Next of a page fetched with the same
+	// filters, to go on from there; "" for the start.
+	Cursor string
 }
 
 // ListOrdersOptions filter ListOrders.
@@ -330,12 +339,18 @@ type ListOrdersOptions struct {
 	AccountID int64 // only this account's orders (admins; a customer sees only their own)
 	Complete  *bool // only complete (true) or incomplete (false) orders
 	Limit     int   // items per page, 1–100; 0 for the service's default
+	// Cursor is where the list starts: the Next of a page fetched with the same
+	// filters, to go on from there; "" for the start.
+	Cursor string
 }
 
 // ListEventsOptions filter ListEvents.
 type ListEventsOptions struct {
 	Type  EventType // only events of this type (not EventTypeWebhookTest: tests are not in the feed)
 	Limit int       // items per page, 1–100; 0 for the service's default
+	// Cursor is where the feed starts: the last Next a reader of the feed (with the
+	// same Type) was given, to read the events that came after; "" for the oldest.
+	Cursor string
 }
 
 // Ptr returns a pointer to v, for the optional fields of PetPatch, OrderUpdate,

@@ -113,9 +113,22 @@ func TestEveryOperationHasAMethod(t *testing.T) {
 		}
 	}
 	// And the other way: a method whose operation left the document calls nothing.
+	// A list's page-at-a-time form makes the list's operation.
 	for i := range client.NumMethod() {
-		if name := client.Method(i).Name; !made[name] && !notOperations[name] {
+		name := client.Method(i).Name
+		if list, ok := strings.CutSuffix(name, "Pages"); ok && made[list] {
+			continue
+		}
+		if !made[name] && !notOperations[name] {
 			t.Errorf("Client.%s makes no operation of the document", name)
+		}
+	}
+	// Every list has its page-at-a-time form.
+	for name := range made {
+		if strings.HasPrefix(name, "List") {
+			if _, ok := client.MethodByName(name + "Pages"); !ok {
+				t.Errorf("the list Client.%s has no Client.%sPages", name, name)
+			}
 		}
 	}
 	for id := range methodNames {
@@ -134,7 +147,11 @@ func callWithPlaceholders(receiver any, name string) error {
 		return errors.New("no method " + name)
 	}
 	args := []reflect.Value{reflect.ValueOf(context.Background())}
-	for i := 1; i < m.Type().NumIn(); i++ {
+	in := m.Type().NumIn()
+	if m.Type().IsVariadic() {
+		in-- // the call options: none
+	}
+	for i := 1; i < in; i++ {
 		arg := reflect.New(m.Type().In(i)).Elem()
 		switch arg.Kind() {
 		case reflect.Int64:
@@ -150,7 +167,8 @@ func callWithPlaceholders(receiver any, name string) error {
 		err, _ := last.Interface().(error)
 		return err
 	}
-	// An iter.Seq2[T, error]: range over it with a yield made to its type.
+	// An iter.Seq2[T, error] (T an item or a *Page): range over it with a yield made
+	// to its type.
 	var err error
 	yield := reflect.MakeFunc(last.Type().In(0), func(in []reflect.Value) []reflect.Value {
 		if e, ok := in[1].Interface().(error); ok && e != nil && err == nil {
@@ -176,17 +194,23 @@ func TestEveryOperationReturnsTheErrorOfADeclaredAnswer(t *testing.T) {
 		}, petstore.WithRetries(0), petstore.WithDeprecationHandler(func(d petstore.Deprecation) { reported = d.Operation }))
 
 		for _, op := range ops {
-			sent, reported = "", ""
-			err := callWithPlaceholders(c, methodName(op.ID))
-			var apiErr *petstore.Error
-			if !errors.As(err, &apiErr) || apiErr.Status != status {
-				t.Errorf("%s, answered %d: err = %v, want a *petstore.Error with status %d", op.ID, status, err, status)
+			names := []string{methodName(op.ID)}
+			if _, ok := reflect.TypeOf(c).MethodByName(names[0] + "Pages"); ok {
+				names = append(names, names[0]+"Pages")
 			}
-			if method, path, _ := strings.Cut(sent, " "); !op.answers(method, path) {
-				t.Errorf("%s sent %q, want %s /v1%s", op.ID, sent, op.Method, op.Path)
-			}
-			if reported != op.ID {
-				t.Errorf("%s reported its answer as %q's", op.ID, reported)
+			for _, name := range names {
+				sent, reported = "", ""
+				err := callWithPlaceholders(c, name)
+				var apiErr *petstore.Error
+				if !errors.As(err, &apiErr) || apiErr.Status != status {
+					t.Errorf("%s, answered %d: err = %v, want a *petstore.Error with status %d", name, status, err, status)
+				}
+				if method, path, _ := strings.Cut(sent, " "); !op.answers(method, path) {
+					t.Errorf("%s sent %q, want %s /v1%s", name, sent, op.Method, op.Path)
+				}
+				if reported != op.ID {
+					t.Errorf("%s reported its answer as %q's", name, reported)
+				}
 			}
 		}
 

@@ -9,38 +9,76 @@ import (
 	"strings"
 )
 
-// list walks every page of a list operation: the first from first, each next one from
-// the previous page's Link: <…>; rel="next". It stops at the first error, which it
-// yields, or when the loop over it stops. A Link back to a page already fetched is an
-// error, not a loop that never ends.
-func list[T, U any](ctx context.Context, c *Client, operation string, first func(context.Context) (*http.Response, error), to func(T) U) iter.Seq2[U, error] {
-	return func(yield func(U, error) bool) {
-		var zero U
-		ctx := withOperation(ctx, operation)
-		fetched := map[string]bool{} // the URLs of the pages so far
-		res, err := first(ctx)
-		for {
-			var page []T
-			if page, err = decode[[]T](res, err); err != nil {
+// Page is one page of a list: one request and its answer. The ListXxxPages methods
+// yield them, for a program that shows a page at a time, stores where it stopped, or
+// reads the headers of each answer.
+type Page[T any] struct {
+	// Items are the page's items, in the list's order; none on an empty page.
+	Items []T
+	// Next is the cursor of the page after this one, "" when this is the last page.
+	// Give it as the Cursor of the list's options, with the same filters, to go on from
+	// here later, in another process even. For the event feed, the last page that holds
+	// events has a Next too: where the events that happen later will be.
+	Next string
+	// Response is the answer that carried the page.
+	Response *Response
+}
+
+// items flattens pages into their items, for the list methods that yield items.
+func items[T any](pages iter.Seq2[*Page[T], error]) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				var zero T
 				yield(zero, err)
 				return
 			}
-			fetched[res.Request.URL.String()] = true
-			for _, item := range page {
-				if !yield(to(item), nil) {
+			for _, item := range page.Items {
+				if !yield(item, nil) {
 					return
 				}
 			}
-			var next *url.URL
-			if next, err = c.nextPage(res); err != nil {
-				yield(zero, err)
+		}
+	}
+}
+
+// pages walks the pages of a list operation: the first from first, each next one from
+// the previous page's Link: <…>; rel="next". It stops at the first error, which it
+// yields, or when the loop over it stops. A Link back to a page already fetched is an
+// error, not a loop that never ends.
+func pages[T, U any](ctx context.Context, c *Client, operation string, opts []CallOption, first func(context.Context) (*http.Response, error), to func(T) U) iter.Seq2[*Page[U], error] {
+	return func(yield func(*Page[U], error) bool) {
+		ctx := withCall(ctx, operation, opts)
+		fetched := map[string]bool{} // the URLs of the pages so far
+		res, err := first(ctx)
+		for {
+			var body []T
+			if body, err = decode[[]T](res, err); err != nil {
+				yield(nil, err)
+				return
+			}
+			fetched[res.Request.URL.String()] = true
+			page := &Page[U]{Items: make([]U, len(body)), Response: responseFrom(res)}
+			for i, item := range body {
+				page.Items[i] = to(item)
+			}
+			// A next link that may not be followed still leaves this page good.
+			next, nextErr := c.nextPage(res)
+			if next != nil {
+				page.Next = next.Query().Get("cursor")
+			}
+			if !yield(page, nil) {
+				return
+			}
+			if nextErr != nil {
+				yield(nil, nextErr)
 				return
 			}
 			if next == nil {
 				return
 			}
 			if fetched[next.String()] {
-				yield(zero, fmt.Errorf("petstore: next page link %s leads to a page already fetched", next.RequestURI()))
+				yield(nil, fmt.Errorf("petstore: next page link %s leads to a page already fetched", next.RequestURI()))
 				return
 			}
 			fetched[next.String()] = true // also when a redirect answers it from elsewhere
@@ -106,10 +144,11 @@ func linkTarget(h http.Header, rel string) string {
 	return ""
 }
 
-// limit is the page size of opts, nil for the service's default.
-func (o *ListOptions) limit() *int32 {
+// page is the page size of opts (nil for the service's default) and the cursor to
+// start from (nil for the first page).
+func (o *ListOptions) page() (limit *int32, cursor *string) {
 	if o == nil {
-		return nil
+		return nil, nil
 	}
-	return optional(int32Of(o.Limit))
+	return optional(int32Of(o.Limit)), optional(o.Cursor)
 }

@@ -11,8 +11,8 @@ import (
 
 // CreateAccount opens a customer account; it needs no credentials. Next, make an API
 // key with WithPassword(email, password).CreateAPIKey.
-func (c *Client) CreateAccount(ctx context.Context, account NewAccount) (*Account, error) {
-	ctx = withOperation(ctx, "createAccount")
+func (c *Client) CreateAccount(ctx context.Context, account NewAccount, opts ...CallOption) (*Account, error) {
+	ctx = withCall(ctx, "createAccount", opts)
 	v, err := decode[api.Account](c.api.CreateAccount(ctx, api.NewAccount{Email: account.Email, Password: account.Password}))
 	return convert(v, err, accountFrom)
 }
@@ -20,47 +20,53 @@ func (c *Client) CreateAccount(ctx context.Context, account NewAccount) (*Accoun
 // GetCurrentAccount returns the account of the client's API key: its email and its
 // role. Call it to check a key (a missing, unknown or revoked one is an Error with
 // status 401) and to learn whether it is an admin's.
-func (c *Client) GetCurrentAccount(ctx context.Context) (*Account, error) {
-	ctx = withOperation(ctx, "getCurrentAccount")
+func (c *Client) GetCurrentAccount(ctx context.Context, opts ...CallOption) (*Account, error) {
+	ctx = withCall(ctx, "getCurrentAccount", opts)
 	v, err := decode[api.Account](c.api.GetCurrentAccount(ctx))
 	return convert(v, err, accountFrom)
 }
 
 // SendMessage sends a message: the getting-started call, which proves that a key works.
-func (c *Client) SendMessage(ctx context.Context, message NewMessage) (*Message, error) {
-	ctx = withOperation(ctx, "sendMessage")
+func (c *Client) SendMessage(ctx context.Context, message NewMessage, opts ...CallOption) (*Message, error) {
+	ctx = withCall(ctx, "sendMessage", opts)
 	v, err := decode[api.Message](c.api.SendMessage(ctx, api.NewMessage{Message: message.Message}))
 	return convert(v, err, messageFrom)
 }
 
 // GetMessage returns one of the account's messages.
-func (c *Client) GetMessage(ctx context.Context, id string) (*Message, error) {
-	ctx = withOperation(ctx, "getMessage")
+func (c *Client) GetMessage(ctx context.Context, id string, opts ...CallOption) (*Message, error) {
+	ctx = withCall(ctx, "getMessage", opts)
 	v, err := decode[api.Message](c.api.GetMessage(ctx, id))
 	return convert(v, err, messageFrom)
 }
 
 // CreateAPIKey makes another API key of the account. The answer holds the key itself,
 // which the service never shows again.
-func (c *Client) CreateAPIKey(ctx context.Context, key NewAPIKey) (*CreatedAPIKey, error) {
-	ctx = withOperation(ctx, "createApiKey")
+func (c *Client) CreateAPIKey(ctx context.Context, key NewAPIKey, opts ...CallOption) (*CreatedAPIKey, error) {
+	ctx = withCall(ctx, "createApiKey", opts)
 	v, err := decode[api.CreatedAPIKey](c.api.CreateAPIKey(ctx, api.NewAPIKey{Name: key.Name}))
 	return convert(v, err, createdAPIKeyFrom)
 }
 
 // ListAPIKeys returns the account's keys that are not revoked, without their secrets;
 // opts may be nil.
-func (c *Client) ListAPIKeys(ctx context.Context, opts *ListOptions) iter.Seq2[*APIKey, error] {
-	params := api.ListAPIKeysParams{Limit: opts.limit()}
-	return list(ctx, c, "listApiKeys", func(ctx context.Context) (*http.Response, error) {
+func (c *Client) ListAPIKeys(ctx context.Context, opts *ListOptions, callOpts ...CallOption) iter.Seq2[*APIKey, error] {
+	return items(c.ListAPIKeysPages(ctx, opts, callOpts...))
+}
+
+// ListAPIKeysPages returns the account's keys a page at a time.
+func (c *Client) ListAPIKeysPages(ctx context.Context, opts *ListOptions, callOpts ...CallOption) iter.Seq2[*Page[*APIKey], error] {
+	var params api.ListAPIKeysParams
+	params.Limit, params.Cursor = opts.page()
+	return pages(ctx, c, "listApiKeys", callOpts, func(ctx context.Context) (*http.Response, error) {
 		return c.api.ListAPIKeys(ctx, &params)
 	}, apiKeyFrom)
 }
 
 // RevokeAPIKey revokes one of the account's keys; revoking the key that makes the call
 // is allowed. The key answers 401 from its next use on.
-func (c *Client) RevokeAPIKey(ctx context.Context, id int64) error {
-	ctx = withOperation(ctx, "revokeApiKey")
+func (c *Client) RevokeAPIKey(ctx context.Context, id int64, opts ...CallOption) error {
+	ctx = withCall(ctx, "revokeApiKey", opts)
 	return noContent(c.api.RevokeAPIKey(ctx, id))
 }
 
@@ -83,16 +89,22 @@ type PasswordClient struct {
 }
 
 // CreateAPIKey makes an API key; see Client.CreateAPIKey.
-func (p *PasswordClient) CreateAPIKey(ctx context.Context, key NewAPIKey) (*CreatedAPIKey, error) {
-	return p.c.CreateAPIKey(ctx, key)
+func (p *PasswordClient) CreateAPIKey(ctx context.Context, key NewAPIKey, opts ...CallOption) (*CreatedAPIKey, error) {
+	return p.c.CreateAPIKey(ctx, key, opts...)
 }
 
 // ListAPIKeys returns the account's keys; see Client.ListAPIKeys.
-func (p *PasswordClient) ListAPIKeys(ctx context.Context, opts *ListOptions) iter.Seq2[*APIKey, error] {
-	return p.c.ListAPIKeys(ctx, opts)
+func (p *PasswordClient) ListAPIKeys(ctx context.Context, opts *ListOptions, callOpts ...CallOption) iter.Seq2[*APIKey, error] {
+	return p.c.ListAPIKeys(ctx, opts, callOpts...)
+}
+
+// ListAPIKeysPages returns the account's keys a page at a time; see
+// Client.ListAPIKeysPages.
+func (p *PasswordClient) ListAPIKeysPages(ctx context.Context, opts *ListOptions, callOpts ...CallOption) iter.Seq2[*Page[*APIKey], error] {
+	return p.c.ListAPIKeysPages(ctx, opts, callOpts...)
 }
 
 // RevokeAPIKey revokes one of the account's keys; see Client.RevokeAPIKey.
-func (p *PasswordClient) RevokeAPIKey(ctx context.Context, id int64) error {
-	return p.c.RevokeAPIKey(ctx, id)
+func (p *PasswordClient) RevokeAPIKey(ctx context.Context, id int64, opts ...CallOption) error {
+	return p.c.RevokeAPIKey(ctx, id, opts...)
 }

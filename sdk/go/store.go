@@ -10,43 +10,59 @@ import (
 
 // ListInventory returns the stock of every pet that passes the filters of opts (nil for
 // none), by pet id.
-func (c *Client) ListInventory(ctx context.Context, opts *ListInventoryOptions) iter.Seq2[*InventoryItem, error] {
+func (c *Client) ListInventory(ctx context.Context, opts *ListInventoryOptions, callOpts ...CallOption) iter.Seq2[*InventoryItem, error] {
+	return items(c.ListInventoryPages(ctx, opts, callOpts...))
+}
+
+// ListInventoryPages returns the stock of ListInventory a page at a time.
+func (c *Client) ListInventoryPages(ctx context.Context, opts *ListInventoryOptions, callOpts ...CallOption) iter.Seq2[*Page[*InventoryItem], error] {
 	var params api.ListInventoryParams
 	if opts != nil {
 		params = api.ListInventoryParams{
 			Status: optional(api.PetStatus(opts.Status)),
 			Ids:    optionalIDs(opts.IDs),
 			Limit:  optional(int32Of(opts.Limit)),
+			Cursor: optional(opts.Cursor),
 		}
 	}
-	return list(ctx, c, "listInventory", func(ctx context.Context) (*http.Response, error) {
+	return pages(ctx, c, "listInventory", callOpts, func(ctx context.Context) (*http.Response, error) {
 		return c.api.ListInventory(ctx, &params)
 	}, inventoryFrom)
 }
 
 // GetInventory returns the stock of one pet.
-func (c *Client) GetInventory(ctx context.Context, petID int64) (*InventoryItem, error) {
-	ctx = withOperation(ctx, "getInventory")
+func (c *Client) GetInventory(ctx context.Context, petID int64, opts ...CallOption) (*InventoryItem, error) {
+	ctx = withCall(ctx, "getInventory", opts)
 	v, err := decode[api.InventoryItem](c.api.GetInventory(ctx, petID))
 	return convert(v, err, inventoryFrom)
 }
 
 // SetInventory sets the stock of a pet (admins; beta). Stock above 0 makes a sold or
 // pending pet without incomplete orders available again; 0 makes an available pet sold.
-func (c *Client) SetInventory(ctx context.Context, petID int64, update InventoryUpdate) (*InventoryItem, error) {
-	ctx = withOperation(ctx, "setInventory")
+func (c *Client) SetInventory(ctx context.Context, petID int64, update InventoryUpdate, opts ...CallOption) (*InventoryItem, error) {
+	ctx = withCall(ctx, "setInventory", opts)
 	v, err := decode[api.InventoryItem](c.api.SetInventory(ctx, petID, api.InventoryUpdate{Quantity: int32Of(update.Quantity)}))
 	return convert(v, err, inventoryFrom)
 }
 
 // ListOrders returns orders by id (experimental): a customer's own, or every order for
 // an admin. opts may be nil.
-func (c *Client) ListOrders(ctx context.Context, opts *ListOrdersOptions) iter.Seq2[*Order, error] {
+func (c *Client) ListOrders(ctx context.Context, opts *ListOrdersOptions, callOpts ...CallOption) iter.Seq2[*Order, error] {
+	return items(c.ListOrdersPages(ctx, opts, callOpts...))
+}
+
+// ListOrdersPages returns the orders of ListOrders a page at a time (experimental).
+func (c *Client) ListOrdersPages(ctx context.Context, opts *ListOrdersOptions, callOpts ...CallOption) iter.Seq2[*Page[*Order], error] {
 	var params api.ListOrdersParams
 	if opts != nil {
-		params = api.ListOrdersParams{AccountID: optional(opts.AccountID), Complete: opts.Complete, Limit: optional(int32Of(opts.Limit))}
+		params = api.ListOrdersParams{
+			AccountID: optional(opts.AccountID),
+			Complete:  opts.Complete,
+			Limit:     optional(int32Of(opts.Limit)),
+			Cursor:    optional(opts.Cursor),
+		}
 	}
-	return list(ctx, c, "listOrders", func(ctx context.Context) (*http.Response, error) {
+	return pages(ctx, c, "listOrders", callOpts, func(ctx context.Context) (*http.Response, error) {
 		return c.api.ListOrders(ctx, &params)
 	}, orderFrom)
 }
@@ -58,8 +74,8 @@ func (c *Client) ListOrders(ctx context.Context, opts *ListOrdersOptions) iter.S
 // It always sends an Idempotency-Key (order.IdempotencyKey, or a random one), so it is
 // retried like a GET: after a network error, a 429 or a 503, with the same key, and
 // the service places the order at most once.
-func (c *Client) PlaceOrder(ctx context.Context, order NewOrder) (*Order, error) {
-	ctx = withOperation(ctx, "placeOrder")
+func (c *Client) PlaceOrder(ctx context.Context, order NewOrder, opts ...CallOption) (*Order, error) {
+	ctx = withCall(ctx, "placeOrder", opts)
 	key := order.IdempotencyKey
 	if key == "" {
 		var err error
@@ -73,23 +89,23 @@ func (c *Client) PlaceOrder(ctx context.Context, order NewOrder) (*Order, error)
 }
 
 // GetOrder returns one order; another account's order is CodeNotFound for a customer.
-func (c *Client) GetOrder(ctx context.Context, id int64) (*Order, error) {
-	ctx = withOperation(ctx, "getOrder")
+func (c *Client) GetOrder(ctx context.Context, id int64, opts ...CallOption) (*Order, error) {
+	ctx = withCall(ctx, "getOrder", opts)
 	v, err := decode[api.Order](c.api.GetOrder(ctx, id))
 	return convert(v, err, orderFrom)
 }
 
 // UpdateOrder changes an incomplete order (admins). Completing it is one-way: any
 // change to a complete order is an *Error with CodeInvalidTransition.
-func (c *Client) UpdateOrder(ctx context.Context, id int64, update OrderUpdate) (*Order, error) {
-	ctx = withOperation(ctx, "updateOrder")
+func (c *Client) UpdateOrder(ctx context.Context, id int64, update OrderUpdate, opts ...CallOption) (*Order, error) {
+	ctx = withCall(ctx, "updateOrder", opts)
 	v, err := decode[api.Order](c.api.UpdateOrder(ctx, id, update.body()))
 	return convert(v, err, orderFrom)
 }
 
 // CancelOrder cancels an incomplete order and puts its quantity back on the stock. A
 // complete order is an *Error with CodeConflict.
-func (c *Client) CancelOrder(ctx context.Context, id int64) error {
-	ctx = withOperation(ctx, "cancelOrder")
+func (c *Client) CancelOrder(ctx context.Context, id int64, opts ...CallOption) error {
+	ctx = withCall(ctx, "cancelOrder", opts)
 	return noContent(c.api.CancelOrder(ctx, id))
 }

@@ -10,9 +10,15 @@ import (
 
 // ListWebhooks returns every webhook endpoint, by id, without their secrets (admins);
 // opts may be nil.
-func (c *Client) ListWebhooks(ctx context.Context, opts *ListOptions) iter.Seq2[*Webhook, error] {
-	params := api.ListWebhooksParams{Limit: opts.limit()}
-	return list(ctx, c, "listWebhooks", func(ctx context.Context) (*http.Response, error) {
+func (c *Client) ListWebhooks(ctx context.Context, opts *ListOptions, callOpts ...CallOption) iter.Seq2[*Webhook, error] {
+	return items(c.ListWebhooksPages(ctx, opts, callOpts...))
+}
+
+// ListWebhooksPages returns the endpoints a page at a time (admins).
+func (c *Client) ListWebhooksPages(ctx context.Context, opts *ListOptions, callOpts ...CallOption) iter.Seq2[*Page[*Webhook], error] {
+	var params api.ListWebhooksParams
+	params.Limit, params.Cursor = opts.page()
+	return pages(ctx, c, "listWebhooks", callOpts, func(ctx context.Context) (*http.Response, error) {
 		return c.api.ListWebhooks(ctx, &params)
 	}, webhookFrom)
 }
@@ -22,15 +28,15 @@ func (c *Client) ListWebhooks(ctx context.Context, opts *ListOptions) iter.Seq2[
 // here and by RotateWebhookSecret: keep it for ConstructEvent. A URL that may not be
 // used is an *Error with CodeValidationFailed whose Details say why; a 101st endpoint
 // is CodeConflict.
-func (c *Client) CreateWebhook(ctx context.Context, webhook NewWebhook) (*WebhookWithSecret, error) {
-	ctx = withOperation(ctx, "createWebhook")
+func (c *Client) CreateWebhook(ctx context.Context, webhook NewWebhook, opts ...CallOption) (*WebhookWithSecret, error) {
+	ctx = withCall(ctx, "createWebhook", opts)
 	v, err := decode[api.WebhookWithSecret](c.api.CreateWebhook(ctx, webhook.body()))
 	return convert(v, err, webhookWithSecretFrom)
 }
 
 // GetWebhook returns one endpoint, without its secret (admins).
-func (c *Client) GetWebhook(ctx context.Context, id int64) (*Webhook, error) {
-	ctx = withOperation(ctx, "getWebhook")
+func (c *Client) GetWebhook(ctx context.Context, id int64, opts ...CallOption) (*Webhook, error) {
+	ctx = withCall(ctx, "getWebhook", opts)
 	v, err := decode[api.Webhook](c.api.GetWebhook(ctx, id))
 	return convert(v, err, webhookFrom)
 }
@@ -39,16 +45,16 @@ func (c *Client) GetWebhook(ctx context.Context, id int64) (*Webhook, error) {
 // it fails its pending deliveries; enabling a disabled one sends it new events again,
 // and its failed deliveries only when retried with RetryDelivery. A new subscription
 // applies to the events not yet sent to it.
-func (c *Client) UpdateWebhook(ctx context.Context, id int64, patch WebhookPatch) (*Webhook, error) {
-	ctx = withOperation(ctx, "updateWebhook")
+func (c *Client) UpdateWebhook(ctx context.Context, id int64, patch WebhookPatch, opts ...CallOption) (*Webhook, error) {
+	ctx = withCall(ctx, "updateWebhook", opts)
 	v, err := decode[api.Webhook](c.api.UpdateWebhookWithApplicationMergePatchPlusJSONBody(ctx, id, patch.body()))
 	return convert(v, err, webhookFrom)
 }
 
 // DeleteWebhook removes an endpoint and its deliveries (admins); its events stay in
 // the feed.
-func (c *Client) DeleteWebhook(ctx context.Context, id int64) error {
-	ctx = withOperation(ctx, "deleteWebhook")
+func (c *Client) DeleteWebhook(ctx context.Context, id int64, opts ...CallOption) error {
+	ctx = withCall(ctx, "deleteWebhook", opts)
 	return noContent(c.api.DeleteWebhook(ctx, id))
 }
 
@@ -60,8 +66,8 @@ func (c *Client) DeleteWebhook(ctx context.Context, id int64) error {
 //
 // It is a POST without an Idempotency-Key, so it is not retried: a second rotation
 // would end the overlap of the first.
-func (c *Client) RotateWebhookSecret(ctx context.Context, id int64, rotation SecretRotation) (*WebhookWithSecret, error) {
-	ctx = withOperation(ctx, "rotateWebhookSecret")
+func (c *Client) RotateWebhookSecret(ctx context.Context, id int64, rotation SecretRotation, opts ...CallOption) (*WebhookWithSecret, error) {
+	ctx = withCall(ctx, "rotateWebhookSecret", opts)
 	v, err := decode[api.WebhookWithSecret](c.api.RotateWebhookSecret(ctx, id, rotation.body()))
 	return convert(v, err, webhookWithSecretFrom)
 }
@@ -70,8 +76,8 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, id int64, rotation Sec
 // this endpoint only, at once, whatever it subscribes to and also when it is disabled
 // (admins). The answer is the pending delivery; the event is not in the feed. An
 // endpoint with 10 test deliveries pending is an *Error with CodeConflict.
-func (c *Client) SendTestEvent(ctx context.Context, id int64) (*Delivery, error) {
-	ctx = withOperation(ctx, "sendTestEvent")
+func (c *Client) SendTestEvent(ctx context.Context, id int64, opts ...CallOption) (*Delivery, error) {
+	ctx = withCall(ctx, "sendTestEvent", opts)
 	v, err := decode[api.Delivery](c.api.SendTestEvent(ctx, id))
 	return convert(v, err, deliveryFrom)
 }
@@ -79,9 +85,15 @@ func (c *Client) SendTestEvent(ctx context.Context, id int64) (*Delivery, error)
 // ListDeliveries returns an endpoint's deliveries, oldest first (admins): where each
 // stands, its attempts and when the next is due. An event is listed once it is being
 // sent, so one just written may not be listed yet. opts may be nil.
-func (c *Client) ListDeliveries(ctx context.Context, webhookID int64, opts *ListOptions) iter.Seq2[*Delivery, error] {
-	params := api.ListDeliveriesParams{Limit: opts.limit()}
-	return list(ctx, c, "listDeliveries", func(ctx context.Context) (*http.Response, error) {
+func (c *Client) ListDeliveries(ctx context.Context, webhookID int64, opts *ListOptions, callOpts ...CallOption) iter.Seq2[*Delivery, error] {
+	return items(c.ListDeliveriesPages(ctx, webhookID, opts, callOpts...))
+}
+
+// ListDeliveriesPages returns an endpoint's deliveries a page at a time (admins).
+func (c *Client) ListDeliveriesPages(ctx context.Context, webhookID int64, opts *ListOptions, callOpts ...CallOption) iter.Seq2[*Page[*Delivery], error] {
+	var params api.ListDeliveriesParams
+	params.Limit, params.Cursor = opts.page()
+	return pages(ctx, c, "listDeliveries", callOpts, func(ctx context.Context) (*http.Response, error) {
 		return c.api.ListDeliveries(ctx, webhookID, &params)
 	}, deliveryFrom)
 }
@@ -90,29 +102,53 @@ func (c *Client) ListDeliveries(ctx context.Context, webhookID int64, opts *List
 // hours of retries (admins); a succeeded one is sent again (receivers drop the repeat
 // by event id), and a pending one is left as it is. A delivery of a disabled endpoint
 // is an *Error with CodeConflict: enable the endpoint first.
-func (c *Client) RetryDelivery(ctx context.Context, webhookID, deliveryID int64) (*Delivery, error) {
-	ctx = withOperation(ctx, "retryDelivery")
+func (c *Client) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, opts ...CallOption) (*Delivery, error) {
+	ctx = withCall(ctx, "retryDelivery", opts)
 	v, err := decode[api.Delivery](c.api.RetryDelivery(ctx, webhookID, deliveryID))
 	return convert(v, err, deliveryFrom)
 }
 
 // ListEvents returns the feed of events, oldest first (admins): the events endpoints
 // are sent, with the same ids and data, test events excepted. The loop ends when it
-// has caught up; events are kept for 30 days. opts may be nil.
-func (c *Client) ListEvents(ctx context.Context, opts *ListEventsOptions) iter.Seq2[*Event, error] {
+// has caught up; events are kept for 30 days. opts may be nil. To poll the feed and
+// go on later from where it stopped, use ListEventsPages.
+func (c *Client) ListEvents(ctx context.Context, opts *ListEventsOptions, callOpts ...CallOption) iter.Seq2[*Event, error] {
+	return items(c.ListEventsPages(ctx, opts, callOpts...))
+}
+
+// ListEventsPages returns the feed a page at a time (admins), up to an empty page:
+// caught up. A poller keeps the last Next it was given (an empty page has none) and
+// starts from it, as ListEventsOptions.Cursor, the next time; it then sees every
+// event once:
+//
+//	opts := &petstore.ListEventsOptions{Cursor: stored}
+//	for page, err := range client.ListEventsPages(ctx, opts) {
+//		if err != nil {
+//			return err
+//		}
+//		handle(page.Items)
+//		if page.Next != "" {
+//			stored = page.Next
+//		}
+//	}
+func (c *Client) ListEventsPages(ctx context.Context, opts *ListEventsOptions, callOpts ...CallOption) iter.Seq2[*Page[*Event], error] {
 	var params api.ListEventsParams
 	if opts != nil {
-		params = api.ListEventsParams{Type: optional(api.FeedEventType(opts.Type)), Limit: optional(int32Of(opts.Limit))}
+		params = api.ListEventsParams{
+			Type:   optional(api.FeedEventType(opts.Type)),
+			Limit:  optional(int32Of(opts.Limit)),
+			Cursor: optional(opts.Cursor),
+		}
 	}
-	return list(ctx, c, "listEvents", func(ctx context.Context) (*http.Response, error) {
+	return pages(ctx, c, "listEvents", callOpts, func(ctx context.Context) (*http.Response, error) {
 		return c.api.ListEvents(ctx, &params)
 	}, eventFrom)
 }
 
 // GetEvent returns one event of the feed (admins). An id the feed does not hold (past
 // its 30 days, or a test event's) is an *Error with CodeNotFound.
-func (c *Client) GetEvent(ctx context.Context, id string) (*Event, error) {
-	ctx = withOperation(ctx, "getEvent")
+func (c *Client) GetEvent(ctx context.Context, id string, opts ...CallOption) (*Event, error) {
+	ctx = withCall(ctx, "getEvent", opts)
 	v, err := decode[wireEvent](c.api.GetEvent(ctx, id))
 	return convert(v, err, eventFrom)
 }
