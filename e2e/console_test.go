@@ -18,8 +18,11 @@ import (
 // TestConsole runs the staff console (/console) in headless Chromium against the real
 // binary, as a shop's staff would: a customer key is turned away; an admin signs in,
 // restocks a pet, sees a customer's order (placed through the API) among the open
-// orders, completes it and sees the pet turn sold; an illegal status change shows the
-// API's refusal; orders are cancelled (after a confirmation) and given a ship date;
+// orders (the customer named by account id, the console's own account by its email),
+// completes it and sees the pet turn sold; making a pet with no stock available is
+// allowed but said to leave it unorderable, with a restock offered instead; the stock
+// list reads each pet's own stock (no inventory lookup); an illegal status change shows
+// the API's refusal; orders are cancelled (after a confirmation) and given a ship date;
 // categories and keys are made and removed; a revoked key is refused at once. The page
 // is checked with axe-core (no serious or critical violation, light and dark, desktop
 // and phone), loads nothing from another origin, breaks no rule of its
