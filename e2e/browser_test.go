@@ -118,6 +118,41 @@ func TestDocsPage(t *testing.T) {
 		}
 	})
 
+	t.Run("at 1280 px nothing covers the auth badge or a status tab", func(t *testing.T) {
+		b := b.in(t)
+		b.do(chromedp.EmulateViewport(1280, 800))
+		defer b.do(chromedp.EmulateViewport(1400, 1000))
+		b.scrollToTop()
+		b.settle()
+		// The Authentication card's header: the "Required" badge is inside its title
+		// (which clips) and clear of the auth type picker.
+		auth := evalAs[string](b, `(() => {
+			const badge = document.querySelector('[data-testid="auth-indicator"]');
+			const title = badge?.closest('button');
+			const picker = title?.parentElement?.querySelector(':scope > div button');
+			if (!badge || !title || !picker) return 'the Authentication header is not found';
+			return __e2e.overlap(badge, title, [picker]);
+		})()`)
+		if auth != "" {
+			t.Errorf("the Authentication header: %s", auth)
+		}
+		b.screenshot("docs-1280.png")
+		// placeOrder's response examples: every status tab is in view, clear of the copy
+		// button and the Show Schema switch.
+		tabs := evalAs[string](b, `__e2e.section("/POST/store/orders").then(s => {
+			const list = s.querySelector('[role=tablist]');
+			const header = list?.closest('.scalar-card-header');
+			if (!header) return 'the response examples are not found';
+			const actions = [...header.querySelectorAll('.code-copy, .scalar-card-checkbox')];
+			return [...list.querySelectorAll('[role=tab]')].map(tab => __e2e.overlap(tab, header, actions)).filter(Boolean).join('; ');
+		})`)
+		if tabs != "" {
+			b.scrollTo("/POST/store/orders")
+			b.screenshot("docs-1280-tabs.png")
+			t.Errorf("placeOrder's status tabs (see %s/docs-1280-tabs.png): %s", outputDir, tabs)
+		}
+	})
+
 	t.Run("code samples in cURL, JavaScript and Python", func(t *testing.T) {
 		b := b.in(t)
 		b.sectionText("/GET/pets")
@@ -306,6 +341,24 @@ window.__e2e = {
   csp: [],
   sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
   visible: (el) => !!el && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden',
+  // overlap says what is wrong with where el is drawn ('' when nothing): it must lie
+  // within the box of within (a whole pixel of slack) and cross none of others, and
+  // each of its clipping ancestors (overflow other than visible) must show all of it.
+  overlap(el, within, others) {
+    const r = el.getBoundingClientRect();
+    const name = JSON.stringify(el.textContent.replace(/\s+/g, ' ').trim());
+    const inside = (o) => r.left >= o.left - 1 && r.right <= o.right + 1 && r.top >= o.top - 1 && r.bottom <= o.bottom + 1;
+    const w = within.getBoundingClientRect();
+    if (!inside(w)) return name + ' sticks out of its container';
+    for (let a = el.parentElement; a && a !== within.parentElement; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX !== 'visible' && !inside(a.getBoundingClientRect())) return name + ' is clipped';
+    }
+    for (const o of others) {
+      const q = o.getBoundingClientRect();
+      if (r.left < q.right - 1 && q.left < r.right - 1 && r.top < q.bottom - 1 && q.top < r.bottom - 1) return name + ' is under ' + JSON.stringify(o.innerText.trim() || o.getAttribute('aria-label') || o.className);
+    }
+    return '';
+  },
   // section scrolls the operation whose Scalar id ends with suffix into view and
   // waits until Scalar has rendered it (it renders lazily).
   async section(suffix) {

@@ -18,8 +18,11 @@ import (
 // TestConsole runs the staff console (/console) in headless Chromium against the real
 // binary, as a shop's staff would: a customer key is turned away; an admin signs in,
 // restocks a pet, sees a customer's order (placed through the API) among the open
-// orders, completes it and sees the pet turn sold; an illegal status change shows the
-// API's refusal; orders are cancelled (after a confirmation) and given a ship date;
+// orders (the customer named by account id, the console's own account by its email),
+// completes it and sees the pet turn sold; making a pet with no stock available is
+// allowed but said to leave it unorderable, with a restock offered instead; the stock
+// list reads each pet's own stock (no inventory lookup); an illegal status change shows
+// the API's refusal; orders are cancelled (after a confirmation) and given a ship date;
 // categories and keys are made and removed; a revoked key is refused at once. The page
 // is checked with axe-core (no serious or critical violation, light and dark, desktop
 // and phone), loads nothing from another origin, breaks no rule of its
@@ -86,6 +89,10 @@ func TestConsole(t *testing.T) {
 		}
 		b.screenshot("console-stock.png")
 		b.checkAccessibility(axe, "stock")
+		// Each pet carries its stock: the list asks for no inventory beside the pets.
+		if r, ok := b.request("GET", "/v1/store/inventory"); ok {
+			t.Errorf("the stock list looked the stock up separately: %s", r.URL)
+		}
 
 		rows := evalAs[int](b, `document.querySelectorAll('tr[data-pet-id]').length`)
 		b.do(chromedp.Click(chromedp.CSS(b.mark(`[...document.querySelectorAll('.pager button')].find(e => e.textContent === 'Load more')`, "more"))))
@@ -135,13 +142,30 @@ func TestConsole(t *testing.T) {
 	var order orderJSON
 	t.Run("a customer's order shows among the open orders; completing it sells the pet", func(t *testing.T) {
 		b := b.in(t)
+		var customer, staff struct {
+			ID int64 `json:"id"`
+		}
+		srv.call(t, srv.CustomerKey, "GET", "/accounts/me", nil, http.StatusOK, &customer)
+		srv.call(t, consoleKey, "GET", "/accounts/me", nil, http.StatusOK, &staff)
 		srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": biscuit.ID, "quantity": 2}, http.StatusCreated, &order)
+		// One placed with the console's own key: the one account whose email the API
+		// tells an admin (GET /accounts/me); it is cancelled once seen.
+		var own orderJSON
+		srv.call(t, consoleKey, "POST", "/store/orders", map[string]any{"petId": 1, "quantity": 1}, http.StatusCreated, &own)
 		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
 		row := fmt.Sprintf(`document.querySelector('tr[data-order-id="%d"]')`, order.ID)
-		b.wait(row+`?.textContent.includes('Biscuit')`, "the order in the list")
+		ownRow := fmt.Sprintf(`document.querySelector('tr[data-order-id="%d"]')`, own.ID)
+		b.wait(row+`?.textContent.includes('Biscuit') && `+ownRow+` !== null`, "the orders in the list")
 		if !evalAs[bool](b, row+`.textContent.includes('pending, stock 0')`) {
 			t.Errorf("the order's row does not show the pet pending with no stock: %s", evalAs[string](b, row+`.textContent`))
 		}
+		if got, want := evalAs[string](b, row+`.querySelector('td .id').textContent`), fmt.Sprintf("account %d", customer.ID); got != want {
+			t.Errorf("the customer's order names %q, want %q", got, want)
+		}
+		if got, want := evalAs[string](b, ownRow+`.querySelector('td .id').textContent`), fmt.Sprintf("staff@example.com (account %d, you)", staff.ID); got != want {
+			t.Errorf("the console's own order names %q, want %q", got, want)
+		}
+		srv.call(t, consoleKey, "DELETE", fmt.Sprintf("/store/orders/%d", own.ID), nil, http.StatusNoContent, nil)
 		b.screenshot("console-orders.png")
 		b.checkAccessibility(axe, "orders")
 		b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('td.row-actions button')`, "complete"))))
@@ -202,6 +226,45 @@ func TestConsole(t *testing.T) {
 		b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('td.row-actions button')`, "complete-gone"))))
 		b.wait(fmt.Sprintf(`document.querySelector('.notice.error')?.textContent === %q`, refusal.Message), "the API's refusal")
 		b.wait(row+` === null`, "the cancelled order to leave the open orders")
+	})
+
+	t.Run("making a pet with no stock available says it cannot be ordered", func(t *testing.T) {
+		b := b.in(t)
+		defer evalAs[bool](b, `(document.querySelector('input[type=search]').value = '', true)`)
+		// Biscuit is sold with stock 0 (the order above took the last of it).
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
+		b.do(chromedp.SendKeys(`input[type=search]`, "biscuit"))
+		b.wait(`document.querySelectorAll('tr[data-pet-id]').length === 1 && `+stockRow("Biscuit")+`?.querySelector('select')?.value === 'sold'`, "the search to find Biscuit alone, sold")
+		warning := stockRow("Biscuit") + `.querySelector('.choice')`
+		choose := func() {
+			b.do(chromedp.SetValue(b.mark(stockRow("Biscuit")+`.querySelector('select')`, "status"), "available"))
+			evalAs[bool](b, `(`+stockRow("Biscuit")+`.querySelector('select').dispatchEvent(new Event('change')), true)`)
+			b.wait(warning+`.textContent.includes('cannot be ordered')`, "the warning that it cannot be ordered")
+		}
+		choose()
+		b.screenshot("console-available-no-stock.png")
+		b.checkAccessibility(axe, "available with no stock")
+		// Restock instead: the choice is undone and the stock field has the focus.
+		b.do(chromedp.Click(chromedp.CSS(b.mark(warning+`.querySelector('button')`, "restock-instead"))))
+		if !evalAs[bool](b, `document.activeElement === `+stockRow("Biscuit")+`.querySelector('input[name=quantity]') && `+stockRow("Biscuit")+`.querySelector('select').value === 'sold' && `+warning+`.textContent === ''`) {
+			t.Error("Restock instead did not undo the choice and focus the stock field")
+		}
+		// The rules allow it, so the console does not forbid it: it says what it means.
+		choose()
+		b.do(chromedp.Click(chromedp.CSS(b.mark(stockRow("Biscuit")+`.querySelector('form.status button')`, "set-status"))))
+		b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Biscuit is now available, but with stock 0 it cannot be ordered until it is restocked.'`, "the status change and what it means")
+		b.screenshot("console-available-no-stock-set.png")
+		if !evalAs[bool](b, `__e2e.visible(`+stockRow("Biscuit")+`.querySelector('.pet-state.warn'))`) {
+			t.Error("the row of Biscuit, available with stock 0, does not say it cannot be ordered")
+		}
+		var pets []struct {
+			Status string `json:"status"`
+			Stock  int    `json:"stock"`
+		}
+		srv.call(t, srv.AdminKey, "GET", fmt.Sprintf("/pets?ids=%d", biscuit.ID), nil, http.StatusOK, &pets)
+		if len(pets) != 1 || pets[0].Status != "available" || pets[0].Stock != 0 {
+			t.Errorf("the API shows %+v, want Biscuit available with stock 0", pets)
+		}
 	})
 
 	t.Run("an illegal status change shows the API's refusal", func(t *testing.T) {
@@ -268,11 +331,11 @@ func TestConsole(t *testing.T) {
 		b := b.in(t)
 		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
 		b.wait(stockRow("Rex")+` !== undefined`, "the stock list")
-		// The next stock lookup (the first page of sold pets) is held until released.
-		holdNext(b, "/v1/store/inventory")
+		// The next page of pets (the first page of sold pets) is held until released.
+		holdNext(b, "status=sold")
 		b.do(chromedp.SetValue(`form.filters select[name=status]`, "sold"))
 		evalAs[bool](b, `(document.querySelector('form.filters select[name=status]').dispatchEvent(new Event('change')), true)`)
-		b.wait(`__e2e.held.length === 1`, "the sold pets' stock lookup, held")
+		b.wait(`__e2e.held.length === 1`, "the sold pets' page, held")
 		b.do(chromedp.SetValue(`form.filters select[name=status]`, "available"))
 		evalAs[bool](b, `(document.querySelector('form.filters select[name=status]').dispatchEvent(new Event('change')), true)`)
 		b.wait(stockRow("Rex")+` !== undefined && !document.querySelector('.pager .count').textContent.startsWith('Loading')`, "the available pets")

@@ -1,4 +1,4 @@
-import type { InventoryItem, Pet } from "@acme-pets/petstore";
+import type { Pet } from "@acme-pets/petstore";
 import type { Console } from "./context.js";
 
 /**
@@ -13,12 +13,17 @@ async function byId<T>(ids: Iterable<number>, list: (ids: number[]) => AsyncIter
   return found;
 }
 
-/** The pets with these ids. */
+/** The pets with these ids (each with its `stock`: no inventory lookup is needed beside it). */
 export function petsById(ctx: Console, ids: Iterable<number>): Promise<Map<number, Pet>> {
   return byId(ids, (ids) => ctx.client.pets.list({ ids }), (pet) => pet.id);
 }
 
-/** The stock of the pets with these ids, by pet id. */
-export function stockById(ctx: Console, ids: Iterable<number>): Promise<Map<number, InventoryItem>> {
-  return byId(ids, (ids) => ctx.client.inventory.list({ ids }), (item) => item.petId);
+/**
+ * Who placed an order, as far as the API lets an admin know. An order carries only its
+ * `accountId`, and the API has no call that reads another account (only
+ * `GET /accounts/me`), so the email is shown for the signed-in account alone; any other
+ * account is named by its id.
+ */
+export function accountLabel(ctx: Console, accountId: number): string {
+  return accountId === ctx.account.id ? `${ctx.account.email} (account ${accountId}, you)` : `account ${accountId}`;
 }

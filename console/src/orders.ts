@@ -1,7 +1,8 @@
-import { PetstoreError, type InventoryItem, type Order, type Pet } from "@acme-pets/petstore";
+import { PetstoreError, type Order, type Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
 import { confirmAction, formatDateTime, h, put, removeRows, toLocalInput } from "./dom.js";
-import { petsById, stockById } from "./lookup.js";
+import { accountLabel, petsById } from "./lookup.js";
+import { cannotBeOrdered } from "./stock.js";
 
 const pageSize = 25;
 
@@ -22,18 +23,17 @@ export function ordersView(ctx: Console): HTMLElement {
       shown.length = 0;
     },
     async (orders, stale) => {
-      const petIds = orders.map((o) => o.petId);
-      const [pets, stock] = await Promise.all([petsById(ctx, petIds), stockById(ctx, petIds)]);
+      const pets = await petsById(ctx, orders.map((o) => o.petId));
       if (stale()) return;
       for (const order of orders) {
-        const row = new OrderRow(ctx, order, pets.get(order.petId), stock.get(order.petId), {
+        const row = new OrderRow(ctx, order, pets.get(order.petId), {
           closed: () => {
             removeRows(row.element);
             shown.splice(shown.indexOf(row), 1);
             pages.removed(order);
           },
-          petChanged: (pet, item) => {
-            for (const other of shown) other.showPet(pet, item);
+          petChanged: (pet) => {
+            for (const other of shown) other.showPet(pet);
           },
         });
         shown.push(row);
@@ -72,7 +72,7 @@ interface RowEvents {
   /** The order is complete or cancelled: it leaves the list of open orders. */
   closed(): void;
   /** The pet's stock or status changed: every row of that pet shows it. */
-  petChanged(pet: Pet, item: InventoryItem | undefined): void;
+  petChanged(pet: Pet): void;
 }
 
 class OrderRow {
@@ -83,7 +83,6 @@ class OrderRow {
     private readonly ctx: Console,
     private order: Order,
     private pet: Pet | undefined,
-    private item: InventoryItem | undefined,
     private readonly events: RowEvents,
   ) {
     this.element = h("tr", { "data-order-id": order.id });
@@ -91,21 +90,20 @@ class OrderRow {
     this.render();
   }
 
-  showPet(pet: Pet, item: InventoryItem | undefined): void {
+  showPet(pet: Pet): void {
     if (pet.id !== this.order.petId) return;
     this.pet = pet;
-    this.item = item;
     this.renderPet();
   }
 
   private renderPet(): void {
-    const { pet, item, order } = this;
+    const { pet, order } = this;
     put(
       this.petCell,
       h("span", { class: "name" }, pet?.name ?? `Pet #${order.petId}`),
       " ",
       h("span", { class: "id" }, `#${order.petId}`),
-      h("span", { class: "pet-state" }, pet ? `${pet.status}${item ? `, stock ${item.quantity}` : ""}` : "removed"),
+      h("span", { class: "pet-state" }, pet ? petState(pet) : "removed"),
     );
   }
 
@@ -192,7 +190,7 @@ class OrderRow {
     this.renderPet();
     put(
       this.element,
-      h("td", { "data-label": "Order" }, h("span", { class: "name" }, `#${order.id}`), " ", h("span", { class: "id" }, `account ${order.accountId}`)),
+      h("td", { "data-label": "Order" }, h("span", { class: "name" }, `#${order.id}`), " ", h("span", { class: "id" }, accountLabel(ctx, order.accountId))),
       this.petCell,
       h("td", { "data-label": "Quantity" }, order.quantity),
       h("td", { "data-label": "Ship date" }, dateForm),
@@ -200,13 +198,16 @@ class OrderRow {
     );
   }
 
-  /** Loads the order's pet and stock again; says what they are now. */
+  /** Loads the order's pet (its status and stock) again; says what they are now. */
   private async reloadPet(): Promise<string> {
-    const [pets, stock] = await Promise.all([petsById(this.ctx, [this.order.petId]), stockById(this.ctx, [this.order.petId])]);
-    const pet = pets.get(this.order.petId);
+    const pet = (await petsById(this.ctx, [this.order.petId])).get(this.order.petId);
     if (pet === undefined) return "";
-    const item = stock.get(pet.id);
-    this.events.petChanged(pet, item);
-    return ` ${pet.name} is ${pet.status}${item ? `, stock ${item.quantity}` : ""}.`;
+    this.events.petChanged(pet);
+    return ` ${pet.name} is ${petState(pet)}.`;
   }
+}
+
+/** A pet's status and stock, and when it is `available` with none, that it cannot be ordered. */
+function petState(pet: Pet): string {
+  return `${pet.status}, stock ${pet.stock}${cannotBeOrdered(pet) ? " (cannot be ordered until restocked)" : ""}`;
 }

@@ -1,6 +1,6 @@
-import type { Category, InventoryItem, NewPet, Pet } from "@acme-pets/petstore";
+import type { Category, NewPet, Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
-import { petsById, stockById } from "./lookup.js";
+import { petsById } from "./lookup.js";
 import { confirmAction, field, h, put, removeRows } from "./dom.js";
 
 /**
@@ -47,10 +47,11 @@ export function stockView(ctx: Console): HTMLElement {
       shown.length = 0;
     },
     async (pets, stale) => {
-      const [stock, categories] = await Promise.all([stockById(ctx, pets.map((p) => p.id)), ctx.categories()]);
+      // Each pet carries its stock: no inventory lookup beside the page.
+      const categories = await ctx.categories();
       if (stale()) return;
       for (const pet of pets) {
-        const row = new PetRow(ctx, pet, stock.get(pet.id), categories, lowStock, () => {
+        const row = new PetRow(ctx, pet, categories, lowStock, () => {
           removeRows(row.element, row.editor);
           pages.removed(pet);
         });
@@ -97,8 +98,8 @@ export function stockView(ctx: Console): HTMLElement {
     { "aria-labelledby": "stock-title" },
     h("h1", { id: "stock-title" }, "Stock"),
     filters,
-    addPetForm(ctx, (pet, item, categories) => {
-      const row = new PetRow(ctx, pet, item, categories, lowStock, () => {
+    addPetForm(ctx, (pet, categories) => {
+      const row = new PetRow(ctx, pet, categories, lowStock, () => {
         removeRows(row.element, row.editor);
         pages.removed(pet);
       });
@@ -135,7 +136,6 @@ class PetRow {
   constructor(
     private readonly ctx: Console,
     private pet: Pet,
-    private item: InventoryItem | undefined,
     private readonly categories: Map<number, Category>,
     private readonly lowStock: () => number,
     private readonly onRemoved: () => void,
@@ -145,18 +145,17 @@ class PetRow {
     this.render();
   }
 
-  /** Loads the pet and its stock again. */
+  /** Loads the pet (with its stock) again. */
   private async refresh(): Promise<void> {
-    const [pets, stock] = await Promise.all([petsById(this.ctx, [this.pet.id]), stockById(this.ctx, [this.pet.id])]);
+    const pets = await petsById(this.ctx, [this.pet.id]);
     this.pet = pets.get(this.pet.id) ?? this.pet;
-    this.item = stock.get(this.pet.id) ?? this.item;
   }
 
   /** Marks the row sold out (stock 0) or low (at or below the threshold). */
   highlight(): void {
-    const stock = this.item?.quantity;
+    const stock = this.pet.stock;
     const soldOut = stock === 0;
-    const low = stock !== undefined && !soldOut && stock <= this.lowStock();
+    const low = !soldOut && stock <= this.lowStock();
     this.element.classList.toggle("sold-out", soldOut);
     this.element.classList.toggle("low", low);
     const badge = this.element.querySelector<HTMLElement>(".badge");
@@ -171,36 +170,7 @@ class PetRow {
     const category = this.categories.get(pet.categoryId);
     this.element.dataset.petId = String(pet.id);
 
-    // A select and a button, not a select that acts on change: arrow keys on a closed
-    // select change its value (and fire change) on some systems, one sale per key press.
-    const statusSelect = h(
-      "select",
-      { name: "status", "aria-label": `Status of ${pet.name}`, disabled: transitions[pet.status] === undefined },
-      h("option", { value: pet.status, selected: true }, pet.status),
-      ...(transitions[pet.status] ?? []).map((s) => h("option", { value: s }, `→ ${s}`)),
-    );
-    const setStatus = h("button", { type: "submit", class: "secondary", disabled: transitions[pet.status] === undefined }, "Set", h("span", { class: "visually-hidden" }, ` status of ${pet.name}`));
-    const statusForm = h("form", { class: "inline status" }, statusSelect, setStatus);
-    statusForm.addEventListener("submit", (event) => {
-      event.preventDefault();
-      const to = statusSelect.value as Status;
-      if (to === pet.status) return;
-      void ctx.run(setStatus, async () => {
-        try {
-          this.pet = await ctx.client.pets.update(pet.id, { status: to });
-          if (this.item) this.item = { ...this.item, status: this.pet.status };
-          ctx.done(`${this.pet.name} is now ${this.pet.status}.`);
-        } catch (error) {
-          // Refused: the pet may have changed since the page showed it (an order, another
-          // person). The refusal is shown, and the row shows what the service holds now.
-          ctx.fail(error);
-          await this.refresh().catch(() => {});
-        }
-        this.render();
-        this.element.querySelector<HTMLSelectElement>("select")?.focus();
-      });
-    });
-
+    // The stock input comes first: the warning below offers it ("Restock instead").
     const stockInput = h("input", {
       type: "number",
       name: "quantity",
@@ -209,7 +179,7 @@ class PetRow {
       step: 1,
       required: true,
       inputmode: "numeric",
-      value: this.item?.quantity ?? "",
+      value: pet.stock,
       "aria-label": `Stock of ${pet.name}`,
     });
     const save = h("button", { type: "submit", class: "secondary" }, "Save", h("span", { class: "visually-hidden" }, ` stock of ${pet.name}`));
@@ -219,9 +189,9 @@ class PetRow {
       const quantity = Number(stockInput.value);
       void ctx.run(save, async () => {
         try {
-          this.item = await ctx.client.inventory.set(pet.id, { quantity });
-          this.pet = { ...this.pet, status: this.item.status };
-          ctx.done(`${this.pet.name}: stock ${this.item.quantity}, ${this.item.status}.`);
+          const item = await ctx.client.inventory.set(pet.id, { quantity });
+          this.pet = { ...this.pet, status: item.status, stock: item.quantity };
+          ctx.done(`${this.pet.name}: stock ${item.quantity}, ${item.status}.`);
         } catch (error) {
           // Refused (a count out of range, the pet gone): the row goes back to what the
           // service holds.
@@ -229,6 +199,64 @@ class PetRow {
           await this.refresh().catch(() => {});
         }
         this.render();
+      });
+    });
+
+    // `available` is not "can be ordered": an order needs stock too. A pet that is
+    // available with none says so beside its status.
+    const unorderable = h(
+      "span",
+      { class: "pet-state warn", id: `pet-${pet.id}-orderable`, hidden: !cannotBeOrdered(pet) },
+      "Stock 0: cannot be ordered until restocked.",
+    );
+
+    // A select and a button, not a select that acts on change: arrow keys on a closed
+    // select change its value (and fire change) on some systems, one sale per key press.
+    const statusSelect = h(
+      "select",
+      { name: "status", "aria-label": `Status of ${pet.name}`, "aria-describedby": unorderable.id, disabled: transitions[pet.status] === undefined },
+      h("option", { value: pet.status, selected: true }, pet.status),
+      ...(transitions[pet.status] ?? []).map((s) => h("option", { value: s }, `→ ${s}`)),
+    );
+    const setStatus = h("button", { type: "submit", class: "secondary", disabled: transitions[pet.status] === undefined }, "Set", h("span", { class: "visually-hidden" }, ` status of ${pet.name}`));
+    const statusForm = h("form", { class: "inline status" }, statusSelect, setStatus);
+
+    // Choosing `available` for a pet with no stock: the rules allow it (staff decide), but
+    // customers still cannot order it, and a restock is what makes it orderable (a count
+    // above 0 makes a sold or pending pet with no open order available by itself).
+    const restockInstead = h("button", { type: "button", class: "secondary" }, "Restock instead");
+    restockInstead.addEventListener("click", () => {
+      statusSelect.value = pet.status;
+      put(choice, "");
+      stockInput.focus();
+      stockInput.select();
+    });
+    const choice = h("span", { class: "choice warn", role: "status" });
+    statusSelect.addEventListener("change", () => {
+      const warn = statusSelect.value === "available" && pet.status !== "available" && pet.stock === 0;
+      put(choice, ...(warn ? [`With stock 0, ${pet.name} cannot be ordered even when available. `, restockInstead] : []));
+    });
+
+    statusForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const to = statusSelect.value as Status;
+      if (to === pet.status) return;
+      void ctx.run(setStatus, async () => {
+        try {
+          this.pet = await ctx.client.pets.update(pet.id, { status: to });
+          ctx.done(
+            cannotBeOrdered(this.pet)
+              ? `${this.pet.name} is now ${this.pet.status}, but with stock 0 it cannot be ordered until it is restocked.`
+              : `${this.pet.name} is now ${this.pet.status}.`,
+          );
+        } catch (error) {
+          // Refused: the pet may have changed since the page showed it (an order, another
+          // person). The refusal is shown, and the row shows what the service holds now.
+          ctx.fail(error);
+          await this.refresh().catch(() => {});
+        }
+        this.render();
+        this.element.querySelector<HTMLSelectElement>("select")?.focus();
       });
     });
 
@@ -249,7 +277,7 @@ class PetRow {
       this.element,
       h("td", { "data-label": "Pet" }, h("span", { class: "name" }, pet.name), " ", h("span", { class: "id" }, `#${pet.id}`), " ", h("span", { class: "badge", hidden: true })),
       h("td", { "data-label": "Category" }, category?.name ?? `#${pet.categoryId}`),
-      h("td", { "data-label": "Status" }, statusForm),
+      h("td", { "data-label": "Status" }, statusForm, unorderable, choice),
       h("td", { "data-label": "Stock" }, stockForm),
       h("td", { class: "row-actions" }, edit, remove),
     );
@@ -292,7 +320,7 @@ class PetRow {
 }
 
 /** "Add a pet": name, category, status and a first stock count. */
-function addPetForm(ctx: Console, added: (pet: Pet, item: InventoryItem, categories: Map<number, Category>) => void): HTMLElement {
+function addPetForm(ctx: Console, added: (pet: Pet, categories: Map<number, Category>) => void): HTMLElement {
   const name = h("input", { type: "text", name: "name", required: true, maxlength: 100, autocomplete: "off" });
   const category = h("select", { name: "categoryId", required: true });
   const status = h("select", { name: "status" }, ...statuses.map((s) => h("option", { value: s }, s)));
@@ -307,19 +335,26 @@ function addPetForm(ctx: Console, added: (pet: Pet, item: InventoryItem, categor
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void ctx.run(submit, async () => {
-      const pet = await ctx.client.pets.create({ name: name.value, categoryId: Number(category.value), status: status.value as Status });
+      let pet = await ctx.client.pets.create({ name: name.value, categoryId: Number(category.value), status: status.value as Status });
       const quantity = Number(stock.value);
-      let item: InventoryItem = { petId: pet.id, quantity: 0, status: pet.status };
       form.reset();
       try {
         // A new pet's stock is 0; a count above it is a restock (rule 6 may change the status).
-        if (quantity > 0) item = await ctx.client.inventory.set(pet.id, { quantity });
-        ctx.done(`Added ${pet.name} (#${pet.id}) with stock ${item.quantity}.`);
+        if (quantity > 0) {
+          const item = await ctx.client.inventory.set(pet.id, { quantity });
+          pet = { ...pet, status: item.status, stock: item.quantity };
+        }
+        ctx.done(`Added ${pet.name} (#${pet.id}) with stock ${pet.stock}.`);
       } finally {
-        added({ ...pet, status: item.status }, item, await ctx.categories());
+        added(pet, await ctx.categories());
         name.focus();
       }
     });
   });
   return details;
+}
+
+/** Whether a pet is `available` but cannot be ordered: it has no stock. */
+export function cannotBeOrdered(pet: Pet): boolean {
+  return pet.status === "available" && pet.stock === 0;
 }
