@@ -1015,7 +1015,32 @@ export interface components {
              * @example laptop
              */
             name: string;
+            /**
+             * @description The scopes the key may use (see the `bearerAuth` scheme). Left out: every scope
+             *     the account's role allows, now and as scopes are added; a key that makes a key
+             *     passes on at most its own scopes. A scope the role does not allow is refused
+             *     (`400`, naming it): a customer cannot make a key with `webhooks:manage`.
+             * @example [
+             *       "pets:read",
+             *       "orders:write"
+             *     ]
+             */
+            scopes?: components["schemas"]["Scope"][];
+            /**
+             * Format: date-time
+             * @description When the key stops working (RFC 3339; any future instant). Left out: never,
+             *     unless the operator set a longest lifetime (`--key-max-lifetime`), which is
+             *     then the key's, and which no `expiresAt` may pass; nor may it pass the expiry
+             *     of the key that makes it.
+             * @example 2027-01-01T00:00:00Z
+             */
+            expiresAt?: string;
         };
+        /**
+         * @description A scope an API key may be limited to; the list, with what each allows, is under the `bearerAuth` scheme.
+         * @enum {string}
+         */
+        Scope: "account:read" | "keys:manage" | "messages:read" | "messages:write" | "pets:read" | "pets:write" | "categories:write" | "inventory:write" | "orders:read" | "orders:write" | "webhooks:manage" | "events:read";
         /** @description An API key, without its secret. */
         ApiKey: {
             /**
@@ -1035,6 +1060,27 @@ export interface components {
              * @example 2026-11-21T12:00:00Z
              */
             createdAt: string;
+            /**
+             * @description The key's scopes; absent when it has every scope of its account's role.
+             * @example [
+             *       "pets:read",
+             *       "orders:write"
+             *     ]
+             */
+            scopes?: string[];
+            /**
+             * Format: date-time
+             * @description When the key stops working; absent when it never does.
+             * @example 2027-01-01T00:00:00Z
+             */
+            expiresAt?: string;
+            /**
+             * Format: date-time
+             * @description The minute the key was last used (to the minute, and up to a minute late);
+             *     absent when it has not been used.
+             * @example 2026-11-24T09:31:00Z
+             */
+            lastUsedAt?: string;
         };
         /** @description A new API key, with its secret shown this once. */
         CreatedApiKey: {
@@ -1060,6 +1106,20 @@ export interface components {
              * @example 2026-11-21T12:00:00Z
              */
             createdAt: string;
+            /**
+             * @description The key's scopes; absent when it has every scope of its account's role.
+             * @example [
+             *       "pets:read",
+             *       "orders:write"
+             *     ]
+             */
+            scopes?: string[];
+            /**
+             * Format: date-time
+             * @description When the key stops working; absent when it never does.
+             * @example 2027-01-01T00:00:00Z
+             */
+            expiresAt?: string;
         };
         /** @description A message to send. */
         NewMessage: {
@@ -1425,9 +1485,14 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `forbidden`: the key is valid but its account lacks the admin role. */
+        /**
+         * @description `forbidden`: the key is valid but its account lacks the role the operation needs;
+         *     or `insufficient_scope`: the key lacks the operation's scope (`x-scopes`), and
+         *     `WWW-Authenticate` names it.
+         */
         Forbidden: {
             headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticateScope"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
@@ -1674,6 +1739,11 @@ export interface components {
         SuccessorLink: string;
         /** @description Always `Bearer`. */
         WWWAuthenticate: string;
+        /**
+         * @description With `insufficient_scope` only: `Bearer error="insufficient_scope",
+         *     scope="<the scope the operation needs>"` (RFC 6750).
+         */
+        WWWAuthenticateScope: string;
         /** @description Seconds to wait before the next call. */
         RetryAfter: number;
         /**
@@ -1751,6 +1821,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -1785,6 +1856,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -1817,6 +1889,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -1851,6 +1924,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -1885,6 +1959,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -1920,6 +1995,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -1979,6 +2055,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2051,6 +2128,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
@@ -2207,6 +2285,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2277,6 +2356,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -2400,6 +2480,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2434,6 +2515,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -2514,6 +2596,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2550,6 +2633,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2588,6 +2672,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -2621,6 +2706,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
