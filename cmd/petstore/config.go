@@ -37,6 +37,7 @@ type serveConfig struct {
 	webhooksAllowPrivate bool
 	webhookWindow        int
 	eventRetention       time.Duration
+	keyMaxLifetime       time.Duration
 
 	handlerTimeout time.Duration
 	maxHeaderBytes int
@@ -73,6 +74,7 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.BoolVar(&c.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints be private or loopback addresses, over http too (local development; link-local addresses stay refused)")
 	fs.IntVar(&c.webhookWindow, "webhook-window", petstore.DefaultDeliveryWindow, fmt.Sprintf("deliveries one webhook endpoint is sent at once at most (1 to %d); failures narrow an endpoint's window, successes widen it back", petstore.MaxDeliveryWindow))
 	fs.DurationVar(&c.eventRetention, "event-retention", 30*24*time.Hour, "how long the event feed keeps an event and its deliveries")
+	fs.DurationVar(&c.keyMaxLifetime, "key-max-lifetime", 0, "longest lifetime of a new API key, and the lifetime of one made without an expiry; 0 allows keys that never expire")
 	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
 	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
 	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read request headers")
@@ -137,6 +139,9 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 			return c, fmt.Errorf("--%s %v: want a positive duration", name, d)
 		}
 	}
+	if c.keyMaxLifetime < 0 {
+		return c, fmt.Errorf("--key-max-lifetime %v: want 0 (no limit) or a positive duration", c.keyMaxLifetime)
+	}
 	if c.maxHeaderBytes <= 0 {
 		return c, fmt.Errorf("--max-header-bytes %d: want a positive size", c.maxHeaderBytes)
 	}
@@ -172,6 +177,7 @@ func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
 		ServerURL:       serverURL,
 		Sunsets:         c.sunsetDates,
 		HandlerTimeout:  c.handlerTimeout,
+		KeyMaxLifetime:  c.keyMaxLifetime,
 		RateLimit:       c.rateLimit,
 		Limits:          d.limits.shared,
 		CredentialLimit: c.credLimit,
