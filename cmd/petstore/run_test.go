@@ -284,3 +284,53 @@ func TestKeysCreateNeverMakesAnAdminOfAnAccountWithAPassword(t *testing.T) {
 		t.Errorf("the new key: %+v, %v", p, err)
 	}
 }
+
+// The server that ships records keys' last uses: a use is in the database once the
+// server has stopped, though no flush interval passed.
+func TestServeRecordsAKeysLastUseByTheTimeItStops(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	addr := freeAddr(t)
+	ctx, stop := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve", "--addr", addr, "--database", db}, noEnv, &out, io.Discard) }()
+	var key string
+	for deadline := time.Now().Add(10 * time.Second); key == ""; time.Sleep(20 * time.Millisecond) {
+		if key = keyPattern.FindString(out.String()); key == "" && time.Now().After(deadline) {
+			t.Fatalf("no admin key printed:\n%s", out.String())
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if res, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			res.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve did not answer")
+		}
+	}
+	before := time.Now().Truncate(time.Minute)
+	if status, body := get(t, "http://"+addr+"/v1/pets", key); status != 200 {
+		t.Fatalf("GET /v1/pets = %d %s", status, body)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p, err := st.PrincipalByKeyHash(context.Background(), auth.HashKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := st.APIKeys(context.Background(), p.AccountID, petstore.Page{})
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("keys = %v, %v", keys, err)
+	}
+	if at := keys[0].LastUsedAt; at == nil || at.Before(before) || at.After(time.Now()) {
+		t.Errorf("lastUsedAt = %v, want the minute of the request", at)
+	}
+}

@@ -78,8 +78,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	dctx, stop := context.WithCancel(ctx)
 	delivered := make(chan error, 1)
 	go func() { delivered <- d.deliveries.Run(dctx) }()
+	// Keys' last uses are written until the server has shut down, so that the
+	// requests of the grace period count too.
+	uctx, stopUses := context.WithCancel(context.WithoutCancel(ctx))
+	usesDone := make(chan struct{})
+	go func() { api.RecordKeyUses(uctx); close(usesDone) }()
 	err = listen(ctx, c, log, ln, api, admin)
 	stop()
+	stopUses()
+	<-usesDone
 	if derr := <-delivered; derr != nil {
 		log.Error("webhook deliveries", "err", derr)
 	}

@@ -2,7 +2,11 @@ package auth
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -105,6 +109,23 @@ type keyStore struct {
 	lookups int
 	pause   chan struct{} // when set, the lookup waits on it after reading
 	inside  chan struct{}
+	touches []touch
+	failing error // when set, TouchAPIKeys fails with it
+}
+
+type touch struct {
+	ids []int64
+	at  time.Time
+}
+
+func (s *keyStore) TouchAPIKeys(ctx context.Context, ids []int64, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failing != nil {
+		return s.failing
+	}
+	s.touches = append(s.touches, touch{slices.Sorted(slices.Values(ids)), at})
+	return nil
 }
 
 func (s *keyStore) PrincipalByKeyHash(ctx context.Context, hash []byte) (petstore.Principal, error) {
@@ -204,5 +225,82 @@ func TestACheckWithoutAHashDoesTheWorkOfARealOne(t *testing.T) {
 	want := uint64(params.Memory) * 1024
 	if real, none := allocated(hash), allocated(""); real < want || none < want {
 		t.Errorf("a real check allocated %d bytes and one without a hash %d; argon2id takes %d", real, none, want)
+	}
+}
+
+// Uses reach the store at the flush, once per key and minute, however many requests
+// there were; a failed flush keeps them for the next one.
+func TestKeyUsesAreCoalescedToOneWritePerFlush(t *testing.T) {
+	for _, ttl := range []time.Duration{0, time.Hour} {
+		t.Run(fmt.Sprintf("cache %v", ttl), func(t *testing.T) {
+			st := &keyStore{}
+			a := NewAuthenticator(st, ttl)
+			now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+			a.now = func() time.Time { return now }
+			key, _, _ := NewKey()
+			use := func() {
+				t.Helper()
+				if _, err := a.Authenticate(context.Background(), key); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range 100 {
+				use()
+			}
+			must(t, a.FlushUses(context.Background()))
+			must(t, a.FlushUses(context.Background())) // nothing new: no write
+			now = now.Add(30 * time.Second)            // the same minute
+			use()
+			must(t, a.FlushUses(context.Background()))
+			now = now.Add(time.Minute)
+			use()
+			st.failing = errors.New("database down")
+			if err := a.FlushUses(context.Background()); err == nil {
+				t.Fatal("a failed write was not reported")
+			}
+			st.failing = nil
+			must(t, a.FlushUses(context.Background()))
+			first, second := time.Date(2030, 1, 2, 3, 4, 0, 0, time.UTC), time.Date(2030, 1, 2, 3, 5, 0, 0, time.UTC)
+			want := []touch{{[]int64{9}, first}, {[]int64{9}, second}}
+			if ttl == 0 {
+				// Without the cache each use is a lookup, and notes itself: the use in
+				// the same minute after a flush is written again (to no effect).
+				want = []touch{{[]int64{9}, first}, {[]int64{9}, first}, {[]int64{9}, second}}
+			}
+			if !reflect.DeepEqual(st.touches, want) {
+				t.Errorf("writes = %v, want %v", st.touches, want)
+			}
+		})
+	}
+}
+
+// An expired key is not a use, nor cached.
+func TestAnExpiredKeyIsNotAUse(t *testing.T) {
+	st := &expiredStore{keyStore: &keyStore{}}
+	a := NewAuthenticator(st, time.Hour)
+	key, _, _ := NewKey()
+	for range 2 {
+		if _, err := a.Authenticate(context.Background(), key); petstore.ErrorCode(err) != petstore.EUnauthorized {
+			t.Fatalf("an expired key gives %v", err)
+		}
+	}
+	must(t, a.FlushUses(context.Background()))
+	if len(st.touches) != 0 || st.lookups != 2 {
+		t.Errorf("writes %v, lookups %d; want none and 2", st.touches, st.lookups)
+	}
+}
+
+type expiredStore struct{ *keyStore }
+
+func (s expiredStore) PrincipalByKeyHash(ctx context.Context, hash []byte) (petstore.Principal, error) {
+	p, err := s.keyStore.PrincipalByKeyHash(ctx, hash)
+	p.ExpiresAt = time.Now().Add(-time.Second)
+	return p, err
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -24,11 +25,15 @@ type Authenticator struct {
 	// gen counts revocations, so that a lookup that raced one does not put the
 	// revoked key back into the cache.
 	gen uint64
+
+	uses uses
 }
 
 type cached struct {
 	p       petstore.Principal
 	expires time.Time
+	// noted is the minute this key's use was last noted (see noteUse).
+	noted *atomic.Int64
 }
 
 // DefaultKeyCacheTTL keeps a revoked key working at most this long on other processes.
@@ -52,7 +57,11 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (petstore.
 	gen := a.gen
 	a.mu.RUnlock()
 	if ok && now.Before(c.expires) {
-		return c.p, checkExpiry(c.p, now)
+		if err := checkExpiry(c.p, now); err != nil {
+			return petstore.Principal{}, err
+		}
+		a.noteUse(c.p.KeyID, c.noted, now)
+		return c.p, nil
 	}
 	p, err := a.store.PrincipalByKeyHash(ctx, h[:])
 	if err != nil {
@@ -61,17 +70,23 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (petstore.
 		}
 		return petstore.Principal{}, err
 	}
+	if err := checkExpiry(p, now); err != nil {
+		return petstore.Principal{}, err // and not cached: it will not work again
+	}
+	a.noteUse(p.KeyID, nil, now)
 	if a.ttl > 0 {
 		a.mu.Lock()
 		if a.gen == gen { // no revocation since the lookup began
 			if len(a.cache) >= a.max {
 				a.sweep(now)
 			}
-			a.cache[h] = cached{p: p, expires: now.Add(a.ttl)}
+			noted := new(atomic.Int64)
+			noted.Store(minuteOf(now))
+			a.cache[h] = cached{p: p, expires: now.Add(a.ttl), noted: noted}
 		}
 		a.mu.Unlock()
 	}
-	return p, checkExpiry(p, now)
+	return p, nil
 }
 
 // checkExpiry refuses a key past its expiry, on every request: a cached key expires on

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -190,4 +191,43 @@ func TestTheOperatorsLongestKeyLifetime(t *testing.T) {
 		"name": "k", "expiresAt": time.Now().Add(25 * time.Hour).UTC().Format(time.RFC3339)}}).expect(400, petstore.EValidationFailed)
 	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: a.Customer, Body: map[string]any{
 		"name": "k", "expiresAt": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}}).expect(201, "")
+}
+
+// A key's uses reach GET /api-keys as lastUsedAt, to the minute, through the writer
+// the service runs (RecordKeyUses), which writes the last ones as it stops; a key
+// never used has none.
+func TestAKeysLastUseIsRecordedToTheMinute(t *testing.T) {
+	a := newTestAPI(t)
+	used, _ := a.newKey("used@example.com", petstore.Customer)
+	a.scopedKey(t, used, []string{"pets:read"}, time.Time{})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { a.Server.RecordKeyUses(ctx); close(done) }()
+	from := time.Now().Truncate(time.Minute)
+	for range 5 {
+		a.do(t, req{Method: "GET", Path: "/v1/pets", Key: used}).expect(200, "")
+	}
+	stop()
+	<-done
+	to := time.Now()
+	var keys []struct {
+		Scopes     []string
+		LastUsedAt *time.Time
+	}
+	a.do(t, req{Method: "GET", Path: "/v1/api-keys", Key: used}).expect(200, "").JSON(&keys)
+	if len(keys) != 2 {
+		t.Fatalf("%d keys, want 2", len(keys))
+	}
+	for _, k := range keys {
+		if k.Scopes != nil { // the idle key
+			if k.LastUsedAt != nil {
+				t.Errorf("a key never used was last used at %v", k.LastUsedAt)
+			}
+			continue
+		}
+		at := k.LastUsedAt
+		if at == nil || at.Before(from) || at.After(to) || !at.Equal(at.Truncate(time.Minute)) {
+			t.Errorf("the used key's lastUsedAt = %v, want the minute of its uses (in %v…%v)", at, from, to)
+		}
+	}
 }

@@ -161,6 +161,35 @@ type Server struct {
 // deliveries) paces itself while they are, so that a sale never waits for it.
 func (s *Server) Busy() bool { return s.inFlight.Load() > 0 }
 
+// KeyUseFlush is how often RecordKeyUses writes the keys' last uses: with the
+// minute precision they are kept at, a key's lastUsedAt is at most this much behind.
+const KeyUseFlush = 10 * time.Second
+
+// RecordKeyUses writes the API keys' last uses to the store every KeyUseFlush, in one
+// statement for all keys, until ctx ends; then once more, so that the uses of the
+// last requests are kept. Requests only note a use in memory and never wait for it.
+func (s *Server) RecordKeyUses(ctx context.Context) {
+	t := time.NewTicker(KeyUseFlush)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			s.flushKeyUses(fctx)
+			return
+		}
+		s.flushKeyUses(ctx)
+	}
+}
+
+func (s *Server) flushKeyUses(ctx context.Context) {
+	if err := s.h.auth.FlushUses(ctx); err != nil {
+		s.cfg.Logger.Warn("record API key uses; retrying at the next flush", "err", err)
+	}
+}
+
 // New assembles the service's HTTP handler.
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.WithDefaults()
