@@ -179,6 +179,35 @@ func TestAnExpiredKeyIsRefusedAndSaysSo(t *testing.T) {
 	}
 }
 
+// The OWASP group of expiry: an admin key, cached by a use while it lived, gets 401 on
+// every secured operation once expired, and changes nothing.
+func TestOWASP_Scopes_AnExpiredKeyIsRefusedByEveryOperation(t *testing.T) {
+	a := newTestAPI(t)
+	w := newOWASPWorld(t, a)
+	expires := time.Now().Add(2 * time.Second).Truncate(time.Second).Add(time.Second)
+	key := a.scopedKey(t, a.Admin, nil, expires)
+	a.do(t, req{Method: "GET", Path: "/v1/accounts/me", Key: key}).expect(200, "")
+	before := a.state(t)
+	time.Sleep(time.Until(expires))
+	secured := 0
+	for _, op := range a.documentOps(t) {
+		if !op.Secured {
+			continue
+		}
+		secured++
+		res := a.do(t, w.request(t, op, key))
+		if res.Status != 401 || !strings.Contains(string(res.Body), "expired") {
+			t.Errorf("%s with an expired key: %d %s", op.ID, res.Status, res.Body)
+		}
+	}
+	if secured != 36 {
+		t.Errorf("%d secured operations; the document has 36", secured)
+	}
+	if after := a.state(t); !bytes.Equal(before, after) {
+		t.Fatal("an expired key changed something")
+	}
+}
+
 func TestTheOperatorsLongestKeyLifetime(t *testing.T) {
 	a := newTestAPI(t, func(c *httpapi.Config) { c.KeyMaxLifetime = 24 * time.Hour })
 	var k struct{ ExpiresAt time.Time }
