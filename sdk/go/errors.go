@@ -36,9 +36,10 @@ type Error struct {
 	// RetryAfter is how long the service asked to wait before trying again (429, 503),
 	// or 0 when it did not say.
 	RetryAfter time.Duration
-	// Scope is the scope the call needed and the key lacks, for CodeInsufficientScope
-	// (from WWW-Authenticate: Bearer error="insufficient_scope", scope="…"); empty
-	// otherwise. Make a key with it, or use one that has it.
+	// Scope is the scope the call needed and the key lacks, with CodeInsufficientScope:
+	// the scope of the answer's WWW-Authenticate: Bearer error="insufficient_scope",
+	// scope="…". Make a key with it, or use one that has it. Empty when the answer
+	// names no scope.
 	Scope Scope
 }
 
