@@ -39,6 +39,18 @@
 //
 // The key is shown this once; keep it.
 //
+// # Least-privilege keys
+//
+// A key made without scopes can do all that its account may. NewAPIKey limits a key to
+// some scopes (the constants of Scope) and gives it an expiry; a call outside its
+// scopes is an *Error with CodeInsufficientScope whose Scope names the scope needed:
+//
+//	created, err := client.CreateAPIKey(ctx, petstore.NewAPIKey{
+//		Name:      "storefront",
+//		Scopes:    []petstore.Scope{petstore.ScopePetsRead},
+//		ExpiresAt: time.Now().Add(90 * 24 * time.Hour),
+//	})
+//
 // # Errors
 //
 // Every answer outside 2xx comes back as an *Error, whatever its body: its Status, its
@@ -167,10 +179,10 @@
 // # Values the SDK does not know
 //
 // Minor versions of the service may add values to the lists in its answers: a pet
-// status, a role, a message status, an error code, an event type, a delivery status.
-// PetStatus, Role, MessageStatus, ErrorCode, EventType and DeliveryStatus are strings
-// with constants for the values known here; a new value comes through unchanged and
-// never fails a call. Treat an unknown pet status as not for sale, an unknown role as no
+// status, a role, a message status, an error code, an event type, a delivery status, a
+// scope. PetStatus, Role, MessageStatus, ErrorCode, EventType, DeliveryStatus and Scope
+// are strings with constants for the values known here; a new value comes through
+// unchanged and never fails a call. Treat an unknown pet status as not for sale, an unknown role as no
 // more than RoleCustomer, an unknown error code by its Status, an event of an unknown
 // type as one to ignore (its Data is still there), an unknown delivery status as not
 // delivered.

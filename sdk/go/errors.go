@@ -36,6 +36,11 @@ type Error struct {
 	// RetryAfter is how long the service asked to wait before trying again (429, 503),
 	// or 0 when it did not say.
 	RetryAfter time.Duration
+	// Scope is the scope the call needed and the key lacks, with CodeInsufficientScope:
+	// the scope of the answer's WWW-Authenticate: Bearer error="insufficient_scope",
+	// scope="…". Make a key with it, or use one that has it. Empty when the answer
+	// names no scope.
+	Scope Scope
 }
 
 // Detail is what is wrong with one field of a refused request.
@@ -74,8 +79,9 @@ type ErrorCode string
 
 // The codes the service documents, with the status each comes with.
 const (
-	CodeUnauthorized         ErrorCode = "unauthorized"           // 401: no key, or a wrong or revoked one
+	CodeUnauthorized         ErrorCode = "unauthorized"           // 401: no key, or a wrong, revoked or expired one
 	CodeForbidden            ErrorCode = "forbidden"              // 403: the account's role may not make this call
+	CodeInsufficientScope    ErrorCode = "insufficient_scope"     // 403: the key lacks the call's scope; see Scope
 	CodeNotFound             ErrorCode = "not_found"              // 404
 	CodeMethodNotAllowed     ErrorCode = "method_not_allowed"     // 405
 	CodeInvalidJSON          ErrorCode = "invalid_json"           // 400
@@ -101,6 +107,7 @@ func errorFrom(res *http.Response) *Error {
 		Message:    http.StatusText(res.StatusCode),
 		RequestID:  res.Header.Get("X-Request-Id"),
 		RetryAfter: retryAfter(res.Header),
+		Scope:      Scope(bearerParam(res.Header.Values("WWW-Authenticate"), "scope")),
 	}
 	var body api.Error
 	data, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
@@ -114,6 +121,75 @@ func errorFrom(res *http.Response) *Error {
 		}
 	}
 	return e
+}
+
+// bearerParam returns the parameter name of the Bearer challenge among the
+// WWW-Authenticate values, or "" when there is none. A value may hold several
+// challenges (RFC 9110 §11.6.1), and a quoted parameter may hold commas and escapes:
+// `Basic realm="a, b", Bearer error="insufficient_scope", scope="pets:write"`.
+func bearerParam(values []string, name string) string {
+	for _, v := range values {
+		scheme := ""
+	header:
+		for {
+			v = strings.TrimLeft(v, " \t,")
+			word := leading(v, tokenChars)
+			if word == "" {
+				break header // the end, or not the header's grammar: the rest cannot be read safely
+			}
+			v = strings.TrimLeft(v[len(word):], " \t")
+			rest, isParam := strings.CutPrefix(v, "=")
+			rest = strings.TrimLeft(rest, " \t")
+			isParam = isParam && rest != "" && (rest[0] == '"' || leading(rest[:1], tokenChars) != "")
+			switch {
+			case isParam: // name=value, of the current challenge
+				value, after, ok := paramValue(rest)
+				if !ok {
+					break header
+				}
+				if strings.EqualFold(scheme, "Bearer") && strings.EqualFold(word, name) {
+					return value
+				}
+				v = after
+				continue
+			case strings.HasPrefix(v, "="): // the padding of a token68, such as Basic's credentials
+				v = strings.TrimLeft(v, "=")
+			default: // an auth-scheme starts a challenge (or a token68 without padding)
+				scheme = word
+			}
+		}
+	}
+	return ""
+}
+
+// tokenChars are the characters of a token (RFC 9110 §5.6.2), and "/" of a token68.
+const tokenChars = "!#$%&'*+-./^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// leading is the longest prefix of s made of chars.
+func leading(s, chars string) string { return s[:len(s)-len(strings.TrimLeft(s, chars))] }
+
+// paramValue reads a token or a quoted string (RFC 9110 §5.6.4) from the start of s,
+// and returns it unquoted with what follows it.
+func paramValue(s string) (value, rest string, ok bool) {
+	if !strings.HasPrefix(s, `"`) {
+		token := leading(s, tokenChars)
+		return token, s[len(token):], token != ""
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if i++; i == len(s) {
+				return "", "", false
+			}
+			b.WriteByte(s[i])
+		case '"':
+			return b.String(), s[i+1:], true
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return "", "", false // no closing quote
 }
 
 // retryAfter reads Retry-After, in seconds (what the service sends) or as an HTTP date.

@@ -358,3 +358,47 @@ func ExampleClient_RotateWebhookSecret() {
 	// old secret signs for 24h0m0s
 	// new secret: true old one signs: false
 }
+
+// A least-privilege key: a storefront that only shows the catalogue gets a key limited
+// to pets:read, which expires in 90 days. A call outside its scopes is refused with
+// CodeInsufficientScope, and the Error names the scope the call needed.
+func ExampleClient_CreateAPIKey() {
+	ctx := context.Background()
+	baseURL := os.Getenv("PETSTORE_URL")
+	client, err := petstore.NewClient(baseURL, petstore.WithAPIKey(os.Getenv("PETSTORE_API_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	created, err := client.CreateAPIKey(ctx, petstore.NewAPIKey{
+		Name:      "storefront",
+		Scopes:    []petstore.Scope{petstore.ScopePetsRead},
+		ExpiresAt: time.Now().Add(90 * 24 * time.Hour),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.RevokeAPIKey(ctx, created.ID)
+	fmt.Println(created.Scopes, "for", created.ExpiresAt.Sub(created.CreatedAt).Round(24*time.Hour))
+
+	storefront, err := petstore.NewClient(baseURL, petstore.WithAPIKey(created.Key))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for page, err := range storefront.ListPetsPages(ctx, &petstore.ListPetsOptions{Limit: 1}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("pets:", len(page.Items))
+		break
+	}
+
+	_, err = storefront.PlaceOrder(ctx, petstore.NewOrder{PetID: 1, Quantity: 1})
+	var apiErr *petstore.Error
+	if errors.As(err, &apiErr) && apiErr.Code == petstore.CodeInsufficientScope {
+		fmt.Println("refused:", apiErr.Status, apiErr.Code, "needs", apiErr.Scope)
+	}
+	// Output:
+	// [pets:read] for 2160h0m0s
+	// pets: 1
+	// refused: 403 insufficient_scope needs orders:write
+}

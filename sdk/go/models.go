@@ -47,6 +47,32 @@ const (
 	MessageStatusQueued MessageStatus = "queued" // accepted for delivery
 )
 
+// Scope is what an API key may do: each operation needs one (the README's table of
+// operations names it), and a key limited to some scopes is refused the others with
+// CodeInsufficientScope. A key made without scopes has every scope its account's role
+// allows, those a later version adds included.
+//
+// In answers (APIKey.Scopes, Error.Scope) the list is open: a newer service may report
+// a scope this package has no constant for; it comes through unchanged. In requests
+// (NewAPIKey) only the constants below are accepted.
+type Scope string
+
+// The scopes this package knows, with the calls each allows.
+const (
+	ScopeAccountRead     Scope = "account:read"     // GetCurrentAccount
+	ScopeKeysManage      Scope = "keys:manage"      // CreateAPIKey, ListAPIKeys, RevokeAPIKey with a key
+	ScopeMessagesRead    Scope = "messages:read"    // GetMessage
+	ScopeMessagesWrite   Scope = "messages:write"   // SendMessage
+	ScopePetsRead        Scope = "pets:read"        // reading pets, categories and stock
+	ScopePetsWrite       Scope = "pets:write"       // adding, changing and deleting pets (admins)
+	ScopeCategoriesWrite Scope = "categories:write" // adding, replacing and deleting categories (admins)
+	ScopeInventoryWrite  Scope = "inventory:write"  // SetInventory (admins)
+	ScopeOrdersRead      Scope = "orders:read"      // ListOrders, GetOrder
+	ScopeOrdersWrite     Scope = "orders:write"     // PlaceOrder, CancelOrder, UpdateOrder (admins)
+	ScopeWebhooksManage  Scope = "webhooks:manage"  // the webhook endpoints and their deliveries (admins)
+	ScopeEventsRead      Scope = "events:read"      // ListEvents, GetEvent (admins)
+)
+
 // EventType is what an event tells of. The list is open: a newer service may send a
 // type this package has no constant for; ignore an event whose type you do not know.
 // In requests (NewWebhook, WebhookPatch, ListEventsOptions) only the constants below
@@ -178,6 +204,14 @@ type APIKey struct {
 	Name      string
 	Prefix    string // the first characters of the key, to tell keys apart
 	CreatedAt time.Time
+	// Scopes are what the key may do, sorted; nil when it has every scope of its
+	// account's role.
+	Scopes []Scope
+	// ExpiresAt is when the key stops working; zero when it never does.
+	ExpiresAt time.Time
+	// LastUsedAt is the minute the key was last used (up to a minute late); zero when
+	// it has not been used.
+	LastUsedAt time.Time
 }
 
 // CreatedAPIKey is a new API key, with its secret: the only time the service shows it.
@@ -186,9 +220,27 @@ type CreatedAPIKey struct {
 	Key string // psk_…: give it to WithAPIKey
 }
 
-// NewAPIKey is a key to make.
+// NewAPIKey is a key to make. Without Scopes and ExpiresAt it is its account's whole
+// power for as long as the operator allows; give a program only what it needs:
+//
+//	petstore.NewAPIKey{
+//		Name:      "storefront",
+//		Scopes:    []petstore.Scope{petstore.ScopePetsRead},
+//		ExpiresAt: time.Now().Add(90 * 24 * time.Hour),
+//	}
 type NewAPIKey struct {
 	Name string // what the key is for, such as "laptop"
+	// Scopes limit what the key may do (at most 12). nil gives it every scope of the
+	// account's role, those a later version adds included, or, made with a limited
+	// key, that key's scopes; an empty non-nil list is sent as it is, and refused,
+	// rather than taken for every scope. A scope the role does not allow, or that the
+	// key making the call lacks, is refused (CodeValidationFailed).
+	Scopes []Scope
+	// ExpiresAt is when the key stops working: any future instant up to the
+	// operator's longest lifetime (--key-max-lifetime) and the expiry of the key
+	// making the call; a later one is refused. Zero: the earlier of those two, or
+	// never when there is neither.
+	ExpiresAt time.Time
 }
 
 // Message is a message sent with SendMessage.
@@ -418,14 +470,42 @@ func accountFrom(a api.Account) *Account {
 }
 
 func apiKeyFrom(k api.APIKey) *APIKey {
-	return &APIKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt}
+	key := &APIKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt}
+	if k.Scopes != nil {
+		key.Scopes = make([]Scope, len(*k.Scopes))
+		for i, s := range *k.Scopes {
+			key.Scopes[i] = Scope(s)
+		}
+	}
+	if k.ExpiresAt != nil {
+		key.ExpiresAt = *k.ExpiresAt
+	}
+	if k.LastUsedAt != nil {
+		key.LastUsedAt = *k.LastUsedAt
+	}
+	return key
 }
 
 func createdAPIKeyFrom(k api.CreatedAPIKey) *CreatedAPIKey {
-	return &CreatedAPIKey{
-		APIKey: APIKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt},
-		Key:    k.Key,
+	key := apiKeyFrom(api.APIKey{
+		ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt, Scopes: k.Scopes, ExpiresAt: k.ExpiresAt,
+	})
+	return &CreatedAPIKey{APIKey: *key, Key: k.Key}
+}
+
+func (k NewAPIKey) body() api.NewAPIKey {
+	body := api.NewAPIKey{Name: k.Name}
+	if k.Scopes != nil {
+		scopes := make([]api.Scope, len(k.Scopes))
+		for i, s := range k.Scopes {
+			scopes[i] = api.Scope(s)
+		}
+		body.Scopes = &scopes
 	}
+	if !k.ExpiresAt.IsZero() {
+		body.ExpiresAt = &k.ExpiresAt
+	}
+	return body
 }
 
 func messageFrom(m api.Message) *Message {

@@ -26,6 +26,7 @@ type operation struct {
 	ID     string         // its operationId
 	Method string         // GET, POST…
 	Path   string         // its path template, such as /pets/{petId}
+	Scope  string         // the scope a key needs for it (x-scopes); "" when it needs no key
 	path   *regexp.Regexp // the request paths it answers, /v1 included
 }
 
@@ -51,10 +52,14 @@ func documentOperations(t *testing.T) []operation {
 				continue // parameters, summary…
 			}
 			var op struct {
-				OperationID string `yaml:"operationId"`
+				OperationID string   `yaml:"operationId"`
+				Scopes      []string `yaml:"x-scopes"`
 			}
 			if err := node.Decode(&op); err != nil || op.OperationID == "" {
 				t.Fatalf("%s %s: no operationId (%v)", method, path, err)
+			}
+			if len(op.Scopes) > 1 {
+				t.Fatalf("%s needs %d scopes: the README's table has room for one", op.OperationID, len(op.Scopes))
 			}
 			segments := strings.Split(path, "/")
 			for i, s := range segments {
@@ -65,7 +70,7 @@ func documentOperations(t *testing.T) []operation {
 				}
 			}
 			ops = append(ops, operation{
-				ID: op.OperationID, Method: strings.ToUpper(method), Path: path,
+				ID: op.OperationID, Method: strings.ToUpper(method), Path: path, Scope: strings.Join(op.Scopes, ""),
 				path: regexp.MustCompile("^/v1" + strings.Join(segments, "/") + "$"),
 			})
 		}
@@ -226,16 +231,22 @@ func TestEveryOperationReturnsTheErrorOfADeclaredAnswer(t *testing.T) {
 	}
 }
 
-// The README's table of operations names every method with its operation.
+// The README's table of operations names every method with its operation and the
+// scope it needs.
 func TestTheREADMEListsEveryOperation(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, op := range documentOperations(t) {
-		row := regexp.MustCompile("(?m)^\\| `" + methodName(op.ID) + "`.*\\| `" + regexp.QuoteMeta(op.Method+" "+op.Path) + "` \\|")
+		scope := "none"
+		if op.Scope != "" {
+			scope = "`" + op.Scope + "`"
+		}
+		row := regexp.MustCompile("(?m)^\\| `" + methodName(op.ID) + "`.*\\| `" + regexp.QuoteMeta(op.Method+" "+op.Path) + "` \\|.*\\| " +
+			regexp.QuoteMeta(scope) + " \\|$")
 		if !row.Match(readme) {
-			t.Errorf("README.md has no row for %s: | `%s` | `%s %s` | … |", op.ID, methodName(op.ID), op.Method, op.Path)
+			t.Errorf("README.md has no row for %s: | `%s` | `%s %s` | … | %s |", op.ID, methodName(op.ID), op.Method, op.Path, scope)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func (c *Client) GetMessage(ctx context.Context, id string, opts ...CallOption) 
 // which the service never shows again.
 func (c *Client) CreateAPIKey(ctx context.Context, key NewAPIKey, opts ...CallOption) (*CreatedAPIKey, error) {
 	ctx = withCall(ctx, "createApiKey", opts)
-	v, err := decode[api.CreatedAPIKey](c.api.CreateAPIKey(ctx, api.NewAPIKey{Name: key.Name}))
+	v, err := decode[api.CreatedAPIKey](c.api.CreateAPIKey(ctx, key.body()))
 	return convert(v, err, createdAPIKeyFrom)
 }
 

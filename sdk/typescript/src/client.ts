@@ -130,7 +130,14 @@ export interface Petstore {
     me(options?: CallOptions): Promise<Account>;
   };
   apiKeys: {
-    /** Make an API key; authenticate with `{ auth: basicAuth(email, password) }` or a key. */
+    /**
+     * Make an API key; authenticate with `{ auth: basicAuth(email, password) }` or a key.
+     * Give it only the `scopes` its program needs and an `expiresAt` (a `Date` or an RFC 3339
+     * string): a call outside its scopes throws a `PetstoreError` `insufficient_scope` whose
+     * `scope` names the scope needed. A scope the role does not allow, or that the key making
+     * the call lacks, is a `validation_failed`; so is an expiry past the operator's longest
+     * lifetime or the making key's own.
+     */
     create(key: NewApiKey, options?: AuthCallOptions): Promise<CreatedApiKey>;
     list(query?: ListApiKeysQuery, options?: AuthCallOptions): ListIterator<ApiKey>;
     pages(query?: ListApiKeysQuery, options?: AuthCallOptions): PageIterator<ApiKey>;
@@ -335,7 +342,14 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       me: (o) => unwrap(raw.GET("/accounts/me", { ...init(o) })),
     },
     apiKeys: {
-      create: (body, o) => unwrap(raw.POST("/api-keys", { body, ...init(o) })),
+      // async: an invalid Date rejects (RangeError) like any failed call, before anything is sent.
+      create: async ({ expiresAt, ...key }, o) =>
+        unwrap(
+          raw.POST("/api-keys", {
+            body: expiresAt === undefined ? key : { ...key, expiresAt: expiresAt instanceof Date ? expiresAt.toISOString() : expiresAt },
+            ...init(o),
+          }),
+        ),
       list: (query = {}, o) => list((middleware) => raw.GET("/api-keys", { params: { query }, middleware, ...init(o) })),
       pages: (query = {}, o) => pages((middleware) => raw.GET("/api-keys", { params: { query }, middleware, ...init(o) })),
       revoke: (keyId, o) => unwrap(raw.DELETE("/api-keys/{keyId}", { params: { path: { keyId } }, ...init(o) })),

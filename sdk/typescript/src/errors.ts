@@ -1,5 +1,5 @@
 import type { components } from "./schema.js";
-import type { ErrorCode, ErrorDetail } from "./types.js";
+import type { ErrorCode, ErrorDetail, Scope } from "./types.js";
 
 /**
  * Thrown for every answer that is not 2xx. Branch on `code` (or on `status` for a code you
@@ -17,6 +17,12 @@ export class PetstoreError extends Error {
   readonly requestId: string | undefined;
   /** Seconds to wait before trying again (`Retry-After`), on 429 and 503. */
   readonly retryAfter: number | undefined;
+  /**
+   * The scope the call needed and the key lacks, on `insufficient_scope` (from
+   * `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`): make a key with it,
+   * or use one that has it.
+   */
+  readonly scope: Scope | undefined;
 
   constructor(init: {
     code: ErrorCode;
@@ -25,6 +31,7 @@ export class PetstoreError extends Error {
     details?: readonly ErrorDetail[];
     requestId?: string | undefined;
     retryAfter?: number | undefined;
+    scope?: Scope | undefined;
   }) {
     super(init.message);
     this.code = init.code;
@@ -32,6 +39,7 @@ export class PetstoreError extends Error {
     this.details = init.details ?? [];
     this.requestId = init.requestId;
     this.retryAfter = init.retryAfter;
+    this.scope = init.scope;
   }
 
   /**
@@ -55,8 +63,52 @@ export class PetstoreError extends Error {
       details: known ? (body.details ?? []) : [],
       requestId: response.headers.get("X-Request-Id") ?? undefined,
       retryAfter: retryAfterSeconds(response.headers),
+      scope: bearerParam(response.headers.get("WWW-Authenticate"), "scope"),
     });
   }
+}
+
+/** The characters of a token (RFC 9110 §5.6.2), and "/" of a token68. */
+const token = /^[!#$%&'*+\-./^_`|~0-9A-Za-z]+/;
+
+/**
+ * The parameter `name` of the Bearer challenge in a `WWW-Authenticate` value, or undefined.
+ * The value may hold several challenges (RFC 9110 §11.6.1; fetch joins repeated headers
+ * with ", "), and a quoted parameter may hold commas and escapes:
+ * `Basic realm="a, b", Bearer error="insufficient_scope", scope="pets:write"`.
+ */
+function bearerParam(header: string | null, name: string): string | undefined {
+  let rest = header ?? "";
+  let scheme = "";
+  for (;;) {
+    rest = rest.replace(/^[ \t,]+/, "");
+    const word = token.exec(rest)?.[0];
+    if (word === undefined) return undefined; // the end, or not the header's grammar
+    rest = rest.slice(word.length).replace(/^[ \t]+/, "");
+    const afterEquals = rest.startsWith("=") ? rest.slice(1).replace(/^[ \t]+/, "") : undefined;
+    if (afterEquals !== undefined && (afterEquals.startsWith('"') || token.test(afterEquals))) {
+      // name=value, of the current challenge
+      const value = paramValue(afterEquals);
+      if (value === undefined) return undefined;
+      if (scheme.toLowerCase() === "bearer" && word.toLowerCase() === name.toLowerCase()) return value.value;
+      rest = value.rest;
+    } else if (rest.startsWith("=")) {
+      rest = rest.replace(/^=+/, ""); // the padding of a token68, such as Basic's credentials
+    } else {
+      scheme = word; // an auth-scheme starts a challenge (or a token68 without padding)
+    }
+  }
+}
+
+/** A token or a quoted string (RFC 9110 §5.6.4) at the start of `s`, unquoted, and what follows it. */
+function paramValue(s: string): { value: string; rest: string } | undefined {
+  if (!s.startsWith('"')) {
+    const value = token.exec(s)?.[0] ?? "";
+    return { value, rest: s.slice(value.length) };
+  }
+  const quoted = /^"((?:[^"\\]|\\.)*)"/.exec(s);
+  if (!quoted) return undefined; // no closing quote
+  return { value: (quoted[1] ?? "").replace(/\\(.)/g, "$1"), rest: s.slice(quoted[0].length) };
 }
 
 function isErrorBody(body: unknown): body is components["schemas"]["Error"] {

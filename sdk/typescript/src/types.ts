@@ -36,9 +36,25 @@ export const knownValues = {
     "inventory.updated",
   ],
   deliveryStatus: ["pending", "succeeded", "failed"],
+  /** The scopes an API key may be limited to (the `bearerAuth` scheme's `x-scopes`). */
+  scope: [
+    "account:read",
+    "keys:manage",
+    "messages:read",
+    "messages:write",
+    "pets:read",
+    "pets:write",
+    "categories:write",
+    "inventory:write",
+    "orders:read",
+    "orders:write",
+    "webhooks:manage",
+    "events:read",
+  ],
   errorCode: [
     "unauthorized",
     "forbidden",
+    "insufficient_scope",
     "not_found",
     "method_not_allowed",
     "invalid_json",
@@ -69,6 +85,13 @@ export type EventType = (typeof knownValues.eventType)[number] | OtherString;
 export type DeliveryStatus = (typeof knownValues.deliveryStatus)[number] | OtherString;
 /** What an endpoint subscribes to, in an answer: "*" (every type) or an event type. */
 export type WebhookSubscription = (typeof knownValues.webhookEvents)[number] | OtherString;
+/**
+ * A scope of an API key in an answer (`ApiKey.scopes`, `PetstoreError.scope`). Requests
+ * (`NewApiKey.scopes`) take only the known ones, `KnownScope`.
+ */
+export type Scope = KnownScope | OtherString;
+/** The scopes the document lists; each operation needs one. */
+export type KnownScope = (typeof knownValues.scope)[number];
 /** The error codes the document lists. */
 export type KnownErrorCode = (typeof knownValues.errorCode)[number];
 /** An error code; treat one you do not know by the HTTP status. */
@@ -90,8 +113,18 @@ export interface Message extends Omit<Schemas["Message"], "status"> {
 }
 export type Category = Schemas["Category"];
 export type Order = Schemas["Order"];
-export type ApiKey = Schemas["ApiKey"];
-export type CreatedApiKey = Schemas["CreatedApiKey"];
+/**
+ * An API key, without its secret. `scopes` is absent when the key has every scope of its
+ * account's role; `expiresAt` when it never expires; `lastUsedAt` (to the minute, up to a
+ * minute late) when it has not been used.
+ */
+export interface ApiKey extends Omit<Schemas["ApiKey"], "scopes"> {
+  scopes?: Scope[];
+}
+/** A new API key, with its secret (`key`), shown only this once. */
+export interface CreatedApiKey extends Omit<Schemas["CreatedApiKey"], "scopes"> {
+  scopes?: Scope[];
+}
 /** A webhook endpoint, without its secret. */
 export interface Webhook extends Omit<Schemas["Webhook"], "events"> {
   events: WebhookSubscription[];
@@ -119,7 +152,14 @@ export interface Event extends Omit<Schemas["Event"], "type" | "data"> {
 
 // Requests: closed lists, as the server accepts nothing else.
 export type NewAccount = Schemas["NewAccount"];
-export type NewApiKey = Schemas["NewApiKey"];
+/**
+ * A key to make. Without `scopes` it has every scope of the account's role (or of the key
+ * that makes it); without `expiresAt` it lives as long as the operator allows. `expiresAt`
+ * is a `Date` or an RFC 3339 string.
+ */
+export interface NewApiKey extends Omit<Schemas["NewApiKey"], "expiresAt"> {
+  expiresAt?: Date | string;
+}
 export type NewMessage = Schemas["NewMessage"];
 export type NewPet = Schemas["NewPet"];
 export type PetPatch = Schemas["PetPatch"];

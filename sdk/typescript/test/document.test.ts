@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { knownValues } from "@acme-pets/petstore";
+import { parse } from "yaml";
+import { knownValues, type components, type KnownScope } from "@acme-pets/petstore";
 
 /** A YAML scalar without its quotes ('*' must be quoted in YAML). */
 function unquote(v: string): string {
@@ -44,9 +45,32 @@ test("knownValues match the document's x-extensible-enum lists", () => {
     "Pet.status": knownValues.petStatus,
     "InventoryItem.status": knownValues.petStatus,
     Role: knownValues.role,
+    "ApiKey.scopes": knownValues.scope,
+    "CreatedApiKey.scopes": knownValues.scope,
     "Message.status": knownValues.messageStatus,
     "Webhook.events": knownValues.webhookEvents,
     "Delivery.status": knownValues.deliveryStatus,
     EventType: knownValues.eventType,
   });
+});
+
+/** true when A and B are the same union: the build fails otherwise. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const scopeTypesAgree: Same<KnownScope, components["schemas"]["Scope"]> = true;
+
+test("knownValues.scope is every scope of the document: the Scope enum and the bearerAuth x-scopes", () => {
+  assert.ok(scopeTypesAgree);
+  const document = parse(readFileSync(new URL("../../../api/openapi.yaml", import.meta.url), "utf8")) as {
+    components: {
+      schemas: { Scope: { enum: string[] } };
+      securitySchemes: { bearerAuth: { "x-scopes": Record<string, string> } };
+    };
+  };
+  const sorted = (values: readonly string[]) => [...values].sort();
+  assert.deepEqual(sorted(knownValues.scope), sorted(document.components.schemas.Scope.enum), "the Scope enum");
+  assert.deepEqual(
+    sorted(knownValues.scope),
+    sorted(Object.keys(document.components.securitySchemes.bearerAuth["x-scopes"])),
+    "the bearerAuth scheme's x-scopes",
+  );
 });

@@ -221,6 +221,67 @@ test("API keys: listed and revoked with the password, and the revoked key stops 
   assert.ok(revoked instanceof PetstoreError && revoked.code === "unauthorized", String(revoked));
 });
 
+test("least privilege: a key with scopes and an expiry makes its calls and is refused the others, naming the scope", async () => {
+  const email = "barbara@example.com";
+  const password = "a least privileged password";
+  const anonymous = createPetstore({ baseUrl: server.baseUrl });
+  await anonymous.accounts.create({ email, password });
+  const baseUrl = server.baseUrl;
+  const client = createPetstore({ baseUrl, apiKey: (await anonymous.apiKeys.create({ name: "owner" }, { auth: basicAuth(email, password) })).key });
+
+  // --- least privilege start (the README's, word for word) ---
+  const { key, scopes, expiresAt } = await client.apiKeys.create({
+    name: "storefront",
+    scopes: ["pets:read"],
+    expiresAt: new Date(Date.now() + 90 * 24 * 3600 * 1000), // or an RFC 3339 string
+  });
+  const storefront = createPetstore({ baseUrl, apiKey: key });
+  const pets = await storefront.pets.pages({ limit: 1 }).next(); // pets:read: allowed
+
+  let needs: string | undefined;
+  try {
+    await storefront.orders.place({ petId: 1, quantity: 1 }); // needs orders:write
+  } catch (error) {
+    if (!(error instanceof PetstoreError) || error.code !== "insufficient_scope") throw error;
+    needs = error.scope; // "orders:write"
+  }
+  // --- least privilege end ---
+
+  assert.deepEqual(scopes, ["pets:read"]);
+  assert.ok(expiresAt !== undefined && Math.abs(Date.parse(expiresAt) - (Date.now() + 90 * 24 * 3600 * 1000)) < 60_000, expiresAt);
+  assert.equal(pets.value?.items.length, 1);
+  assert.equal(needs, "orders:write");
+  const refused = await storefront.apiKeys.create({ name: "wider" }).catch((e: unknown) => e);
+  assert.ok(refused instanceof PetstoreError && refused.status === 403 && refused.scope === "keys:manage", String(refused));
+
+  // Neither no scope at all nor one beyond a customer's role makes a key.
+  for (const wanted of [[], ["webhooks:manage"]] as const) {
+    const invalid = await client.apiKeys.create({ name: "refused", scopes: [...wanted] }).catch((e: unknown) => e);
+    assert.ok(invalid instanceof PetstoreError && invalid.code === "validation_failed" && invalid.details[0]?.field === "scopes", String(invalid));
+  }
+  // The list shows each key's scopes and expiry; a key made without them has every scope, for ever.
+  const listed = await all(client.apiKeys.list());
+  assert.deepEqual(
+    listed.map((k) => [k.name, k.scopes, k.expiresAt]),
+    [
+      ["owner", undefined, undefined],
+      ["storefront", ["pets:read"], expiresAt],
+    ],
+  );
+});
+
+test("an expired key is a 401 unauthorized that says it expired", async () => {
+  const { key, expiresAt } = await customer.apiKeys.create({ name: "brief", expiresAt: new Date(Date.now() + 2000) });
+  const brief = createPetstore({ baseUrl: server.baseUrl, apiKey: key });
+  assert.equal((await brief.accounts.me()).email, "customer@example.com"); // and the server caches the key
+  assert.ok(expiresAt);
+  await new Promise((r) => setTimeout(r, Date.parse(expiresAt) - Date.now() + 100));
+  const expired = await brief.accounts.me().catch((e: unknown) => e);
+  assert.ok(expired instanceof PetstoreError && expired.status === 401 && expired.code === "unauthorized", String(expired));
+  assert.match(expired.message, /expired/);
+  assert.equal(expired.scope, undefined);
+});
+
 test("accounts.me: the account and role of the key; a missing, unknown or revoked key is a 401", async () => {
   const staff = await admin.accounts.me();
   assert.equal(staff.email, "admin@example.com");
