@@ -42,7 +42,9 @@ func commands() []command {
 		summary: "create an account if needed and print a new API key",
 		about: "Creates the account if needed (key-only, no password) and prints only the new key on stdout.\n" +
 			"It never makes admin an account that signed up with a password; --take-over does, after\n" +
-			"removing that password and revoking the account's keys.",
+			"removing that password and revoking the account's keys. --scope limits the key to some of\n" +
+			"the role's scopes and --expires-in gives it a lifetime, as POST /api-keys does; serve's\n" +
+			"--key-max-lifetime does not bind the operator's keys.",
 		flags: func() *flag.FlagSet { return keyFlags(new(keyOptions)) },
 		run:   createKey,
 	}, {

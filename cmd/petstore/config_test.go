@@ -23,25 +23,41 @@ import (
 var readmeRow = regexp.MustCompile("(?m)^\\| `--([a-z-]+)[^`]*` \\| `([A-Z_]+)`[^|]* \\| ([^|]+) \\|")
 
 func TestTheREADMEConfigurationTableIsTheFlagsAndTheirDefaults(t *testing.T) {
+	checkREADMETable(t, "## Configuration", "serve", serveFlags(new(serveConfig)))
+}
+
+func TestTheREADMETableOfKeysCreateIsItsFlagsAndTheirDefaults(t *testing.T) {
+	checkREADMETable(t, "### API keys from the command line", "keys create", keyFlags(new(keyOptions)))
+}
+
+// checkREADMETable compares the flag table in the README section under heading (up
+// to the next heading) with the flags of cmd.
+func checkREADMETable(t *testing.T, heading, cmd string, fs *flag.FlagSet) {
+	t.Helper()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, section, ok := strings.Cut(string(readme), "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("the README has no %q section", heading)
+	}
+	if end := regexp.MustCompile(`(?m)^##+ `).FindStringIndex(section); end != nil {
+		section = section[:end[0]]
+	}
 	type row struct{ variable, def string }
 	rows := map[string]row{}
-	for _, m := range readmeRow.FindAllStringSubmatch(string(readme), -1) {
+	for _, m := range readmeRow.FindAllStringSubmatch(section, -1) {
 		def := strings.TrimSpace(m[3])
 		rows[m[1]] = row{m[2], strings.Trim(def, "`")}
 	}
 	if len(rows) == 0 {
-		t.Fatal("found no configuration table in the README")
+		t.Fatalf("found no table of flags under %q in the README", heading)
 	}
-	var c serveConfig
-	fs := serveFlags(&c)
 	fs.VisitAll(func(f *flag.Flag) {
 		r, ok := rows[f.Name]
 		if !ok {
-			t.Errorf("--%s is not in the README's table", f.Name)
+			t.Errorf("--%s is not in the README's table of %s", f.Name, cmd)
 			return
 		}
 		delete(rows, f.Name)
@@ -53,7 +69,7 @@ func TestTheREADMEConfigurationTableIsTheFlagsAndTheirDefaults(t *testing.T) {
 		}
 	})
 	for name := range rows {
-		t.Errorf("the README lists --%s, which serve does not have", name)
+		t.Errorf("the README lists --%s, which %s does not have", name, cmd)
 	}
 }
 
