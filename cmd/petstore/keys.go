@@ -130,7 +130,7 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 // disagree.
 type keyPolicy struct {
 	scopes  []string // the catalogue, in document order
-	allowed map[petstore.Role][]string
+	allowed map[string][]string // by role
 }
 
 func documentKeyPolicy() (keyPolicy, error) {
@@ -142,12 +142,9 @@ func documentKeyPolicy() (keyPolicy, error) {
 	if err != nil {
 		return keyPolicy{}, err
 	}
-	p := keyPolicy{allowed: map[petstore.Role][]string{}}
+	p := keyPolicy{allowed: api.RoleScopes(ops)}
 	for _, s := range catalogue {
 		p.scopes = append(p.scopes, s.Name)
-	}
-	for r, scopes := range api.RoleScopes(ops) {
-		p.allowed[petstore.Role(r)] = scopes
 	}
 	return p, nil
 }
@@ -187,7 +184,7 @@ func (p keyPolicy) ask(scopeFlags []string, expiresIn time.Duration, now time.Ti
 // maker holding every scope of the role without expiry (the operator), and not bound
 // by serve's --key-max-lifetime. A refusal names the flag and what the role allows.
 func (p keyPolicy) decide(ask petstore.KeyGrant, role petstore.Role, now time.Time) (petstore.KeyGrant, error) {
-	grant, err := ask.Decide(petstore.Principal{Role: role}, p.allowed, now, 0)
+	grant, err := ask.Decide(petstore.Principal{Role: role}, p.allowed[string(role)], now, 0)
 	var e *petstore.Error
 	if err == nil || !errors.As(err, &e) || len(e.Details) == 0 {
 		return grant, err
@@ -195,7 +192,7 @@ func (p keyPolicy) decide(ask petstore.KeyGrant, role petstore.Role, now time.Ti
 	if e.Details[0].Field == "scopes" {
 		var allowed []string
 		for _, s := range p.scopes {
-			if slices.Contains(p.allowed[role], s) {
+			if slices.Contains(p.allowed[string(role)], s) {
 				allowed = append(allowed, s)
 			}
 		}

@@ -61,7 +61,7 @@ func (h *Handler) CreateApiKey(ctx context.Context, req *oas.NewApiKey) (oas.Cre
 	}
 	ask.ExpiresAt = optTime(req.ExpiresAt)
 	maker := principal(ctx)
-	grant, err := ask.Decide(maker, h.keys.allowed, h.now(), h.keys.maxLifetime)
+	grant, err := ask.Decide(maker, h.keys.allowed[string(maker.Role)], h.now(), h.keys.maxLifetime)
 	if err != nil {
 		return nil, err
 	}

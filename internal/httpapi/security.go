@@ -48,17 +48,8 @@ func scopesByOperation(ops []api.Operation) map[string]string {
 // keyPolicy is what a new API key may be granted: the scopes each role allows (the
 // document's, api.RoleScopes) and the operator's longest lifetime (0: none).
 type keyPolicy struct {
-	allowed     map[petstore.Role][]string
+	allowed     map[string][]string // by role
 	maxLifetime time.Duration
-}
-
-// roleScopes reads the scopes each role allows out of the document's operations.
-func roleScopes(ops []api.Operation) map[petstore.Role][]string {
-	allowed := map[petstore.Role][]string{}
-	for r, scopes := range api.RoleScopes(ops) {
-		allowed[petstore.Role(r)] = scopes
-	}
-	return allowed
 }
 
 var _ oas.SecurityHandler = security{}

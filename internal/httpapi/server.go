@@ -227,7 +227,7 @@ func New(cfg Config) (*Server, error) {
 		now:       cfg.Now,
 		depr:      newDeprecation(sunset),
 		checkURL:  cfg.CheckWebhookURL,
-		keys:      keyPolicy{allowed: roleScopes(ops), maxLifetime: cfg.KeyMaxLifetime},
+		keys:      keyPolicy{allowed: api.RoleScopes(ops), maxLifetime: cfg.KeyMaxLifetime},
 	}
 	limit := limits(cfg, m)
 	if cfg.FailedLoginLimit > 0 {

@@ -89,18 +89,18 @@ type KeyGrant struct {
 }
 
 // Decide applies the rules of a new key's grant, made by maker (the key or password
-// of the request) at now. Every scope must be one maker's role allows (allowed[role])
-// and, when maker's key is limited, one of its scopes: a key passes on no more than
+// of the request) at now. Every scope must be one maker's role allows (allowed, the
+// role's scopes) and, when maker's key is limited, one of its scopes: a key passes on no more than
 // it has, and a key asked for without scopes gets maker's. An expiry must be in the
 // future, within maxLifetime of now when the operator sets one (0 for none), and not
 // after maker's key expires; the earliest of those limits is the expiry of a key asked
 // for without one. Scopes come back sorted, without repeats.
-func (g KeyGrant) Decide(maker Principal, allowed map[Role][]string, now time.Time, maxLifetime time.Duration) (KeyGrant, error) {
+func (g KeyGrant) Decide(maker Principal, allowed []string, now time.Time, maxLifetime time.Duration) (KeyGrant, error) {
 	out := KeyGrant{Scopes: maker.Scopes, ExpiresAt: g.ExpiresAt}
 	if g.Scopes != nil {
 		out.Scopes = slices.Compact(slices.Sorted(slices.Values(g.Scopes)))
 		for _, s := range out.Scopes {
-			if !slices.Contains(allowed[maker.Role], s) {
+			if !slices.Contains(allowed, s) {
 				return KeyGrant{}, Invalid("scopes", "the "+string(maker.Role)+" role does not allow the scope "+s)
 			}
 			if !maker.HasScope(s) {
