@@ -1,5 +1,6 @@
 import { PetstoreError, type Account, type Category, type PageIterator, type Petstore } from "@acme-pets/petstore";
 import { h, put } from "./dom.js";
+import type { ScopeCatalogue } from "./scopes.js";
 
 /** What every view of the signed-in console shares. */
 export interface Console {
@@ -17,10 +18,26 @@ export interface Console {
   categories(): Promise<Map<number, Category>>;
   /** Forgets the loaded categories (after adding, renaming or removing one). */
   categoriesChanged(): void;
+  /** The scopes of the service's document, loaded once. */
+  scopes(): Promise<ScopeCatalogue>;
+  /**
+   * For a call the service refused because the key lacks a scope: that scope ("" when the
+   * answer did not name it); for any other error, undefined.
+   */
+  lacks(error: unknown): string | undefined;
 }
 
-/** How an error reads on the page: the API's message, with what is wrong with which field. */
-export function describe(error: unknown): string {
+/**
+ * How an error reads on the page: the API's message, with what is wrong with which field.
+ * `lacked` is the scope a refused call lacked (see `Console.lacks`): the message names it
+ * and says what to do.
+ */
+export function describe(error: unknown, lacked?: string): string {
+  if (lacked !== undefined) {
+    return lacked
+      ? `Not allowed with this key: it lacks the scope ${lacked}. Sign in with a key that has ${lacked} to do this.`
+      : `${error instanceof Error ? error.message : String(error)} Sign in with a key that has that scope to do this.`;
+  }
   if (error instanceof PetstoreError) {
     const details = error.details.map((d) => `${d.field}: ${d.problem}`).join("; ");
     return details ? `${error.message} (${details})` : error.message;
@@ -107,7 +124,9 @@ export class Pages<T> {
       this.showCount(page.hasNext);
     } catch (error) {
       if (stale()) return;
-      put(this.count, "");
+      // A key without the list's scope: the screen says so where the list would be.
+      const lacked = this.ctx.lacks(error);
+      put(this.count, lacked === undefined ? "" : `Not shown: this console's key lacks the scope ${lacked || "this list needs"}.`);
       this.ctx.fail(error);
     } finally {
       if (!stale()) {

@@ -2,7 +2,13 @@
 //
 // The key lives in sessionStorage only (gone when the tab closes, never in a URL, a
 // cookie or a log) and goes to the service as `Authorization: Bearer` on each call. The
-// page keeps no other state on the server: every action is a documented /v1 call.
+// page keeps no other state on the server: every action is a documented /v1 call (and
+// the scopes a new key may have are read from the document the service serves).
+//
+// A key may be limited to some scopes. The console does not work out beforehand which
+// screens its key may use (a key without keys:manage could not even list its own
+// scopes): each call the service refuses for a scope says which scope the key lacks,
+// where the screen's list would be or in the page's alert.
 
 import { createPetstore, PetstoreError, type Account, type Category, type Petstore } from "@acme-pets/petstore";
 import { categoriesView } from "./categories.js";
@@ -10,6 +16,7 @@ import { describe, type Console } from "./context.js";
 import { field, h, keepFocus, put } from "./dom.js";
 import { keysView } from "./keys.js";
 import { ordersView } from "./orders.js";
+import { loadScopeCatalogue, ScopeRefusals, type ScopeCatalogue } from "./scopes.js";
 import { stockView } from "./stock.js";
 
 const keyStorage = "petstore.console.apiKey";
@@ -25,10 +32,11 @@ const root = document.getElementById("console");
 if (root === null) throw new Error("console: the page has no #console element");
 const app: HTMLElement = root;
 
-function client(apiKey: string): Petstore {
+function client(apiKey: string, refusals: ScopeRefusals): Petstore {
   return createPetstore({
     baseUrl: new URL("/v1", location.origin).href,
     apiKey,
+    fetch: refusals.wrap((request) => fetch(request)),
     // A person is waiting: one quick retry, and no waiting a minute on a Retry-After.
     retries: 1,
     maxRetryDelayMs: 5_000,
@@ -41,17 +49,22 @@ function client(apiKey: string): Petstore {
  */
 async function signIn(apiKey: string): Promise<string | undefined> {
   let account: Account;
-  const petstore = client(apiKey);
+  const refusals = new ScopeRefusals();
+  const petstore = client(apiKey, refusals);
   try {
     account = await petstore.accounts.me();
   } catch (error) {
+    const lacked = refusals.lacked(error);
+    if (lacked !== undefined) {
+      return `This key lacks the scope ${lacked || "account:read"}: the console reads the key's account to sign in. Use a key that has it.`;
+    }
     return describe(error);
   }
   if (account.role !== "admin") {
     return `This key belongs to ${account.email}, a ${account.role} account. The console is for shop staff: sign in with an admin key.`;
   }
   sessionStorage.setItem(keyStorage, apiKey);
-  openConsole(petstore, account, apiKey);
+  openConsole(petstore, refusals, account, apiKey);
   return undefined;
 }
 
@@ -101,7 +114,7 @@ function showSignIn(message?: string): void {
   key.focus();
 }
 
-function openConsole(petstore: Petstore, account: Account, apiKey: string): void {
+function openConsole(petstore: Petstore, refusals: ScopeRefusals, account: Account, apiKey: string): void {
   const status = h("p", { class: "notice", role: "status" });
   const alert = h("p", { class: "notice error", role: "alert" });
   const clearNotices = () => {
@@ -109,6 +122,7 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string): void
     put(alert, "");
   };
   let categories: Promise<Map<number, Category>> | undefined;
+  let scopes: Promise<ScopeCatalogue> | undefined;
 
   const mine = ++session;
   const ctx: Console = {
@@ -127,7 +141,7 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string): void
         return;
       }
       put(status, "");
-      put(alert, describe(error));
+      put(alert, describe(error, refusals.lacked(error)));
     },
     async run(button, action) {
       const restoreFocus = keepFocus();
@@ -153,6 +167,14 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string): void
     },
     categoriesChanged() {
       categories = undefined;
+    },
+    scopes() {
+      scopes ??= loadScopeCatalogue();
+      scopes.catch(() => (scopes = undefined));
+      return scopes;
+    },
+    lacks(error) {
+      return refusals.lacked(error);
     },
   };
 
