@@ -129,7 +129,7 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 // (api.RoleScopes of api.Operations), so that the command and POST /api-keys cannot
 // disagree.
 type keyPolicy struct {
-	scopes  []string // the catalogue, in document order
+	scopes  []string            // the catalogue, in document order
 	allowed map[string][]string // by role
 }
 
