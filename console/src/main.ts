@@ -16,7 +16,7 @@ import { describe, type Console } from "./context.js";
 import { field, h, keepFocus, put } from "./dom.js";
 import { keysView } from "./keys.js";
 import { ordersView } from "./orders.js";
-import { loadScopeCatalogue, ScopeRefusals, type ScopeCatalogue } from "./scopes.js";
+import { lackedScope, loadScopeCatalogue, type ScopeCatalogue } from "./scopes.js";
 import { stockView } from "./stock.js";
 
 const keyStorage = "petstore.console.apiKey";
@@ -32,11 +32,10 @@ const root = document.getElementById("console");
 if (root === null) throw new Error("console: the page has no #console element");
 const app: HTMLElement = root;
 
-function client(apiKey: string, refusals: ScopeRefusals): Petstore {
+function client(apiKey: string): Petstore {
   return createPetstore({
     baseUrl: new URL("/v1", location.origin).href,
     apiKey,
-    fetch: refusals.wrap((request) => fetch(request)),
     // A person is waiting: one quick retry, and no waiting a minute on a Retry-After.
     retries: 1,
     maxRetryDelayMs: 5_000,
@@ -49,12 +48,11 @@ function client(apiKey: string, refusals: ScopeRefusals): Petstore {
  */
 async function signIn(apiKey: string): Promise<string | undefined> {
   let account: Account;
-  const refusals = new ScopeRefusals();
-  const petstore = client(apiKey, refusals);
+  const petstore = client(apiKey);
   try {
     account = await petstore.accounts.me();
   } catch (error) {
-    const lacked = refusals.lacked(error);
+    const lacked = lackedScope(error);
     if (lacked !== undefined) {
       return `This key lacks the scope ${lacked || "account:read"}: the console reads the key's account to sign in. Use a key that has it.`;
     }
@@ -64,7 +62,7 @@ async function signIn(apiKey: string): Promise<string | undefined> {
     return `This key belongs to ${account.email}, a ${account.role} account. The console is for shop staff: sign in with an admin key.`;
   }
   sessionStorage.setItem(keyStorage, apiKey);
-  openConsole(petstore, refusals, account, apiKey);
+  openConsole(petstore, account, apiKey);
   return undefined;
 }
 
@@ -114,7 +112,7 @@ function showSignIn(message?: string): void {
   key.focus();
 }
 
-function openConsole(petstore: Petstore, refusals: ScopeRefusals, account: Account, apiKey: string): void {
+function openConsole(petstore: Petstore, account: Account, apiKey: string): void {
   const status = h("p", { class: "notice", role: "status" });
   const alert = h("p", { class: "notice error", role: "alert" });
   const clearNotices = () => {
@@ -141,7 +139,7 @@ function openConsole(petstore: Petstore, refusals: ScopeRefusals, account: Accou
         return;
       }
       put(status, "");
-      put(alert, describe(error, refusals.lacked(error)));
+      put(alert, describe(error, lackedScope(error)));
     },
     async run(button, action) {
       const restoreFocus = keepFocus();
@@ -173,9 +171,7 @@ function openConsole(petstore: Petstore, refusals: ScopeRefusals, account: Accou
       scopes.catch(() => (scopes = undefined));
       return scopes;
     },
-    lacks(error) {
-      return refusals.lacked(error);
-    },
+    lacks: lackedScope,
   };
 
   const nav = h("nav", { "aria-label": "Sections" });

@@ -6,11 +6,10 @@
 // scopes of the service it talks to, and no list here can drift from it.
 //
 // A call refused for a scope answers 403 insufficient_scope, naming the scope in
-// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (RFC 6750). The SDK's
-// error carries the answer's request id but not its headers, so the console's fetch
-// notes the scope of each such answer by request id, for the message to name it.
+// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (RFC 6750), which the
+// SDK's error carries as `scope`.
 
-import { PetstoreError, type Fetch, type components } from "@acme-pets/petstore";
+import { PetstoreError, type components } from "@acme-pets/petstore";
 
 /** A scope of the document's list; a newer service may name one these types do not know. */
 export type Scope = components["schemas"]["Scope"] | (string & {});
@@ -72,46 +71,10 @@ export async function loadScopeCatalogue(): Promise<ScopeCatalogue> {
 }
 
 /**
- * The scope a `WWW-Authenticate` value says was lacking: `Bearer error="insufficient_scope",
- * scope="pets:write"` gives pets:write; anything else, undefined.
+ * For a call refused for lack of a scope: the scope (or "" when the answer did not name
+ * it); for any other error, undefined.
  */
-export function insufficientScope(header: string | null): string | undefined {
-  if (header === null || !/\berror="insufficient_scope"/.test(header)) return undefined;
-  return /\bscope="([^"]*)"/.exec(header)?.[1]?.trim() || undefined;
-}
-
-/** How many refusals are remembered: the messages are shown as the refusals come. */
-const remembered = 50;
-
-/** The scopes the service said were lacking, by request id, for one client. */
-export class ScopeRefusals {
-  private readonly byRequest = new Map<string, string>();
-
-  /** `fetch`, noting the scope of each 403 insufficient_scope answer. */
-  wrap(fetch: Fetch): Fetch {
-    return async (request) => {
-      const response = await fetch(request);
-      if (response.status === 403) {
-        const scope = insufficientScope(response.headers.get("WWW-Authenticate"));
-        const id = response.headers.get("X-Request-Id");
-        if (scope !== undefined && id !== null) {
-          this.byRequest.set(id, scope);
-          for (const old of this.byRequest.keys()) {
-            if (this.byRequest.size <= remembered) break;
-            this.byRequest.delete(old);
-          }
-        }
-      }
-      return response;
-    };
-  }
-
-  /**
-   * For a call refused for lack of a scope: the scope (or "" when the answer did not name
-   * it); for any other error, undefined.
-   */
-  lacked(error: unknown): string | undefined {
-    if (!(error instanceof PetstoreError) || error.code !== "insufficient_scope") return undefined;
-    return (error.requestId !== undefined ? this.byRequest.get(error.requestId) : undefined) ?? "";
-  }
+export function lackedScope(error: unknown): string | undefined {
+  if (!(error instanceof PetstoreError) || error.code !== "insufficient_scope") return undefined;
+  return error.scope ?? "";
 }

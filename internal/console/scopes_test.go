@@ -20,8 +20,9 @@ var (
 	// A group of the SDK's client object (`    pets: {`) and a method in it
 	// (`      update: (petId, body, o) => unwrap(raw.PATCH("/pets/{petId}", …`, the call
 	// sometimes on the next line).
-	sdkGroup  = regexp.MustCompile(`^ {4}(\w+): \{$`)
-	sdkMethod = regexp.MustCompile(`(?s)^ {6}(\w+): .*?\braw\.(GET|POST|PUT|PATCH|DELETE)\("([^"]+)"`)
+	sdkGroup       = regexp.MustCompile(`^ {4}(\w+): \{$`)
+	sdkMethodStart = regexp.MustCompile(`^ {6}\w+: `)
+	sdkMethod      = regexp.MustCompile(`(?s)^ {6}(\w+): .*?\braw\.(GET|POST|PUT|PATCH|DELETE)\("([^"]+)"`)
 	// A call the test could not attribute: the SDK's raw client, or a path of the API.
 	unseenCall = regexp.MustCompile(`\.raw\b|["'` + "`" + `]/v1/`)
 	// The views of main.ts (`{ id: "stock", title: "Stock", render: stockView }`) and
@@ -174,10 +175,14 @@ func sdkRoutes(t *testing.T) map[string]route {
 		if group == "" {
 			continue
 		}
-		// The method and the line after it, where a long call continues.
+		// The method and the lines that continue it, up to the next method or the
+		// group's end.
 		text := line
-		if i+1 < len(lines) {
-			text += "\n" + lines[i+1]
+		for _, next := range lines[i+1:] {
+			if sdkMethodStart.MatchString(next) || strings.HasPrefix(next, "    }") {
+				break
+			}
+			text += "\n" + next
 		}
 		if m := sdkMethod.FindStringSubmatch(text); m != nil {
 			routes[group+"."+m[1]] = route{strings.ToLower(m[2]), m[3]}
