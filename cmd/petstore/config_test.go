@@ -129,7 +129,7 @@ func TestServeCachesKeysForUnderASecond(t *testing.T) {
 	if status, body := get(t, base+"/v1/categories", key); status != 200 {
 		t.Fatalf("GET with a new key = %d %s", status, body)
 	}
-	if err := other.RevokeAPIKey(ctx, acct.ID, k.ID); err != nil {
+	if err := other.RevokeAPIKey(ctx, acct.ID, k.ID, petstore.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	revoked := time.Now()

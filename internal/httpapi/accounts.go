@@ -67,7 +67,7 @@ func (h *Handler) CreateApiKey(ctx context.Context, req *oas.NewApiKey) (oas.Cre
 	}
 	key, prefix, hash := auth.NewKey()
 	k, err := h.store.CreateAPIKey(ctx, petstore.NewAPIKey{AccountID: maker.AccountID, Name: name, Prefix: prefix, Hash: hash,
-		Scopes: grant.Scopes, ExpiresAt: grant.ExpiresAt})
+		Scopes: grant.Scopes, ExpiresAt: grant.ExpiresAt, By: maker.Actor()})
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,8 @@ func (h *Handler) ListApiKeys(ctx context.Context, params oas.ListApiKeysParams)
 }
 
 func (h *Handler) RevokeApiKey(ctx context.Context, params oas.RevokeApiKeyParams) (oas.RevokeApiKeyRes, error) {
-	if err := h.store.RevokeAPIKey(ctx, principal(ctx).AccountID, params.KeyId); err != nil {
+	by := principal(ctx)
+	if err := h.store.RevokeAPIKey(ctx, by.AccountID, params.KeyId, by.Actor()); err != nil {
 		return nil, err
 	}
 	h.auth.Forget(params.KeyId)

@@ -23,10 +23,29 @@ func toEvent(e petstore.Event) (oas.Event, error) {
 	case e.Webhook != nil:
 		// The stored endpoint has no secrets; as of the event, no rotation overlaps.
 		out.Data.SetWebhook(toWebhook(*e.Webhook, e.CreatedAt))
+	case e.Key != nil:
+		out.Data.SetApiKeyChange(toKeyChange(*e.Key))
 	default:
 		return oas.Event{}, fmt.Errorf("event %s (%s) holds no resource", e.ID, e.Type)
 	}
 	return out, nil
+}
+
+// toKeyChange shows the key of an api_key.* event as GET /api-keys shows a key (it
+// holds no secret to leave out), with its account and who acted.
+func toKeyChange(c petstore.KeyChange) oas.ApiKeyChange {
+	k := c.Key
+	out := oas.ApiKeyChange{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC(), Scopes: k.Scopes,
+		ExpiresAt: timeOpt(k.ExpiresAt), LastUsedAt: timeOpt(k.LastUsedAt), AccountId: k.AccountID, AccountEmail: c.AccountEmail}
+	switch by := c.By; {
+	case by.AccountID == 0:
+		out.Actor.Type = "operator"
+	case by.KeyID == 0:
+		out.Actor = oas.Actor{Type: "password", AccountId: oas.NewOptInt64(by.AccountID)}
+	default:
+		out.Actor = oas.Actor{Type: "key", AccountId: oas.NewOptInt64(by.AccountID), KeyId: oas.NewOptInt64(by.KeyID)}
+	}
+	return out
 }
 
 // EncodeEvent is the JSON of an event, byte for byte what GET /events/{eventId} and

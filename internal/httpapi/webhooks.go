@@ -36,7 +36,7 @@ func (h *Handler) checkWebhookURL(raw string) error {
 }
 
 // eventMask reads a subscription; the generated server has checked that each entry
-// is "*" or a known type, once, 1 to 8 of them.
+// is "*" or a known type, once, 1 to 9 of them.
 func eventMask(events []oas.EventSubscription) (petstore.EventMask, error) {
 	types := make([]petstore.EventType, len(events))
 	for i, e := range events {

@@ -197,6 +197,15 @@ func TestCreateWebhook(t *testing.T) {
 			t.Fatal("two endpoints share a secret")
 		}
 	})
+	t.Run("every type by name is accepted, and reads back in the document's order", func(t *testing.T) {
+		want := []string{"order.placed", "order.completed", "order.cancelled", "pet.sold_out", "pet.restocked", "pet.status_changed",
+			"inventory.updated", "api_key.created", "api_key.revoked"}
+		shuffled := append([]string{want[8]}, want[:8]...)
+		got := a.webhook(t, "https://hooks.example.com/every", shuffled...)
+		if !slices.Equal(got.Events, want) {
+			t.Fatalf("events %v, want %v", got.Events, want)
+		}
+	})
 	t.Run("* is every type", func(t *testing.T) {
 		all := a.webhook(t, "https://hooks.example.com/all", "*")
 		if !slices.Equal(all.Events, []string{"*"}) {
@@ -291,7 +300,8 @@ func TestWebhookBodiesAreValidated(t *testing.T) {
 	a := newTestAPI(t)
 	a.webhookStore(t)
 	w := a.webhook(t, "https://hooks.example.com/petstore", "*")
-	nine := `["order.placed","order.completed","order.cancelled","pet.sold_out","pet.restocked","pet.status_changed","inventory.updated","*","order.placed"]`
+	ten := `["order.placed","order.completed","order.cancelled","pet.sold_out","pet.restocked","pet.status_changed","inventory.updated",` +
+		`"api_key.created","api_key.revoked","*"]`
 	tests := []struct {
 		name, body, field string
 	}{
@@ -304,7 +314,7 @@ func TestWebhookBodiesAreValidated(t *testing.T) {
 		{"the test event, which nobody subscribes to", `{"url":"https://hooks.example.com/","events":["webhook.test"]}`, "events"},
 		{"a type twice", `{"url":"https://hooks.example.com/","events":["order.placed","order.placed"]}`, "events"},
 		{"* beside a type", `{"url":"https://hooks.example.com/","events":["*","order.placed"]}`, "events"},
-		{"nine types", `{"url":"https://hooks.example.com/","events":` + nine + `}`, "events"},
+		{"ten types", `{"url":"https://hooks.example.com/","events":` + ten + `}`, "events"},
 		{"events that are not a list", `{"url":"https://hooks.example.com/","events":"*"}`, ""},
 		{"a description over 500 characters", `{"url":"https://hooks.example.com/","events":["*"],"description":"` + strings.Repeat("d", 501) + `"}`, "description"},
 		{"a field the endpoint does not have", `{"url":"https://hooks.example.com/","events":["*"],"enabled":false}`, "enabled"},
@@ -831,6 +841,14 @@ func TestEncodeEvent(t *testing.T) {
 		{"an endpoint, without its secrets", petstore.Event{ID: "evt_dddddddddddddddddddddddddd", Type: petstore.WebhookTest, CreatedAt: at,
 			Webhook: &petstore.Webhook{ID: 4, URL: "https://hooks.example.com/", Events: petstore.MaskAll, Enabled: true, Secret: "whsec_x", CreatedAt: at, UpdatedAt: at}},
 			`{"id":"evt_dddddddddddddddddddddddddd","type":"webhook.test","createdAt":"2026-11-21T12:00:30Z","data":{"id":4,"url":"https://hooks.example.com/","events":["*"],"enabled":true,"createdAt":"2026-11-21T12:00:30Z","updatedAt":"2026-11-21T12:00:30Z"}}`},
+		{"a key made with a key", petstore.Event{ID: "evt_eeeeeeeeeeeeeeeeeeeeeeeeee", Type: petstore.APIKeyCreated, CreatedAt: at,
+			Key: &petstore.KeyChange{Key: petstore.APIKey{ID: 3, AccountID: 2, Name: "shop", Prefix: "psk_k7hq2vqa", CreatedAt: at,
+				Scopes: []string{"pets:read"}, ExpiresAt: &ship}, AccountEmail: "ada@example.com", By: petstore.Actor{AccountID: 2, KeyID: 1}}},
+			`{"id":"evt_eeeeeeeeeeeeeeeeeeeeeeeeee","type":"api_key.created","createdAt":"2026-11-21T12:00:30Z","data":{"id":3,"name":"shop","prefix":"psk_k7hq2vqa","createdAt":"2026-11-21T12:00:30Z","scopes":["pets:read"],"expiresAt":"2026-12-24T10:00:00Z","accountId":2,"accountEmail":"ada@example.com","actor":{"type":"key","accountId":2,"keyId":1}}}`},
+		{"a key revoked by the operator", petstore.Event{ID: "evt_ffffffffffffffffffffffffff", Type: petstore.APIKeyRevoked, CreatedAt: at,
+			Key: &petstore.KeyChange{Key: petstore.APIKey{ID: 3, AccountID: 2, Name: "shop", Prefix: "psk_k7hq2vqa", CreatedAt: at, LastUsedAt: &at},
+				AccountEmail: "ada@example.com"}},
+			`{"id":"evt_ffffffffffffffffffffffffff","type":"api_key.revoked","createdAt":"2026-11-21T12:00:30Z","data":{"id":3,"name":"shop","prefix":"psk_k7hq2vqa","createdAt":"2026-11-21T12:00:30Z","lastUsedAt":"2026-11-21T12:00:30Z","accountId":2,"accountEmail":"ada@example.com","actor":{"type":"operator"}}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -273,7 +273,8 @@ func (s *Server) handleCreateAccountRequest(args [0]string, argsEscaped bool, w 
 // Authenticate with HTTP Basic (`email:password`) or with an existing key. The answer holds the key
 // itself (`psk_…`) exactly once: the service keeps only a hash of it. The `psk_` prefix lets secret
 // scanners find leaked keys. An account holds at most 25 live keys (`409 conflict` past that; revoke
-// one first). The rate limit is per account: all the keys of an account share one allowance.
+// one first). The rate limit is per account: all the keys of an account share one allowance. Makes an
+// `api_key.created` event (without the secret) for the shop's audit.
 //
 // POST /api-keys
 func (s *Server) handleCreateApiKeyRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -4292,7 +4293,8 @@ func (s *Server) handleRetryDeliveryRequest(args [2]string, argsEscaped bool, w 
 // handleRevokeApiKeyRequest handles revokeApiKey operation.
 //
 // Revokes one of the caller's keys. It answers `401` on its very next use (within one second on other
-// server processes sharing the database). Revoking the key that makes this call is allowed.
+// server processes sharing the database). Revoking the key that makes this call is allowed. Makes an
+// `api_key.revoked` event; a key that is unknown or already revoked (`404`) makes none.
 //
 // DELETE /api-keys/{keyId}
 func (s *Server) handleRevokeApiKeyRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {

@@ -65,6 +65,51 @@ func (s *Account) SetCreatedAt(val time.Time) {
 func (*Account) createAccountRes()     {}
 func (*Account) getCurrentAccountRes() {}
 
+// Who made a change that an event tells of.
+// Ref: #/components/schemas/Actor
+type Actor struct {
+	// `key`: a request made with an API key of the account `accountId` (the key `keyId`); `password`: a
+	// request made with that account's password (HTTP Basic); `operator`: the operator, on the command
+	// line (`petstore keys create`, the first start's admin key, `--take-over`), which no account stands
+	// for. An open list: a minor version may add values; treat one you do not know as someone other than
+	// the key's account.
+	Type string `json:"type"`
+	// The account whose key or password made the request; absent for `operator`.
+	AccountId OptInt64 `json:"accountId"`
+	// The API key the request was made with (`key` only); it may be the very key the event tells of.
+	KeyId OptInt64 `json:"keyId"`
+}
+
+// GetType returns the value of Type.
+func (s *Actor) GetType() string {
+	return s.Type
+}
+
+// GetAccountId returns the value of AccountId.
+func (s *Actor) GetAccountId() OptInt64 {
+	return s.AccountId
+}
+
+// GetKeyId returns the value of KeyId.
+func (s *Actor) GetKeyId() OptInt64 {
+	return s.KeyId
+}
+
+// SetType sets the value of Type.
+func (s *Actor) SetType(val string) {
+	s.Type = val
+}
+
+// SetAccountId sets the value of AccountId.
+func (s *Actor) SetAccountId(val OptInt64) {
+	s.AccountId = val
+}
+
+// SetKeyId sets the value of KeyId.
+func (s *Actor) SetKeyId(val OptInt64) {
+	s.KeyId = val
+}
+
 // An API key, without its secret.
 // Ref: #/components/schemas/ApiKey
 type ApiKey struct {
@@ -150,6 +195,133 @@ func (s *ApiKey) SetExpiresAt(val OptDateTime) {
 // SetLastUsedAt sets the value of LastUsedAt.
 func (s *ApiKey) SetLastUsedAt(val OptDateTime) {
 	s.LastUsedAt = val
+}
+
+// The `data` of `api_key.created` (a key was made) and `api_key.revoked` (a live key was revoked): the
+// key as `GET /api-keys` showed it then, never its secret or anything derived from it beyond `prefix`;
+// the account that holds it; and who acted. A take-over by the operator
+// (`petstore keys create --take-over`) revokes every key of the account, one event each.
+// Ref: #/components/schemas/ApiKeyChange
+type ApiKeyChange struct {
+	// The key's id (as in `DELETE /api-keys/{keyId}`).
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	// The first characters of the key, to tell keys apart.
+	Prefix string `json:"prefix"`
+	// When the key was made.
+	CreatedAt time.Time `json:"createdAt"`
+	// The key's scopes; absent when it has every scope of its account's role.
+	Scopes []string `json:"scopes"`
+	// When the key stops working; absent when it never does.
+	ExpiresAt OptDateTime `json:"expiresAt"`
+	// The minute the key was last used, as far as the service had recorded it (up to a minute late);
+	// absent when it had not been used, as for a new key.
+	LastUsedAt OptDateTime `json:"lastUsedAt"`
+	// The account that holds the key.
+	AccountId int64 `json:"accountId"`
+	// That account's email, as it was at the event.
+	AccountEmail string `json:"accountEmail"`
+	Actor        Actor  `json:"actor"`
+}
+
+// GetID returns the value of ID.
+func (s *ApiKeyChange) GetID() int64 {
+	return s.ID
+}
+
+// GetName returns the value of Name.
+func (s *ApiKeyChange) GetName() string {
+	return s.Name
+}
+
+// GetPrefix returns the value of Prefix.
+func (s *ApiKeyChange) GetPrefix() string {
+	return s.Prefix
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *ApiKeyChange) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetScopes returns the value of Scopes.
+func (s *ApiKeyChange) GetScopes() []string {
+	return s.Scopes
+}
+
+// GetExpiresAt returns the value of ExpiresAt.
+func (s *ApiKeyChange) GetExpiresAt() OptDateTime {
+	return s.ExpiresAt
+}
+
+// GetLastUsedAt returns the value of LastUsedAt.
+func (s *ApiKeyChange) GetLastUsedAt() OptDateTime {
+	return s.LastUsedAt
+}
+
+// GetAccountId returns the value of AccountId.
+func (s *ApiKeyChange) GetAccountId() int64 {
+	return s.AccountId
+}
+
+// GetAccountEmail returns the value of AccountEmail.
+func (s *ApiKeyChange) GetAccountEmail() string {
+	return s.AccountEmail
+}
+
+// GetActor returns the value of Actor.
+func (s *ApiKeyChange) GetActor() Actor {
+	return s.Actor
+}
+
+// SetID sets the value of ID.
+func (s *ApiKeyChange) SetID(val int64) {
+	s.ID = val
+}
+
+// SetName sets the value of Name.
+func (s *ApiKeyChange) SetName(val string) {
+	s.Name = val
+}
+
+// SetPrefix sets the value of Prefix.
+func (s *ApiKeyChange) SetPrefix(val string) {
+	s.Prefix = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *ApiKeyChange) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetScopes sets the value of Scopes.
+func (s *ApiKeyChange) SetScopes(val []string) {
+	s.Scopes = val
+}
+
+// SetExpiresAt sets the value of ExpiresAt.
+func (s *ApiKeyChange) SetExpiresAt(val OptDateTime) {
+	s.ExpiresAt = val
+}
+
+// SetLastUsedAt sets the value of LastUsedAt.
+func (s *ApiKeyChange) SetLastUsedAt(val OptDateTime) {
+	s.LastUsedAt = val
+}
+
+// SetAccountId sets the value of AccountId.
+func (s *ApiKeyChange) SetAccountId(val int64) {
+	s.AccountId = val
+}
+
+// SetAccountEmail sets the value of AccountEmail.
+func (s *ApiKeyChange) SetAccountEmail(val string) {
+	s.AccountEmail = val
+}
+
+// SetActor sets the value of Actor.
+func (s *ApiKeyChange) SetActor(val Actor) {
+	s.Actor = val
 }
 
 type BasicAuth struct {
@@ -824,8 +996,9 @@ type Event struct {
 	CreatedAt time.Time `json:"createdAt"`
 	// The resource, by `type`: an `Order` for `order.placed`, `order.completed` and `order.cancelled` (a
 	// cancelled order as it was; it no longer exists); the pet's `InventoryItem` for `pet.sold_out`,
-	// `pet.restocked` and `inventory.updated`; the `Pet` for `pet.status_changed`; the `Webhook` (without
-	// its secret) for `webhook.test`. Choose by `type`, not by the shape.
+	// `pet.restocked` and `inventory.updated`; the `Pet` for `pet.status_changed`; an `ApiKeyChange` (the
+	// key without its secret) for `api_key.created` and `api_key.revoked`; the `Webhook` (without its
+	// secret) for `webhook.test`. Choose by `type`, not by the shape.
 	Data EventData `json:"data"`
 }
 
@@ -873,8 +1046,9 @@ func (*Event) getEventRes() {}
 
 // The resource, by `type`: an `Order` for `order.placed`, `order.completed` and `order.cancelled` (a
 // cancelled order as it was; it no longer exists); the pet's `InventoryItem` for `pet.sold_out`,
-// `pet.restocked` and `inventory.updated`; the `Pet` for `pet.status_changed`; the `Webhook` (without
-// its secret) for `webhook.test`. Choose by `type`, not by the shape.
+// `pet.restocked` and `inventory.updated`; the `Pet` for `pet.status_changed`; an `ApiKeyChange` (the
+// key without its secret) for `api_key.created` and `api_key.revoked`; the `Webhook` (without its
+// secret) for `webhook.test`. Choose by `type`, not by the shape.
 // EventData represents sum type.
 type EventData struct {
 	// Type selects the active sum variant, switch on this field.
@@ -883,6 +1057,7 @@ type EventData struct {
 	InventoryItem InventoryItem
 	Pet           Pet
 	Webhook       Webhook
+	ApiKeyChange  ApiKeyChange
 }
 
 // EventDataType is oneOf type of EventData.
@@ -894,6 +1069,7 @@ const (
 	InventoryItemEventData EventDataType = "InventoryItem"
 	PetEventData           EventDataType = "Pet"
 	WebhookEventData       EventDataType = "Webhook"
+	ApiKeyChangeEventData  EventDataType = "ApiKeyChange"
 )
 
 // IsOrder reports whether EventData is Order.
@@ -907,6 +1083,9 @@ func (s EventData) IsPet() bool { return s.Type == PetEventData }
 
 // IsWebhook reports whether EventData is Webhook.
 func (s EventData) IsWebhook() bool { return s.Type == WebhookEventData }
+
+// IsApiKeyChange reports whether EventData is ApiKeyChange.
+func (s EventData) IsApiKeyChange() bool { return s.Type == ApiKeyChangeEventData }
 
 // SetOrder sets EventData to Order.
 func (s *EventData) SetOrder(v Order) {
@@ -992,6 +1171,27 @@ func NewWebhookEventData(v Webhook) EventData {
 	return s
 }
 
+// SetApiKeyChange sets EventData to ApiKeyChange.
+func (s *EventData) SetApiKeyChange(v ApiKeyChange) {
+	s.Type = ApiKeyChangeEventData
+	s.ApiKeyChange = v
+}
+
+// GetApiKeyChange returns ApiKeyChange and true boolean if EventData is ApiKeyChange.
+func (s EventData) GetApiKeyChange() (v ApiKeyChange, ok bool) {
+	if !s.IsApiKeyChange() {
+		return v, false
+	}
+	return s.ApiKeyChange, true
+}
+
+// NewApiKeyChangeEventData returns new EventData from ApiKeyChange.
+func NewApiKeyChangeEventData(v ApiKeyChange) EventData {
+	var s EventData
+	s.SetApiKeyChange(v)
+	return s
+}
+
 // An event type an endpoint subscribes to, as a request names it (a closed list), or `*` for every
 // type, those a later version adds included. `webhook.test` is not subscribed to: a test goes to the
 // endpoint it is sent to.
@@ -1007,6 +1207,8 @@ const (
 	EventSubscription_petDotrestocked     EventSubscription = "pet.restocked"
 	EventSubscription_petDotstatuschanged EventSubscription = "pet.status_changed"
 	EventSubscription_inventoryDotupdated EventSubscription = "inventory.updated"
+	EventSubscription_APIkeyDotcreated    EventSubscription = "api_key.created"
+	EventSubscription_APIkeyDotrevoked    EventSubscription = "api_key.revoked"
 )
 
 // AllValues returns all EventSubscription values.
@@ -1020,6 +1222,8 @@ func (EventSubscription) AllValues() []EventSubscription {
 		EventSubscription_petDotrestocked,
 		EventSubscription_petDotstatuschanged,
 		EventSubscription_inventoryDotupdated,
+		EventSubscription_APIkeyDotcreated,
+		EventSubscription_APIkeyDotrevoked,
 	}
 }
 
@@ -1041,6 +1245,10 @@ func (s EventSubscription) MarshalText() ([]byte, error) {
 	case EventSubscription_petDotstatuschanged:
 		return []byte(s), nil
 	case EventSubscription_inventoryDotupdated:
+		return []byte(s), nil
+	case EventSubscription_APIkeyDotcreated:
+		return []byte(s), nil
+	case EventSubscription_APIkeyDotrevoked:
 		return []byte(s), nil
 	default:
 		return nil, errors.Errorf("invalid value: %q", s)
@@ -1074,6 +1282,12 @@ func (s *EventSubscription) UnmarshalText(data []byte) error {
 	case EventSubscription_inventoryDotupdated:
 		*s = EventSubscription_inventoryDotupdated
 		return nil
+	case EventSubscription_APIkeyDotcreated:
+		*s = EventSubscription_APIkeyDotcreated
+		return nil
+	case EventSubscription_APIkeyDotrevoked:
+		*s = EventSubscription_APIkeyDotrevoked
+		return nil
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
@@ -1093,6 +1307,8 @@ const (
 	FeedEventTypePetRestocked     FeedEventType = "pet.restocked"
 	FeedEventTypePetStatusChanged FeedEventType = "pet.status_changed"
 	FeedEventTypeInventoryUpdated FeedEventType = "inventory.updated"
+	FeedEventTypeAPIKeyCreated    FeedEventType = "api_key.created"
+	FeedEventTypeAPIKeyRevoked    FeedEventType = "api_key.revoked"
 )
 
 // AllValues returns all FeedEventType values.
@@ -1105,6 +1321,8 @@ func (FeedEventType) AllValues() []FeedEventType {
 		FeedEventTypePetRestocked,
 		FeedEventTypePetStatusChanged,
 		FeedEventTypeInventoryUpdated,
+		FeedEventTypeAPIKeyCreated,
+		FeedEventTypeAPIKeyRevoked,
 	}
 }
 
@@ -1124,6 +1342,10 @@ func (s FeedEventType) MarshalText() ([]byte, error) {
 	case FeedEventTypePetStatusChanged:
 		return []byte(s), nil
 	case FeedEventTypeInventoryUpdated:
+		return []byte(s), nil
+	case FeedEventTypeAPIKeyCreated:
+		return []byte(s), nil
+	case FeedEventTypeAPIKeyRevoked:
 		return []byte(s), nil
 	default:
 		return nil, errors.Errorf("invalid value: %q", s)
@@ -1153,6 +1375,12 @@ func (s *FeedEventType) UnmarshalText(data []byte) error {
 		return nil
 	case FeedEventTypeInventoryUpdated:
 		*s = FeedEventTypeInventoryUpdated
+		return nil
+	case FeedEventTypeAPIKeyCreated:
+		*s = FeedEventTypeAPIKeyCreated
+		return nil
+	case FeedEventTypeAPIKeyRevoked:
+		*s = FeedEventTypeAPIKeyRevoked
 		return nil
 	default:
 		return errors.Errorf("invalid value: %q", data)
@@ -2046,7 +2274,7 @@ type NewWebhook struct {
 	// on the addresses it resolves to then. No control characters (tabs and line breaks included) and no
 	// bidirectional controls or marks (an address, see Text fields).
 	URL string `json:"url"`
-	// The event types to receive (1–8, each once), or `["*"]` for every type. `*` stands alone: beside a
+	// The event types to receive (1–9, each once), or `["*"]` for every type. `*` stands alone: beside a
 	// type it is refused (`400`), so that the subscription reads back exactly as it was sent.
 	Events []EventSubscription `json:"events"`
 	// What the endpoint is for (free text: line breaks and tabs kept, no other control or bidirectional
@@ -3614,7 +3842,7 @@ func (*Webhook) updateWebhookRes() {}
 type WebhookPatch struct {
 	// Where deliveries are posted, checked as on creation (see `NewWebhook.url`).
 	URL OptString `json:"url"`
-	// The event types to receive (1–8, each once), or `["*"]` for every type. `*` stands alone: beside a
+	// The event types to receive (1–9, each once), or `["*"]` for every type. `*` stands alone: beside a
 	// type it is refused (`400`), so that the subscription reads back exactly as it was sent.
 	Events []EventSubscription `json:"events"`
 	// What the endpoint is for, as on creation (see `NewWebhook.description`); `null` removes it.

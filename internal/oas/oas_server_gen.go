@@ -29,7 +29,8 @@ type Handler interface {
 	// Authenticate with HTTP Basic (`email:password`) or with an existing key. The answer holds the key
 	// itself (`psk_…`) exactly once: the service keeps only a hash of it. The `psk_` prefix lets secret
 	// scanners find leaked keys. An account holds at most 25 live keys (`409 conflict` past that; revoke
-	// one first). The rate limit is per account: all the keys of an account share one allowance.
+	// one first). The rate limit is per account: all the keys of an account share one allowance. Makes an
+	// `api_key.created` event (without the secret) for the shop's audit.
 	//
 	// POST /api-keys
 	CreateApiKey(ctx context.Context, req *NewApiKey) (CreateApiKeyRes, error)
@@ -259,7 +260,8 @@ type Handler interface {
 	// RevokeApiKey implements revokeApiKey operation.
 	//
 	// Revokes one of the caller's keys. It answers `401` on its very next use (within one second on other
-	// server processes sharing the database). Revoking the key that makes this call is allowed.
+	// server processes sharing the database). Revoking the key that makes this call is allowed. Makes an
+	// `api_key.revoked` event; a key that is unknown or already revoked (`404`) makes none.
 	//
 	// DELETE /api-keys/{keyId}
 	RevokeApiKey(ctx context.Context, params RevokeApiKeyParams) (RevokeApiKeyRes, error)

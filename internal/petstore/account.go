@@ -39,6 +39,17 @@ type Principal struct {
 	ExpiresAt time.Time
 }
 
+// Actor is who the principal's requests act as, for the events of their changes.
+func (p Principal) Actor() Actor { return Actor{AccountID: p.AccountID, KeyID: p.KeyID} }
+
+// Actor is who made a change that an event tells of: an account, by a request made
+// with one of its keys (KeyID) or with its password (KeyID 0); or the operator, on
+// the command line (the zero Actor: no account acts there).
+type Actor struct {
+	AccountID int64
+	KeyID     int64
+}
+
 // IsAdmin reports whether the principal has the admin role.
 func (p Principal) IsAdmin() bool { return p.Role == Admin }
 
@@ -78,6 +89,9 @@ type NewAPIKey struct {
 	Hash      []byte
 	Scopes    []string
 	ExpiresAt *time.Time
+	// By is who makes the key, for its api_key.created event; the zero Actor is the
+	// operator (petstore keys create, the first start's key).
+	By Actor
 }
 
 // KeyGrant is what a new key may do and for how long, as asked for.

@@ -63,3 +63,10 @@ func (b OrderBatch) Events(before map[int64]PetState, pets map[int64]Pet) []Even
 func orderEvent(t EventType, o Order, now time.Time) Event {
 	return Event{ID: NewEventID(), Type: t, CreatedAt: now, Order: &o}
 }
+
+// KeyEvent is the event t (APIKeyCreated or APIKeyRevoked) of key k, held by the
+// account with email, changed by by at now. A store makes one per key its change
+// creates or revokes, and none for a key it did not change (one already revoked).
+func KeyEvent(t EventType, k APIKey, email string, by Actor, now time.Time) Event {
+	return Event{ID: NewEventID(), Type: t, CreatedAt: now, Key: &KeyChange{Key: k, AccountEmail: email, By: by}}
+}

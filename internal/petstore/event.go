@@ -35,11 +35,22 @@ const (
 	// endpoint gets it and the feed does not show it. Both stores tell test events
 	// from the feed's by this type, and by nothing else.
 	WebhookTest EventType = "webhook.test"
+	// APIKeyCreated: an API key was made (by a request of its account, or by the
+	// operator); the event holds the key without its secret, its account's email and
+	// who made it.
+	APIKeyCreated EventType = "api_key.created"
+	// APIKeyRevoked: a live API key was revoked (by a request of its account, or by
+	// the operator taking the account over: one event per key); the event holds the
+	// key as it was, its account's email and who revoked it.
+	APIKeyRevoked EventType = "api_key.revoked"
 )
 
 // EventTypes lists the types an endpoint may subscribe to, in the order of their bits
 // in a subscription mask. New types are appended, never inserted.
-var EventTypes = []EventType{OrderPlaced, OrderCompleted, OrderCancelled, PetSoldOut, PetRestocked, PetStatusChanged, InventoryUpdated}
+// An endpoint's stored mask keeps its meaning: bit i is EventTypes[i] forever, and
+// "*" (MaskAll) has every bit, so it takes the types appended later.
+var EventTypes = []EventType{OrderPlaced, OrderCompleted, OrderCancelled, PetSoldOut, PetRestocked, PetStatusChanged, InventoryUpdated,
+	APIKeyCreated, APIKeyRevoked}
 
 // AllEvents is the subscription to every type, those added later included.
 const AllEvents EventType = "*"
@@ -102,7 +113,7 @@ func (m EventMask) Types() []EventType {
 }
 
 // Event is something that happened, with the resource it tells of as it was then:
-// exactly one of Order, Pet and Inventory is set (Webhook for WebhookTest).
+// exactly one of Order, Pet, Inventory and Key is set (Webhook for WebhookTest).
 type Event struct {
 	// ID is the event's stable identity ("evt_" and 26 characters): receivers dedupe
 	// by it.
@@ -118,6 +129,17 @@ type Event struct {
 	Inventory *InventoryItem
 	// Webhook is the endpoint a test event was sent to.
 	Webhook *Webhook
+	// Key is the API key of an api_key.* event, with who changed it.
+	Key *KeyChange
+}
+
+// KeyChange is what an api_key.* event tells of: the key (never its secret or its
+// hash), the email of the account that holds it, and who made the change, so that a
+// shop can audit who made and revoked which key.
+type KeyChange struct {
+	Key          APIKey
+	AccountEmail string
+	By           Actor
 }
 
 // NewEventID makes a fresh event id: the time in milliseconds, then 80 random bits,

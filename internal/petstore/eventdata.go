@@ -15,6 +15,7 @@ type eventData struct {
 	Pet       *storedPet       `json:"pet,omitempty"`
 	Inventory *storedInventory `json:"inventory,omitempty"`
 	Webhook   *storedWebhook   `json:"webhook,omitempty"`
+	Key       *storedKey       `json:"apiKey,omitempty"`
 }
 
 type storedOrder struct {
@@ -52,7 +53,22 @@ type storedWebhook struct {
 	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
-// MarshalEventData encodes the resource of e (its Order, Pet, Inventory or Webhook)
+// storedKey keeps what an api_key.* event shows of its key: never its secret or hash.
+type storedKey struct {
+	ID           int64      `json:"id"`
+	AccountID    int64      `json:"accountId"`
+	AccountEmail string     `json:"accountEmail"`
+	Name         string     `json:"name"`
+	Prefix       string     `json:"prefix"`
+	CreatedAt    time.Time  `json:"createdAt"`
+	Scopes       []string   `json:"scopes,omitempty"`
+	ExpiresAt    *time.Time `json:"expiresAt,omitempty"`
+	LastUsedAt   *time.Time `json:"lastUsedAt,omitempty"`
+	ByAccountID  int64      `json:"byAccountId,omitempty"`
+	ByKeyID      int64      `json:"byKeyId,omitempty"`
+}
+
+// MarshalEventData encodes the resource of e (its Order, Pet, Inventory, Webhook or Key)
 // for a store to keep beside the event.
 func MarshalEventData(e Event) ([]byte, error) {
 	var d eventData
@@ -70,6 +86,11 @@ func MarshalEventData(e Event) ([]byte, error) {
 		w := e.Webhook
 		d.Webhook = &storedWebhook{ID: w.ID, URL: w.URL, Description: w.Description, Events: w.Events,
 			Enabled: w.Enabled, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	case e.Key != nil:
+		k := e.Key.Key
+		d.Key = &storedKey{ID: k.ID, AccountID: k.AccountID, AccountEmail: e.Key.AccountEmail, Name: k.Name, Prefix: k.Prefix,
+			CreatedAt: k.CreatedAt, Scopes: k.Scopes, ExpiresAt: k.ExpiresAt, LastUsedAt: k.LastUsedAt,
+			ByAccountID: e.Key.By.AccountID, ByKeyID: e.Key.By.KeyID}
 	default:
 		return nil, fmt.Errorf("event %s (%s) has no resource", e.ID, e.Type)
 	}
@@ -96,6 +117,12 @@ func UnmarshalEventData(e *Event, data []byte) error {
 		w := d.Webhook
 		e.Webhook = &Webhook{ID: w.ID, URL: w.URL, Description: w.Description, Events: w.Events,
 			Enabled: w.Enabled, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	case d.Key != nil:
+		k := d.Key
+		e.Key = &KeyChange{
+			Key: APIKey{ID: k.ID, AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt,
+				Scopes: k.Scopes, ExpiresAt: k.ExpiresAt, LastUsedAt: k.LastUsedAt},
+			AccountEmail: k.AccountEmail, By: Actor{AccountID: k.ByAccountID, KeyID: k.ByKeyID}}
 	default:
 		return fmt.Errorf("event %s: stored data holds no resource", e.ID)
 	}

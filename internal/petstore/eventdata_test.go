@@ -1,7 +1,9 @@
 package petstore
 
 import (
+	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,10 @@ func TestEventDataRoundTrips(t *testing.T) {
 		{"pet", Event{Type: PetStatusChanged, Pet: &Pet{ID: 3, Name: "Rex", CategoryID: 1, Status: Sold}}},
 		{"inventory", Event{Type: PetSoldOut, Inventory: &InventoryItem{PetID: 3, Quantity: 0, Status: Pending}}},
 		{"webhook", Event{Type: WebhookTest, Webhook: &Webhook{ID: 1, URL: "https://example.com/hook", Events: MaskAll, Enabled: true, CreatedAt: at, UpdatedAt: at}}},
+		{"key made by a key", Event{Type: APIKeyCreated, Key: &KeyChange{Key: APIKey{ID: 3, AccountID: 2, Name: "shop", Prefix: "psk_ab",
+			CreatedAt: at, Scopes: []string{"orders:read", "pets:read"}, ExpiresAt: &ship}, AccountEmail: "ada@example.com", By: Actor{AccountID: 2, KeyID: 1}}}},
+		{"key revoked by the operator", Event{Type: APIKeyRevoked, Key: &KeyChange{Key: APIKey{ID: 3, AccountID: 2, Name: "shop", Prefix: "psk_ab",
+			CreatedAt: at, LastUsedAt: &at}, AccountEmail: "ada@example.com"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,6 +51,29 @@ func TestEventDataKeepsNoSecret(t *testing.T) {
 	}
 	if s := string(data); strings.Contains(s, "whsec_") {
 		t.Errorf("stored test event %s holds a secret", s)
+	}
+}
+
+func TestKeyEventDataKeepsTheKeyNotItsSecret(t *testing.T) {
+	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	e := KeyEvent(APIKeyCreated, APIKey{ID: 3, AccountID: 2, Name: "shop", Prefix: "psk_ab", CreatedAt: at}, "ada@example.com", Actor{AccountID: 2}, at)
+	data, err := MarshalEventData(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored map[string]map[string]any
+	if err := json.Unmarshal(data, &stored); err != nil {
+		t.Fatal(err)
+	}
+	var fields []string
+	for f := range stored["apiKey"] {
+		fields = append(fields, f)
+	}
+	slices.Sort(fields)
+	// Only what GET /api-keys shows of a key, and who: a field added to the stored
+	// form must be one the event may show.
+	if want := []string{"accountEmail", "accountId", "byAccountId", "createdAt", "id", "name", "prefix"}; !slices.Equal(fields, want) {
+		t.Errorf("the stored key has the fields %v, want %v", fields, want)
 	}
 }
 
@@ -85,6 +114,25 @@ func TestMasks(t *testing.T) {
 	}
 	if OrderPlaced.Bit()&MaskAll == 0 || WebhookTest.Bit() != 0 {
 		t.Error("bits and MaskAll disagree")
+	}
+}
+
+// Stores keep subscriptions as masks: a type's bit never moves, and "*" holds the
+// types added after an endpoint subscribed.
+func TestMaskBitsNeverMove(t *testing.T) {
+	want := map[EventType]EventMask{OrderPlaced: 1, OrderCompleted: 2, OrderCancelled: 4, PetSoldOut: 8, PetRestocked: 16,
+		PetStatusChanged: 32, InventoryUpdated: 64, APIKeyCreated: 128, APIKeyRevoked: 256}
+	for typ, bit := range want {
+		if typ.Bit() != bit || MaskAll&bit == 0 {
+			t.Errorf("%s has bit %d, want %d within MaskAll", typ, typ.Bit(), bit)
+		}
+	}
+	if len(EventTypes) != len(want) {
+		t.Errorf("%d event types, want %d: a new one needs its bit here", len(EventTypes), len(want))
+	}
+	m, err := MaskOf("events", []EventType{APIKeyRevoked, OrderPlaced})
+	if err != nil || m != 257 || !slices.Equal(m.Types(), []EventType{OrderPlaced, APIKeyRevoked}) {
+		t.Errorf("MaskOf(api_key.revoked, order.placed) = %d %v (%v)", m, m.Types(), err)
 	}
 }
 

@@ -48,7 +48,8 @@ type AccountStore interface {
 	EnsureAccount(ctx context.Context, email string, role Role) (Account, error)
 	// TakeOverAccount removes the password of the account with this email and revokes
 	// all its keys, so that only the operator's new key opens it; ENotFound if there
-	// is no such account.
+	// is no such account. Each key revoked makes an api_key.revoked event by the
+	// operator.
 	TakeOverAccount(ctx context.Context, email string) error
 	// CountAccounts counts all accounts.
 	CountAccounts(ctx context.Context) (int, error)
@@ -56,11 +57,15 @@ type AccountStore interface {
 
 // KeyStore keeps API keys, by the hash of their secret.
 type KeyStore interface {
+	// CreateAPIKey stores a key, and its api_key.created event by k.By, in one
+	// transaction; ENotFound for an unknown account, EConflict past MaxKeysPerAccount.
 	CreateAPIKey(ctx context.Context, k NewAPIKey) (APIKey, error)
 	// APIKeys lists a page of an account's keys that are not revoked, by id.
 	APIKeys(ctx context.Context, accountID int64, p Page) ([]APIKey, error)
-	// RevokeAPIKey revokes one of an account's keys; another account's key is ENotFound.
-	RevokeAPIKey(ctx context.Context, accountID, keyID int64) error
+	// RevokeAPIKey revokes one of an account's live keys, and writes its
+	// api_key.revoked event by by, in one transaction; another account's key, an
+	// unknown one and one already revoked are ENotFound, and write nothing.
+	RevokeAPIKey(ctx context.Context, accountID, keyID int64, by Actor) error
 	// PrincipalByKeyHash finds who holds the key with this hash, with the key's scopes
 	// and expiry; an unknown or revoked key is ENotFound, an expired one is found.
 	PrincipalByKeyHash(ctx context.Context, hash []byte) (Principal, error)

@@ -121,21 +121,20 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 	return a, nil
 }
 
-// TakeOverAccount removes an account's password and revokes its keys.
+// TakeOverAccount removes an account's password and revokes its keys, with an
+// api_key.revoked event per key, made by the operator.
 func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
-	err := db.update(ctx, func(tx pgx.Tx) error {
+	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
 		var id int64
 		err := tx.QueryRow(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = $1 RETURNING id`,
 			petstore.EmailKey(email)).Scan(&id)
 		if noRows(err) {
-			return petstore.EmailNotFound()
+			return nil, petstore.EmailNotFound()
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		_, err = tx.Exec(ctx, `UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL`,
-			timestamp(db.now()), id)
-		return err
+		return revokeKeys(ctx, tx, db.now(), id, 0, petstore.Actor{})
 	})
 	if err != nil {
 		return fmt.Errorf("take over account: %w", err)

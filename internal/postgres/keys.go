@@ -10,31 +10,38 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// CreateAPIKey stores a key by the hash of its secret. A hash already stored is
-// EConflict; an unknown account is ENotFound.
+// CreateAPIKey stores a key by the hash of its secret, with its api_key.created
+// event. A hash already stored is EConflict; an unknown account is ENotFound.
 func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.APIKey, error) {
-	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: timestamp(db.now()), Scopes: k.Scopes, ExpiresAt: k.ExpiresAt}
-	err := db.update(ctx, func(tx pgx.Tx) error {
+	now := timestamp(db.now())
+	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: now, Scopes: k.Scopes, ExpiresAt: k.ExpiresAt}
+	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
 		// The account's row lock makes keys of one account take turns, so that the
 		// count below cannot be passed by two at once.
-		var live int
+		var (
+			email string
+			live  int
+		)
 		err := tx.QueryRow(ctx,
-			`SELECT (SELECT count(*) FROM api_keys WHERE account_id = a.id AND revoked_at IS NULL)
-			 FROM accounts a WHERE a.id = $1 FOR UPDATE`, k.AccountID).Scan(&live)
+			`SELECT a.email, (SELECT count(*) FROM api_keys WHERE account_id = a.id AND revoked_at IS NULL)
+			 FROM accounts a WHERE a.id = $1 FOR UPDATE`, k.AccountID).Scan(&email, &live)
 		if noRows(err) {
-			return petstore.NotFound("Account", k.AccountID)
+			return nil, petstore.NotFound("Account", k.AccountID)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := petstore.CheckKeyCount(live); err != nil {
-			return err
+			return nil, err
 		}
-		return tx.QueryRow(ctx,
+		if err := tx.QueryRow(ctx,
 			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at, scopes, expires_at)
 			 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-			k.AccountID, k.Name, k.Prefix, k.Hash, key.CreatedAt, petstore.JoinScopes(k.Scopes), k.ExpiresAt,
-		).Scan(&key.ID)
+			k.AccountID, k.Name, k.Prefix, k.Hash, now, petstore.JoinScopes(k.Scopes), k.ExpiresAt,
+		).Scan(&key.ID); err != nil {
+			return nil, err
+		}
+		return []petstore.Event{petstore.KeyEvent(petstore.APIKeyCreated, key, email, k.By, now)}, nil
 	})
 	switch {
 	case isUnique(err):
@@ -53,28 +60,66 @@ const qAPIKeys = `SELECT id, name, prefix, created_at, scopes, expires_at, last_
 // APIKeys lists a page of an account's keys that are not revoked, by id.
 func (db *DB) APIKeys(ctx context.Context, accountID int64, p petstore.Page) ([]petstore.APIKey, error) {
 	return list(ctx, db, "api keys", 0, func(row pgx.Row) (petstore.APIKey, error) {
-		k := petstore.APIKey{AccountID: accountID}
-		var scopes *string
-		err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.CreatedAt, &scopes, &k.ExpiresAt, &k.LastUsedAt)
-		k.Scopes = petstore.SplitScopes(scopes)
-		return k, err
+		return scanKey(row, accountID)
 	}, qAPIKeys, accountID, p.After, p.Size())
 }
 
-// RevokeAPIKey revokes one of an account's keys. Another account's key, and a key
-// already revoked, is ENotFound.
-func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
-	tag, err := db.pool.Exec(ctx,
-		`UPDATE api_keys SET revoked_at = $1
-		 WHERE id = $2 AND account_id = $3 AND revoked_at IS NULL`,
-		timestamp(db.now()), keyID, accountID)
+// scanKey reads a key of account accountID: its id, name, prefix, created_at,
+// scopes, expires_at and last_used_at.
+func scanKey(row pgx.Row, accountID int64) (petstore.APIKey, error) {
+	k := petstore.APIKey{AccountID: accountID}
+	var scopes *string
+	err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.CreatedAt, &scopes, &k.ExpiresAt, &k.LastUsedAt)
+	k.Scopes = petstore.SplitScopes(scopes)
+	return k, err
+}
+
+// RevokeAPIKey revokes one of an account's keys, with its api_key.revoked event.
+// Another account's key, and a key already revoked, is ENotFound and writes nothing.
+func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petstore.Actor) error {
+	var n int
+	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
+		events, err := revokeKeys(ctx, tx, db.now(), accountID, keyID, by)
+		n = len(events)
+		return events, err
+	})
 	if err != nil {
 		return fmt.Errorf("revoke api key: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return petstore.NotFound("API key", keyID)
 	}
 	return nil
+}
+
+// revokeKeys revokes the live keys of an account in tx, the one with id keyID or,
+// when keyID is 0, all of them (at most MaxKeysPerAccount), and returns an
+// api_key.revoked event for each, by by, for the caller to write in tx.
+func revokeKeys(ctx context.Context, tx pgx.Tx, at time.Time, accountID, keyID int64, by petstore.Actor) ([]petstore.Event, error) {
+	now := timestamp(at)
+	which, args := "", []any{now, accountID}
+	if keyID != 0 {
+		// Seeks the one key in api_keys_account, past the account's revoked ones.
+		which, args = ` AND id = $3`, append(args, keyID)
+	}
+	rows, err := tx.Query(ctx, `WITH k AS (
+			UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL`+which+`
+			RETURNING id, name, prefix, created_at, scopes, expires_at, last_used_at
+		)
+		SELECT k.*, a.email FROM k JOIN accounts a ON a.id = $2 ORDER BY k.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (petstore.Event, error) {
+		k := petstore.APIKey{AccountID: accountID}
+		var (
+			scopes *string
+			email  string
+		)
+		err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.CreatedAt, &scopes, &k.ExpiresAt, &k.LastUsedAt, &email)
+		k.Scopes = petstore.SplitScopes(scopes)
+		return petstore.KeyEvent(petstore.APIKeyRevoked, k, email, by, now), err
+	})
 }
 
 // PrincipalByKeyHash finds who holds the key with this hash; an unknown or revoked key

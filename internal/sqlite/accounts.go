@@ -135,8 +135,10 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 	return a, nil
 }
 
-// TakeOverAccount removes an account's password and revokes its keys.
+// TakeOverAccount removes an account's password and revokes its keys, with an
+// api_key.revoked event per key, made by the operator.
 func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
+	var queued bool
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var id int64
 		err := tx.QueryRowContext(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = ? RETURNING id`,
@@ -147,13 +149,13 @@ func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL`,
-			formatTime(db.now()), id)
+		_, queued, err = db.revokeKeys(ctx, tx, id, 0, petstore.Actor{})
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("take over account: %w", err)
 	}
+	db.wakeDispatcher(queued)
 	return nil
 }
 

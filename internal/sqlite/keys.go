@@ -1,33 +1,48 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// CreateAPIKey stores a key by the hash of its secret. A hash already stored is
-// EConflict; an unknown account is ENotFound.
+// CreateAPIKey stores a key by the hash of its secret, with its api_key.created
+// event. A hash already stored is EConflict; an unknown account is ENotFound.
 func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.APIKey, error) {
 	now := db.now().UTC()
 	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: now, Scopes: k.Scopes, ExpiresAt: k.ExpiresAt}
+	var queued bool
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		var live int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM api_keys WHERE account_id = ? AND revoked_at IS NULL`,
-			k.AccountID).Scan(&live); err != nil {
+		var (
+			email string
+			live  int
+		)
+		err := tx.QueryRowContext(ctx, `SELECT email, (SELECT count(*) FROM api_keys WHERE account_id = a.id AND revoked_at IS NULL)
+			FROM accounts a WHERE id = ?`, k.AccountID).Scan(&email, &live)
+		if errors.Is(err, sql.ErrNoRows) {
+			return petstore.NotFound("Account", k.AccountID)
+		}
+		if err != nil {
 			return err
 		}
 		if err := petstore.CheckKeyCount(live); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx,
+		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at, scopes, expires_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			k.AccountID, k.Name, k.Prefix, k.Hash, formatTime(now), petstore.JoinScopes(k.Scopes), nullTime(k.ExpiresAt),
-		).Scan(&key.ID)
+		).Scan(&key.ID); err != nil {
+			return err
+		}
+		queued, err = db.record(ctx, tx, []petstore.Event{petstore.KeyEvent(petstore.APIKeyCreated, key, email, k.By, now)})
+		return err
 	})
 	switch {
 	case isUnique(err):
@@ -37,6 +52,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	case err != nil:
 		return petstore.APIKey{}, fmt.Errorf("create api key: %w", err)
 	}
+	db.wakeDispatcher(queued)
 	return key, nil
 }
 
@@ -46,40 +62,43 @@ const qAPIKeys = `SELECT id, name, prefix, created_at, scopes, expires_at, last_
 // APIKeys lists a page of an account's keys that are not revoked, by id.
 func (db *DB) APIKeys(ctx context.Context, accountID int64, p petstore.Page) ([]petstore.APIKey, error) {
 	return list(uncancelled(ctx), db, "api keys", 0, func(row scanner) (petstore.APIKey, error) {
-		k := petstore.APIKey{AccountID: accountID}
-		var (
-			created        string
-			scopes         *string
-			expires, added sql.NullString
-		)
-		err := row.Scan(&k.ID, &k.Name, &k.Prefix, &created, &scopes, &expires, &added)
-		if err == nil {
-			k.CreatedAt, err = parseTime(created)
-		}
-		if err == nil {
-			k.ExpiresAt, err = parseNullTime(expires)
-		}
-		if err == nil {
-			k.LastUsedAt, err = parseNullTime(added)
-		}
-		k.Scopes = petstore.SplitScopes(scopes)
-		return k, err
+		return scanKey(row, accountID)
 	}, qAPIKeys, accountID, p.After, p.Size())
 }
 
-// RevokeAPIKey revokes one of an account's keys. Another account's key, and a key
-// already revoked, is ENotFound.
-func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
-	var n int64
+// scanKey reads a key of account accountID: its id, name, prefix, created_at,
+// scopes, expires_at and last_used_at.
+func scanKey(row scanner, accountID int64) (petstore.APIKey, error) {
+	k := petstore.APIKey{AccountID: accountID}
+	var (
+		created        string
+		scopes         *string
+		expires, added sql.NullString
+	)
+	err := row.Scan(&k.ID, &k.Name, &k.Prefix, &created, &scopes, &expires, &added)
+	if err == nil {
+		k.CreatedAt, err = parseTime(created)
+	}
+	if err == nil {
+		k.ExpiresAt, err = parseNullTime(expires)
+	}
+	if err == nil {
+		k.LastUsedAt, err = parseNullTime(added)
+	}
+	k.Scopes = petstore.SplitScopes(scopes)
+	return k, err
+}
+
+// RevokeAPIKey revokes one of an account's keys, with its api_key.revoked event.
+// Another account's key, and a key already revoked, is ENotFound and writes nothing.
+func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petstore.Actor) error {
+	var (
+		n      int
+		queued bool
+	)
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
-			`UPDATE api_keys SET revoked_at = ?
-			 WHERE id = ? AND account_id = ? AND revoked_at IS NULL`,
-			formatTime(db.now()), keyID, accountID)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
+		var err error
+		n, queued, err = db.revokeKeys(ctx, tx, accountID, keyID, by)
 		return err
 	})
 	if err != nil {
@@ -88,7 +107,49 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64) error {
 	if n == 0 {
 		return petstore.NotFound("API key", keyID)
 	}
+	db.wakeDispatcher(queued)
 	return nil
+}
+
+// revokeKeys revokes the live keys of an account in tx, the one with id keyID or,
+// when keyID is 0, all of them (at most MaxKeysPerAccount), and records an
+// api_key.revoked event for each, by by. It reports how many it revoked, and whether
+// an endpoint may want the events (for wakeDispatcher after the commit).
+func (db *DB) revokeKeys(ctx context.Context, tx *sql.Tx, accountID, keyID int64, by petstore.Actor) (int, bool, error) {
+	now := db.now().UTC()
+	q, args := `UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL`, []any{formatTime(now), accountID}
+	if keyID != 0 {
+		// Seeks the one key in api_keys_account, past the account's revoked ones.
+		q, args = q+` AND id = ?`, append(args, keyID)
+	}
+	rows, err := tx.QueryContext(ctx, q+` RETURNING id, name, prefix, created_at, scopes, expires_at, last_used_at`, args...)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	var keys []petstore.APIKey
+	for rows.Next() {
+		k, err := scanKey(rows, accountID)
+		if err != nil {
+			return 0, false, err
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil || len(keys) == 0 {
+		return 0, false, err
+	}
+	// RETURNING gives the rows in no set order: the events go by key id.
+	slices.SortFunc(keys, func(a, b petstore.APIKey) int { return cmp.Compare(a.ID, b.ID) })
+	var email string
+	if err := tx.QueryRowContext(ctx, `SELECT email FROM accounts WHERE id = ?`, accountID).Scan(&email); err != nil {
+		return 0, false, err
+	}
+	events := make([]petstore.Event, len(keys))
+	for i, k := range keys {
+		events[i] = petstore.KeyEvent(petstore.APIKeyRevoked, k, email, by, now)
+	}
+	queued, err := db.record(ctx, tx, events)
+	return len(keys), queued, err
 }
 
 const qPrincipalByKeyHash = `SELECT a.id, a.role, k.id, k.scopes, k.expires_at FROM api_keys k JOIN accounts a ON a.id = k.account_id

@@ -160,6 +160,18 @@ func describeEvent(e petstore.Event) string {
 	if w := e.Webhook; w != nil {
 		s += fmt.Sprintf(" webhook{id %d, url %s}", w.ID, w.URL)
 	}
+	if c := e.Key; c != nil {
+		k := c.Key
+		when := func(t *time.Time) string {
+			if t == nil {
+				return "never"
+			}
+			return at(*t)
+		}
+		s += fmt.Sprintf(" key{id %d, account %d %s, name %q, prefix %q, created %s, scopes %q, expires %s, last used %s, by account %d key %d}",
+			k.ID, k.AccountID, c.AccountEmail, k.Name, k.Prefix, at(k.CreatedAt), k.Scopes, when(k.ExpiresAt), when(k.LastUsedAt),
+			c.By.AccountID, c.By.KeyID)
+	}
 	return s
 }
 

@@ -153,7 +153,7 @@ func testKeys(t *testing.T, open Opener) {
 		a := f.account(petstore.Customer)
 		k1 := newKey(f, a.ID, "a1")
 		k2 := newKey(f, a.ID, "a2")
-		must(t, f.s.RevokeAPIKey(f.ctx, a.ID, k1.ID))
+		must(t, f.s.RevokeAPIKey(f.ctx, a.ID, k1.ID, petstore.Actor{}))
 		_, err := f.s.PrincipalByKeyHash(f.ctx, []byte("a1"))
 		wantCode(t, err, petstore.ENotFound)
 		if _, err := f.s.PrincipalByKeyHash(f.ctx, []byte("a2")); err != nil {
@@ -170,15 +170,15 @@ func testKeys(t *testing.T, open Opener) {
 		f := setup(t, open)
 		a := f.account(petstore.Customer)
 		k := newKey(f, a.ID, "a1")
-		must(t, f.s.RevokeAPIKey(f.ctx, a.ID, k.ID))
-		wantCode(t, f.s.RevokeAPIKey(f.ctx, a.ID, k.ID), petstore.ENotFound)
+		must(t, f.s.RevokeAPIKey(f.ctx, a.ID, k.ID, petstore.Actor{}))
+		wantCode(t, f.s.RevokeAPIKey(f.ctx, a.ID, k.ID, petstore.Actor{}), petstore.ENotFound)
 	})
 
 	t.Run("another account's key cannot be revoked", func(t *testing.T) {
 		f := setup(t, open)
 		a, b := f.account(petstore.Customer), f.account(petstore.Customer)
 		k := newKey(f, a.ID, "a1")
-		wantCode(t, f.s.RevokeAPIKey(f.ctx, b.ID, k.ID), petstore.ENotFound)
+		wantCode(t, f.s.RevokeAPIKey(f.ctx, b.ID, k.ID, petstore.Actor{}), petstore.ENotFound)
 		if _, err := f.s.PrincipalByKeyHash(f.ctx, []byte("a1")); err != nil {
 			t.Errorf("the key stopped working: %v", err)
 		}
@@ -186,7 +186,7 @@ func testKeys(t *testing.T, open Opener) {
 
 	t.Run("an unknown key cannot be revoked", func(t *testing.T) {
 		f := setup(t, open)
-		wantCode(t, f.s.RevokeAPIKey(f.ctx, f.account(petstore.Customer).ID, 999), petstore.ENotFound)
+		wantCode(t, f.s.RevokeAPIKey(f.ctx, f.account(petstore.Customer).ID, 999, petstore.Actor{}), petstore.ENotFound)
 	})
 }
 
@@ -208,7 +208,7 @@ func testKeyCap(t *testing.T, open Opener) {
 		b := f.account(petstore.Customer)
 		_, err = f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: b.ID, Name: "k", Prefix: "psk_", Hash: []byte("b's")})
 		must(t, err)
-		must(t, f.s.RevokeAPIKey(f.ctx, a.ID, first.ID))
+		must(t, f.s.RevokeAPIKey(f.ctx, a.ID, first.ID, petstore.Actor{}))
 		_, err = f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte("one too many")})
 		must(t, err)
 	})

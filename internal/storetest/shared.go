@@ -71,7 +71,7 @@ func Shared(t *testing.T, open func(t *testing.T, n int) []petstore.Store) {
 		if _, err := stores[1].PrincipalByKeyHash(f.ctx, []byte("shared-h")); err != nil {
 			t.Fatal(err)
 		}
-		if err := stores[0].RevokeAPIKey(f.ctx, a.ID, k.ID); err != nil {
+		if err := stores[0].RevokeAPIKey(f.ctx, a.ID, k.ID, petstore.Actor{}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := stores[1].PrincipalByKeyHash(f.ctx, []byte("shared-h")); petstore.ErrorCode(err) != petstore.ENotFound {

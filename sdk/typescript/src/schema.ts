@@ -69,7 +69,8 @@ export interface paths {
          *     holds the key itself (`psk_…`) exactly once: the service keeps only a hash of it.
          *     The `psk_` prefix lets secret scanners find leaked keys. An account holds at most
          *     25 live keys (`409 conflict` past that; revoke one first). The rate limit is per
-         *     account: all the keys of an account share one allowance.
+         *     account: all the keys of an account share one allowance. Makes an
+         *     `api_key.created` event (without the secret) for the shop's audit.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -92,7 +93,8 @@ export interface paths {
          * Revoke an API key
          * @description Revokes one of the caller's keys. It answers `401` on its very next use (within one
          *     second on other server processes sharing the database). Revoking the key that makes
-         *     this call is allowed.
+         *     this call is allowed. Makes an `api_key.revoked` event; a key that is unknown or
+         *     already revoked (`404`) makes none.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -1155,8 +1157,9 @@ export interface components {
         /**
          * @description What happened: `order.placed`, `order.completed`, `order.cancelled` (the event's
          *     `data` is the `Order`); `pet.sold_out`, `pet.restocked`, `inventory.updated` (the
-         *     pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `webhook.test` (the
-         *     `Webhook` a test was sent to). An open list: a minor version may add types, so
+         *     pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `api_key.created`,
+         *     `api_key.revoked` (the `ApiKeyChange`); `webhook.test` (the `Webhook` a test was
+         *     sent to). An open list: a minor version may add types, so
          *     ignore an event whose type you do not know.
          * @example order.placed
          */
@@ -1166,7 +1169,7 @@ export interface components {
          * @example order.placed
          * @enum {string}
          */
-        FeedEventType: "order.placed" | "order.completed" | "order.cancelled" | "pet.sold_out" | "pet.restocked" | "pet.status_changed" | "inventory.updated";
+        FeedEventType: "order.placed" | "order.completed" | "order.cancelled" | "pet.sold_out" | "pet.restocked" | "pet.status_changed" | "inventory.updated" | "api_key.created" | "api_key.revoked";
         /**
          * @description An event type an endpoint subscribes to, as a request names it (a closed list), or
          *     `*` for every type, those a later version adds included. `webhook.test` is not
@@ -1174,7 +1177,7 @@ export interface components {
          * @example order.placed
          * @enum {string}
          */
-        EventSubscription: "*" | "order.placed" | "order.completed" | "order.cancelled" | "pet.sold_out" | "pet.restocked" | "pet.status_changed" | "inventory.updated";
+        EventSubscription: "*" | "order.placed" | "order.completed" | "order.cancelled" | "pet.sold_out" | "pet.restocked" | "pet.status_changed" | "inventory.updated" | "api_key.created" | "api_key.revoked";
         /** @description A webhook endpoint to add. */
         NewWebhook: {
             /**
@@ -1190,7 +1193,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description The event types to receive (1–8, each once), or `["*"]` for every type. `*`
+             * @description The event types to receive (1–9, each once), or `["*"]` for every type. `*`
              *     stands alone: beside a type it is refused (`400`), so that the subscription
              *     reads back exactly as it was sent.
              * @example [
@@ -1214,7 +1217,7 @@ export interface components {
              */
             url?: string;
             /**
-             * @description The event types to receive (1–8, each once), or `["*"]` for every type. `*`
+             * @description The event types to receive (1–9, each once), or `["*"]` for every type. `*`
              *     stands alone: beside a type it is refused (`400`), so that the subscription
              *     reads back exactly as it was sent.
              * @example [
@@ -1431,10 +1434,115 @@ export interface components {
              * @description The resource, by `type`: an `Order` for `order.placed`, `order.completed` and
              *     `order.cancelled` (a cancelled order as it was; it no longer exists); the pet's
              *     `InventoryItem` for `pet.sold_out`, `pet.restocked` and `inventory.updated`; the
-             *     `Pet` for `pet.status_changed`; the `Webhook` (without its secret) for
-             *     `webhook.test`. Choose by `type`, not by the shape.
+             *     `Pet` for `pet.status_changed`; an `ApiKeyChange` (the key without its secret)
+             *     for `api_key.created` and `api_key.revoked`; the `Webhook` (without its secret)
+             *     for `webhook.test`. Choose by `type`, not by the shape.
              */
-            data: components["schemas"]["Order"] | components["schemas"]["InventoryItem"] | components["schemas"]["Pet"] | components["schemas"]["Webhook"];
+            data: components["schemas"]["Order"] | components["schemas"]["InventoryItem"] | components["schemas"]["Pet"] | components["schemas"]["Webhook"] | components["schemas"]["ApiKeyChange"];
+        };
+        /**
+         * @description The `data` of `api_key.created` (a key was made) and `api_key.revoked` (a live key
+         *     was revoked): the key as `GET /api-keys` showed it then, never its secret or
+         *     anything derived from it beyond `prefix`; the account that holds it; and who
+         *     acted. A take-over by the operator (`petstore keys create --take-over`) revokes
+         *     every key of the account, one event each.
+         * @example {
+         *       "id": 3,
+         *       "name": "laptop",
+         *       "prefix": "psk_k7hq2vqa",
+         *       "createdAt": "2026-11-21T12:00:00Z",
+         *       "scopes": [
+         *         "pets:read",
+         *         "orders:write"
+         *       ],
+         *       "expiresAt": "2027-01-01T00:00:00Z",
+         *       "accountId": 2,
+         *       "accountEmail": "ada@example.com",
+         *       "actor": {
+         *         "type": "key",
+         *         "accountId": 2,
+         *         "keyId": 1
+         *       }
+         *     }
+         */
+        ApiKeyChange: {
+            /**
+             * Format: int64
+             * @description The key's id (as in `DELETE /api-keys/{keyId}`).
+             * @example 3
+             */
+            id: number;
+            /** @example laptop */
+            name: string;
+            /**
+             * @description The first characters of the key, to tell keys apart.
+             * @example psk_k7hq2vqa
+             */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             * @example 2026-11-21T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * @description The key's scopes; absent when it has every scope of its account's role.
+             * @example [
+             *       "pets:read",
+             *       "orders:write"
+             *     ]
+             */
+            scopes?: string[];
+            /**
+             * Format: date-time
+             * @description When the key stops working; absent when it never does.
+             * @example 2027-01-01T00:00:00Z
+             */
+            expiresAt?: string;
+            /**
+             * Format: date-time
+             * @description The minute the key was last used, as far as the service had recorded it (up
+             *     to a minute late); absent when it had not been used, as for a new key.
+             * @example 2026-11-24T09:31:00Z
+             */
+            lastUsedAt?: string;
+            /**
+             * Format: int64
+             * @description The account that holds the key.
+             * @example 2
+             */
+            accountId: number;
+            /**
+             * @description That account's email, as it was at the event.
+             * @example ada@example.com
+             */
+            accountEmail: string;
+            actor: components["schemas"]["Actor"];
+        };
+        /** @description Who made a change that an event tells of. */
+        Actor: {
+            /**
+             * @description `key`: a request made with an API key of the account `accountId` (the key
+             *     `keyId`); `password`: a request made with that account's password (HTTP
+             *     Basic); `operator`: the operator, on the command line (`petstore keys
+             *     create`, the first start's admin key, `--take-over`), which no account
+             *     stands for. An open list: a minor version may add values; treat one you do
+             *     not know as someone other than the key's account.
+             * @example key
+             */
+            type: string;
+            /**
+             * Format: int64
+             * @description The account whose key or password made the request; absent for `operator`.
+             * @example 2
+             */
+            accountId?: number;
+            /**
+             * Format: int64
+             * @description The API key the request was made with (`key` only); it may be the very key the event tells of.
+             * @example 1
+             */
+            keyId?: number;
         };
     };
     responses: {

@@ -19,6 +19,8 @@ import (
 
 // Defines values for EventSubscription.
 const (
+	EventSubscriptionAPIKeyCreated    EventSubscription = "api_key.created"
+	EventSubscriptionAPIKeyRevoked    EventSubscription = "api_key.revoked"
 	EventSubscriptionAsterisk         EventSubscription = "*"
 	EventSubscriptionInventoryUpdated EventSubscription = "inventory.updated"
 	EventSubscriptionOrderCancelled   EventSubscription = "order.cancelled"
@@ -32,6 +34,10 @@ const (
 // Valid indicates whether the value is a known member of the EventSubscription enum.
 func (e EventSubscription) Valid() bool {
 	switch e {
+	case EventSubscriptionAPIKeyCreated:
+		return true
+	case EventSubscriptionAPIKeyRevoked:
+		return true
 	case EventSubscriptionAsterisk:
 		return true
 	case EventSubscriptionInventoryUpdated:
@@ -55,6 +61,8 @@ func (e EventSubscription) Valid() bool {
 
 // Defines values for FeedEventType.
 const (
+	FeedEventTypeAPIKeyCreated    FeedEventType = "api_key.created"
+	FeedEventTypeAPIKeyRevoked    FeedEventType = "api_key.revoked"
 	FeedEventTypeInventoryUpdated FeedEventType = "inventory.updated"
 	FeedEventTypeOrderCancelled   FeedEventType = "order.cancelled"
 	FeedEventTypeOrderCompleted   FeedEventType = "order.completed"
@@ -67,6 +75,10 @@ const (
 // Valid indicates whether the value is a known member of the FeedEventType enum.
 func (e FeedEventType) Valid() bool {
 	switch e {
+	case FeedEventTypeAPIKeyCreated:
+		return true
+	case FeedEventTypeAPIKeyRevoked:
+		return true
 	case FeedEventTypeInventoryUpdated:
 		return true
 	case FeedEventTypeOrderCancelled:
@@ -175,6 +187,30 @@ type Account struct {
 	Role Role `json:"role"`
 }
 
+// Actor Who made a change that an event tells of.
+type Actor struct {
+	// AccountID The account whose key or password made the request; absent for `operator`.
+	//
+	// Example: 2
+	AccountID *int64 `json:"accountId,omitempty"`
+
+	// KeyID The API key the request was made with (`key` only); it may be the very key the event tells of.
+	//
+	// Example: 1
+	KeyID *int64 `json:"keyId,omitempty"`
+
+	// Type `key`: a request made with an API key of the account `accountId` (the key
+	// `keyId`); `password`: a request made with that account's password (HTTP
+	// Basic); `operator`: the operator, on the command line (`petstore keys
+	// create`, the first start's admin key, `--take-over`), which no account
+	// stands for. An open list: a minor version may add values; treat one you do
+	// not know as someone other than the key's account.
+	//
+	//
+	// Example: key
+	Type string `json:"type"`
+}
+
 // APIKey An API key, without its secret.
 type APIKey struct {
 	// CreatedAt Example: 2026-11-21T12:00:00Z
@@ -190,6 +226,63 @@ type APIKey struct {
 
 	// LastUsedAt The minute the key was last used (to the minute, and up to a minute late);
 	// absent when it has not been used.
+	//
+	//
+	// Example: 2026-11-24T09:31:00Z
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
+
+	// Name Example: laptop
+	Name string `json:"name"`
+
+	// Prefix The first characters of the key, to tell keys apart.
+	//
+	// Example: psk_k7hq2vqa
+	Prefix string `json:"prefix"`
+
+	// Scopes The key's scopes; absent when it has every scope of its account's role.
+	//
+	// Example: ["pets:read","orders:write"]
+	Scopes *[]string `json:"scopes,omitempty"`
+}
+
+// APIKeyChange The `data` of `api_key.created` (a key was made) and `api_key.revoked` (a live key
+// was revoked): the key as `GET /api-keys` showed it then, never its secret or
+// anything derived from it beyond `prefix`; the account that holds it; and who
+// acted. A take-over by the operator (`petstore keys create --take-over`) revokes
+// every key of the account, one event each.
+//
+// Example: {"accountEmail":"ada@example.com","accountId":2,"actor":{"accountId":2,"keyId":1,"type":"key"},"createdAt":"2026-11-21T12:00:00Z","expiresAt":"2027-01-01T00:00:00Z","id":3,"name":"laptop","prefix":"psk_k7hq2vqa","scopes":["pets:read","orders:write"]}
+type APIKeyChange struct {
+	// AccountEmail That account's email, as it was at the event.
+	//
+	// Example: ada@example.com
+	AccountEmail string `json:"accountEmail"`
+
+	// AccountID The account that holds the key.
+	//
+	// Example: 2
+	AccountID int64 `json:"accountId"`
+
+	// Actor Who made a change that an event tells of.
+	Actor Actor `json:"actor"`
+
+	// CreatedAt When the key was made.
+	//
+	// Example: 2026-11-21T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// ExpiresAt When the key stops working; absent when it never does.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// ID The key's id (as in `DELETE /api-keys/{keyId}`).
+	//
+	// Example: 3
+	ID int64 `json:"id"`
+
+	// LastUsedAt The minute the key was last used, as far as the service had recorded it (up
+	// to a minute late); absent when it had not been used, as for a new key.
 	//
 	//
 	// Example: 2026-11-24T09:31:00Z
@@ -280,8 +373,9 @@ type Delivery struct {
 
 	// EventType What happened: `order.placed`, `order.completed`, `order.cancelled` (the event's
 	// `data` is the `Order`); `pet.sold_out`, `pet.restocked`, `inventory.updated` (the
-	// pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `webhook.test` (the
-	// `Webhook` a test was sent to). An open list: a minor version may add types, so
+	// pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `api_key.created`,
+	// `api_key.revoked` (the `ApiKeyChange`); `webhook.test` (the `Webhook` a test was
+	// sent to). An open list: a minor version may add types, so
 	// ignore an event whose type you do not know.
 	//
 	//
@@ -395,8 +489,9 @@ type Event struct {
 	// Data The resource, by `type`: an `Order` for `order.placed`, `order.completed` and
 	// `order.cancelled` (a cancelled order as it was; it no longer exists); the pet's
 	// `InventoryItem` for `pet.sold_out`, `pet.restocked` and `inventory.updated`; the
-	// `Pet` for `pet.status_changed`; the `Webhook` (without its secret) for
-	// `webhook.test`. Choose by `type`, not by the shape.
+	// `Pet` for `pet.status_changed`; an `ApiKeyChange` (the key without its secret)
+	// for `api_key.created` and `api_key.revoked`; the `Webhook` (without its secret)
+	// for `webhook.test`. Choose by `type`, not by the shape.
 	Data Event_Data `json:"data"`
 
 	// ID The event's stable, unique id (`evt_` and 26 characters), also sent as
@@ -409,8 +504,9 @@ type Event struct {
 
 	// Type What happened: `order.placed`, `order.completed`, `order.cancelled` (the event's
 	// `data` is the `Order`); `pet.sold_out`, `pet.restocked`, `inventory.updated` (the
-	// pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `webhook.test` (the
-	// `Webhook` a test was sent to). An open list: a minor version may add types, so
+	// pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `api_key.created`,
+	// `api_key.revoked` (the `ApiKeyChange`); `webhook.test` (the `Webhook` a test was
+	// sent to). An open list: a minor version may add types, so
 	// ignore an event whose type you do not know.
 	//
 	//
@@ -421,8 +517,9 @@ type Event struct {
 // Event_Data The resource, by `type`: an `Order` for `order.placed`, `order.completed` and
 // `order.cancelled` (a cancelled order as it was; it no longer exists); the pet's
 // `InventoryItem` for `pet.sold_out`, `pet.restocked` and `inventory.updated`; the
-// `Pet` for `pet.status_changed`; the `Webhook` (without its secret) for
-// `webhook.test`. Choose by `type`, not by the shape.
+// `Pet` for `pet.status_changed`; an `ApiKeyChange` (the key without its secret)
+// for `api_key.created` and `api_key.revoked`; the `Webhook` (without its secret)
+// for `webhook.test`. Choose by `type`, not by the shape.
 type Event_Data struct {
 	union json.RawMessage
 }
@@ -436,8 +533,9 @@ type EventSubscription string
 
 // EventType What happened: `order.placed`, `order.completed`, `order.cancelled` (the event's
 // `data` is the `Order`); `pet.sold_out`, `pet.restocked`, `inventory.updated` (the
-// pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `webhook.test` (the
-// `Webhook` a test was sent to). An open list: a minor version may add types, so
+// pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `api_key.created`,
+// `api_key.revoked` (the `ApiKeyChange`); `webhook.test` (the `Webhook` a test was
+// sent to). An open list: a minor version may add types, so
 // ignore an event whose type you do not know.
 //
 // Example: order.placed
@@ -615,7 +713,7 @@ type NewWebhook struct {
 	// Example: Order desk
 	Description *string `json:"description,omitempty"`
 
-	// Events The event types to receive (1–8, each once), or `["*"]` for every type. `*`
+	// Events The event types to receive (1–9, each once), or `["*"]` for every type. `*`
 	// stands alone: beside a type it is refused (`400`), so that the subscription
 	// reads back exactly as it was sent.
 	//
@@ -842,7 +940,7 @@ type WebhookPatch struct {
 	// Example: true
 	Enabled *bool `json:"enabled,omitempty"`
 
-	// Events The event types to receive (1–8, each once), or `["*"]` for every type. `*`
+	// Events The event types to receive (1–9, each once), or `["*"]` for every type. `*`
 	// stands alone: beside a type it is refused (`400`), so that the subscription
 	// reads back exactly as it was sent.
 	//
@@ -1258,6 +1356,32 @@ func (t *Event_Data) MergeWebhook(v Webhook) error {
 	return err
 }
 
+// AsAPIKeyChange returns the union data inside the Event_Data as a APIKeyChange
+func (t Event_Data) AsAPIKeyChange() (APIKeyChange, error) {
+	var body APIKeyChange
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAPIKeyChange overwrites any union data inside the Event_Data as the provided APIKeyChange
+func (t *Event_Data) FromAPIKeyChange(v APIKeyChange) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAPIKeyChange performs a merge with any union data inside the Event_Data, using the provided APIKeyChange
+func (t *Event_Data) MergeAPIKeyChange(v APIKeyChange) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t Event_Data) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
@@ -1388,7 +1512,8 @@ type ClientInterface interface {
 	// holds the key itself (`psk_…`) exactly once: the service keeps only a hash of it.
 	// The `psk_` prefix lets secret scanners find leaked keys. An account holds at most
 	// 25 live keys (`409 conflict` past that; revoke one first). The rate limit is per
-	// account: all the keys of an account share one allowance.
+	// account: all the keys of an account share one allowance. Makes an
+	// `api_key.created` event (without the secret) for the shop's audit.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1401,7 +1526,8 @@ type ClientInterface interface {
 	// holds the key itself (`psk_…`) exactly once: the service keeps only a hash of it.
 	// The `psk_` prefix lets secret scanners find leaked keys. An account holds at most
 	// 25 live keys (`409 conflict` past that; revoke one first). The rate limit is per
-	// account: all the keys of an account share one allowance.
+	// account: all the keys of an account share one allowance. Makes an
+	// `api_key.created` event (without the secret) for the shop's audit.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1412,7 +1538,8 @@ type ClientInterface interface {
 	//
 	// Revokes one of the caller's keys. It answers `401` on its very next use (within one
 	// second on other server processes sharing the database). Revoking the key that makes
-	// this call is allowed.
+	// this call is allowed. Makes an `api_key.revoked` event; a key that is unknown or
+	// already revoked (`404`) makes none.
 	//
 	// Corresponds with DELETE /api-keys/{keyId} (the `RevokeAPIKey` operationId).
 	RevokeAPIKey(ctx context.Context, keyID KeyID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2089,7 +2216,8 @@ func (c *Client) ListAPIKeys(ctx context.Context, params *ListAPIKeysParams, req
 // holds the key itself (`psk_…`) exactly once: the service keeps only a hash of it.
 // The `psk_` prefix lets secret scanners find leaked keys. An account holds at most
 // 25 live keys (`409 conflict` past that; revoke one first). The rate limit is per
-// account: all the keys of an account share one allowance.
+// account: all the keys of an account share one allowance. Makes an
+// `api_key.created` event (without the secret) for the shop's audit.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2112,7 +2240,8 @@ func (c *Client) CreateAPIKeyWithBody(ctx context.Context, contentType string, b
 // holds the key itself (`psk_…`) exactly once: the service keeps only a hash of it.
 // The `psk_` prefix lets secret scanners find leaked keys. An account holds at most
 // 25 live keys (`409 conflict` past that; revoke one first). The rate limit is per
-// account: all the keys of an account share one allowance.
+// account: all the keys of an account share one allowance. Makes an
+// `api_key.created` event (without the secret) for the shop's audit.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2133,7 +2262,8 @@ func (c *Client) CreateAPIKey(ctx context.Context, body CreateAPIKeyJSONRequestB
 //
 // Revokes one of the caller's keys. It answers `401` on its very next use (within one
 // second on other server processes sharing the database). Revoking the key that makes
-// this call is allowed.
+// this call is allowed. Makes an `api_key.revoked` event; a key that is unknown or
+// already revoked (`404`) makes none.
 //
 // Corresponds with DELETE /api-keys/{keyId} (the `RevokeAPIKey` operationId).
 func (c *Client) RevokeAPIKey(ctx context.Context, keyID KeyID, reqEditors ...RequestEditorFn) (*http.Response, error) {
