@@ -88,6 +88,8 @@ const (
 	EventTypePetRestocked     EventType = "pet.restocked"      // Event.Inventory: the stock left 0
 	EventTypeInventoryUpdated EventType = "inventory.updated"  // Event.Inventory: any change of the stock
 	EventTypePetStatusChanged EventType = "pet.status_changed" // Event.Pet
+	EventTypeAPIKeyCreated    EventType = "api_key.created"    // Event.Data: the key (never its secret), its account, who made it
+	EventTypeAPIKeyRevoked    EventType = "api_key.revoked"    // Event.Data: the key as it was, its account, who revoked it
 	EventTypeWebhookTest      EventType = "webhook.test"       // Event.Webhook: only from SendTestEvent
 	// EventTypeAll subscribes an endpoint to every type, those a later version adds
 	// included. It stands alone: beside a type it is refused.
@@ -291,7 +293,7 @@ type NewWebhook struct {
 	// operator's --webhooks-allow-private also allows private and loopback addresses,
 	// over http:// too). At most 2,048 bytes.
 	URL string
-	// Events are the types to receive (1–8, each once), or []EventType{EventTypeAll}.
+	// Events are the types to receive (1–9, each once), or []EventType{EventTypeAll}.
 	Events      []EventType
 	Description string // optional, at most 500 characters
 }
@@ -340,8 +342,9 @@ type Delivery struct {
 // delivery (ConstructEvent).
 //
 // Exactly one of Order, Inventory, Pet and Webhook is set for the types this package
-// knows (see the EventType constants); choose by Type. For a type it does not know,
-// none is, and Data still holds the resource as sent.
+// knows (see the EventType constants); choose by Type. For api_key.created and
+// api_key.revoked, and for a type it does not know, none is, and Data holds the
+// resource as sent.
 type Event struct {
 	ID        string // evt_…: a delivery may come more than once, so drop an id you have handled
 	Type      EventType

@@ -22,6 +22,8 @@ export const knownValues = {
     "pet.restocked",
     "pet.status_changed",
     "inventory.updated",
+    "api_key.created",
+    "api_key.revoked",
     "webhook.test",
   ],
   /** What an endpoint subscribes to: "*" (every type) or event types. */
@@ -34,6 +36,8 @@ export const knownValues = {
     "pet.restocked",
     "pet.status_changed",
     "inventory.updated",
+    "api_key.created",
+    "api_key.revoked",
   ],
   deliveryStatus: ["pending", "succeeded", "failed"],
   /** The scopes an API key may be limited to (the `bearerAuth` scheme's `x-scopes`). */
@@ -51,6 +55,8 @@ export const knownValues = {
     "webhooks:manage",
     "events:read",
   ],
+  /** Who made a change an `api_key.*` event tells of. */
+  actorType: ["key", "password", "operator"],
   errorCode: [
     "unauthorized",
     "forbidden",
@@ -143,11 +149,22 @@ export interface Delivery extends Omit<Schemas["Delivery"], "eventType" | "statu
  * Something that happened: the body of every webhook delivery, and an entry of the feed.
  * `data` is the resource as the API showed it then; choose it by `type`, not by its shape:
  * an `Order` for `order.*`, an `InventoryItem` for `pet.sold_out`, `pet.restocked` and
- * `inventory.updated`, a `Pet` for `pet.status_changed`, a `Webhook` for `webhook.test`.
+ * `inventory.updated`, a `Pet` for `pet.status_changed`, an `ApiKeyChange` for
+ * `api_key.created` and `api_key.revoked`, a `Webhook` for `webhook.test`.
  */
 export interface Event extends Omit<Schemas["Event"], "type" | "data"> {
   type: EventType;
-  data: Order | InventoryItem | Pet | Webhook;
+  data: Order | InventoryItem | Pet | Webhook | ApiKeyChange;
+}
+/** Who made a change: a request with a key or a password of `accountId`, or the operator. */
+export type ActorType = (typeof knownValues.actorType)[number] | OtherString;
+export interface Actor extends Omit<Schemas["Actor"], "type"> {
+  type: ActorType;
+}
+/** The data of `api_key.created` and `api_key.revoked`: the key (never its secret), its account and who acted. */
+export interface ApiKeyChange extends Omit<Schemas["ApiKeyChange"], "actor" | "scopes"> {
+  scopes?: Scope[];
+  actor: Actor;
 }
 
 // Requests: closed lists, as the server accepts nothing else.

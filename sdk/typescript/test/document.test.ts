@@ -47,10 +47,12 @@ test("knownValues match the document's x-extensible-enum lists", () => {
     Role: knownValues.role,
     "ApiKey.scopes": knownValues.scope,
     "CreatedApiKey.scopes": knownValues.scope,
+    "ApiKeyChange.scopes": knownValues.scope,
     "Message.status": knownValues.messageStatus,
     "Webhook.events": knownValues.webhookEvents,
     "Delivery.status": knownValues.deliveryStatus,
     EventType: knownValues.eventType,
+    "Actor.type": knownValues.actorType,
   });
 });
 
