@@ -139,8 +139,9 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 			return c, fmt.Errorf("--%s %v: want a positive duration", name, d)
 		}
 	}
-	if c.keyMaxLifetime < 0 {
-		return c, fmt.Errorf("--key-max-lifetime %v: want 0 (no limit) or a positive duration", c.keyMaxLifetime)
+	if c.keyMaxLifetime < 0 || c.keyMaxLifetime > 0 && c.keyMaxLifetime < time.Second {
+		// Expiries are kept to the second: a shorter limit could make keys born expired.
+		return c, fmt.Errorf("--key-max-lifetime %v: want 0 (no limit) or a second or more", c.keyMaxLifetime)
 	}
 	if c.maxHeaderBytes <= 0 {
 		return c, fmt.Errorf("--max-header-bytes %d: want a positive size", c.maxHeaderBytes)

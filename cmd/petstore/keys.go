@@ -62,7 +62,7 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return usageError{cmd: "keys create", err: fmt.Errorf("--name: %w", err)}
 	}
-	policy, err := documentKeyPolicy()
+	policy, err := documentKeyRules()
 	if err != nil {
 		return err
 	}
@@ -124,25 +124,25 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 	return nil
 }
 
-// keyPolicy is what the operator's keys may be granted: the scopes of the document's
+// keyRules are what the operator's keys may be granted: the scopes of the document's
 // catalogue, and those each role allows, read as the HTTP layer reads them
 // (api.RoleScopes of api.Operations), so that the command and POST /api-keys cannot
 // disagree.
-type keyPolicy struct {
+type keyRules struct {
 	scopes  []string            // the catalogue, in document order
 	allowed map[string][]string // by role
 }
 
-func documentKeyPolicy() (keyPolicy, error) {
+func documentKeyRules() (keyRules, error) {
 	ops, err := api.Operations()
 	if err != nil {
-		return keyPolicy{}, err
+		return keyRules{}, err
 	}
 	catalogue, err := api.Scopes()
 	if err != nil {
-		return keyPolicy{}, err
+		return keyRules{}, err
 	}
-	p := keyPolicy{allowed: api.RoleScopes(ops)}
+	p := keyRules{allowed: api.RoleScopes(ops)}
 	for _, s := range catalogue {
 		p.scopes = append(p.scopes, s.Name)
 	}
@@ -152,7 +152,7 @@ func documentKeyPolicy() (keyPolicy, error) {
 // ask reads --scope and --expires-in into the grant asked for, refusing what no role
 // could be granted: an unknown scope, an empty list, a lifetime under a second (dates
 // are kept to the second).
-func (p keyPolicy) ask(scopeFlags []string, expiresIn time.Duration, now time.Time) (petstore.KeyGrant, error) {
+func (p keyRules) ask(scopeFlags []string, expiresIn time.Duration, now time.Time) (petstore.KeyGrant, error) {
 	var ask petstore.KeyGrant
 	if len(scopeFlags) > 0 {
 		ask.Scopes = []string{}
@@ -183,7 +183,7 @@ func (p keyPolicy) ask(scopeFlags []string, expiresIn time.Duration, now time.Ti
 // decide grants ask to a key of an account with role, as POST /api-keys would to a
 // maker holding every scope of the role without expiry (the operator), and not bound
 // by serve's --key-max-lifetime. A refusal names the flag and what the role allows.
-func (p keyPolicy) decide(ask petstore.KeyGrant, role petstore.Role, now time.Time) (petstore.KeyGrant, error) {
+func (p keyRules) decide(ask petstore.KeyGrant, role petstore.Role, now time.Time) (petstore.KeyGrant, error) {
 	grant, err := ask.Decide(petstore.Principal{Role: role}, p.allowed[string(role)], now, 0)
 	var e *petstore.Error
 	if err == nil || !errors.As(err, &e) || len(e.Details) == 0 {
@@ -196,7 +196,7 @@ func (p keyPolicy) decide(ask petstore.KeyGrant, role petstore.Role, now time.Ti
 				allowed = append(allowed, s)
 			}
 		}
-		return petstore.KeyGrant{}, fmt.Errorf("--scope: %s; it allows %s", e.Details[0].Problem, strings.Join(allowed, ", "))
+		return petstore.KeyGrant{}, fmt.Errorf("--scope: %s (the %s role allows %s)", e.Details[0].Problem, role, strings.Join(allowed, ", "))
 	}
 	return petstore.KeyGrant{}, fmt.Errorf("--expires-in: the expiry %s", e.Details[0].Problem)
 }

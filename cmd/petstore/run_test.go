@@ -208,6 +208,8 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 		{"serve", "--sunset", "getPetById=next-year"},
 		{"serve", "--sunset", "listPets=2027-01-01"},
 		{"serve", "--log-format", "xml"},
+		{"serve", "--key-max-lifetime", "-1h"},
+		{"serve", "--key-max-lifetime", "500ms"},
 		{"keys", "create", "--email", "not-an-email"},
 		{"keys", "create", "--email", "a@example.com", "--role", "owner"},
 		{"frobnicate"},

@@ -190,8 +190,14 @@ func TestSendMessageErrorsOfTheSeed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.r.Method, tt.r.Path = "POST", "/v1/messages"
 			res := a.do(t, tt.r).expect(tt.status, tt.code)
-			if tt.status == 401 && res.Header.Get("WWW-Authenticate") != "Bearer" {
-				t.Errorf("WWW-Authenticate = %q, want Bearer", res.Header.Get("WWW-Authenticate"))
+			// RFC 6750: a Bearer key that will not do is an invalid_token; no key, or
+			// another scheme, a plain challenge.
+			want := "Bearer"
+			if tt.r.Key != "" || strings.HasPrefix(tt.r.Auth, "Bearer ") {
+				want = `Bearer error="invalid_token"`
+			}
+			if got := res.Header.Get("WWW-Authenticate"); tt.status == 401 && got != want {
+				t.Errorf("WWW-Authenticate = %q, want %q", got, want)
 			}
 		})
 	}
@@ -323,23 +329,25 @@ func TestTheCurrentAccountIsTheKeysAccount(t *testing.T) {
 	me(t, revoked) // cached now
 	a.do(t, req{Method: "DELETE", Path: path("/v1/api-keys/%d", keys[0].ID), Key: revoked}).expect(204, "")
 	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: map[string]any{"email": "kim@example.com", "password": "correct horse battery"}}).expect(201, "")
+	const invalid = `Bearer error="invalid_token"` // RFC 6750: a key was sent, and will not do
 	tests := []struct {
-		name string
-		r    req
+		name      string
+		r         req
+		challenge string
 	}{
-		{"no Authorization header is 401", req{}},
-		{"an unknown key is 401", req{Key: "psk_" + strings.Repeat("a", 32)}},
-		{"a malformed key is 401", req{Key: "hello"}},
-		{"a revoked key is 401 on its very next use", req{Key: revoked}},
-		{"a lower-case bearer scheme is 401", req{Auth: "bearer " + a.Customer}},
-		{"an account's password is 401: keys only, as everywhere but the key operations", req{Auth: basic("kim@example.com", "correct horse battery")}},
+		{"no Authorization header is 401", req{}, "Bearer"},
+		{"an unknown key is 401", req{Key: "psk_" + strings.Repeat("a", 32)}, invalid},
+		{"a malformed key is 401", req{Key: "hello"}, invalid},
+		{"a revoked key is 401 on its very next use", req{Key: revoked}, invalid},
+		{"a lower-case bearer scheme is 401", req{Auth: "bearer " + a.Customer}, "Bearer"},
+		{"an account's password is 401: keys only, as everywhere but the key operations", req{Auth: basic("kim@example.com", "correct horse battery")}, "Bearer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.r.Method, tt.r.Path = "GET", "/v1/accounts/me"
 			res := a.do(t, tt.r).expect(401, "unauthorized")
-			if res.Header.Get("WWW-Authenticate") != "Bearer" {
-				t.Errorf("WWW-Authenticate = %q, want Bearer", res.Header.Get("WWW-Authenticate"))
+			if got := res.Header.Get("WWW-Authenticate"); got != tt.challenge {
+				t.Errorf("WWW-Authenticate = %q, want %q", got, tt.challenge)
 			}
 			if strings.Contains(string(res.Body), "@example.com") {
 				t.Errorf("a refusal shows an account: %s", res.Body)

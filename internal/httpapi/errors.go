@@ -84,9 +84,13 @@ func errorResponse(ctx context.Context, log *slog.Logger, unavailable func(error
 	if wait := ri.retryAfter; wait > 0 {
 		r.RetryAfter = oas.NewOptInt32(int32(wait))
 	}
-	if e.Code == petstore.EInsufficientScope && ri.missingScope != "" {
+	switch {
+	case e.Code == petstore.EInsufficientScope && ri.missingScope != "":
 		// RFC 6750, 3.1: the scope the request needed.
 		r.WWWAuthenticate = oas.NewOptString(`Bearer error="insufficient_scope", scope="` + ri.missingScope + `"`)
+	case e.Code == petstore.EUnauthorized && ri.invalidToken:
+		// RFC 6750, 3.1: a key was sent, and it will not do.
+		r.WWWAuthenticate = oas.NewOptString(`Bearer error="invalid_token"`)
 	}
 	return r
 }
@@ -222,9 +226,9 @@ func problem(field string, err error) string {
 	case errors.As(err, &num):
 		return "must be an integer"
 	case errors.As(err, &minLen):
-		return fmt.Sprintf("must be at least %d %s long", minLen.MinLength, unitOf(field, minLen.MinLength))
+		return lengthProblem(field, "least", minLen.MinLength)
 	case errors.As(err, &maxLen):
-		return fmt.Sprintf("must be at most %d %s long", maxLen.MaxLength, unitOf(field, maxLen.MaxLength))
+		return lengthProblem(field, "most", maxLen.MaxLength)
 	case errors.As(err, &pattern):
 		return "has characters that are not allowed here; see the OpenAPI document"
 	case errors.As(err, &dup):
@@ -244,17 +248,21 @@ func problem(field string, err error) string {
 	return strings.TrimPrefix(msg, "validate: ")
 }
 
-// unitOf is what n of the length of field counts: the one list with a length bound
-// is the ids of listPets and listInventory; every other bounded length is a string's.
-func unitOf(field string, n int) string {
-	unit := "character"
-	if field == "ids" {
-		unit = "id"
+// listUnits are what the bounded lists of requests hold, by field: the validators
+// report a list's length as they report a string's.
+var listUnits = map[string]string{"ids": "id", "scopes": "scope", "events": "event type"}
+
+// lengthProblem words a length bound ("least" or "most" n) of field: a list's in its
+// items, any other's (a string's) in characters.
+func lengthProblem(field, bound string, n int) string {
+	plural := "s"
+	if n == 1 {
+		plural = ""
 	}
-	if n != 1 {
-		unit += "s"
+	if unit, ok := listUnits[field]; ok {
+		return fmt.Sprintf("must hold at %s %d %s%s", bound, n, unit, plural)
 	}
-	return unit
+	return fmt.Sprintf("must be at %s %d character%s long", bound, n, plural)
 }
 
 // rewordings are the validators' findings that come as text only.

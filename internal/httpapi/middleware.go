@@ -187,8 +187,9 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	ctx := r.Context()
 	var bucket string
 	if token, ok := strings.CutPrefix(authz, "Bearer "); ok && !ri.badAuthScheme {
-		if p, err := s.h.auth.Authenticate(ctx, token); err == nil {
-			ri.principal, ri.keyChecked = p, true
+		p, err := s.h.auth.Authenticate(ctx, token)
+		ri.principal, ri.keyErr, ri.keyChecked = p, err, true
+		if err == nil {
 			// By account, not by key: an account's keys share one allowance, so that
 			// making more keys buys no more requests.
 			var buf [24]byte

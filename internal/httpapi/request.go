@@ -15,9 +15,11 @@ type requestInfo struct {
 	principal petstore.Principal
 	// deprecation holds the headers of a getPetById response.
 	deprecation deprecationHeaders
-	// keyChecked is set when the rate limiter already found the Bearer key valid
-	// (principal holds its owner), so the security handler need not look again.
+	// keyChecked is set when the rate limiter already checked the Bearer key:
+	// principal holds its owner, or keyErr why it was refused (unknown, expired), so
+	// the security handler need not look again.
 	keyChecked bool
+	keyErr     error
 	// client is the caller's address, for requests with a password (see credentials).
 	client string
 	// repeatedHeader names a single-valued header sent more than once; authorize
@@ -27,6 +29,9 @@ type requestInfo struct {
 	retryAfter int
 	// missingScope is the scope the key lacked, for WWW-Authenticate.
 	missingScope string
+	// invalidToken is set when a Bearer key was sent and refused (malformed, unknown,
+	// revoked, expired), for WWW-Authenticate's error="invalid_token".
+	invalidToken bool
 	// badAuthScheme is set when the Authorization header is not exactly "Bearer …" or
 	// "Basic …" (the generated server accepts any letter case; the contract does not).
 	badAuthScheme bool

@@ -177,6 +177,34 @@ func TestAnExpiredKeyIsRefusedAndSaysSo(t *testing.T) {
 	if strings.Contains(string(unknown.Body), "expired") {
 		t.Errorf("an unknown key reads as expired: %s", unknown.Body)
 	}
+	if got := a.do(t, req{Method: "GET", Path: "/v1/pets", Key: key}).Header.Get("WWW-Authenticate"); got != `Bearer error="invalid_token"` {
+		t.Errorf("an expired key's WWW-Authenticate is %q", got)
+	}
+}
+
+// RFC 6750's challenge: a key sent that will not do is an invalid_token; no key at all
+// (or another scheme) is a plain challenge. With the rate limit on, the limiter's key
+// check is the one the answer comes from.
+func TestAKeySentThatWillNotDoIsAnInvalidToken(t *testing.T) {
+	for _, limit := range []int{0, 1000} {
+		a := newTestAPI(t, func(c *httpapi.Config) { c.RateLimit = limit })
+		for _, c := range []struct {
+			name string
+			r    req
+			want string
+		}{
+			{"unknown", req{Method: "GET", Path: "/v1/pets", Key: "psk_" + strings.Repeat("a", 32)}, `Bearer error="invalid_token"`},
+			{"malformed", req{Method: "GET", Path: "/v1/pets", Key: "not-a-key"}, `Bearer error="invalid_token"`},
+			{"unknown, on an operation that also takes a password", req{Method: "GET", Path: "/v1/api-keys", Key: "psk_" + strings.Repeat("a", 32)}, `Bearer error="invalid_token"`},
+			{"no", req{Method: "GET", Path: "/v1/pets"}, "Bearer"},
+			{"another scheme's", req{Method: "GET", Path: "/v1/pets", Auth: "Token abc"}, "Bearer"},
+		} {
+			res := a.do(t, c.r).expect(401, petstore.EUnauthorized)
+			if got := res.Header.Get("WWW-Authenticate"); got != c.want {
+				t.Errorf("rate limit %d, %s key: WWW-Authenticate %q, want %q", limit, c.name, got, c.want)
+			}
+		}
+	}
 }
 
 // The OWASP group of expiry: an admin key, cached by a use while it lived, gets 401 on

@@ -59,11 +59,12 @@ func (s security) HandleBearerAuth(ctx context.Context, op oas.OperationName, t 
 	if ri.badAuthScheme {
 		return ctx, errUnauthorized
 	}
-	if ri.keyChecked {
-		return ctx, s.authorize(ri, ri.principal)
+	p, err := ri.principal, ri.keyErr
+	if !ri.keyChecked {
+		p, err = s.h.auth.Authenticate(ctx, t.Token)
 	}
-	p, err := s.h.auth.Authenticate(ctx, t.Token)
 	if err != nil {
+		ri.invalidToken = petstore.ErrorCode(err) == petstore.EUnauthorized
 		return ctx, asAuthFailure(err)
 	}
 	return ctx, s.authorize(ri, p)

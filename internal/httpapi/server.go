@@ -174,13 +174,13 @@ func (s *Server) RecordKeyUses(ctx context.Context) {
 	for {
 		select {
 		case <-t.C:
+			s.flushKeyUses(ctx)
 		case <-ctx.Done():
 			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
 			s.flushKeyUses(fctx)
+			cancel()
 			return
 		}
-		s.flushKeyUses(ctx)
 	}
 }
 

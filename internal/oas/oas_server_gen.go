@@ -28,9 +28,11 @@ type Handler interface {
 	//
 	// Authenticate with HTTP Basic (`email:password`) or with an existing key. The answer holds the key
 	// itself (`psk_…`) exactly once: the service keeps only a hash of it. The `psk_` prefix lets secret
-	// scanners find leaked keys. An account holds at most 25 live keys (`409 conflict` past that; revoke
-	// one first). The rate limit is per account: all the keys of an account share one allowance. Makes an
-	// `api_key.created` event (without the secret) for the shop's audit.
+	// scanners find leaked keys. An account holds at most 25 keys that are not revoked (`409 conflict`
+	// past that; revoke one first); when a new key needs the room, the account's expired keys are revoked
+	// to make it, each with an `api_key.revoked` event. The rate limit is per account: all the keys of an
+	// account share one allowance. Makes an `api_key.created` event (without the secret) for the shop's
+	// audit.
 	//
 	// POST /api-keys
 	CreateApiKey(ctx context.Context, req *NewApiKey) (CreateApiKeyRes, error)

@@ -112,13 +112,17 @@ type KeyGrant struct {
 func (g KeyGrant) Decide(maker Principal, allowed []string, now time.Time, maxLifetime time.Duration) (KeyGrant, error) {
 	out := KeyGrant{Scopes: maker.Scopes, ExpiresAt: g.ExpiresAt}
 	if g.Scopes != nil {
+		// An empty list would read as nil, every scope of the role: refused, never widened.
+		if len(g.Scopes) == 0 {
+			return KeyGrant{}, Invalid("scopes", "must name at least one scope")
+		}
 		out.Scopes = slices.Compact(slices.Sorted(slices.Values(g.Scopes)))
 		for _, s := range out.Scopes {
 			if !slices.Contains(allowed, s) {
-				return KeyGrant{}, Invalid("scopes", "the "+string(maker.Role)+" role does not allow the scope "+s)
+				return KeyGrant{}, Invalid("scopes", "must be scopes the "+string(maker.Role)+" role allows; "+s+" is not one")
 			}
 			if !maker.HasScope(s) {
-				return KeyGrant{}, Invalid("scopes", "the key making this one lacks the scope "+s)
+				return KeyGrant{}, Invalid("scopes", "must be scopes the key making this one has; "+s+" is not one")
 			}
 		}
 	}
@@ -131,7 +135,7 @@ func (g KeyGrant) Decide(maker Principal, allowed []string, now time.Time, maxLi
 	}
 	switch {
 	case g.ExpiresAt != nil && !g.ExpiresAt.After(now):
-		return KeyGrant{}, Invalid("expiresAt", "must be in the future")
+		return KeyGrant{}, Invalid("expiresAt", "must be in the future, to the second (a fraction is dropped)")
 	case g.ExpiresAt == nil && !limit.IsZero():
 		out.ExpiresAt = &limit
 	case g.ExpiresAt != nil && !limit.IsZero() && g.ExpiresAt.After(limit):

@@ -23,6 +23,7 @@ func TestAKeyGrantIsBoundedByRoleMakerAndOperator(t *testing.T) {
 		{name: "nothing asked: the maker's all, forever", maker: whole, want: KeyGrant{}},
 		{name: "scopes sorted, repeats dropped", maker: whole, ask: KeyGrant{Scopes: []string{"pets:read", "account:read", "pets:read"}},
 			want: KeyGrant{Scopes: []string{"account:read", "pets:read"}}},
+		{name: "an empty list is refused, not read as every scope", maker: limited, ask: KeyGrant{Scopes: []string{}}, invalid: "scopes"},
 		{name: "a scope the role lacks", maker: whole, ask: KeyGrant{Scopes: []string{"webhooks:manage"}}, invalid: "scopes"},
 		{name: "a scope the maker's key lacks", maker: limited, ask: KeyGrant{Scopes: []string{"orders:write"}}, invalid: "scopes"},
 		{name: "a limited maker passes on its scopes and expiry", maker: limited, want: KeyGrant{Scopes: []string{"pets:read"}, ExpiresAt: at(48 * time.Hour)}},

@@ -134,7 +134,7 @@ func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
 		if err != nil {
 			return nil, err
 		}
-		return revokeKeys(ctx, tx, db.now(), id, 0, petstore.Actor{})
+		return revokeKeys(ctx, tx, db.now(), id, keySet{}, petstore.Actor{})
 	})
 	if err != nil {
 		return fmt.Errorf("take over account: %w", err)

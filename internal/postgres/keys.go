@@ -31,6 +31,14 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 		if err != nil {
 			return nil, err
 		}
+		var revoked []petstore.Event
+		if live >= petstore.MaxKeysPerAccount {
+			// Keys that expired make room: they are revoked, each with its event.
+			if revoked, err = revokeKeys(ctx, tx, db.now(), k.AccountID, keySet{expired: true}, k.By); err != nil {
+				return nil, err
+			}
+			live -= len(revoked)
+		}
 		if err := petstore.CheckKeyCount(live); err != nil {
 			return nil, err
 		}
@@ -41,7 +49,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 		).Scan(&key.ID); err != nil {
 			return nil, err
 		}
-		return []petstore.Event{petstore.KeyEvent(petstore.APIKeyCreated, key, email, k.By, now)}, nil
+		return append(revoked, petstore.KeyEvent(petstore.APIKeyCreated, key, email, k.By, now)), nil
 	})
 	switch {
 	case isUnique(err):
@@ -79,7 +87,7 @@ func scanKey(row pgx.Row, accountID int64) (petstore.APIKey, error) {
 func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petstore.Actor) error {
 	var n int
 	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
-		events, err := revokeKeys(ctx, tx, db.now(), accountID, keyID, by)
+		events, err := revokeKeys(ctx, tx, db.now(), accountID, keySet{id: keyID}, by)
 		n = len(events)
 		return events, err
 	})
@@ -92,15 +100,24 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petst
 	return nil
 }
 
-// revokeKeys revokes the live keys of an account in tx, the one with id keyID or,
-// when keyID is 0, all of them (at most MaxKeysPerAccount), and returns an
-// api_key.revoked event for each, by by, for the caller to write in tx.
-func revokeKeys(ctx context.Context, tx pgx.Tx, at time.Time, accountID, keyID int64, by petstore.Actor) ([]petstore.Event, error) {
+// keySet names which of an account's live keys revokeKeys revokes: the one with id,
+// or all of them when id is 0; with expired, only those past their expiry.
+type keySet struct {
+	id      int64
+	expired bool
+}
+
+// revokeKeys revokes the keys of set of an account in tx (at most MaxKeysPerAccount),
+// and returns an api_key.revoked event for each, by by, for the caller to write in tx.
+func revokeKeys(ctx context.Context, tx pgx.Tx, at time.Time, accountID int64, set keySet, by petstore.Actor) ([]petstore.Event, error) {
 	now := timestamp(at)
 	which, args := "", []any{now, accountID}
-	if keyID != 0 {
+	if set.id != 0 {
 		// Seeks the one key in api_keys_account, past the account's revoked ones.
-		which, args = ` AND id = $3`, append(args, keyID)
+		which, args = ` AND id = $3`, append(args, set.id)
+	}
+	if set.expired {
+		which += ` AND expires_at <= $1`
 	}
 	rows, err := tx.Query(ctx, `WITH k AS (
 			UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL`+which+`

@@ -149,7 +149,7 @@ func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
 		if err != nil {
 			return err
 		}
-		_, queued, err = db.revokeKeys(ctx, tx, id, 0, petstore.Actor{})
+		_, queued, err = db.revokeKeys(ctx, tx, id, keySet{}, petstore.Actor{})
 		return err
 	})
 	if err != nil {

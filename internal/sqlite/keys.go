@@ -31,6 +31,14 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 		if err != nil {
 			return err
 		}
+		if live >= petstore.MaxKeysPerAccount {
+			// Keys that expired make room: they are revoked, each with its event.
+			n, q, err := db.revokeKeys(ctx, tx, k.AccountID, keySet{expired: true}, k.By)
+			if err != nil {
+				return err
+			}
+			live, queued = live-n, q
+		}
 		if err := petstore.CheckKeyCount(live); err != nil {
 			return err
 		}
@@ -41,7 +49,8 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 		).Scan(&key.ID); err != nil {
 			return err
 		}
-		queued, err = db.record(ctx, tx, []petstore.Event{petstore.KeyEvent(petstore.APIKeyCreated, key, email, k.By, now)})
+		q, err := db.record(ctx, tx, []petstore.Event{petstore.KeyEvent(petstore.APIKeyCreated, key, email, k.By, now)})
+		queued = queued || q
 		return err
 	})
 	switch {
@@ -98,7 +107,7 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petst
 	)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var err error
-		n, queued, err = db.revokeKeys(ctx, tx, accountID, keyID, by)
+		n, queued, err = db.revokeKeys(ctx, tx, accountID, keySet{id: keyID}, by)
 		return err
 	})
 	if err != nil {
@@ -111,16 +120,26 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petst
 	return nil
 }
 
-// revokeKeys revokes the live keys of an account in tx, the one with id keyID or,
-// when keyID is 0, all of them (at most MaxKeysPerAccount), and records an
-// api_key.revoked event for each, by by. It reports how many it revoked, and whether
-// an endpoint may want the events (for wakeDispatcher after the commit).
-func (db *DB) revokeKeys(ctx context.Context, tx *sql.Tx, accountID, keyID int64, by petstore.Actor) (int, bool, error) {
+// keySet names which of an account's live keys revokeKeys revokes: the one with id,
+// or all of them when id is 0; with expired, only those past their expiry.
+type keySet struct {
+	id      int64
+	expired bool
+}
+
+// revokeKeys revokes the keys of set of an account in tx (at most MaxKeysPerAccount)
+// and records an api_key.revoked event for each, by by. It reports how many it
+// revoked, and whether an endpoint may want the events (for wakeDispatcher after the
+// commit).
+func (db *DB) revokeKeys(ctx context.Context, tx *sql.Tx, accountID int64, set keySet, by petstore.Actor) (int, bool, error) {
 	now := db.now().UTC()
 	q, args := `UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL`, []any{formatTime(now), accountID}
-	if keyID != 0 {
+	if set.id != 0 {
 		// Seeks the one key in api_keys_account, past the account's revoked ones.
-		q, args = q+` AND id = ?`, append(args, keyID)
+		q, args = q+` AND id = ?`, append(args, set.id)
+	}
+	if set.expired {
+		q, args = q+` AND expires_at <= ?`, append(args, formatTime(now))
 	}
 	rows, err := tx.QueryContext(ctx, q+` RETURNING id, name, prefix, created_at, scopes, expires_at, last_used_at`, args...)
 	if err != nil {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,50 @@ func testKeyEvents(t *testing.T, open Opener) {
 		must(t, f.s.TakeOverAccount(f.ctx, a.Email))
 		wantCode(t, f.s.TakeOverAccount(f.ctx, "nobody@example.com"), petstore.ENotFound)
 		fd.nothing()
+	})
+
+	t.Run("at the cap, keys that expired make room: each revoked with its event, by the maker of the new key", func(t *testing.T) {
+		f, c := clocked(t, open)
+		fd := f.feed()
+		a := f.account(petstore.Customer)
+		by := petstore.Actor{AccountID: a.ID}
+		soon := epoch().Add(time.Minute)
+		var expiring []petstore.APIKey
+		for i := range petstore.MaxKeysPerAccount {
+			nk := petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte(fmt.Sprint("room-", i)), By: by}
+			if i%10 == 0 {
+				nk.ExpiresAt = &soon
+			}
+			k, err := f.s.CreateAPIKey(f.ctx, nk)
+			must(t, err)
+			if nk.ExpiresAt != nil {
+				expiring = append(expiring, k)
+			}
+		}
+		made := make([]petstore.EventType, petstore.MaxKeysPerAccount)
+		for i := range made {
+			made[i] = keyCreated
+		}
+		fd.next(made...)
+		// While they live, they count.
+		_, err := f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte("early"), By: by})
+		wantCode(t, err, petstore.EConflict)
+		fd.nothing()
+		later := soon.Add(time.Second)
+		c.Set(later)
+		k, err := f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "k", Prefix: "psk_", Hash: []byte("late"), By: by})
+		must(t, err)
+		want := []petstore.Event{}
+		for _, e := range expiring {
+			want = append(want, keyEvent(keyRevoked, e, a, by, later))
+		}
+		want = append(want, keyEvent(keyCreated, k, a, by, later))
+		wantEvents(t, fd.next(keyRevoked, keyRevoked, keyRevoked, keyCreated), want...)
+		keys, err := f.s.APIKeys(f.ctx, a.ID, petstore.Page{Limit: 100})
+		must(t, err)
+		if len(keys) != petstore.MaxKeysPerAccount-len(expiring)+1 {
+			t.Errorf("%d keys listed after making room, want %d", len(keys), petstore.MaxKeysPerAccount-len(expiring)+1)
+		}
 	})
 
 	t.Run("endpoints subscribed to a key event, or to every type, are sent it; others are not", func(t *testing.T) {

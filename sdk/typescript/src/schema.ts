@@ -68,7 +68,9 @@ export interface paths {
          * @description Authenticate with HTTP Basic (`email:password`) or with an existing key. The answer
          *     holds the key itself (`psk_…`) exactly once: the service keeps only a hash of it.
          *     The `psk_` prefix lets secret scanners find leaked keys. An account holds at most
-         *     25 live keys (`409 conflict` past that; revoke one first). The rate limit is per
+         *     25 keys that are not revoked (`409 conflict` past that; revoke one first); when a
+         *     new key needs the room, the account's expired keys are revoked to make it, each
+         *     with an `api_key.revoked` event. The rate limit is per
          *     account: all the keys of an account share one allowance. Makes an
          *     `api_key.created` event (without the secret) for the shop's audit.
          */
@@ -1574,7 +1576,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `unauthorized`: the API key is missing, malformed, unknown or revoked, or the `Authorization` header is not `Bearer <API_KEY>`. */
+        /** @description `unauthorized`: the API key is missing, malformed, unknown, revoked or expired (an expired key's message says so), or the `Authorization` header is not `Bearer <API_KEY>`. */
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
@@ -1768,7 +1770,7 @@ export interface components {
         /** @description Any other error, in the same shape. */
         Default: {
             headers: {
-                /** @description `Bearer`, on every `401`. */
+                /** @description `Bearer` on every `401` (`Bearer error="invalid_token"` when the key sent will not do), and the scope needed on `insufficient_scope`. */
                 "WWW-Authenticate"?: string;
                 /** @description Seconds to wait, on `429` and on `503` when known. */
                 "Retry-After"?: number;
@@ -1845,7 +1847,10 @@ export interface components {
         Sunset: string;
         /** @description `<…>; rel="successor-version"`: the batch lookup that replaces this operation. */
         SuccessorLink: string;
-        /** @description Always `Bearer`. */
+        /**
+         * @description `Bearer`; `Bearer error="invalid_token"` when the request sent a key that is
+         *     malformed, unknown, revoked or expired (RFC 6750).
+         */
         WWWAuthenticate: string;
         /**
          * @description With `insufficient_scope` only: `Bearer error="insufficient_scope",
