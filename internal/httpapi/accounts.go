@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/base32"
+	"net/url"
 
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/oas"
@@ -101,3 +102,21 @@ func (h *Handler) RevokeApiKey(ctx context.Context, params oas.RevokeApiKeyParam
 }
 
 var messageIDEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+func (h *Handler) ListAccounts(ctx context.Context, params oas.ListAccountsParams) (oas.ListAccountsRes, error) {
+	page, err := pageOf(params.Limit, params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	page = batchPage(page, params.Ids, params.Limit)
+	accounts, err := h.store.Accounts(ctx, params.Ids, listPage(page))
+	if err != nil {
+		return nil, err
+	}
+	accounts, link := nextLink(accounts, page, "/accounts", func() url.Values {
+		q := url.Values{}
+		setIDs(q, params.Ids)
+		return q
+	}, func(a petstore.Account) int64 { return a.ID })
+	return &oas.ListAccountsOKHeaders{Link: link, Response: mapSlice(accounts, toAccount)}, nil
+}

@@ -69,6 +69,10 @@ type GetWebhookRes interface {
 	getWebhookRes()
 }
 
+type ListAccountsRes interface {
+	listAccountsRes()
+}
+
 type ListApiKeysRes interface {
 	listApiKeysRes()
 }

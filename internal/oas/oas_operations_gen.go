@@ -23,6 +23,7 @@ const (
 	GetOrderOperation            OperationName = "GetOrder"
 	GetPetByIdOperation          OperationName = "GetPetById"
 	GetWebhookOperation          OperationName = "GetWebhook"
+	ListAccountsOperation        OperationName = "ListAccounts"
 	ListApiKeysOperation         OperationName = "ListApiKeys"
 	ListCategoriesOperation      OperationName = "ListCategories"
 	ListDeliveriesOperation      OperationName = "ListDeliveries"

@@ -12,6 +12,7 @@ import (
 
 var (
 	rn4AllowedHeaders = map[string]string{
+		"GET":  "Authorization",
 		"POST": "Content-Type",
 	}
 	rn16AllowedHeaders = map[string]string{
@@ -167,11 +168,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 					if len(elem) == 0 {
 						switch r.Method {
+						case "GET":
+							s.handleListAccountsRequest([0]string{}, elemIsEscaped, w, r)
 						case "POST":
 							s.handleCreateAccountRequest([0]string{}, elemIsEscaped, w, r)
 						default:
 							s.notAllowed(w, r, notAllowedParams{
-								allowedMethods: "POST",
+								allowedMethods: "GET,POST",
 								allowedHeaders: rn4AllowedHeaders,
 								acceptPost:     "application/json",
 								acceptPatch:    "",
@@ -1040,6 +1043,15 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 
 					if len(elem) == 0 {
 						switch method {
+						case "GET":
+							r.name = ListAccountsOperation
+							r.summary = "Look up accounts (admins)"
+							r.operationID = "listAccounts"
+							r.operationGroup = ""
+							r.pathPattern = "/accounts"
+							r.args = args
+							r.count = 0
+							return r, true
 						case "POST":
 							r.name = CreateAccountOperation
 							r.summary = "Open an account"

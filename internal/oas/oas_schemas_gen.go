@@ -1429,6 +1429,7 @@ func (*ForbiddenHeaders) getMessageRes()          {}
 func (*ForbiddenHeaders) getOrderRes()            {}
 func (*ForbiddenHeaders) getPetByIdRes()          {}
 func (*ForbiddenHeaders) getWebhookRes()          {}
+func (*ForbiddenHeaders) listAccountsRes()        {}
 func (*ForbiddenHeaders) listApiKeysRes()         {}
 func (*ForbiddenHeaders) listCategoriesRes()      {}
 func (*ForbiddenHeaders) listDeliveriesRes()      {}
@@ -1657,6 +1658,42 @@ func (s *InventoryUpdate) GetQuantity() int32 {
 func (s *InventoryUpdate) SetQuantity(val int32) {
 	s.Quantity = val
 }
+
+type ListAccountsBadRequest Error
+
+func (*ListAccountsBadRequest) listAccountsRes() {}
+
+type ListAccountsInternalServerError Error
+
+func (*ListAccountsInternalServerError) listAccountsRes() {}
+
+// ListAccountsOKHeaders wraps []Account with response headers.
+type ListAccountsOKHeaders struct {
+	Link     OptString
+	Response []Account
+}
+
+// GetLink returns the value of Link.
+func (s *ListAccountsOKHeaders) GetLink() OptString {
+	return s.Link
+}
+
+// GetResponse returns the value of Response.
+func (s *ListAccountsOKHeaders) GetResponse() []Account {
+	return s.Response
+}
+
+// SetLink sets the value of Link.
+func (s *ListAccountsOKHeaders) SetLink(val OptString) {
+	s.Link = val
+}
+
+// SetResponse sets the value of Response.
+func (s *ListAccountsOKHeaders) SetResponse(val []Account) {
+	s.Response = val
+}
+
+func (*ListAccountsOKHeaders) listAccountsRes() {}
 
 type ListApiKeysBadRequest Error
 
@@ -3222,6 +3259,7 @@ func (*RateLimitedHeaders) getMessageRes()          {}
 func (*RateLimitedHeaders) getOrderRes()            {}
 func (*RateLimitedHeaders) getPetByIdRes()          {}
 func (*RateLimitedHeaders) getWebhookRes()          {}
+func (*RateLimitedHeaders) listAccountsRes()        {}
 func (*RateLimitedHeaders) listApiKeysRes()         {}
 func (*RateLimitedHeaders) listCategoriesRes()      {}
 func (*RateLimitedHeaders) listDeliveriesRes()      {}
@@ -3341,6 +3379,7 @@ type Scope string
 
 const (
 	ScopeAccountRead     Scope = "account:read"
+	ScopeAccountsRead    Scope = "accounts:read"
 	ScopeKeysManage      Scope = "keys:manage"
 	ScopeMessagesRead    Scope = "messages:read"
 	ScopeMessagesWrite   Scope = "messages:write"
@@ -3358,6 +3397,7 @@ const (
 func (Scope) AllValues() []Scope {
 	return []Scope{
 		ScopeAccountRead,
+		ScopeAccountsRead,
 		ScopeKeysManage,
 		ScopeMessagesRead,
 		ScopeMessagesWrite,
@@ -3376,6 +3416,8 @@ func (Scope) AllValues() []Scope {
 func (s Scope) MarshalText() ([]byte, error) {
 	switch s {
 	case ScopeAccountRead:
+		return []byte(s), nil
+	case ScopeAccountsRead:
 		return []byte(s), nil
 	case ScopeKeysManage:
 		return []byte(s), nil
@@ -3409,6 +3451,9 @@ func (s *Scope) UnmarshalText(data []byte) error {
 	switch Scope(data) {
 	case ScopeAccountRead:
 		*s = ScopeAccountRead
+		return nil
+	case ScopeAccountsRead:
+		*s = ScopeAccountsRead
 		return nil
 	case ScopeKeysManage:
 		*s = ScopeKeysManage
@@ -3552,6 +3597,7 @@ func (*UnauthorizedHeaders) getMessageRes()          {}
 func (*UnauthorizedHeaders) getOrderRes()            {}
 func (*UnauthorizedHeaders) getPetByIdRes()          {}
 func (*UnauthorizedHeaders) getWebhookRes()          {}
+func (*UnauthorizedHeaders) listAccountsRes()        {}
 func (*UnauthorizedHeaders) listApiKeysRes()         {}
 func (*UnauthorizedHeaders) listCategoriesRes()      {}
 func (*UnauthorizedHeaders) listDeliveriesRes()      {}
@@ -3616,6 +3662,7 @@ func (*UnavailableHeaders) getMessageRes()          {}
 func (*UnavailableHeaders) getOrderRes()            {}
 func (*UnavailableHeaders) getPetByIdRes()          {}
 func (*UnavailableHeaders) getWebhookRes()          {}
+func (*UnavailableHeaders) listAccountsRes()        {}
 func (*UnavailableHeaders) listApiKeysRes()         {}
 func (*UnavailableHeaders) listCategoriesRes()      {}
 func (*UnavailableHeaders) listDeliveriesRes()      {}

@@ -84,6 +84,7 @@ var operationRolesBearerAuth = map[string][]string{
 	GetOrderOperation:            []string{},
 	GetPetByIdOperation:          []string{},
 	GetWebhookOperation:          []string{},
+	ListAccountsOperation:        []string{},
 	ListApiKeysOperation:         []string{},
 	ListCategoriesOperation:      []string{},
 	ListDeliveriesOperation:      []string{},

@@ -142,6 +142,16 @@ type Handler interface {
 	//
 	// GET /webhooks/{webhookId}
 	GetWebhook(ctx context.Context, params GetWebhookParams) (GetWebhookRes, error)
+	// ListAccounts implements listAccounts operation.
+	//
+	// Admin only. Store staff see who is behind an order's `accountId`: the accounts with the given `ids`
+	// (at most 100; ids that match no account are left out, and without `limit` the page holds as many
+	// accounts as ids were asked for), or, without `ids`, every account, by id, a page at a time. An email
+	// is personal data: only admins may read another account's, with a key that has `accounts:read`. It
+	// changes nothing.
+	//
+	// GET /accounts
+	ListAccounts(ctx context.Context, params ListAccountsParams) (ListAccountsRes, error)
 	// ListApiKeys implements listApiKeys operation.
 	//
 	// The caller's keys that are not revoked, without their secrets, by id (paginated).

@@ -149,7 +149,7 @@ func (s *ApiKey) Validate() error {
 		if err := (validate.Array{
 			MinLength:    0,
 			MinLengthSet: false,
-			MaxLength:    12,
+			MaxLength:    13,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -255,7 +255,7 @@ func (s *ApiKeyChange) Validate() error {
 		if err := (validate.Array{
 			MinLength:    0,
 			MinLengthSet: false,
-			MaxLength:    12,
+			MaxLength:    13,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -713,7 +713,7 @@ func (s *CreatedApiKey) Validate() error {
 		if err := (validate.Array{
 			MinLength:    0,
 			MinLengthSet: false,
-			MaxLength:    12,
+			MaxLength:    13,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -1660,6 +1660,70 @@ func (s *InventoryUpdate) Validate() error {
 	return nil
 }
 
+func (s *ListAccountsBadRequest) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *ListAccountsInternalServerError) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *ListAccountsOKHeaders) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if s.Response == nil {
+			return errors.New("nil is invalid value")
+		}
+		if err := (validate.Array{
+			MinLength:    0,
+			MinLengthSet: false,
+			MaxLength:    100,
+			MaxLengthSet: true,
+		}).ValidateLength(len(s.Response)); err != nil {
+			return errors.Wrap(err, "array")
+		}
+		var failures []validate.FieldError
+		for i, elem := range s.Response {
+			if err := func() error {
+				if err := elem.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				failures = append(failures, validate.FieldError{
+					Name:  fmt.Sprintf("[%d]", i),
+					Error: err,
+				})
+			}
+		}
+		if len(failures) > 0 {
+			return &validate.Error{Fields: failures}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "Response",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
 func (s *ListApiKeysBadRequest) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -2353,7 +2417,7 @@ func (s *NewApiKey) Validate() error {
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
-			MaxLength:    12,
+			MaxLength:    13,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -3377,6 +3441,8 @@ func (s *RotateWebhookSecretRequestEntityTooLarge) Validate() error {
 func (s Scope) Validate() error {
 	switch s {
 	case "account:read":
+		return nil
+	case "accounts:read":
 		return nil
 	case "keys:manage":
 		return nil

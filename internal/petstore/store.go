@@ -53,6 +53,9 @@ type AccountStore interface {
 	TakeOverAccount(ctx context.Context, email string) error
 	// CountAccounts counts all accounts.
 	CountAccounts(ctx context.Context) (int, error)
+	// Accounts lists a page of accounts by id, without password hashes; only those
+	// of ids when it is not empty.
+	Accounts(ctx context.Context, ids []int64, p Page) ([]Account, error)
 }
 
 // KeyStore keeps API keys, by the hash of their secret.

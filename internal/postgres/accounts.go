@@ -76,6 +76,19 @@ func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
 	}, `SELECT id, email, role, created_at, password_hash FROM accounts WHERE id = $1`, id)
 }
 
+// Accounts lists a page of accounts by id (only those of ids, when given), without
+// their password hashes, which the query leaves unread.
+func (db *DB) Accounts(ctx context.Context, ids []int64, p petstore.Page) ([]petstore.Account, error) {
+	q, args := `SELECT id, email, role, created_at, '' FROM accounts WHERE id > $1`, []any{p.After, p.Size()}
+	if len(ids) > 0 {
+		q, args = q+` AND id = ANY($3)`, append(args, ids)
+	}
+	return list(ctx, db, "accounts", 0, func(row pgx.Row) (petstore.Account, error) {
+		a, _, err := scanAccount(row)
+		return a, err
+	}, q+` ORDER BY id LIMIT $2`, args...)
+}
+
 // EnsureAccount returns the account with this email, creating it without a password
 // (key-only) if there is none; a non-empty role is set on the account, new or not.
 // It is one statement, so processes ensuring the same account at once agree on it.

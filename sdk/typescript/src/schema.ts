@@ -11,7 +11,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Look up accounts (admins)
+         * @description Admin only. Store staff see who is behind an order's `accountId`: the accounts
+         *     with the given `ids` (at most 100; ids that match no account are left out, and
+         *     without `limit` the page holds as many accounts as ids were asked for), or,
+         *     without `ids`, every account, by id, a page at a time. An email is personal data: only admins may read
+         *     another account's, with a key that has `accounts:read`. It changes nothing.
+         */
+        get: operations["listAccounts"];
         put?: never;
         /**
          * Open an account
@@ -1044,7 +1052,7 @@ export interface components {
          * @description A scope an API key may be limited to; the list, with what each allows, is under the `bearerAuth` scheme.
          * @enum {string}
          */
-        Scope: "account:read" | "keys:manage" | "messages:read" | "messages:write" | "pets:read" | "pets:write" | "categories:write" | "inventory:write" | "orders:read" | "orders:write" | "webhooks:manage" | "events:read";
+        Scope: "account:read" | "accounts:read" | "keys:manage" | "messages:read" | "messages:write" | "pets:read" | "pets:write" | "categories:write" | "inventory:write" | "orders:read" | "orders:write" | "webhooks:manage" | "events:read";
         /** @description An API key, without its secret. */
         ApiKey: {
             /**
@@ -1800,6 +1808,11 @@ export interface components {
          */
         PetIds: number[];
         /**
+         * @description Only these accounts, at most 100 ids, sent as `ids` of `listPets` are (repeated
+         *     or comma-separated).
+         */
+        AccountIds: number[];
+        /**
          * @description The pet's id.
          * @example 7
          */
@@ -1879,6 +1892,46 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listAccounts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only these accounts, at most 100 ids, sent as `ids` of `listPets` are (repeated
+                 *     or comma-separated).
+                 */
+                ids?: components["parameters"]["AccountIds"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Where the page starts; copy it from the `Link` header of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The accounts, by id. */
+            200: {
+                headers: {
+                    Link: components["headers"]["NextLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
     createAccount: {
         parameters: {
             query?: never;

@@ -122,6 +122,7 @@ func (e PetStatus) Valid() bool {
 // Defines values for Scope.
 const (
 	AccountRead     Scope = "account:read"
+	AccountsRead    Scope = "accounts:read"
 	CategoriesWrite Scope = "categories:write"
 	EventsRead      Scope = "events:read"
 	InventoryWrite  Scope = "inventory:write"
@@ -139,6 +140,8 @@ const (
 func (e Scope) Valid() bool {
 	switch e {
 	case AccountRead:
+		return true
+	case AccountsRead:
 		return true
 	case CategoriesWrite:
 		return true
@@ -1017,6 +1020,9 @@ type WebhookWithSecret struct {
 	URL string `json:"url"`
 }
 
+// AccountIds defines model for AccountIds.
+type AccountIds = []int64
+
 // BatchLimit defines model for BatchLimit.
 type BatchLimit = int32
 
@@ -1085,6 +1091,19 @@ type Unauthorized = Error
 
 // Unavailable The body of every error response.
 type Unavailable = Error
+
+// ListAccountsParams defines parameters for ListAccounts.
+type ListAccountsParams struct {
+	// Ids Only these accounts, at most 100 ids, sent as `ids` of `listPets` are (repeated
+	// or comma-separated).
+	Ids *AccountIds `form:"ids,omitempty" json:"ids,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Where the page starts; copy it from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // ListAPIKeysParams defines parameters for ListAPIKeys.
 type ListAPIKeysParams struct {
@@ -1465,6 +1484,17 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// ListAccounts Look up accounts (admins)
+	//
+	// Admin only. Store staff see who is behind an order's `accountId`: the accounts
+	// with the given `ids` (at most 100; ids that match no account are left out, and
+	// without `limit` the page holds as many accounts as ids were asked for), or,
+	// without `ids`, every account, by id, a page at a time. An email is personal data: only admins may read
+	// another account's, with a key that has `accounts:read`. It changes nothing.
+	//
+	// Corresponds with GET /accounts (the `ListAccounts` operationId).
+	ListAccounts(ctx context.Context, params *ListAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateAccountWithBody Open an account
 	//
@@ -2132,6 +2162,27 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /webhooks/{webhookId}/test (the `SendTestEvent` operationId).
 	SendTestEvent(ctx context.Context, webhookID WebhookID, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ListAccounts Look up accounts (admins)
+//
+// Admin only. Store staff see who is behind an order's `accountId`: the accounts
+// with the given `ids` (at most 100; ids that match no account are left out, and
+// without `limit` the page holds as many accounts as ids were asked for), or,
+// without `ids`, every account, by id, a page at a time. An email is personal data: only admins may read
+// another account's, with a key that has `accounts:read`. It changes nothing.
+//
+// Corresponds with GET /accounts (the `ListAccounts` operationId).
+func (c *Client) ListAccounts(ctx context.Context, params *ListAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAccountsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // CreateAccountWithBody Open an account
@@ -3328,6 +3379,84 @@ func (c *Client) SendTestEvent(ctx context.Context, webhookID WebhookID, reqEdit
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewListAccountsRequest constructs an http.Request for the ListAccounts method
+func NewListAccountsRequest(server string, params *ListAccountsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/accounts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Ids != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ids", *params.Ids, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewCreateAccountRequest calls the generic CreateAccount builder with application/json body
