@@ -355,3 +355,37 @@ func TestTheCurrentAccountIsTheKeysAccount(t *testing.T) {
 		})
 	}
 }
+
+// Staff look up who is behind an order's accountId; a customer may not read another
+// account, and a key without accounts:read may not either.
+func TestAdminsLookUpAccounts(t *testing.T) {
+	a := newTestAPI(t)
+	var list []struct {
+		ID          int64
+		Email, Role string
+	}
+	res := a.do(t, req{Method: "GET", Path: path("/v1/accounts?ids=%d,999999", a.CustomerID), Key: a.Admin}).expect(200, "")
+	res.JSON(&list)
+	if len(list) != 1 || list[0].ID != a.CustomerID || list[0].Email != "customer@example.com" || list[0].Role != "customer" {
+		t.Errorf("accounts by ids = %+v", list)
+	}
+	if l := res.Header.Get("Link"); l != "" {
+		t.Errorf("a lookup of every id asked for links to more: %s", l)
+	}
+	// Every account, a page at a time, by id.
+	res = a.do(t, req{Method: "GET", Path: "/v1/accounts?limit=1", Key: a.Admin}).expect(200, "")
+	res.JSON(&list)
+	next := res.Header.Get("Link")
+	if len(list) != 1 || !strings.Contains(next, `rel="next"`) {
+		t.Fatalf("first page %+v, Link %q", list, next)
+	}
+	first := list[0].ID
+	target := strings.TrimPrefix(strings.SplitN(next, ">", 2)[0], "<")
+	a.do(t, req{Method: "GET", Path: target, Key: a.Admin}).expect(200, "").JSON(&list)
+	if len(list) != 1 || list[0].ID <= first {
+		t.Errorf("second page %+v after account %d", list, first)
+	}
+	a.do(t, req{Method: "GET", Path: path("/v1/accounts?ids=%d", a.CustomerID), Key: a.Customer}).expect(403, petstore.EForbidden)
+	orders := a.scopedKey(t, a.Admin, []string{"orders:read"}, time.Time{})
+	a.do(t, req{Method: "GET", Path: "/v1/accounts", Key: orders}).expect(403, petstore.EInsufficientScope)
+}

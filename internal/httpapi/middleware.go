@@ -133,7 +133,7 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
 			ri.operation, ri.route = route.OperationID(), route.PathPattern()
 		}
-		if ri.operation == listPets || ri.operation == listInventory {
+		if ri.operation == listPets || ri.operation == listInventory || ri.operation == listAccounts {
 			explodeIDs(r.URL)
 		}
 		deprecated := ri.operation == getPetByID
@@ -225,6 +225,7 @@ const (
 	createAccount = "createAccount"
 	listPets      = "listPets"
 	listInventory = "listInventory"
+	listAccounts  = "listAccounts"
 )
 
 // allowCredentials applies the stricter limit on requests that carry a password
@@ -326,7 +327,7 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // explodeIDs rewrites the comma-separated spelling of the ids filter (ids=1,2) of the
-// pet and inventory lists into the repeated one (ids=1&ids=2) that the document
+// pet, inventory and account lists into the repeated one (ids=1&ids=2) that the document
 // declares, since that is what generated clients send, and the generated decoder reads
 // only the declared one. Both spellings, and a mix of them, mean the same list.
 func explodeIDs(u *url.URL) {

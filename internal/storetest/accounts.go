@@ -19,6 +19,29 @@ func testAccounts(t *testing.T, open Opener) {
 		wantRecent(t, "createdAt", a.CreatedAt)
 	})
 
+	t.Run("accounts are listed by id, by ids or a page at a time, without their password hashes", func(t *testing.T) {
+		f := setup(t, open)
+		var made []petstore.Account
+		for range 4 {
+			made = append(made, f.account(petstore.Customer))
+		}
+		got, err := f.s.Accounts(f.ctx, []int64{made[2].ID, 999999, made[0].ID}, petstore.Page{Limit: 100})
+		must(t, err)
+		if len(got) != 2 || got[0] != made[0] || got[1] != made[2] {
+			t.Errorf("accounts by ids = %+v, want %+v and %+v", got, made[0], made[2])
+		}
+		got, err = f.s.Accounts(f.ctx, nil, petstore.Page{Limit: 2, After: made[0].ID})
+		must(t, err)
+		if len(got) != 2 || got[0] != made[1] || got[1] != made[2] {
+			t.Errorf("a page of accounts = %+v, want %+v and %+v", got, made[1], made[2])
+		}
+		got, err = f.s.Accounts(f.ctx, []int64{999999}, petstore.Page{})
+		must(t, err)
+		if len(got) != 0 {
+			t.Errorf("unknown ids found %+v", got)
+		}
+	})
+
 	t.Run("an account without a role is a customer", func(t *testing.T) {
 		f := setup(t, open)
 		a, err := f.s.CreateAccount(f.ctx, "bob@example.com", "h", "")
