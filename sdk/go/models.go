@@ -60,6 +60,7 @@ type Scope string
 // The scopes this package knows, with the calls each allows.
 const (
 	ScopeAccountRead     Scope = "account:read"     // GetCurrentAccount
+	ScopeAccountsRead    Scope = "accounts:read"    // ListAccounts (admins)
 	ScopeKeysManage      Scope = "keys:manage"      // CreateAPIKey, ListAPIKeys, RevokeAPIKey with a key
 	ScopeMessagesRead    Scope = "messages:read"    // GetMessage
 	ScopeMessagesWrite   Scope = "messages:write"   // SendMessage
@@ -232,7 +233,7 @@ type CreatedAPIKey struct {
 //	}
 type NewAPIKey struct {
 	Name string // what the key is for, such as "laptop"
-	// Scopes limit what the key may do (at most 12). nil gives it every scope of the
+	// Scopes limit what the key may do (at most 13). nil gives it every scope of the
 	// account's role, those a later version adds included, or, made with a limited
 	// key, that key's scopes; an empty non-nil list is sent as it is, and refused,
 	// rather than taken for every scope. A scope the role does not allow, or that the
@@ -362,6 +363,15 @@ type ListOptions struct {
 	Limit int // items per page, 1–100; the service's default (20) when 0
 	// Cursor is where the list starts: the Next of a page fetched of the same list,
 	// to go on from there; "" for the start.
+	Cursor string
+}
+
+// ListAccountsOptions filter ListAccounts.
+type ListAccountsOptions struct {
+	IDs   []int64 // at most 100; ids that match no account are left out
+	Limit int     // items per page, 1–100; 0 for the service's default (with IDs, all of them)
+	// Cursor is where the list starts: the Next of a page fetched with the same
+	// filters, to go on from there; "" for the start.
 	Cursor string
 }
 

@@ -26,6 +26,29 @@ func (c *Client) GetCurrentAccount(ctx context.Context, opts ...CallOption) (*Ac
 	return convert(v, err, accountFrom)
 }
 
+// ListAccounts returns the accounts that pass the filters of opts (nil for every
+// account), in id order (admins): store staff look up who is behind an Order's
+// AccountID. An email is personal data: a key needs ScopeAccountsRead.
+func (c *Client) ListAccounts(ctx context.Context, opts *ListAccountsOptions, callOpts ...CallOption) iter.Seq2[*Account, error] {
+	return items(c.ListAccountsPages(ctx, opts, callOpts...))
+}
+
+// ListAccountsPages returns the accounts of ListAccounts a page at a time; each page's
+// Next is the Cursor that goes on from there.
+func (c *Client) ListAccountsPages(ctx context.Context, opts *ListAccountsOptions, callOpts ...CallOption) iter.Seq2[*Page[*Account], error] {
+	var params api.ListAccountsParams
+	if opts != nil {
+		params = api.ListAccountsParams{
+			Ids:    optionalIDs(opts.IDs),
+			Limit:  optional(int32Of(opts.Limit)),
+			Cursor: optional(opts.Cursor),
+		}
+	}
+	return pages(ctx, c, "listAccounts", callOpts, func(ctx context.Context) (*http.Response, error) {
+		return c.api.ListAccounts(ctx, &params)
+	}, accountFrom)
+}
+
 // SendMessage sends a message: the getting-started call, which proves that a key works.
 func (c *Client) SendMessage(ctx context.Context, message NewMessage, opts ...CallOption) (*Message, error) {
 	ctx = withCall(ctx, "sendMessage", opts)

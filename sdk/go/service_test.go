@@ -200,6 +200,16 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 		t.Errorf("keys = %v, want only %d (%d is revoked)", keyIDs, created.ID, spare.ID)
 	}
 
+	// Staff look up who is behind the account by its id; an id of no account is left out.
+	var found []*petstore.Account
+	for a, err := range admin.ListAccounts(ctx, &petstore.ListAccountsOptions{IDs: []int64{account.ID, 1 << 62}}) {
+		found = append(found, must(a, err)(t))
+	}
+	if len(found) != 1 || found[0].ID != account.ID || found[0].Email != email || found[0].Role != petstore.RoleCustomer ||
+		!found[0].CreatedAt.Equal(account.CreatedAt) {
+		t.Errorf("accounts %d and 1<<62 = %+v, want only %+v", account.ID, found, account)
+	}
+
 	// A webhook endpoint, before the orders whose events it is sent.
 	hooks := newReceiver(t)
 	hook := must(admin.CreateWebhook(ctx, petstore.NewWebhook{
@@ -438,5 +448,45 @@ func TestConstructEventTakesTheServicesDeliveries(t *testing.T) {
 		if _, err := petstore.ConstructEvent(d.body, d.signature, secret); !errors.Is(err, petstore.ErrSignatureMismatch) {
 			t.Errorf("the %s secret after the revocation: err = %v, want ErrSignatureMismatch", name, err)
 		}
+	}
+}
+
+// Against the real service: only an admin looks up accounts, a page at a time; a
+// customer's key is refused with forbidden, an admin's key without accounts:read with
+// insufficient_scope.
+func TestOnlyAdminsLookUpAccounts(t *testing.T) {
+	ctx := context.Background()
+	rec := &recorder{}
+	admin := service(t, rec, os.Getenv("PETSTORE_ADMIN_KEY"))
+	customer := service(t, rec, os.Getenv("PETSTORE_API_KEY"))
+	me := must(customer.GetCurrentAccount(ctx))(t)
+
+	var pages [][]int64
+	for page, err := range admin.ListAccountsPages(ctx, &petstore.ListAccountsOptions{Limit: 1}) {
+		page = must(page, err)(t)
+		var ids []int64
+		for _, a := range page.Items {
+			ids = append(ids, a.ID)
+		}
+		pages = append(pages, ids)
+		if len(pages) == 2 {
+			break
+		}
+	}
+	if len(pages) != 2 || len(pages[0]) != 1 || len(pages[1]) != 1 || pages[0][0] >= pages[1][0] {
+		t.Errorf("the first two pages of one account = %v, want one account each, by id", pages)
+	}
+
+	_, err := collect(customer.ListAccounts(ctx, &petstore.ListAccountsOptions{IDs: []int64{me.ID}}))
+	var apiErr *petstore.Error
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusForbidden || apiErr.Code != petstore.CodeForbidden {
+		t.Errorf("a customer's key: err = %v, want 403 forbidden", err)
+	}
+
+	narrow := must(admin.CreateAPIKey(ctx, petstore.NewAPIKey{Name: "no accounts", Scopes: []petstore.Scope{petstore.ScopePetsRead}}))(t)
+	t.Cleanup(func() { _ = admin.RevokeAPIKey(ctx, narrow.ID) })
+	_, err = collect(service(t, rec, narrow.Key).ListAccounts(ctx, &petstore.ListAccountsOptions{IDs: []int64{me.ID}}))
+	if !errors.As(err, &apiErr) || apiErr.Code != petstore.CodeInsufficientScope || apiErr.Scope != petstore.ScopeAccountsRead {
+		t.Errorf("an admin's key with pets:read: err = %v, want insufficient_scope naming accounts:read", err)
 	}
 }

@@ -43,6 +43,7 @@ export const knownValues = {
   /** The scopes an API key may be limited to (the `bearerAuth` scheme's `x-scopes`). */
   scope: [
     "account:read",
+    "accounts:read",
     "keys:manage",
     "messages:read",
     "messages:write",
@@ -190,6 +191,7 @@ export type WebhookPatch = Schemas["WebhookPatch"];
 /** `overlapSeconds`: how long the replaced secret keeps signing (0 to 86 400, the default). */
 export type SecretRotation = Schemas["SecretRotation"];
 
+export type ListAccountsQuery = Query<"listAccounts">;
 export type ListPetsQuery = Query<"listPets">;
 export type ListCategoriesQuery = Query<"listCategories">;
 export type ListInventoryQuery = Query<"listInventory">;

@@ -310,6 +310,33 @@ test("accounts.me: the account and role of the key; a missing, unknown or revoke
   assert.ok(revoked instanceof PetstoreError && revoked.code === "unauthorized" && revoked.status === 401, String(revoked));
 });
 
+test("accounts.list: an admin looks up accounts by id (an unknown id left out) or a page at a time; a customer's key is a 403 forbidden", async () => {
+  const shopper = await customer.accounts.me();
+  const requests: string[] = [];
+  const staff = createPetstore({
+    baseUrl: server.baseUrl,
+    apiKey: server.adminKey,
+    fetch: (request) => {
+      requests.push(new URL(request.url).pathname + new URL(request.url).search);
+      return fetch(request);
+    },
+  });
+  assert.deepEqual(await all(staff.accounts.list({ ids: [shopper.id, 999_999_999] })), [shopper]);
+  assert.deepEqual(requests, [`/v1/accounts?ids=${shopper.id}&ids=999999999`]);
+
+  const pages = staff.accounts.pages({ limit: 1 });
+  const first = (await pages.next()).value;
+  const second = (await pages.next()).value;
+  await pages.return();
+  assert.ok(first && second, "want two pages of one account");
+  assert.equal(first.items.length, 1);
+  assert.equal(second.items.length, 1);
+  assert.ok(first.items[0]!.id < second.items[0]!.id, "accounts by id");
+
+  const refused = await failure(all(customer.accounts.list({ ids: [shopper.id] })));
+  assert.ok(refused instanceof PetstoreError && refused.status === 403 && refused.code === "forbidden", String(refused));
+});
+
 test("the deprecated getPetById reports Deprecation, Sunset and its successor", async () => {
   const notices: DeprecationNotice[] = [];
   const client = createPetstore({ baseUrl: server.baseUrl, apiKey: server.customerKey, onDeprecation: (n) => notices.push(n) });
