@@ -363,6 +363,7 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 	// Platform
 	"createAccount":     func(t *testing.T, fx *fixtures) filled { return filled{} },
 	"getCurrentAccount": customer,
+	"listAccounts":      admin,
 	"createApiKey": func(t *testing.T, fx *fixtures) filled {
 		email, password := strings.ReplaceAll(fx.unique("reader"), " ", "-")+"@example.com", "sample password 123"
 		fx.srv.call(t, "", "POST", "/accounts", map[string]any{"email": email, "password": password}, http.StatusCreated, nil)
