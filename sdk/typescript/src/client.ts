@@ -10,6 +10,7 @@ import type {
   Event,
   InventoryItem,
   InventoryUpdate,
+  ListAccountsQuery,
   ListApiKeysQuery,
   ListCategoriesQuery,
   ListDeliveriesQuery,
@@ -128,6 +129,9 @@ export interface Petstore {
     create(account: NewAccount, options?: CallOptions): Promise<Account>;
     /** The account of the client's key, with its role: checks the key (a 401 `PetstoreError` when it is missing, unknown or revoked) and tells an admin's from a customer's. */
     me(options?: CallOptions): Promise<Account>;
+    /** Accounts by id (admins, `accounts:read`): who is behind an order's `accountId`; `ids` is the batch lookup. */
+    list(query?: ListAccountsQuery, options?: CallOptions): ListIterator<Account>;
+    pages(query?: ListAccountsQuery, options?: CallOptions): PageIterator<Account>;
   };
   apiKeys: {
     /**
@@ -340,6 +344,8 @@ export function createPetstore(options: PetstoreOptions): Petstore {
     accounts: {
       create: (body, o) => unwrap(raw.POST("/accounts", { body, ...init(o) })),
       me: (o) => unwrap(raw.GET("/accounts/me", { ...init(o) })),
+      list: (query = {}, o) => list((middleware) => raw.GET("/accounts", { params: { query }, middleware, ...init(o) })),
+      pages: (query = {}, o) => pages((middleware) => raw.GET("/accounts", { params: { query }, middleware, ...init(o) })),
     },
     apiKeys: {
       // async: an invalid Date rejects (RangeError) like any failed call, before anything is sent.

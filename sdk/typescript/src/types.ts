@@ -195,6 +195,7 @@ export type ListCategoriesQuery = Query<"listCategories">;
 export type ListInventoryQuery = Query<"listInventory">;
 export type ListOrdersQuery = Query<"listOrders">;
 export type ListApiKeysQuery = Query<"listApiKeys">;
+export type ListAccountsQuery = Query<"listAccounts">;
 export type ListWebhooksQuery = Query<"listWebhooks">;
 export type ListDeliveriesQuery = Query<"listDeliveries">;
 export type ListEventsQuery = Query<"listEvents">;
