@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,16 +21,16 @@ import (
 // TestConsole runs the staff console (/console) in headless Chromium against the real
 // binary, as a shop's staff would: a customer key is turned away; an admin signs in,
 // restocks a pet, sees a customer's order (placed through the API) among the open
-// orders (the customer named by account id, the console's own account by its email),
-// completes it and sees the pet turn sold; making a pet with no stock available is
-// allowed but said to leave it unorderable, with a restock offered instead; the stock
-// list reads each pet's own stock (no inventory lookup); an illegal status change shows
-// the API's refusal; orders are cancelled (after a confirmation) and given a ship date;
-// categories and keys are made and removed; a revoked key is refused at once. The page
-// is checked with axe-core (no serious or critical violation, light and dark, desktop
-// and phone), loads nothing from another origin, breaks no rule of its
-// Content-Security-Policy and never puts the key in a URL or a cookie. Screenshots at
-// desktop and phone width go to e2e/test-output/.
+// orders (the customer named by email, the page's accounts looked up in one call; by
+// account id, with a note, for a key without accounts:read), completes it and sees the
+// pet turn sold; making a pet with no stock available is allowed but said to leave it
+// unorderable, with a restock offered instead; the stock list reads each pet's own stock
+// (no inventory lookup); an illegal status change shows the API's refusal; orders are
+// cancelled (after a confirmation) and given a ship date; categories and keys are made
+// and removed; a revoked key is refused at once. The page is checked with axe-core (no
+// serious or critical violation, light and dark, desktop and phone), loads nothing from
+// another origin, breaks no rule of its Content-Security-Policy and never puts the key
+// in a URL or a cookie. Screenshots at desktop and phone width go to e2e/test-output/.
 func TestConsole(t *testing.T) {
 	chromium := findChromium(t)
 	axe := axeSource(t)
@@ -144,15 +146,17 @@ func TestConsole(t *testing.T) {
 	t.Run("a customer's order shows among the open orders; completing it sells the pet", func(t *testing.T) {
 		b := b.in(t)
 		var customer, staff struct {
-			ID int64 `json:"id"`
+			ID    int64  `json:"id"`
+			Email string `json:"email"`
 		}
 		srv.call(t, srv.CustomerKey, "GET", "/accounts/me", nil, http.StatusOK, &customer)
 		srv.call(t, consoleKey, "GET", "/accounts/me", nil, http.StatusOK, &staff)
 		srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": biscuit.ID, "quantity": 2}, http.StatusCreated, &order)
-		// One placed with the console's own key: the one account whose email the API
-		// tells an admin (GET /accounts/me); it is cancelled once seen.
+		// One placed with the console's own key, whose email the sign-in read
+		// (GET /accounts/me); it is cancelled once seen.
 		var own orderJSON
 		srv.call(t, consoleKey, "POST", "/store/orders", map[string]any{"petId": 1, "quantity": 1}, http.StatusCreated, &own)
+		lookupsBefore := len(accountLookups(b))
 		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
 		row := fmt.Sprintf(`document.querySelector('tr[data-order-id="%d"]')`, order.ID)
 		ownRow := fmt.Sprintf(`document.querySelector('tr[data-order-id="%d"]')`, own.ID)
@@ -160,8 +164,17 @@ func TestConsole(t *testing.T) {
 		if !evalAs[bool](b, row+`.textContent.includes('pending, stock 0')`) {
 			t.Errorf("the order's row does not show the pet pending with no stock: %s", evalAs[string](b, row+`.textContent`))
 		}
-		if got, want := evalAs[string](b, row+`.querySelector('td .id').textContent`), fmt.Sprintf("account %d", customer.ID); got != want {
+		b.wait(row+`.querySelector('td .id').textContent.includes('@')`, "the customer's email")
+		if got, want := evalAs[string](b, row+`.querySelector('td .id').textContent`), fmt.Sprintf("%s (account %d)", customer.Email, customer.ID); got != want {
 			t.Errorf("the customer's order names %q, want %q", got, want)
+		}
+		// The page's accounts in one call (the console's own is known from the sign-in).
+		lookups := accountLookups(b)[lookupsBefore:]
+		if len(lookups) != 1 || !slices.Contains(queryIDs(t, lookups[0].URL), customer.ID) || slices.Contains(queryIDs(t, lookups[0].URL), staff.ID) {
+			t.Errorf("the page of orders looked its accounts up with %+v, want one GET /accounts with the customer's id and not the console's own", lookups)
+		}
+		if evalAs[bool](b, `__e2e.visible(document.querySelector('.accounts-hint'))`) {
+			t.Errorf("the orders screen says %q with a key that has accounts:read", evalAs[string](b, `document.querySelector('.accounts-hint').textContent`))
 		}
 		if got, want := evalAs[string](b, ownRow+`.querySelector('td .id').textContent`), fmt.Sprintf("staff@example.com (account %d, you)", staff.ID); got != want {
 			t.Errorf("the console's own order names %q, want %q", got, want)
@@ -579,6 +592,36 @@ func TestConsole(t *testing.T) {
 		b.wait(`document.querySelector('form.sign-in [role=alert]')?.textContent.startsWith('This key lacks the scope account:read')`, "the sign-in to name account:read")
 	})
 
+	t.Run("a key without accounts:read: orders name their customers by id, and say why", func(t *testing.T) {
+		b := b.in(t)
+		var clerk struct{ Key string }
+		srv.call(t, srv.AdminKey, "POST", "/api-keys", map[string]any{"name": "clerk", "scopes": []string{"account:read", "orders:read", "orders:write", "pets:read"}}, http.StatusCreated, &clerk)
+		var customer struct {
+			ID int64 `json:"id"`
+		}
+		srv.call(t, srv.CustomerKey, "GET", "/accounts/me", nil, http.StatusOK, &customer)
+		var placed orderJSON
+		srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": 1, "quantity": 1}, http.StatusCreated, &placed)
+		b.signIn(clerk.Key)
+		b.wait(`document.querySelector('nav a[href="#orders"]') !== null`, "the console")
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
+		row := fmt.Sprintf(`document.querySelector('tr[data-order-id="%d"]')`, placed.ID)
+		b.wait(`__e2e.visible(document.querySelector('.accounts-hint'))`, "the note that emails are not shown")
+		if got, want := evalAs[string](b, `document.querySelector('.accounts-hint').textContent`), "this key lacks accounts:read: emails not shown"; got != want {
+			t.Errorf("the orders screen says %q, want %q", got, want)
+		}
+		b.wait(row+` !== null`, "the customer's order, shown all the same")
+		if got, want := evalAs[string](b, row+`.querySelector('td .id').textContent`), fmt.Sprintf("account %d", customer.ID); got != want {
+			t.Errorf("the customer's order names %q, want %q", got, want)
+		}
+		if got := evalAs[string](b, `document.querySelector('.notice.error')?.textContent ?? ''`); got != "" {
+			t.Errorf("the orders screen raised the alert %q for the emails it may not read", got)
+		}
+		b.checkAccessibility(axe, "orders without accounts:read")
+		srv.call(t, srv.CustomerKey, "DELETE", fmt.Sprintf("/store/orders/%d", placed.ID), nil, http.StatusNoContent, nil)
+		b.do(chromedp.Click(chromedp.CSS(b.mark(`[...document.querySelectorAll('header button')].find(e => e.textContent === 'Sign out')`, "sign-out"))))
+	})
+
 	t.Run("phone width and dark", func(t *testing.T) {
 		b := b.in(t)
 		b.signIn(srv.AdminKey)
@@ -724,6 +767,35 @@ func roleScopes(doc map[string]any, role string) []string {
 	}
 	slices.Sort(scopes)
 	return scopes
+}
+
+// accountLookups are the page's GET /v1/accounts (not /accounts/me), in order.
+func accountLookups(b *browser) []sentRequest {
+	var out []sentRequest
+	for _, r := range b.allRequests() {
+		if r.Method == "GET" && strings.Contains(r.URL, "/v1/accounts?") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// queryIDs reads the ids= of a request's URL.
+func queryIDs(t *testing.T, raw string) []int64 {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, v := range u.Query()["ids"] {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("%s: ids=%q", raw, v)
+		}
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 func categoryID(t *testing.T, cats []category, name string) int64 {

@@ -1,5 +1,6 @@
 import { PetstoreError, type Account, type Category, type PageIterator, type Petstore } from "@acme-pets/petstore";
 import { h, put } from "./dom.js";
+import type { AccountNames } from "./lookup.js";
 import type { ScopeCatalogue } from "./scopes.js";
 
 /** What every view of the signed-in console shares. */
@@ -18,6 +19,8 @@ export interface Console {
   categories(): Promise<Map<number, Category>>;
   /** Forgets the loaded categories (after adding, renaming or removing one). */
   categoriesChanged(): void;
+  /** The emails of the accounts behind orders, looked up a page at a time and kept for the session. */
+  accounts: AccountNames;
   /** The scopes of the service's document, loaded once. */
   scopes(): Promise<ScopeCatalogue>;
   /**

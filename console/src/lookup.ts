@@ -1,5 +1,5 @@
-import type { Pet } from "@acme-pets/petstore";
-import type { Console } from "./context.js";
+import type { Account, Pet, Petstore } from "@acme-pets/petstore";
+import { describe, type Console } from "./context.js";
 
 /**
  * The items of a batch lookup by id (`ids`, one call for up to 100 ids), by id; ids that
@@ -19,11 +19,51 @@ export function petsById(ctx: Console, ids: Iterable<number>): Promise<Map<numbe
 }
 
 /**
- * Who placed an order, as far as the API lets an admin know. An order carries only its
- * `accountId`, and the API has no call that reads another account (only
- * `GET /accounts/me`), so the email is shown for the signed-in account alone; any other
- * account is named by its id.
+ * Who placed an order: an order carries only its `accountId`, and `GET /accounts` (admins,
+ * `accounts:read`) tells staff the email behind it. Kept for the console's session (an
+ * account's email does not change under it), so a page of orders asks only for the
+ * accounts not seen yet, in one call. A key without `accounts:read` is asked once: from
+ * then on orders name accounts by id (the console's own account by its email, which the
+ * sign-in read).
  */
-export function accountLabel(ctx: Console, accountId: number): string {
-  return accountId === ctx.account.id ? `${ctx.account.email} (account ${accountId}, you)` : `account ${accountId}`;
+export class AccountNames {
+  private readonly emails = new Map<number, string>();
+  private readonly asked = new Set<number>(); // found or not: an id that matched nothing stays unnamed
+  private refused: string | undefined; // why emails are not shown, once the lookup was refused
+
+  constructor(
+    private readonly client: Petstore,
+    private readonly self: Account,
+    private readonly lacks: (error: unknown) => string | undefined,
+  ) {
+    this.emails.set(self.id, self.email);
+    this.asked.add(self.id);
+  }
+
+  /**
+   * Looks up the accounts of `ids` not known yet, with one call (a page of orders has far
+   * fewer than the 100 ids a call takes). It never throws: an order is still worth showing
+   * without its customer's email. It answers why emails are not shown, or undefined.
+   */
+  async load(ids: Iterable<number>): Promise<string | undefined> {
+    const unknown = [...new Set(ids)].filter((id) => !this.asked.has(id));
+    if (unknown.length === 0 || this.refused !== undefined) return this.refused;
+    try {
+      for await (const account of this.client.accounts.list({ ids: unknown, limit: unknown.length })) this.emails.set(account.id, account.email);
+      for (const id of unknown) this.asked.add(id);
+      return undefined;
+    } catch (error) {
+      if (this.lacks(error) === undefined) return `emails not shown: ${describe(error)}`;
+      // A key's scopes do not change while it is signed in: no use asking again.
+      this.refused = "this key lacks accounts:read: emails not shown";
+      return this.refused;
+    }
+  }
+
+  /** The account's email where known (after `load`), else its id. */
+  label(accountId: number): string {
+    const email = this.emails.get(accountId);
+    if (email === undefined) return `account ${accountId}`;
+    return `${email} (account ${accountId}${accountId === this.self.id ? ", you" : ""})`;
+  }
 }

@@ -15,6 +15,7 @@ import { categoriesView } from "./categories.js";
 import { describe, type Console } from "./context.js";
 import { field, h, keepFocus, put } from "./dom.js";
 import { keysView } from "./keys.js";
+import { AccountNames } from "./lookup.js";
 import { ordersView } from "./orders.js";
 import { lackedScope, loadScopeCatalogue, type ScopeCatalogue } from "./scopes.js";
 import { stockView } from "./stock.js";
@@ -166,6 +167,7 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string): void
     categoriesChanged() {
       categories = undefined;
     },
+    accounts: new AccountNames(petstore, account, lackedScope),
     scopes() {
       scopes ??= loadScopeCatalogue();
       scopes.catch(() => (scopes = undefined));

@@ -1,7 +1,7 @@
 import { PetstoreError, type Order, type Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
 import { confirmAction, formatDateTime, h, put, removeRows, toLocalInput } from "./dom.js";
-import { accountLabel, petsById } from "./lookup.js";
+import { petsById } from "./lookup.js";
 import { cannotBeOrdered } from "./stock.js";
 
 const pageSize = 25;
@@ -13,6 +13,8 @@ const pageSize = 25;
 export function ordersView(ctx: Console): HTMLElement {
   const rows = h("tbody");
   const shown: OrderRow[] = [];
+  // Why the orders name their customers by id rather than email (the key lacks accounts:read).
+  const accountsHint = h("p", { class: "lead accounts-hint", hidden: true });
   const pages = new Pages<Order>(
     ctx,
     ["open order", "open orders"],
@@ -23,8 +25,10 @@ export function ordersView(ctx: Console): HTMLElement {
       shown.length = 0;
     },
     async (orders, stale) => {
-      const pets = await petsById(ctx, orders.map((o) => o.petId));
+      const [pets, unnamed] = await Promise.all([petsById(ctx, orders.map((o) => o.petId)), ctx.accounts.load(orders.map((o) => o.accountId))]);
       if (stale()) return;
+      accountsHint.hidden = unnamed === undefined;
+      put(accountsHint, unnamed ?? "");
       for (const order of orders) {
         const row = new OrderRow(ctx, order, pets.get(order.petId), {
           closed: () => {
@@ -49,6 +53,7 @@ export function ordersView(ctx: Console): HTMLElement {
     { "aria-labelledby": "orders-title" },
     h("div", { class: "title-row" }, h("h1", { id: "orders-title" }, "Open orders"), refresh),
     h("p", { class: "lead" }, "Oldest first. Completing the last order of a pet with no stock left makes it sold; cancelling puts the quantity back in stock."),
+    accountsHint,
     h(
       "div",
       { class: "table-wrap" },
@@ -190,7 +195,7 @@ class OrderRow {
     this.renderPet();
     put(
       this.element,
-      h("td", { "data-label": "Order" }, h("span", { class: "name" }, `#${order.id}`), " ", h("span", { class: "id" }, accountLabel(ctx, order.accountId))),
+      h("td", { "data-label": "Order" }, h("span", { class: "name" }, `#${order.id}`), " ", h("span", { class: "id" }, ctx.accounts.label(order.accountId))),
       this.petCell,
       h("td", { "data-label": "Quantity" }, order.quantity),
       h("td", { "data-label": "Ship date" }, dateForm),
