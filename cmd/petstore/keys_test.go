@@ -135,7 +135,7 @@ func TestKeysCreateRefusesAScopeOrLifetimeItCannotGrant(t *testing.T) {
 		says []string
 	}{
 		{name: "an unknown scope", args: []string{"--scope", "pets:read,pets:eat"},
-			says: []string{`--scope "pets:eat": no such scope`, "account:read, keys:manage", "webhooks:manage, events:read"}},
+			says: []string{`--scope "pets:eat": no such scope`, "account:read, accounts:read, keys:manage", "webhooks:manage, events:read"}},
 		{name: "an unknown scope from the environment", env: map[string]string{"PETSTORE_SCOPE": "pets:eat"},
 			says: []string{`--scope "pets:eat": no such scope`}},
 		{name: "a scope the customer role does not allow, the role given", args: []string{"--role", "customer", "--scope", "pets:read,webhooks:manage"},
@@ -177,24 +177,13 @@ func TestKeysCreateRefusesAScopeOrLifetimeItCannotGrant(t *testing.T) {
 // --take-over removes anything: the account keeps its password and its keys.
 func TestKeysCreateRefusesAScopeOfAnotherRoleBeforeTakingOver(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "petstore.db")
-	st, err := sqlite.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	acct, err := st.CreateAccount(context.Background(), "c@example.com", "their-hash", petstore.Customer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.CreateAPIKey(context.Background(), petstore.NewAPIKey{AccountID: acct.ID, Name: "theirs", Prefix: "psk_", Hash: []byte("their-key")}); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	signedUpWithAKey(t, db, "c@example.com")
 
 	code, stdout, stderr := runExit(t, noEnv, "keys", "create", "--email", "c@example.com", "--take-over", "--scope", "webhooks:manage", "--database", db)
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "webhooks:manage is not one (the customer role allows "+customerScopes+")") {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want 2 naming the scope", code, stdout, stderr)
 	}
-	st, err = sqlite.Open(context.Background(), db)
+	st, err := sqlite.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -245,22 +245,10 @@ func TestKeysCreateRefusesAnEmailOutsideTheTextPolicy(t *testing.T) {
 // --role admin` must not hand that account, and its password, the admin role.
 func TestKeysCreateNeverMakesAnAdminOfAnAccountWithAPassword(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "petstore.db")
-	st, err := sqlite.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	squat, err := st.CreateAccount(context.Background(), "ops@example.com", "attackers-hash", petstore.Customer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	theirs, err := st.CreateAPIKey(context.Background(), petstore.NewAPIKey{AccountID: squat.ID, Name: "theirs", Prefix: "psk_", Hash: []byte("their-key")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	squat, theirs := signedUpWithAKey(t, db, "ops@example.com")
 
 	var stdout, stderr bytes.Buffer
-	err = run(context.Background(), []string{"keys", "create", "--email", "ops@example.com", "--role", "admin", "--database", db}, noEnv, &stdout, &stderr)
+	err := run(context.Background(), []string{"keys", "create", "--email", "ops@example.com", "--role", "admin", "--database", db}, noEnv, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "--take-over") || stdout.Len() != 0 {
 		t.Fatalf("keys create on an account with a password: %v, stdout %q", err, stdout.String())
 	}
@@ -269,7 +257,7 @@ func TestKeysCreateNeverMakesAnAdminOfAnAccountWithAPassword(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err = sqlite.Open(context.Background(), db)
+	st, err := sqlite.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,4 +323,24 @@ func TestServeRecordsAKeysLastUseByTheTimeItStops(t *testing.T) {
 	if at := keys[0].LastUsedAt; at == nil || at.Before(before) || at.After(time.Now()) {
 		t.Errorf("lastUsedAt = %v, want the minute of the request", at)
 	}
+}
+
+// signedUpWithAKey makes, in the SQLite file db, a customer account with a password
+// and one API key, as a sign-up would have.
+func signedUpWithAKey(t *testing.T, db, email string) (petstore.Account, petstore.APIKey) {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	acct, err := st.CreateAccount(context.Background(), email, "their-hash", petstore.Customer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := st.CreateAPIKey(context.Background(), petstore.NewAPIKey{AccountID: acct.ID, Name: "theirs", Prefix: "psk_", Hash: []byte("their-key")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acct, key
 }
