@@ -79,14 +79,20 @@ func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
 // Accounts lists a page of accounts by id (only those of ids, when given), without
 // their password hashes, which the query leaves unread.
 func (db *DB) Accounts(ctx context.Context, ids []int64, p petstore.Page) ([]petstore.Account, error) {
+	q, args := accountsQuery(ids, p)
+	return list(ctx, db, "accounts", 0, func(row pgx.Row) (petstore.Account, error) {
+		a, _, err := scanAccount(row)
+		return a, err
+	}, q, args...)
+}
+
+// accountsQuery is the query of a page of accounts, of ids when given.
+func accountsQuery(ids []int64, p petstore.Page) (string, []any) {
 	q, args := `SELECT id, email, role, created_at, '' FROM accounts WHERE id > $1`, []any{p.After, p.Size()}
 	if len(ids) > 0 {
 		q, args = q+` AND id = ANY($3)`, append(args, ids)
 	}
-	return list(ctx, db, "accounts", 0, func(row pgx.Row) (petstore.Account, error) {
-		a, _, err := scanAccount(row)
-		return a, err
-	}, q+` ORDER BY id LIMIT $2`, args...)
+	return q + ` ORDER BY id LIMIT $2`, args
 }
 
 // EnsureAccount returns the account with this email, creating it without a password

@@ -74,12 +74,14 @@ var (
 	PetsQueryForTest   = petsQuery
 	OrdersQueryForTest = ordersQuery
 	EventsQueryForTest = eventsQuery
+	AccountsForTest    = accountsQuery
 )
 
 const (
 	PetColumnsForTest = petColumns
 	CategoriesForTest = qCategories
 	APIKeysForTest    = qAPIKeys
+	LiveKeysForTest   = `SELECT (` + qLiveKeys + `) FROM accounts a WHERE a.id = $1`
 	WebhooksForTest   = qWebhooks
 	DeliveriesForTest = qDeliveryRows
 	DueRetriesForTest = qDueRetries

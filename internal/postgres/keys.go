@@ -23,7 +23,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			live  int
 		)
 		err := tx.QueryRow(ctx,
-			`SELECT a.email, (SELECT count(*) FROM api_keys WHERE account_id = a.id AND revoked_at IS NULL)
+			`SELECT a.email, (`+qLiveKeys+`)
 			 FROM accounts a WHERE a.id = $1 FOR UPDATE`, k.AccountID).Scan(&email, &live)
 		if noRows(err) {
 			return nil, petstore.NotFound("Account", k.AccountID)
@@ -61,6 +61,9 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	}
 	return key, nil
 }
+
+// qLiveKeys counts an account's live keys (of a.id in CreateAPIKey), for the cap.
+const qLiveKeys = `SELECT count(*) FROM api_keys WHERE account_id = a.id AND revoked_at IS NULL`
 
 const qAPIKeys = `SELECT id, name, prefix, created_at, scopes, expires_at, last_used_at FROM api_keys
 	WHERE account_id = $1 AND revoked_at IS NULL AND id > $2 ORDER BY id LIMIT $3`
@@ -113,7 +116,7 @@ func revokeKeys(ctx context.Context, tx pgx.Tx, at time.Time, accountID int64, s
 	now := timestamp(at)
 	which, args := "", []any{now, accountID}
 	if set.id != 0 {
-		// Seeks the one key in api_keys_account, past the account's revoked ones.
+		// Seeks the one key in api_keys_live, which holds no revoked key.
 		which, args = ` AND id = $3`, append(args, set.id)
 	}
 	if set.expired {

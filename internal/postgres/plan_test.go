@@ -79,6 +79,9 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 		{"open orders", false, func() (string, []any) { return orders(petstore.OrderFilter{Complete: ptr(false)}, page) }, ""},
 		{"categories", false, query(postgres.CategoriesForTest, 0, 20), tinyTable},
 		{"an account's keys", true, query(postgres.APIKeysForTest, d.Account, 0, 20), ""},
+		{"an account's live keys, counted", true, query(postgres.LiveKeysForTest, d.Account), ""},
+		{"accounts by ids", true, func() (string, []any) { return postgres.AccountsForTest([]int64{d.Account}, page) }, ""},
+		{"accounts, a page", false, func() (string, []any) { return postgres.AccountsForTest(nil, after) }, ""},
 		// The webhook and delivery queries change with the fan-out; a row each.
 		{"webhooks", false, query(postgres.WebhooksForTest, 0, 20), tinyTable},
 		// Not selective here: each of the plan data's five endpoints holds a fifth of

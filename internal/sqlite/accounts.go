@@ -100,14 +100,20 @@ func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
 // Accounts lists a page of accounts by id (only those of ids, when given), without
 // their password hashes, which the query leaves unread.
 func (db *DB) Accounts(ctx context.Context, ids []int64, p petstore.Page) ([]petstore.Account, error) {
+	q, args := accountsQuery(ids, p)
+	return list(uncancelled(ctx), db, "accounts", 0, func(row scanner) (petstore.Account, error) {
+		a, _, err := scanAccount(row)
+		return a, err
+	}, q, args...)
+}
+
+// accountsQuery is the query of a page of accounts, of ids when given.
+func accountsQuery(ids []int64, p petstore.Page) (string, []any) {
 	q, args := `SELECT id, email, role, created_at, '' FROM accounts WHERE id > ?`, []any{p.After}
 	if len(ids) > 0 {
 		q, args = q+` AND id IN (SELECT value FROM json_each(?))`, append(args, idsJSON(ids))
 	}
-	return list(uncancelled(ctx), db, "accounts", 0, func(row scanner) (petstore.Account, error) {
-		a, _, err := scanAccount(row)
-		return a, err
-	}, q+` ORDER BY id LIMIT ?`, append(args, p.Size())...)
+	return q + ` ORDER BY id LIMIT ?`, append(args, p.Size())
 }
 
 // EnsureAccount returns the account with this email, creating it without a password

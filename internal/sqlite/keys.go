@@ -23,7 +23,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			email string
 			live  int
 		)
-		err := tx.QueryRowContext(ctx, `SELECT email, (SELECT count(*) FROM api_keys WHERE account_id = a.id AND revoked_at IS NULL)
+		err := tx.QueryRowContext(ctx, `SELECT email, (`+qLiveKeys+`)
 			FROM accounts a WHERE id = ?`, k.AccountID).Scan(&email, &live)
 		if errors.Is(err, sql.ErrNoRows) {
 			return petstore.NotFound("Account", k.AccountID)
@@ -64,6 +64,9 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	db.wakeDispatcher(queued)
 	return key, nil
 }
+
+// qLiveKeys counts an account's live keys (of a.id in CreateAPIKey), for the cap.
+const qLiveKeys = `SELECT count(*) FROM api_keys WHERE account_id = a.id AND revoked_at IS NULL`
 
 const qAPIKeys = `SELECT id, name, prefix, created_at, scopes, expires_at, last_used_at FROM api_keys
 	WHERE account_id = ? AND revoked_at IS NULL AND id > ? ORDER BY id LIMIT ?`
@@ -135,7 +138,7 @@ func (db *DB) revokeKeys(ctx context.Context, tx *sql.Tx, accountID int64, set k
 	now := db.now().UTC()
 	q, args := `UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL`, []any{formatTime(now), accountID}
 	if set.id != 0 {
-		// Seeks the one key in api_keys_account, past the account's revoked ones.
+		// Seeks the one key in api_keys_live, which holds no revoked key.
 		q, args = q+` AND id = ?`, append(args, set.id)
 	}
 	if set.expired {

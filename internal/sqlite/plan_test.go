@@ -80,6 +80,9 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 		{"open orders", false, func() (string, []any) { return orders(petstore.OrderFilter{Complete: ptr(false)}, page) }, ""},
 		{"categories", false, query(qCategories, 0, 20), ""},
 		{"an account's keys", true, query(qAPIKeys, d.Account, 0, 20), ""},
+		{"an account's live keys, counted", true, query(`SELECT (`+qLiveKeys+`) FROM accounts a WHERE a.id = ?`, d.Account), ""},
+		{"accounts by ids", true, func() (string, []any) { return accountsQuery([]int64{d.Account}, page) }, ""},
+		{"accounts, a page", false, func() (string, []any) { return accountsQuery(nil, after) }, ""},
 		// The webhook and delivery queries change with the fan-out; a row each.
 		{"webhooks", false, query(qWebhooks, 0, 20), ""},
 		{"an endpoint's delivery rows", true, query(qDeliveryRows, d.Webhook, 0, 20), ""},
