@@ -21,8 +21,8 @@ import (
 )
 
 // receiver is a webhook endpoint for the tests: it checks every delivery's signature
-// and records what arrived, in order. While hang is set, it takes a delivery and
-// never answers (until the test ends).
+// and records what arrived, in order. When hang is set, the first delivery to arrive
+// is taken and never answered (until the test ends).
 type receiver struct {
 	t      *testing.T
 	srv    *httptest.Server
@@ -90,14 +90,17 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 			time.Sleep(r.slow)
 		}
 	} else if hang {
+		// Only the first delivery hangs: two arriving together both read hang, and
+		// the one that does not take it is answered as usual.
 		r.mu.Lock()
-		if r.hang {
-			r.hang = false
-			close(r.hung)
-		}
+		first := r.hang
+		r.hang = false
 		r.mu.Unlock()
-		<-r.done
-		return
+		if first {
+			close(r.hung)
+			<-r.done
+			return
+		}
 	}
 	r.mu.Lock()
 	r.got = append(r.got, delivered{id: e.ID, typ: e.Type, object: max(e.Data.ID, e.Data.PetID), at: time.Now(),
