@@ -148,16 +148,8 @@ func (db *DB) revokeKeys(ctx context.Context, tx *sql.Tx, accountID int64, set k
 	if err != nil {
 		return 0, false, err
 	}
-	defer rows.Close()
-	var keys []petstore.APIKey
-	for rows.Next() {
-		k, err := scanKey(rows, accountID)
-		if err != nil {
-			return 0, false, err
-		}
-		keys = append(keys, k)
-	}
-	if err := rows.Err(); err != nil || len(keys) == 0 {
+	keys, err := collect(rows, 0, func(row scanner) (petstore.APIKey, error) { return scanKey(row, accountID) })
+	if err != nil || len(keys) == 0 {
 		return 0, false, err
 	}
 	// RETURNING gives the rows in no set order: the events go by key id.
