@@ -34,7 +34,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 		var revoked []petstore.Event
 		if live >= petstore.MaxKeysPerAccount {
 			// Keys that expired make room: they are revoked, each with its event.
-			if revoked, err = revokeKeys(ctx, tx, db.now(), k.AccountID, keySet{expired: true}, k.By); err != nil {
+			if revoked, err = revokeKeys(ctx, tx, now, k.AccountID, keySet{expired: true}, k.By); err != nil {
 				return nil, err
 			}
 			live -= len(revoked)
