@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -36,6 +37,9 @@ type Operation struct {
 	// Scope is the scope an API key needs for the operation (its one x-scopes entry,
 	// one of the bearerAuth scheme's); empty when it is open.
 	Scope string
+	// IDs is set when the operation takes a list of ids in the query (ids), which
+	// the service also reads comma-separated.
+	IDs bool
 }
 
 // Scope is a scope an API key may be limited to, as the bearerAuth scheme's x-scopes
@@ -103,7 +107,7 @@ func operations(root *yaml.Node) ([]Operation, error) {
 		known = scopes(root)
 	)
 	WalkOperations(root, func(_, _ string, op *yaml.Node) {
-		o := Operation{ID: Scalar(op, "operationId"), Sunset: Scalar(op, "x-deprecated-sunset")}
+		o := Operation{ID: Scalar(op, "operationId"), Sunset: Scalar(op, "x-deprecated-sunset"), IDs: takesIDs(root, op)}
 		if list := Value(op, "x-scopes"); list != nil {
 			for _, sc := range list.Content {
 				if !slices.ContainsFunc(known, func(k Scope) bool { return k.Name == sc.Value }) {
@@ -183,4 +187,23 @@ func parse() (*yaml.Node, error) {
 		return nil, fmt.Errorf("parse openapi.yaml: %w", err)
 	}
 	return root, nil
+}
+
+// takesIDs reports whether op has the query parameter ids, given in place or by a
+// $ref to the document's components.parameters.
+func takesIDs(root, op *yaml.Node) bool {
+	list := Value(op, "parameters")
+	if list == nil {
+		return false
+	}
+	params := Value(Value(root.Content[0], "components"), "parameters")
+	for _, p := range list.Content {
+		if ref, ok := strings.CutPrefix(Scalar(p, "$ref"), "#/components/parameters/"); ok {
+			p = Value(params, ref)
+		}
+		if Scalar(p, "name") == "ids" && Scalar(p, "in") == "query" {
+			return true
+		}
+	}
+	return false
 }

@@ -102,3 +102,21 @@ func TestEveryScopeServesAnOperation(t *testing.T) {
 		}
 	}
 }
+
+// The operations that take an ids list are found through their $ref'd parameters.
+func TestOperationsKnowWhichTakeAnIDList(t *testing.T) {
+	ops, err := Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, op := range ops {
+		if op.IDs {
+			got = append(got, op.ID)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"listAccounts", "listInventory", "listPets"}; !slices.Equal(got, want) {
+		t.Errorf("operations with ids: %v, want %v", got, want)
+	}
+}

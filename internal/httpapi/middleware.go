@@ -133,7 +133,7 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
 			ri.operation, ri.route = route.OperationID(), route.PathPattern()
 		}
-		if ri.operation == listPets || ri.operation == listInventory || ri.operation == listAccounts {
+		if s.idLists[ri.operation] {
 			explodeIDs(r.URL)
 		}
 		deprecated := ri.operation == getPetByID
@@ -219,14 +219,8 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	return false
 }
 
-// Operation ids the middleware treats apart: the sign-up, and the lists with an ids
-// filter.
-const (
-	createAccount = "createAccount"
-	listPets      = "listPets"
-	listInventory = "listInventory"
-	listAccounts  = "listAccounts"
-)
+// createAccount is the operation the middleware treats apart: the sign-up.
+const createAccount = "createAccount"
 
 // allowCredentials applies the stricter limit on requests that carry a password
 // (sign-ups and HTTP Basic) per client address, adds its headers to those of the
@@ -327,7 +321,7 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // explodeIDs rewrites the comma-separated spelling of the ids filter (ids=1,2) of the
-// pet, inventory and account lists into the repeated one (ids=1&ids=2) that the document
+// operations that take one (Server.idLists, from the document) into the repeated one (ids=1&ids=2) that the document
 // declares, since that is what generated clients send, and the generated decoder reads
 // only the declared one. Both spellings, and a mix of them, mean the same list.
 func explodeIDs(u *url.URL) {

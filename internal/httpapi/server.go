@@ -141,6 +141,8 @@ type Server struct {
 	api     *oas.Server
 	doc     api.Document
 	metrics *metrics
+	// idLists are the operations with an ids query list, read comma-separated too.
+	idLists map[string]bool
 	handler http.Handler
 	// docs and console are the pages at /docs and /console, with their assets.
 	docs    *webasset.Page
@@ -234,7 +236,12 @@ func New(cfg Config) (*Server, error) {
 		n := cfg.FailedLoginLimit
 		h.failedLogins = limit(n, time.Duration(n)*time.Minute)
 	}
-	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m}
+	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m, idLists: map[string]bool{}}
+	for _, op := range ops {
+		if op.IDs {
+			s.idLists[op.ID] = true
+		}
+	}
 	if cfg.CredentialLimit > 0 {
 		s.credentials = limit(cfg.CredentialLimit, time.Minute)
 		s.credentialPolicy = `"credentials";q=` + strconv.Itoa(cfg.CredentialLimit) + `;w=60`
