@@ -62,6 +62,8 @@ type AccountStore interface {
 type KeyStore interface {
 	// CreateAPIKey stores a key, and its api_key.created event by k.By, in one
 	// transaction; ENotFound for an unknown account, EConflict past MaxKeysPerAccount.
+	// At the cap, the account's expired keys make room: they are revoked in the same
+	// transaction, each with its api_key.revoked event by k.By.
 	CreateAPIKey(ctx context.Context, k NewAPIKey) (APIKey, error)
 	// APIKeys lists a page of an account's keys that are not revoked, by id.
 	APIKeys(ctx context.Context, accountID int64, p Page) ([]APIKey, error)
