@@ -30,10 +30,20 @@ var (
 	consoleView   = regexp.MustCompile(`\{ id: "\w+", title: "([^"]+)", render: (\w+) \}`)
 	consoleImport = regexp.MustCompile(`import \{ ([\w, ]+) \} from "\./(\w+)\.js";`)
 	scopeName     = regexp.MustCompile("`([a-z]+:[a-z]+)`")
-	readmeRow     = regexp.MustCompile(`^\|\s*([^|]+?)\s*\|([^|]*)\|([^|]*)\|$`)
+	// Where an exported function or class starts, and the Console's properties
+	// (`  accounts: AccountNames;`).
+	exported        = regexp.MustCompile(`(?m)^export (?:async )?(?:function|class) (\w+)`)
+	consoleProperty = regexp.MustCompile(`(?m)^  (\w+): (\w+);`)
+	readmeRow       = regexp.MustCompile(`^\|\s*([^|]+?)\s*\|([^|]*)\|([^|]*)\|$`)
 )
 
 type route struct{ method, path string }
+
+// placed is a call and where it stands in its file.
+type placed struct {
+	call
+	at int
+}
 
 type call struct {
 	op    string // the operation's id
@@ -46,11 +56,13 @@ type call struct {
 // console's sources call (through the SDK's methods, read from its client.ts) and to
 // the document's x-scopes of those operations: the list is exactly their scopes; the
 // table covers exactly the list, has a row per screen of the console, and each
-// screen's row holds the scopes of its own calls (a GET's among those to see it).
+// screen's row holds exactly the scopes of its calls, its own and its helpers' (a
+// GET's among those to see it, unless the sign-in already needs it).
 func TestTheREADMEListsTheScopesTheConsoleCalls(t *testing.T) {
 	routes := sdkRoutes(t)
 	ops := documentRoutes(t)
-	calls := map[string][]call{} // by source file
+	calls := map[string][]call{}     // by source file
+	callsAt := map[string][]placed{} // by source file, with where each call stands
 	var all []string
 	files, err := filepath.Glob("../../console/src/*.ts")
 	if err != nil || len(files) == 0 {
@@ -79,6 +91,7 @@ func TestTheREADMEListsTheScopesTheConsoleCalls(t *testing.T) {
 				continue
 			}
 			calls[name] = append(calls[name], c)
+			callsAt[name] = append(callsAt[name], placed{c, strings.Index(string(b), m[0])})
 			if !slices.Contains(all, c.scope) {
 				all = append(all, c.scope)
 			}
@@ -118,13 +131,48 @@ func TestTheREADMEListsTheScopesTheConsoleCalls(t *testing.T) {
 		t.Errorf("the README's sign-in row is %+v, want %s to see it and nothing more", signIn, me.scope)
 	}
 
-	// Each view: its row, holding the scopes of the calls of its own file.
+	// Each view: its row, holding exactly the scopes of its calls: those of its own
+	// file, and those of the helpers it uses (an exported function it calls, or a
+	// class it reaches as a property of the Console).
 	fileOf := map[string]string{} // render function → file
 	for _, m := range consoleImport.FindAllStringSubmatch(sources["main.ts"], -1) {
 		for _, fn := range strings.Split(m[1], ", ") {
 			fileOf[fn] = m[2] + ".ts"
 		}
 	}
+	viewFiles := map[string]bool{"main.ts": true}
+	for _, v := range consoleView.FindAllStringSubmatch(sources["main.ts"], -1) {
+		viewFiles[fileOf[v[2]]] = true
+	}
+	// Helpers: the exported functions and classes of the other files, with their calls;
+	// and the Console's properties, by the class they hold.
+	helpers := map[string][]call{}
+	for file, placedCalls := range callsAt {
+		if viewFiles[file] {
+			continue
+		}
+		starts := exported.FindAllStringSubmatchIndex(sources[file], -1)
+		for _, pc := range placedCalls {
+			name := ""
+			for _, st := range starts {
+				if st[0] <= pc.at {
+					name = sources[file][st[2]:st[3]]
+				}
+			}
+			if name == "" {
+				t.Errorf("%s calls %s outside an exported function or class: this test cannot tell which screen it serves", file, pc.op)
+				continue
+			}
+			helpers[name] = append(helpers[name], pc.call)
+		}
+	}
+	for _, m := range consoleProperty.FindAllStringSubmatch(sources["context.ts"], -1) {
+		if _, ok := helpers[m[2]]; ok {
+			helpers["ctx."+m[1]+"."] = helpers[m[2]]
+			delete(helpers, m[2])
+		}
+	}
+	used := map[string]bool{}
 	views := consoleView.FindAllStringSubmatch(sources["main.ts"], -1)
 	if len(views) == 0 {
 		t.Fatal("found no views in main.ts")
@@ -142,14 +190,27 @@ func TestTheREADMEListsTheScopesTheConsoleCalls(t *testing.T) {
 			t.Errorf("the screen %s: no source %q for %s", title, file, v[2])
 			continue
 		}
-		for _, c := range calls[file] {
-			allowed := append(slices.Clone(row.see), signIn.see...)
-			if !c.read {
-				allowed = append(allowed, row.change...)
+		var see, change []string
+		for _, c := range append(slices.Clone(calls[file]), helperCalls(sources[file], helpers, used)...) {
+			if c.read {
+				if slices.Contains(signIn.see, c.scope) {
+					continue // every screen has it: the sign-in needs it
+				}
+				see = appendNew(see, c.scope)
+			} else {
+				change = appendNew(change, c.scope)
 			}
-			if !slices.Contains(allowed, c.scope) {
-				t.Errorf("the screen %s (%s) calls %s, which needs %s; the README's row gives %+v", title, file, c.op, c.scope, row)
-			}
+		}
+		slices.Sort(see)
+		slices.Sort(change)
+		if !slices.Equal(see, slices.Sorted(slices.Values(row.see))) || !slices.Equal(change, slices.Sorted(slices.Values(row.change))) {
+			t.Errorf("the screen %s (%s and its helpers) needs %v to see it and %v to change things; the README's row gives %v and %v",
+				title, file, see, change, row.see, row.change)
+		}
+	}
+	for name := range helpers {
+		if !used[name] {
+			t.Errorf("the helper %s calls the API, but no screen is found using it: this test cannot tell which row its scopes belong to", name)
 		}
 	}
 	if got, want := slices.Sorted(maps.Keys(table)), slices.Sorted(slices.Values(screens)); !slices.Equal(got, want) {
@@ -267,4 +328,29 @@ func readmeConsoleScopes(t *testing.T) ([]string, map[string]screenScopes) {
 		t.Fatalf("read %d scopes and %d screens from the README's console section", len(list), len(table))
 	}
 	return list, table
+}
+
+// helperCalls are the calls of the helpers source uses: an exported function it calls
+// (`petsById(`), or a Console property holding a helper class (`ctx.accounts.`). It
+// marks them used.
+func helperCalls(source string, helpers map[string][]call, used map[string]bool) []call {
+	var out []call
+	for name, calls := range helpers {
+		ref := name + "("
+		if strings.HasPrefix(name, "ctx.") {
+			ref = name
+		}
+		if strings.Contains(source, ref) {
+			used[name] = true
+			out = append(out, calls...)
+		}
+	}
+	return out
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
