@@ -49,7 +49,8 @@ export class AccountNames {
     const unknown = [...new Set(ids)].filter((id) => !this.asked.has(id));
     if (unknown.length === 0 || this.refused !== undefined) return this.refused;
     try {
-      for await (const account of this.client.accounts.list({ ids: unknown, limit: unknown.length })) this.emails.set(account.id, account.email);
+      const found = await byId(unknown, (ids) => this.client.accounts.list({ ids }), (account) => account.id);
+      for (const [id, account] of found) this.emails.set(id, account.email);
       for (const id of unknown) this.asked.add(id);
       return undefined;
     } catch (error) {

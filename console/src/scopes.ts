@@ -9,10 +9,7 @@
 // `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (RFC 6750), which the
 // SDK's error carries as `scope`.
 
-import { PetstoreError, type components } from "@acme-pets/petstore";
-
-/** A scope of the document's list; a newer service may name one these types do not know. */
-export type Scope = components["schemas"]["Scope"] | (string & {});
+import { PetstoreError, type Scope } from "@acme-pets/petstore";
 
 export interface ScopeInfo {
   name: Scope;
