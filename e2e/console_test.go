@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme-pets/petstore/api"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
@@ -427,7 +428,7 @@ func TestConsole(t *testing.T) {
 		b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
 		b.wait(`document.querySelectorAll('form.add input[name=scopes]').length > 0`, "the scopes, from the served document")
 		offered := evalAs[[]string](b, `[...document.querySelectorAll('form.add input[name=scopes]')].map(e => e.value)`)
-		if want := roleScopes(srv.document(t), "admin"); !slices.Equal(slices.Sorted(slices.Values(offered)), want) {
+		if want := roleScopes(t, "admin"); !slices.Equal(slices.Sorted(slices.Values(offered)), want) {
 			t.Errorf("the form offers the scopes %v; the document's admin role allows %v", offered, want)
 		}
 
@@ -744,29 +745,15 @@ func apiKeyNamed(t *testing.T, srv *server, key, name string) apiKeyJSON {
 	return apiKeyJSON{}
 }
 
-// roleScopes is what the served document says a role's keys may hold: the scopes of
-// the operations whose x-roles name the role, sorted.
-func roleScopes(doc map[string]any, role string) []string {
-	var scopes []string
-	paths, _ := doc["paths"].(map[string]any)
-	for _, item := range paths {
-		ops, _ := item.(map[string]any)
-		for _, op := range ops {
-			o, _ := op.(map[string]any)
-			roles, _ := o["x-roles"].([]any)
-			if !slices.Contains(roles, any(role)) {
-				continue
-			}
-			needs, _ := o["x-scopes"].([]any)
-			for _, s := range needs {
-				if name, _ := s.(string); !slices.Contains(scopes, name) {
-					scopes = append(scopes, name)
-				}
-			}
-		}
+// roleScopes is what the server grants a role's keys: api.RoleScopes, the rule the
+// service itself applies, of the document's operations.
+func roleScopes(t *testing.T, role string) []string {
+	t.Helper()
+	ops, err := api.Operations()
+	if err != nil {
+		t.Fatal(err)
 	}
-	slices.Sort(scopes)
-	return scopes
+	return slices.Sorted(slices.Values(api.RoleScopes(ops)[role]))
 }
 
 // accountLookups are the page's GET /v1/accounts (not /accounts/me), in order.
