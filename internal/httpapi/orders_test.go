@@ -22,6 +22,19 @@ func TestInventory(t *testing.T) {
 			t.Fatalf("stock = %d", inv.Quantity)
 		}
 	})
+	t.Run("a cancellation never takes the stock past its maximum: held units count when it is set", func(t *testing.T) {
+		q := a.pet(t, "Mill", 1_000_000)
+		o := a.order(t, a.Customer, q.ID, 100)
+		res := a.do(t, req{Method: "PUT", Path: path("/v1/store/inventory/%d", q.ID), Key: a.Admin, Body: map[string]any{"quantity": 1_000_000}}).expect(409, "conflict")
+		if !strings.Contains(string(res.Body), "at most 999900") {
+			t.Errorf("the refusal does not say the largest count allowed: %s", res.Body)
+		}
+		a.setStock(t, q.ID, 999_900)
+		a.do(t, req{Method: "DELETE", Path: path("/v1/store/orders/%d", o.ID), Key: a.Customer}).expect(204, "")
+		if inv := a.inventory(t, q.ID); inv.Quantity != 1_000_000 {
+			t.Fatalf("stock after the cancellation = %d, want 1000000", inv.Quantity)
+		}
+	})
 	t.Run("stock of an unknown pet is not found", func(t *testing.T) {
 		a.do(t, req{Method: "GET", Path: "/v1/store/inventory/98765", Key: a.Customer}).expect(404, "not_found")
 		a.do(t, req{Method: "PUT", Path: "/v1/store/inventory/98765", Key: a.Admin, Body: map[string]any{"quantity": 1}}).expect(404, "not_found")

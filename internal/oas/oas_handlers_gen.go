@@ -5070,6 +5070,10 @@ func (s *Server) handleSendTestEventRequest(args [1]string, argsEscaped bool, w 
 // pet with no incomplete orders `available`; 0 makes an `available` pet `sold`, or `pending` while it
 // has incomplete orders.
 //
+// The units that incomplete orders hold count towards the 1,000,000: a cancellation puts them back on
+// the stock, which must stay within its bound. A count that would pass it with them answers
+// `409 conflict`, whose message says the largest count allowed now (1,000,000 less the held units).
+//
 // PUT /store/inventory/{petId}
 func (s *Server) handleSetInventoryRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
 	statusWriter := &codeRecorder{ResponseWriter: w}

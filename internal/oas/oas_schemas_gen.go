@@ -1602,7 +1602,8 @@ func (*GetWebhookNotFound) getWebhookRes() {}
 type InventoryItem struct {
 	// Id of the animal the entry tracks.
 	PetId int64 `json:"petId"`
-	// Current stock count.
+	// Current stock count. With the units incomplete orders hold, it never passes 1,000,000 (see
+	// `setInventory`).
 	Quantity int32 `json:"quantity"`
 	// Status of the animal in the store. Known values: `available`, `pending`, `sold`. An open list: a
 	// minor version may add values, so treat one you do not know as not for sale rather than failing.
@@ -1645,7 +1646,8 @@ func (*InventoryItem) setInventoryRes() {}
 // A new stock count.
 // Ref: #/components/schemas/InventoryUpdate
 type InventoryUpdate struct {
-	// The new stock count.
+	// The new stock count. With the units incomplete orders hold, at most 1,000,000 (more is
+	// `409 conflict`).
 	Quantity int32 `json:"quantity"`
 }
 
@@ -2986,7 +2988,9 @@ type Pet struct {
 	// minor version may add values, so treat one you do not know as not for sale rather than failing.
 	Status string `json:"status"`
 	// Units in stock when the pet was read: the `quantity` of its inventory entry
-	// (`GET /store/inventory/{petId}`). Set only through the inventory; read-only here.
+	// (`GET /store/inventory/{petId}`). Set only through the inventory; read-only here. With the units its
+	// incomplete orders hold, it never passes 1,000,000, so a cancellation cannot take it past its
+	// maximum.
 	Stock int32 `json:"stock"`
 }
 
@@ -3542,6 +3546,10 @@ func (*SendTestEventNotFound) sendTestEventRes() {}
 type SetInventoryBadRequest Error
 
 func (*SetInventoryBadRequest) setInventoryRes() {}
+
+type SetInventoryConflict Error
+
+func (*SetInventoryConflict) setInventoryRes() {}
 
 type SetInventoryInternalServerError Error
 

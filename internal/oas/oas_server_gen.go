@@ -320,6 +320,10 @@ type Handler interface {
 	// pet with no incomplete orders `available`; 0 makes an `available` pet `sold`, or `pending` while it
 	// has incomplete orders.
 	//
+	// The units that incomplete orders hold count towards the 1,000,000: a cancellation puts them back on
+	// the stock, which must stay within its bound. A count that would pass it with them answers
+	// `409 conflict`, whose message says the largest count allowed now (1,000,000 less the held units).
+	//
 	// PUT /store/inventory/{petId}
 	SetInventory(ctx context.Context, req *InventoryUpdate, params SetInventoryParams) (SetInventoryRes, error)
 	// UpdateOrder implements updateOrder operation.

@@ -3575,6 +3575,14 @@ func (s *SetInventoryBadRequest) Validate() error {
 	return nil
 }
 
+func (s *SetInventoryConflict) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *SetInventoryInternalServerError) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {

@@ -22,7 +22,7 @@ func CancelOrder(o Order, p Pet, s PetState, now time.Time) (PetState, []Event, 
 // complete, the pet's new state, and the events order.completed and the pet's. The
 // caller has checked the change with CheckOrderUpdate.
 func CompleteOrder(o Order, p Pet, s PetState, now time.Time) (Order, PetState, []Event) {
-	next := s.Fulfil()
+	next := s.Fulfil(o.Quantity)
 	o.Complete = true
 	return o, next, append([]Event{orderEvent(OrderCompleted, o, now)}, StockEvents(p, s, next, now)...)
 }

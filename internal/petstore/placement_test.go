@@ -34,77 +34,77 @@ func TestPlanOrders(t *testing.T) {
 	}{
 		{
 			name:    "orders of one pet take turns in arrival order until the stock is gone",
-			pets:    map[int64]PetState{1: {Available, 5, 0}},
+			pets:    map[int64]PetState{1: {Available, 5, 0, 0}},
 			reqs:    []NewOrder{order(1, 2, nil), order(1, 2, nil), order(1, 2, nil), order(1, 1, nil), order(1, 1, nil)},
 			want:    []string{"place", "place", EInsufficientStock, "place", EInvalidTransition},
-			after:   map[int64]PetState{1: {Pending, 0, 3}},
+			after:   map[int64]PetState{1: {Pending, 0, 3, 5}},
 			changed: []int64{1},
 		},
 		{
 			name:    "a refused order refuses only itself",
-			pets:    map[int64]PetState{1: {Available, 5, 0}, 2: {Sold, 3, 0}},
+			pets:    map[int64]PetState{1: {Available, 5, 0, 0}, 2: {Sold, 3, 0, 0}},
 			reqs:    []NewOrder{order(1, 1, nil), order(9, 1, nil), order(2, 1, nil), order(1, 0, nil), order(1, 1, nil)},
 			want:    []string{"place", ENotFound, EInvalidTransition, EValidationFailed, "place"},
-			after:   map[int64]PetState{1: {Available, 3, 2}, 2: {Sold, 3, 0}},
+			after:   map[int64]PetState{1: {Available, 3, 2, 2}, 2: {Sold, 3, 0, 0}},
 			changed: []int64{1},
 		},
 		{
 			name:    "each changed pet is listed once, by id",
-			pets:    map[int64]PetState{1: {Available, 5, 0}, 2: {Available, 5, 0}, 3: {Available, 5, 0}},
+			pets:    map[int64]PetState{1: {Available, 5, 0, 0}, 2: {Available, 5, 0, 0}, 3: {Available, 5, 0, 0}},
 			reqs:    []NewOrder{order(3, 1, nil), order(1, 1, nil), order(3, 1, nil)},
 			want:    []string{"place", "place", "place"},
-			after:   map[int64]PetState{1: {Available, 4, 1}, 2: {Available, 5, 0}, 3: {Available, 3, 2}},
+			after:   map[int64]PetState{1: {Available, 4, 1, 1}, 2: {Available, 5, 0, 0}, 3: {Available, 3, 2, 2}},
 			changed: []int64{1, 3},
 		},
 		{
 			name:   "a stored key replays its order or its refusal and takes nothing",
-			pets:   map[int64]PetState{1: {Available, 5, 0}},
+			pets:   map[int64]PetState{1: {Available, 5, 0, 0}},
 			reqs:   []NewOrder{order(1, 1, key("placed", "h")), order(1, 1, key("refused", "h"))},
 			want:   []string{"replay", "replay"},
 			record: []bool{false, false},
-			after:  map[int64]PetState{1: {Available, 5, 0}},
+			after:  map[int64]PetState{1: {Available, 5, 0, 0}},
 		},
 		{
 			name:   "a stored key with another body is idempotency_key_reused",
-			pets:   map[int64]PetState{1: {Available, 5, 0}},
+			pets:   map[int64]PetState{1: {Available, 5, 0, 0}},
 			reqs:   []NewOrder{order(1, 1, key("placed", "other"))},
 			want:   []string{EIdempotencyKeyReused},
 			record: []bool{false},
-			after:  map[int64]PetState{1: {Available, 5, 0}},
+			after:  map[int64]PetState{1: {Available, 5, 0, 0}},
 		},
 		{
 			name:    "an expired key is used afresh and recorded again",
-			pets:    map[int64]PetState{1: {Available, 5, 0}},
+			pets:    map[int64]PetState{1: {Available, 5, 0, 0}},
 			reqs:    []NewOrder{order(1, 1, key("expired", "other"))},
 			want:    []string{"place"},
 			record:  []bool{true},
-			after:   map[int64]PetState{1: {Available, 4, 1}},
+			after:   map[int64]PetState{1: {Available, 4, 1, 1}},
 			changed: []int64{1},
 		},
 		{
 			name:    "the same key twice in a batch: the second replays the first, another body is refused",
-			pets:    map[int64]PetState{1: {Available, 5, 0}},
+			pets:    map[int64]PetState{1: {Available, 5, 0, 0}},
 			reqs:    []NewOrder{order(1, 2, key("new", "h")), order(1, 2, key("new", "h")), order(1, 3, key("new", "h3")), order(1, 1, nil)},
 			want:    []string{"place", "replay", EIdempotencyKeyReused, "place"},
 			record:  []bool{true, false, false, false},
-			after:   map[int64]PetState{1: {Available, 2, 2}},
+			after:   map[int64]PetState{1: {Available, 2, 2, 3}},
 			changed: []int64{1},
 		},
 		{
 			name:   "a request refused for reusing a stored key does not stand for the key in the batch",
-			pets:   map[int64]PetState{1: {Available, 5, 0}},
+			pets:   map[int64]PetState{1: {Available, 5, 0, 0}},
 			reqs:   []NewOrder{order(1, 1, key("placed", "other")), order(1, 1, key("placed", "h"))},
 			want:   []string{EIdempotencyKeyReused, "replay"},
 			record: []bool{false, false},
-			after:  map[int64]PetState{1: {Available, 5, 0}},
+			after:  map[int64]PetState{1: {Available, 5, 0, 0}},
 		},
 		{
 			name:   "a fresh key records a refusal too, and its twin in the batch replays it",
-			pets:   map[int64]PetState{1: {Available, 1, 0}},
+			pets:   map[int64]PetState{1: {Available, 1, 0, 0}},
 			reqs:   []NewOrder{order(1, 2, key("new", "h")), order(1, 2, key("new", "h"))},
 			want:   []string{EInsufficientStock, "replay"},
 			record: []bool{true, false},
-			after:  map[int64]PetState{1: {Available, 1, 0}},
+			after:  map[int64]PetState{1: {Available, 1, 0, 0}},
 		},
 	}
 	for _, tt := range tests {
@@ -148,7 +148,7 @@ func TestAReplayInTheBatchIsTheFirstAnswer(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	k := &IdempotencyKey{AccountID: 7, Key: "k", RequestHash: []byte("h")}
 	b := PlanOrders([]NewOrder{{AccountID: 7, PetID: 1, Quantity: 2, Idempotency: k}, {AccountID: 7, PetID: 1, Quantity: 2, Idempotency: k}},
-		map[int64]PetState{1: {Available, 5, 0}}, nil, now)
+		map[int64]PetState{1: {Available, 5, 0, 0}}, nil, now)
 	b.Plans[0].Order.ID = 55
 	first, err1 := b.Answer(0)
 	second, err2 := b.Answer(1)
@@ -181,7 +181,7 @@ func TestABatchDecidesAsEachRequestAloneInArrivalOrder(t *testing.T) {
 		pets := map[int64]PetState{}
 		for id := int64(1); id <= 3; id++ {
 			st := []PetStatus{Available, Available, Pending, Sold}[rng.Intn(4)]
-			pets[id] = PetState{st, rng.Intn(5), rng.Intn(2)}
+			pets[id] = PetState{Status: st, Stock: rng.Intn(5), OpenOrders: rng.Intn(2)}
 		}
 		keys := map[KeyRef]IdempotencyRecord{}
 		for _, k := range []string{"a", "b"} {

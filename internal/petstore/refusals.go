@@ -93,3 +93,10 @@ func TooManyTests(id int64) *Error {
 	return Errorf(EConflict, "Webhook endpoint %d has %d test deliveries pending; wait for them (GET /webhooks/%d/deliveries).",
 		id, MaxPendingTests, id)
 }
+
+// StockPastMaximum refuses a stock that, with the held units of open orders, would
+// pass MaxStock: cancelling those orders would then put the stock past it.
+func StockPastMaximum(held int) *Error {
+	return Errorf(EConflict, "Open orders hold %d units of this pet, so its stock can be at most %d until they complete or are cancelled.",
+		held, MaxStock-held)
+}

@@ -7,12 +7,19 @@ import "time"
 // and writes the result back in the same transaction, so stock, orders and status can
 // never disagree.
 
-// PetState is what the store rules look at: a pet's status, its stock, and how many
-// incomplete orders it has.
+// PetState is what the store rules look at: a pet's status, its stock, how many
+// incomplete orders it has, and the units those orders hold.
+//
+// Stock and Held together are the units the shop has of the pet (on the shelf, and
+// set aside for open orders). Their sum never exceeds MaxStock: an order moves units
+// from Stock to Held, a cancellation moves them back and a completion lets them go, so
+// only Restock can raise the sum, and it is the one place that checks it. A stock is
+// then always within the document's bound, whatever is cancelled later.
 type PetState struct {
 	Status     PetStatus
 	Stock      int
 	OpenOrders int
+	Held       int
 }
 
 // Take applies rules 1–3 to an order of quantity units: it needs 1–100 units of an
@@ -34,6 +41,7 @@ func (s PetState) Take(quantity int) (PetState, error) {
 		return s, Errorf(EInsufficientStock, "%d in stock, fewer than the %d ordered.", s.Stock, quantity)
 	}
 	s.Stock -= quantity
+	s.Held += quantity
 	s.OpenOrders++
 	if s.Stock == 0 {
 		s.Status = Pending
@@ -44,11 +52,17 @@ func (s PetState) Take(quantity int) (PetState, error) {
 // Return applies rule 4, the cancelling of order o of the pet: a complete order cannot
 // be cancelled; otherwise its quantity goes back on the stock and a pending pet becomes
 // available.
+//
+// The stock stays within MaxStock even for a pet whose units were counted before Held
+// was kept (a stock set to the maximum while orders were open): the units past it are
+// not put back, as a stock the document forbids would fail every client that checks
+// answers against it.
 func (s PetState) Return(o Order) (PetState, error) {
 	if err := o.CanCancel(); err != nil {
 		return s, err
 	}
-	s.Stock += o.Quantity
+	s.Stock = min(s.Stock+o.Quantity, MaxStock)
+	s.Held = max(s.Held-o.Quantity, 0)
 	s.OpenOrders--
 	if s.Status == Pending {
 		s.Status = Available
@@ -74,12 +88,14 @@ func (s PetState) CanDelete(id int64) error {
 	return nil
 }
 
-// Fulfil applies rule 5, the completing of one of the pet's orders: when the stock
-// is 0 and no other order is open, the pet is sold. The contract is silent on a pending pet that was restocked while orders
+// Fulfil applies rule 5, the completing of one of the pet's orders, of quantity
+// units, which leave the shop: when the stock is 0 and no other order is open, the pet
+// is sold. The contract is silent on a pending pet that was restocked while orders
 // were open (rule 6 keeps it pending); when its last open order completes it becomes
 // available again, as it would had that order been cancelled.
-func (s PetState) Fulfil() PetState {
+func (s PetState) Fulfil(quantity int) PetState {
 	s.OpenOrders--
+	s.Held = max(s.Held-quantity, 0)
 	switch {
 	case s.OpenOrders > 0:
 	case s.Stock == 0:
@@ -92,10 +108,14 @@ func (s PetState) Fulfil() PetState {
 
 // Restock applies rule 6: a stock above 0 makes a sold or pending pet with no open
 // orders available; a stock of 0 makes an available pet sold, or pending while orders
-// are open.
+// are open. With the units open orders hold, the stock may not pass MaxStock: the
+// refusal says how much it may be.
 func (s PetState) Restock(stock int) (PetState, error) {
 	if stock < 0 || stock > MaxStock {
 		return s, Invalid("quantity", "must be 0 to 1000000")
+	}
+	if stock > MaxStock-s.Held {
+		return s, StockPastMaximum(s.Held)
 	}
 	s.Stock = stock
 	switch {

@@ -14,15 +14,15 @@ func TestTake(t *testing.T) {
 		code     string
 		stockOut bool
 	}{
-		{"an order takes its quantity off the stock", PetState{Available, 5, 0}, 2, PetState{Available, 3, 1}, "", false},
-		{"an order taking the stock to 0 makes the pet pending", PetState{Available, 2, 1}, 2, PetState{Pending, 0, 2}, "", false},
-		{"more than the stock is insufficient_stock", PetState{Available, 2, 0}, 3, PetState{Available, 2, 0}, EInsufficientStock, true},
-		{"a pending pet cannot be ordered", PetState{Pending, 4, 1}, 1, PetState{Pending, 4, 1}, EInvalidTransition, false},
-		{"a pet sold out by another order is a stock-out by status", PetState{Pending, 0, 1}, 1, PetState{Pending, 0, 1}, EInvalidTransition, true},
-		{"a sold pet cannot be ordered", PetState{Sold, 4, 0}, 1, PetState{Sold, 4, 0}, EInvalidTransition, false},
-		{"quantity 0 is refused", PetState{Available, 5, 0}, 0, PetState{Available, 5, 0}, EValidationFailed, false},
-		{"quantity 101 is refused", PetState{Available, 500, 0}, 101, PetState{Available, 500, 0}, EValidationFailed, false},
-		{"quantity 100 is accepted", PetState{Available, 100, 0}, 100, PetState{Pending, 0, 1}, "", false},
+		{"an order takes its quantity off the stock and holds it", PetState{Available, 5, 0, 0}, 2, PetState{Available, 3, 1, 2}, "", false},
+		{"an order taking the stock to 0 makes the pet pending", PetState{Available, 2, 1, 3}, 2, PetState{Pending, 0, 2, 5}, "", false},
+		{"more than the stock is insufficient_stock", PetState{Available, 2, 0, 0}, 3, PetState{Available, 2, 0, 0}, EInsufficientStock, true},
+		{"a pending pet cannot be ordered", PetState{Pending, 4, 1, 1}, 1, PetState{Pending, 4, 1, 1}, EInvalidTransition, false},
+		{"a pet sold out by another order is a stock-out by status", PetState{Pending, 0, 1, 1}, 1, PetState{Pending, 0, 1, 1}, EInvalidTransition, true},
+		{"a sold pet cannot be ordered", PetState{Sold, 4, 0, 0}, 1, PetState{Sold, 4, 0, 0}, EInvalidTransition, false},
+		{"quantity 0 is refused", PetState{Available, 5, 0, 0}, 0, PetState{Available, 5, 0, 0}, EValidationFailed, false},
+		{"quantity 101 is refused", PetState{Available, 500, 0, 0}, 101, PetState{Available, 500, 0, 0}, EValidationFailed, false},
+		{"quantity 100 is accepted", PetState{Available, 100, 0, 0}, 100, PetState{Pending, 0, 1, 100}, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,10 +48,12 @@ func TestReturn(t *testing.T) {
 		want PetState
 		code string
 	}{
-		{"cancelling puts the quantity back", PetState{Available, 3, 1}, Order{ID: 1, Quantity: 2}, PetState{Available, 5, 0}, ""},
-		{"a pending pet becomes available", PetState{Pending, 0, 2}, Order{ID: 1, Quantity: 1}, PetState{Available, 1, 1}, ""},
-		{"a sold pet stays sold", PetState{Sold, 0, 1}, Order{ID: 1, Quantity: 1}, PetState{Sold, 1, 0}, ""},
-		{"a complete order cannot be cancelled", PetState{Sold, 0, 0}, Order{ID: 1, Quantity: 1, Complete: true}, PetState{Sold, 0, 0}, EConflict},
+		{"cancelling puts the held quantity back", PetState{Available, 3, 1, 2}, Order{ID: 1, Quantity: 2}, PetState{Available, 5, 0, 0}, ""},
+		{"a pending pet becomes available", PetState{Pending, 0, 2, 3}, Order{ID: 1, Quantity: 1}, PetState{Available, 1, 1, 2}, ""},
+		{"a sold pet stays sold", PetState{Sold, 0, 1, 1}, Order{ID: 1, Quantity: 1}, PetState{Sold, 1, 0, 0}, ""},
+		{"a stock counted before units were held stays at the maximum", PetState{Available, MaxStock, 1, 0}, Order{ID: 1, Quantity: 100}, PetState{Available, MaxStock, 0, 0}, ""},
+		{"a stock near the maximum takes back only what fits", PetState{Available, MaxStock - 30, 1, 0}, Order{ID: 1, Quantity: 100}, PetState{Available, MaxStock, 0, 0}, ""},
+		{"a complete order cannot be cancelled", PetState{Sold, 0, 0, 0}, Order{ID: 1, Quantity: 1, Complete: true}, PetState{Sold, 0, 0, 0}, EConflict},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,10 +69,10 @@ func TestReturn(t *testing.T) {
 }
 
 func TestCanDelete(t *testing.T) {
-	if err := (PetState{Sold, 0, 0}).CanDelete(1); err != nil {
+	if err := (PetState{Sold, 0, 0, 0}).CanDelete(1); err != nil {
 		t.Errorf("a pet without open orders: %v", err)
 	}
-	if err := (PetState{Pending, 0, 2}).CanDelete(1); codeOf(err) != EConflict {
+	if err := (PetState{Pending, 0, 2, 2}).CanDelete(1); codeOf(err) != EConflict {
 		t.Errorf("a pet with open orders: %v, want conflict", err)
 	}
 }
@@ -79,16 +81,17 @@ func TestFulfil(t *testing.T) {
 	tests := []struct {
 		name string
 		in   PetState
+		qty  int
 		want PetState
 	}{
-		{"the last open order of a pet with no stock makes it sold", PetState{Pending, 0, 1}, PetState{Sold, 0, 0}},
-		{"another open order keeps the pet pending", PetState{Pending, 0, 2}, PetState{Pending, 0, 1}},
-		{"stock left keeps an available pet available", PetState{Available, 3, 1}, PetState{Available, 3, 0}},
-		{"a restocked pending pet with no other open order becomes available", PetState{Pending, 4, 1}, PetState{Available, 4, 0}},
+		{"the last open order of a pet with no stock makes it sold", PetState{Pending, 0, 1, 2}, 2, PetState{Sold, 0, 0, 0}},
+		{"another open order keeps the pet pending", PetState{Pending, 0, 2, 5}, 3, PetState{Pending, 0, 1, 2}},
+		{"stock left keeps an available pet available", PetState{Available, 3, 1, 1}, 1, PetState{Available, 3, 0, 0}},
+		{"a restocked pending pet with no other open order becomes available", PetState{Pending, 4, 1, 1}, 1, PetState{Available, 4, 0, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.in.Fulfil(); got != tt.want {
+			if got := tt.in.Fulfil(tt.qty); got != tt.want {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})
@@ -103,15 +106,17 @@ func TestRestock(t *testing.T) {
 		want  PetState
 		code  string
 	}{
-		{"stock above 0 makes a sold pet available", PetState{Sold, 0, 0}, 3, PetState{Available, 3, 0}, ""},
-		{"stock above 0 makes a pending pet with no open orders available", PetState{Pending, 0, 0}, 3, PetState{Available, 3, 0}, ""},
-		{"stock above 0 keeps a pending pet with open orders pending", PetState{Pending, 0, 1}, 3, PetState{Pending, 3, 1}, ""},
-		{"0 makes an available pet sold", PetState{Available, 4, 0}, 0, PetState{Sold, 0, 0}, ""},
-		{"0 makes an available pet with open orders pending", PetState{Available, 4, 2}, 0, PetState{Pending, 0, 2}, ""},
-		{"0 keeps a sold pet sold", PetState{Sold, 2, 0}, 0, PetState{Sold, 0, 0}, ""},
-		{"negative stock is refused", PetState{Available, 4, 0}, -1, PetState{Available, 4, 0}, EValidationFailed},
-		{"stock over a million is refused", PetState{Available, 4, 0}, MaxStock + 1, PetState{Available, 4, 0}, EValidationFailed},
-		{"a million is accepted", PetState{Available, 4, 0}, MaxStock, PetState{Available, MaxStock, 0}, ""},
+		{"stock above 0 makes a sold pet available", PetState{Sold, 0, 0, 0}, 3, PetState{Available, 3, 0, 0}, ""},
+		{"stock above 0 makes a pending pet with no open orders available", PetState{Pending, 0, 0, 0}, 3, PetState{Available, 3, 0, 0}, ""},
+		{"stock above 0 keeps a pending pet with open orders pending", PetState{Pending, 0, 1, 1}, 3, PetState{Pending, 3, 1, 1}, ""},
+		{"0 makes an available pet sold", PetState{Available, 4, 0, 0}, 0, PetState{Sold, 0, 0, 0}, ""},
+		{"0 makes an available pet with open orders pending", PetState{Available, 4, 2, 2}, 0, PetState{Pending, 0, 2, 2}, ""},
+		{"0 keeps a sold pet sold", PetState{Sold, 2, 0, 0}, 0, PetState{Sold, 0, 0, 0}, ""},
+		{"negative stock is refused", PetState{Available, 4, 0, 0}, -1, PetState{Available, 4, 0, 0}, EValidationFailed},
+		{"stock over a million is refused", PetState{Available, 4, 0, 0}, MaxStock + 1, PetState{Available, 4, 0, 0}, EValidationFailed},
+		{"a million is accepted", PetState{Available, 4, 0, 0}, MaxStock, PetState{Available, MaxStock, 0, 0}, ""},
+		{"units held by open orders count towards the maximum", PetState{Pending, 0, 1, 100}, MaxStock, PetState{Pending, 0, 1, 100}, EConflict},
+		{"the maximum less the held units is accepted", PetState{Pending, 0, 1, 100}, MaxStock - 100, PetState{Pending, MaxStock - 100, 1, 100}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,10 +30,10 @@ import (
 // about one round trip, so a popular pet takes as many orders per round trip as
 // arrived while the previous batch held it.
 const (
-	qLockPets = `SELECT id, name, category_id, status, stock, open_orders FROM pets WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+	qLockPets = `SELECT id, name, category_id, status, stock, open_orders, held FROM pets WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 	qOrderIDs = `SELECT nextval('orders_id_seq') FROM generate_series(1, $1)`
-	qSavePets = `UPDATE pets SET status = v.status, stock = v.stock, open_orders = v.open_orders
-		FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::integer[]) AS v(id, status, stock, open_orders)
+	qSavePets = `UPDATE pets SET status = v.status, stock = v.stock, open_orders = v.open_orders, held = v.held
+		FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::integer[], $5::integer[]) AS v(id, status, stock, open_orders, held)
 		WHERE pets.id = v.id`
 	qInsertOrders = `INSERT INTO orders (id, pet_id, account_id, quantity, ship_date, created_at)
 		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::integer[], $5::timestamptz[], $6::timestamptz[])`
@@ -154,7 +154,7 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 				st     petstore.PetState
 				status string
 			)
-			if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &st.Stock, &st.OpenOrders); err != nil {
+			if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &st.Stock, &st.OpenOrders, &st.Held); err != nil {
 				return fmt.Errorf("lock pets: %w", err)
 			}
 			st.Status = petstore.PetStatus(status)
@@ -199,12 +199,12 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	// Round trip 2: the writes, and COMMIT.
 	w := &pgx.Batch{}
 	if n := len(batch.Changed); n > 0 {
-		statuses, stocks, open := make([]string, n), make([]int32, n), make([]int32, n)
+		statuses, stocks, open, held := make([]string, n), make([]int32, n), make([]int32, n), make([]int32, n)
 		for i, id := range batch.Changed {
 			st := batch.Pets[id]
-			statuses[i], stocks[i], open[i] = string(st.Status), int32(st.Stock), int32(st.OpenOrders)
+			statuses[i], stocks[i], open[i], held[i] = string(st.Status), int32(st.Stock), int32(st.OpenOrders), int32(st.Held)
 		}
-		w.Queue(qSavePets, batch.Changed, statuses, stocks, open)
+		w.Queue(qSavePets, batch.Changed, statuses, stocks, open, held)
 	}
 	var o orderRows
 	for i := range batch.Plans {

@@ -14,8 +14,8 @@ import (
 // and the save, in this process or any other.
 
 const (
-	qPetState    = `SELECT status, stock, open_orders, name, category_id FROM pets WHERE id = ?`
-	qSetPetState = `UPDATE pets SET status = ?, stock = ?, open_orders = ? WHERE id = ?`
+	qPetState    = `SELECT status, stock, open_orders, held, name, category_id FROM pets WHERE id = ?`
+	qSetPetState = `UPDATE pets SET status = ?, stock = ?, open_orders = ?, held = ? WHERE id = ?`
 )
 
 // loadPetState reads what the store rules look at, and the pet (whose name and
@@ -30,7 +30,7 @@ func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstor
 		p      = petstore.Pet{ID: petID}
 		status string
 	)
-	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders, &p.Name, &p.CategoryID)
+	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders, &st.Held, &p.Name, &p.CategoryID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Pet{}, petstore.PetState{}, petstore.PetNotFound(petID)
 	}
@@ -42,13 +42,14 @@ func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstor
 	return p, st, nil
 }
 
-// savePetState writes a rule's result: status, stock and the count of open orders.
+// savePetState writes a rule's result: status, stock, the count of open orders and
+// the units they hold.
 func savePetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64, st petstore.PetState) error {
 	s, err := db.txStmt(ctx, tx, qSetPetState)
 	if err != nil {
 		return err
 	}
-	if _, err := s.ExecContext(ctx, string(st.Status), st.Stock, st.OpenOrders, petID); err != nil {
+	if _, err := s.ExecContext(ctx, string(st.Status), st.Stock, st.OpenOrders, st.Held, petID); err != nil {
 		return fmt.Errorf("save pet %d: %w", petID, err)
 	}
 	return nil

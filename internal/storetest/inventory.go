@@ -89,6 +89,48 @@ func testInventory(t *testing.T, open Opener) {
 		f.wantPet(p.ID, petstore.Available, petstore.MaxStock)
 	})
 
+	// A stock never passes MaxStock, whatever is cancelled later: the units open
+	// orders hold count towards it when the stock is set (petstore.PetState).
+	t.Run("held units count towards the largest stock, so a cancellation cannot pass it", func(t *testing.T) {
+		f := setup(t, open)
+		p := f.availablePet(petstore.MaxStock)
+		customer := f.account(petstore.Customer).ID
+		cancelled := f.order(customer, p.ID, 100)
+		completed := f.order(customer, p.ID, 40)
+		_, err := f.s.SetInventory(f.ctx, p.ID, petstore.MaxStock)
+		wantCode(t, err, petstore.EConflict)
+		f.wantPet(p.ID, petstore.Available, petstore.MaxStock-140)
+		_, err = f.s.SetInventory(f.ctx, p.ID, petstore.MaxStock-139)
+		wantCode(t, err, petstore.EConflict)
+		_, err = f.s.SetInventory(f.ctx, p.ID, petstore.MaxStock-140)
+		must(t, err)
+		must(t, f.s.CancelOrder(f.ctx, cancelled.ID, 0))
+		f.wantPet(p.ID, petstore.Available, petstore.MaxStock-40)
+		// A completed order's units leave the shop: they no longer count.
+		f.complete(completed.ID)
+		_, err = f.s.SetInventory(f.ctx, p.ID, petstore.MaxStock)
+		must(t, err)
+		f.wantPet(p.ID, petstore.Available, petstore.MaxStock)
+	})
+
+	t.Run("units held by orders placed together count towards the largest stock", func(t *testing.T) {
+		f := setup(t, open)
+		p := f.availablePet(petstore.MaxStock)
+		customer := f.account(petstore.Customer).ID
+		var orders []petstore.Order
+		for range 5 {
+			orders = append(orders, f.order(customer, p.ID, 100))
+		}
+		_, err := f.s.SetInventory(f.ctx, p.ID, petstore.MaxStock-499)
+		wantCode(t, err, petstore.EConflict)
+		_, err = f.s.SetInventory(f.ctx, p.ID, petstore.MaxStock-500)
+		must(t, err)
+		for _, o := range orders {
+			must(t, f.s.CancelOrder(f.ctx, o.ID, 0))
+		}
+		f.wantPet(p.ID, petstore.Available, petstore.MaxStock)
+	})
+
 	t.Run("setting the stock of an unknown pet is not found", func(t *testing.T) {
 		f := setup(t, open)
 		_, err := f.s.SetInventory(f.ctx, 999, 1)

@@ -381,6 +381,34 @@ func CheckLoweredPetNames(t *testing.T, st petstore.Store) {
 	}
 }
 
+// OldHeldRows are the statements that fill a store made before pets kept held (the
+// units of their open orders), in SQL both stores read: pet 1 at the largest stock
+// with two open orders (30 and 70 units) and a completed one, pet 2 at a stock past
+// the largest, as a cancellation left it then. Account 1 and category 1 are theirs.
+var OldHeldRows = []string{
+	`INSERT INTO categories (id, name, name_lower) VALUES (1, 'Dogs', 'dogs')`,
+	`INSERT INTO pets (id, name, category_id, status, stock, open_orders) VALUES (1, 'Rex', 1, 'available', 1000000, 2), (2, 'Bella', 1, 'available', 1000100, 0)`,
+	`INSERT INTO orders (id, pet_id, account_id, quantity, complete, created_at) VALUES
+	 (1, 1, 1, 30, false, '2026-11-20T10:00:00.000000000Z'), (2, 1, 1, 70, false, '2026-11-20T10:00:00.000000000Z'), (3, 1, 1, 5, true, '2026-11-20T10:00:00.000000000Z')`,
+}
+
+// CheckUpgradedHeld checks a store upgraded from one holding OldHeldRows: pet 1's
+// open orders count towards its largest stock, a cancellation brings it no further
+// than the largest, and pet 2 is back at the largest.
+func CheckUpgradedHeld(t *testing.T, st petstore.Store) {
+	t.Helper()
+	f := &fixture{t: t, ctx: t.Context(), s: st}
+	f.wantPet(2, petstore.Available, petstore.MaxStock)
+	_, err := st.SetInventory(f.ctx, 1, petstore.MaxStock-99)
+	wantCode(t, err, petstore.EConflict)
+	must(t, st.CancelOrder(f.ctx, 1, 0))
+	f.wantPet(1, petstore.Available, petstore.MaxStock)
+	_, err = st.SetInventory(f.ctx, 1, petstore.MaxStock-70)
+	must(t, err)
+	_, err = st.SetInventory(f.ctx, 1, petstore.MaxStock-69)
+	wantCode(t, err, petstore.EConflict)
+}
+
 // testSharedDeliveries has two stores place 300 orders at once while both claim and
 // finish deliveries to three endpoints subscribed to order.placed: every order's event
 // gets exactly one delivery per endpoint, each claimed once.

@@ -339,6 +339,11 @@ export interface paths {
          * @description Admin only (beta). Sets the stock count (0–1,000,000). A count above 0 makes a
          *     `sold` or `pending` pet with no incomplete orders `available`; 0 makes an
          *     `available` pet `sold`, or `pending` while it has incomplete orders.
+         *
+         *     The units that incomplete orders hold count towards the 1,000,000: a
+         *     cancellation puts them back on the stock, which must stay within its bound. A
+         *     count that would pass it with them answers `409 conflict`, whose message says
+         *     the largest count allowed now (1,000,000 less the held units).
          */
         put: operations["setInventory"];
         post?: never;
@@ -830,6 +835,8 @@ export interface components {
              * Format: int32
              * @description Units in stock when the pet was read: the `quantity` of its inventory entry
              *     (`GET /store/inventory/{petId}`). Set only through the inventory; read-only here.
+             *     With the units its incomplete orders hold, it never passes 1,000,000, so a
+             *     cancellation cannot take it past its maximum.
              * @example 3
              */
             readonly stock: number;
@@ -880,7 +887,8 @@ export interface components {
             petId: number;
             /**
              * Format: int32
-             * @description Current stock count.
+             * @description Current stock count. With the units incomplete orders hold, it never passes
+             *     1,000,000 (see `setInventory`).
              * @example 12
              */
             quantity: number;
@@ -896,7 +904,8 @@ export interface components {
         InventoryUpdate: {
             /**
              * Format: int32
-             * @description The new stock count.
+             * @description The new stock count. With the units incomplete orders hold, at most 1,000,000
+             *     (more is `409 conflict`).
              * @example 25
              */
             quantity: number;
@@ -2723,6 +2732,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];

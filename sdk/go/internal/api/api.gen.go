@@ -556,7 +556,9 @@ type InventoryItem struct {
 	// Example: 1
 	PetID int64 `json:"petId"`
 
-	// Quantity Current stock count.
+	// Quantity Current stock count. With the units incomplete orders hold, it never passes
+	// 1,000,000 (see `setInventory`).
+	//
 	//
 	// Example: 12
 	Quantity int32 `json:"quantity"`
@@ -572,7 +574,9 @@ type InventoryItem struct {
 
 // InventoryUpdate A new stock count.
 type InventoryUpdate struct {
-	// Quantity The new stock count.
+	// Quantity The new stock count. With the units incomplete orders hold, at most 1,000,000
+	// (more is `409 conflict`).
+	//
 	//
 	// Example: 25
 	Quantity int32 `json:"quantity"`
@@ -817,6 +821,8 @@ type Pet struct {
 
 	// Stock Units in stock when the pet was read: the `quantity` of its inventory entry
 	// (`GET /store/inventory/{petId}`). Set only through the inventory; read-only here.
+	// With the units its incomplete orders hold, it never passes 1,000,000, so a
+	// cancellation cannot take it past its maximum.
 	//
 	//
 	// Example: 3
@@ -1827,6 +1833,11 @@ type ClientInterface interface {
 	// `sold` or `pending` pet with no incomplete orders `available`; 0 makes an
 	// `available` pet `sold`, or `pending` while it has incomplete orders.
 	//
+	// The units that incomplete orders hold count towards the 1,000,000: a
+	// cancellation puts them back on the stock, which must stay within its bound. A
+	// count that would pass it with them answers `409 conflict`, whose message says
+	// the largest count allowed now (1,000,000 less the held units).
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PUT /store/inventory/{petId} (the `SetInventory` operationId).
@@ -1837,6 +1848,11 @@ type ClientInterface interface {
 	// Admin only (beta). Sets the stock count (0–1,000,000). A count above 0 makes a
 	// `sold` or `pending` pet with no incomplete orders `available`; 0 makes an
 	// `available` pet `sold`, or `pending` while it has incomplete orders.
+	//
+	// The units that incomplete orders hold count towards the 1,000,000: a
+	// cancellation puts them back on the stock, which must stay within its bound. A
+	// count that would pass it with them answers `409 conflict`, whose message says
+	// the largest count allowed now (1,000,000 less the held units).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2825,6 +2841,11 @@ func (c *Client) GetInventory(ctx context.Context, petID PetID, reqEditors ...Re
 // `sold` or `pending` pet with no incomplete orders `available`; 0 makes an
 // `available` pet `sold`, or `pending` while it has incomplete orders.
 //
+// The units that incomplete orders hold count towards the 1,000,000: a
+// cancellation puts them back on the stock, which must stay within its bound. A
+// count that would pass it with them answers `409 conflict`, whose message says
+// the largest count allowed now (1,000,000 less the held units).
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PUT /store/inventory/{petId} (the `SetInventory` operationId).
@@ -2845,6 +2866,11 @@ func (c *Client) SetInventoryWithBody(ctx context.Context, petID PetID, contentT
 // Admin only (beta). Sets the stock count (0–1,000,000). A count above 0 makes a
 // `sold` or `pending` pet with no incomplete orders `available`; 0 makes an
 // `available` pet `sold`, or `pending` while it has incomplete orders.
+//
+// The units that incomplete orders hold count towards the 1,000,000: a
+// cancellation puts them back on the stock, which must stay within its bound. A
+// count that would pass it with them answers `409 conflict`, whose message says
+// the largest count allowed now (1,000,000 less the held units).
 //
 // Takes a body of the `application/json` content type.
 //
