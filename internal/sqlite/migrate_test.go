@@ -129,10 +129,10 @@ func TestUpgradingIndexesPetNames(t *testing.T) {
 	storetest.CheckLoweredPetNames(t, db)
 }
 
-// Pets stored before held (migration 16) count their open orders' units towards the
+// Pets stored before held (migration 17) count their open orders' units towards the
 // largest stock after the upgrade, and a stock past the largest is brought back to it.
 func TestUpgradingFillsHeldUnits(t *testing.T) {
-	path := oldDatabase(t, 15, append([]string{
+	path := oldDatabase(t, 16, append([]string{
 		`INSERT INTO accounts (id, email, email_lower, role, created_at) VALUES (1, 'a@example.com', 'a@example.com', 'customer', '2026-11-20T09:00:00.000000000Z')`,
 	}, storetest.OldHeldRows...)...)
 	db, err := Open(context.Background(), path)
