@@ -61,7 +61,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return fmt.Errorf("--admin-addr: %w", err)
 		}
 	}
-	// No webhook may aim at this service's own ports, allowed addresses or not.
+	// No webhook may aim at this service's own ports, allowed addresses or not (nor at
+	// the deployment's others, --webhooks-deny).
 	own := []net.Addr{ln.Addr()}
 	if admin != nil {
 		own = append(own, admin.Addr())
@@ -126,7 +127,7 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	if d.store, err = openStore(ctx, c.database, nudge); err != nil {
 		return d, err
 	}
-	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, UserAgent: "petstore-webhooks/1"})
+	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, Deny: c.webhookDeny, UserAgent: "petstore-webhooks/1"})
 	busy := new(atomic.Pointer[httpapi.Server])
 	d.busy = busy
 	d.deliveries = webhook.NewDispatcher(webhook.DispatcherOptions{

@@ -780,7 +780,7 @@ type Delivery struct {
 	// the start of its answer only when the endpoint is on a public address),
 	// `… a redirect, which is not followed`, `the endpoint could not be reached` (no such host, a
 	// refused or reset connection, and an address deliveries may not go to: private, loopback, link-local
-	// or the service's own ports, all told alike), `no answer within 10s`,
+	// or the deployment's own ports, all told alike), `no answer within 10s`,
 	// `the endpoint's TLS certificate was not accepted` (public addresses), or
 	// `refused: the endpoint URL …` (the URL as written is no longer accepted, e.g. after the operator
 	// turned `--webhooks-allow-private` off). The details are in the service's log.
@@ -2307,9 +2307,9 @@ type NewWebhook struct {
 	// Where deliveries are posted: an absolute `https://` URL (at most 2,048 bytes) without a user name,
 	// password or fragment, on a public address. With `--webhooks-allow-private`, private and loopback
 	// addresses are accepted too, over `http://` as well; link-local and other special-purpose addresses,
-	// and the service's own API and operator ports, never are. A host name is checked at every delivery,
-	// on the addresses it resolves to then. No control characters (tabs and line breaks included) and no
-	// bidirectional controls or marks (an address, see Text fields).
+	// and the deployment's own API and operator ports, never are. A host name is checked at every
+	// delivery, on the addresses it resolves to then. No control characters (tabs and line breaks
+	// included) and no bidirectional controls or marks (an address, see Text fields).
 	URL string `json:"url"`
 	// The event types to receive (1–9, each once), or `["*"]` for every type. `*` stands alone: beside a
 	// type it is refused (`400`), so that the subscription reads back exactly as it was sent.
