@@ -190,6 +190,7 @@ func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
 		ServerURL:       serverURL,
 		Sunsets:         c.sunsetDates,
 		HandlerTimeout:  c.handlerTimeout,
+		ReadTimeout:     c.readTimeout,
 		KeyMaxLifetime:  c.keyMaxLifetime,
 		RateLimit:       c.rateLimit,
 		Limits:          d.limits.shared,

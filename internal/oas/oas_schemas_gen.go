@@ -494,6 +494,10 @@ type CreateAccountRequestEntityTooLarge Error
 
 func (*CreateAccountRequestEntityTooLarge) createAccountRes() {}
 
+type CreateAccountRequestTimeout Error
+
+func (*CreateAccountRequestTimeout) createAccountRes() {}
+
 type CreateApiKeyBadRequest Error
 
 func (*CreateApiKeyBadRequest) createApiKeyRes() {}
@@ -509,6 +513,10 @@ func (*CreateApiKeyInternalServerError) createApiKeyRes() {}
 type CreateApiKeyRequestEntityTooLarge Error
 
 func (*CreateApiKeyRequestEntityTooLarge) createApiKeyRes() {}
+
+type CreateApiKeyRequestTimeout Error
+
+func (*CreateApiKeyRequestTimeout) createApiKeyRes() {}
 
 type CreateCategoryBadRequest Error
 
@@ -526,6 +534,10 @@ type CreateCategoryRequestEntityTooLarge Error
 
 func (*CreateCategoryRequestEntityTooLarge) createCategoryRes() {}
 
+type CreateCategoryRequestTimeout Error
+
+func (*CreateCategoryRequestTimeout) createCategoryRes() {}
+
 type CreatePetBadRequest Error
 
 func (*CreatePetBadRequest) createPetRes() {}
@@ -537,6 +549,10 @@ func (*CreatePetInternalServerError) createPetRes() {}
 type CreatePetRequestEntityTooLarge Error
 
 func (*CreatePetRequestEntityTooLarge) createPetRes() {}
+
+type CreatePetRequestTimeout Error
+
+func (*CreatePetRequestTimeout) createPetRes() {}
 
 type CreateWebhookBadRequest Error
 
@@ -553,6 +569,10 @@ func (*CreateWebhookInternalServerError) createWebhookRes() {}
 type CreateWebhookRequestEntityTooLarge Error
 
 func (*CreateWebhookRequestEntityTooLarge) createWebhookRes() {}
+
+type CreateWebhookRequestTimeout Error
+
+func (*CreateWebhookRequestTimeout) createWebhookRes() {}
 
 // A new API key, with its secret shown this once.
 // Ref: #/components/schemas/CreatedApiKey
@@ -3212,6 +3232,10 @@ type PlaceOrderRequestEntityTooLarge Error
 
 func (*PlaceOrderRequestEntityTooLarge) placeOrderRes() {}
 
+type PlaceOrderRequestTimeout Error
+
+func (*PlaceOrderRequestTimeout) placeOrderRes() {}
+
 type PlaceOrderUnprocessableEntity Error
 
 func (*PlaceOrderUnprocessableEntity) placeOrderRes() {}
@@ -3301,6 +3325,10 @@ type ReplaceCategoryRequestEntityTooLarge Error
 
 func (*ReplaceCategoryRequestEntityTooLarge) replaceCategoryRes() {}
 
+type ReplaceCategoryRequestTimeout Error
+
+func (*ReplaceCategoryRequestTimeout) replaceCategoryRes() {}
+
 type ReplacePetBadRequest Error
 
 func (*ReplacePetBadRequest) replacePetRes() {}
@@ -3320,6 +3348,10 @@ func (*ReplacePetNotFound) replacePetRes() {}
 type ReplacePetRequestEntityTooLarge Error
 
 func (*ReplacePetRequestEntityTooLarge) replacePetRes() {}
+
+type ReplacePetRequestTimeout Error
+
+func (*ReplacePetRequestTimeout) replacePetRes() {}
 
 type RetryDeliveryBadRequest Error
 
@@ -3371,6 +3403,10 @@ func (*RotateWebhookSecretNotFound) rotateWebhookSecretRes() {}
 type RotateWebhookSecretRequestEntityTooLarge Error
 
 func (*RotateWebhookSecretRequestEntityTooLarge) rotateWebhookSecretRes() {}
+
+type RotateWebhookSecretRequestTimeout Error
+
+func (*RotateWebhookSecretRequestTimeout) rotateWebhookSecretRes() {}
 
 // A scope an API key may be limited to; the list, with what each allows, is under the `bearerAuth`
 // scheme.
@@ -3523,6 +3559,10 @@ type SendMessageRequestEntityTooLarge Error
 
 func (*SendMessageRequestEntityTooLarge) sendMessageRes() {}
 
+type SendMessageRequestTimeout Error
+
+func (*SendMessageRequestTimeout) sendMessageRes() {}
+
 type SendTestEventBadRequest Error
 
 func (*SendTestEventBadRequest) sendTestEventRes() {}
@@ -3554,6 +3594,10 @@ func (*SetInventoryNotFound) setInventoryRes() {}
 type SetInventoryRequestEntityTooLarge Error
 
 func (*SetInventoryRequestEntityTooLarge) setInventoryRes() {}
+
+type SetInventoryRequestTimeout Error
+
+func (*SetInventoryRequestTimeout) setInventoryRes() {}
 
 // UnauthorizedHeaders wraps Error with response headers.
 type UnauthorizedHeaders struct {
@@ -3704,6 +3748,10 @@ type UpdateOrderRequestEntityTooLarge Error
 
 func (*UpdateOrderRequestEntityTooLarge) updateOrderRes() {}
 
+type UpdateOrderRequestTimeout Error
+
+func (*UpdateOrderRequestTimeout) updateOrderRes() {}
+
 type UpdatePetApplicationJSON PetPatch
 
 func (*UpdatePetApplicationJSON) updatePetReq() {}
@@ -3732,6 +3780,10 @@ type UpdatePetRequestEntityTooLarge Error
 
 func (*UpdatePetRequestEntityTooLarge) updatePetRes() {}
 
+type UpdatePetRequestTimeout Error
+
+func (*UpdatePetRequestTimeout) updatePetRes() {}
+
 type UpdateWebhookApplicationJSON WebhookPatch
 
 func (*UpdateWebhookApplicationJSON) updateWebhookReq() {}
@@ -3755,6 +3807,10 @@ func (*UpdateWebhookNotFound) updateWebhookRes() {}
 type UpdateWebhookRequestEntityTooLarge Error
 
 func (*UpdateWebhookRequestEntityTooLarge) updateWebhookRes() {}
+
+type UpdateWebhookRequestTimeout Error
+
+func (*UpdateWebhookRequestTimeout) updateWebhookRes() {}
 
 // A webhook endpoint, without its secret.
 // Ref: #/components/schemas/Webhook

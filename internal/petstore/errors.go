@@ -24,6 +24,7 @@ const (
 	EInvalidTransition    = "invalid_transition"
 	EGone                 = "gone"
 	EPayloadTooLarge      = "payload_too_large"
+	ERequestTimeout       = "request_timeout"
 	EIdempotencyKeyReused = "idempotency_key_reused"
 	ERateLimited          = "rate_limited"
 	EInternal             = "internal"

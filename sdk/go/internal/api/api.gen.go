@@ -1086,6 +1086,9 @@ type PayloadTooLarge = Error
 // RateLimited The body of every error response.
 type RateLimited = Error
 
+// RequestTimeout The body of every error response.
+type RequestTimeout = Error
+
 // Unauthorized The body of every error response.
 type Unauthorized = Error
 
