@@ -51,8 +51,11 @@ type Detail struct {
 	Problem string `json:"problem"`
 }
 
+// Error is the code and the message. It names no package: whoever shows it says
+// where it comes from (the command prefixes "petstore: " to every failure, which once
+// read "petstore: --email: petstore: validation_failed: …").
 func (e *Error) Error() string {
-	return fmt.Sprintf("petstore: %s: %s", e.Code, e.Message)
+	return e.Code + ": " + e.Message
 }
 
 // Errorf returns an *Error with the given code and a formatted message.
