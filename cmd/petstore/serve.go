@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -193,7 +194,8 @@ func listen(ctx context.Context, c serveConfig, log *slog.Logger, ln net.Listene
 	var op *http.Server
 	if admin != nil {
 		op = &http.Server{
-			Handler:           operatorRoutes(api),
+			// The process's own command line, as pprof would show it (redacted).
+			Handler:           operatorRoutes(api, os.Args),
 			ReadHeaderTimeout: c.readHeaderTimeout,
 			IdleTimeout:       c.idleTimeout,
 			ErrorLog:          srv.ErrorLog,
@@ -226,11 +228,11 @@ func listen(ctx context.Context, c serveConfig, log *slog.Logger, ln net.Listene
 
 // operatorRoutes are the routes of the operator port: the metrics and the Go
 // profiler, which must never be on the public listener.
-func operatorRoutes(api *httpapi.Server) http.Handler {
+func operatorRoutes(api *httpapi.Server, args []string) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", api.Metrics())
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/cmdline", cmdline(args))
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
