@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/servetest"
+	"github.com/acme-pets/petstore/internal/sqlite"
 )
 
 // runExit runs the command line as main does and returns its exit code and streams.
@@ -237,5 +239,41 @@ func TestTheBuiltBinaryExitsAsDocumentedAndNamesItsRevision(t *testing.T) {
 		if code != tt.code {
 			t.Errorf("petstore %s exits %d, want %d", strings.Join(tt.args, " "), code, tt.code)
 		}
+	}
+}
+
+// Every failure says "petstore:" once, at the start: the domain's errors, wrapped in
+// the flag they are about, do not bring a second one.
+func TestACLIErrorSaysPetstoreOnce(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.db")
+	st, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateAccount(context.Background(), "signup@example.com", "not-a-real-hash", petstore.Customer); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	tests := []struct {
+		name string
+		args []string
+		code int
+		says string
+	}{
+		{"an email that is refused", []string{"keys", "create", "--database", db, "--email", "ops\u202e@example.com"}, 2, "petstore: --email: validation_failed: "},
+		{"a key name that is refused", []string{"keys", "create", "--database", db, "--email", "ops@example.com", "--name", "a\x01b"}, 2, "petstore: --name: validation_failed: "},
+		{"a sign-up made admin", []string{"keys", "create", "--database", db, "--email", "signup@example.com", "--role", "admin"}, 1, "petstore: "},
+		{"a flag value that is not a number", []string{"serve", "--rate-limit", "x"}, 2, `petstore: invalid value "x" for flag --rate-limit`},
+		{"a database that cannot be reached", []string{"migrate", "--database", "postgres://nobody@127.0.0.1:1/x?connect_timeout=2"}, 1, "petstore: migrate: "},
+		{"a database file that cannot be made", []string{"migrate", "--database", filepath.Join(dir, "missing", "p.db")}, 1, "petstore: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runExit(t, noEnv, tt.args...)
+			if code != tt.code || !strings.HasPrefix(stderr, tt.says) || strings.Count(stderr, "petstore:") != 1 {
+				t.Errorf("%q: exit %d, stderr %q; want %d, starting %q, with petstore: once", tt.args, code, stderr, tt.code, tt.says)
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/webhook"
 )
 
 // serveConfig is what `petstore serve` is told by its flags and PETSTORE_* variables,
@@ -35,6 +36,7 @@ type serveConfig struct {
 	corsOrigins string
 
 	webhooksAllowPrivate bool
+	webhooksDeny         string
 	webhookWindow        int
 	eventRetention       time.Duration
 	keyMaxLifetime       time.Duration
@@ -51,6 +53,7 @@ type serveConfig struct {
 	// Parsed from the fields above by parseServeConfig.
 	sunsetDates    map[string]string
 	trustedProxies []netip.Prefix
+	webhookDeny    []webhook.Deny
 }
 
 // serveFlags registers every flag of `petstore serve` on a new flag set, with its
@@ -71,7 +74,8 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.IntVar(&c.credLimit, "credential-limit", httpapi.DefaultCredentialLimit, "sign-ups and HTTP Basic logins per minute per client address; 0 turns the limit off")
 	fs.StringVar(&c.trusted, "trusted-proxies", "", "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client")
 	fs.StringVar(&c.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (none by default)")
-	fs.BoolVar(&c.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints be private or loopback addresses, over http too (local development; link-local addresses stay refused)")
+	fs.BoolVar(&c.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints be private or loopback addresses, over http too (local development; link-local addresses, the process's own ports and --webhooks-deny stay refused)")
+	fs.StringVar(&c.webhooksDeny, "webhooks-deny", defaultWebhooksDeny, "destinations webhooks never reach, even with --webhooks-allow-private (the other instances of a deployment): a comma list of PORT[-PORT] on every private and loopback address, or ADDRESS:PORT[-PORT] (an IP or a CIDR, IPv6 in brackets), or none; the process's own ports are refused on every private and loopback address besides")
 	fs.IntVar(&c.webhookWindow, "webhook-window", petstore.DefaultDeliveryWindow, fmt.Sprintf("deliveries one webhook endpoint is sent at once at most (1 to %d); failures narrow an endpoint's window, successes widen it back", petstore.MaxDeliveryWindow))
 	fs.DurationVar(&c.eventRetention, "event-retention", 30*24*time.Hour, "how long the event feed keeps an event and its deliveries")
 	fs.DurationVar(&c.keyMaxLifetime, "key-max-lifetime", 0, "longest lifetime of a new API key, and the lifetime of one made without an expiry; 0 allows keys that never expire")
@@ -88,6 +92,11 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 // defaultAddr is where the API listens unless told otherwise: loopback, as the first
 // start prints an admin key and a new user has not yet decided to be reachable.
 const defaultAddr = "127.0.0.1:8080"
+
+// defaultWebhooksDeny refuses the deployment's other instances on one machine, which
+// number their operator and API ports up from the defaults (6060, 8080): a webhook
+// aimed at a sibling's profiler or API would act as the service from inside.
+const defaultWebhooksDeny = "6060-6069,8080-8089"
 
 // parseServeConfig reads the flags and the environment of `petstore serve` and checks
 // them; nothing is opened yet.
@@ -111,6 +120,9 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 	var err error
 	if c.trustedProxies, err = parsePrefixes(c.trusted); err != nil {
 		return c, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if c.webhookDeny, err = webhook.ParseDeny(c.webhooksDeny); err != nil {
+		return c, fmt.Errorf("--webhooks-deny: %w", err)
 	}
 	if c.rateLimit < 0 {
 		return c, fmt.Errorf("--rate-limit %d: want 0 (off) or more", c.rateLimit)
@@ -178,6 +190,7 @@ func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
 		ServerURL:       serverURL,
 		Sunsets:         c.sunsetDates,
 		HandlerTimeout:  c.handlerTimeout,
+		ReadTimeout:     c.readTimeout,
 		KeyMaxLifetime:  c.keyMaxLifetime,
 		RateLimit:       c.rateLimit,
 		Limits:          d.limits.shared,

@@ -32,7 +32,8 @@ func newLimits(ctx context.Context, redisURL, prefix string, log *slog.Logger) (
 	redis.SetLogger(redisLog{log})
 	opt, err := redis.ParseURL(redisURL)
 	if err != nil {
-		return l, fmt.Errorf("--redis: %w", err)
+		// The parser quotes the URL it could not read, password and all.
+		return l, fmt.Errorf("--redis: %w", hideURL(err, redisURL))
 	}
 	// Every API request asks the limiter, and one that cannot answer is decided in
 	// memory: it must fail in a moment, not after go-redis's five dials and
@@ -61,7 +62,7 @@ func newLimits(ctx context.Context, redisURL, prefix string, log *slog.Logger) (
 	client := redis.NewClient(opt)
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
-		return l, fmt.Errorf("--redis: %w", err)
+		return l, fmt.Errorf("--redis: %w", hideURL(err, redisURL))
 	}
 	l.shared = ratelimit.InRedis(client, prefix)
 	l.close = func() { client.Close() }

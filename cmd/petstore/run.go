@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -114,13 +113,15 @@ func openStore(ctx context.Context, dsn string, onDeliveries func()) (petstore.S
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{OnDeliveries: onDeliveries})
 		if err != nil {
-			return nil, err // pgx keeps the password out of its errors
+			return nil, hideURL(err, dsn) // pgx hides the password too
 		}
 		return db, nil
 	}
 	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{OnDeliveries: onDeliveries})
 	if err != nil {
-		return nil, err
+		// A mistyped URL ("postgress://app:pw@db/shop") is taken for a file name,
+		// which the error quotes.
+		return nil, hideURL(err, dsn)
 	}
 	return db, nil
 }
@@ -147,21 +148,4 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	fmt.Fprintf(stdout, "migrations applied to %s\n", redactDSN(*database))
 	return st.Close()
-}
-
-// redactDSN hides a password in a database URL (in the user part or a password
-// parameter) before it is printed.
-func redactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		return dsn
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxx")
-	}
-	if q := u.Query(); q.Has("password") {
-		q.Set("password", "xxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
 }

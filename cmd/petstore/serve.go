@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -61,7 +62,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return fmt.Errorf("--admin-addr: %w", err)
 		}
 	}
-	// No webhook may aim at this service's own ports, allowed addresses or not.
+	// No webhook may aim at this service's own ports, allowed addresses or not (nor at
+	// the deployment's others, --webhooks-deny).
 	own := []net.Addr{ln.Addr()}
 	if admin != nil {
 		own = append(own, admin.Addr())
@@ -126,7 +128,7 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	if d.store, err = openStore(ctx, c.database, nudge); err != nil {
 		return d, err
 	}
-	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, UserAgent: "petstore-webhooks/1"})
+	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, Deny: c.webhookDeny, UserAgent: "petstore-webhooks/1"})
 	busy := new(atomic.Pointer[httpapi.Server])
 	d.busy = busy
 	d.deliveries = webhook.NewDispatcher(webhook.DispatcherOptions{
@@ -192,7 +194,8 @@ func listen(ctx context.Context, c serveConfig, log *slog.Logger, ln net.Listene
 	var op *http.Server
 	if admin != nil {
 		op = &http.Server{
-			Handler:           operatorRoutes(api),
+			// The process's own command line, as pprof would show it (redacted).
+			Handler:           operatorRoutes(api, os.Args),
 			ReadHeaderTimeout: c.readHeaderTimeout,
 			IdleTimeout:       c.idleTimeout,
 			ErrorLog:          srv.ErrorLog,
@@ -225,11 +228,11 @@ func listen(ctx context.Context, c serveConfig, log *slog.Logger, ln net.Listene
 
 // operatorRoutes are the routes of the operator port: the metrics and the Go
 // profiler, which must never be on the public listener.
-func operatorRoutes(api *httpapi.Server) http.Handler {
+func operatorRoutes(api *httpapi.Server, args []string) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", api.Metrics())
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/cmdline", cmdline(args))
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-faster/jx"
 	ht "github.com/ogen-go/ogen/http"
@@ -35,6 +37,7 @@ var statusByCode = map[string]int{
 	petstore.EInvalidTransition:    http.StatusConflict,
 	petstore.EGone:                 http.StatusGone,
 	petstore.EPayloadTooLarge:      http.StatusRequestEntityTooLarge,
+	petstore.ERequestTimeout:       http.StatusRequestTimeout,
 	petstore.EIdempotencyKeyReused: http.StatusUnprocessableEntity,
 	petstore.ERateLimited:          http.StatusTooManyRequests,
 	petstore.EInternal:             http.StatusInternalServerError,
@@ -142,11 +145,29 @@ func writeError(w http.ResponseWriter, e *petstore.Error) {
 }
 
 // decodeError classifies the errors the generated server meets while reading
-// parameters and bodies (passed to oas.WithErrorHandler).
-func decodeError(log *slog.Logger) func(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
+// parameters and bodies (passed to oas.WithErrorHandler). readTimeout is the
+// server's time for a whole request, told to a client whose body came slower.
+func decodeError(log *slog.Logger, readTimeout time.Duration) func(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
 	return func(ctx context.Context, w http.ResponseWriter, r *http.Request, err error) {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The connection's read deadline (http.Server.ReadTimeout) passed while the
+			// body was arriving: a timeout, not a bad body (RFC 9110, 15.5.9). The rest
+			// of the body cannot be read, so the connection ends with this answer.
+			w.Header().Set("Connection", "close")
+			writeError(w, requestTimeout(readTimeout))
+			return
+		}
 		writeError(w, classifyDecodeError(ctx, log, r, err))
 	}
+}
+
+// requestTimeout is the refusal of a request whose body did not arrive within
+// readTimeout (0 when not known).
+func requestTimeout(readTimeout time.Duration) *petstore.Error {
+	if readTimeout <= 0 {
+		return petstore.Errorf(petstore.ERequestTimeout, "The request body did not arrive in time; send it again without pauses.")
+	}
+	return petstore.Errorf(petstore.ERequestTimeout, "The request body did not arrive within %s, the time the server allows for a whole request; send it again without pauses.", readTimeout)
 }
 
 var unexpectedField = regexp.MustCompile(`unexpected field "([^"]*)"`)

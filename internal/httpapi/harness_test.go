@@ -40,6 +40,9 @@ type testAPI struct {
 	// Server is the handler under test, for what is not on the public listener
 	// (Server.Metrics).
 	Server *httpapi.Server
+	// cors is whether the server was given CORS origins: without, no answer may carry
+	// a CORS header.
+	cors bool
 }
 
 type apiOption func(*httpapi.Config)
@@ -81,7 +84,7 @@ func newTestAPI(t testing.TB, opts ...apiOption) *testAPI {
 	srv.Start()
 	t.Cleanup(srv.Close)
 
-	a := &testAPI{t: t, URL: base, Store: st, Server: h}
+	a := &testAPI{t: t, URL: base, Store: st, Server: h, cors: len(cfg.CORSOrigins) > 0}
 	a.router = a.loadRouter()
 	a.Admin, _ = a.newKey("admin@example.com", petstore.Admin)
 	a.Customer, a.CustomerID = a.newKey("customer@example.com", petstore.Customer)
@@ -227,6 +230,11 @@ func (a *testAPI) checkAgainstDocument(t testing.TB, hr *http.Request, res *resp
 	}
 	if res.Header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("%s %s: no X-Content-Type-Options: nosniff", hr.Method, hr.URL.Path)
+	}
+	for name := range res.Header {
+		if !a.cors && strings.HasPrefix(name, "Access-Control-") {
+			t.Errorf("%s %s: %s is sent with no CORS origins configured", hr.Method, hr.URL.Path, name)
+		}
 	}
 	route, params, err := a.router.FindRoute(hr)
 	if err != nil {

@@ -164,6 +164,9 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = &strictBody{r: http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)}
 		}
+		if rw, ok := w.(*responseWriter); ok {
+			rw.keepCORS()
+		}
 		next.ServeHTTP(w, r)
 	})
 	if len(s.cfg.CORSOrigins) > 0 {
@@ -301,11 +304,50 @@ type responseWriter struct {
 	http.ResponseWriter
 	status      int
 	wroteHeader bool
+	// corsKept is set by keepCORS, and cors holds the Access-Control-* headers the
+	// CORS layer had set then (nil without --cors-origins): the answer goes out with
+	// those and no others.
+	corsKept bool
+	cors     http.Header
 }
+
+// keepCORS makes the CORS headers set so far the answer's only ones. The generated
+// server sets its own, which are not its to decide: Access-Control-Expose-Headers on
+// every answer that has headers (sent with no CORS configured, and replacing the CORS
+// layer's list when there is), and Access-Control-Allow-* on an OPTIONS request.
+func (w *responseWriter) keepCORS() {
+	w.corsKept = true
+	for k, v := range w.Header() {
+		if isCORSHeader(k) {
+			if w.cors == nil {
+				w.cors = http.Header{}
+			}
+			w.cors[k] = v
+		}
+	}
+}
+
+// restoreCORS puts back the CORS headers keepCORS kept, and only those.
+func (w *responseWriter) restoreCORS() {
+	h := w.Header()
+	for k := range h {
+		if isCORSHeader(k) {
+			delete(h, k)
+		}
+	}
+	for k, v := range w.cors {
+		h[k] = v
+	}
+}
+
+func isCORSHeader(canonical string) bool { return strings.HasPrefix(canonical, "Access-Control-") }
 
 func (w *responseWriter) WriteHeader(code int) {
 	if !w.wroteHeader {
 		w.status, w.wroteHeader = code, true
+		if w.corsKept {
+			w.restoreCORS()
+		}
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -313,6 +355,9 @@ func (w *responseWriter) WriteHeader(code int) {
 func (w *responseWriter) Write(b []byte) (int, error) {
 	if !w.wroteHeader {
 		w.status, w.wroteHeader = http.StatusOK, true
+		if w.corsKept {
+			w.restoreCORS()
+		}
 	}
 	return w.ResponseWriter.Write(b)
 }

@@ -54,6 +54,9 @@ type Config struct {
 	BodyLimit      int64
 	// HandlerTimeout is each request's budget; past it the answer is 503 unavailable.
 	HandlerTimeout time.Duration
+	// ReadTimeout is the http.Server's time for a whole request, named in the 408 of a
+	// body that came slower (0: not named; the server, not this layer, enforces it).
+	ReadTimeout time.Duration
 	// RateLimit is how many /v1 requests an account may make per second (a client
 	// address without a valid key), and its burst; 0 turns the limit off.
 	RateLimit int
@@ -252,7 +255,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops), scopes: scopesByOperation(ops)},
 		oas.WithPathPrefix(apiPrefix),
-		oas.WithErrorHandler(decodeError(cfg.Logger)),
+		oas.WithErrorHandler(decodeError(cfg.Logger, cfg.ReadTimeout)),
 		oas.WithNotFound(notFound),
 		oas.WithMethodNotAllowed(methodNotAllowed),
 	)

@@ -494,6 +494,10 @@ type CreateAccountRequestEntityTooLarge Error
 
 func (*CreateAccountRequestEntityTooLarge) createAccountRes() {}
 
+type CreateAccountRequestTimeout Error
+
+func (*CreateAccountRequestTimeout) createAccountRes() {}
+
 type CreateApiKeyBadRequest Error
 
 func (*CreateApiKeyBadRequest) createApiKeyRes() {}
@@ -509,6 +513,10 @@ func (*CreateApiKeyInternalServerError) createApiKeyRes() {}
 type CreateApiKeyRequestEntityTooLarge Error
 
 func (*CreateApiKeyRequestEntityTooLarge) createApiKeyRes() {}
+
+type CreateApiKeyRequestTimeout Error
+
+func (*CreateApiKeyRequestTimeout) createApiKeyRes() {}
 
 type CreateCategoryBadRequest Error
 
@@ -526,6 +534,10 @@ type CreateCategoryRequestEntityTooLarge Error
 
 func (*CreateCategoryRequestEntityTooLarge) createCategoryRes() {}
 
+type CreateCategoryRequestTimeout Error
+
+func (*CreateCategoryRequestTimeout) createCategoryRes() {}
+
 type CreatePetBadRequest Error
 
 func (*CreatePetBadRequest) createPetRes() {}
@@ -537,6 +549,10 @@ func (*CreatePetInternalServerError) createPetRes() {}
 type CreatePetRequestEntityTooLarge Error
 
 func (*CreatePetRequestEntityTooLarge) createPetRes() {}
+
+type CreatePetRequestTimeout Error
+
+func (*CreatePetRequestTimeout) createPetRes() {}
 
 type CreateWebhookBadRequest Error
 
@@ -553,6 +569,10 @@ func (*CreateWebhookInternalServerError) createWebhookRes() {}
 type CreateWebhookRequestEntityTooLarge Error
 
 func (*CreateWebhookRequestEntityTooLarge) createWebhookRes() {}
+
+type CreateWebhookRequestTimeout Error
+
+func (*CreateWebhookRequestTimeout) createWebhookRes() {}
 
 // A new API key, with its secret shown this once.
 // Ref: #/components/schemas/CreatedApiKey
@@ -780,7 +800,7 @@ type Delivery struct {
 	// the start of its answer only when the endpoint is on a public address),
 	// `… a redirect, which is not followed`, `the endpoint could not be reached` (no such host, a
 	// refused or reset connection, and an address deliveries may not go to: private, loopback, link-local
-	// or the service's own ports, all told alike), `no answer within 10s`,
+	// or the deployment's own ports, all told alike), `no answer within 10s`,
 	// `the endpoint's TLS certificate was not accepted` (public addresses), or
 	// `refused: the endpoint URL …` (the URL as written is no longer accepted, e.g. after the operator
 	// turned `--webhooks-allow-private` off). The details are in the service's log.
@@ -2309,9 +2329,9 @@ type NewWebhook struct {
 	// Where deliveries are posted: an absolute `https://` URL (at most 2,048 bytes) without a user name,
 	// password or fragment, on a public address. With `--webhooks-allow-private`, private and loopback
 	// addresses are accepted too, over `http://` as well; link-local and other special-purpose addresses,
-	// and the service's own API and operator ports, never are. A host name is checked at every delivery,
-	// on the addresses it resolves to then. No control characters (tabs and line breaks included) and no
-	// bidirectional controls or marks (an address, see Text fields).
+	// and the deployment's own API and operator ports, never are. A host name is checked at every
+	// delivery, on the addresses it resolves to then. No control characters (tabs and line breaks
+	// included) and no bidirectional controls or marks (an address, see Text fields).
 	URL string `json:"url"`
 	// The event types to receive (1–9, each once), or `["*"]` for every type. `*` stands alone: beside a
 	// type it is refused (`400`), so that the subscription reads back exactly as it was sent.
@@ -3216,6 +3236,10 @@ type PlaceOrderRequestEntityTooLarge Error
 
 func (*PlaceOrderRequestEntityTooLarge) placeOrderRes() {}
 
+type PlaceOrderRequestTimeout Error
+
+func (*PlaceOrderRequestTimeout) placeOrderRes() {}
+
 type PlaceOrderUnprocessableEntity Error
 
 func (*PlaceOrderUnprocessableEntity) placeOrderRes() {}
@@ -3305,6 +3329,10 @@ type ReplaceCategoryRequestEntityTooLarge Error
 
 func (*ReplaceCategoryRequestEntityTooLarge) replaceCategoryRes() {}
 
+type ReplaceCategoryRequestTimeout Error
+
+func (*ReplaceCategoryRequestTimeout) replaceCategoryRes() {}
+
 type ReplacePetBadRequest Error
 
 func (*ReplacePetBadRequest) replacePetRes() {}
@@ -3324,6 +3352,10 @@ func (*ReplacePetNotFound) replacePetRes() {}
 type ReplacePetRequestEntityTooLarge Error
 
 func (*ReplacePetRequestEntityTooLarge) replacePetRes() {}
+
+type ReplacePetRequestTimeout Error
+
+func (*ReplacePetRequestTimeout) replacePetRes() {}
 
 type RetryDeliveryBadRequest Error
 
@@ -3375,6 +3407,10 @@ func (*RotateWebhookSecretNotFound) rotateWebhookSecretRes() {}
 type RotateWebhookSecretRequestEntityTooLarge Error
 
 func (*RotateWebhookSecretRequestEntityTooLarge) rotateWebhookSecretRes() {}
+
+type RotateWebhookSecretRequestTimeout Error
+
+func (*RotateWebhookSecretRequestTimeout) rotateWebhookSecretRes() {}
 
 // A scope an API key may be limited to; the list, with what each allows, is under the `bearerAuth`
 // scheme.
@@ -3527,6 +3563,10 @@ type SendMessageRequestEntityTooLarge Error
 
 func (*SendMessageRequestEntityTooLarge) sendMessageRes() {}
 
+type SendMessageRequestTimeout Error
+
+func (*SendMessageRequestTimeout) sendMessageRes() {}
+
 type SendTestEventBadRequest Error
 
 func (*SendTestEventBadRequest) sendTestEventRes() {}
@@ -3562,6 +3602,10 @@ func (*SetInventoryNotFound) setInventoryRes() {}
 type SetInventoryRequestEntityTooLarge Error
 
 func (*SetInventoryRequestEntityTooLarge) setInventoryRes() {}
+
+type SetInventoryRequestTimeout Error
+
+func (*SetInventoryRequestTimeout) setInventoryRes() {}
 
 // UnauthorizedHeaders wraps Error with response headers.
 type UnauthorizedHeaders struct {
@@ -3712,6 +3756,10 @@ type UpdateOrderRequestEntityTooLarge Error
 
 func (*UpdateOrderRequestEntityTooLarge) updateOrderRes() {}
 
+type UpdateOrderRequestTimeout Error
+
+func (*UpdateOrderRequestTimeout) updateOrderRes() {}
+
 type UpdatePetApplicationJSON PetPatch
 
 func (*UpdatePetApplicationJSON) updatePetReq() {}
@@ -3740,6 +3788,10 @@ type UpdatePetRequestEntityTooLarge Error
 
 func (*UpdatePetRequestEntityTooLarge) updatePetRes() {}
 
+type UpdatePetRequestTimeout Error
+
+func (*UpdatePetRequestTimeout) updatePetRes() {}
+
 type UpdateWebhookApplicationJSON WebhookPatch
 
 func (*UpdateWebhookApplicationJSON) updateWebhookReq() {}
@@ -3763,6 +3815,10 @@ func (*UpdateWebhookNotFound) updateWebhookRes() {}
 type UpdateWebhookRequestEntityTooLarge Error
 
 func (*UpdateWebhookRequestEntityTooLarge) updateWebhookRes() {}
+
+type UpdateWebhookRequestTimeout Error
+
+func (*UpdateWebhookRequestTimeout) updateWebhookRes() {}
 
 // A webhook endpoint, without its secret.
 // Ref: #/components/schemas/Webhook

@@ -511,6 +511,14 @@ func (s *CreateAccountRequestEntityTooLarge) Validate() error {
 	return nil
 }
 
+func (s *CreateAccountRequestTimeout) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *CreateApiKeyBadRequest) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -536,6 +544,14 @@ func (s *CreateApiKeyInternalServerError) Validate() error {
 }
 
 func (s *CreateApiKeyRequestEntityTooLarge) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *CreateApiKeyRequestTimeout) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err
@@ -575,6 +591,14 @@ func (s *CreateCategoryRequestEntityTooLarge) Validate() error {
 	return nil
 }
 
+func (s *CreateCategoryRequestTimeout) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *CreatePetBadRequest) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -592,6 +616,14 @@ func (s *CreatePetInternalServerError) Validate() error {
 }
 
 func (s *CreatePetRequestEntityTooLarge) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *CreatePetRequestTimeout) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err
@@ -624,6 +656,14 @@ func (s *CreateWebhookInternalServerError) Validate() error {
 }
 
 func (s *CreateWebhookRequestEntityTooLarge) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *CreateWebhookRequestTimeout) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err
@@ -3198,6 +3238,14 @@ func (s *PlaceOrderRequestEntityTooLarge) Validate() error {
 	return nil
 }
 
+func (s *PlaceOrderRequestTimeout) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *PlaceOrderUnprocessableEntity) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -3290,6 +3338,14 @@ func (s *ReplaceCategoryRequestEntityTooLarge) Validate() error {
 	return nil
 }
 
+func (s *ReplaceCategoryRequestTimeout) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *ReplacePetBadRequest) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -3323,6 +3379,14 @@ func (s *ReplacePetNotFound) Validate() error {
 }
 
 func (s *ReplacePetRequestEntityTooLarge) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *ReplacePetRequestTimeout) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err
@@ -3438,6 +3502,14 @@ func (s *RotateWebhookSecretRequestEntityTooLarge) Validate() error {
 	return nil
 }
 
+func (s *RotateWebhookSecretRequestTimeout) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s Scope) Validate() error {
 	switch s {
 	case "account:read":
@@ -3535,6 +3607,14 @@ func (s *SendMessageRequestEntityTooLarge) Validate() error {
 	return nil
 }
 
+func (s *SendMessageRequestTimeout) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *SendTestEventBadRequest) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
@@ -3600,6 +3680,14 @@ func (s *SetInventoryNotFound) Validate() error {
 }
 
 func (s *SetInventoryRequestEntityTooLarge) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *SetInventoryRequestTimeout) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err
@@ -3737,6 +3825,14 @@ func (s *UpdateOrderRequestEntityTooLarge) Validate() error {
 	return nil
 }
 
+func (s *UpdateOrderRequestTimeout) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *UpdatePetApplicationJSON) Validate() error {
 	alias := (*PetPatch)(s)
 	if err := alias.Validate(); err != nil {
@@ -3793,6 +3889,14 @@ func (s *UpdatePetRequestEntityTooLarge) Validate() error {
 	return nil
 }
 
+func (s *UpdatePetRequestTimeout) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *UpdateWebhookApplicationJSON) Validate() error {
 	alias := (*WebhookPatch)(s)
 	if err := alias.Validate(); err != nil {
@@ -3834,6 +3938,14 @@ func (s *UpdateWebhookNotFound) Validate() error {
 }
 
 func (s *UpdateWebhookRequestEntityTooLarge) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *UpdateWebhookRequestTimeout) Validate() error {
 	alias := (*Error)(s)
 	if err := alias.Validate(); err != nil {
 		return err

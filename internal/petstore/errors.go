@@ -24,6 +24,7 @@ const (
 	EInvalidTransition    = "invalid_transition"
 	EGone                 = "gone"
 	EPayloadTooLarge      = "payload_too_large"
+	ERequestTimeout       = "request_timeout"
 	EIdempotencyKeyReused = "idempotency_key_reused"
 	ERateLimited          = "rate_limited"
 	EInternal             = "internal"
@@ -50,8 +51,11 @@ type Detail struct {
 	Problem string `json:"problem"`
 }
 
+// Error is the code and the message. It names no package: whoever shows it says
+// where it comes from (the command prefixes "petstore: " to every failure, which once
+// read "petstore: --email: petstore: validation_failed: …").
 func (e *Error) Error() string {
-	return fmt.Sprintf("petstore: %s: %s", e.Code, e.Message)
+	return e.Code + ": " + e.Message
 }
 
 // Errorf returns an *Error with the given code and a formatted message.

@@ -712,7 +712,7 @@ func TestDispatcherAttemptErrors(t *testing.T) {
 		// Found at the dial: the address and the range that refused it go to the log.
 		{"a name that resolves to loopback", strict, nil, "https://localhost:1/", 0, "the endpoint could not be reached", false},
 		{"the service's own listener, by name", own, nil, "http://localhost:" + answersPort + "/500", 0, "the endpoint could not be reached", false},
-		{"the service's own listener, by address", own, nil, answers.URL + "/500", 0, "refused: the endpoint URL must not be an address of this service", false},
+		{"the service's own listener, by address", own, nil, answers.URL + "/500", 0, "refused: the endpoint URL must not be an address of this service or of its deployment (the server's --webhooks-deny)", false},
 		{"an event that cannot be encoded", local, failingEncode, answers.URL + "/500", 0, "the event could not be encoded (see the service's log)", true},
 	}
 	for _, tt := range tests {

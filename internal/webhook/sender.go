@@ -34,6 +34,9 @@ type SenderOptions struct {
 	AllowPrivate bool
 	// UserAgent is sent with every delivery.
 	UserAgent string
+	// Deny are destinations never reached, whatever else is allowed: the listeners of
+	// the deployment's other instances (serve's --webhooks-deny; see Deny).
+	Deny []Deny
 }
 
 // maxURL is the longest endpoint URL accepted.
@@ -54,10 +57,10 @@ var (
 	ErrPrivateAddress = errors.New("webhook: the address is private, loopback or link-local")
 	// ErrRefusedURL is the refusal of an endpoint URL that CheckURL refuses.
 	ErrRefusedURL = errors.New("webhook: refused URL")
-	// ErrOwnAddress is the refusal of one of the service's own listeners (RefuseOwn),
-	// found when dialling: its API and operator ports are never a webhook's receiver,
-	// whatever the operator allowed.
-	ErrOwnAddress = errors.New("webhook: the address is one of this service's own")
+	// ErrOwnAddress is the refusal of one of the deployment's own listeners (RefuseOwn,
+	// SenderOptions.Deny), found when dialling: its API and operator ports are never a
+	// webhook's receiver, whatever the operator allowed.
+	ErrOwnAddress = errors.New("webhook: the address is one of this deployment's own")
 )
 
 // Sender posts deliveries to receivers. It resolves a receiver's name at every dial and
@@ -70,8 +73,9 @@ type Sender struct {
 	public      *ssrf.Guardian
 	allowLocal  bool
 	timeout     time.Duration
-	// own are the service's own listeners (RefuseOwn).
-	own atomic.Pointer[[]netip.AddrPort]
+	// own are the service's own listeners (RefuseOwn), deny the operator's (Deny).
+	own  atomic.Pointer[[]netip.AddrPort]
+	deny []Deny
 	// isPublic tells the addresses whose answers lastError may quote; a test may
 	// stand in for it (export_test.go).
 	isPublic func(netip.Addr) bool
@@ -82,7 +86,8 @@ func NewSender(o SenderOptions) *Sender {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
-	s := &Sender{userAgent: o.UserAgent, public: ssrf.New(ssrf.WithAnyPort()), allowLocal: o.AllowPrivate, timeout: o.Timeout}
+	s := &Sender{userAgent: o.UserAgent, public: ssrf.New(ssrf.WithAnyPort()), allowLocal: o.AllowPrivate, timeout: o.Timeout,
+		deny: o.Deny}
 	s.isPublic = func(ip netip.Addr) bool { return s.public.SafeAddr(ip) == nil }
 	s.https = s.client(o.Timeout, s.allowHTTPS)
 	if o.AllowPrivate {
@@ -102,7 +107,7 @@ func (s *Sender) client(timeout time.Duration, allow func(netip.Addr) error) *ht
 			if err != nil {
 				return err
 			}
-			if s.isOwn(ap) {
+			if s.refused(ap) {
 				return ErrOwnAddress
 			}
 			return allow(ap.Addr().Unmap())
@@ -121,56 +126,6 @@ func (s *Sender) client(timeout time.Duration, allow func(netip.Addr) error) *ht
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-}
-
-// RefuseOwn makes the sender refuse the service's own listeners, addrs (its API and
-// operator addresses, once bound), whatever else it allows: a webhook aimed at them
-// would let an admin post to the operator's profiler or to the API as the service.
-// A listener on every interface (0.0.0.0, ::) refuses its port on loopback and on
-// each of the machine's own addresses.
-func (s *Sender) RefuseOwn(addrs ...net.Addr) {
-	var own []netip.AddrPort
-	for _, a := range addrs {
-		if t, ok := a.(*net.TCPAddr); ok && t != nil {
-			own = append(own, t.AddrPort())
-		}
-	}
-	s.own.Store(&own)
-}
-
-// isOwn reports whether ap reaches one of the service's own listeners.
-func (s *Sender) isOwn(ap netip.AddrPort) bool {
-	own := s.own.Load()
-	if own == nil {
-		return false
-	}
-	ip := ap.Addr().Unmap()
-	for _, l := range *own {
-		if l.Port() != ap.Port() {
-			continue
-		}
-		lip := l.Addr().Unmap()
-		if ip == lip || ip.IsLoopback() || ip.IsUnspecified() || lip.IsUnspecified() && machineAddr(ip) {
-			return true
-		}
-	}
-	return false
-}
-
-// machineAddr reports whether ip is an address of one of this machine's interfaces.
-// Asked only for a dial to one of the service's own ports, so its cost does not
-// matter, and it sees interfaces that came up after the start.
-func machineAddr(ip netip.Addr) bool {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return true // unknown: refuse rather than risk it
-	}
-	for _, a := range addrs {
-		if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Unmap() == ip {
-			return true
-		}
-	}
-	return false
 }
 
 // allowHTTPS admits public addresses, and private and loopback ones when the operator
@@ -233,8 +188,8 @@ func (s *Sender) CheckURL(raw string) error {
 			port = uint16(p)
 		}
 		switch {
-		case s.isOwn(netip.AddrPortFrom(ip, port)):
-			return errors.New("must not be an address of this service")
+		case s.refused(netip.AddrPortFrom(ip, port)):
+			return errors.New("must not be an address of this service or of its deployment (the server's --webhooks-deny)")
 		case u.Scheme == "http" && allowLocal(ip) != nil && s.allowHTTPS(ip) == nil:
 			return errors.New("must be an https:// URL to reach a public address")
 		case s.http == nil && allowLocal(ip) == nil:

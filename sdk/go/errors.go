@@ -92,6 +92,7 @@ const (
 	CodeInvalidTransition    ErrorCode = "invalid_transition"     // 409: a status change the rules forbid
 	CodeGone                 ErrorCode = "gone"                   // 410: a deprecated operation past its sunset
 	CodePayloadTooLarge      ErrorCode = "payload_too_large"      // 413
+	CodeRequestTimeout       ErrorCode = "request_timeout"        // 408: the body came slower than the server allows; nothing was done
 	CodeIdempotencyKeyReused ErrorCode = "idempotency_key_reused" // 422: the key was used with another order
 	CodeRateLimited          ErrorCode = "rate_limited"           // 429: see RetryAfter
 	CodeInternal             ErrorCode = "internal"               // 500: quote RequestID

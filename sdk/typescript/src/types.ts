@@ -72,6 +72,7 @@ export const knownValues = {
     "invalid_transition",
     "gone",
     "payload_too_large",
+    "request_timeout",
     "idempotency_key_reused",
     "rate_limited",
     "internal",

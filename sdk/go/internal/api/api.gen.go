@@ -406,7 +406,7 @@ type Delivery struct {
 	// when the endpoint is on a public address), `… a redirect, which is not
 	// followed`, `the endpoint could not be reached` (no such host, a refused or
 	// reset connection, and an address deliveries may not go to: private, loopback,
-	// link-local or the service's own ports, all told alike), `no answer within 10s`,
+	// link-local or the deployment's own ports, all told alike), `no answer within 10s`,
 	// `the endpoint's TLS certificate was not accepted` (public addresses), or
 	// `refused: the endpoint URL …` (the URL as written is no longer accepted, e.g.
 	// after the operator turned `--webhooks-allow-private` off). The details are in
@@ -732,7 +732,7 @@ type NewWebhook struct {
 	// without a user name, password or fragment, on a public address. With
 	// `--webhooks-allow-private`, private and loopback addresses are accepted too,
 	// over `http://` as well; link-local and other special-purpose addresses, and
-	// the service's own API and operator ports, never are. A host name is checked at
+	// the deployment's own API and operator ports, never are. A host name is checked at
 	// every delivery, on the addresses it resolves to then. No control characters
 	// (tabs and line breaks included) and no bidirectional controls or marks (an
 	// address, see Text fields).
@@ -1091,6 +1091,9 @@ type PayloadTooLarge = Error
 
 // RateLimited The body of every error response.
 type RateLimited = Error
+
+// RequestTimeout The body of every error response.
+type RequestTimeout = Error
 
 // Unauthorized The body of every error response.
 type Unauthorized = Error
