@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 		{"accounts", testAccounts},
 		{"api keys", testKeys},
 		{"the cap on keys", testKeyCap},
+		{"caps under parallel writes", testParallelCaps},
 		{"api key events", testKeyEvents},
 		{"messages", testMessages},
 		{"categories", testCategories},
