@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -113,4 +114,48 @@ func TestRightPasswordsDoNotUseTheFailedLoginLimit(t *testing.T) {
 		a.do(t, req{Method: "GET", Path: "/v1/api-keys", Auth: basic("lee@example.com", "a wrong guess!")}).expect(401, "unauthorized")
 	}
 	a.do(t, req{Method: "GET", Path: "/v1/api-keys", Auth: basic("lee@example.com", "correct horse battery")}).expect(429, "rate_limited")
+}
+
+// behindProxy trusts the loopback proxy of the tests, whose X-Forwarded-For names the
+// client, so that a test can be clients at any address, IPv6 included.
+func behindProxy(c *httpapi.Config) {
+	c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+}
+
+// An IPv6 client holds a whole /64, so the limits per address count it by its /64:
+// sign-ups from forty addresses of one /64 get the ten a minute of one address, and
+// an address of another /64, or an IPv4-mapped one, has an allowance of its own.
+func TestSignUpsFromOneSlash64ShareOneAllowance(t *testing.T) {
+	a := newTestAPI(t, behindProxy)
+	signUp := func(i int, client string) *response {
+		return a.do(t, req{Method: "POST", Path: "/v1/accounts", Header: map[string]string{"X-Forwarded-For": client},
+			Body: map[string]any{"email": fmt.Sprintf("v6-%d@example.com", i), "password": "correct horse battery"}})
+	}
+	statuses := map[int]int{}
+	for i := range 40 {
+		statuses[signUp(i, fmt.Sprintf("2001:db8:7:9:%x::%x", i, i+1)).Status]++
+	}
+	if statuses[201] != httpapi.DefaultCredentialLimit || statuses[429] != 40-httpapi.DefaultCredentialLimit {
+		t.Errorf("40 sign-ups from one /64: %v, want %d × 201 and the rest 429", statuses, httpapi.DefaultCredentialLimit)
+	}
+	signUp(100, "2001:db8:7:a::1").expect(201, "")
+	for i := range httpapi.DefaultCredentialLimit {
+		signUp(200+i, "::ffff:198.51.100.4").expect(201, "")
+	}
+	signUp(300, "198.51.100.4").expect(429, "rate_limited") // the same IPv4 client
+}
+
+// The general limit of calls without a valid key counts an IPv6 client by its /64
+// too: made-up keys from fresh addresses of one /64 get no fresh allowance.
+func TestCallsWithoutAKeyFromOneSlash64ShareOneAllowance(t *testing.T) {
+	a := newTestAPI(t, behindProxy, withRateLimit(2))
+	statuses := map[int]int{}
+	for i := range 6 {
+		res := a.do(t, req{Method: "GET", Path: "/v1/pets", Key: "psk_made_up", Header: map[string]string{"X-Forwarded-For": fmt.Sprintf("2001:db8::%x", i+1)}})
+		statuses[res.Status]++
+	}
+	if statuses[429] < 3 {
+		t.Errorf("6 calls in a row from one /64 under a limit of 2 a second: %v, want at least 3 × 429", statuses)
+	}
+	a.do(t, req{Method: "GET", Path: "/v1/pets", Key: "psk_made_up", Header: map[string]string{"X-Forwarded-For": "2001:db8:0:1::1"}}).expect(401, "unauthorized")
 }
