@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -55,6 +56,79 @@ func testParallelCaps(t *testing.T, open Opener) {
 		}
 		if got := len(f.deliveries(w.ID)); got != petstore.MaxPendingTests {
 			t.Errorf("the endpoint has %d deliveries, want %d", got, petstore.MaxPendingTests)
+		}
+	})
+}
+
+// testWindowCaps holds claims to an endpoint's window (petstore.ClaimOptions.Window,
+// the AIMD window that keeps a failing receiver to one attempt): due retries and new
+// events together, and claims in parallel.
+func testWindowCaps(t *testing.T, open Opener) {
+	t.Run("a due retry and a new event together stay within a window of one", func(t *testing.T) {
+		f, c := clocked(t, open)
+		w := f.hook(petstore.InventoryUpdated.Bit())
+		p := f.availablePet(1)
+		fd := f.feed()
+		ev := fd.next(invUpd, restocked)
+		now := epoch().Add(time.Hour)
+		if got := claimed(f.claimWith(petstore.ClaimOptions{Now: now, Max: 10, Window: 1})); len(got) != 1 {
+			t.Fatalf("first claim: %v, want one delivery", got)
+		}
+		f.finish(retryAt(w.ID, ev[0].Seq, now, now.Add(time.Minute)))
+		c.Set(now.Add(2 * time.Minute))
+		f.restock(p.ID)
+		fd.next(invUpd)
+		later := petstore.ClaimOptions{Now: now.Add(2 * time.Minute), Max: 10, Window: 1}
+		if got := claimed(f.claimWith(later)); !slices.Equal(got, keys(w.ID, ev[0].Seq)) {
+			t.Errorf("claimed %v with a window of 1, want only the due retry %v", got, keys(w.ID, ev[0].Seq))
+		}
+	})
+
+	t.Run("parallel claims never pass an endpoint's window", func(t *testing.T) {
+		f, _ := clocked(t, open)
+		ws := f.webhookStore()
+		const endpoints, claimers, window = 10, 8, 2
+		for range endpoints {
+			f.hook(petstore.InventoryUpdated.Bit())
+		}
+		p := f.availablePet(1)
+		fd := f.feed()
+		fd.next(invUpd, restocked)
+		for range 6 {
+			f.restock(p.ID)
+			fd.next(invUpd)
+		}
+		now := epoch().Add(time.Hour)
+		var (
+			mu        sync.Mutex
+			inFlight  = map[int64]int{}
+			wg        sync.WaitGroup
+			claimWith = petstore.ClaimOptions{Now: now, Lease: time.Hour, Max: 100, Window: window}
+		)
+		for range claimers {
+			wg.Go(func() {
+				for range 20 {
+					jobs, err := ws.ClaimDeliveries(f.ctx, claimWith)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					for _, j := range jobs {
+						inFlight[j.Webhook.ID]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if len(inFlight) != endpoints {
+			t.Errorf("%d endpoints got deliveries, want %d", len(inFlight), endpoints)
+		}
+		for id, n := range inFlight {
+			if n != window {
+				t.Errorf("endpoint %d has %d deliveries in flight, want its window, %d", id, n, window)
+			}
 		}
 	})
 }

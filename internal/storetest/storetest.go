@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"api keys", testKeys},
 		{"the cap on keys", testKeyCap},
 		{"caps under parallel writes", testParallelCaps},
+		{"the delivery window", testWindowCaps},
 		{"api key events", testKeyEvents},
 		{"messages", testMessages},
 		{"categories", testCategories},
