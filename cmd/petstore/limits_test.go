@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acme-pets/petstore/internal/postgres/pgtest"
 )
 
 // With --redis, two server processes share the limits on passwords: an address gets
@@ -90,6 +92,76 @@ func TestServeSharesThePasswordLimitsThroughRedis(t *testing.T) {
 	}
 	if res := post(d, "/v1/api-keys", `{"name":"k"}`, "u1@example.com", "correct horse battery"); res.StatusCode != 201 {
 		t.Errorf("another email answered %d, want 201", res.StatusCode)
+	}
+}
+
+// Two processes of the built binary, sharing Redis and PostgreSQL, give a burst of
+// parallel guesses at one email, from forty addresses and split between them, no more
+// password checks in all than the failed-login limit; the right password then waits
+// on both.
+func TestTheBinaryHoldsTheFailedLoginLimitAcrossProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	redisURL := os.Getenv("PETSTORE_TEST_REDIS_URL")
+	if redisURL == "" {
+		t.Skip("PETSTORE_TEST_REDIS_URL is not set")
+	}
+	dsn := pgtest.Schema(t, pgtest.URL(t))
+	bin := buildPetstore(t)
+	prefix := fmt.Sprintf("petstore-test-%d:", time.Now().UnixNano())
+	var servers []string
+	for range 2 {
+		p := startBinary(t, bin, "--addr", freeAddr(t), "--database", dsn, "--no-bootstrap", "--admin-addr", "off",
+			"--redis", redisURL, "--redis-prefix", prefix)
+		servers = append(servers, p.URL)
+	}
+	login := func(base, from, password string) int {
+		req, _ := http.NewRequest("POST", base+"/v1/api-keys", strings.NewReader(`{"name":"k"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.SetBasicAuth("kate@example.com", password)
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+		client := &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}, Timeout: 30 * time.Second}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	req, _ := http.NewRequest("POST", servers[0]+"/v1/accounts", strings.NewReader(`{"email":"kate@example.com","password":"correct horse battery"}`))
+	req.Header.Set("Content-Type", "application/json")
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 201 {
+		t.Fatalf("sign-up: %v %v", res, err)
+	}
+
+	const guesses = 40
+	var (
+		mu       sync.Mutex
+		statuses = map[int]int{}
+		wg       sync.WaitGroup
+		start    = make(chan struct{})
+	)
+	for i := range guesses {
+		wg.Go(func() {
+			<-start
+			status := login(servers[i%2], fmt.Sprintf("127.0.0.%d", i+2), "a wrong guess!")
+			mu.Lock()
+			statuses[status]++
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	t.Logf("%d parallel guesses on two processes: %v", guesses, statuses)
+	if statuses[401] == 0 || statuses[401] > 5 || statuses[401]+statuses[429] != guesses {
+		t.Errorf("answers %v: want at most the limit's 5 password checks (401) in all, and the rest 429", statuses)
+	}
+	for i, base := range servers {
+		if status := login(base, fmt.Sprintf("127.0.1.%d", i+1), "correct horse battery"); status != 429 {
+			t.Errorf("after the burst, the right password answered %d on process %d, want 429", status, i)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -153,6 +154,23 @@ type req struct {
 	Auth         string
 	Body         any
 	Header       map[string]string
+	// From is the loopback address (127.x.y.z) the request is sent from; empty:
+	// the system's choice, 127.0.0.1.
+	From string
+}
+
+// clientFrom returns a client whose connections leave from the loopback address
+// from, so that one test can be many clients to the limits per address.
+func clientFrom(t testing.TB, from string) *http.Client {
+	if from == "" {
+		return http.DefaultClient
+	}
+	ip := net.ParseIP(from)
+	if ip == nil || !ip.IsLoopback() {
+		t.Fatalf("From %q is not a loopback address", from)
+	}
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
 }
 
 func (a *testAPI) do(t testing.TB, r req) *response {
@@ -196,7 +214,7 @@ func (a *testAPI) do(t testing.TB, r req) *response {
 			hr.Header.Set(k, v)
 		}
 	}
-	res, err := http.DefaultClient.Do(hr)
+	res, err := clientFrom(t, r.From).Do(hr)
 	if err != nil {
 		t.Fatalf("%s %s: %v", r.Method, r.Path, err)
 	}

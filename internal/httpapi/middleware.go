@@ -200,7 +200,7 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 		}
 	}
 	if bucket == "" {
-		bucket = "ip:" + s.clientAddr(r)
+		bucket = "ip:" + addressKey(s.clientAddr(r))
 	}
 	// The limiter counts in memory while a shared store does not answer
 	// (ratelimit.Failover), so it has no error to give.
@@ -234,7 +234,7 @@ func (s *Server) allowCredentials(w http.ResponseWriter, r *http.Request, ri *re
 	if s.credentials == nil {
 		return true
 	}
-	d, _ := s.credentials.Allow(r.Context(), "cred:"+ri.client)
+	d, _ := s.credentials.Allow(r.Context(), "cred:"+addressKey(ri.client))
 	h := w.Header()
 	h["Ratelimit-Policy"] = append(slices.Clip(h["Ratelimit-Policy"]), s.credentialPolicy)
 	h["Ratelimit"] = append(slices.Clip(h["Ratelimit"]),
@@ -278,6 +278,23 @@ func (s *Server) clientAddr(r *http.Request) string {
 		host = hop.String()
 	}
 	return host
+}
+
+// addressKey names a client address in the limits per address, so that a client
+// has one allowance however many of its addresses it uses: an IPv6 address counts by
+// its /64, the least a home line or a host is given (a client holds all 2^64 of it),
+// and an IPv4-mapped IPv6 address is the IPv4 address. Anything that is not an
+// address counts as it is.
+func addressKey(host string) string {
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	if a = a.Unmap(); a.Is4() {
+		return a.String()
+	}
+	p, _ := a.Prefix(64) // drops the zone; cannot fail for 64 bits of IPv6
+	return p.String()
 }
 
 // parseHop reads one X-Forwarded-For entry: an address, or an address with a port.

@@ -10,6 +10,7 @@ import (
 	"github.com/acme-pets/petstore/api"
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/ratelimit"
 )
 
 var errForbidden = petstore.Errorf(petstore.EForbidden, "This operation needs the admin role.")
@@ -82,13 +83,16 @@ func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t o
 	// The email is hashed: a shared limit keeps its keys in Redis, which need not hold
 	// addresses.
 	sum := sha256.Sum256([]byte(petstore.EmailKey(email)))
-	key := "login:" + hex.EncodeToString(sum[:16])
-	if s.h.failedLogins != nil {
-		if d, _ := s.h.failedLogins.Peek(ctx, key); !d.Allowed {
-			ri.retryAfter = max(ceilSeconds(d.RetryAfter), 1)
-			return ctx, errTooManyFailures
-		}
+	booked, ok := s.bookFailure(ctx, "login:"+hex.EncodeToString(sum[:16]))
+	if !ok {
+		ri.retryAfter = max(ceilSeconds(booked.RetryAfter), 1)
+		return ctx, errTooManyFailures
 	}
+	// A login that ends with no verdict on the password, or a right one, was no
+	// failure: its booking is given back (to what it was, not reset: a right password
+	// does not undo a guesser's failures). The client may have gone: the booking is
+	// given back all the same.
+	unbook := func() { _ = booked.Cancel(context.WithoutCancel(ctx)) }
 	// Every refusal below costs one password check, whether the email is malformed,
 	// unknown, key-only or known: the answer's time tells nothing about accounts.
 	var (
@@ -98,21 +102,36 @@ func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t o
 	if err == nil {
 		acct, hash, err = s.h.store.AccountByEmail(ctx, email)
 		if err != nil && petstore.ErrorCode(err) != petstore.ENotFound {
+			unbook()
 			return ctx, asAuthFailure(err)
 		}
 	}
-	ok, cerr := s.h.passwords.Check(ctx, t.Password, hash)
+	match, cerr := s.h.passwords.Check(ctx, t.Password, hash)
 	switch {
 	case cerr != nil:
+		unbook()
 		return ctx, asAuthFailure(cerr)
-	case err != nil || !ok:
-		if s.h.failedLogins != nil {
-			_, _ = s.h.failedLogins.Allow(ctx, key)
-		}
+	case err != nil || !match:
 		s.h.log.WarnContext(ctx, "failed login", "client", ri.client, "account_id", acct.ID, "request_id", ri.id)
 		return ctx, errBadPassword
 	}
+	unbook()
 	return ctx, s.authorize(ri, petstore.Principal{AccountID: acct.ID, Role: acct.Role})
+}
+
+// bookFailure books a failed login of key before its password is checked, and
+// reports whether the limit leaves room for it. Booking first, not counting after the
+// check, is what holds the limit: every login being checked holds its booking, so
+// no number of parallel guesses, from any addresses and processes, gets more checks
+// than the limit has room for.
+func (s security) bookFailure(ctx context.Context, key string) (ratelimit.Reservation, bool) {
+	if s.h.failedLogins == nil {
+		return ratelimit.Reservation{}, true
+	}
+	// The limiter counts in memory while a shared store does not answer
+	// (ratelimit.Failover); an error of another limiter refuses.
+	r, err := s.h.failedLogins.Reserve(ctx, key)
+	return r, err == nil && r.Allowed
 }
 
 var errTooManyFailures = petstore.Errorf(petstore.ERateLimited, "Too many failed logins for this email; wait before the next try.")

@@ -81,7 +81,7 @@ const (
 	PetColumnsForTest = petColumns
 	CategoriesForTest = qCategories
 	APIKeysForTest    = qAPIKeys
-	LiveKeysForTest   = `SELECT (` + qLiveKeys + `) FROM accounts a WHERE a.id = $1`
+	LiveKeysForTest   = qLiveKeys
 	WebhooksForTest   = qWebhooks
 	DeliveriesForTest = qDeliveryRows
 	DueRetriesForTest = qDueRetries

@@ -17,18 +17,22 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: now, Scopes: k.Scopes, ExpiresAt: k.ExpiresAt}
 	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
 		// The account's row lock makes keys of one account take turns, so that the
-		// count below cannot be passed by two at once.
+		// count cannot be passed by two at once. The count is a statement of its own,
+		// after the lock: under READ COMMITTED a statement sees the rows committed
+		// when it began, so a count in the statement that waited for the lock would
+		// miss the keys its predecessors made meanwhile.
 		var (
 			email string
 			live  int
 		)
-		err := tx.QueryRow(ctx,
-			`SELECT a.email, (`+qLiveKeys+`)
-			 FROM accounts a WHERE a.id = $1 FOR UPDATE`, k.AccountID).Scan(&email, &live)
+		err := tx.QueryRow(ctx, `SELECT email FROM accounts WHERE id = $1 FOR UPDATE`, k.AccountID).Scan(&email)
 		if noRows(err) {
 			return nil, petstore.NotFound("Account", k.AccountID)
 		}
 		if err != nil {
+			return nil, err
+		}
+		if err := tx.QueryRow(ctx, qLiveKeys, k.AccountID).Scan(&live); err != nil {
 			return nil, err
 		}
 		var revoked []petstore.Event
@@ -62,8 +66,8 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	return key, nil
 }
 
-// qLiveKeys counts an account's live keys (of a.id in CreateAPIKey), for the cap.
-const qLiveKeys = `SELECT count(*) FROM api_keys WHERE account_id = a.id AND revoked_at IS NULL`
+// qLiveKeys counts an account's live keys, for the cap.
+const qLiveKeys = `SELECT count(*) FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL`
 
 const qAPIKeys = `SELECT id, name, prefix, created_at, scopes, expires_at, last_used_at FROM api_keys
 	WHERE account_id = $1 AND revoked_at IS NULL AND id > $2 ORDER BY id LIMIT $3`

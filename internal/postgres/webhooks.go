@@ -602,9 +602,13 @@ func (db *DB) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]p
 			}
 		}
 		if b.Len() > 0 {
+			queueInFlight(&b, cs, now)
 			if err := tx.SendBatch(ctx, &b).Close(); err != nil {
 				return err
 			}
+		}
+		for _, c := range cs {
+			c.keepFree(o.Max)
 		}
 		taken := takeTurns(cs, int(db.claimTurn.Add(1)), o.Max)
 
@@ -657,6 +661,47 @@ func (db *DB) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]p
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
 	return jobs, nil
+}
+
+// qInFlight counts the deliveries in flight of the endpoints a claim locked.
+const qInFlight = `SELECT webhook_id, count(*) FROM deliveries
+	WHERE webhook_id = ANY($1) AND status = 'pending' AND leased_until > $2 GROUP BY webhook_id`
+
+// queueInFlight counts again, into each claimant's inFlight, what it has in flight.
+// qClaimants counted as of its start (READ COMMITTED), so a claim of the same
+// endpoint that committed while it ran, before it took the row lock, was missed;
+// this statement begins after the locks are held, so nothing is.
+func queueInFlight(b *pgx.Batch, cs []*claimant, now time.Time) {
+	ids := make([]int64, len(cs))
+	byID := make(map[int64]*claimant, len(cs))
+	for i, c := range cs {
+		ids[i], byID[c.id] = c.id, c
+	}
+	b.Queue(qInFlight, ids, now).Query(func(rows pgx.Rows) error {
+		for _, c := range cs {
+			c.inFlight = 0
+		}
+		for rows.Next() {
+			var (
+				id int64
+				n  int
+			)
+			if err := rows.Scan(&id, &n); err != nil {
+				return err
+			}
+			byID[id].inFlight = n
+		}
+		return rows.Err()
+	})
+}
+
+// keepFree keeps of c's picks as many as its window less what it has in flight
+// allows (and at most limit): due retries first, then new events. Each kind was
+// fetched up to the room counted before the lock, so together they may hold twice
+// the room, and the room may have shrunk since.
+func (c *claimant) keepFree(limit int) {
+	free := max(min(c.window-c.inFlight, limit), 0)
+	c.picks = c.picks[:min(len(c.picks), free)]
 }
 
 // takeTurns decides how many of each claimant's picks a claim takes: one from each

@@ -99,17 +99,19 @@ func (l *failoverLimiter) Allow(ctx context.Context, key string) (Decision, erro
 	return l.local.Allow(ctx, key)
 }
 
-func (l *failoverLimiter) Peek(ctx context.Context, key string) (Decision, error) {
+// Reserve reserves in the store that answers; the Reservation gives the request
+// back to that store, whichever answers by then.
+func (l *failoverLimiter) Reserve(ctx context.Context, key string) (Reservation, error) {
 	if l.f.useShared() {
-		d, err := l.shared.Peek(ctx, key)
+		r, err := l.shared.Reserve(ctx, key)
 		if err == nil {
 			l.f.answered()
-			return d, nil
+			return r, nil
 		}
 		l.f.failed(ctx, err)
 	}
 	l.f.decided.Add(1)
-	return l.local.Peek(ctx, key)
+	return l.local.Reserve(ctx, key)
 }
 
 func (l *failoverLimiter) PerSecond() int { return l.shared.PerSecond() }

@@ -48,11 +48,22 @@ func (l *storeLimiter) Allow(ctx context.Context, key string) (Decision, error) 
 	return l.m.Allow(ctx, key)
 }
 
-func (l *storeLimiter) Peek(ctx context.Context, key string) (Decision, error) {
+// Reserve reserves in the store's memory; the reservation's Cancel asks the store
+// too, and fails while it is down.
+func (l *storeLimiter) Reserve(ctx context.Context, key string) (Reservation, error) {
 	if err := l.ask(); err != nil {
-		return Decision{}, err
+		return Reservation{}, err
 	}
-	return l.m.Peek(ctx, key)
+	r, err := l.m.Reserve(ctx, key)
+	if give := r.cancel; give != nil {
+		r.cancel = func(ctx context.Context) error {
+			if err := l.ask(); err != nil {
+				return err
+			}
+			return give(ctx)
+		}
+	}
+	return r, err
 }
 
 func (l *storeLimiter) PerSecond() int { return l.m.PerSecond() }
@@ -92,8 +103,8 @@ func TestFailoverCountsInMemoryWhileTheStoreIsDownAndTellsEachChangeOnce(t *test
 	if got := allow(10); got != 3 {
 		t.Errorf("store down: %d of 10 allowed, want the limit's 3 counted in memory", got)
 	}
-	if d, _ := l.Peek(ctx, "k"); d.Allowed {
-		t.Error("a peek past the limit in memory allows")
+	if r, _ := l.Reserve(ctx, "k"); r.Allowed {
+		t.Error("a reservation past the limit in memory is allowed")
 	}
 	if d, _ := other.Allow(ctx, "k"); !d.Allowed {
 		t.Error("another limit refused its first request")
@@ -150,10 +161,75 @@ func TestFailoverHoldsWithRedisOutOfReach(t *testing.T) {
 			allowed++
 		}
 	}
-	if p, _ := l.Peek(ctx, "k"); p.Allowed {
-		t.Error("peek after the burst allowed")
+	if r, _ := l.Reserve(ctx, "k"); r.Allowed {
+		t.Error("a reservation after the burst is allowed")
 	}
 	if allowed != 2 || told != 1 {
 		t.Fatalf("allowed %d of 5 (want 2), the outage told %d times (want 1)", allowed, told)
 	}
+}
+
+// A reservation goes back to the store that took it, whichever store answers when it
+// is given back: the other one never counted it, and crediting it there would give a
+// caller one request more than the limit.
+func TestFailoverGivesAReservationBackToTheStoreThatTookIt(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	st := &store{}
+	f := NewFailover(st.factory, InMemory, nil)
+	f.now = func() time.Time { return now }
+	l := f.Limit(3, time.Minute)
+	ctx := context.Background()
+	allowed := func(key string, n int) (got int) {
+		for range n {
+			if d, _ := l.Allow(ctx, key); d.Allowed {
+				got++
+			}
+		}
+		return got
+	}
+	// bringBack brings the store back; the next request probes it.
+	bringBack := func() { st.setDown(false); now = now.Add(DefaultProbeInterval) }
+
+	t.Run("taken in the shared store, given back while it is down", func(t *testing.T) {
+		r, err := l.Reserve(ctx, "k")
+		if err != nil || !r.Allowed {
+			t.Fatalf("reservation: %+v, %v", r, err)
+		}
+		st.setDown(true)
+		if got := allowed("k", 2); got != 2 {
+			t.Fatalf("store down: %d of 2 allowed in memory", got)
+		}
+		if err := r.Cancel(ctx); !errors.Is(err, errDown) {
+			t.Errorf("giving back to a store that is down: %v, want its error (the request stays counted)", err)
+		}
+		if got := allowed("k", 2); got != 1 {
+			t.Errorf("memory allowed %d more of its 3, want 1: the shared store's reservation was given to it", got)
+		}
+		bringBack()
+		if got := allowed("k", 3); got != 2 || !f.Up() {
+			t.Errorf("store back: %d allowed, want 2 (the reservation stays counted); up %v", got, f.Up())
+		}
+	})
+
+	t.Run("taken in memory while the store is down, given back once it answers", func(t *testing.T) {
+		if got := allowed("j", 2); got != 2 {
+			t.Fatalf("store up: %d of 2 allowed", got)
+		}
+		st.setDown(true)
+		r, _ := l.Reserve(ctx, "j")
+		if !r.Allowed || f.Up() {
+			t.Fatalf("reservation in memory: %+v, up %v", r, f.Up())
+		}
+		bringBack()
+		if err := r.Cancel(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := allowed("j", 3); got != 1 || !f.Up() {
+			t.Errorf("store back: %d allowed, want the 1 its own count leaves (the memory's reservation was given to it); up %v", got, f.Up())
+		}
+		st.setDown(true)
+		if got := allowed("j", 4); got != 3 {
+			t.Errorf("store down again: memory allowed %d, want its whole 3 (the reservation was given back to it)", got)
+		}
+	})
 }

@@ -27,12 +27,37 @@ type Decision struct {
 
 // Limiter decides whether a caller, named by key, may make a request now.
 type Limiter interface {
+	// Allow takes one request off the caller's allowance if it has one.
 	Allow(ctx context.Context, key string) (Decision, error)
-	// Peek reports what Allow would answer now, without taking a request off the
-	// allowance.
-	Peek(ctx context.Context, key string) (Decision, error)
+	// Reserve is Allow for a request that may turn out not to count: the
+	// Reservation gives it back. A limit of outcomes known only after costly work
+	// (failed logins) reserves before the work, so that every request in flight
+	// holds its share and no number of parallel requests passes the limit; looking
+	// first and counting afterwards lets every request that arrives meanwhile through.
+	Reserve(ctx context.Context, key string) (Reservation, error)
 	// PerSecond is the quota: requests per second, and the burst.
 	PerSecond() int
+}
+
+// Reservation is a request that Reserve took off a caller's allowance (when
+// Allowed), which Cancel can give back.
+type Reservation struct {
+	Decision
+	// cancel gives the request back to the store that took it; nil when nothing
+	// was taken.
+	cancel func(context.Context) error
+}
+
+// Cancel gives the reserved request back, as if it had not been made: the allowance
+// grows by one, never past its burst. It goes to the store that took the request,
+// also after a Failover changed stores meanwhile (the other one never counted it);
+// if that store cannot be reached, the request stays counted. A refused request has
+// nothing to give back. Call it at most once.
+func (r Reservation) Cancel(ctx context.Context) error {
+	if r.cancel == nil {
+		return nil
+	}
+	return r.cancel(ctx)
 }
 
 // Factory makes limiters of n requests per window per caller (burst n), all kept in
@@ -71,19 +96,31 @@ func NewMemoryWindow(n int, window time.Duration, maxKeys int) *Memory {
 	return &Memory{limit: rate.Limit(float64(n) / window.Seconds()), burst: n, buckets: c, now: time.Now}
 }
 
-// Peek reports, without taking a token, whether the caller's bucket holds one, and
-// how long until it does when not.
-func (m *Memory) Peek(_ context.Context, key string) (Decision, error) {
-	b, ok := m.buckets.Get(key)
-	if !ok {
-		return Decision{Allowed: true, Limit: m.burst, Remaining: m.burst}, nil
-	}
-	tokens := b.TokensAt(m.now())
-	return m.decide(tokens, tokens >= 1), nil
-}
-
 // Allow takes one token from the caller's bucket if it has one.
 func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
+	d, _ := m.take(key)
+	return d, nil
+}
+
+// Reserve takes one token from the caller's bucket if it has one; Cancel puts it back.
+func (m *Memory) Reserve(_ context.Context, key string) (Reservation, error) {
+	d, b := m.take(key)
+	r := Reservation{Decision: d}
+	if d.Allowed {
+		r.cancel = func(context.Context) error {
+			// A negative count adds tokens; the bucket caps them at its burst when it
+			// next reads them (rate.Limiter's advance). Cancel, rate's own way back,
+			// restores nothing once the reservation's time has passed.
+			b.AllowN(m.now(), -1)
+			return nil
+		}
+	}
+	return r, nil
+}
+
+// take takes one token from the caller's bucket if it has one, and returns the
+// decision and the bucket.
+func (m *Memory) take(key string) (Decision, *rate.Limiter) {
 	b, ok := m.buckets.Get(key)
 	if !ok {
 		b = rate.NewLimiter(m.limit, m.burst)
@@ -94,7 +131,7 @@ func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
 	}
 	now := m.now()
 	allowed := b.AllowN(now, 1)
-	return m.decide(b.TokensAt(now), allowed), nil
+	return m.decide(b.TokensAt(now), allowed), b
 }
 
 // decide describes a bucket holding tokens, after a request was allowed or not.

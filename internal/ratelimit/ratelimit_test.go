@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,45 +102,126 @@ func TestAWindowedLimiterRefillsOverItsWindow(t *testing.T) {
 	if d.Allowed || d.RetryAfter < 29*time.Second || d.RetryAfter > 31*time.Second {
 		t.Fatalf("past the burst: %+v, want a refusal for about 30 s", d)
 	}
-	if p, _ := m.Peek(context.Background(), "a"); p.Allowed || p.RetryAfter < 29*time.Second {
-		t.Fatalf("Peek = %+v, want a refusal for about 30 s", p)
-	}
-	if p, _ := m.Peek(context.Background(), "b"); !p.Allowed || p.Remaining != 2 {
-		t.Fatalf("an unknown caller: %+v", p)
+	if d, _ := m.Allow(context.Background(), "b"); !d.Allowed || d.Remaining != 1 {
+		t.Fatalf("another caller: %+v", d)
 	}
 	now = now.Add(30 * time.Second)
-	if p, _ := m.Peek(context.Background(), "a"); !p.Allowed {
-		t.Fatal("still blocked after 30 s")
-	}
-	// Peeking took nothing: the one request refilled is still there.
 	if d, _ := m.Allow(context.Background(), "a"); !d.Allowed {
-		t.Fatal("the refilled request was refused")
+		t.Fatal("the request refilled after 30 s was refused")
+	}
+	if d, _ := m.Allow(context.Background(), "a"); d.Allowed {
+		t.Fatal("two requests allowed 30 s after the burst, want one")
 	}
 }
 
-// Redis shares windowed limits between processes, and peeking takes nothing.
-func TestRedisWindowPeeksWithoutTaking(t *testing.T) {
-	client := testRedis(t)
-	l := NewRedisWindow(client, "petstore-test:", 2, time.Minute)
+// Redis keeps windowed limits too, with the same RetryAfter.
+func TestRedisWindowRefusesPastTheBurst(t *testing.T) {
+	l := NewRedisWindow(testRedis(t), "petstore-test:", 2, time.Minute)
 	ctx := context.Background()
-	key := fmt.Sprintf("test-peek-%d", time.Now().UnixNano())
-	for i := range 3 {
-		if p, err := l.Peek(ctx, key); err != nil || !p.Allowed {
-			t.Fatalf("peek %d before any request: %+v, %v", i, p, err)
-		}
-	}
+	key := fmt.Sprintf("test-window-%d", time.Now().UnixNano())
 	for range 2 {
 		if d, _ := l.Allow(ctx, key); !d.Allowed {
 			t.Fatal("the burst was refused")
 		}
 	}
-	p, err := l.Peek(ctx, key)
-	if err != nil || p.Allowed || p.RetryAfter < 28*time.Second || p.RetryAfter > 31*time.Second {
-		t.Fatalf("peek past the burst: %+v, %v; want a refusal for about 30 s", p, err)
+	d, err := l.Allow(ctx, key)
+	if err != nil || d.Allowed || d.RetryAfter < 28*time.Second || d.RetryAfter > 31*time.Second {
+		t.Fatalf("past the burst: %+v, %v; want a refusal for about 30 s", d, err)
 	}
-	d, _ := l.Allow(ctx, key)
-	if d.Allowed || d.RetryAfter < 28*time.Second {
-		t.Fatalf("allow past the burst: %+v", d)
+}
+
+// A reservation holds its request until given back, in memory and in Redis alike:
+// given back, the allowance is as if it had never been made (a lone one leaves the
+// bucket full), never more; a refused one has nothing to give back; and parallel
+// reservations never pass the burst.
+func TestAReservationHoldsUntilGivenBack(t *testing.T) {
+	limiters := map[string]func(t *testing.T) Limiter{
+		"memory": func(*testing.T) Limiter { return NewMemoryWindow(3, time.Minute, 0) },
+		"redis": func(t *testing.T) Limiter {
+			return NewRedisWindow(testRedis(t), fmt.Sprintf("petstore-test-%d:", time.Now().UnixNano()), 3, time.Minute)
+		},
+	}
+	for name, open := range limiters {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			l := open(t)
+			reserve := func(key string) Reservation {
+				t.Helper()
+				r, err := l.Reserve(ctx, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			allowed := func(key string, n int) (got int) {
+				t.Helper()
+				for range n {
+					d, err := l.Allow(ctx, key)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d.Allowed {
+						got++
+					}
+				}
+				return got
+			}
+			cancel := func(r Reservation) {
+				t.Helper()
+				if err := r.Cancel(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			lone := reserve("lone")
+			if !lone.Allowed || lone.Remaining != 2 {
+				t.Fatalf("a first reservation: %+v", lone.Decision)
+			}
+			cancel(lone)
+			if got := allowed("lone", 4); got != 3 {
+				t.Errorf("after a lone reservation given back, %d of 4 allowed, want the whole burst of 3", got)
+			}
+
+			var held []Reservation
+			for range 3 {
+				held = append(held, reserve("full"))
+			}
+			refused := reserve("full")
+			if refused.Allowed || refused.RetryAfter <= 0 {
+				t.Fatalf("a reservation past the burst: %+v", refused.Decision)
+			}
+			cancel(refused)
+			if got := allowed("full", 1); got != 0 {
+				t.Error("giving back a refused reservation made room")
+			}
+			cancel(held[0])
+			if got := allowed("full", 2); got != 1 {
+				t.Errorf("after one of three given back, %d of 2 allowed, want 1", got)
+			}
+
+			var (
+				wg   sync.WaitGroup
+				mu   sync.Mutex
+				took int
+			)
+			for range 40 {
+				wg.Go(func() {
+					r, err := l.Reserve(ctx, "parallel")
+					if err != nil {
+						t.Error(err)
+					}
+					if r.Allowed {
+						mu.Lock()
+						took++
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			if took != 3 {
+				t.Errorf("40 parallel reservations: %d allowed, want the burst of 3", took)
+			}
+		})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 // Redis is a Limiter shared by every server process using the same Redis.
 type Redis struct {
+	client  redis.UniversalClient
 	limiter *redis_rate.Limiter
 	limit   redis_rate.Limit
 	// prefix starts every key it writes, so that deployments can share one Redis.
@@ -27,6 +28,7 @@ func NewRedis(client redis.UniversalClient, prefix string, perSecond int) *Redis
 // whose keys start with prefix.
 func NewRedisWindow(client redis.UniversalClient, prefix string, n int, window time.Duration) *Redis {
 	return &Redis{
+		client:  client,
 		limiter: redis_rate.NewLimiter(client),
 		limit:   redis_rate.Limit{Rate: n, Burst: n, Period: window},
 		prefix:  prefix + "rl:",
@@ -51,22 +53,53 @@ func (r *Redis) Allow(ctx context.Context, key string) (Decision, error) {
 	return d, nil
 }
 
-// Peek reads the caller's allowance without taking from it: a request of cost 0
-// leaves the stored state as it is.
-func (r *Redis) Peek(ctx context.Context, key string) (Decision, error) {
-	res, err := r.limiter.AllowN(ctx, r.prefix+key, r.limit, 0)
-	if err != nil {
-		return Decision{}, fmt.Errorf("rate limit: %w", err)
+// Reserve takes one request off the caller's allowance in Redis; Cancel gives it
+// back there.
+func (r *Redis) Reserve(ctx context.Context, key string) (Reservation, error) {
+	d, err := r.Allow(ctx, key)
+	res := Reservation{Decision: d}
+	if err == nil && d.Allowed {
+		res.cancel = func(ctx context.Context) error { return r.refund(ctx, key) }
 	}
-	d := Decision{Allowed: res.Remaining >= 1, Limit: r.limit.Burst, Remaining: res.Remaining, Reset: res.ResetAfter}
-	if !d.Allowed {
-		// The bucket refills one request per emission interval; ResetAfter is how
-		// long until it is full, so the first request is back burst-1 intervals sooner.
-		interval := r.limit.Period / time.Duration(r.limit.Rate)
-		d.RetryAfter = max(res.ResetAfter-time.Duration(r.limit.Burst-1)*interval, 0)
-	}
-	return d, nil
+	return res, err
 }
+
+// refund gives one request back to the caller's allowance. redis_rate keeps, per
+// key, the time at which the bucket is full again (its theoretical arrival time, in
+// seconds since 2017); a refund moves it one emission interval sooner, and deletes
+// the key once that time has passed, as if the bucket had never been touched. (A
+// request of cost -1 through redis_rate would not do: it writes nothing when the
+// bucket comes out full, so a lone request could not be given back.)
+func (r *Redis) refund(ctx context.Context, key string) error {
+	interval := r.limit.Period.Seconds() / float64(r.limit.Rate)
+	if err := refundScript.Run(ctx, r.client, []string{redisRatePrefix + r.prefix + key}, interval).Err(); err != nil {
+		return fmt.Errorf("rate limit refund: %w", err)
+	}
+	return nil
+}
+
+// redisRatePrefix starts every key redis_rate writes (its redisPrefix).
+const redisRatePrefix = "rate:"
+
+// refundScript moves a redis_rate key's time one interval (ARGV[1], in seconds)
+// sooner, in redis_rate's own reckoning of time (see its lua.go).
+var refundScript = redis.NewScript(`
+redis.replicate_commands()
+local tat = redis.call("GET", KEYS[1])
+if not tat then
+  return 0
+end
+local jan_1_2017 = 1483228800
+local now = redis.call("TIME")
+now = (now[1] - jan_1_2017) + (now[2] / 1000000)
+local new_tat = tonumber(tat) - tonumber(ARGV[1])
+if new_tat <= now then
+  redis.call("DEL", KEYS[1])
+else
+  redis.call("SET", KEYS[1], new_tat, "EX", math.ceil(new_tat - now))
+end
+return 1
+`)
 
 // PerSecond is the quota per caller.
 func (r *Redis) PerSecond() int { return r.limit.Burst }

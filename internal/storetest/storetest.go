@@ -45,6 +45,8 @@ func Run(t *testing.T, open Opener) {
 		{"accounts", testAccounts},
 		{"api keys", testKeys},
 		{"the cap on keys", testKeyCap},
+		{"caps under parallel writes", testParallelCaps},
+		{"the delivery window", testWindowCaps},
 		{"api key events", testKeyEvents},
 		{"messages", testMessages},
 		{"categories", testCategories},
