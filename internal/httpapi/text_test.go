@@ -54,6 +54,37 @@ func TestTextThatBreaksThePolicyIsRefusedWithItsField(t *testing.T) {
 	})
 }
 
+// The look-alike of the security test of issue 30: the admin's address and a
+// zero-width space was a new account that showed as the admin. It is refused with a
+// problem that names the character, and no account is made; the address as it looks
+// is the admin's, taken. A category and a webhook's URL are held alike.
+func TestALookAlikeOfAnAddressOrANameIsRefused(t *testing.T) {
+	a := newTestAPI(t, func(c *httpapi.Config) { c.CredentialLimit = -1 })
+	const problem = "must not contain invisible characters (zero-width, format and other default-ignorable characters, fillers); it holds U+%04X"
+	for _, r := range []rune{0x200B, 0xFEFF, 0x2060, 0x00AD, 0x3164, 0xE0020} {
+		body := fmt.Sprintf(`{"email":"admin@example.com%c","password":"correct horse battery"}`, r)
+		res := a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: body}).expect(400, "validation_failed")
+		if want := fmt.Sprintf(`{"field":"email","problem":%q}`, fmt.Sprintf(problem, r)); !strings.Contains(string(res.Body), want) {
+			t.Errorf("U+%04X: details lack %s: %s", r, want, res.Body)
+		}
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: `{"email":"ADMIN@example.com","password":"correct horse battery"}`}).expect(409, "conflict")
+	var accounts []struct{ Email string }
+	a.do(t, req{Method: "GET", Path: "/v1/accounts?limit=100", Key: a.Admin}).expect(200, "").JSON(&accounts)
+	if len(accounts) != 2 {
+		t.Errorf("accounts after the look-alikes: %+v; want the admin and the customer", accounts)
+	}
+	a.category(t, "Dogs")
+	res := a.do(t, req{Method: "POST", Path: "/v1/categories", Key: a.Admin, Body: `{"name":"Dogs\u200b"}`}).expect(400, "validation_failed")
+	if want := fmt.Sprintf(`{"field":"name","problem":%q}`, fmt.Sprintf(problem, 0x200B)); !strings.Contains(string(res.Body), want) {
+		t.Errorf("a category: details lack %s: %s", want, res.Body)
+	}
+	res = a.do(t, req{Method: "POST", Path: "/v1/webhooks", Key: a.Admin, Body: `{"url":"https://hooks.example.com/a\u2063b","events":["*"]}`}).expect(400, "validation_failed")
+	if want := fmt.Sprintf(`{"field":"url","problem":%q}`, fmt.Sprintf(problem, 0x2063)); !strings.Contains(string(res.Body), want) {
+		t.Errorf("a webhook: details lack %s: %s", want, res.Body)
+	}
+}
+
 // Every string of every request body has a kind the text policy knows, read from the
 // document; the document has text of every kind the policy speaks of.
 func TestEveryRequestStringHasAKind(t *testing.T) {
@@ -105,6 +136,11 @@ func TestEveryTextFieldFollowsThePolicyOfItsKind(t *testing.T) {
 		{"a right-to-left mark", "\u200f", []string{kindAddress, kindEmail}},
 		{"a line separator", "\u2028", spoofing},
 		{"a paragraph separator", "\u2029", spoofing},
+		{"a zero-width space", "\u200b", []string{kindName, kindAddress, kindEmail}},
+		{"a word joiner", "\u2060", []string{kindName, kindAddress, kindEmail}},
+		{"a soft hyphen", "\u00ad", []string{kindName, kindAddress, kindEmail}},
+		{"a Hangul filler", "\u3164", []string{kindName, kindAddress, kindEmail}},
+		{"a tag character", "\U000e0041", []string{kindName, kindAddress, kindEmail}},
 		{"NUL", "\x00", append(spoofing, kindPassword)},
 	}
 	fields := a.requestStrings(t)
@@ -136,7 +172,7 @@ func TestEveryTextFieldFollowsThePolicyOfItsKind(t *testing.T) {
 		var kept string
 		switch f.Kind {
 		case kindFreeText:
-			kept = "line one\r\nline two\n\tindented; \u05e9\u05dc\u05d5\u05dd\u200f (shalom)"
+			kept = "line one\r\nline two\n\tindented; \u05e9\u05dc\u05d5\u05dd\u200f (shalom) 👩‍👩‍👧 ❤️ می‌خواهم"
 		case kindPassword:
 			kept = sample(f.Kind, "\t\u202e\x1b[31m") // never shown, so nothing to spoof
 		default:

@@ -120,13 +120,19 @@ var manualTransitions = map[[2]PetStatus]bool{
 
 // Revise applies change to the fields of pet p and checks what it returns: valid
 // fields (the name normalised) and a status change rule 7 allows. The stock is not
-// the fields' to change.
+// the fields' to change. A name kept exactly as it is is not checked again: a pet
+// named before a rule of the text policy keeps its name through other changes (a sale,
+// a new category) until it is renamed.
 func (p Pet) Revise(change func(PetFields) (PetFields, error)) (PetFields, error) {
 	f, err := change(PetFields{Name: p.Name, CategoryID: p.CategoryID, Status: p.Status})
 	if err != nil {
 		return PetFields{}, err
 	}
-	if err := f.Validate(); err != nil {
+	check := f.Validate
+	if f.Name == p.Name {
+		check = f.validateKeepingName
+	}
+	if err := check(); err != nil {
 		return PetFields{}, err
 	}
 	if err := ChangeStatus(p.Status, f.Status); err != nil {
