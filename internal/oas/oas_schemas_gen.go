@@ -2047,8 +2047,8 @@ func (*MessageHeaders) sendMessageRes() {}
 type NewAccount struct {
 	// Your email address; unique without regard to case. It is kept in Unicode normalization form NFKC, so
 	// a look-alike spelling (a KELVIN SIGN `K` for a `K`, full-width letters) is the address it looks
-	// like, not another one. No control characters and no bidirectional controls or marks (see Text
-	// fields).
+	// like, not another one. No control characters, no bidirectional controls or marks and no invisible
+	// characters such as U+200B ZERO WIDTH SPACE (an address, see Text fields).
 	Email string `json:"email"`
 	// 12–128 characters, any but NUL; stored only as an argon2id hash.
 	Password string `json:"password"`
@@ -2308,8 +2308,8 @@ type NewWebhook struct {
 	// password or fragment, on a public address. With `--webhooks-allow-private`, private and loopback
 	// addresses are accepted too, over `http://` as well; link-local and other special-purpose addresses,
 	// and the service's own API and operator ports, never are. A host name is checked at every delivery,
-	// on the addresses it resolves to then. No control characters (tabs and line breaks included) and no
-	// bidirectional controls or marks (an address, see Text fields).
+	// on the addresses it resolves to then. No control characters (tabs and line breaks included), no
+	// bidirectional controls or marks and no invisible characters (an address, see Text fields).
 	URL string `json:"url"`
 	// The event types to receive (1–9, each once), or `["*"]` for every type. `*` stands alone: beside a
 	// type it is refused (`400`), so that the subscription reads back exactly as it was sent.

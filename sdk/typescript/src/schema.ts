@@ -986,7 +986,8 @@ export interface components {
              * @description Your email address; unique without regard to case. It is kept in Unicode
              *     normalization form NFKC, so a look-alike spelling (a KELVIN SIGN `K` for a
              *     `K`, full-width letters) is the address it looks like, not another one. No
-             *     control characters and no bidirectional controls or marks (see Text fields).
+             *     control characters, no bidirectional controls or marks and no invisible
+             *     characters such as U+200B ZERO WIDTH SPACE (an address, see Text fields).
              * @example ada@example.com
              */
             email: string;
@@ -1197,8 +1198,8 @@ export interface components {
              *     over `http://` as well; link-local and other special-purpose addresses, and
              *     the service's own API and operator ports, never are. A host name is checked at
              *     every delivery, on the addresses it resolves to then. No control characters
-             *     (tabs and line breaks included) and no bidirectional controls or marks (an
-             *     address, see Text fields).
+             *     (tabs and line breaks included), no bidirectional controls or marks and no
+             *     invisible characters (an address, see Text fields).
              * @example https://shop.example.com/petstore-events
              */
             url: string;
