@@ -139,6 +139,9 @@ func TestALoneSurrogateIsRefusedAndAPairKept(t *testing.T) {
 		if want := `{"field":"name","problem":"must be valid UTF-8"}`; !strings.Contains(string(res.Body), want) {
 			t.Errorf("details lack %s: %s", want, res.Body)
 		}
+		// The other text of queries and paths: an id and a cursor.
+		a.do(t, req{Method: "GET", Path: "/v1/messages/msg_%ED%A0%BD", Key: a.Customer}).expect(400, "validation_failed")
+		a.do(t, req{Method: "GET", Path: "/v1/pets?cursor=%ED%A0%BD", Key: a.Customer}).expect(400, "validation_failed")
 		var found []pet
 		a.do(t, req{Method: "GET", Path: "/v1/pets?name=%F0%9F%90%B6", Key: a.Customer}).expect(200, "").JSON(&found)
 		if len(found) != 1 || found[0].Name != "Rex 🐶" {
