@@ -2084,9 +2084,10 @@ type NewApiKey struct {
 	// scope the role does not allow is refused (`400`, naming it): a customer cannot make a key with
 	// `webhooks:manage`.
 	Scopes []Scope `json:"scopes"`
-	// When the key stops working (RFC 3339; any future instant). Left out: never, unless the operator set
-	// a longest lifetime (`--key-max-lifetime`), which is then the key's, and which no `expiresAt` may
-	// pass; nor may it pass the expiry of the key that makes it.
+	// When the key stops working (RFC 3339; any future instant up to `9999-12-31T23:59:59Z` once in UTC,
+	// see Dates). Left out: never, unless the operator set a longest lifetime (`--key-max-lifetime`),
+	// which is then the key's, and which no `expiresAt` may pass; nor may it pass the expiry of the key
+	// that makes it.
 	ExpiresAt OptDateTime `json:"expiresAt"`
 }
 

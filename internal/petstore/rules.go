@@ -170,7 +170,7 @@ func CheckOrderUpdate(o Order, u OrderUpdate) error {
 }
 
 // The bounds of a ship date: a business bound (an order ships in this century), well
-// inside the years 0001–9999 that RFC 3339 and every store can hold.
+// inside the years 0001–9999 that every instant keeps to (CheckInstant).
 var (
 	EarliestShipDate = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 	LatestShipDate   = time.Date(2099, time.December, 31, 23, 59, 59, 0, time.UTC)
@@ -179,8 +179,8 @@ var (
 // CheckShipDate refuses a ship date outside EarliestShipDate–LatestShipDate; nil is
 // no ship date, which is fine.
 func CheckShipDate(t *time.Time) error {
-	if t != nil && (t.Before(EarliestShipDate) || t.After(LatestShipDate)) {
-		return Invalid("shipDate", "must be from 2000-01-01T00:00:00Z to 2099-12-31T23:59:59Z")
+	if t == nil {
+		return nil
 	}
-	return nil
+	return checkWithin("shipDate", *t, EarliestShipDate, LatestShipDate)
 }

@@ -1041,7 +1041,8 @@ export interface components {
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: date-time
-             * @description When the key stops working (RFC 3339; any future instant). Left out: never,
+             * @description When the key stops working (RFC 3339; any future instant up to
+             *     `9999-12-31T23:59:59Z` once in UTC, see Dates). Left out: never,
              *     unless the operator set a longest lifetime (`--key-max-lifetime`), which is
              *     then the key's, and which no `expiresAt` may pass; nor may it pass the expiry
              *     of the key that makes it.

@@ -621,7 +621,8 @@ type NewAccount struct {
 
 // NewAPIKey A key to make.
 type NewAPIKey struct {
-	// ExpiresAt When the key stops working (RFC 3339; any future instant). Left out: never,
+	// ExpiresAt When the key stops working (RFC 3339; any future instant up to
+	// `9999-12-31T23:59:59Z` once in UTC, see Dates). Left out: never,
 	// unless the operator set a longest lifetime (`--key-max-lifetime`), which is
 	// then the key's, and which no `expiresAt` may pass; nor may it pass the expiry
 	// of the key that makes it.
