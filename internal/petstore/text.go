@@ -229,13 +229,19 @@ func showsInName(s string, i int, r rune) bool {
 		}
 		return r == zwj && (isEmoji(prev) || prev == emojiStyle || isEmojiModifier(prev)) && isEmoji(next)
 	case textStyle, emojiStyle:
-		return isEmoji(prev) || next == combiningKeycap && strings.ContainsRune("0123456789#*", prev)
+		return isEmoji(prev) || strings.ContainsRune(styledNotSymbols, prev) ||
+			next == combiningKeycap && strings.ContainsRune("0123456789#*", prev)
 	}
 	return false
 }
 
-// isEmoji reports a symbol an emoji sequence may hold: an other symbol (So), which
-// every emoji outside ASCII is.
+// styledNotSymbols are the characters outside ASCII that take a variation selector 15
+// or 16 (emoji-variation-sequences.txt, Unicode 15.0) and are not other symbols (So):
+// ‼ ⁉ ℹ ↔ ◻ ◼ ◽ ◾ ⤴ ⤵ 〰 〽.
+const styledNotSymbols = "\u203C\u2049\u2139\u2194\u25FB\u25FC\u25FD\u25FE\u2934\u2935\u3030\u303D"
+
+// isEmoji reports a symbol an emoji sequence may hold: an other symbol (So), as
+// nearly every emoji is.
 func isEmoji(r rune) bool { return r != utf8.RuneError && unicode.Is(unicode.So, r) }
 
 // isEmojiModifier reports the skin tones that follow an emoji (U+1F3FB–U+1F3FF).

@@ -77,6 +77,7 @@ func TestTheTextPolicyOfNames(t *testing.T) {
 		{"an emoji with a skin tone and a joiner is fine", "Rex 👨🏽‍💻", "Rex 👨🏽‍💻", ""},
 		{"an emoji as phones send it, with its selector, is fine", "Sunny ☀️ ❤️‍🔥", "Sunny ☀️ ❤️‍🔥", ""},
 		{"a keycap is fine", "Rex 1️⃣", "Rex 1️⃣", ""},
+		{"emoji that are no symbols take their selector too", "Rex \u203c\ufe0f \u2194\ufe0f \u3030\ufe0f", "Rex \u203c\ufe0f \u2194\ufe0f \u3030\ufe0f", ""},
 		{"a joiner after a virama is fine", "ශ්‍රී", "ශ්‍රී", ""},
 		{"a non-joiner after a virama is fine", "क्‌ष", "क्‌ष", ""},
 		{"a joiner between letters is refused", "Re‍x", "", "must not contain invisible characters (zero-width, format and other default-ignorable characters, fillers); it holds U+200D"},
