@@ -19,6 +19,8 @@ func FuzzParseServeConfig(f *testing.F) {
 		{"--trusted-proxies\n10.0.0.0/8, 192.168.1.7 ,::1", ""},
 		{"--trusted-proxies\n10.0.0.1/33", ""},
 		{"--sunset\ngetPetById=2027-06-30\n--sunset\nbad", ""},
+		{"--sunset\ngetPetById=9999-12-31\n--key-max-lifetime\n2562047h47m16s", ""}, // the latest date and the longest lifetime
+		{"--sunset\ngetPetById=0000-01-01", "PETSTORE_KEY_MAX_LIFETIME=-1s"},
 		{"--handler-timeout\n-1s", ""},
 		{"", "PETSTORE_CREDENTIAL_LIMIT=-3\nPETSTORE_ADMIN_ADDR=[::1]:0"},
 		{"extra", ""},

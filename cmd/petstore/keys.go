@@ -51,7 +51,7 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	// The account may be made here: its email follows the text policy of addresses,
 	// as a sign-up's does.
-	if err := petstore.CheckAddress("email", addr); err != nil {
+	if addr, err = petstore.CleanNewEmail(o.email); err != nil {
 		return usageError{cmd: "keys create", err: fmt.Errorf("--email: %w", err)}
 	}
 	r := petstore.Role(o.role)

@@ -229,14 +229,23 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 }
 
 // The operator's command follows the text policy of addresses as a sign-up does: an
-// email with a bidirectional override or mark makes no account.
+// email with a bidirectional override or mark, or an invisible character (a look-alike
+// of the admin's address), makes no account.
 func TestKeysCreateRefusesAnEmailOutsideTheTextPolicy(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "petstore.db")
-	for _, email := range []string{"a\u202eb@example.com", "a\u200eb@example.com", "a\u2028b@example.com"} {
+	for email, why := range map[string]string{
+		"a\u202eb@example.com":           "bidirectional",
+		"a\u200eb@example.com":           "bidirectional",
+		"a\u2028b@example.com":           "line or paragraph separators",
+		"admin@petstore.local\u200b":     "invisible characters",
+		"ad\ufeffmin@petstore.local":     "invisible characters",
+		"admin\u3164@petstore.local":     "U+3164",
+		"admin@petstore.local\U000e0041": "invisible characters",
+	} {
 		var out bytes.Buffer
 		err := run(context.Background(), []string{"keys", "create", "--email", email, "--database", db}, noEnv, &out, io.Discard)
-		if err == nil || !strings.Contains(err.Error(), "--email") || out.Len() != 0 {
-			t.Errorf("keys create --email %q: %v, stdout %q; want a refusal and no key", email, err, out.String())
+		if err == nil || !strings.Contains(err.Error(), "--email") || !strings.Contains(err.Error(), why) || out.Len() != 0 {
+			t.Errorf("keys create --email %q: %v, stdout %q; want a refusal for %s and no key", email, err, out.String(), why)
 		}
 	}
 }

@@ -11,13 +11,10 @@ import (
 )
 
 func (h *Handler) CreateAccount(ctx context.Context, req *oas.NewAccount) (oas.CreateAccountRes, error) {
-	email, err := petstore.CleanEmail(req.Email)
-	if err != nil {
-		return nil, err
-	}
 	// Only a new address is held to the policy of addresses: an account made before
 	// it still signs in with the address it has.
-	if err := petstore.CheckAddress("email", email); err != nil {
+	email, err := petstore.CleanNewEmail(req.Email)
+	if err != nil {
 		return nil, err
 	}
 	if err := petstore.CheckPassword(req.Password); err != nil {

@@ -180,10 +180,14 @@ func classifyDecodeError(ctx context.Context, log *slog.Logger, r *http.Request,
 		params   *ogenerrors.DecodeParamError
 		fields   *validate.Error
 		repeated *repeatedKeyError
+		lone     *loneSurrogateError
 	)
 	switch {
 	case errors.As(err, &repeated):
 		return petstore.Invalid(repeated.field, "appears more than once; send each member once")
+	case errors.As(err, &lone):
+		return petstore.Invalid(lone.field, "must be valid UTF-8: "+lone.escape+
+			" is half of a UTF-16 surrogate pair, not a character (escape a character beyond U+FFFF as a pair, such as \\ud83d\\udc36)")
 	case errors.As(err, &tooLarge):
 		return petstore.Errorf(petstore.EPayloadTooLarge, "The request body is larger than %d bytes.", tooLarge.Limit)
 	case errors.As(err, &ctype):

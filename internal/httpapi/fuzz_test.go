@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -47,7 +48,9 @@ func FuzzRequestBodies(f *testing.F) {
 			`{"email":"a@example.com","password":"correct horse battery","email":"b@example.com"}`,
 			`{"email":"a\u0000@example.com","password":"correct horse battery"}`,
 		}},
-		{"POST", "/v1/api-keys", a.Customer, "application/json", []string{`{"name":"laptop"}`, `{"name":"l` + "\xff" + `"}`, `{"name":"\u200b"}`}},
+		{"POST", "/v1/api-keys", a.Customer, "application/json", []string{`{"name":"laptop"}`, `{"name":"l` + "\xff" + `"}`, `{"name":"\u200b"}`,
+			`{"name":"far","expiresAt":"9999-12-31T23:59:59-23:59"}`, `{"name":"far","expiresAt":"9999-12-31T23:59:59+23:59"}`,
+			`{"name":"far","expiresAt":"0000-01-01T00:00:00+23:59"}`, `{"name":"\ud800"}`}},
 		{"POST", "/v1/messages", a.Customer, "application/json", []string{`{"message":"hello"}`, `{"message":"hi\u0000"}`}},
 		{"POST", "/v1/pets", a.Admin, "application/json", []string{pet, `{"name":"Rex\u202egnp.exe","categoryId":1}`, `{"name":"x","categoryId":9223372036854775807}`}},
 		{"PUT", path("/v1/pets/%d", p.ID), a.Admin, "application/json", []string{pet, `{"name":"Rex","categoryId":1,"status":"sold"}`}},
@@ -81,6 +84,76 @@ func FuzzRequestBodies(f *testing.F) {
 			}
 		}
 	})
+}
+
+// instantField is a date-time of a request body that FuzzRequestInstants sends.
+type instantField struct {
+	op, field, method, path, key, body string
+}
+
+// FuzzRequestInstants sends any date-time, made from its parts so that the fuzzer
+// reaches the edges that random bytes seldom spell (years 0000 and 9999, offsets up
+// to ±23:59, the last second of a day), as every date-time field of every request
+// body: the answer is never a 5xx, and a refused request changes nothing. A key's
+// expiresAt of 9999-12-31T23:59:59-23:59 answered 500 on both stores. The fields are
+// those of the document: a date-time field added to it and not here fails the seeds.
+func FuzzRequestInstants(f *testing.F) {
+	a := fuzzAPI(f)
+	p := a.pet(f, "Rex", 1000)
+	o := a.order(f, a.Customer, p.ID, 1)
+	fields := []instantField{
+		{"createApiKey", "expiresAt", "POST", "/v1/api-keys", a.Customer, `{"name":"k","expiresAt":%q}`},
+		{"placeOrder", "shipDate", "POST", "/v1/store/orders", a.Customer, fmt.Sprintf(`{"petId":%d,"quantity":1,"shipDate":%%q}`, p.ID)},
+		{"updateOrder", "shipDate", "PATCH", path("/v1/store/orders/%d", o.ID), a.Admin, `{"shipDate":%q}`},
+	}
+	var inDocument, here []string
+	for _, tf := range a.requestStrings(f) {
+		if tf.Kind == kindDateTime {
+			inDocument = append(inDocument, tf.String())
+		}
+	}
+	for _, fl := range fields {
+		here = append(here, fl.op+"/"+fl.field)
+	}
+	if !slices.Equal(inDocument, here) {
+		f.Fatalf("the document's date-times are %v; FuzzRequestInstants sends %v", inDocument, here)
+	}
+	for i := range fields {
+		which := uint8(i)
+		f.Add(which, uint16(9999), uint8(12), uint8(31), uint8(23), uint8(59), uint8(59), int16(-(23*60 + 59)))
+		f.Add(which, uint16(9999), uint8(12), uint8(31), uint8(23), uint8(59), uint8(59), int16(23*60+59))
+		f.Add(which, uint16(0), uint8(1), uint8(1), uint8(0), uint8(0), uint8(0), int16(23*60+59))
+		f.Add(which, uint16(1), uint8(1), uint8(1), uint8(0), uint8(0), uint8(0), int16(1))
+		f.Add(which, uint16(2099), uint8(12), uint8(31), uint8(23), uint8(59), uint8(59), int16(0))
+		f.Add(which, uint16(2100), uint8(1), uint8(1), uint8(0), uint8(0), uint8(0), int16(1))
+	}
+	f.Fuzz(func(t *testing.T, which uint8, year uint16, month, day, hour, minute, second uint8, offset int16) {
+		fl := fields[int(which)%len(fields)]
+		body := fmt.Sprintf(fl.body, dateTime(year, month, day, hour, minute, second, offset))
+		before := a.state(t)
+		res := a.do(t, req{Method: fl.method, Path: fl.path, Key: fl.key, Body: body})
+		checkAnswer(t, res)
+		if res.Status >= 400 {
+			if after := a.state(t); !bytes.Equal(before, after) {
+				t.Fatalf("%s answered %d and changed the state:\nbefore %s\nafter  %s", body, res.Status, before, after)
+			}
+		}
+	})
+}
+
+// dateTime spells an RFC 3339 date-time from its parts, each brought into the range
+// its field can spell (a month of 0 or 13 and a second of 60 stay: the decoder's to
+// refuse), with offset minutes of up to ±23:59.
+func dateTime(year uint16, month, day, hour, minute, second uint8, offset int16) string {
+	zone := "Z"
+	if off := int(offset) % (24 * 60); off != 0 {
+		sign := "+"
+		if off < 0 {
+			sign, off = "-", -off
+		}
+		zone = fmt.Sprintf("%s%02d:%02d", sign, off/60, off%60)
+	}
+	return fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02d%s", year%10000, month%14, day%32, hour%24, minute%60, second%61, zone)
 }
 
 // FuzzAuthorization sends any Authorization header to an operation for keys and to

@@ -10,10 +10,17 @@ import (
 	"github.com/go-faster/jx"
 )
 
-// strictBody is a request body that refuses JSON with a repeated object key. The
-// generated decoders keep the last of two values, and other readers (a proxy, an audit
-// log, another language's parser) may keep the first: a body that means two things is
-// refused instead (RFC 8259 §4 leaves the meaning undefined).
+// strictBody is a request body that refuses JSON the generated decoders would read
+// silently as something else:
+//
+//   - a repeated object key. The decoders keep the last of two values, and other
+//     readers (a proxy, an audit log, another language's parser) may keep the first:
+//     a body that means two things is refused instead (RFC 8259 §4 leaves the meaning
+//     undefined).
+//   - a lone surrogate escape in a string ("\ud800", a high one not followed by a low
+//     one or a low one alone). It is no character, and the decoders keep U+FFFD in
+//     its place: text would be stored as other than sent, where invalid UTF-8 sent as
+//     bytes is refused (petstore.CheckText). RFC 8259 §8.2 leaves it to the receiver.
 //
 // It checks when the reader meets the end of the body, so the check runs where the
 // generated server reads the body: after authentication, and its error arrives with
@@ -28,8 +35,8 @@ func (b *strictBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.seen = append(b.seen, p[:n]...)
 	if err == io.EOF {
-		if field, ok := repeatedKey(b.seen); ok {
-			return n, &repeatedKeyError{field: field}
+		if err := scanBody(b.seen, true); err != nil {
+			return n, err
 		}
 	}
 	return n, err
@@ -42,24 +49,57 @@ type repeatedKeyError struct{ field string }
 
 func (e *repeatedKeyError) Error() string { return "repeated JSON key " + strconv.Quote(e.field) }
 
+// loneSurrogateError reports the path of a string that holds a lone surrogate escape,
+// and the escape (\ud800).
+type loneSurrogateError struct{ field, escape string }
+
+func (e *loneSurrogateError) Error() string {
+	return "lone surrogate " + e.escape + " in " + strconv.Quote(e.field)
+}
+
 // repeatedKey reports the first object key of data that its object holds twice,
 // as a path such as "category.name" or "tags[1].name". Invalid JSON reports none.
 func repeatedKey(data []byte) (string, bool) {
+	var r *repeatedKeyError
+	if errors.As(scanBody(data, false), &r) {
+		return r.field, true
+	}
+	return "", false
+}
+
+// scanBody reports the first repeated key (*repeatedKeyError) of data or, when
+// surrogates is set, the first lone surrogate escape (*loneSurrogateError), whichever
+// comes first. Invalid JSON reports neither.
+func scanBody(data []byte, surrogates bool) error {
 	var (
 		arena [128]byte
 		ends  [8]int
 	)
-	k := keyScan{arena: arena[:0], ends: ends[:0]}
+	k := keyScan{arena: arena[:0], ends: ends[:0], surrogates: surrogates}
 	d := jx.GetDecoder()
 	defer jx.PutDecoder(d)
 	d.ResetBytes(data)
-	var r *repeatedKeyError
-	if err := k.value(d, ""); errors.As(err, &r) && json.Valid(data) { // jx wraps it
-		// The walk stops at the repeat; a body that is not JSON after it is the
-		// decoder's to report (invalid_json), so the rest is checked on this rare path.
-		return r.field, true
+	err := k.value(d, "")
+	if err == nil {
+		return nil
 	}
-	return "", false
+	// jx wraps the error. The walk stops at the finding; a body that is not JSON after
+	// it is the decoder's to report (invalid_json), so the rest is checked on this
+	// rare path.
+	var (
+		r *repeatedKeyError
+		l *loneSurrogateError
+	)
+	switch {
+	case errors.As(err, &r) && json.Valid(data):
+		return r
+	case errors.As(err, &l) && json.Valid(data):
+		if l.field == "" {
+			l.field = "body" // the body is a string, which no operation takes
+		}
+		return l
+	}
+	return nil
 }
 
 // keyScan walks a JSON value and remembers, per open object, the keys met so far in
@@ -67,6 +107,8 @@ func repeatedKey(data []byte) (string, bool) {
 type keyScan struct {
 	arena []byte
 	ends  []int // ends[i] is where key i ends in arena; the keys of an object are contiguous
+	// surrogates: also look for lone surrogate escapes in strings.
+	surrogates bool
 }
 
 // linearKeys is how many keys an object may have before they are looked up in a map
@@ -93,7 +135,11 @@ func (k *keyScan) value(d *jx.Decoder, path string) error {
 			}
 			k.arena = append(k.arena, key...)
 			k.ends = append(k.ends, len(k.arena))
-			return k.value(d, joinLazy(path, key, d))
+			err := k.value(d, joinLazy(path, key, d))
+			if err != nil {
+				placeLone(err, func() string { return join(path, string(key)) })
+			}
+			return err
 		})
 		// The keys of a closed object are no longer needed.
 		if first > 0 {
@@ -110,12 +156,90 @@ func (k *keyScan) value(d *jx.Decoder, path string) error {
 			if t := d.Next(); t == jx.Object || t == jx.Array {
 				elem = path + "[" + strconv.Itoa(i) + "]"
 			}
+			err := k.value(d, elem)
+			if err != nil {
+				placeLone(err, func() string { return path + "[" + strconv.Itoa(i) + "]" })
+			}
 			i++
-			return k.value(d, elem)
+			return err
 		})
+	case jx.String:
+		if !k.surrogates {
+			return d.Skip()
+		}
+		raw, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		if esc, ok := loneSurrogate(raw); ok {
+			return &loneSurrogateError{escape: esc}
+		}
+		return nil
 	default:
 		return d.Skip()
 	}
+}
+
+// placeLone gives a lone surrogate found in a string its field, the path of the
+// string: only objects' and arrays' paths are made on the way down.
+func placeLone(err error, field func() string) {
+	var l *loneSurrogateError
+	if errors.As(err, &l) && l.field == "" {
+		l.field = field()
+	}
+}
+
+// loneSurrogate returns the first lone surrogate escape of raw, a JSON string as sent
+// (quotes and escapes included): \uD800–\uDBFF not followed by an escape of
+// \uDC00–\uDFFF, or one of those alone.
+func loneSurrogate(raw []byte) (string, bool) {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return "", false
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++ // the escaped character: a second backslash is text, not an escape
+		u, ok := hex4(raw, i)
+		if !ok {
+			continue
+		}
+		esc := string(raw[i-1 : i+5])
+		i += 4 // the last hex digit
+		switch {
+		case u >= 0xDC00 && u <= 0xDFFF:
+			return esc, true
+		case u >= 0xD800 && u <= 0xDBFF:
+			if low, ok := hex4(raw, i+2); ok && raw[i+1] == '\\' && low >= 0xDC00 && low <= 0xDFFF {
+				i += 6
+				continue
+			}
+			return esc, true
+		}
+	}
+	return "", false
+}
+
+// hex4 reads the escape \uXXXX whose u is raw[i]: its code unit, and whether it is one.
+func hex4(raw []byte, i int) (rune, bool) {
+	if i+5 > len(raw) || raw[i] != 'u' {
+		return 0, false
+	}
+	var u rune
+	for _, c := range raw[i+1 : i+5] {
+		switch {
+		case c >= '0' && c <= '9':
+			u = u<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			u = u<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			u = u<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return u, true
 }
 
 func (k *keyScan) key(i int) []byte {

@@ -3,10 +3,12 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestRepeatedKeyFindsTheFirstKeyAnObjectHoldsTwice(t *testing.T) {
@@ -46,13 +48,103 @@ func TestRepeatedKeyFindsTheFirstKeyAnObjectHoldsTwice(t *testing.T) {
 	}
 }
 
+func TestLoneSurrogateFindsAnEscapeThatIsNoCharacter(t *testing.T) {
+	tests := []struct {
+		body, field, escape string
+	}{
+		{`{"name":"Rex \ud83d\udc36"}`, "", ""}, // a pair is a character
+		{`{"name":"Rex \uD83D\uDC36"}`, "", ""}, // in capitals too
+		{`{"name":"\u00e9\u200b"}`, "", ""},
+		{`{"name":"Rex \\ud800"}`, "", ""}, // an escaped backslash, then text
+		{`{"name":"\ud800"}`, "name", `\ud800`},
+		{`{"name":"Rex\udc36"}`, "name", `\udc36`},          // a low one alone
+		{`{"name":"\ud83d\u0041"}`, "name", `\ud83d`},       // a high one before another escape
+		{`{"name":"\ud83d\ud83d\udc36"}`, "name", `\ud83d`}, // two high ones
+		{`{"name":"\ud83d\udc36\udc36"}`, "name", `\udc36`}, // a pair, then a low one
+		{`{"name":"x\ud83d"}`, "name", `\ud83d`},            // at the end
+		{`{"name":"\ud83d\n\udc36"}`, "name", `\ud83d`},     // something between
+		{`{"a":1,"tags":[{"name":"ok"},{"name":"\udfff"}]}`, "tags[1].name", `\udfff`},
+		{`{"scopes":["pets:read","\ud800"]}`, "scopes[1]", `\ud800`},
+		{`{"category":{"name":"\ud800"}}`, "category.name", `\ud800`},
+		{`"\ud800"`, "body", `\ud800`},
+		{`{"name":"\ud800"`, "", ""}, // not JSON: the decoder reports it
+	}
+	for _, tt := range tests {
+		err := scanBody([]byte(tt.body), true)
+		var l *loneSurrogateError
+		switch {
+		case tt.field == "" && err != nil:
+			t.Errorf("scanBody(%s) = %v; want nothing", tt.body, err)
+		case tt.field != "" && (!errors.As(err, &l) || l.field != tt.field || l.escape != tt.escape):
+			t.Errorf("scanBody(%s) = %v; want %s in %s", tt.body, err, tt.escape, tt.field)
+		}
+	}
+	// Whichever comes first is reported.
+	if err := scanBody([]byte(`{"a":"\ud800","a":1}`), true); !strings.Contains(fmt.Sprint(err), "lone surrogate") {
+		t.Errorf("a lone surrogate before a repeat: %v", err)
+	}
+	if _, ok := repeatedKey([]byte(`{"a":"\ud800","a":1}`)); !ok {
+		t.Error("repeatedKey stopped at a lone surrogate")
+	}
+}
+
+// FuzzLoneSurrogate checks scanBody against a second reader, encoding/json, which
+// also decodes a lone surrogate as U+FFFD: on valid UTF-8 JSON without U+FFFD of its
+// own and without a repeated key, a string value holds a lone surrogate escape
+// exactly when its decoded value holds U+FFFD.
+func FuzzLoneSurrogate(f *testing.F) {
+	for _, s := range []string{`{"a":"\ud800"}`, `{"a":"\ud83d\udc36"}`, `["\udc36",{"b":"\\ud800"}]`, `{"a":{"b":["x\ud83dy"]}}`, `"\uDBFF\uDFFF"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) || !utf8.Valid(data) || bytes.ContainsRune(data, utf8.RuneError) ||
+			bytes.Contains(bytes.ToLower(data), []byte(`\ufffd`)) {
+			return
+		}
+		if _, repeated := repeatedKey(data); repeated {
+			return // the second reader keeps one of the values
+		}
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatalf("valid JSON does not decode: %v", err)
+		}
+		var l *loneSurrogateError
+		got := errors.As(scanBody(data, true), &l)
+		if want := holdsReplacement(v); got != want {
+			t.Fatalf("scanBody(%q) found a lone surrogate: %v; encoding/json decodes U+FFFD: %v", data, got, want)
+		}
+	})
+}
+
+// holdsReplacement reports whether a string value of v (not an object's key) holds
+// U+FFFD.
+func holdsReplacement(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.ContainsRune(v, utf8.RuneError)
+	case []any:
+		for _, e := range v {
+			if holdsReplacement(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range v {
+			if holdsReplacement(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // The check runs on every body, the order's included.
 func BenchmarkRepeatedKey(b *testing.B) {
 	body := []byte(`{"petId":12345,"quantity":2,"shipDate":"2026-12-01T10:00:00Z"}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, ok := repeatedKey(body); ok {
-			b.Fatal("found a repeated key")
+		if err := scanBody(body, true); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

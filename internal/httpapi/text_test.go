@@ -54,6 +54,102 @@ func TestTextThatBreaksThePolicyIsRefusedWithItsField(t *testing.T) {
 	})
 }
 
+// The look-alike of the security test of issue 30: the admin's address and a
+// zero-width space was a new account that showed as the admin. It is refused with a
+// problem that names the character, and no account is made; the address as it looks
+// is the admin's, taken. A category and a webhook's URL are held alike.
+func TestALookAlikeOfAnAddressOrANameIsRefused(t *testing.T) {
+	a := newTestAPI(t, func(c *httpapi.Config) { c.CredentialLimit = -1 })
+	const problem = "must not contain invisible characters (zero-width, format and other default-ignorable characters, fillers); it holds U+%04X"
+	for _, r := range []rune{0x200B, 0xFEFF, 0x2060, 0x00AD, 0x3164, 0xE0020} {
+		body := fmt.Sprintf(`{"email":"admin@example.com%c","password":"correct horse battery"}`, r)
+		res := a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: body}).expect(400, "validation_failed")
+		if want := fmt.Sprintf(`{"field":"email","problem":%q}`, fmt.Sprintf(problem, r)); !strings.Contains(string(res.Body), want) {
+			t.Errorf("U+%04X: details lack %s: %s", r, want, res.Body)
+		}
+	}
+	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: `{"email":"ADMIN@example.com","password":"correct horse battery"}`}).expect(409, "conflict")
+	var accounts []struct{ Email string }
+	a.do(t, req{Method: "GET", Path: "/v1/accounts?limit=100", Key: a.Admin}).expect(200, "").JSON(&accounts)
+	if len(accounts) != 2 {
+		t.Errorf("accounts after the look-alikes: %+v; want the admin and the customer", accounts)
+	}
+	a.category(t, "Dogs")
+	res := a.do(t, req{Method: "POST", Path: "/v1/categories", Key: a.Admin, Body: `{"name":"Dogs\u200b"}`}).expect(400, "validation_failed")
+	if want := fmt.Sprintf(`{"field":"name","problem":%q}`, fmt.Sprintf(problem, 0x200B)); !strings.Contains(string(res.Body), want) {
+		t.Errorf("a category: details lack %s: %s", want, res.Body)
+	}
+	res = a.do(t, req{Method: "POST", Path: "/v1/webhooks", Key: a.Admin, Body: `{"url":"https://hooks.example.com/a\u2063b","events":["*"]}`}).expect(400, "validation_failed")
+	if want := fmt.Sprintf(`{"field":"url","problem":%q}`, fmt.Sprintf(problem, 0x2063)); !strings.Contains(string(res.Body), want) {
+		t.Errorf("a webhook: details lack %s: %s", want, res.Body)
+	}
+}
+
+// A lone surrogate escape is no character: the decoder would keep U+FFFD in its place,
+// so it is refused as invalid UTF-8 sent as bytes is, naming the field and the escape;
+// a pair (a character beyond U+FFFF) is kept. In a query the same code unit can only
+// come as bytes (%ED%A0%80), which are not UTF-8.
+func TestALoneSurrogateIsRefusedAndAPairKept(t *testing.T) {
+	a := newTestAPI(t)
+	c := a.category(t, "Dogs")
+	const problem = `must be valid UTF-8: %s is half of a UTF-16 surrogate pair, not a character (escape a character beyond U+FFFF as a pair, such as \ud83d\udc36)`
+	tests := []struct {
+		name, method, path, key, body, field, escape string
+	}{
+		{"a lone high surrogate in a pet's name", "POST", "/v1/pets", a.Admin, `{"name":"Rex \ud83d","categoryId":%d}`, "name", `\ud83d`},
+		{"a lone low surrogate in a pet's name", "POST", "/v1/pets", a.Admin, `{"name":"\udc36 Rex","categoryId":%d}`, "name", `\udc36`},
+		{"a lone high surrogate in a message", "POST", "/v1/messages", a.Customer, `{"message":"hi \ud800 there"}`, "message", `\ud800`},
+		{"a lone low surrogate in a message", "POST", "/v1/messages", a.Customer, `{"message":"hi \udfff"}`, "message", `\udfff`},
+		{"a high surrogate before a letter in a category's description", "POST", "/v1/categories", a.Admin, `{"name":"Cats","description":"\ud83d\u0041"}`, "description", `\ud83d`},
+		{"a lone surrogate in a password", "POST", "/v1/accounts", "", `{"email":"sur@example.com","password":"correct horse \ud800"}`, "password", `\ud800`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := a.state(t)
+			body := tt.body
+			if strings.Contains(body, "%d") {
+				body = fmt.Sprintf(body, c.ID)
+			}
+			res := a.do(t, req{Method: tt.method, Path: tt.path, Key: tt.key, Body: body}).expect(400, "validation_failed")
+			want := fmt.Sprintf(`{"field":%q,"problem":%q}`, tt.field, fmt.Sprintf(problem, tt.escape))
+			if !strings.Contains(string(res.Body), want) {
+				t.Errorf("details lack %s: %s", want, res.Body)
+			}
+			if after := a.state(t); !bytes.Equal(before, after) {
+				t.Errorf("a refused request changed the state:\n%s\n%s", before, after)
+			}
+		})
+	}
+	t.Run("a pair in a pet's name is the character it escapes", func(t *testing.T) {
+		var p pet
+		a.do(t, req{Method: "POST", Path: "/v1/pets", Key: a.Admin, Body: fmt.Sprintf(`{"name":"Rex \ud83d\udc36","categoryId":%d}`, c.ID)}).expect(201, "").JSON(&p)
+		if p.Name != "Rex 🐶" {
+			t.Errorf("name = %q, want %q", p.Name, "Rex 🐶")
+		}
+	})
+	t.Run("a pair in a message is the character it escapes", func(t *testing.T) {
+		var m struct{ Message string }
+		a.do(t, req{Method: "POST", Path: "/v1/messages", Key: a.Customer, Body: `{"message":"hi \ud83d\udc36 and \\ud800"}`}).expect(201, "").JSON(&m)
+		if want := `hi 🐶 and \ud800`; m.Message != want {
+			t.Errorf("message = %q, want %q", m.Message, want)
+		}
+	})
+	t.Run("a surrogate in a query is bytes that are not UTF-8", func(t *testing.T) {
+		res := a.do(t, req{Method: "GET", Path: "/v1/pets?name=%ED%A0%BD", Key: a.Customer}).expect(400, "validation_failed")
+		if want := `{"field":"name","problem":"must be valid UTF-8"}`; !strings.Contains(string(res.Body), want) {
+			t.Errorf("details lack %s: %s", want, res.Body)
+		}
+		// The other text of queries and paths: an id and a cursor.
+		a.do(t, req{Method: "GET", Path: "/v1/messages/msg_%ED%A0%BD", Key: a.Customer}).expect(400, "validation_failed")
+		a.do(t, req{Method: "GET", Path: "/v1/pets?cursor=%ED%A0%BD", Key: a.Customer}).expect(400, "validation_failed")
+		var found []pet
+		a.do(t, req{Method: "GET", Path: "/v1/pets?name=%F0%9F%90%B6", Key: a.Customer}).expect(200, "").JSON(&found)
+		if len(found) != 1 || found[0].Name != "Rex 🐶" {
+			t.Errorf("pets named 🐶: %+v", found)
+		}
+	})
+}
+
 // Every string of every request body has a kind the text policy knows, read from the
 // document; the document has text of every kind the policy speaks of.
 func TestEveryRequestStringHasAKind(t *testing.T) {
@@ -105,6 +201,11 @@ func TestEveryTextFieldFollowsThePolicyOfItsKind(t *testing.T) {
 		{"a right-to-left mark", "\u200f", []string{kindAddress, kindEmail}},
 		{"a line separator", "\u2028", spoofing},
 		{"a paragraph separator", "\u2029", spoofing},
+		{"a zero-width space", "\u200b", []string{kindName, kindAddress, kindEmail}},
+		{"a word joiner", "\u2060", []string{kindName, kindAddress, kindEmail}},
+		{"a soft hyphen", "\u00ad", []string{kindName, kindAddress, kindEmail}},
+		{"a Hangul filler", "\u3164", []string{kindName, kindAddress, kindEmail}},
+		{"a tag character", "\U000e0041", []string{kindName, kindAddress, kindEmail}},
 		{"NUL", "\x00", append(spoofing, kindPassword)},
 	}
 	fields := a.requestStrings(t)
@@ -136,7 +237,7 @@ func TestEveryTextFieldFollowsThePolicyOfItsKind(t *testing.T) {
 		var kept string
 		switch f.Kind {
 		case kindFreeText:
-			kept = "line one\r\nline two\n\tindented; \u05e9\u05dc\u05d5\u05dd\u200f (shalom)"
+			kept = "line one\r\nline two\n\tindented; \u05e9\u05dc\u05d5\u05dd\u200f (shalom) 👩‍👩‍👧 ❤️ می‌خواهم"
 		case kindPassword:
 			kept = sample(f.Kind, "\t\u202e\x1b[31m") // never shown, so nothing to spoof
 		default:

@@ -2069,8 +2069,8 @@ func (*MessageHeaders) sendMessageRes() {}
 type NewAccount struct {
 	// Your email address; unique without regard to case. It is kept in Unicode normalization form NFKC, so
 	// a look-alike spelling (a KELVIN SIGN `K` for a `K`, full-width letters) is the address it looks
-	// like, not another one. No control characters and no bidirectional controls or marks (see Text
-	// fields).
+	// like, not another one. No control characters, no bidirectional controls or marks and no invisible
+	// characters such as U+200B ZERO WIDTH SPACE (an address, see Text fields).
 	Email string `json:"email"`
 	// 12–128 characters, any but NUL; stored only as an argon2id hash.
 	Password string `json:"password"`
@@ -2106,9 +2106,10 @@ type NewApiKey struct {
 	// scope the role does not allow is refused (`400`, naming it): a customer cannot make a key with
 	// `webhooks:manage`.
 	Scopes []Scope `json:"scopes"`
-	// When the key stops working (RFC 3339; any future instant). Left out: never, unless the operator set
-	// a longest lifetime (`--key-max-lifetime`), which is then the key's, and which no `expiresAt` may
-	// pass; nor may it pass the expiry of the key that makes it.
+	// When the key stops working (RFC 3339; any future instant up to `9999-12-31T23:59:59Z` once in UTC,
+	// see Dates). Left out: never, unless the operator set a longest lifetime (`--key-max-lifetime`),
+	// which is then the key's, and which no `expiresAt` may pass; nor may it pass the expiry of the key
+	// that makes it.
 	ExpiresAt OptDateTime `json:"expiresAt"`
 }
 
@@ -2331,7 +2332,8 @@ type NewWebhook struct {
 	// addresses are accepted too, over `http://` as well; link-local and other special-purpose addresses,
 	// and the deployment's own API and operator ports, never are. A host name is checked at every
 	// delivery, on the addresses it resolves to then. No control characters (tabs and line breaks
-	// included) and no bidirectional controls or marks (an address, see Text fields).
+	// included), no bidirectional controls or marks and no invisible characters (an address, see Text
+	// fields).
 	URL string `json:"url"`
 	// The event types to receive (1–9, each once), or `["*"]` for every type. `*` stands alone: beside a
 	// type it is refused (`400`), so that the subscription reads back exactly as it was sent.

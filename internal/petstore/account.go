@@ -133,6 +133,11 @@ func (g KeyGrant) Decide(maker Principal, allowed []string, now time.Time, maxLi
 	if !maker.ExpiresAt.IsZero() && (limit.IsZero() || maker.ExpiresAt.Before(limit)) {
 		limit = maker.ExpiresAt.UTC()
 	}
+	if g.ExpiresAt != nil {
+		if err := CheckInstant("expiresAt", *g.ExpiresAt); err != nil {
+			return KeyGrant{}, err
+		}
+	}
 	switch {
 	case g.ExpiresAt != nil && !g.ExpiresAt.After(now):
 		return KeyGrant{}, Invalid("expiresAt", "must be in the future, to the second (a fraction is dropped)")

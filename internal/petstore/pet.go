@@ -42,6 +42,12 @@ func (f *PetFields) Validate() error {
 		return err
 	}
 	f.Name = name
+	return f.validateKeepingName()
+}
+
+// validateKeepingName checks every field but the name, which a change keeps as it is
+// (see Pet.Revise).
+func (f *PetFields) validateKeepingName() error {
 	if f.CategoryID < 1 {
 		return Invalid("categoryId", "must be a category id")
 	}

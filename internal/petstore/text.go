@@ -1,6 +1,7 @@
 package petstore
 
 import (
+	"fmt"
 	"net/mail"
 	"strings"
 	"unicode"
@@ -27,18 +28,25 @@ const (
 //
 //   - Names (CleanName), shown in lists and consoles: no control characters, no
 //     bidirectional embeddings, overrides or isolates (which make a name display as
-//     something else), and something visible.
+//     something else), something visible, and no invisible character (isInvisible:
+//     "Rex" and "Rex" with a zero-width space are two categories that look like one)
+//     but those that are part of what a name shows (showsInName: a joiner after a
+//     virama, and the joiners and selectors of emoji).
 //   - Addresses (CheckAddress: URLs, a sign-up's email), copied and compared rather
 //     than read: no control characters at all (a newline or an ESC in a URL is an
 //     attack on whatever logs or shows it), no bidirectional controls and no
 //     bidirectional marks either (U+200E, U+200F, U+061C: invisible, and in an
-//     address they only change how it looks).
+//     address they only change how it looks), and no invisible character at all: an
+//     address with one is a mistake or a look-alike of another (the admin's email
+//     and a zero-width space would be a new account that shows as the admin).
 //   - Free text (CheckFreeText: descriptions, messages), read as prose: line breaks
 //     (LF, or CR LF as a browser's text area sends it) and tabs are kept as sent; no
 //     other control character (ESC, a lone CR, C1, DEL), which would forge log lines
 //     or drive a terminal, and no bidirectional embeddings, overrides or isolates.
 //     Marks are allowed: text that mixes Arabic or Hebrew with Latin needs them, and
-//     they cannot reorder a whole stretch of text as an override does.
+//     they cannot reorder a whole stretch of text as an override does. So are the
+//     other invisible characters: prose needs joiners (emoji, Persian, Indic
+//     scripts) and nothing is looked up or told apart by its descriptions.
 //   - Passwords (CheckPassword): only the rule every string follows. They are never
 //     shown or kept (only their hash is), and refusing characters a password manager
 //     may make would only weaken them.
@@ -70,6 +78,10 @@ func CheckAddress(field, s string) error {
 	}
 	if strings.IndexFunc(s, isLineSeparator) >= 0 {
 		return Invalid(field, "must not contain line or paragraph separators")
+	}
+	if i := strings.IndexFunc(s, isInvisible); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return Invalid(field, invisibleProblem(r))
 	}
 	return nil
 }
@@ -130,6 +142,11 @@ func CleanName(field, s string) (string, error) {
 	if !strings.ContainsFunc(s, isVisible) {
 		return "", Invalid(field, "must contain a visible character")
 	}
+	for i, r := range s {
+		if isInvisible(r) && !showsInName(s, i, r) {
+			return "", Invalid(field, invisibleProblem(r))
+		}
+	}
 	return s, nil
 }
 
@@ -150,15 +167,89 @@ func isBidiMark(r rune) bool {
 	return r == 0x200E || r == 0x200F || r == 0x061C
 }
 
-// isVisible reports whether r shows as something: not white space, not a format
-// character (zero-width space and joiners, marks), not a combining mark on its own,
-// not one of the blank fillers.
+// isVisible reports whether r shows as something: not white space, not invisible
+// (isInvisible), not a combining mark on its own.
 func isVisible(r rune) bool {
-	switch r {
-	case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800: // Hangul fillers, Braille blank
+	return !unicode.IsSpace(r) && !isInvisible(r) && !unicode.In(r, unicode.Mn, unicode.Me)
+}
+
+// isInvisible reports the code points that show as nothing, or only change how their
+// neighbours show: Unicode's Default_Ignorable_Code_Point (zero-width space and
+// joiners, the word joiner and invisible operators, the byte order mark, the soft
+// hyphen, the combining grapheme joiner, Hangul fillers, Khmer inherent vowels,
+// Mongolian and other variation selectors, tag characters, musical formatting
+// characters, and code points reserved as such), every other format character (Cf),
+// and the Braille pattern blank, which shows as a space without being one.
+//
+// DerivedCoreProperties.txt derives Default_Ignorable_Code_Point from three tables
+// the standard library has (Other_Default_Ignorable_Code_Point, Cf,
+// Variation_Selector), less white space and a few format characters; neither it nor
+// golang.org/x/text exports the derived property. The union of the three, taken
+// here, is that property and those few format characters more: number signs that
+// stand before digits (U+0600 ARABIC NUMBER SIGN…), interlinear annotation marks and
+// Egyptian hieroglyph format controls, of no use in a name or an address. (White
+// space is in none of the three.) The tables follow unicode.Version.
+func isInvisible(r rune) bool {
+	if r < 0xAD { // U+00AD SOFT HYPHEN is the first
 		return false
 	}
-	return !unicode.IsSpace(r) && !unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me)
+	return r == brailleBlank || unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
+}
+
+// Invisible characters that a name may hold where they are part of what it shows.
+const (
+	zwnj            = 0x200C // ZERO WIDTH NON-JOINER
+	zwj             = 0x200D // ZERO WIDTH JOINER
+	textStyle       = 0xFE0E // VARIATION SELECTOR-15: the symbol before it as text
+	emojiStyle      = 0xFE0F // VARIATION SELECTOR-16: the symbol before it as an emoji
+	combiningKeycap = 0x20E3 // COMBINING ENCLOSING KEYCAP, after a digit, # or *
+	brailleBlank    = 0x2800
+	virama          = 9 // the canonical combining class of viramas
+)
+
+// showsInName reports whether the invisible r at s[i] changes how the name shows,
+// so that a name cannot do without it:
+//   - a joiner or non-joiner right after a virama chooses how Indic letters join
+//     (ශ්‍රී, Sri): the first rule of each of RFC 5892's CONTEXTJ rules, as IDNA
+//     and PRECIS allow them;
+//   - a zero-width joiner between emoji makes one of them (👩‍👩‍👧), and a
+//     variation selector 15 or 16 after a symbol shows it as text or as an emoji
+//     (❤️, what phones send), or makes a keycap (1️⃣).
+//
+// Emoji are taken to be symbols (So) here: the standard library has no
+// Extended_Pictographic. Tag characters, which make subdivision flags, are not kept:
+// they spell any text invisibly.
+func showsInName(s string, i int, r rune) bool {
+	prev, size := utf8.DecodeLastRuneInString(s[:i])
+	next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+	switch r {
+	case zwnj, zwj:
+		if size > 0 && norm.NFC.PropertiesString(s[i-size:i]).CCC() == virama {
+			return true
+		}
+		return r == zwj && (isEmoji(prev) || prev == emojiStyle || isEmojiModifier(prev)) && isEmoji(next)
+	case textStyle, emojiStyle:
+		return isEmoji(prev) || strings.ContainsRune(styledNotSymbols, prev) ||
+			next == combiningKeycap && strings.ContainsRune("0123456789#*", prev)
+	}
+	return false
+}
+
+// styledNotSymbols are the characters outside ASCII that take a variation selector 15
+// or 16 (emoji-variation-sequences.txt, Unicode 15.0) and are not other symbols (So):
+// ‼ ⁉ ℹ ↔ ◻ ◼ ◽ ◾ ⤴ ⤵ 〰 〽.
+const styledNotSymbols = "\u203C\u2049\u2139\u2194\u25FB\u25FC\u25FD\u25FE\u2934\u2935\u3030\u303D"
+
+// isEmoji reports a symbol an emoji sequence may hold: an other symbol (So), as
+// nearly every emoji is.
+func isEmoji(r rune) bool { return r != utf8.RuneError && unicode.Is(unicode.So, r) }
+
+// isEmojiModifier reports the skin tones that follow an emoji (U+1F3FB–U+1F3FF).
+func isEmojiModifier(r rune) bool { return r >= 0x1F3FB && r <= 0x1F3FF }
+
+// invisibleProblem says that a field holds the invisible r.
+func invisibleProblem(r rune) string {
+	return fmt.Sprintf("must not contain invisible characters (zero-width, format and other default-ignorable characters, fillers); it holds U+%04X", r)
 }
 
 // CleanEmail checks that s is a plain email address (no display name) of at most 254
@@ -178,6 +269,24 @@ func CleanEmail(s string) (string, error) {
 		return "", Invalid("email", "must be an email address such as ada@example.com")
 	}
 	return s, nil
+}
+
+// CleanNewEmail is CleanEmail for the address of a new account, which must also
+// follow the text policy of addresses (CheckAddress) as it was sent, so that a
+// refusal names the character sent, and as it is kept. An address already kept is
+// not held to it: its account still signs in with it (CleanEmail alone).
+func CleanNewEmail(s string) (string, error) {
+	email, err := CleanEmail(s)
+	if err != nil {
+		return "", err
+	}
+	if err := CheckAddress("email", strings.TrimSpace(s)); err != nil {
+		return "", err
+	}
+	if err := CheckAddress("email", email); err != nil {
+		return "", err
+	}
+	return email, nil
 }
 
 // EmailKey is what makes an email unique: its NFKC form in lower case. Two addresses

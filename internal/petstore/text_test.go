@@ -2,8 +2,11 @@ package petstore
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -71,6 +74,16 @@ func TestTheTextPolicyOfNames(t *testing.T) {
 		{"white space around it is trimmed", "  Rex  ", "Rex", ""},
 		{"letters of any script are fine", "Ærø 犬 كلب", "Ærø 犬 كلب", ""},
 		{"an emoji with joiners is fine", "👩‍👩‍👧", "👩‍👩‍👧", ""},
+		{"an emoji with a skin tone and a joiner is fine", "Rex 👨🏽‍💻", "Rex 👨🏽‍💻", ""},
+		{"an emoji as phones send it, with its selector, is fine", "Sunny ☀️ ❤️‍🔥", "Sunny ☀️ ❤️‍🔥", ""},
+		{"a keycap is fine", "Rex 1️⃣", "Rex 1️⃣", ""},
+		{"emoji that are no symbols take their selector too", "Rex \u203c\ufe0f \u2194\ufe0f \u3030\ufe0f", "Rex \u203c\ufe0f \u2194\ufe0f \u3030\ufe0f", ""},
+		{"a joiner after a virama is fine", "ශ්‍රී", "ශ්‍රී", ""},
+		{"a non-joiner after a virama is fine", "क्‌ष", "क्‌ष", ""},
+		{"a joiner between letters is refused", "Re‍x", "", "must not contain invisible characters (zero-width, format and other default-ignorable characters, fillers); it holds U+200D"},
+		{"a joiner after an emoji and before a letter is refused", "🐕‍Rex", "", "must not contain invisible characters (zero-width, format and other default-ignorable characters, fillers); it holds U+200D"},
+		{"a selector after a letter is refused", "Rex️", "", "must not contain invisible characters (zero-width, format and other default-ignorable characters, fillers); it holds U+FE0F"},
+		{"a flag's tag characters are refused", "🏴󠁧󠁢󠁷󠁬󠁳󠁿", "", "must not contain invisible characters (zero-width, format and other default-ignorable characters, fillers); it holds U+E0067"},
 		{"invalid UTF-8 is refused", "R\xffx", "", "must be valid UTF-8"},
 		{"NUL is refused", "R\x00x", "", "must not contain NUL characters"},
 		{"other control characters are refused", "R\x07x", "", "must not contain control characters"},
@@ -95,6 +108,77 @@ func TestTheTextPolicyOfNames(t *testing.T) {
 				t.Fatalf("CleanName(%q) = %q, %v; want %q on name", tt.in, got, err, tt.problem)
 			}
 		})
+	}
+}
+
+// The invisible characters the security test of issue 30 found accepted, and the
+// other code points of Default_Ignorable_Code_Point: each refused in a sign-up's email,
+// a webhook's URL and a name (anywhere in it), with a problem that names it.
+func TestInvisibleCharactersAreRefusedInAddressesAndNames(t *testing.T) {
+	found := []rune{0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF, 0x180E,
+		0x00AD, 0x034F, 0x115F, 0x3164, 0xE0001, 0x17B4, 0x1D173}
+	for r := rune(0xE0020); r <= 0xE007F; r++ { // tag characters
+		found = append(found, r)
+	}
+	// Fillers and blanks beside them.
+	found = append(found, 0x1160, 0xFFA0, 0x17B5, 0x180B, 0x180F, 0xFE00, 0xFE0F, 0x2800, 0x1BCA0, 0xE0100, 0xE01EF)
+	for _, r := range found {
+		c := string(r)
+		problem := fmt.Sprintf("must not contain invisible characters (zero-width, format and other default-ignorable characters, fillers); it holds U+%04X", r)
+		t.Run(fmt.Sprintf("U+%04X", r), func(t *testing.T) {
+			for _, email := range []string{"admin@petstore.local" + c, "ad" + c + "min@petstore.local", "admin@pet" + c + "store.local"} {
+				_, err := CleanNewEmail(email)
+				wantProblem(t, err, "email", problem)
+			}
+			for _, url := range []string{"https://hooks.example.com/a" + c + "b", "https://hoo" + c + "ks.example.com/"} {
+				wantProblem(t, CheckAddress("url", url), "url", problem)
+			}
+			for _, name := range []string{"Rex" + c + "Max", "Rex" + c, c + "Rex"} {
+				_, err := CleanName("name", name)
+				wantProblem(t, err, "name", problem)
+			}
+		})
+	}
+	t.Run("the admin's address is still the admin's", func(t *testing.T) {
+		if got, err := CleanNewEmail(" admin@petstore.local "); err != nil || got != "admin@petstore.local" {
+			t.Errorf("CleanNewEmail = %q, %v", got, err)
+		}
+	})
+	t.Run("an account kept with one still signs in", func(t *testing.T) {
+		if got, err := CleanEmail("admin@petstore.local\u200b"); err != nil || got != "admin@petstore.local\u200b" {
+			t.Errorf("CleanEmail = %q, %v", got, err)
+		}
+	})
+}
+
+// isInvisible holds every code point of Default_Ignorable_Code_Point as
+// DerivedCoreProperties.txt (Unicode 15.0) lists it; no white space, and no letter,
+// digit or punctuation but the Hangul fillers (letters that Unicode makes
+// default-ignorable).
+func TestIsInvisibleHoldsTheDefaultIgnorableCodePoints(t *testing.T) {
+	ignorable := [][2]rune{ // DerivedCoreProperties.txt, Default_Ignorable_Code_Point
+		{0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x061C, 0x061C}, {0x115F, 0x1160}, {0x17B4, 0x17B5},
+		{0x180B, 0x180F}, {0x200B, 0x200F}, {0x202A, 0x202E}, {0x2060, 0x206F}, {0x3164, 0x3164},
+		{0xFE00, 0xFE0F}, {0xFEFF, 0xFEFF}, {0xFFA0, 0xFFA0}, {0xFFF0, 0xFFF8}, {0x1BCA0, 0x1BCA3},
+		{0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF},
+	}
+	for _, rg := range ignorable {
+		for r := rg[0]; r <= rg[1]; r++ {
+			if !isInvisible(r) {
+				t.Errorf("U+%04X is default-ignorable, and not invisible here", r)
+			}
+		}
+	}
+	fillers := []rune{0x115F, 0x1160, 0x3164, 0xFFA0}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if isInvisible(r) && !slices.Contains(fillers, r) && (unicode.IsSpace(r) || unicode.In(r, unicode.L, unicode.N, unicode.P)) {
+			t.Errorf("U+%04X is invisible here, and a letter, digit, punctuation or space", r)
+		}
+	}
+	for _, r := range "aA0 é犬ك🐕\u00a0\u3000" {
+		if isInvisible(r) {
+			t.Errorf("%q is invisible here", r)
+		}
 	}
 }
 

@@ -995,7 +995,8 @@ export interface components {
              * @description Your email address; unique without regard to case. It is kept in Unicode
              *     normalization form NFKC, so a look-alike spelling (a KELVIN SIGN `K` for a
              *     `K`, full-width letters) is the address it looks like, not another one. No
-             *     control characters and no bidirectional controls or marks (see Text fields).
+             *     control characters, no bidirectional controls or marks and no invisible
+             *     characters such as U+200B ZERO WIDTH SPACE (an address, see Text fields).
              * @example ada@example.com
              */
             email: string;
@@ -1049,7 +1050,8 @@ export interface components {
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: date-time
-             * @description When the key stops working (RFC 3339; any future instant). Left out: never,
+             * @description When the key stops working (RFC 3339; any future instant up to
+             *     `9999-12-31T23:59:59Z` once in UTC, see Dates). Left out: never,
              *     unless the operator set a longest lifetime (`--key-max-lifetime`), which is
              *     then the key's, and which no `expiresAt` may pass; nor may it pass the expiry
              *     of the key that makes it.
@@ -1206,8 +1208,8 @@ export interface components {
              *     over `http://` as well; link-local and other special-purpose addresses, and
              *     the deployment's own API and operator ports, never are. A host name is checked at
              *     every delivery, on the addresses it resolves to then. No control characters
-             *     (tabs and line breaks included) and no bidirectional controls or marks (an
-             *     address, see Text fields).
+             *     (tabs and line breaks included), no bidirectional controls or marks and no
+             *     invisible characters (an address, see Text fields).
              * @example https://shop.example.com/petstore-events
              */
             url: string;
@@ -2220,7 +2222,8 @@ export interface operations {
                  * @description Only pets whose name contains this text, without regard to case (`éc`, `ÉC`
                  *     and `clair` find `Éclair`). Every character stands for itself: `%`, `_` and
                  *     `\` are not wildcards. The text is trimmed as a name is, and must then be
-                 *     1–100 characters with no control characters. Case is folded one character
+                 *     1–100 characters under the rules of names (see Text fields: no control,
+                 *     bidirectional or invisible characters). Case is folded one character
                  *     at a time (Unicode's simple lower-case mappings, no normalisation), so
                  *     `straße` does not find `STRASSE`, and an accented letter is not the plain one.
                  *     An index serves every length, one character included: a search costs about the

@@ -610,7 +610,8 @@ type NewAccount struct {
 	// Email Your email address; unique without regard to case. It is kept in Unicode
 	// normalization form NFKC, so a look-alike spelling (a KELVIN SIGN `K` for a
 	// `K`, full-width letters) is the address it looks like, not another one. No
-	// control characters and no bidirectional controls or marks (see Text fields).
+	// control characters, no bidirectional controls or marks and no invisible
+	// characters such as U+200B ZERO WIDTH SPACE (an address, see Text fields).
 	//
 	//
 	// Example: ada@example.com
@@ -624,7 +625,8 @@ type NewAccount struct {
 
 // NewAPIKey A key to make.
 type NewAPIKey struct {
-	// ExpiresAt When the key stops working (RFC 3339; any future instant). Left out: never,
+	// ExpiresAt When the key stops working (RFC 3339; any future instant up to
+	// `9999-12-31T23:59:59Z` once in UTC, see Dates). Left out: never,
 	// unless the operator set a longest lifetime (`--key-max-lifetime`), which is
 	// then the key's, and which no `expiresAt` may pass; nor may it pass the expiry
 	// of the key that makes it.
@@ -734,8 +736,8 @@ type NewWebhook struct {
 	// over `http://` as well; link-local and other special-purpose addresses, and
 	// the deployment's own API and operator ports, never are. A host name is checked at
 	// every delivery, on the addresses it resolves to then. No control characters
-	// (tabs and line breaks included) and no bidirectional controls or marks (an
-	// address, see Text fields).
+	// (tabs and line breaks included), no bidirectional controls or marks and no
+	// invisible characters (an address, see Text fields).
 	//
 	//
 	// Example: https://shop.example.com/petstore-events
@@ -1160,7 +1162,8 @@ type ListPetsParams struct {
 	// Name Only pets whose name contains this text, without regard to case (`éc`, `ÉC`
 	// and `clair` find `Éclair`). Every character stands for itself: `%`, `_` and
 	// `\` are not wildcards. The text is trimmed as a name is, and must then be
-	// 1–100 characters with no control characters. Case is folded one character
+	// 1–100 characters under the rules of names (see Text fields: no control,
+	// bidirectional or invisible characters). Case is folded one character
 	// at a time (Unicode's simple lower-case mappings, no normalisation), so
 	// `straße` does not find `STRASSE`, and an accented letter is not the plain one.
 	// An index serves every length, one character included: a search costs about the
