@@ -381,6 +381,14 @@ type Delivery struct {
 	// sent to). An open list: a minor version may add types, so
 	// ignore an event whose type you do not know.
 	//
+	// Reading a type's events needs the scope that reads its data directly
+	// (`x-read-scopes`): `orders:read` for `order.*` (an admin's reads every account's
+	// orders), `pets:read` for `pet.*` and `inventory.updated`, `accounts:read` for
+	// `api_key.*` (they show another account's key and email, and accounts are that
+	// scope's), `webhooks:manage` for `webhook.test`. A key with every scope of its
+	// role reads every type; a key limited to some scopes sees in the feed, subscribes
+	// endpoints to, and sends deliveries again of, only the types it may read.
+	//
 	//
 	// Example: order.placed
 	EventType EventType `json:"eventType"`
@@ -512,6 +520,14 @@ type Event struct {
 	// sent to). An open list: a minor version may add types, so
 	// ignore an event whose type you do not know.
 	//
+	// Reading a type's events needs the scope that reads its data directly
+	// (`x-read-scopes`): `orders:read` for `order.*` (an admin's reads every account's
+	// orders), `pets:read` for `pet.*` and `inventory.updated`, `accounts:read` for
+	// `api_key.*` (they show another account's key and email, and accounts are that
+	// scope's), `webhooks:manage` for `webhook.test`. A key with every scope of its
+	// role reads every type; a key limited to some scopes sees in the feed, subscribes
+	// endpoints to, and sends deliveries again of, only the types it may read.
+	//
 	//
 	// Example: order.placed
 	Type EventType `json:"type"`
@@ -540,6 +556,14 @@ type EventSubscription string
 // `api_key.revoked` (the `ApiKeyChange`); `webhook.test` (the `Webhook` a test was
 // sent to). An open list: a minor version may add types, so
 // ignore an event whose type you do not know.
+//
+// Reading a type's events needs the scope that reads its data directly
+// (`x-read-scopes`): `orders:read` for `order.*` (an admin's reads every account's
+// orders), `pets:read` for `pet.*` and `inventory.updated`, `accounts:read` for
+// `api_key.*` (they show another account's key and email, and accounts are that
+// scope's), `webhooks:manage` for `webhook.test`. A key with every scope of its
+// role reads every type; a key limited to some scopes sees in the feed, subscribes
+// endpoints to, and sends deliveries again of, only the types it may read.
 //
 // Example: order.placed
 type EventType = string
