@@ -228,6 +228,25 @@ func TestOWASP_Scopes_NoKeyReadsAnEventTypeSideways(t *testing.T) {
 		})
 	}
 
+	// A key limited to scopes that read every type reads them all, and subscribes to
+	// them by name; "*" would take the types added later, whose scopes it will never
+	// hold.
+	everyRead := a.scopedKey(t, second, append(uniqueValues(scopes), "events:read"), time.Time{})
+	if got, want := len(a.feedAs(t, everyRead, "")), len(a.feedAs(t, a.Admin, "")); got != want {
+		t.Errorf("a key with every read scope sees %d events, an admin key %d", got, want)
+	}
+	res := a.do(t, req{Method: "POST", Path: "/v1/webhooks", Key: everyRead, Body: `{"url":"https://hooks.example.com/x","events":["*"]}`})
+	if res.Status != 403 || res.Code() != petstore.EInsufficientScope || !strings.Contains(string(res.Body), "added later") {
+		t.Errorf("a limited key's *: %d %s, want 403 insufficient_scope", res.Status, res.Body)
+	}
+	if got := res.Header.Get("WWW-Authenticate"); got != `Bearer error="insufficient_scope"` {
+		t.Errorf("a limited key's *: WWW-Authenticate %q", got)
+	}
+	var byName webhook
+	a.do(t, req{Method: "POST", Path: "/v1/webhooks", Key: everyRead,
+		Body: map[string]any{"url": "https://hooks.example.com/x", "events": types}}).expect(201, "").JSON(&byName)
+	a.do(t, req{Method: "DELETE", Path: path("/v1/webhooks/%d", byName.ID), Key: everyRead}).expect(204, "")
+
 	// A key with every scope of its role reads every type, as it always did.
 	seen := map[string]bool{}
 	for _, e := range a.feedAs(t, a.Admin, "") {

@@ -120,20 +120,21 @@ func (p Principal) MissingEventScope(m EventMask) (EventType, string) {
 // FeedFilter is the filter of p's feed: only the type asked for (typ; "" for all),
 // and only the types p may read. Asking for a type p may not read is
 // EInsufficientScope (LacksEventScope): the list of types is public, so naming the
-// scope tells nothing, where an empty feed would look like a quiet shop forever.
+// scope tells nothing, where an empty feed would look like a quiet shop forever. A
+// limited key's feed names its types even when they are all this version knows: a
+// later version's types, written during an upgrade, are not its.
 func (p Principal) FeedFilter(typ EventType) (EventFilter, error) {
 	if typ != "" {
-		if _, scope := p.MissingEventScope(typ.Bit()); scope != "" {
-			return EventFilter{}, LacksEventScope(scope, typ)
+		if !p.MayReadEvents(typ) {
+			return EventFilter{}, LacksEventScope(typ.Scope(), typ)
 		}
 		return EventFilter{Type: typ}, nil
 	}
 	m := p.ReadableEvents()
-	types := m.Types()
-	if m == MaskAll || len(types) == len(EventTypes) {
+	if m == MaskAll {
 		return EventFilter{}, nil
 	}
-	return EventFilter{Types: append([]EventType{}, types...)}, nil // not nil: a key may read none
+	return EventFilter{Types: append([]EventType{}, m.Types()...)}, nil // not nil: a key may read none
 }
 
 // EventMask is a set of event types, one bit per entry of EventTypes. Stores keep

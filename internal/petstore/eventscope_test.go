@@ -117,8 +117,8 @@ func TestWhichEventsAKeyMayRead(t *testing.T) {
 		{"a key with pets:read reads the pet and stock events", catalogue,
 			PetSoldOut.Bit() | PetRestocked.Bit() | PetStatusChanged.Bit() | InventoryUpdated.Bit(),
 			EventFilter{Types: []EventType{PetSoldOut, PetRestocked, PetStatusChanged, InventoryUpdated}}, "orders:read"},
-		{"a limited key with every read scope reads today's types, unfiltered", everyRead, 1<<len(EventTypes) - 1,
-			EventFilter{}, ""},
+		{"a limited key with every read scope reads today's types, by name", everyRead, 1<<len(EventTypes) - 1,
+			EventFilter{Types: EventTypes}, ""},
 		{"a key with events:read alone reads nothing", feedOnly, 0, EventFilter{Types: []EventType{}}, "orders:read"},
 	}
 	for _, tt := range tests {
@@ -165,6 +165,7 @@ func isLacking(err error, scope string) bool {
 // changes (read only then).
 func TestCheckStream(t *testing.T) {
 	orders := Principal{Role: Admin, Scopes: []string{"orders:read", "webhooks:manage"}}
+	everyRead := Principal{Role: Admin, Scopes: []string{"accounts:read", "orders:read", "pets:read", "webhooks:manage"}}
 	ordersOnly := OrderPlaced.Bit() | OrderCancelled.Bit()
 	hook := Webhook{ID: 1, URL: "https://a.example.com/h", Events: ordersOnly, Enabled: true}
 	with := func(f func(*Webhook)) Webhook { w := hook; f(&w); return w }
@@ -178,13 +179,17 @@ func TestCheckStream(t *testing.T) {
 		before   Webhook
 		after    Webhook
 		pending  []EventType
-		lacking  string // the scope refused; "" when allowed
+		lacking  string // the scope refused; "" when allowed, "*" for a limited key's *
 		readsPen bool
 	}{
 		{"a new endpoint of types the key reads", orders, Webhook{}, with(func(w *Webhook) { w.ID = 0 }), nil, "", false},
 		{"a new endpoint of a type the key does not read", orders, Webhook{},
 			with(func(w *Webhook) { w.ID, w.Events = 0, ordersOnly|APIKeyCreated.Bit() }), nil, "accounts:read", false},
 		{"a new endpoint of every type", orders, Webhook{}, with(func(w *Webhook) { w.ID, w.Events = 0, MaskAll }), nil, "pets:read", false},
+		{"a new endpoint of every type by name, with every read scope", everyRead, Webhook{},
+			with(func(w *Webhook) { w.ID, w.Events = 0, 1<<len(EventTypes)-1 }), nil, "", false},
+		{"a new endpoint of *, later types included, with every read scope", everyRead, Webhook{},
+			with(func(w *Webhook) { w.ID, w.Events = 0, MaskAll }), nil, "*", false},
 		{"a new subscription the key reads", orders, hook, with(func(w *Webhook) { w.Events = OrderPlaced.Bit() }), nil, "", false},
 		{"a new subscription to a type the key does not read", orders, hook,
 			with(func(w *Webhook) { w.Events = PetSoldOut.Bit() }), nil, "pets:read", false},
@@ -210,6 +215,10 @@ func TestCheckStream(t *testing.T) {
 			switch {
 			case tt.lacking == "" && err != nil:
 				t.Errorf("refused: %v", err)
+			case tt.lacking == "*":
+				if ErrorCode(err) != EInsufficientScope || !strings.Contains(err.Error(), `"*"`) {
+					t.Errorf("CheckStream = %v, want the refusal of * to a limited key", err)
+				}
 			case tt.lacking != "" && !isLacking(err, tt.lacking):
 				t.Errorf("CheckStream = %v, want insufficient_scope naming %s", err, tt.lacking)
 			}

@@ -108,6 +108,13 @@ func LacksEventScope(scope string, t EventType) *Error {
 	return e
 }
 
+// AllEventsNeedEveryScope refuses "*" to a key limited to some scopes: it takes the
+// event types added later, whose scopes such a key is never given.
+func AllEventsNeedEveryScope() *Error {
+	return Errorf(EInsufficientScope, `This API key is limited to some scopes, and "*" also takes the event types `+
+		`added later, whose scopes it does not hold: subscribe to the types by name, or use a key with every scope of its role.`)
+}
+
 // PendingUnreadable refuses a key a new URL for an endpoint that has deliveries of
 // type t pending, which the new URL would be sent, when the key lacks scope.
 func PendingUnreadable(scope string, t EventType) *Error {

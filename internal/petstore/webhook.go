@@ -66,8 +66,10 @@ type PendingTypes func() ([]EventType, error)
 // CheckStream decides whether p may save endpoint w, made from before (the zero
 // Webhook when w is new): a key may point an endpoint's deliveries only at data it
 // may read itself. A new endpoint, a new subscription or a new URL needs the scope of
-// every type w subscribes to ("*": every type, AllEvents); a new URL also needs those
-// of the deliveries the endpoint still has to send (pending), which would go to it.
+// every type w subscribes to; "*" (AllEvents) also takes the types added later, whose
+// scopes a limited key does not hold (it is given none later), so it needs a key with
+// every scope of its role. A new URL also needs the scopes of the deliveries the
+// endpoint still has to send (pending), which would go to it.
 // An endpoint left disabled has none pending (disabling fails them, and a retry waits
 // for it to be enabled), but for tests, whose data is the endpoint itself. A new
 // description, secret or enabled sends nothing to a new place and needs none. A key
@@ -78,6 +80,9 @@ func (p Principal) CheckStream(before, w Webhook, pending PendingTypes) error {
 	}
 	if t, scope := p.MissingEventScope(w.Events); scope != "" {
 		return LacksEventScope(scope, t)
+	}
+	if w.Events == MaskAll {
+		return AllEventsNeedEveryScope()
 	}
 	if before.ID == 0 || w.URL == before.URL || !w.Enabled {
 		return nil
