@@ -1149,7 +1149,7 @@ type ListCategoriesParams struct {
 
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
-	// Type Only events of this type.
+	// Type Only events of this type (one the key may read, see `EventType`).
 	Type *FeedEventType `form:"type,omitempty" json:"type,omitempty"`
 
 	// Limit Page size.
@@ -1674,13 +1674,22 @@ type ClientInterface interface {
 	// sees an event twice. Events are kept for 30 days (the operator's
 	// `--event-retention`), then removed with their deliveries.
 	//
+	// A key sees only the types it may read (`EventType`: `order.*` need `orders:read`,
+	// `pet.*` and `inventory.updated` `pets:read`, `api_key.*` `accounts:read`); the
+	// others are left out of every page, as if they had not happened, and its links
+	// move on past them. A key with every scope of its role sees every type. `type`
+	// naming a type the key may not read answers `403 insufficient_scope` with the
+	// scope it lacks.
+	//
 	// Corresponds with GET /events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetEvent Find an event by id
 	//
 	// Admin only. One event of the feed, as endpoints are sent it. An id that names no
-	// event of the feed (one past the retention, a `webhook.test` event) answers `404`.
+	// event of the feed (one past the retention, a `webhook.test` event) answers `404`,
+	// and so does an event of a type the key may not read (`EventType`), as it is not in
+	// the key's feed.
 	//
 	// Corresponds with GET /events/{eventId} (the `GetEvent` operationId).
 	GetEvent(ctx context.Context, eventID EventID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2000,6 +2009,13 @@ type ClientInterface interface {
 	// endpoint is sent the events that happen from now on. The service keeps at most
 	// 100 endpoints: one more answers `409 conflict`.
 	//
+	// A key subscribes an endpoint only to types it may read (`EventType`: `order.*`
+	// need `orders:read`, `pet.*` and `inventory.updated` `pets:read`, `api_key.*`
+	// `accounts:read`): otherwise `403 insufficient_scope`, naming a scope it lacks.
+	// `*` also takes the types added later, whose scopes a key limited to some scopes
+	// is never given: such a key names its types, and `*` answers it `403
+	// insufficient_scope`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /webhooks (the `CreateWebhook` operationId).
@@ -2017,6 +2033,13 @@ type ClientInterface interface {
 	// used answers `400 validation_failed` with a detail on `url` that says why. The
 	// endpoint is sent the events that happen from now on. The service keeps at most
 	// 100 endpoints: one more answers `409 conflict`.
+	//
+	// A key subscribes an endpoint only to types it may read (`EventType`: `order.*`
+	// need `orders:read`, `pet.*` and `inventory.updated` `pets:read`, `api_key.*`
+	// `accounts:read`): otherwise `403 insufficient_scope`, naming a scope it lacks.
+	// `*` also takes the types added later, whose scopes a key limited to some scopes
+	// is never given: such a key names its types, and `*` answers it `403
+	// insufficient_scope`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2057,6 +2080,14 @@ type ClientInterface interface {
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
 	//
+	// A new `events` or `url` needs the scope of every type the endpoint then
+	// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+	// `url` also needs the
+	// scopes of the types of its pending deliveries, which go to the new URL (unless
+	// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+	// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+	// `description` and `enabled` alone need no more than `webhooks:manage`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /webhooks/{webhookId} (the `UpdateWebhook` operationId).
@@ -2077,6 +2108,14 @@ type ClientInterface interface {
 	// `"enabled": true` on a disabled endpoint enables it again and clears
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+	//
+	// A new `events` or `url` needs the scope of every type the endpoint then
+	// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+	// `url` also needs the
+	// scopes of the types of its pending deliveries, which go to the new URL (unless
+	// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+	// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+	// `description` and `enabled` alone need no more than `webhooks:manage`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2099,6 +2138,14 @@ type ClientInterface interface {
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
 	//
+	// A new `events` or `url` needs the scope of every type the endpoint then
+	// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+	// `url` also needs the
+	// scopes of the types of its pending deliveries, which go to the new URL (unless
+	// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+	// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+	// `description` and `enabled` alone need no more than `webhooks:manage`.
+	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
 	// Corresponds with PATCH /webhooks/{webhookId} (the `UpdateWebhook` operationId).
@@ -2114,7 +2161,9 @@ type ClientInterface interface {
 	// A delivery that succeeded at its first attempt is kept as that fact alone
 	// (`attempts: 1`, no `lastAttemptAt` or `responseStatus`): nothing is written per
 	// endpoint when an event happens, and no row is kept for a plain success.
-	// Deliveries go with their events when those pass the feed's retention.
+	// Deliveries go with their events when those pass the feed's retention. A delivery
+	// names its event's id and type, never its data: `GET /events/{eventId}` shows that
+	// to keys that may read the type.
 	//
 	// Corresponds with GET /webhooks/{webhookId}/deliveries (the `ListDeliveries` operationId).
 	ListDeliveries(ctx context.Context, webhookID WebhookID, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2126,7 +2175,9 @@ type ClientInterface interface {
 	// from 0); a `succeeded` one is sent again (receivers dedupe by event id). A
 	// delivery still `pending` is left as it is. An id that names no delivery of this
 	// endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
-	// (enable the endpoint first).
+	// (enable the endpoint first). Sending it again sends its event's data: a key
+	// that may not read the event's type (`EventType`) gets `403 insufficient_scope`,
+	// and the delivery is left as it is.
 	//
 	// Corresponds with POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry (the `RetryDelivery` operationId).
 	RetryDelivery(ctx context.Context, webhookID WebhookID, deliveryID DeliveryID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2503,6 +2554,13 @@ func (c *Client) ReplaceCategory(ctx context.Context, categoryID CategoryID, bod
 // sees an event twice. Events are kept for 30 days (the operator's
 // `--event-retention`), then removed with their deliveries.
 //
+// A key sees only the types it may read (`EventType`: `order.*` need `orders:read`,
+// `pet.*` and `inventory.updated` `pets:read`, `api_key.*` `accounts:read`); the
+// others are left out of every page, as if they had not happened, and its links
+// move on past them. A key with every scope of its role sees every type. `type`
+// naming a type the key may not read answers `403 insufficient_scope` with the
+// scope it lacks.
+//
 // Corresponds with GET /events (the `ListEvents` operationId).
 func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListEventsRequest(c.Server, params)
@@ -2519,7 +2577,9 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 // GetEvent Find an event by id
 //
 // Admin only. One event of the feed, as endpoints are sent it. An id that names no
-// event of the feed (one past the retention, a `webhook.test` event) answers `404`.
+// event of the feed (one past the retention, a `webhook.test` event) answers `404`,
+// and so does an event of a type the key may not read (`EventType`), as it is not in
+// the key's feed.
 //
 // Corresponds with GET /events/{eventId} (the `GetEvent` operationId).
 func (c *Client) GetEvent(ctx context.Context, eventID EventID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3098,6 +3158,13 @@ func (c *Client) ListWebhooks(ctx context.Context, params *ListWebhooksParams, r
 // endpoint is sent the events that happen from now on. The service keeps at most
 // 100 endpoints: one more answers `409 conflict`.
 //
+// A key subscribes an endpoint only to types it may read (`EventType`: `order.*`
+// need `orders:read`, `pet.*` and `inventory.updated` `pets:read`, `api_key.*`
+// `accounts:read`): otherwise `403 insufficient_scope`, naming a scope it lacks.
+// `*` also takes the types added later, whose scopes a key limited to some scopes
+// is never given: such a key names its types, and `*` answers it `403
+// insufficient_scope`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /webhooks (the `CreateWebhook` operationId).
@@ -3125,6 +3192,13 @@ func (c *Client) CreateWebhookWithBody(ctx context.Context, contentType string, 
 // used answers `400 validation_failed` with a detail on `url` that says why. The
 // endpoint is sent the events that happen from now on. The service keeps at most
 // 100 endpoints: one more answers `409 conflict`.
+//
+// A key subscribes an endpoint only to types it may read (`EventType`: `order.*`
+// need `orders:read`, `pet.*` and `inventory.updated` `pets:read`, `api_key.*`
+// `accounts:read`): otherwise `403 insufficient_scope`, naming a scope it lacks.
+// `*` also takes the types added later, whose scopes a key limited to some scopes
+// is never given: such a key names its types, and `*` answers it `403
+// insufficient_scope`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3195,6 +3269,14 @@ func (c *Client) GetWebhook(ctx context.Context, webhookID WebhookID, reqEditors
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
 //
+// A new `events` or `url` needs the scope of every type the endpoint then
+// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+// `url` also needs the
+// scopes of the types of its pending deliveries, which go to the new URL (unless
+// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+// `description` and `enabled` alone need no more than `webhooks:manage`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /webhooks/{webhookId} (the `UpdateWebhook` operationId).
@@ -3225,6 +3307,14 @@ func (c *Client) UpdateWebhookWithBody(ctx context.Context, webhookID WebhookID,
 // `"enabled": true` on a disabled endpoint enables it again and clears
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+//
+// A new `events` or `url` needs the scope of every type the endpoint then
+// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+// `url` also needs the
+// scopes of the types of its pending deliveries, which go to the new URL (unless
+// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+// `description` and `enabled` alone need no more than `webhooks:manage`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3257,6 +3347,14 @@ func (c *Client) UpdateWebhook(ctx context.Context, webhookID WebhookID, body Up
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
 //
+// A new `events` or `url` needs the scope of every type the endpoint then
+// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+// `url` also needs the
+// scopes of the types of its pending deliveries, which go to the new URL (unless
+// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+// `description` and `enabled` alone need no more than `webhooks:manage`.
+//
 // Takes a body of the `application/merge-patch+json` content type.
 //
 // Corresponds with PATCH /webhooks/{webhookId} (the `UpdateWebhook` operationId).
@@ -3282,7 +3380,9 @@ func (c *Client) UpdateWebhookWithApplicationMergePatchPlusJSONBody(ctx context.
 // A delivery that succeeded at its first attempt is kept as that fact alone
 // (`attempts: 1`, no `lastAttemptAt` or `responseStatus`): nothing is written per
 // endpoint when an event happens, and no row is kept for a plain success.
-// Deliveries go with their events when those pass the feed's retention.
+// Deliveries go with their events when those pass the feed's retention. A delivery
+// names its event's id and type, never its data: `GET /events/{eventId}` shows that
+// to keys that may read the type.
 //
 // Corresponds with GET /webhooks/{webhookId}/deliveries (the `ListDeliveries` operationId).
 func (c *Client) ListDeliveries(ctx context.Context, webhookID WebhookID, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3304,7 +3404,9 @@ func (c *Client) ListDeliveries(ctx context.Context, webhookID WebhookID, params
 // from 0); a `succeeded` one is sent again (receivers dedupe by event id). A
 // delivery still `pending` is left as it is. An id that names no delivery of this
 // endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
-// (enable the endpoint first).
+// (enable the endpoint first). Sending it again sends its event's data: a key
+// that may not read the event's type (`EventType`) gets `403 insufficient_scope`,
+// and the delivery is left as it is.
 //
 // Corresponds with POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry (the `RetryDelivery` operationId).
 func (c *Client) RetryDelivery(ctx context.Context, webhookID WebhookID, deliveryID DeliveryID, reqEditors ...RequestEditorFn) (*http.Response, error) {
