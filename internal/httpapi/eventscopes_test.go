@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -101,7 +102,8 @@ func newEventWorld(t *testing.T, a *testAPI, types []string) eventWorld {
 			w.byType[e.Type] = e // the last: the keys of the test's accounts came before the endpoint
 		}
 	}
-	// Every event goes out to the endpoint, and fails for good.
+	// Every event goes out to the endpoint, and fails for good; the receiver answers
+	// with what it was sent, which the last error quotes.
 	now := time.Now()
 	for {
 		jobs, err := ws.ClaimDeliveries(ctx, claimAt(now))
@@ -113,8 +115,12 @@ func newEventWorld(t *testing.T, a *testAPI, types []string) eventWorld {
 		}
 		var rs []petstore.AttemptResult
 		for _, j := range jobs {
+			body, err := httpapi.EncodeEvent(j.Event)
+			if err != nil {
+				t.Fatal(err)
+			}
 			rs = append(rs, petstore.AttemptResult{WebhookID: j.Webhook.ID, DeliveryID: j.Delivery.ID, At: now,
-				Status: petstore.DeliveryFailed, ResponseStatus: 500, Error: "HTTP 500 from the endpoint"})
+				Status: petstore.DeliveryFailed, ResponseStatus: 500, Error: petstore.AnsweredError(500, string(body))})
 		}
 		if err := ws.FinishAttempts(ctx, rs); err != nil {
 			t.Fatal(err)
@@ -123,11 +129,11 @@ func newEventWorld(t *testing.T, a *testAPI, types []string) eventWorld {
 	return w
 }
 
-// delivery finds the endpoint's delivery of event id.
-func (w eventWorld) delivery(t *testing.T, a *testAPI, id string) delivery {
+// delivery finds the endpoint's delivery of event id, as key sees it.
+func (w eventWorld) delivery(t *testing.T, a *testAPI, key, id string) delivery {
 	t.Helper()
 	var ds []delivery
-	a.do(t, req{Method: "GET", Path: path("/v1/webhooks/%d/deliveries?limit=100", w.hook), Key: a.Admin}).expect(200, "").JSON(&ds)
+	a.do(t, req{Method: "GET", Path: path("/v1/webhooks/%d/deliveries?limit=100", w.hook), Key: key}).expect(200, "").JSON(&ds)
 	for _, d := range ds {
 		if d.EventID == id {
 			return d
@@ -199,7 +205,12 @@ func TestOWASP_Scopes_NoKeyReadsAnEventTypeSideways(t *testing.T) {
 			other := others[scope]
 			wantLacking(t, "adding "+typ+" to an endpoint", a.do(t, req{Method: "PATCH", Path: path("/v1/webhooks/%d", other.ID), Key: key,
 				Body: `{"events":["` + other.Events[0] + `","` + typ + `"]}`}), scope)
-			d := w.delivery(t, a, e.ID)
+			// The endpoint's deliveries name the event, and keep nothing of its data:
+			// not even a receiver's echo of it.
+			d := w.delivery(t, a, key, e.ID)
+			if d.LastError == nil || *d.LastError != "the endpoint answered 500" {
+				t.Errorf("without %s the delivery of %s failed with %q", scope, typ, deref(d.LastError))
+			}
 			wantLacking(t, "sending "+typ+" again", a.do(t, req{Method: "POST",
 				Path: path("/v1/webhooks/%d/deliveries/%d/retry", w.hook, d.ID), Key: key}), scope)
 		})
@@ -223,7 +234,10 @@ func TestOWASP_Scopes_NoKeyReadsAnEventTypeSideways(t *testing.T) {
 			a.do(t, req{Method: "POST", Path: "/v1/webhooks", Key: key,
 				Body: `{"url":"https://hooks.example.com/x","events":["` + typ + `"]}`}).expect(201, "").JSON(&made)
 			a.do(t, req{Method: "DELETE", Path: path("/v1/webhooks/%d", made.ID), Key: key}).expect(204, "")
-			d := w.delivery(t, a, e.ID)
+			d := w.delivery(t, a, key, e.ID)
+			if d.LastError == nil || !strings.Contains(*d.LastError, e.ID) {
+				t.Errorf("with %s the delivery of %s failed with %q, want the receiver's answer", scopes[typ], typ, deref(d.LastError))
+			}
 			a.do(t, req{Method: "POST", Path: path("/v1/webhooks/%d/deliveries/%d/retry", w.hook, d.ID), Key: key}).expect(202, "")
 		})
 	}
@@ -258,6 +272,13 @@ func TestOWASP_Scopes_NoKeyReadsAnEventTypeSideways(t *testing.T) {
 		}
 		a.do(t, req{Method: "GET", Path: "/v1/events/" + w.byType[typ].ID, Key: a.Admin}).expect(200, "")
 	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<none>"
+	}
+	return *s
 }
 
 func uniqueValues(m map[string]string) []string {

@@ -2894,7 +2894,8 @@ func (s *Server) handleListCategoriesRequest(args [0]string, argsEscaped bool, w
 // `lastAttemptAt` or `responseStatus`): nothing is written per endpoint when an event happens, and no
 // row is kept for a plain success. Deliveries go with their events when those pass the feed's
 // retention. A delivery names its event's id and type, never its data: `GET /events/{eventId}` shows
-// that to keys that may read the type.
+// that to keys that may read the type. To a key that may not (`EventType`), `lastError` says the
+// status the endpoint answered without quoting its answer, which may echo the event.
 //
 // GET /webhooks/{webhookId}/deliveries
 func (s *Server) handleListDeliveriesRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {

@@ -257,3 +257,29 @@ func TestCheckResend(t *testing.T) {
 		}
 	}
 }
+
+// A delivery listed to a key that may not read its type keeps the status of its last
+// answer and drops the answer's start, which a receiver may have echoed the event in.
+func TestDeliveryWithoutAnswer(t *testing.T) {
+	echo := `{"id":"evt_x","type":"api_key.created","data":{"accountEmail":"ada@example.com"}}`
+	for _, tt := range []struct {
+		status   int
+		last     string
+		want     string
+		describe string
+	}{
+		{500, AnsweredError(500, echo), "the endpoint answered 500", "a quoted answer"},
+		{503, AnsweredError(503, ""), "the endpoint answered 503", "an answer not quoted"},
+		{302, "the endpoint answered 302, a redirect, which is not followed", "the endpoint answered 302, a redirect, which is not followed", "a redirect"},
+		{0, "the endpoint could not be reached", "the endpoint could not be reached", "no answer"},
+		{0, "", "", "a success"},
+	} {
+		d := Delivery{ID: 1, EventType: APIKeyCreated, ResponseStatus: tt.status, LastError: tt.last}
+		if got := d.WithoutAnswer(); got.LastError != tt.want || got.ResponseStatus != tt.status || got.ID != 1 {
+			t.Errorf("%s: WithoutAnswer() = %+v, want lastError %q", tt.describe, got, tt.want)
+		}
+	}
+	if got := AnsweredError(500, echo); got != "the endpoint answered 500: "+echo {
+		t.Errorf("AnsweredError = %q", got)
+	}
+}

@@ -70,6 +70,7 @@ type PendingTypes func() ([]EventType, error)
 // scopes a limited key does not hold (it is given none later), so it needs a key with
 // every scope of its role. A new URL also needs the scopes of the deliveries the
 // endpoint still has to send (pending), which would go to it.
+//
 // An endpoint left disabled has none pending (disabling fails them, and a retry waits
 // for it to be enabled), but for tests, whose data is the endpoint itself. A new
 // description, secret or enabled sends nothing to a new place and needs none. A key
@@ -97,6 +98,27 @@ func (p Principal) CheckStream(before, w Webhook, pending PendingTypes) error {
 		}
 	}
 	return nil
+}
+
+// AnsweredError is a delivery's LastError for an attempt the endpoint answered with
+// status, quoting the start of its answer (quote; "" for none), worded once here so
+// that WithoutAnswer finds the quote again.
+func AnsweredError(status int, quote string) string {
+	msg := fmt.Sprintf("the endpoint answered %d", status)
+	if quote != "" {
+		msg += ": " + quote
+	}
+	return msg
+}
+
+// WithoutAnswer is d without the receiver's answer quoted in its LastError
+// (AnsweredError): a receiver may echo the event it was sent, and the endpoint's
+// deliveries are listed to keys that may not read every type (CheckStream).
+func (d Delivery) WithoutAnswer() Delivery {
+	if prefix := AnsweredError(d.ResponseStatus, "") + ": "; strings.HasPrefix(d.LastError, prefix) {
+		d.LastError = strings.TrimSuffix(prefix, ": ")
+	}
+	return d
 }
 
 // CheckResend decides whether p may have delivery d sent again: the attempt sends

@@ -629,7 +629,9 @@ export interface paths {
          *     endpoint when an event happens, and no row is kept for a plain success.
          *     Deliveries go with their events when those pass the feed's retention. A delivery
          *     names its event's id and type, never its data: `GET /events/{eventId}` shows that
-         *     to keys that may read the type.
+         *     to keys that may read the type. To a key that may not (`EventType`), `lastError`
+         *     says the status the endpoint answered without quoting its answer, which may
+         *     echo the event.
          */
         get: operations["listDeliveries"];
         put?: never;
@@ -1434,7 +1436,8 @@ export interface components {
              *     `the endpoint's TLS certificate was not accepted` (public addresses), or
              *     `refused: the endpoint URL …` (the URL as written is no longer accepted, e.g.
              *     after the operator turned `--webhooks-allow-private` off). The details are in
-             *     the service's log.
+             *     the service's log. The answer is not quoted to a key that may not read the
+             *     event's type (`EventType`): a receiver may echo what it was sent.
              * @example the endpoint answered 503: Service Unavailable
              */
             lastError?: string;
