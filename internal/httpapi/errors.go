@@ -87,10 +87,17 @@ func errorResponse(ctx context.Context, log *slog.Logger, unavailable func(error
 	if wait := ri.retryAfter; wait > 0 {
 		r.RetryAfter = oas.NewOptInt32(int32(wait))
 	}
+	scope := ri.missingScope
+	if scope == "" {
+		scope = e.Scope // a handler's refusal: the scope of the data asked for
+	}
 	switch {
-	case e.Code == petstore.EInsufficientScope && ri.missingScope != "":
+	case e.Code == petstore.EInsufficientScope && scope != "":
 		// RFC 6750, 3.1: the scope the request needed.
-		r.WWWAuthenticate = oas.NewOptString(`Bearer error="insufficient_scope", scope="` + ri.missingScope + `"`)
+		r.WWWAuthenticate = oas.NewOptString(`Bearer error="insufficient_scope", scope="` + scope + `"`)
+	case e.Code == petstore.EInsufficientScope:
+		// No one scope would do ("*" for a limited key): the message says what would.
+		r.WWWAuthenticate = oas.NewOptString(`Bearer error="insufficient_scope"`)
 	case e.Code == petstore.EUnauthorized && ri.invalidToken:
 		// RFC 6750, 3.1: a key was sent, and it will not do.
 		r.WWWAuthenticate = oas.NewOptString(`Bearer error="invalid_token"`)

@@ -64,7 +64,11 @@ func (h *Handler) ListEvents(ctx context.Context, params oas.ListEventsParams) (
 	if err != nil {
 		return nil, err
 	}
-	f := petstore.EventFilter{Type: petstore.EventType(params.Type.Or(""))}
+	// A key sees only the types it may read (their scopes, petstore.EventType.Scope).
+	f, err := principal(ctx).FeedFilter(petstore.EventType(params.Type.Or("")))
+	if err != nil {
+		return nil, err
+	}
 	events, err := store.Events(ctx, f, listPage(page))
 	if err != nil {
 		return nil, err
@@ -97,6 +101,10 @@ func (h *Handler) GetEvent(ctx context.Context, params oas.GetEventParams) (oas.
 	e, err := store.Event(ctx, params.EventId)
 	if err != nil {
 		return nil, err
+	}
+	// An event the key may not read is not found, as it is not in the key's feed.
+	if !principal(ctx).MayReadEvents(e.Type) {
+		return nil, petstore.EventNotFound(params.EventId)
 	}
 	out, err := toEvent(e)
 	if err != nil {

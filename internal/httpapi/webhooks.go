@@ -149,7 +149,12 @@ func (h *Handler) CreateWebhook(ctx context.Context, req *oas.NewWebhook) (oas.C
 	if err := petstore.CheckDescription("description", description); err != nil {
 		return nil, err
 	}
-	w, err := store.CreateWebhook(ctx, petstore.Webhook{URL: req.URL, Description: description, Events: mask, Secret: newSecret()})
+	w := petstore.Webhook{URL: req.URL, Description: description, Events: mask, Secret: newSecret()}
+	// A key subscribes an endpoint only to the types it may read itself.
+	if err := principal(ctx).CheckStream(petstore.Webhook{}, w, nil); err != nil {
+		return nil, err
+	}
+	w, err = store.CreateWebhook(ctx, w)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +199,8 @@ func (h *Handler) UpdateWebhook(ctx context.Context, req oas.UpdateWebhookReq, p
 			return nil, err
 		}
 	}
-	w, err := store.UpdateWebhook(ctx, params.WebhookId, func(w petstore.Webhook) (petstore.Webhook, error) {
+	w, err := store.UpdateWebhook(ctx, params.WebhookId, func(cur petstore.Webhook, pending petstore.PendingTypes) (petstore.Webhook, error) {
+		w := cur
 		if v, ok := patch.URL.Get(); ok {
 			w.URL = v
 		}
@@ -210,7 +216,8 @@ func (h *Handler) UpdateWebhook(ctx context.Context, req oas.UpdateWebhookReq, p
 		if v, ok := patch.Enabled.Get(); ok {
 			w = w.SetEnabled(v)
 		}
-		return w, nil
+		// A new URL or subscription carries only data the key may read itself.
+		return w, principal(ctx).CheckStream(cur, w, pending)
 	})
 	if err != nil {
 		return nil, err
@@ -238,7 +245,7 @@ func (h *Handler) RotateWebhookSecret(ctx context.Context, req oas.OptSecretRota
 	}
 	secret := newSecret()
 	expires := h.now().UTC().Truncate(time.Second).Add(overlap)
-	w, err := h.store.UpdateWebhook(ctx, params.WebhookId, func(w petstore.Webhook) (petstore.Webhook, error) {
+	w, err := h.store.UpdateWebhook(ctx, params.WebhookId, func(w petstore.Webhook, _ petstore.PendingTypes) (petstore.Webhook, error) {
 		w.PreviousSecret, w.PreviousSecretExpiresAt = w.Secret, &expires
 		if overlap == 0 {
 			w.PreviousSecret, w.PreviousSecretExpiresAt = "", nil
@@ -275,12 +282,20 @@ func (h *Handler) ListDeliveries(ctx context.Context, params oas.ListDeliveriesP
 	}
 	path := "/webhooks/" + strconv.FormatInt(params.WebhookId, 10) + "/deliveries"
 	ds, link := nextLink(ds, page, path, nil, func(d petstore.Delivery) int64 { return d.ID })
-	return &oas.ListDeliveriesOKHeaders{Link: link, Response: mapSlice(ds, toDelivery)}, nil
+	p := principal(ctx)
+	return &oas.ListDeliveriesOKHeaders{Link: link, Response: mapSlice(ds, func(d petstore.Delivery) oas.Delivery {
+		if !p.MayReadEvents(d.EventType) {
+			d = d.WithoutAnswer() // the receiver may have echoed the event
+		}
+		return toDelivery(d)
+	})}, nil
 }
 
 func (h *Handler) RetryDelivery(ctx context.Context, params oas.RetryDeliveryParams) (oas.RetryDeliveryRes, error) {
 	store := h.store
-	d, err := store.RetryDelivery(ctx, params.WebhookId, params.DeliveryId, h.now().UTC().Truncate(time.Second))
+	// Sending it again sends the event's data: the key needs the scope of its type.
+	d, err := store.RetryDelivery(ctx, params.WebhookId, params.DeliveryId, h.now().UTC().Truncate(time.Second),
+		principal(ctx).CheckResend)
 	if err != nil {
 		return nil, err
 	}

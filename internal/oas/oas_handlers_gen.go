@@ -729,6 +729,12 @@ func (s *Server) handleCreatePetRequest(args [0]string, argsEscaped bool, w http
 // `400 validation_failed` with a detail on `url` that says why. The endpoint is sent the events that
 // happen from now on. The service keeps at most 100 endpoints: one more answers `409 conflict`.
 //
+// A key subscribes an endpoint only to types it may read (`EventType`: `order.*` need `orders:read`,
+// `pet.*` and `inventory.updated` `pets:read`, `api_key.*` `accounts:read`): otherwise
+// `403 insufficient_scope`, naming a scope it lacks. `*` also takes the types added later, whose
+// scopes a key limited to some scopes is never given: such a key names its types, and `*` answers it
+// `403 insufficient_scope`.
+//
 // POST /webhooks
 func (s *Server) handleCreateWebhookRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
 	statusWriter := &codeRecorder{ResponseWriter: w}
@@ -1564,7 +1570,8 @@ func (s *Server) handleGetCurrentAccountRequest(args [0]string, argsEscaped bool
 // handleGetEventRequest handles getEvent operation.
 //
 // Admin only. One event of the feed, as endpoints are sent it. An id that names no event of the feed
-// (one past the retention, a `webhook.test` event) answers `404`.
+// (one past the retention, a `webhook.test` event) answers `404`, and so does an event of a type the
+// key may not read (`EventType`), as it is not in the key's feed.
 //
 // GET /events/{eventId}
 func (s *Server) handleGetEventRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -2886,7 +2893,9 @@ func (s *Server) handleListCategoriesRequest(args [0]string, argsEscaped bool, w
 // yet). A delivery that succeeded at its first attempt is kept as that fact alone (`attempts: 1`, no
 // `lastAttemptAt` or `responseStatus`): nothing is written per endpoint when an event happens, and no
 // row is kept for a plain success. Deliveries go with their events when those pass the feed's
-// retention.
+// retention. A delivery names its event's id and type, never its data: `GET /events/{eventId}` shows
+// that to keys that may read the type. To a key that may not (`EventType`), `lastError` says the
+// status the endpoint answered without quoting its answer, which may echo the event.
 //
 // GET /webhooks/{webhookId}/deliveries
 func (s *Server) handleListDeliveriesRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -3043,6 +3052,12 @@ func (s *Server) handleListDeliveriesRequest(args [1]string, argsEscaped bool, w
 // empty page has none; you are caught up, so read the same URL again later. A poller keeps one URL,
 // the last it was given, and never sees an event twice. Events are kept for 30 days (the operator's
 // `--event-retention`), then removed with their deliveries.
+//
+// A key sees only the types it may read (`EventType`: `order.*` need `orders:read`, `pet.*` and
+// `inventory.updated` `pets:read`, `api_key.*` `accounts:read`); the others are left out of every
+// page, as if they had not happened, and its links move on past them. A key with every scope of its
+// role sees every type. `type` naming a type the key may not read answers `403 insufficient_scope`
+// with the scope it lacks.
 //
 // GET /events
 func (s *Server) handleListEventsRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -4302,7 +4317,8 @@ func (s *Server) handleReplacePetRequest(args [1]string, argsEscaped bool, w htt
 // whose back-off starts at its shortest again (`attempts` counts from 0); a `succeeded` one is sent
 // again (receivers dedupe by event id). A delivery still `pending` is left as it is. An id that names
 // no delivery of this endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
-// (enable the endpoint first).
+// (enable the endpoint first). Sending it again sends its event's data: a key that may not read the
+// event's type (`EventType`) gets `403 insufficient_scope`, and the delivery is left as it is.
 //
 // POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry
 func (s *Server) handleRetryDeliveryRequest(args [2]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -5555,6 +5571,12 @@ func (s *Server) handleUpdatePetRequest(args [1]string, argsEscaped bool, w http
 // subscription they went out under. `"enabled": true` on a disabled endpoint enables it again and
 // clears `disabledReason` and `failingSince`; retry the failed deliveries you still want with
 // `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+//
+// A new `events` or `url` needs the scope of every type the endpoint then subscribes to, as on
+// creation (`*`: a key with every scope of its role); a new `url` also needs the scopes of the types
+// of its pending deliveries, which go to the new URL (unless the same change sets `"enabled": false`,
+// which fails them). Otherwise the answer is `403 insufficient_scope`, naming a scope the key lacks,
+// and nothing changes. `description` and `enabled` alone need no more than `webhooks:manage`.
 //
 // PATCH /webhooks/{webhookId}
 func (s *Server) handleUpdateWebhookRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {

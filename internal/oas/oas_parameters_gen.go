@@ -1811,7 +1811,7 @@ func decodeListDeliveriesParams(args [1]string, argsEscaped bool, r *http.Reques
 
 // ListEventsParams is parameters of listEvents operation.
 type ListEventsParams struct {
-	// Only events of this type.
+	// Only events of this type (one the key may read, see `EventType`).
 	Type OptFeedEventType `json:",omitempty,omitzero"`
 	// Page size.
 	Limit OptInt32 `json:",omitempty,omitzero"`

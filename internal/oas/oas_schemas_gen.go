@@ -803,7 +803,9 @@ type Delivery struct {
 	// or the deployment's own ports, all told alike), `no answer within 10s`,
 	// `the endpoint's TLS certificate was not accepted` (public addresses), or
 	// `refused: the endpoint URL …` (the URL as written is no longer accepted, e.g. after the operator
-	// turned `--webhooks-allow-private` off). The details are in the service's log.
+	// turned `--webhooks-allow-private` off). The details are in the service's log. The answer is not
+	// quoted to a key that may not read the event's type (`EventType`): a receiver may echo what it was
+	// sent.
 	LastError OptString `json:"lastError"`
 	// When the delivery was made (with its event, or by a test).
 	CreatedAt time.Time `json:"createdAt"`

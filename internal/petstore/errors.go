@@ -38,6 +38,9 @@ type Error struct {
 	Code    string
 	Message string
 	Details []Detail
+	// Scope is the scope an EInsufficientScope refusal found lacking, for the
+	// answer's WWW-Authenticate (RFC 6750).
+	Scope string
 	// stockOut marks the refusal of an order that the stock could not fill, whatever
 	// its code (see StockOut). It is not kept with a recorded refusal: only the first
 	// answer is counted.

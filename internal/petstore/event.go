@@ -55,6 +55,88 @@ var EventTypes = []EventType{OrderPlaced, OrderCompleted, OrderCancelled, PetSol
 // AllEvents is the subscription to every type, those added later included.
 const AllEvents EventType = "*"
 
+// eventScopes is the scope an API key needs to read events of each type: the x-scopes
+// of the operations that answer the event's data directly, so that the feed and the
+// webhooks show a key nothing those operations would refuse it. A new type gets its
+// entry here (TestEveryEventTypeNamesTheScopeThatReadsIt), and the document's
+// EventType schema lists the same table (x-read-scopes).
+var eventScopes = map[EventType]string{
+	// The order, of any account: an admin's orders:read reads them all (GET /store/orders).
+	OrderPlaced:    "orders:read",
+	OrderCompleted: "orders:read",
+	OrderCancelled: "orders:read",
+	// A pet's inventory item or the pet (GET /store/inventory, GET /pets).
+	PetSoldOut:       "pets:read",
+	PetRestocked:     "pets:read",
+	PetStatusChanged: "pets:read",
+	InventoryUpdated: "pets:read",
+	// The endpoint a test went to (GET /webhooks/{webhookId}).
+	WebhookTest: "webhooks:manage",
+	// Another account's key and email: accounts:read is the scope of other accounts
+	// (GET /accounts shows their emails), and no other call shows their keys.
+	APIKeyCreated: "accounts:read",
+	APIKeyRevoked: "accounts:read",
+}
+
+// Scope is the scope an API key needs to read events of type t, wherever they go: the
+// feed, an endpoint it subscribes, a delivery it sends again. "" for an unknown type.
+func (t EventType) Scope() string { return eventScopes[t] }
+
+// ReadableEvents is the mask of the types whose events p may read: MaskAll for a key
+// with every scope of its role, which reads the types added later too, as it holds
+// the scopes added later.
+func (p Principal) ReadableEvents() EventMask {
+	if p.Scopes == nil {
+		return MaskAll
+	}
+	var m EventMask
+	for _, t := range EventTypes {
+		if p.HasScope(t.Scope()) {
+			m |= t.Bit()
+		}
+	}
+	return m
+}
+
+// MayReadEvents reports whether p may read events of type t. A limited key may not
+// read a type this version does not know (written by a later one during an upgrade):
+// it cannot be shown to hold the type's scope.
+func (p Principal) MayReadEvents(t EventType) bool {
+	return p.Scopes == nil || t.Scope() != "" && p.HasScope(t.Scope())
+}
+
+// MissingEventScope names the first type of m, in the order of EventTypes, whose
+// events p may not read, and the scope it lacks for them; "" when p may read every
+// type of m. MaskAll ("*") needs the scope of every type.
+func (p Principal) MissingEventScope(m EventMask) (EventType, string) {
+	for i, t := range EventTypes {
+		if m&(1<<i) != 0 && !p.HasScope(t.Scope()) {
+			return t, t.Scope()
+		}
+	}
+	return "", ""
+}
+
+// FeedFilter is the filter of p's feed: only the type asked for (typ; "" for all),
+// and only the types p may read. Asking for a type p may not read is
+// EInsufficientScope (LacksEventScope): the list of types is public, so naming the
+// scope tells nothing, where an empty feed would look like a quiet shop forever. A
+// limited key's feed names its types even when they are all this version knows: a
+// later version's types, written during an upgrade, are not its.
+func (p Principal) FeedFilter(typ EventType) (EventFilter, error) {
+	if typ != "" {
+		if !p.MayReadEvents(typ) {
+			return EventFilter{}, LacksEventScope(typ.Scope(), typ)
+		}
+		return EventFilter{Type: typ}, nil
+	}
+	m := p.ReadableEvents()
+	if m == MaskAll {
+		return EventFilter{}, nil
+	}
+	return EventFilter{Types: append([]EventType{}, m.Types()...)}, nil // not nil: a key may read none
+}
+
 // EventMask is a set of event types, one bit per entry of EventTypes. Stores keep
 // an endpoint's subscription as its mask, so that choosing the endpoints of an event
 // is one integer test in SQL on every database.
@@ -212,4 +294,8 @@ func StockEvents(p Pet, before, after PetState, now time.Time) []Event {
 // EventFilter selects events in the feed; a zero field does not filter.
 type EventFilter struct {
 	Type EventType
+	// Types, when not nil, keeps only events of these types (none when empty): a
+	// key's readable types (Principal.FeedFilter). Stores serve each type from an
+	// index of its own, so a page reads no event of another type, however many.
+	Types []EventType
 }

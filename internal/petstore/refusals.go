@@ -1,6 +1,9 @@
 package petstore
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // The refusals the stores report, worded once. A store finds the fact (no row, a
 // unique or foreign key violated) and returns one of these; what the caller reads is
@@ -99,4 +102,30 @@ func TooManyTests(id int64) *Error {
 func StockPastMaximum(held int) *Error {
 	return Errorf(EConflict, "Open orders hold %d units of this pet, so its stock can be at most %d until they complete or are cancelled.",
 		held, MaxStock-held)
+}
+
+// LacksEventScope refuses a key that asks for events of type t (in the feed, a
+// subscription or a delivery sent again) without scope, which reading them needs.
+func LacksEventScope(scope string, t EventType) *Error {
+	if scope == "" { // a type this version does not know
+		return Errorf(EInsufficientScope, "This API key may not read %s events, a type this version of the service does not know.", t)
+	}
+	e := Errorf(EInsufficientScope, "This API key lacks the scope %s, which reading %s events needs.", scope, t)
+	e.Scope = scope
+	return e
+}
+
+// AllEventsNeedEveryScope refuses "*" to a key limited to some scopes: it takes the
+// event types added later, whose scopes such a key is never given.
+func AllEventsNeedEveryScope() *Error {
+	return Errorf(EInsufficientScope, `This API key is limited to some scopes, and "*" also takes the event types `+
+		`added later, whose scopes it does not hold: subscribe to the types by name, or use a key with every scope of its role.`)
+}
+
+// PendingUnreadable refuses a key a new URL for an endpoint that has deliveries of
+// type t pending, which the new URL would be sent, when the key lacks scope.
+func PendingUnreadable(scope string, t EventType) *Error {
+	e := LacksEventScope(scope, t)
+	e.Message += fmt.Sprintf(" The endpoint has %s deliveries pending, which a new URL would be sent; disabling it first fails them.", t)
+	return e
 }

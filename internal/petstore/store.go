@@ -176,11 +176,13 @@ type WebhookStore interface {
 	// UpdateWebhook changes an endpoint to what change returns, in one transaction,
 	// and sets UpdatedAt; an error from change is returned and nothing changes, and
 	// so is a URL or description the text policy refuses (Webhook.CheckText).
+	// change is given the types of the endpoint's pending deliveries, read in the
+	// transaction when it calls pending (see Principal.CheckStream).
 	// Disabling it fails its pending deliveries and the events not yet sent to it;
 	// enabling a disabled one clears DisabledReason and FailingSince (its run of
 	// failures starts afresh) and sends it the events that happen from then on. A
 	// new subscription applies to the events not yet sent.
-	UpdateWebhook(ctx context.Context, id int64, change func(Webhook) (Webhook, error)) (Webhook, error)
+	UpdateWebhook(ctx context.Context, id int64, change func(cur Webhook, pending PendingTypes) (Webhook, error)) (Webhook, error)
 	// DeleteWebhook removes an endpoint and its deliveries.
 	DeleteWebhook(ctx context.Context, id int64) error
 	// SendTestEvent writes a WebhookTest event and its one delivery, to endpoint id,
@@ -194,8 +196,9 @@ type WebhookStore interface {
 	Deliveries(ctx context.Context, webhookID int64, p Page) ([]Delivery, error)
 	// RetryDelivery makes a delivery of the endpoint pending again, due at now, with a
 	// fresh retry horizon; one pending already is left as it is. A delivery of another
-	// endpoint is ENotFound.
-	RetryDelivery(ctx context.Context, webhookID, deliveryID int64, now time.Time) (Delivery, error)
+	// endpoint is ENotFound. may decides first whether the caller may have it sent
+	// again (Principal.CheckResend): its error is returned and nothing changes.
+	RetryDelivery(ctx context.Context, webhookID, deliveryID int64, now time.Time, may func(Delivery) error) (Delivery, error)
 
 	// Events lists a page of the feed by Seq (Page.After is a Seq), oldest first. On
 	// PostgreSQL it shows an event only once every event before it is committed, so

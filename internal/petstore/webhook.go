@@ -57,6 +57,79 @@ func (w Webhook) SetEnabled(on bool) Webhook {
 	return w
 }
 
+// PendingTypes reads the types of an endpoint's pending deliveries: those its URL
+// will be sent, whatever it subscribes to now (retries of events sent under an older
+// subscription). UpdateWebhook gives its change one, which reads them in the
+// change's transaction, and only when called.
+type PendingTypes func() ([]EventType, error)
+
+// CheckStream decides whether p may save endpoint w, made from before (the zero
+// Webhook when w is new): a key may point an endpoint's deliveries only at data it
+// may read itself. A new endpoint, a new subscription or a new URL needs the scope of
+// every type w subscribes to; "*" (AllEvents) also takes the types added later, whose
+// scopes a limited key does not hold (it is given none later), so it needs a key with
+// every scope of its role. A new URL also needs the scopes of the deliveries the
+// endpoint still has to send (pending), which would go to it.
+//
+// An endpoint left disabled has none pending (disabling fails them, and a retry waits
+// for it to be enabled), but for tests, whose data is the endpoint itself. A new
+// description, secret or enabled sends nothing to a new place and needs none. A key
+// with every scope of its role passes without reading pending.
+func (p Principal) CheckStream(before, w Webhook, pending PendingTypes) error {
+	if p.Scopes == nil || w.Events == before.Events && w.URL == before.URL {
+		return nil
+	}
+	if t, scope := p.MissingEventScope(w.Events); scope != "" {
+		return LacksEventScope(scope, t)
+	}
+	if w.Events == MaskAll {
+		return AllEventsNeedEveryScope()
+	}
+	if before.ID == 0 || w.URL == before.URL || !w.Enabled {
+		return nil
+	}
+	types, err := pending()
+	if err != nil {
+		return err
+	}
+	for _, t := range types {
+		if !p.MayReadEvents(t) {
+			return PendingUnreadable(t.Scope(), t)
+		}
+	}
+	return nil
+}
+
+// AnsweredError is a delivery's LastError for an attempt the endpoint answered with
+// status, quoting the start of its answer (quote; "" for none), worded once here so
+// that WithoutAnswer finds the quote again.
+func AnsweredError(status int, quote string) string {
+	msg := fmt.Sprintf("the endpoint answered %d", status)
+	if quote != "" {
+		msg += ": " + quote
+	}
+	return msg
+}
+
+// WithoutAnswer is d without the receiver's answer quoted in its LastError
+// (AnsweredError): a receiver may echo the event it was sent, and the endpoint's
+// deliveries are listed to keys that may not read every type (CheckStream).
+func (d Delivery) WithoutAnswer() Delivery {
+	if prefix := AnsweredError(d.ResponseStatus, "") + ": "; strings.HasPrefix(d.LastError, prefix) {
+		d.LastError = strings.TrimSuffix(prefix, ": ")
+	}
+	return d
+}
+
+// CheckResend decides whether p may have delivery d sent again: the attempt sends
+// the event's data to the endpoint, so it needs the scope of the event's type.
+func (p Principal) CheckResend(d Delivery) error {
+	if p.MayReadEvents(d.EventType) {
+		return nil
+	}
+	return LacksEventScope(d.EventType.Scope(), d.EventType)
+}
+
 // Secrets lists the secrets that sign a delivery at now: the current one, and the
 // previous one while its overlap lasts.
 func (w Webhook) Secrets(now time.Time) []string {

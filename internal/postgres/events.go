@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -122,19 +123,40 @@ func scanEvent(row pgx.Row) (petstore.Event, error) {
 	return e, nil
 }
 
-// eventsQuery is the query of one page of the feed.
+// eventsQuery is the query of one page of the feed. Types (a key's readable types)
+// reads each type from events_type, up to a page each, and merges them by seq: a page
+// reads no event of another type, however many there are.
 func eventsQuery(f petstore.EventFilter, p petstore.Page) (string, []any) {
-	q := `SELECT ` + eventColumns + ` FROM events WHERE seq > $1 AND ` + feedVisible + ` AND ` + notTest
+	const all = `SELECT ` + eventColumns + ` FROM events WHERE seq > $1 AND ` + feedVisible + ` AND ` + notTest
 	args := []any{p.After, p.Size()}
-	if f.Type != "" {
-		q += ` AND type = $3`
-		args = append(args, string(f.Type))
+	if len(f.Types) == 1 {
+		f.Type = f.Types[0]
 	}
-	return q + ` ORDER BY seq LIMIT $2`, args
+	switch {
+	case f.Type != "":
+		return all + ` AND type = $3 ORDER BY seq LIMIT $2`, append(args, string(f.Type))
+	case f.Types == nil:
+		return all + ` ORDER BY seq LIMIT $2`, args
+	case len(f.Types) == 0:
+		return all + ` AND false LIMIT $2`, args
+	}
+	var b strings.Builder
+	for i, t := range f.Types {
+		if i > 0 {
+			b.WriteString(` UNION ALL `)
+		}
+		args = append(args, string(t))
+		fmt.Fprintf(&b, `(%s AND type = $%d ORDER BY seq LIMIT $2)`, all, len(args))
+	}
+	b.WriteString(` ORDER BY seq LIMIT $2`)
+	return b.String(), args
 }
 
 // Events lists a page of the feed by seq; see above for which events it shows.
 func (db *DB) Events(ctx context.Context, f petstore.EventFilter, p petstore.Page) ([]petstore.Event, error) {
+	if f.Types != nil && len(f.Types) == 0 && f.Type == "" {
+		return []petstore.Event{}, nil
+	}
 	q, args := eventsQuery(f, p)
 	return list(ctx, db, "events", 0, scanEvent, q, args...)
 }

@@ -111,7 +111,7 @@ func TestOnDeliveriesIsCalledAfterACommitOfEventsWhileAnEndpointListens(t *testi
 			if err := db.FinishAttempts(ctx, []petstore.AttemptResult{{WebhookID: w.ID, DeliveryID: ds[0].ID, At: time.Now(), Status: petstore.DeliveryFailed}}); err != nil {
 				return err
 			}
-			_, err = db.RetryDelivery(ctx, w.ID, ds[0].ID, time.Now())
+			_, err = db.RetryDelivery(ctx, w.ID, ds[0].ID, time.Now(), func(petstore.Delivery) error { return nil })
 			return err
 		}, 1},
 	}

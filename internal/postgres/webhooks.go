@@ -116,7 +116,7 @@ func (db *DB) Webhooks(ctx context.Context, p petstore.Page) ([]petstore.Webhook
 // endpoint clears why it was disabled and its run of failures, and starts its cursor
 // at the feed's end; disabling one fails its pending deliveries and the events after
 // its cursor; a new subscription closes the span sent with the old one.
-func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.Webhook) (petstore.Webhook, error)) (petstore.Webhook, error) {
+func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.Webhook, petstore.PendingTypes) (petstore.Webhook, error)) (petstore.Webhook, error) {
 	var w petstore.Webhook
 	err := db.update(ctx, func(tx pgx.Tx) error {
 		cur, err := scanWebhook(tx.QueryRow(ctx, qWebhook+` FOR UPDATE`, id))
@@ -126,7 +126,8 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 		if err != nil {
 			return err
 		}
-		if w, err = change(cur); err != nil {
+		pending := func() ([]petstore.EventType, error) { return pendingTypes(ctx, tx, id) }
+		if w, err = change(cur, pending); err != nil {
 			return err
 		}
 		if err := w.CheckText(cur); err != nil {
@@ -163,6 +164,22 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 		return petstore.Webhook{}, fmt.Errorf("update webhook: %w", err)
 	}
 	return w, nil
+}
+
+// pendingTypes reads the types of an endpoint's pending deliveries. It walks them
+// (deliveries_due), at most a few days of a failing endpoint's events, and is read
+// only when a limited key gives an endpoint a new URL.
+func pendingTypes(ctx context.Context, tx pgx.Tx, id int64) ([]petstore.EventType, error) {
+	rows, err := tx.Query(ctx, `SELECT DISTINCT e.type FROM deliveries d JOIN events e ON e.seq = d.event_seq
+		WHERE d.webhook_id = $1 AND d.status = 'pending'`, id)
+	if err != nil {
+		return nil, fmt.Errorf("pending deliveries of webhook %d: %w", id, err)
+	}
+	types, err := pgx.CollectRows(rows, pgx.RowTo[petstore.EventType])
+	if err != nil {
+		return nil, fmt.Errorf("pending deliveries of webhook %d: %w", id, err)
+	}
+	return types, nil
 }
 
 // closeSpan keeps the endpoint's current span (span_from to its cursor, sent with
@@ -399,7 +416,7 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 // its retry horizon from now and its count of attempts started afresh; one that its
 // endpoint's spans tell of gets a row. A delivery of a disabled endpoint is
 // EConflict: it would wait for the endpoint forever.
-func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, now time.Time) (petstore.Delivery, error) {
+func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, now time.Time, may func(petstore.Delivery) error) (petstore.Delivery, error) {
 	now = timestamp(now)
 	var (
 		d       petstore.Delivery
@@ -424,7 +441,10 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 				return petstore.DeliveryNotFound(deliveryID)
 			}
 		}
-		if err != nil || d.Status == petstore.DeliveryPending {
+		if err != nil {
+			return err
+		}
+		if err := may(d); err != nil || d.Status == petstore.DeliveryPending {
 			return err
 		}
 		if !enabled {

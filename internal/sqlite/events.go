@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -79,18 +80,40 @@ func scanEvent(row scanner) (petstore.Event, error) {
 	return e, nil
 }
 
-// eventsQuery is the query of one page of the feed.
+// eventsQuery is the query of one page of the feed. Types (a key's readable types)
+// reads each type from events_type, up to a page each, and merges them by seq: a page
+// reads no event of another type, however many there are.
 func eventsQuery(f petstore.EventFilter, p petstore.Page) (string, []any) {
-	if f.Type != "" {
-		return `SELECT ` + eventColumns + ` FROM events WHERE type <> 'webhook.test' AND type = ? AND seq > ? ORDER BY seq LIMIT ?`,
-			[]any{string(f.Type), p.After, p.Size()}
+	const all = `SELECT ` + eventColumns + ` FROM events WHERE type <> 'webhook.test'`
+	if len(f.Types) == 1 {
+		f.Type = f.Types[0]
 	}
-	return `SELECT ` + eventColumns + ` FROM events WHERE type <> 'webhook.test' AND seq > ? ORDER BY seq LIMIT ?`,
-		[]any{p.After, p.Size()}
+	switch {
+	case f.Type != "":
+		return all + ` AND type = ? AND seq > ? ORDER BY seq LIMIT ?`, []any{string(f.Type), p.After, p.Size()}
+	case f.Types == nil:
+		return all + ` AND seq > ? ORDER BY seq LIMIT ?`, []any{p.After, p.Size()}
+	case len(f.Types) == 0:
+		return all + ` AND 0`, nil
+	}
+	var b strings.Builder
+	args := make([]any, 0, 3*len(f.Types)+1)
+	for i, t := range f.Types {
+		if i > 0 {
+			b.WriteString(` UNION ALL `)
+		}
+		b.WriteString(`SELECT * FROM (` + all + ` AND type = ? AND seq > ? ORDER BY seq LIMIT ?)`)
+		args = append(args, string(t), p.After, p.Size())
+	}
+	b.WriteString(` ORDER BY seq LIMIT ?`)
+	return b.String(), append(args, p.Size())
 }
 
 // Events lists a page of the feed by seq; test events are not in it.
 func (db *DB) Events(ctx context.Context, f petstore.EventFilter, p petstore.Page) ([]petstore.Event, error) {
+	if f.Types != nil && len(f.Types) == 0 && f.Type == "" {
+		return []petstore.Event{}, nil
+	}
 	q, args := eventsQuery(f, p)
 	return list(uncancelled(ctx), db, "events", 0, scanEvent, q, args...)
 }

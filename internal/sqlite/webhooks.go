@@ -144,14 +144,15 @@ func loadWebhook(ctx context.Context, tx *sql.Tx, id int64) (petstore.Webhook, e
 // the feed (events written while it was disabled are not its). Disabling it fails its
 // pending deliveries and the events after its cursor, which would otherwise wait for
 // it forever. A new subscription closes the span sent with the old one.
-func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.Webhook) (petstore.Webhook, error)) (petstore.Webhook, error) {
+func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.Webhook, petstore.PendingTypes) (petstore.Webhook, error)) (petstore.Webhook, error) {
 	var w petstore.Webhook
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		cur, err := loadWebhook(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if w, err = change(cur); err != nil {
+		pending := func() ([]petstore.EventType, error) { return pendingTypes(ctx, tx, id) }
+		if w, err = change(cur, pending); err != nil {
 			return err
 		}
 		if err := w.CheckText(cur); err != nil {
@@ -185,6 +186,26 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 	}
 	w.PreviousSecretExpiresAt, w.FailingSince = utc(w.PreviousSecretExpiresAt), utc(w.FailingSince)
 	return w, nil
+}
+
+// pendingTypes reads the types of an endpoint's pending deliveries. It walks them
+// (deliveries_due), at most a few days of a failing endpoint's events, and is read
+// only when a limited key gives an endpoint a new URL.
+func pendingTypes(ctx context.Context, tx *sql.Tx, id int64) ([]petstore.EventType, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT e.type FROM deliveries d JOIN events e ON e.seq = d.event_seq
+		WHERE d.webhook_id = ? AND d.status = 'pending'`, id)
+	if err != nil {
+		return nil, fmt.Errorf("pending deliveries of webhook %d: %w", id, err)
+	}
+	types, err := collect(rows, 0, func(r scanner) (petstore.EventType, error) {
+		var t string
+		err := r.Scan(&t)
+		return petstore.EventType(t), err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pending deliveries of webhook %d: %w", id, err)
+	}
+	return types, nil
 }
 
 // closeSpan keeps the endpoint's current span (span_from to its cursor, sent with
@@ -439,7 +460,7 @@ func (db *DB) Deliveries(ctx context.Context, webhookID int64, p petstore.Page) 
 // RetryDelivery makes a delivery pending again, due at now, with a fresh retry
 // horizon. A pending one is left as it is; one of a disabled endpoint is EConflict,
 // as it would wait for the endpoint forever. A delivery a span tells of gets a row.
-func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, now time.Time) (petstore.Delivery, error) {
+func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, now time.Time, may func(petstore.Delivery) error) (petstore.Delivery, error) {
 	now = now.UTC()
 	var d petstore.Delivery
 	err := db.update(ctx, func(tx *sql.Tx) error {
@@ -456,7 +477,10 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 				return petstore.DeliveryNotFound(deliveryID)
 			}
 		}
-		if err != nil || d.Status == petstore.DeliveryPending {
+		if err != nil {
+			return err
+		}
+		if err := may(d); err != nil || d.Status == petstore.DeliveryPending {
 			return err
 		}
 		if !w.Enabled {

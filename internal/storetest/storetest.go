@@ -60,6 +60,7 @@ func Run(t *testing.T, open Opener) {
 		{"batched orders", testBatches},
 		{"the database", testDatabase},
 		{"events", testEvents},
+		{"events by type, for limited keys", testScopedEvents},
 		{"webhooks", testWebhooks},
 		{"deliveries", testDeliveries},
 		{"chunked purge", testChunkedPurge},

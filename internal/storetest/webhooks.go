@@ -28,10 +28,13 @@ func (f *fixture) hook(mask petstore.EventMask) petstore.Webhook {
 	return w
 }
 
+// anyone may have any delivery sent again (RetryDelivery's may).
+func anyone(petstore.Delivery) error { return nil }
+
 // disable disables an endpoint through UpdateWebhook, as an admin does.
 func (f *fixture) disable(id int64) petstore.Webhook {
 	f.t.Helper()
-	w, err := f.webhookStore().UpdateWebhook(f.ctx, id, func(w petstore.Webhook) (petstore.Webhook, error) {
+	w, err := f.webhookStore().UpdateWebhook(f.ctx, id, func(w petstore.Webhook, _ petstore.PendingTypes) (petstore.Webhook, error) {
 		w.Enabled = false
 		return w, nil
 	})
@@ -262,7 +265,7 @@ func testWebhooks(t *testing.T, open Opener) {
 			func(w *petstore.Webhook) { w.URL = "https://example.com/\x1b[31m" },
 			func(w *petstore.Webhook) { w.Description = "a\u0085b" },
 		} {
-			_, err := ws.UpdateWebhook(f.ctx, w.ID, func(cur petstore.Webhook) (petstore.Webhook, error) {
+			_, err := ws.UpdateWebhook(f.ctx, w.ID, func(cur petstore.Webhook, _ petstore.PendingTypes) (petstore.Webhook, error) {
 				change(&cur)
 				return cur, nil
 			})
@@ -280,7 +283,7 @@ func testWebhooks(t *testing.T, open Opener) {
 		later := epoch().Add(time.Hour)
 		c.Set(later)
 		expires := later.Add(24 * time.Hour)
-		got, err := ws.UpdateWebhook(f.ctx, w.ID, func(cur petstore.Webhook) (petstore.Webhook, error) {
+		got, err := ws.UpdateWebhook(f.ctx, w.ID, func(cur petstore.Webhook, _ petstore.PendingTypes) (petstore.Webhook, error) {
 			wantWebhook(t, cur, w)
 			cur.URL, cur.Description, cur.Events = "https://example.org/new", "new", petstore.OrderCancelled.Bit()
 			cur.PreviousSecret, cur.PreviousSecretExpiresAt, cur.Secret = cur.Secret, &expires, "whsec_rotated"
@@ -298,7 +301,7 @@ func testWebhooks(t *testing.T, open Opener) {
 
 		refusal := errors.New("no")
 		c.Set(later.Add(time.Hour))
-		_, err = ws.UpdateWebhook(f.ctx, w.ID, func(cur petstore.Webhook) (petstore.Webhook, error) {
+		_, err = ws.UpdateWebhook(f.ctx, w.ID, func(cur petstore.Webhook, _ petstore.PendingTypes) (petstore.Webhook, error) {
 			cur.URL, cur.Enabled = "https://example.net/", false
 			return cur, refusal
 		})
@@ -309,7 +312,7 @@ func testWebhooks(t *testing.T, open Opener) {
 		must(t, err)
 		wantWebhook(t, read, want)
 
-		_, err = ws.UpdateWebhook(f.ctx, 999999, func(cur petstore.Webhook) (petstore.Webhook, error) { return cur, nil })
+		_, err = ws.UpdateWebhook(f.ctx, 999999, func(cur petstore.Webhook, _ petstore.PendingTypes) (petstore.Webhook, error) { return cur, nil })
 		wantCode(t, err, petstore.ENotFound)
 	})
 
@@ -408,7 +411,7 @@ func testWebhooks(t *testing.T, open Opener) {
 		t1 := epoch().Add(time.Hour)
 		f.fanOut(t1, keys(w.ID, ev[0].Seq)...)
 		f.finish(succeeded(w.ID, ev[0].Seq, t1))
-		_, err := ws.UpdateWebhook(f.ctx, w.ID, func(w petstore.Webhook) (petstore.Webhook, error) {
+		_, err := ws.UpdateWebhook(f.ctx, w.ID, func(w petstore.Webhook, _ petstore.PendingTypes) (petstore.Webhook, error) {
 			w.Events = petstore.PetSoldOut.Bit()
 			return w, nil
 		})
@@ -456,7 +459,7 @@ func testWebhooks(t *testing.T, open Opener) {
 			t.Errorf("claimed %v of a disabled endpoint", claimed(jobs))
 		}
 		// Enabled again, it is sent what happens from then on.
-		_, err := f.webhookStore().UpdateWebhook(f.ctx, w.ID, func(w petstore.Webhook) (petstore.Webhook, error) {
+		_, err := f.webhookStore().UpdateWebhook(f.ctx, w.ID, func(w petstore.Webhook, _ petstore.PendingTypes) (petstore.Webhook, error) {
 			w.Enabled = true
 			return w, nil
 		})
@@ -864,7 +867,7 @@ func testDeliveries(t *testing.T, open Opener) {
 			t.Errorf("claimed %v of a disabled endpoint", claimed(jobs))
 		}
 		// Enabled again by an admin, the endpoint starts afresh.
-		got, err = ws.UpdateWebhook(f.ctx, w.ID, func(w petstore.Webhook) (petstore.Webhook, error) {
+		got, err = ws.UpdateWebhook(f.ctx, w.ID, func(w petstore.Webhook, _ petstore.PendingTypes) (petstore.Webhook, error) {
 			w.Enabled = true
 			return w, nil
 		})
@@ -959,7 +962,7 @@ func testDeliveries(t *testing.T, open Opener) {
 		t2 := t1.Add(80 * time.Hour)
 		// A failed one, and one that succeeded at once (of which only its span tells).
 		for _, id := range []int64{failed, done} {
-			got, err := ws.RetryDelivery(f.ctx, w.ID, id, t2)
+			got, err := ws.RetryDelivery(f.ctx, w.ID, id, t2, anyone)
 			must(t, err)
 			if got.ID != id || got.Status != petstore.DeliveryPending || !sameTime(got.NextAttemptAt, &t2) || got.Attempts != 0 {
 				t.Errorf("retried, delivery %d is %+v; want pending, due at %v, its count of attempts started afresh", id, got, t2)
@@ -969,7 +972,7 @@ func testDeliveries(t *testing.T, open Opener) {
 			}
 		}
 		// Retried again while pending: left as it is.
-		again, err := ws.RetryDelivery(f.ctx, w.ID, failed, t2.Add(time.Hour))
+		again, err := ws.RetryDelivery(f.ctx, w.ID, failed, t2.Add(time.Hour), anyone)
 		must(t, err)
 		if !sameTime(again.NextAttemptAt, &t2) {
 			t.Errorf("a pending delivery retried again is due at %v, want %v still", again.NextAttemptAt, t2)
@@ -985,17 +988,17 @@ func testDeliveries(t *testing.T, open Opener) {
 		if d := f.delivery(w.ID, done); d.Status != petstore.DeliverySucceeded {
 			t.Errorf("after its retry succeeded delivery %d is %+v", done, d)
 		}
-		_, err = ws.RetryDelivery(f.ctx, other.ID, done, t2)
+		_, err = ws.RetryDelivery(f.ctx, other.ID, done, t2, anyone)
 		wantCode(t, err, petstore.ENotFound) // not an event other subscribes to
-		_, err = ws.RetryDelivery(f.ctx, w.ID, 999999, t2)
+		_, err = ws.RetryDelivery(f.ctx, w.ID, 999999, t2, anyone)
 		wantCode(t, err, petstore.ENotFound)
-		_, err = ws.RetryDelivery(f.ctx, 999999, failed, t2)
+		_, err = ws.RetryDelivery(f.ctx, 999999, failed, t2, anyone)
 		wantCode(t, err, petstore.ENotFound)
 
 		// Disabled, the endpoint's deliveries are not retried: pending, they would
 		// wait for it forever.
 		f.disable(w.ID)
-		_, err = ws.RetryDelivery(f.ctx, w.ID, failed, t2)
+		_, err = ws.RetryDelivery(f.ctx, w.ID, failed, t2, anyone)
 		wantCode(t, err, petstore.EConflict)
 		if read := f.delivery(w.ID, failed); read.Status != petstore.DeliverySucceeded {
 			t.Errorf("a refused retry left the delivery %+v", read)

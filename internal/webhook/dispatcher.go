@@ -567,12 +567,10 @@ func (d *Dispatcher) describe(res Result) string {
 	switch {
 	case err == nil && res.Status >= 300 && res.Status < 400:
 		return fmt.Sprintf("the endpoint answered %d, a redirect, which is not followed", res.Status)
+	case err == nil && res.Public:
+		return petstore.AnsweredError(res.Status, quote(res.Answer))
 	case err == nil:
-		msg := fmt.Sprintf("the endpoint answered %d", res.Status)
-		if q := quote(res.Answer); q != "" && res.Public {
-			msg += ": " + q
-		}
-		return msg
+		return petstore.AnsweredError(res.Status, "")
 	case errors.Is(err, errEncode):
 		return err.Error()
 	case errors.Is(err, ErrRefusedURL):

@@ -57,7 +57,10 @@ const (
 // (NewAPIKey) only the constants below are accepted.
 type Scope string
 
-// The scopes this package knows, with the calls each allows.
+// The scopes this package knows, with the calls each allows. Events also need the
+// scope that reads their data (the service's EventType: order.* ScopeOrdersRead, pet.*
+// and inventory.updated ScopePetsRead, api_key.* ScopeAccountsRead), in the feed, in an
+// endpoint's subscription or new URL, and to retry a delivery.
 const (
 	ScopeAccountRead     Scope = "account:read"     // GetCurrentAccount
 	ScopeAccountsRead    Scope = "accounts:read"    // ListAccounts (admins)

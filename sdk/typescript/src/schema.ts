@@ -466,6 +466,13 @@ export interface paths {
          *     used answers `400 validation_failed` with a detail on `url` that says why. The
          *     endpoint is sent the events that happen from now on. The service keeps at most
          *     100 endpoints: one more answers `409 conflict`.
+         *
+         *     A key subscribes an endpoint only to types it may read (`EventType`: `order.*`
+         *     need `orders:read`, `pet.*` and `inventory.updated` `pets:read`, `api_key.*`
+         *     `accounts:read`): otherwise `403 insufficient_scope`, naming a scope it lacks.
+         *     `*` also takes the types added later, whose scopes a key limited to some scopes
+         *     is never given: such a key names its types, and `*` answers it `403
+         *     insufficient_scope`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -520,6 +527,14 @@ export interface paths {
          *     `"enabled": true` on a disabled endpoint enables it again and clears
          *     `disabledReason` and `failingSince`; retry the failed deliveries you still want
          *     with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+         *
+         *     A new `events` or `url` needs the scope of every type the endpoint then
+         *     subscribes to, as on creation (`*`: a key with every scope of its role); a new
+         *     `url` also needs the
+         *     scopes of the types of its pending deliveries, which go to the new URL (unless
+         *     the same change sets `"enabled": false`, which fails them). Otherwise the answer
+         *     is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+         *     `description` and `enabled` alone need no more than `webhooks:manage`.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -617,7 +632,11 @@ export interface paths {
          *     A delivery that succeeded at its first attempt is kept as that fact alone
          *     (`attempts: 1`, no `lastAttemptAt` or `responseStatus`): nothing is written per
          *     endpoint when an event happens, and no row is kept for a plain success.
-         *     Deliveries go with their events when those pass the feed's retention.
+         *     Deliveries go with their events when those pass the feed's retention. A delivery
+         *     names its event's id and type, never its data: `GET /events/{eventId}` shows that
+         *     to keys that may read the type. To a key that may not (`EventType`), `lastError`
+         *     says the status the endpoint answered without quoting its answer, which may
+         *     echo the event.
          */
         get: operations["listDeliveries"];
         put?: never;
@@ -655,7 +674,9 @@ export interface paths {
          *     from 0); a `succeeded` one is sent again (receivers dedupe by event id). A
          *     delivery still `pending` is left as it is. An id that names no delivery of this
          *     endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
-         *     (enable the endpoint first).
+         *     (enable the endpoint first). Sending it again sends its event's data: a key
+         *     that may not read the event's type (`EventType`) gets `403 insufficient_scope`,
+         *     and the delivery is left as it is.
          */
         post: operations["retryDelivery"];
         delete?: never;
@@ -683,6 +704,13 @@ export interface paths {
          *     same URL again later. A poller keeps one URL, the last it was given, and never
          *     sees an event twice. Events are kept for 30 days (the operator's
          *     `--event-retention`), then removed with their deliveries.
+         *
+         *     A key sees only the types it may read (`EventType`: `order.*` need `orders:read`,
+         *     `pet.*` and `inventory.updated` `pets:read`, `api_key.*` `accounts:read`); the
+         *     others are left out of every page, as if they had not happened, and its links
+         *     move on past them. A key with every scope of its role sees every type. `type`
+         *     naming a type the key may not read answers `403 insufficient_scope` with the
+         *     scope it lacks.
          */
         get: operations["listEvents"];
         put?: never;
@@ -709,7 +737,9 @@ export interface paths {
         /**
          * Find an event by id
          * @description Admin only. One event of the feed, as endpoints are sent it. An id that names no
-         *     event of the feed (one past the retention, a `webhook.test` event) answers `404`.
+         *     event of the feed (one past the retention, a `webhook.test` event) answers `404`,
+         *     and so does an event of a type the key may not read (`EventType`), as it is not in
+         *     the key's feed.
          */
         get: operations["getEvent"];
         put?: never;
@@ -1182,6 +1212,14 @@ export interface components {
          *     `api_key.revoked` (the `ApiKeyChange`); `webhook.test` (the `Webhook` a test was
          *     sent to). An open list: a minor version may add types, so
          *     ignore an event whose type you do not know.
+         *
+         *     Reading a type's events needs the scope that reads its data directly
+         *     (`x-read-scopes`): `orders:read` for `order.*` (an admin's reads every account's
+         *     orders), `pets:read` for `pet.*` and `inventory.updated`, `accounts:read` for
+         *     `api_key.*` (they show another account's key and email, and accounts are that
+         *     scope's), `webhooks:manage` for `webhook.test`. A key with every scope of its
+         *     role reads every type; a key limited to some scopes sees in the feed, subscribes
+         *     endpoints to, and sends deliveries again of, only the types it may read.
          * @example order.placed
          */
         EventType: string;
@@ -1409,7 +1447,8 @@ export interface components {
              *     `the endpoint's TLS certificate was not accepted` (public addresses), or
              *     `refused: the endpoint URL …` (the URL as written is no longer accepted, e.g.
              *     after the operator turned `--webhooks-allow-private` off). The details are in
-             *     the service's log.
+             *     the service's log. The answer is not quoted to a key that may not read the
+             *     event's type (`EventType`): a receiver may echo what it was sent.
              * @example the endpoint answered 503: Service Unavailable
              */
             lastError?: string;
@@ -3320,7 +3359,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description Only events of this type. */
+                /** @description Only events of this type (one the key may read, see `EventType`). */
                 type?: components["schemas"]["FeedEventType"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];

@@ -381,6 +381,14 @@ type Delivery struct {
 	// sent to). An open list: a minor version may add types, so
 	// ignore an event whose type you do not know.
 	//
+	// Reading a type's events needs the scope that reads its data directly
+	// (`x-read-scopes`): `orders:read` for `order.*` (an admin's reads every account's
+	// orders), `pets:read` for `pet.*` and `inventory.updated`, `accounts:read` for
+	// `api_key.*` (they show another account's key and email, and accounts are that
+	// scope's), `webhooks:manage` for `webhook.test`. A key with every scope of its
+	// role reads every type; a key limited to some scopes sees in the feed, subscribes
+	// endpoints to, and sends deliveries again of, only the types it may read.
+	//
 	//
 	// Example: order.placed
 	EventType EventType `json:"eventType"`
@@ -410,7 +418,8 @@ type Delivery struct {
 	// `the endpoint's TLS certificate was not accepted` (public addresses), or
 	// `refused: the endpoint URL …` (the URL as written is no longer accepted, e.g.
 	// after the operator turned `--webhooks-allow-private` off). The details are in
-	// the service's log.
+	// the service's log. The answer is not quoted to a key that may not read the
+	// event's type (`EventType`): a receiver may echo what it was sent.
 	//
 	//
 	// Example: the endpoint answered 503: Service Unavailable
@@ -512,6 +521,14 @@ type Event struct {
 	// sent to). An open list: a minor version may add types, so
 	// ignore an event whose type you do not know.
 	//
+	// Reading a type's events needs the scope that reads its data directly
+	// (`x-read-scopes`): `orders:read` for `order.*` (an admin's reads every account's
+	// orders), `pets:read` for `pet.*` and `inventory.updated`, `accounts:read` for
+	// `api_key.*` (they show another account's key and email, and accounts are that
+	// scope's), `webhooks:manage` for `webhook.test`. A key with every scope of its
+	// role reads every type; a key limited to some scopes sees in the feed, subscribes
+	// endpoints to, and sends deliveries again of, only the types it may read.
+	//
 	//
 	// Example: order.placed
 	Type EventType `json:"type"`
@@ -540,6 +557,14 @@ type EventSubscription string
 // `api_key.revoked` (the `ApiKeyChange`); `webhook.test` (the `Webhook` a test was
 // sent to). An open list: a minor version may add types, so
 // ignore an event whose type you do not know.
+//
+// Reading a type's events needs the scope that reads its data directly
+// (`x-read-scopes`): `orders:read` for `order.*` (an admin's reads every account's
+// orders), `pets:read` for `pet.*` and `inventory.updated`, `accounts:read` for
+// `api_key.*` (they show another account's key and email, and accounts are that
+// scope's), `webhooks:manage` for `webhook.test`. A key with every scope of its
+// role reads every type; a key limited to some scopes sees in the feed, subscribes
+// endpoints to, and sends deliveries again of, only the types it may read.
 //
 // Example: order.placed
 type EventType = string
@@ -1136,7 +1161,7 @@ type ListCategoriesParams struct {
 
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
-	// Type Only events of this type.
+	// Type Only events of this type (one the key may read, see `EventType`).
 	Type *FeedEventType `form:"type,omitempty" json:"type,omitempty"`
 
 	// Limit Page size.
@@ -1662,13 +1687,22 @@ type ClientInterface interface {
 	// sees an event twice. Events are kept for 30 days (the operator's
 	// `--event-retention`), then removed with their deliveries.
 	//
+	// A key sees only the types it may read (`EventType`: `order.*` need `orders:read`,
+	// `pet.*` and `inventory.updated` `pets:read`, `api_key.*` `accounts:read`); the
+	// others are left out of every page, as if they had not happened, and its links
+	// move on past them. A key with every scope of its role sees every type. `type`
+	// naming a type the key may not read answers `403 insufficient_scope` with the
+	// scope it lacks.
+	//
 	// Corresponds with GET /events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetEvent Find an event by id
 	//
 	// Admin only. One event of the feed, as endpoints are sent it. An id that names no
-	// event of the feed (one past the retention, a `webhook.test` event) answers `404`.
+	// event of the feed (one past the retention, a `webhook.test` event) answers `404`,
+	// and so does an event of a type the key may not read (`EventType`), as it is not in
+	// the key's feed.
 	//
 	// Corresponds with GET /events/{eventId} (the `GetEvent` operationId).
 	GetEvent(ctx context.Context, eventID EventID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1998,6 +2032,13 @@ type ClientInterface interface {
 	// endpoint is sent the events that happen from now on. The service keeps at most
 	// 100 endpoints: one more answers `409 conflict`.
 	//
+	// A key subscribes an endpoint only to types it may read (`EventType`: `order.*`
+	// need `orders:read`, `pet.*` and `inventory.updated` `pets:read`, `api_key.*`
+	// `accounts:read`): otherwise `403 insufficient_scope`, naming a scope it lacks.
+	// `*` also takes the types added later, whose scopes a key limited to some scopes
+	// is never given: such a key names its types, and `*` answers it `403
+	// insufficient_scope`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /webhooks (the `CreateWebhook` operationId).
@@ -2015,6 +2056,13 @@ type ClientInterface interface {
 	// used answers `400 validation_failed` with a detail on `url` that says why. The
 	// endpoint is sent the events that happen from now on. The service keeps at most
 	// 100 endpoints: one more answers `409 conflict`.
+	//
+	// A key subscribes an endpoint only to types it may read (`EventType`: `order.*`
+	// need `orders:read`, `pet.*` and `inventory.updated` `pets:read`, `api_key.*`
+	// `accounts:read`): otherwise `403 insufficient_scope`, naming a scope it lacks.
+	// `*` also takes the types added later, whose scopes a key limited to some scopes
+	// is never given: such a key names its types, and `*` answers it `403
+	// insufficient_scope`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2055,6 +2103,14 @@ type ClientInterface interface {
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
 	//
+	// A new `events` or `url` needs the scope of every type the endpoint then
+	// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+	// `url` also needs the
+	// scopes of the types of its pending deliveries, which go to the new URL (unless
+	// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+	// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+	// `description` and `enabled` alone need no more than `webhooks:manage`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /webhooks/{webhookId} (the `UpdateWebhook` operationId).
@@ -2075,6 +2131,14 @@ type ClientInterface interface {
 	// `"enabled": true` on a disabled endpoint enables it again and clears
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+	//
+	// A new `events` or `url` needs the scope of every type the endpoint then
+	// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+	// `url` also needs the
+	// scopes of the types of its pending deliveries, which go to the new URL (unless
+	// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+	// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+	// `description` and `enabled` alone need no more than `webhooks:manage`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2097,6 +2161,14 @@ type ClientInterface interface {
 	// `disabledReason` and `failingSince`; retry the failed deliveries you still want
 	// with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
 	//
+	// A new `events` or `url` needs the scope of every type the endpoint then
+	// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+	// `url` also needs the
+	// scopes of the types of its pending deliveries, which go to the new URL (unless
+	// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+	// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+	// `description` and `enabled` alone need no more than `webhooks:manage`.
+	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
 	// Corresponds with PATCH /webhooks/{webhookId} (the `UpdateWebhook` operationId).
@@ -2112,7 +2184,11 @@ type ClientInterface interface {
 	// A delivery that succeeded at its first attempt is kept as that fact alone
 	// (`attempts: 1`, no `lastAttemptAt` or `responseStatus`): nothing is written per
 	// endpoint when an event happens, and no row is kept for a plain success.
-	// Deliveries go with their events when those pass the feed's retention.
+	// Deliveries go with their events when those pass the feed's retention. A delivery
+	// names its event's id and type, never its data: `GET /events/{eventId}` shows that
+	// to keys that may read the type. To a key that may not (`EventType`), `lastError`
+	// says the status the endpoint answered without quoting its answer, which may
+	// echo the event.
 	//
 	// Corresponds with GET /webhooks/{webhookId}/deliveries (the `ListDeliveries` operationId).
 	ListDeliveries(ctx context.Context, webhookID WebhookID, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2124,7 +2200,9 @@ type ClientInterface interface {
 	// from 0); a `succeeded` one is sent again (receivers dedupe by event id). A
 	// delivery still `pending` is left as it is. An id that names no delivery of this
 	// endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
-	// (enable the endpoint first).
+	// (enable the endpoint first). Sending it again sends its event's data: a key
+	// that may not read the event's type (`EventType`) gets `403 insufficient_scope`,
+	// and the delivery is left as it is.
 	//
 	// Corresponds with POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry (the `RetryDelivery` operationId).
 	RetryDelivery(ctx context.Context, webhookID WebhookID, deliveryID DeliveryID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2501,6 +2579,13 @@ func (c *Client) ReplaceCategory(ctx context.Context, categoryID CategoryID, bod
 // sees an event twice. Events are kept for 30 days (the operator's
 // `--event-retention`), then removed with their deliveries.
 //
+// A key sees only the types it may read (`EventType`: `order.*` need `orders:read`,
+// `pet.*` and `inventory.updated` `pets:read`, `api_key.*` `accounts:read`); the
+// others are left out of every page, as if they had not happened, and its links
+// move on past them. A key with every scope of its role sees every type. `type`
+// naming a type the key may not read answers `403 insufficient_scope` with the
+// scope it lacks.
+//
 // Corresponds with GET /events (the `ListEvents` operationId).
 func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListEventsRequest(c.Server, params)
@@ -2517,7 +2602,9 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 // GetEvent Find an event by id
 //
 // Admin only. One event of the feed, as endpoints are sent it. An id that names no
-// event of the feed (one past the retention, a `webhook.test` event) answers `404`.
+// event of the feed (one past the retention, a `webhook.test` event) answers `404`,
+// and so does an event of a type the key may not read (`EventType`), as it is not in
+// the key's feed.
 //
 // Corresponds with GET /events/{eventId} (the `GetEvent` operationId).
 func (c *Client) GetEvent(ctx context.Context, eventID EventID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3106,6 +3193,13 @@ func (c *Client) ListWebhooks(ctx context.Context, params *ListWebhooksParams, r
 // endpoint is sent the events that happen from now on. The service keeps at most
 // 100 endpoints: one more answers `409 conflict`.
 //
+// A key subscribes an endpoint only to types it may read (`EventType`: `order.*`
+// need `orders:read`, `pet.*` and `inventory.updated` `pets:read`, `api_key.*`
+// `accounts:read`): otherwise `403 insufficient_scope`, naming a scope it lacks.
+// `*` also takes the types added later, whose scopes a key limited to some scopes
+// is never given: such a key names its types, and `*` answers it `403
+// insufficient_scope`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /webhooks (the `CreateWebhook` operationId).
@@ -3133,6 +3227,13 @@ func (c *Client) CreateWebhookWithBody(ctx context.Context, contentType string, 
 // used answers `400 validation_failed` with a detail on `url` that says why. The
 // endpoint is sent the events that happen from now on. The service keeps at most
 // 100 endpoints: one more answers `409 conflict`.
+//
+// A key subscribes an endpoint only to types it may read (`EventType`: `order.*`
+// need `orders:read`, `pet.*` and `inventory.updated` `pets:read`, `api_key.*`
+// `accounts:read`): otherwise `403 insufficient_scope`, naming a scope it lacks.
+// `*` also takes the types added later, whose scopes a key limited to some scopes
+// is never given: such a key names its types, and `*` answers it `403
+// insufficient_scope`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3203,6 +3304,14 @@ func (c *Client) GetWebhook(ctx context.Context, webhookID WebhookID, reqEditors
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
 //
+// A new `events` or `url` needs the scope of every type the endpoint then
+// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+// `url` also needs the
+// scopes of the types of its pending deliveries, which go to the new URL (unless
+// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+// `description` and `enabled` alone need no more than `webhooks:manage`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /webhooks/{webhookId} (the `UpdateWebhook` operationId).
@@ -3233,6 +3342,14 @@ func (c *Client) UpdateWebhookWithBody(ctx context.Context, webhookID WebhookID,
 // `"enabled": true` on a disabled endpoint enables it again and clears
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
+//
+// A new `events` or `url` needs the scope of every type the endpoint then
+// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+// `url` also needs the
+// scopes of the types of its pending deliveries, which go to the new URL (unless
+// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+// `description` and `enabled` alone need no more than `webhooks:manage`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3265,6 +3382,14 @@ func (c *Client) UpdateWebhook(ctx context.Context, webhookID WebhookID, body Up
 // `disabledReason` and `failingSince`; retry the failed deliveries you still want
 // with `POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry`.
 //
+// A new `events` or `url` needs the scope of every type the endpoint then
+// subscribes to, as on creation (`*`: a key with every scope of its role); a new
+// `url` also needs the
+// scopes of the types of its pending deliveries, which go to the new URL (unless
+// the same change sets `"enabled": false`, which fails them). Otherwise the answer
+// is `403 insufficient_scope`, naming a scope the key lacks, and nothing changes.
+// `description` and `enabled` alone need no more than `webhooks:manage`.
+//
 // Takes a body of the `application/merge-patch+json` content type.
 //
 // Corresponds with PATCH /webhooks/{webhookId} (the `UpdateWebhook` operationId).
@@ -3290,7 +3415,11 @@ func (c *Client) UpdateWebhookWithApplicationMergePatchPlusJSONBody(ctx context.
 // A delivery that succeeded at its first attempt is kept as that fact alone
 // (`attempts: 1`, no `lastAttemptAt` or `responseStatus`): nothing is written per
 // endpoint when an event happens, and no row is kept for a plain success.
-// Deliveries go with their events when those pass the feed's retention.
+// Deliveries go with their events when those pass the feed's retention. A delivery
+// names its event's id and type, never its data: `GET /events/{eventId}` shows that
+// to keys that may read the type. To a key that may not (`EventType`), `lastError`
+// says the status the endpoint answered without quoting its answer, which may
+// echo the event.
 //
 // Corresponds with GET /webhooks/{webhookId}/deliveries (the `ListDeliveries` operationId).
 func (c *Client) ListDeliveries(ctx context.Context, webhookID WebhookID, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3312,7 +3441,9 @@ func (c *Client) ListDeliveries(ctx context.Context, webhookID WebhookID, params
 // from 0); a `succeeded` one is sent again (receivers dedupe by event id). A
 // delivery still `pending` is left as it is. An id that names no delivery of this
 // endpoint answers `404`; a delivery of a disabled endpoint answers `409 conflict`
-// (enable the endpoint first).
+// (enable the endpoint first). Sending it again sends its event's data: a key
+// that may not read the event's type (`EventType`) gets `403 insufficient_scope`,
+// and the delivery is left as it is.
 //
 // Corresponds with POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry (the `RetryDelivery` operationId).
 func (c *Client) RetryDelivery(ctx context.Context, webhookID WebhookID, deliveryID DeliveryID, reqEditors ...RequestEditorFn) (*http.Response, error) {
