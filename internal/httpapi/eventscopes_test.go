@@ -46,6 +46,7 @@ func (a *testAPI) readScopes(t testing.TB) (scopes map[string]string, feedTypes 
 // links.
 func (a *testAPI) feedAs(t *testing.T, key, typ string) []event {
 	t.Helper()
+	a.settleFeed(t)
 	next := "/v1/events?limit=100"
 	if typ != "" {
 		next += "&type=" + typ

@@ -44,6 +44,8 @@ type testAPI struct {
 	// cors is whether the server was given CORS origins: without, no answer may carry
 	// a CORS header.
 	cors bool
+	// pgURL is the test database's URL when the store is PostgreSQL ("" on SQLite).
+	pgURL string
 }
 
 type apiOption func(*httpapi.Config)
@@ -55,9 +57,12 @@ var cheapPasswords = auth.Passwords{Params: auth.PasswordParams{Memory: 64, Iter
 func newTestAPI(t testing.TB, opts ...apiOption) *testAPI {
 	t.Helper()
 	// PETSTORE_TEST_STORE=postgres runs the suite on a fresh PostgreSQL schema.
-	var st petstore.Store
+	var (
+		st    petstore.Store
+		dbURL string
+	)
 	if os.Getenv("PETSTORE_TEST_STORE") == "postgres" {
-		dbURL := os.Getenv(pgtest.EnvURL)
+		dbURL = os.Getenv(pgtest.EnvURL)
 		if dbURL == "" {
 			t.Fatalf("PETSTORE_TEST_STORE=postgres needs %s", pgtest.EnvURL)
 		}
@@ -85,7 +90,7 @@ func newTestAPI(t testing.TB, opts ...apiOption) *testAPI {
 	srv.Start()
 	t.Cleanup(srv.Close)
 
-	a := &testAPI{t: t, URL: base, Store: st, Server: h, cors: len(cfg.CORSOrigins) > 0}
+	a := &testAPI{t: t, URL: base, Store: st, Server: h, cors: len(cfg.CORSOrigins) > 0, pgURL: dbURL}
 	a.router = a.loadRouter()
 	a.Admin, _ = a.newKey("admin@example.com", petstore.Admin)
 	a.Customer, a.CustomerID = a.newKey("customer@example.com", petstore.Customer)
@@ -410,4 +415,14 @@ func (a *testAPI) inventory(t testing.TB, petID int64) inventory {
 	var inv inventory
 	a.do(t, req{Method: "GET", Path: path("/v1/store/inventory/%d", petID), Key: a.Admin}).expect(200, "").JSON(&inv)
 	return inv
+}
+
+// settleFeed waits, on PostgreSQL, until the event feed shows every event committed
+// so far: the feed stops short of the oldest transaction still running anywhere,
+// other tests' included (pgtest.SettleFeed). On SQLite the feed is never behind.
+func (a *testAPI) settleFeed(t testing.TB) {
+	t.Helper()
+	if a.pgURL != "" {
+		pgtest.SettleFeed(t, a.pgURL)
+	}
 }

@@ -73,6 +73,7 @@ func (a *testAPI) testDelivery(t testing.TB, id int64) delivery {
 // events reads the whole feed (of one type, or all with ""), following its links.
 func (a *testAPI) events(t *testing.T, typ string) []event {
 	t.Helper()
+	a.settleFeed(t)
 	next := "/v1/events?limit=100"
 	if typ != "" {
 		next += "&type=" + typ

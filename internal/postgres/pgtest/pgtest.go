@@ -138,3 +138,36 @@ func withParams(dbURL string, params map[string]string) (string, error) {
 	u.RawQuery = q.Encode()
 	return u.String(), nil
 }
+
+// SettleFeed waits until every transaction of the cluster that had begun when it was
+// called has ended, so that the event feed shows every event committed before then.
+// The feed stops short of the oldest running transaction (see package postgres), and
+// tests in parallel, in other schemas, run transactions of their own: a test that
+// reads the feed right after its own writes waits here for theirs.
+func SettleFeed(t testing.TB, dbURL string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("connect to the test database: %v", err)
+	}
+	defer conn.Close(context.Background())
+	// Outside a transaction a query takes no transaction id of its own, so it never
+	// holds itself back.
+	const qNext, qOldest = `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`,
+		`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
+	var next, oldest int64
+	if err := conn.QueryRow(ctx, qNext).Scan(&next); err != nil {
+		t.Fatalf("read the next transaction id: %v", err)
+	}
+	for {
+		if err := conn.QueryRow(ctx, qOldest).Scan(&oldest); err != nil {
+			t.Fatalf("the transactions begun before %d did not end: %v", next, err)
+		}
+		if oldest >= next {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
