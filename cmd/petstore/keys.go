@@ -45,13 +45,13 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 	if fs.NArg() > 0 {
 		return usageError{cmd: "keys create", err: fmt.Errorf("keys create: unexpected argument %q", fs.Arg(0))}
 	}
-	addr, err := petstore.CleanEmail(o.email)
-	if err != nil {
+	if _, err := petstore.CleanEmail(o.email); err != nil {
 		return usageError{cmd: "keys create", err: errors.New("--email: an email address is required")}
 	}
 	// The account may be made here: its email follows the text policy of addresses,
 	// as a sign-up's does.
-	if addr, err = petstore.CleanNewEmail(o.email); err != nil {
+	addr, err := petstore.CleanNewEmail(o.email)
+	if err != nil {
 		return usageError{cmd: "keys create", err: fmt.Errorf("--email: %w", err)}
 	}
 	r := petstore.Role(o.role)

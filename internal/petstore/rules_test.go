@@ -253,12 +253,12 @@ func TestRevise(t *testing.T) {
 // A pet named before a rule of the text policy (here: no invisible characters) keeps
 // its name through changes that leave it alone; a new name is held to the policy.
 func TestReviseKeepsAnOldName(t *testing.T) {
-	old := Pet{ID: 1, Name: "Rex​", CategoryID: 2, Status: Available}
+	old := Pet{ID: 1, Name: "Rex\u200b", CategoryID: 2, Status: Available}
 	sell := func(f PetFields) (PetFields, error) { f.Status = Sold; return f, nil }
 	if got, err := old.Revise(sell); err != nil || got.Name != old.Name || got.Status != Sold {
 		t.Errorf("selling a pet with an old name: %+v, %v", got, err)
 	}
-	rename := func(f PetFields) (PetFields, error) { f.Name = "Max​"; return f, nil }
+	rename := func(f PetFields) (PetFields, error) { f.Name = "Max\u200b"; return f, nil }
 	if _, err := old.Revise(rename); codeOf(err) != EValidationFailed {
 		t.Errorf("a new name with a zero-width space: %v; want validation_failed", err)
 	}

@@ -106,7 +106,7 @@ func parseHost(host string) (netip.Prefix, error) {
 			return p, fmt.Errorf("%q is not a CIDR", host)
 		}
 		if p.Addr().Is4In6() {
-			return p, fmt.Errorf("write the IPv4 CIDR %q without ::ffff:", host)
+			return p, fmt.Errorf("%q: write the IPv4 CIDR without the ::ffff: prefix", host)
 		}
 		return p.Masked(), nil
 	}
