@@ -70,23 +70,11 @@ func (a *testAPI) testDelivery(t testing.TB, id int64) delivery {
 	return d
 }
 
-// events reads the whole feed (of one type, or all with ""), following its links.
+// events reads the whole feed as the admin (of one type, or all with ""), following
+// its links.
 func (a *testAPI) events(t *testing.T, typ string) []event {
 	t.Helper()
-	a.settleFeed(t)
-	next := "/v1/events?limit=100"
-	if typ != "" {
-		next += "&type=" + typ
-	}
-	var all []event
-	for next != "" {
-		res := a.do(t, req{Method: "GET", Path: next, Key: a.Admin}).expect(200, "")
-		var page []event
-		res.JSON(&page)
-		all = append(all, page...)
-		next = nextPath(t, res.Header.Get("Link"))
-	}
-	return all
+	return a.feedAs(t, a.Admin, typ)
 }
 
 // webhookStore is the store under the API, as the delivery loop sees it.

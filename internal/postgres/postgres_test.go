@@ -219,30 +219,15 @@ func BenchmarkPrincipalByKeyHash(b *testing.B) {
 // A database made before Idempotency-Keys held domain results (migration 2) keeps the
 // answers of its keys: an upgraded server replays them as the old one would have.
 func TestUpgradingKeepsTheAnswersOfIdempotencyKeys(t *testing.T) {
-	ctx := context.Background()
-	url := pgtest.Schema(t, pgtest.URL(t))
-	if err := postgres.MigrateUpToForTest(ctx, url, 1); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	url := oldSchema(t, 1,
 		`INSERT INTO accounts (email, email_lower, role, created_at) OVERRIDING SYSTEM VALUE VALUES ('a@example.com', 'a@example.com', 'customer', now())`,
 		`INSERT INTO idempotency_keys (account_id, key, request_hash, status, location, body, created_at) VALUES
 		 (1, 'placed', '\x68', 201, '/v1/store/orders/7', convert_to('{"id":7,"petId":3,"quantity":2,"shipDate":"2031-01-02T03:04:05Z","complete":false,"accountId":1,"createdAt":"2026-11-20T10:00:00Z"}', 'UTF8'), '2026-11-20T09:59:59.9Z'),
 		 (1, 'refused', '\x68', 409, '', convert_to('{"code":"insufficient_stock","message":"Only 1 in stock; 2 were ordered.","status":409}', 'UTF8'), '2026-11-20T10:00:00Z'),
 		 (1, 'invalid', '\x68', 400, '', convert_to('{"code":"validation_failed","message":"The request is not valid: quantity must be 1 to 100.","status":400,"details":[{"field":"quantity","problem":"must be 1 to 100"}]}', 'UTF8'), '2026-11-20T10:00:00Z'),
 		 (1, 'running', '\x68', NULL, '', NULL, '2026-11-20T10:00:00Z')`,
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn.Close(ctx)
-
-	db, err := postgres.OpenWith(ctx, url, postgres.Options{Now: func() time.Time { return storetest.OldKeysAt.Add(2 * time.Hour) }})
+	)
+	db, err := postgres.OpenWith(context.Background(), url, postgres.Options{Now: func() time.Time { return storetest.OldKeysAt.Add(2 * time.Hour) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,21 +293,9 @@ func TestAConnectionEndedByTheServerIsUnavailableAndTheStoreRecovers(t *testing.
 // An account stored under a key of the old, one-round EmailKey is found again after
 // the upgrade (migration 4).
 func TestUpgradingRekeysEmails(t *testing.T) {
-	ctx := context.Background()
-	url := pgtest.Schema(t, pgtest.URL(t))
-	if err := postgres.MigrateUpToForTest(ctx, url, 3); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, `INSERT INTO accounts (email, email_lower, role, created_at) OVERRIDING SYSTEM VALUE VALUES ($1, $2, 'customer', now())`,
-		storetest.UnstableEmail, storetest.UnstableEmailOldKey()); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close(ctx)
-	db, err := postgres.Open(ctx, url)
+	url := oldSchema(t, 3, `INSERT INTO accounts (email, email_lower, role, created_at) OVERRIDING SYSTEM VALUE VALUES ('`+
+		storetest.UnstableEmail+`', '`+storetest.UnstableEmailOldKey()+`', 'customer', now())`)
+	db, err := postgres.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,25 +306,11 @@ func TestUpgradingRekeysEmails(t *testing.T) {
 // Pets stored before name_lower (migration 6) are found by the name filter after the
 // upgrade: migration 7 folds their names as Go does.
 func TestUpgradingLowersPetNames(t *testing.T) {
-	ctx := context.Background()
-	url := pgtest.Schema(t, pgtest.URL(t))
-	if err := postgres.MigrateUpToForTest(ctx, url, 5); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	url := oldSchema(t, 5,
 		`INSERT INTO categories (id, name, name_lower) OVERRIDING SYSTEM VALUE VALUES (1, 'Dogs', 'dogs')`,
-		`INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE VALUES (1, '` + storetest.OldPetNames[0] + `', 1, 'available'), (2, '` + storetest.OldPetNames[1] + `', 1, 'sold')`,
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn.Close(ctx)
-	db, err := postgres.Open(ctx, url)
+		`INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE VALUES (1, '`+storetest.OldPetNames[0]+`', 1, 'available'), (2, '`+storetest.OldPetNames[1]+`', 1, 'sold')`,
+	)
+	db, err := postgres.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,25 +321,11 @@ func TestUpgradingLowersPetNames(t *testing.T) {
 // Pets stored before name_grams (migration 10) are found by the name filter after the
 // upgrade, by short and long parts of their names: migration 10 fills their terms.
 func TestUpgradingIndexesPetNames(t *testing.T) {
-	ctx := context.Background()
-	url := pgtest.Schema(t, pgtest.URL(t))
-	if err := postgres.MigrateUpToForTest(ctx, url, 7); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	url := oldSchema(t, 7,
 		`INSERT INTO categories (id, name, name_lower) OVERRIDING SYSTEM VALUE VALUES (1, 'Dogs', 'dogs')`,
-		`INSERT INTO pets (id, name, name_lower, category_id, status) OVERRIDING SYSTEM VALUE VALUES (1, '` + storetest.OldPetNames[0] + `', '` + petstore.NameKey(storetest.OldPetNames[0]) + `', 1, 'available'), (2, '` + storetest.OldPetNames[1] + `', '` + petstore.NameKey(storetest.OldPetNames[1]) + `', 1, 'sold')`,
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn.Close(ctx)
-	db, err := postgres.Open(ctx, url)
+		`INSERT INTO pets (id, name, name_lower, category_id, status) OVERRIDING SYSTEM VALUE VALUES (1, '`+storetest.OldPetNames[0]+`', '`+petstore.NameKey(storetest.OldPetNames[0])+`', 1, 'available'), (2, '`+storetest.OldPetNames[1]+`', '`+petstore.NameKey(storetest.OldPetNames[1])+`', 1, 'sold')`,
+	)
+	db, err := postgres.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,30 +336,40 @@ func TestUpgradingIndexesPetNames(t *testing.T) {
 // Pets stored before held (migration 13) count their open orders' units towards the
 // largest stock after the upgrade, and a stock past the largest is brought back to it.
 func TestUpgradingFillsHeldUnits(t *testing.T) {
+	// The old rows keep their ids: identities are set by hand, as a restore would.
+	account := `INSERT INTO accounts (id, email, email_lower, role, created_at) VALUES (1, 'a@example.com', 'a@example.com', 'customer', now())`
+	var rows []string
+	for _, q := range append([]string{account}, storetest.OldHeldRows...) {
+		rows = append(rows, strings.Replace(q, ") VALUES", ") OVERRIDING SYSTEM VALUE VALUES", 1))
+	}
+	db, err := postgres.Open(context.Background(), oldSchema(t, 12, rows...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.CheckUpgradedHeld(t, db)
+}
+
+// oldSchema makes a schema as a release that had the migrations up to version left
+// it, holding what the statements write, and returns its URL.
+func oldSchema(t *testing.T, version int64, statements ...string) string {
+	t.Helper()
 	ctx := context.Background()
 	url := pgtest.Schema(t, pgtest.URL(t))
-	if err := postgres.MigrateUpToForTest(ctx, url, 12); err != nil {
+	if err := postgres.MigrateUpToForTest(ctx, url, version); err != nil {
 		t.Fatal(err)
 	}
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The old rows keep their ids: identities are set by hand, as a restore would.
-	for _, q := range append([]string{`INSERT INTO accounts (id, email, email_lower, role, created_at) OVERRIDING SYSTEM VALUE VALUES (1, 'a@example.com', 'a@example.com', 'customer', now())`},
-		storetest.OldHeldRows...) {
-		q = strings.Replace(q, ") VALUES", ") OVERRIDING SYSTEM VALUE VALUES", 1)
+	defer conn.Close(ctx)
+	for _, q := range statements {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	conn.Close(ctx)
-	db, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	storetest.CheckUpgradedHeld(t, db)
+	return url
 }
 
 // BenchmarkNameSearch measures the name filter on small and large catalogues (see
