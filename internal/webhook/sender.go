@@ -181,6 +181,17 @@ func (s *Sender) CheckURL(raw string) error {
 		// Every dial would fail: refused now rather than found by each delivery.
 		return errors.New("must have a port from 1 to 65535")
 	}
+	// The host is checked as it is decoded and dialled: a percent-encoded invisible
+	// character (https://pay%C2%ADpal.com) passes the raw text's check, and the
+	// resolver's IDNA mapping drops it, so the endpoint would be listed as one host
+	// and sent to another.
+	if err := petstore.CheckAddress("url", u.Hostname()); err != nil {
+		var e *petstore.Error
+		if errors.As(err, &e) && len(e.Details) > 0 {
+			return fmt.Errorf("must have a host without %s", strings.TrimPrefix(e.Details[0].Problem, "must not contain "))
+		}
+		return errors.New("must have a host of visible characters")
+	}
 	if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
 		ip = ip.Unmap()
 		port := map[string]uint16{"https": 443, "http": 80}[u.Scheme]

@@ -303,3 +303,25 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// A host is checked as it is dialled: an invisible character percent-encoded in it
+// (which the resolver's IDNA mapping drops) is refused, as it is when written out, and
+// a host of visible characters, Unicode or punycode, is not.
+func TestCheckURLRefusesAnEncodedInvisibleHost(t *testing.T) {
+	s := webhook.NewSender(webhook.SenderOptions{})
+	for _, u := range []string{
+		"https://pay%C2%ADpal.com/hook",
+		"https://pay%E2%80%8Bpal.com/hook",
+		"https://paypal.com%EF%BB%BF/hook",
+		"https://pay\u00adpal.com/hook",
+	} {
+		if err := s.CheckURL(u); err == nil || !strings.Contains(err.Error(), "invisible") {
+			t.Errorf("CheckURL(%q) = %v, want a refusal of the invisible character", u, err)
+		}
+	}
+	for _, u := range []string{"https://bücher.example/hook", "https://xn--bcher-kva.example/hook", "https://hooks.example.com/a%E2%80%8Bb"} {
+		if err := s.CheckURL(u); err != nil {
+			t.Errorf("CheckURL(%q) = %v, want it accepted", u, err)
+		}
+	}
+}
