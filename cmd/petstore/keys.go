@@ -45,14 +45,9 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 	if fs.NArg() > 0 {
 		return usageError{cmd: "keys create", err: fmt.Errorf("keys create: unexpected argument %q", fs.Arg(0))}
 	}
-	if _, err := petstore.CleanEmail(o.email); err != nil {
-		return usageError{cmd: "keys create", err: errors.New("--email: an email address is required")}
-	}
-	// The account may be made here: its email follows the text policy of addresses,
-	// as a sign-up's does.
-	addr, err := petstore.CleanNewEmail(o.email)
+	addr, err := petstore.CleanEmail(o.email)
 	if err != nil {
-		return usageError{cmd: "keys create", err: fmt.Errorf("--email: %w", err)}
+		return usageError{cmd: "keys create", err: errors.New("--email: an email address is required")}
 	}
 	r := petstore.Role(o.role)
 	if r != "" && !r.Valid() {
@@ -92,6 +87,9 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 	grant, err := policy.decide(ask, role, now)
 	if err != nil {
 		return usageError{cmd: "keys create", err: err}
+	}
+	if err := checkNewAccount(ctx, st, o.email, addr); err != nil {
+		return usageError{cmd: "keys create", err: fmt.Errorf("--email: %w", err)}
 	}
 	if o.takeOver {
 		if err := st.TakeOverAccount(ctx, addr); err != nil && petstore.ErrorCode(err) != petstore.ENotFound {
@@ -212,6 +210,21 @@ func currentRole(ctx context.Context, st petstore.AccountStore, email string) (p
 		return "", err
 	}
 	return a.Role, nil
+}
+
+// checkNewAccount holds the address of an account the command is about to make to the
+// text policy of addresses, as a sign-up's is (petstore.CleanNewEmail); an account
+// that exists keeps the address it has, from before the policy or not.
+func checkNewAccount(ctx context.Context, st petstore.AccountStore, sent, addr string) error {
+	_, _, err := st.AccountByEmail(ctx, addr)
+	switch {
+	case petstore.ErrorCode(err) == petstore.ENotFound:
+		_, err = petstore.CleanNewEmail(sent)
+		return err
+	case err != nil:
+		return err
+	}
+	return nil
 }
 
 // describeGrant says what a key may do and until when, for the operator.

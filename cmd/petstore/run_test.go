@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"net"
@@ -247,6 +248,32 @@ func TestKeysCreateRefusesAnEmailOutsideTheTextPolicy(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "--email") || !strings.Contains(err.Error(), why) || out.Len() != 0 {
 			t.Errorf("keys create --email %q: %v, stdout %q; want a refusal for %s and no key", email, err, out.String(), why)
 		}
+	}
+}
+
+// An account whose address was kept before invisible characters were refused still
+// gets keys from the operator: the policy of addresses holds for new accounts only.
+func TestKeysCreateServesAnAccountKeptBeforeThePolicy(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	old := "old\u200b@example.com"
+	st, err := sqlite.Open(context.Background(), db) // the schema
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	raw, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = raw.Exec(`INSERT INTO accounts (email, email_lower, role, created_at) VALUES (?, ?, 'customer', '2026-11-20T09:00:00.000000000Z')`,
+		old, petstore.EmailKey(old))
+	raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"keys", "create", "--email", old, "--database", db}, noEnv, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "psk_") {
+		t.Fatalf("keys create for an account kept before the policy: %v, stdout %q", err, out.String())
 	}
 }
 

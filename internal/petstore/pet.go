@@ -69,13 +69,14 @@ type PetFilter struct {
 
 // Validate normalises the name filter as a pet's name is (CleanName: trimmed, then
 // 1–100 characters under the text policy for names), since it is looked for in names
-// stored so, and refuses one that breaks that policy on the field name. An empty name
-// does not filter and is left alone.
+// stored so, and refuses one that breaks that policy on the field name; invisible
+// characters aside, which names stored before they were refused may hold. An empty
+// name does not filter and is left alone.
 func (f *PetFilter) Validate() error {
 	if f.Name == "" {
 		return nil
 	}
-	name, err := CleanName("name", f.Name)
+	name, err := cleanSought("name", f.Name)
 	if err != nil {
 		return err
 	}

@@ -123,6 +123,22 @@ func CheckDescription(field, s string) error {
 // is 1–100 characters under the text policy for names. field names the field in the
 // error.
 func CleanName(field, s string) (string, error) {
+	s, err := cleanSought(field, s)
+	if err != nil {
+		return "", err
+	}
+	for i, r := range s {
+		if isInvisible(r) && !showsInName(s, i, r) {
+			return "", Invalid(field, invisibleProblem(r))
+		}
+	}
+	return s, nil
+}
+
+// cleanSought is CleanName for a text looked for among names (the name filter of
+// pets), which may hold the invisible characters that names stored before the rule
+// against them hold: a pet must stay findable by the name it has.
+func cleanSought(field, s string) (string, error) {
 	if err := CheckText(field, s); err != nil {
 		return "", err
 	}
@@ -141,11 +157,6 @@ func CleanName(field, s string) (string, error) {
 	}
 	if !strings.ContainsFunc(s, isVisible) {
 		return "", Invalid(field, "must contain a visible character")
-	}
-	for i, r := range s {
-		if isInvisible(r) && !showsInName(s, i, r) {
-			return "", Invalid(field, invisibleProblem(r))
-		}
 	}
 	return s, nil
 }

@@ -362,6 +362,8 @@ func TestPetFilterValidate(t *testing.T) {
 		{"more than 100 characters are refused", strings.Repeat("é", MaxName+1), ""},
 		{"invalid UTF-8 is refused", "R\xffx", ""},
 		{"NUL is refused", "R\x00x", ""},
+		{"a bidirectional control is refused", "R\u202ex", ""},
+		{"an invisible character is kept: names kept before the rule may hold one", "Rex\u200b", "Rex\u200b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
