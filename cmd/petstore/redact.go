@@ -14,7 +14,7 @@ import (
 // their shape.
 func redactDSN(dsn string) string {
 	u, err := url.Parse(dsn)
-	if err != nil {
+	if err != nil || u.User == nil && userPartMisread(dsn) {
 		if i, at := strings.Index(dsn, "://"), strings.LastIndex(dsn, "@"); i >= 0 && at > i {
 			dsn = dsn[:i+3] + "xxx" + dsn[at:]
 		}
@@ -28,8 +28,12 @@ func redactDSN(dsn string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxx")
 		changed = true
 	}
-	if q := u.Query(); q.Has("password") {
-		q.Set("password", "xxx")
+	if q := u.Query(); q.Has("password") || q.Has("sslpassword") {
+		for _, k := range []string{"password", "sslpassword"} {
+			if q.Has(k) {
+				q.Set(k, "xxx")
+			}
+		}
 		u.RawQuery = q.Encode()
 		changed = true
 	}
@@ -39,8 +43,16 @@ func redactDSN(dsn string) string {
 	return u.String()
 }
 
+// userPartMisread reports an "@" after "://" in a URL read without a user part: a
+// password with a "/" in it ends the authority early ("app:123/x@db" reads as host
+// app, port 123 and a path), so the URL is treated as one too broken to parse.
+func userPartMisread(dsn string) bool {
+	i := strings.Index(dsn, "://")
+	return i >= 0 && strings.Contains(dsn[i+3:], "@")
+}
+
 // passwordParam is a password parameter of a URL that could not be parsed.
-var passwordParam = regexp.MustCompile(`(?i)([?&]password=)[^&#\s]*`)
+var passwordParam = regexp.MustCompile(`(?i)([?&](?:ssl)?password=)[^&#\s]*`)
 
 // redactArgs is a command line with the passwords of its URLs hidden (redactDSN):
 // --database and --redis, and any other argument that carries one, as a value of

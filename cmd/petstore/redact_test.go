@@ -26,6 +26,9 @@ func TestRedactDSNHidesPasswords(t *testing.T) {
 		// Too broken to parse, and the password is hidden still.
 		{"postgres://app:s3c%zzret@db/shop", "postgres://xxx@db/shop"},
 		{"postgres://db:notaport/shop?sslmode=disable&password=s3cret", "postgres://db:notaport/shop?sslmode=disable&password=xxx"},
+		{"postgres://db/shop?sslpassword=s3cret&sslkey=k.pem", "postgres://db/shop?sslkey=k.pem&sslpassword=xxx"},
+		// A "/" in the password makes its first part read as a port.
+		{"postgres://app:123/x@db/shop", "postgres://xxx@db/shop"},
 		// What holds no password is left exactly as written.
 		{"127.0.0.1:8080", "127.0.0.1:8080"},
 		{"localhost:8080", "localhost:8080"},
