@@ -134,7 +134,11 @@ func (s security) bookFailure(ctx context.Context, key string) (ratelimit.Reserv
 	return r, err == nil && r.Allowed
 }
 
-var errTooManyFailures = petstore.Errorf(petstore.ERateLimited, "Too many failed logins for this email; wait before the next try.")
+// errTooManyFailures refuses a login past the limit of failed logins. A login counts
+// as a failure until its password proves right (bookFailure), so more logins of one
+// email at once than the limit allows are refused too, the owner's included: the words
+// say so.
+var errTooManyFailures = petstore.Errorf(petstore.ERateLimited, "Too many failed or unfinished logins for this email; wait before the next try.")
 
 var errBadPassword = petstore.Errorf(petstore.EUnauthorized, "The email or password is wrong.")
 

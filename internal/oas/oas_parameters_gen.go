@@ -2700,10 +2700,11 @@ type ListPetsParams struct {
 	// Only pets whose name contains this text, without regard to case (`éc`, `ÉC` and `clair` find
 	// `Éclair`). Every character stands for itself: `%`, `_` and `\` are not wildcards. The text is
 	// trimmed as a name is, and must then be 1–100 characters under the rules of names (see Text fields:
-	// no control, bidirectional or invisible characters). Case is folded one character at a time
-	// (Unicode's simple lower-case mappings, no normalisation), so `straße` does not find `STRASSE`, and
-	// an accented letter is not the plain one. An index serves every length, one character included: a
-	// search costs about the same however many pets the catalogue holds, and pages follow as for any list.
+	// no control or bidirectional characters; invisible ones are allowed here, so that a pet named before
+	// they were refused is found by its name). Case is folded one character at a time (Unicode's simple
+	// lower-case mappings, no normalisation), so `straße` does not find `STRASSE`, and an accented letter
+	// is not the plain one. An index serves every length, one character included: a search costs about the
+	// same however many pets the catalogue holds, and pages follow as for any list.
 	Name OptString `json:",omitempty,omitzero"`
 	// Page size: 20 when left out, or with `ids` as many as ids were asked for (at most 100).
 	Limit OptInt32 `json:",omitempty,omitzero"`

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 )
@@ -9,6 +10,11 @@ import (
 // DefaultProbeInterval is how often a Failover asks its shared store again while the
 // store is down.
 const DefaultProbeInterval = time.Second
+
+// ErrNotGivenBack is the answer of Reservation.Cancel for a request taken in a
+// shared store that is down by then: it stays counted there, as it would if the
+// refund had been tried and had failed, without waiting for the store's time-out.
+var ErrNotGivenBack = errors.New("ratelimit: the shared store is down; the request stays counted")
 
 // Failover keeps limits in a shared store (Redis) and, while that store cannot
 // answer, in process memory: a limit never lapses, it only stops being shared. Every
@@ -106,6 +112,16 @@ func (l *failoverLimiter) Reserve(ctx context.Context, key string) (Reservation,
 		r, err := l.shared.Reserve(ctx, key)
 		if err == nil {
 			l.f.answered()
+			if give := r.cancel; give != nil {
+				// While the store is down a refund would wait for its time-out; the
+				// request stays counted instead, as a refund that fails leaves it.
+				r.cancel = func(ctx context.Context) error {
+					if !l.f.Up() {
+						return ErrNotGivenBack
+					}
+					return give(ctx)
+				}
+			}
 			return r, nil
 		}
 		l.f.failed(ctx, err)
