@@ -113,6 +113,24 @@ func (c *Category) Validate() error {
 	return CheckDescription("description", c.Description)
 }
 
+// ValidateReplacing is Validate for a replacement of a stored category, which may
+// keep a name stored before invisible characters were refused (as Pet.Revise lets a
+// pet keep its name). keepName reports that the name is such a one: the store
+// replaces the category only if its name is exactly c.Name, and answers err
+// otherwise.
+func (c *Category) ValidateReplacing() (keepName bool, err error) {
+	err = c.Validate()
+	if err == nil {
+		return false, nil
+	}
+	name, cerr := cleanSought("name", c.Name)
+	if cerr != nil || CheckDescription("description", c.Description) != nil {
+		return false, err
+	}
+	c.Name = name
+	return true, err
+}
+
 // InventoryItem is the stock of one pet.
 type InventoryItem struct {
 	PetID    int64

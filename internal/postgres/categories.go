@@ -67,19 +67,26 @@ func scanCategory(row pgx.Row) (petstore.Category, error) {
 }
 
 // ReplaceCategory validates c and replaces the category with its id; a name another
-// category uses in any letter case is EConflict.
+// category uses in any letter case is EConflict. A name stored before the text
+// policy refused it may be kept as it is (Category.ValidateReplacing).
 func (db *DB) ReplaceCategory(ctx context.Context, c petstore.Category) (petstore.Category, error) {
-	if err := c.Validate(); err != nil {
-		return petstore.Category{}, err
+	keepName, invalid := c.ValidateReplacing()
+	if invalid != nil && !keepName {
+		return petstore.Category{}, invalid
 	}
 	tag, err := db.pool.Exec(ctx,
-		`UPDATE categories SET name = $1, name_lower = $2, description = $3 WHERE id = $4`,
-		c.Name, petstore.NameKey(c.Name), c.Description, c.ID)
+		`UPDATE categories SET name = $1, name_lower = $2, description = $3 WHERE id = $4 AND (NOT $5 OR name = $1)`,
+		c.Name, petstore.NameKey(c.Name), c.Description, c.ID, keepName)
 	switch {
 	case isUnique(err):
 		return petstore.Category{}, categoryNameTaken(c.Name)
 	case err != nil:
 		return petstore.Category{}, fmt.Errorf("replace category: %w", err)
+	case tag.RowsAffected() == 0 && keepName:
+		if _, err := db.Category(ctx, c.ID); err == nil {
+			return petstore.Category{}, invalid // a new name, held to the policy
+		}
+		return petstore.Category{}, petstore.NotFound("Category", c.ID)
 	case tag.RowsAffected() == 0:
 		return petstore.Category{}, petstore.NotFound("Category", c.ID)
 	}

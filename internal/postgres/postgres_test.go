@@ -350,6 +350,18 @@ func TestUpgradingFillsHeldUnits(t *testing.T) {
 	storetest.CheckUpgradedHeld(t, db)
 }
 
+// A category named before invisible characters were refused in names keeps its name
+// through a replacement that leaves it alone.
+func TestACategoryKeepsANameFromBeforeThePolicy(t *testing.T) {
+	db, err := postgres.Open(context.Background(), oldSchema(t, 13,
+		`INSERT INTO categories (id, name, name_lower) OVERRIDING SYSTEM VALUE VALUES (1, '`+storetest.OldCategoryName+`', '`+petstore.NameKey(storetest.OldCategoryName)+`')`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.CheckKeptCategoryName(t, db)
+}
+
 // oldSchema makes a schema as a release that had the migrations up to version left
 // it, holding what the statements write, and returns its URL.
 func oldSchema(t *testing.T, version int64, statements ...string) string {

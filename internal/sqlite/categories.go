@@ -65,16 +65,18 @@ func scanCategory(row scanner) (petstore.Category, error) {
 }
 
 // ReplaceCategory validates c and replaces the category with its id; a name another
-// category uses in any letter case is EConflict.
+// category uses in any letter case is EConflict. A name stored before the text
+// policy refused it may be kept as it is (Category.ValidateReplacing).
 func (db *DB) ReplaceCategory(ctx context.Context, c petstore.Category) (petstore.Category, error) {
-	if err := c.Validate(); err != nil {
-		return petstore.Category{}, err
+	keepName, invalid := c.ValidateReplacing()
+	if invalid != nil && !keepName {
+		return petstore.Category{}, invalid
 	}
 	var n int64
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
-			`UPDATE categories SET name = ?, name_lower = ?, description = ? WHERE id = ?`,
-			c.Name, petstore.NameKey(c.Name), c.Description, c.ID)
+			`UPDATE categories SET name = ?, name_lower = ?, description = ? WHERE id = ? AND (NOT ? OR name = ?)`,
+			c.Name, petstore.NameKey(c.Name), c.Description, c.ID, keepName, c.Name)
 		if err != nil {
 			return err
 		}
@@ -88,6 +90,11 @@ func (db *DB) ReplaceCategory(ctx context.Context, c petstore.Category) (petstor
 		return petstore.Category{}, fmt.Errorf("replace category: %w", err)
 	}
 	if n == 0 {
+		if keepName {
+			if _, err := db.Category(ctx, c.ID); err == nil {
+				return petstore.Category{}, invalid // a new name, held to the policy
+			}
+		}
 		return petstore.Category{}, petstore.NotFound("Category", c.ID)
 	}
 	return c, nil

@@ -142,3 +142,15 @@ func TestUpgradingFillsHeldUnits(t *testing.T) {
 	defer db.Close()
 	storetest.CheckUpgradedHeld(t, db)
 }
+
+// A category named before invisible characters were refused in names keeps its name
+// through a replacement that leaves it alone.
+func TestACategoryKeepsANameFromBeforeThePolicy(t *testing.T) {
+	path := oldDatabase(t, 17, `INSERT INTO categories (id, name, name_lower) VALUES (1, '`+storetest.OldCategoryName+`', '`+petstore.NameKey(storetest.OldCategoryName)+`')`)
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.CheckKeptCategoryName(t, db)
+}

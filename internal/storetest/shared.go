@@ -409,6 +409,29 @@ func CheckUpgradedHeld(t *testing.T, st petstore.Store) {
 	wantCode(t, err, petstore.EConflict)
 }
 
+// OldCategoryName is the name of category 1 of a store made before invisible
+// characters were refused in names, for CheckKeptCategoryName.
+const OldCategoryName = "Dogs\u200b"
+
+// CheckKeptCategoryName checks a store holding category 1 named OldCategoryName: a
+// replacement that keeps the name changes the description, one that gives another
+// name with an invisible character is refused and changes nothing.
+func CheckKeptCategoryName(t *testing.T, st petstore.Store) {
+	t.Helper()
+	ctx := t.Context()
+	got, err := st.ReplaceCategory(ctx, petstore.Category{ID: 1, Name: OldCategoryName, Description: "Loyal."})
+	if err != nil || got.Name != OldCategoryName || got.Description != "Loyal." {
+		t.Fatalf("replacing the description of a category with an old name: %+v, %v", got, err)
+	}
+	_, err = st.ReplaceCategory(ctx, petstore.Category{ID: 1, Name: "Cats\u200b", Description: "Aloof."})
+	wantField(t, err, "name")
+	_, err = st.ReplaceCategory(ctx, petstore.Category{ID: 2, Name: OldCategoryName})
+	wantCode(t, err, petstore.ENotFound)
+	if c, err := st.Category(ctx, 1); err != nil || c.Name != OldCategoryName || c.Description != "Loyal." {
+		t.Errorf("the category after a refused renaming: %+v, %v", c, err)
+	}
+}
+
 // testSharedDeliveries has two stores place 300 orders at once while both claim and
 // finish deliveries to three endpoints subscribed to order.placed: every order's event
 // gets exactly one delivery per endpoint, each claimed once.
