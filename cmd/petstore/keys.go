@@ -79,17 +79,12 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer st.Close()
-	if role == "" {
-		if role, err = currentRole(ctx, st, addr); err != nil {
-			return err
-		}
+	if role, err = accountRole(ctx, st, o.email, addr, role); err != nil {
+		return err
 	}
 	grant, err := policy.decide(ask, role, now)
 	if err != nil {
 		return usageError{cmd: "keys create", err: err}
-	}
-	if err := checkNewAccount(ctx, st, o.email, addr); err != nil {
-		return usageError{cmd: "keys create", err: fmt.Errorf("--email: %w", err)}
 	}
 	if o.takeOver {
 		if err := st.TakeOverAccount(ctx, addr); err != nil && petstore.ErrorCode(err) != petstore.ENotFound {
@@ -199,32 +194,25 @@ func (p keyRules) decide(ask petstore.KeyGrant, role petstore.Role, now time.Tim
 	return petstore.KeyGrant{}, fmt.Errorf("--expires-in: the expiry %s", e.Details[0].Problem)
 }
 
-// currentRole is the role the account with this email has, or will have when this
-// command makes it.
-func currentRole(ctx context.Context, st petstore.AccountStore, email string) (petstore.Role, error) {
-	a, _, err := st.AccountByEmail(ctx, email)
+// accountRole reads the account with address addr once: the role it has, or the one
+// asked for (customer when none) if the command is about to make it. A new account's
+// address is held to the text policy of addresses, as a sign-up's is
+// (petstore.CleanNewEmail, on the address as sent); an account that exists keeps the
+// address it has, from before the policy or not.
+func accountRole(ctx context.Context, st petstore.AccountStore, sent, addr string, asked petstore.Role) (petstore.Role, error) {
+	a, _, err := st.AccountByEmail(ctx, addr)
 	switch {
 	case petstore.ErrorCode(err) == petstore.ENotFound:
-		return petstore.AccountRole("")
+		if _, err := petstore.CleanNewEmail(sent); err != nil {
+			return "", usageError{cmd: "keys create", err: fmt.Errorf("--email: %w", err)}
+		}
+		return petstore.AccountRole(asked)
 	case err != nil:
 		return "", err
+	case asked != "":
+		return asked, nil
 	}
 	return a.Role, nil
-}
-
-// checkNewAccount holds the address of an account the command is about to make to the
-// text policy of addresses, as a sign-up's is (petstore.CleanNewEmail); an account
-// that exists keeps the address it has, from before the policy or not.
-func checkNewAccount(ctx context.Context, st petstore.AccountStore, sent, addr string) error {
-	_, _, err := st.AccountByEmail(ctx, addr)
-	switch {
-	case petstore.ErrorCode(err) == petstore.ENotFound:
-		_, err = petstore.CleanNewEmail(sent)
-		return err
-	case err != nil:
-		return err
-	}
-	return nil
 }
 
 // describeGrant says what a key may do and until when, for the operator.
