@@ -65,6 +65,10 @@ type GetPetByIdRes interface {
 	getPetByIdRes()
 }
 
+type GetSalesReportRes interface {
+	getSalesReportRes()
+}
+
 type GetWebhookRes interface {
 	getWebhookRes()
 }

@@ -22,6 +22,7 @@ const (
 	GetMessageOperation          OperationName = "GetMessage"
 	GetOrderOperation            OperationName = "GetOrder"
 	GetPetByIdOperation          OperationName = "GetPetById"
+	GetSalesReportOperation      OperationName = "GetSalesReport"
 	GetWebhookOperation          OperationName = "GetWebhook"
 	ListAccountsOperation        OperationName = "ListAccounts"
 	ListApiKeysOperation         OperationName = "ListApiKeys"

@@ -1016,11 +1016,12 @@ type Event struct {
 	Type EventType `json:"type"`
 	// When it happened (the commit of the change).
 	CreatedAt time.Time `json:"createdAt"`
-	// The resource, by `type`: an `Order` for `order.placed`, `order.completed` and `order.cancelled` (a
-	// cancelled order as it was; it no longer exists); the pet's `InventoryItem` for `pet.sold_out`,
-	// `pet.restocked` and `inventory.updated`; the `Pet` for `pet.status_changed`; an `ApiKeyChange` (the
-	// key without its secret) for `api_key.created` and `api_key.revoked`; the `Webhook` (without its
-	// secret) for `webhook.test`. Choose by `type`, not by the shape.
+	// The resource, by `type`: an `Order` for `order.placed`, `order.completed` and `order.cancelled` (the
+	// order as the change left it: `status` `placed`, `completed` or `cancelled`); the pet's
+	// `InventoryItem` for `pet.sold_out`, `pet.restocked` and `inventory.updated`; the `Pet` for
+	// `pet.status_changed`; an `ApiKeyChange` (the key without its secret) for `api_key.created` and
+	// `api_key.revoked`; the `Webhook` (without its secret) for `webhook.test`. Choose by `type`, not by
+	// the shape.
 	Data EventData `json:"data"`
 }
 
@@ -1066,11 +1067,12 @@ func (s *Event) SetData(val EventData) {
 
 func (*Event) getEventRes() {}
 
-// The resource, by `type`: an `Order` for `order.placed`, `order.completed` and `order.cancelled` (a
-// cancelled order as it was; it no longer exists); the pet's `InventoryItem` for `pet.sold_out`,
-// `pet.restocked` and `inventory.updated`; the `Pet` for `pet.status_changed`; an `ApiKeyChange` (the
-// key without its secret) for `api_key.created` and `api_key.revoked`; the `Webhook` (without its
-// secret) for `webhook.test`. Choose by `type`, not by the shape.
+// The resource, by `type`: an `Order` for `order.placed`, `order.completed` and `order.cancelled` (the
+// order as the change left it: `status` `placed`, `completed` or `cancelled`); the pet's
+// `InventoryItem` for `pet.sold_out`, `pet.restocked` and `inventory.updated`; the `Pet` for
+// `pet.status_changed`; an `ApiKeyChange` (the key without its secret) for `api_key.created` and
+// `api_key.revoked`; the `Webhook` (without its secret) for `webhook.test`. Choose by `type`, not by
+// the shape.
 // EventData represents sum type.
 type EventData struct {
 	// Type selects the active sum variant, switch on this field.
@@ -1450,6 +1452,7 @@ func (*ForbiddenHeaders) getInventoryRes()        {}
 func (*ForbiddenHeaders) getMessageRes()          {}
 func (*ForbiddenHeaders) getOrderRes()            {}
 func (*ForbiddenHeaders) getPetByIdRes()          {}
+func (*ForbiddenHeaders) getSalesReportRes()      {}
 func (*ForbiddenHeaders) getWebhookRes()          {}
 func (*ForbiddenHeaders) listAccountsRes()        {}
 func (*ForbiddenHeaders) listApiKeysRes()         {}
@@ -1606,6 +1609,62 @@ func (s *GetPetByIdOKHeaders) SetResponse(val Pet) {
 }
 
 func (*GetPetByIdOKHeaders) getPetByIdRes() {}
+
+type GetSalesReportBadRequest Error
+
+func (*GetSalesReportBadRequest) getSalesReportRes() {}
+
+type GetSalesReportGroupBy string
+
+const (
+	GetSalesReportGroupByDay      GetSalesReportGroupBy = "day"
+	GetSalesReportGroupByPet      GetSalesReportGroupBy = "pet"
+	GetSalesReportGroupByCategory GetSalesReportGroupBy = "category"
+)
+
+// AllValues returns all GetSalesReportGroupBy values.
+func (GetSalesReportGroupBy) AllValues() []GetSalesReportGroupBy {
+	return []GetSalesReportGroupBy{
+		GetSalesReportGroupByDay,
+		GetSalesReportGroupByPet,
+		GetSalesReportGroupByCategory,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s GetSalesReportGroupBy) MarshalText() ([]byte, error) {
+	switch s {
+	case GetSalesReportGroupByDay:
+		return []byte(s), nil
+	case GetSalesReportGroupByPet:
+		return []byte(s), nil
+	case GetSalesReportGroupByCategory:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *GetSalesReportGroupBy) UnmarshalText(data []byte) error {
+	switch GetSalesReportGroupBy(data) {
+	case GetSalesReportGroupByDay:
+		*s = GetSalesReportGroupByDay
+		return nil
+	case GetSalesReportGroupByPet:
+		*s = GetSalesReportGroupByPet
+		return nil
+	case GetSalesReportGroupByCategory:
+		*s = GetSalesReportGroupByCategory
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type GetSalesReportInternalServerError Error
+
+func (*GetSalesReportInternalServerError) getSalesReportRes() {}
 
 type GetWebhookBadRequest Error
 
@@ -1939,6 +1998,47 @@ func (s *ListOrdersOKHeaders) SetResponse(val []Order) {
 
 func (*ListOrdersOKHeaders) listOrdersRes() {}
 
+type ListOrdersSort string
+
+const (
+	ListOrdersSortNewest ListOrdersSort = "newest"
+	ListOrdersSortOldest ListOrdersSort = "oldest"
+)
+
+// AllValues returns all ListOrdersSort values.
+func (ListOrdersSort) AllValues() []ListOrdersSort {
+	return []ListOrdersSort{
+		ListOrdersSortNewest,
+		ListOrdersSortOldest,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ListOrdersSort) MarshalText() ([]byte, error) {
+	switch s {
+	case ListOrdersSortNewest:
+		return []byte(s), nil
+	case ListOrdersSortOldest:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ListOrdersSort) UnmarshalText(data []byte) error {
+	switch ListOrdersSort(data) {
+	case ListOrdersSortNewest:
+		*s = ListOrdersSortNewest
+		return nil
+	case ListOrdersSortOldest:
+		*s = ListOrdersSortOldest
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 type ListPetsBadRequest Error
 
 func (*ListPetsBadRequest) listPetsRes() {}
@@ -2245,6 +2345,11 @@ type NewPet struct {
 	CategoryId int64 `json:"categoryId"`
 	// Status of the animal; `available` when left out.
 	Status OptNewPetStatus `json:"status"`
+	// Price of one unit in the minor unit of the shop's currency (see Money): `1999` is 19.99 EUR. A pet
+	// without a price cannot be ordered (`409 not_for_sale`); `null` takes the price away. Left out of a
+	// new pet, it has none; left out of a replacement (`PUT`), the pet keeps the price it has, so that a
+	// client written before prices cannot erase one.
+	Price OptNilInt64 `json:"price"`
 }
 
 // GetName returns the value of Name.
@@ -2262,6 +2367,11 @@ func (s *NewPet) GetStatus() OptNewPetStatus {
 	return s.Status
 }
 
+// GetPrice returns the value of Price.
+func (s *NewPet) GetPrice() OptNilInt64 {
+	return s.Price
+}
+
 // SetName sets the value of Name.
 func (s *NewPet) SetName(val string) {
 	s.Name = val
@@ -2275,6 +2385,11 @@ func (s *NewPet) SetCategoryId(val int64) {
 // SetStatus sets the value of Status.
 func (s *NewPet) SetStatus(val OptNewPetStatus) {
 	s.Status = val
+}
+
+// SetPrice sets the value of Price.
+func (s *NewPet) SetPrice(val OptNilInt64) {
+	s.Price = val
 }
 
 // Merged schema.
@@ -2421,6 +2536,52 @@ func (o OptBool) Or(d bool) bool {
 	return d
 }
 
+// NewOptDate returns new OptDate with value set to v.
+func NewOptDate(v time.Time) OptDate {
+	return OptDate{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptDate is optional time.Time.
+type OptDate struct {
+	Value time.Time
+	Set   bool
+}
+
+// IsSet returns true if OptDate was set.
+func (o OptDate) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptDate) Reset() {
+	var v time.Time
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptDate) SetTo(v time.Time) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptDate) Get() (v time.Time, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptDate) Or(d time.Time) time.Time {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptDateTime returns new OptDateTime with value set to v.
 func NewOptDateTime(v time.Time) OptDateTime {
 	return OptDateTime{
@@ -2507,6 +2668,52 @@ func (o OptFeedEventType) Get() (v FeedEventType, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptFeedEventType) Or(d FeedEventType) FeedEventType {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptGetSalesReportGroupBy returns new OptGetSalesReportGroupBy with value set to v.
+func NewOptGetSalesReportGroupBy(v GetSalesReportGroupBy) OptGetSalesReportGroupBy {
+	return OptGetSalesReportGroupBy{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptGetSalesReportGroupBy is optional GetSalesReportGroupBy.
+type OptGetSalesReportGroupBy struct {
+	Value GetSalesReportGroupBy
+	Set   bool
+}
+
+// IsSet returns true if OptGetSalesReportGroupBy was set.
+func (o OptGetSalesReportGroupBy) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptGetSalesReportGroupBy) Reset() {
+	var v GetSalesReportGroupBy
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptGetSalesReportGroupBy) SetTo(v GetSalesReportGroupBy) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptGetSalesReportGroupBy) Get() (v GetSalesReportGroupBy, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptGetSalesReportGroupBy) Or(d GetSalesReportGroupBy) GetSalesReportGroupBy {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -2605,6 +2812,52 @@ func (o OptInt64) Or(d int64) int64 {
 	return d
 }
 
+// NewOptListOrdersSort returns new OptListOrdersSort with value set to v.
+func NewOptListOrdersSort(v ListOrdersSort) OptListOrdersSort {
+	return OptListOrdersSort{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptListOrdersSort is optional ListOrdersSort.
+type OptListOrdersSort struct {
+	Value ListOrdersSort
+	Set   bool
+}
+
+// IsSet returns true if OptListOrdersSort was set.
+func (o OptListOrdersSort) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptListOrdersSort) Reset() {
+	var v ListOrdersSort
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptListOrdersSort) SetTo(v ListOrdersSort) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptListOrdersSort) Get() (v ListOrdersSort, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptListOrdersSort) Or(d ListOrdersSort) ListOrdersSort {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNewPetStatus returns new OptNewPetStatus with value set to v.
 func NewOptNewPetStatus(v NewPetStatus) OptNewPetStatus {
 	return OptNewPetStatus{
@@ -2645,6 +2898,74 @@ func (o OptNewPetStatus) Get() (v NewPetStatus, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNewPetStatus) Or(d NewPetStatus) NewPetStatus {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptNilInt64 returns new OptNilInt64 with value set to v.
+func NewOptNilInt64(v int64) OptNilInt64 {
+	return OptNilInt64{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilInt64 is optional nullable int64.
+type OptNilInt64 struct {
+	Value int64
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilInt64 was set.
+func (o OptNilInt64) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilInt64) Reset() {
+	var v int64
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilInt64) SetTo(v int64) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilInt64) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilInt64) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v int64
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilInt64) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilInt64) Get() (v int64, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilInt64) Or(d int64) int64 {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -2713,6 +3034,52 @@ func (o OptNilString) Get() (v string, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptNilString) Or(d string) string {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptOrderStatus returns new OptOrderStatus with value set to v.
+func NewOptOrderStatus(v OrderStatus) OptOrderStatus {
+	return OptOrderStatus{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptOrderStatus is optional OrderStatus.
+type OptOrderStatus struct {
+	Value OrderStatus
+	Set   bool
+}
+
+// IsSet returns true if OptOrderStatus was set.
+func (o OptOrderStatus) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptOrderStatus) Reset() {
+	var v OrderStatus
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptOrderStatus) SetTo(v OrderStatus) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptOrderStatus) Get() (v OrderStatus, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptOrderStatus) Or(d OrderStatus) OrderStatus {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -2857,8 +3224,13 @@ func (o OptString) Or(d string) string {
 	return d
 }
 
-// A customer order. The seed marks no field required; this service always returns `id`, `petId`,
-// `quantity`, `complete` and `accountId`, and `shipDate` when set.
+// A customer order, with its whole life: every field is set by the service and fixed when it happens,
+// so a later change of the pet's price or name never rewrites it. The seed marks no field required;
+// this service always returns `id`, `petId`, `quantity`, `complete`, `accountId`, `status`,
+// `createdAt` and `currency`, and the others when they are known. Orders placed before version 1.1 of
+// the service have no `unitPrice` or `total` (pets had no price), `petName` only when their pet still
+// existed at the upgrade (its name then), and `completedAt` only when the event feed still held their
+// completion; their `createdAt` is when they were placed, which the service has always kept.
 // Ref: #/components/schemas/Order
 type Order struct {
 	// Unique order identifier.
@@ -2869,10 +3241,27 @@ type Order struct {
 	Quantity int32 `json:"quantity"`
 	// Expected or actual ship date (RFC 3339).
 	ShipDate OptDateTime `json:"shipDate"`
-	// Whether the order has been fulfilled.
+	// Whether the order has been fulfilled (exactly when `status` is `completed`).
 	Complete bool `json:"complete"`
 	// The account that placed the order.
 	AccountId int64 `json:"accountId"`
+	// `placed`, `completed` or `cancelled` (see `OrderStatus`). An open list: a minor version may add
+	// values, so treat one you do not know as neither completed nor cancelled.
+	Status string `json:"status"`
+	// When the order was placed.
+	CreatedAt time.Time `json:"createdAt"`
+	// When the order was completed; absent until then.
+	CompletedAt OptDateTime `json:"completedAt"`
+	// When the order was cancelled; absent unless it was.
+	CancelledAt OptDateTime `json:"cancelledAt"`
+	// The pet's price when the order was placed, per unit (see Money).
+	UnitPrice OptInt64 `json:"unitPrice"`
+	// `unitPrice × quantity`, in the same unit.
+	Total OptInt64 `json:"total"`
+	// The ISO 4217 code of the shop's currency, which the amounts are in.
+	Currency string `json:"currency"`
+	// The pet's name when the order was placed; kept when the pet is renamed or deleted.
+	PetName OptString `json:"petName"`
 }
 
 // GetID returns the value of ID.
@@ -2905,6 +3294,46 @@ func (s *Order) GetAccountId() int64 {
 	return s.AccountId
 }
 
+// GetStatus returns the value of Status.
+func (s *Order) GetStatus() string {
+	return s.Status
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *Order) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetCompletedAt returns the value of CompletedAt.
+func (s *Order) GetCompletedAt() OptDateTime {
+	return s.CompletedAt
+}
+
+// GetCancelledAt returns the value of CancelledAt.
+func (s *Order) GetCancelledAt() OptDateTime {
+	return s.CancelledAt
+}
+
+// GetUnitPrice returns the value of UnitPrice.
+func (s *Order) GetUnitPrice() OptInt64 {
+	return s.UnitPrice
+}
+
+// GetTotal returns the value of Total.
+func (s *Order) GetTotal() OptInt64 {
+	return s.Total
+}
+
+// GetCurrency returns the value of Currency.
+func (s *Order) GetCurrency() string {
+	return s.Currency
+}
+
+// GetPetName returns the value of PetName.
+func (s *Order) GetPetName() OptString {
+	return s.PetName
+}
+
 // SetID sets the value of ID.
 func (s *Order) SetID(val int64) {
 	s.ID = val
@@ -2933,6 +3362,46 @@ func (s *Order) SetComplete(val bool) {
 // SetAccountId sets the value of AccountId.
 func (s *Order) SetAccountId(val int64) {
 	s.AccountId = val
+}
+
+// SetStatus sets the value of Status.
+func (s *Order) SetStatus(val string) {
+	s.Status = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *Order) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetCompletedAt sets the value of CompletedAt.
+func (s *Order) SetCompletedAt(val OptDateTime) {
+	s.CompletedAt = val
+}
+
+// SetCancelledAt sets the value of CancelledAt.
+func (s *Order) SetCancelledAt(val OptDateTime) {
+	s.CancelledAt = val
+}
+
+// SetUnitPrice sets the value of UnitPrice.
+func (s *Order) SetUnitPrice(val OptInt64) {
+	s.UnitPrice = val
+}
+
+// SetTotal sets the value of Total.
+func (s *Order) SetTotal(val OptInt64) {
+	s.Total = val
+}
+
+// SetCurrency sets the value of Currency.
+func (s *Order) SetCurrency(val string) {
+	s.Currency = val
+}
+
+// SetPetName sets the value of PetName.
+func (s *Order) SetPetName(val OptString) {
+	s.PetName = val
 }
 
 func (*Order) getOrderRes()    {}
@@ -2966,7 +3435,58 @@ func (s *OrderHeaders) SetResponse(val Order) {
 
 func (*OrderHeaders) placeOrderRes() {}
 
-// What an admin may change on an incomplete order.
+// Where an order is in its life, as a request filters by it (a closed list): `placed` (its units are
+// held), `completed` (fulfilled), `cancelled` (its units went back on the stock).
+// Ref: #/components/schemas/OrderStatus
+type OrderStatus string
+
+const (
+	OrderStatusPlaced    OrderStatus = "placed"
+	OrderStatusCompleted OrderStatus = "completed"
+	OrderStatusCancelled OrderStatus = "cancelled"
+)
+
+// AllValues returns all OrderStatus values.
+func (OrderStatus) AllValues() []OrderStatus {
+	return []OrderStatus{
+		OrderStatusPlaced,
+		OrderStatusCompleted,
+		OrderStatusCancelled,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s OrderStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case OrderStatusPlaced:
+		return []byte(s), nil
+	case OrderStatusCompleted:
+		return []byte(s), nil
+	case OrderStatusCancelled:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *OrderStatus) UnmarshalText(data []byte) error {
+	switch OrderStatus(data) {
+	case OrderStatusPlaced:
+		*s = OrderStatusPlaced
+		return nil
+	case OrderStatusCompleted:
+		*s = OrderStatusCompleted
+		return nil
+	case OrderStatusCancelled:
+		*s = OrderStatusCancelled
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// What an admin may change on a placed order.
 // Ref: #/components/schemas/OrderUpdate
 type OrderUpdate struct {
 	// `true` fulfils the order (one-way).
@@ -2996,8 +3516,8 @@ func (s *OrderUpdate) SetShipDate(val OptDateTime) {
 	s.ShipDate = val
 }
 
-// An animal in the store. It can be ordered when its `status` is `available` and its `stock` covers
-// the quantity: a new pet is `available` with a stock of 0 until an admin restocks it
+// An animal in the store. It can be ordered when it has a `price`, its `status` is `available` and its
+// `stock` covers the quantity: a new pet is `available` with a stock of 0 until an admin restocks it
 // (`PUT /store/inventory/{petId}`), so a storefront shows a pet with no stock as sold out rather than
 // hiding it or offering it.
 // Ref: #/components/schemas/Pet
@@ -3016,6 +3536,11 @@ type Pet struct {
 	// incomplete orders hold, it never passes 1,000,000, so a cancellation cannot take it past its
 	// maximum.
 	Stock int32 `json:"stock"`
+	// Price of one unit in the minor unit of `currency` (see Money). Absent when the pet has no price: it
+	// cannot be ordered then (`409 not_for_sale`).
+	Price OptInt64 `json:"price"`
+	// The ISO 4217 code of the shop's currency, given with `price`.
+	Currency OptString `json:"currency"`
 }
 
 // GetID returns the value of ID.
@@ -3043,6 +3568,16 @@ func (s *Pet) GetStock() int32 {
 	return s.Stock
 }
 
+// GetPrice returns the value of Price.
+func (s *Pet) GetPrice() OptInt64 {
+	return s.Price
+}
+
+// GetCurrency returns the value of Currency.
+func (s *Pet) GetCurrency() OptString {
+	return s.Currency
+}
+
 // SetID sets the value of ID.
 func (s *Pet) SetID(val int64) {
 	s.ID = val
@@ -3066,6 +3601,16 @@ func (s *Pet) SetStatus(val string) {
 // SetStock sets the value of Stock.
 func (s *Pet) SetStock(val int32) {
 	s.Stock = val
+}
+
+// SetPrice sets the value of Price.
+func (s *Pet) SetPrice(val OptInt64) {
+	s.Price = val
+}
+
+// SetCurrency sets the value of Currency.
+func (s *Pet) SetCurrency(val OptString) {
+	s.Currency = val
 }
 
 func (*Pet) replacePetRes() {}
@@ -3107,6 +3652,9 @@ type PetPatch struct {
 	// Id of the category the animal belongs to.
 	CategoryId OptInt64     `json:"categoryId"`
 	Status     OptPetStatus `json:"status"`
+	// Price of one unit in the minor unit of the shop's currency (see Money): `1999` is 19.99 EUR. A pet
+	// without a price cannot be ordered (`409 not_for_sale`); `null` takes the price away.
+	Price OptNilInt64 `json:"price"`
 }
 
 // GetName returns the value of Name.
@@ -3124,6 +3672,11 @@ func (s *PetPatch) GetStatus() OptPetStatus {
 	return s.Status
 }
 
+// GetPrice returns the value of Price.
+func (s *PetPatch) GetPrice() OptNilInt64 {
+	return s.Price
+}
+
 // SetName sets the value of Name.
 func (s *PetPatch) SetName(val OptString) {
 	s.Name = val
@@ -3137,6 +3690,11 @@ func (s *PetPatch) SetCategoryId(val OptInt64) {
 // SetStatus sets the value of Status.
 func (s *PetPatch) SetStatus(val OptPetStatus) {
 	s.Status = val
+}
+
+// SetPrice sets the value of Price.
+func (s *PetPatch) SetPrice(val OptNilInt64) {
+	s.Price = val
 }
 
 // Status of the animal in the store, as a request sets or filters it: a closed list, any other value
@@ -3290,6 +3848,7 @@ func (*RateLimitedHeaders) getInventoryRes()        {}
 func (*RateLimitedHeaders) getMessageRes()          {}
 func (*RateLimitedHeaders) getOrderRes()            {}
 func (*RateLimitedHeaders) getPetByIdRes()          {}
+func (*RateLimitedHeaders) getSalesReportRes()      {}
 func (*RateLimitedHeaders) getWebhookRes()          {}
 func (*RateLimitedHeaders) listAccountsRes()        {}
 func (*RateLimitedHeaders) listApiKeysRes()         {}
@@ -3415,6 +3974,293 @@ func (*RotateWebhookSecretRequestEntityTooLarge) rotateWebhookSecretRes() {}
 type RotateWebhookSecretRequestTimeout Error
 
 func (*RotateWebhookSecretRequestTimeout) rotateWebhookSecretRes() {}
+
+// What a group of orders (or all of them) sold.
+// Ref: #/components/schemas/SalesFigures
+type SalesFigures struct {
+	// Orders placed that are not cancelled.
+	Orders int64 `json:"orders"`
+	// Units of those orders.
+	Units int64 `json:"units"`
+	// Their `total`s, in the minor unit of the currency (see Money).
+	Revenue int64 `json:"revenue"`
+	// Orders placed in the range that were cancelled since.
+	CancelledOrders int64 `json:"cancelledOrders"`
+	// Units of the cancelled orders.
+	CancelledUnits int64 `json:"cancelledUnits"`
+	// What the cancelled orders would have brought in.
+	CancelledRevenue int64 `json:"cancelledRevenue"`
+}
+
+// GetOrders returns the value of Orders.
+func (s *SalesFigures) GetOrders() int64 {
+	return s.Orders
+}
+
+// GetUnits returns the value of Units.
+func (s *SalesFigures) GetUnits() int64 {
+	return s.Units
+}
+
+// GetRevenue returns the value of Revenue.
+func (s *SalesFigures) GetRevenue() int64 {
+	return s.Revenue
+}
+
+// GetCancelledOrders returns the value of CancelledOrders.
+func (s *SalesFigures) GetCancelledOrders() int64 {
+	return s.CancelledOrders
+}
+
+// GetCancelledUnits returns the value of CancelledUnits.
+func (s *SalesFigures) GetCancelledUnits() int64 {
+	return s.CancelledUnits
+}
+
+// GetCancelledRevenue returns the value of CancelledRevenue.
+func (s *SalesFigures) GetCancelledRevenue() int64 {
+	return s.CancelledRevenue
+}
+
+// SetOrders sets the value of Orders.
+func (s *SalesFigures) SetOrders(val int64) {
+	s.Orders = val
+}
+
+// SetUnits sets the value of Units.
+func (s *SalesFigures) SetUnits(val int64) {
+	s.Units = val
+}
+
+// SetRevenue sets the value of Revenue.
+func (s *SalesFigures) SetRevenue(val int64) {
+	s.Revenue = val
+}
+
+// SetCancelledOrders sets the value of CancelledOrders.
+func (s *SalesFigures) SetCancelledOrders(val int64) {
+	s.CancelledOrders = val
+}
+
+// SetCancelledUnits sets the value of CancelledUnits.
+func (s *SalesFigures) SetCancelledUnits(val int64) {
+	s.CancelledUnits = val
+}
+
+// SetCancelledRevenue sets the value of CancelledRevenue.
+func (s *SalesFigures) SetCancelledRevenue(val int64) {
+	s.CancelledRevenue = val
+}
+
+// The figures of one group: `day` in a report by day; `petId` (and `petName`, its name now, or when it
+// was deleted) by pet; `categoryId` (and `categoryName`, absent when the category is gone) by
+// category. Orders whose pet was gone before version 1.1 have no category: they form a group without
+// `categoryId`.
+// Ref: #/components/schemas/SalesGroup
+type SalesGroup struct {
+	Day          OptDate   `json:"day"`
+	PetId        OptInt64  `json:"petId"`
+	PetName      OptString `json:"petName"`
+	CategoryId   OptInt64  `json:"categoryId"`
+	CategoryName OptString `json:"categoryName"`
+	// Orders placed that are not cancelled.
+	Orders int64 `json:"orders"`
+	// Units of those orders.
+	Units int64 `json:"units"`
+	// Their `total`s, in the minor unit of the currency (see Money).
+	Revenue int64 `json:"revenue"`
+	// Orders placed in the range that were cancelled since.
+	CancelledOrders int64 `json:"cancelledOrders"`
+	// Units of the cancelled orders.
+	CancelledUnits int64 `json:"cancelledUnits"`
+	// What the cancelled orders would have brought in.
+	CancelledRevenue int64 `json:"cancelledRevenue"`
+}
+
+// GetDay returns the value of Day.
+func (s *SalesGroup) GetDay() OptDate {
+	return s.Day
+}
+
+// GetPetId returns the value of PetId.
+func (s *SalesGroup) GetPetId() OptInt64 {
+	return s.PetId
+}
+
+// GetPetName returns the value of PetName.
+func (s *SalesGroup) GetPetName() OptString {
+	return s.PetName
+}
+
+// GetCategoryId returns the value of CategoryId.
+func (s *SalesGroup) GetCategoryId() OptInt64 {
+	return s.CategoryId
+}
+
+// GetCategoryName returns the value of CategoryName.
+func (s *SalesGroup) GetCategoryName() OptString {
+	return s.CategoryName
+}
+
+// GetOrders returns the value of Orders.
+func (s *SalesGroup) GetOrders() int64 {
+	return s.Orders
+}
+
+// GetUnits returns the value of Units.
+func (s *SalesGroup) GetUnits() int64 {
+	return s.Units
+}
+
+// GetRevenue returns the value of Revenue.
+func (s *SalesGroup) GetRevenue() int64 {
+	return s.Revenue
+}
+
+// GetCancelledOrders returns the value of CancelledOrders.
+func (s *SalesGroup) GetCancelledOrders() int64 {
+	return s.CancelledOrders
+}
+
+// GetCancelledUnits returns the value of CancelledUnits.
+func (s *SalesGroup) GetCancelledUnits() int64 {
+	return s.CancelledUnits
+}
+
+// GetCancelledRevenue returns the value of CancelledRevenue.
+func (s *SalesGroup) GetCancelledRevenue() int64 {
+	return s.CancelledRevenue
+}
+
+// SetDay sets the value of Day.
+func (s *SalesGroup) SetDay(val OptDate) {
+	s.Day = val
+}
+
+// SetPetId sets the value of PetId.
+func (s *SalesGroup) SetPetId(val OptInt64) {
+	s.PetId = val
+}
+
+// SetPetName sets the value of PetName.
+func (s *SalesGroup) SetPetName(val OptString) {
+	s.PetName = val
+}
+
+// SetCategoryId sets the value of CategoryId.
+func (s *SalesGroup) SetCategoryId(val OptInt64) {
+	s.CategoryId = val
+}
+
+// SetCategoryName sets the value of CategoryName.
+func (s *SalesGroup) SetCategoryName(val OptString) {
+	s.CategoryName = val
+}
+
+// SetOrders sets the value of Orders.
+func (s *SalesGroup) SetOrders(val int64) {
+	s.Orders = val
+}
+
+// SetUnits sets the value of Units.
+func (s *SalesGroup) SetUnits(val int64) {
+	s.Units = val
+}
+
+// SetRevenue sets the value of Revenue.
+func (s *SalesGroup) SetRevenue(val int64) {
+	s.Revenue = val
+}
+
+// SetCancelledOrders sets the value of CancelledOrders.
+func (s *SalesGroup) SetCancelledOrders(val int64) {
+	s.CancelledOrders = val
+}
+
+// SetCancelledUnits sets the value of CancelledUnits.
+func (s *SalesGroup) SetCancelledUnits(val int64) {
+	s.CancelledUnits = val
+}
+
+// SetCancelledRevenue sets the value of CancelledRevenue.
+func (s *SalesGroup) SetCancelledRevenue(val int64) {
+	s.CancelledRevenue = val
+}
+
+// The sales of a range of days.
+// Ref: #/components/schemas/SalesReport
+type SalesReport struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	// `day`, `pet` or `category`, as asked.
+	GroupBy string `json:"groupBy"`
+	// The ISO 4217 code of the shop's currency, which every revenue is in.
+	Currency string       `json:"currency"`
+	Totals   SalesFigures `json:"totals"`
+	Groups   []SalesGroup `json:"groups"`
+}
+
+// GetFrom returns the value of From.
+func (s *SalesReport) GetFrom() time.Time {
+	return s.From
+}
+
+// GetTo returns the value of To.
+func (s *SalesReport) GetTo() time.Time {
+	return s.To
+}
+
+// GetGroupBy returns the value of GroupBy.
+func (s *SalesReport) GetGroupBy() string {
+	return s.GroupBy
+}
+
+// GetCurrency returns the value of Currency.
+func (s *SalesReport) GetCurrency() string {
+	return s.Currency
+}
+
+// GetTotals returns the value of Totals.
+func (s *SalesReport) GetTotals() SalesFigures {
+	return s.Totals
+}
+
+// GetGroups returns the value of Groups.
+func (s *SalesReport) GetGroups() []SalesGroup {
+	return s.Groups
+}
+
+// SetFrom sets the value of From.
+func (s *SalesReport) SetFrom(val time.Time) {
+	s.From = val
+}
+
+// SetTo sets the value of To.
+func (s *SalesReport) SetTo(val time.Time) {
+	s.To = val
+}
+
+// SetGroupBy sets the value of GroupBy.
+func (s *SalesReport) SetGroupBy(val string) {
+	s.GroupBy = val
+}
+
+// SetCurrency sets the value of Currency.
+func (s *SalesReport) SetCurrency(val string) {
+	s.Currency = val
+}
+
+// SetTotals sets the value of Totals.
+func (s *SalesReport) SetTotals(val SalesFigures) {
+	s.Totals = val
+}
+
+// SetGroups sets the value of Groups.
+func (s *SalesReport) SetGroups(val []SalesGroup) {
+	s.Groups = val
+}
+
+func (*SalesReport) getSalesReportRes() {}
 
 // A scope an API key may be limited to; the list, with what each allows, is under the `bearerAuth`
 // scheme.
@@ -3652,6 +4498,7 @@ func (*UnauthorizedHeaders) getInventoryRes()        {}
 func (*UnauthorizedHeaders) getMessageRes()          {}
 func (*UnauthorizedHeaders) getOrderRes()            {}
 func (*UnauthorizedHeaders) getPetByIdRes()          {}
+func (*UnauthorizedHeaders) getSalesReportRes()      {}
 func (*UnauthorizedHeaders) getWebhookRes()          {}
 func (*UnauthorizedHeaders) listAccountsRes()        {}
 func (*UnauthorizedHeaders) listApiKeysRes()         {}
@@ -3717,6 +4564,7 @@ func (*UnavailableHeaders) getInventoryRes()        {}
 func (*UnavailableHeaders) getMessageRes()          {}
 func (*UnavailableHeaders) getOrderRes()            {}
 func (*UnavailableHeaders) getPetByIdRes()          {}
+func (*UnavailableHeaders) getSalesReportRes()      {}
 func (*UnavailableHeaders) getWebhookRes()          {}
 func (*UnavailableHeaders) listAccountsRes()        {}
 func (*UnavailableHeaders) listApiKeysRes()         {}

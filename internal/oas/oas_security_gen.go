@@ -83,6 +83,7 @@ var operationRolesBearerAuth = map[string][]string{
 	GetMessageOperation:          []string{},
 	GetOrderOperation:            []string{},
 	GetPetByIdOperation:          []string{},
+	GetSalesReportOperation:      []string{},
 	GetWebhookOperation:          []string{},
 	ListAccountsOperation:        []string{},
 	ListApiKeysOperation:         []string{},

@@ -10,9 +10,11 @@ import (
 type Handler interface {
 	// CancelOrder implements cancelOrder operation.
 	//
-	// Cancels an incomplete order: its quantity goes back on the pet's stock and a `pending` pet becomes
-	// `available`; the order is removed. A complete order answers `409 conflict`. Another account's order
-	// answers `404` for a customer.
+	// Cancels a placed order: its quantity goes back on the pet's stock and a `pending` pet becomes
+	// `available`. The order stays, with `status: cancelled` and `cancelledAt`, in
+	// `GET /store/orders/{orderId}` and the lists. Cancelling a cancelled order changes nothing and
+	// answers `204` again, so a retry is safe. A complete order answers `409 conflict`. Another account's
+	// order answers `404` for a customer.
 	//
 	// DELETE /store/orders/{orderId}
 	CancelOrder(ctx context.Context, params CancelOrderParams) (CancelOrderRes, error)
@@ -77,8 +79,11 @@ type Handler interface {
 	DeleteCategory(ctx context.Context, params DeleteCategoryParams) (DeleteCategoryRes, error)
 	// DeletePet implements deletePet operation.
 	//
-	// Admin only. A pet with incomplete orders answers `409 conflict`: complete or cancel them first.
-	// Completed orders keep the pet's id.
+	// Admin only. A pet with incomplete orders answers `409 conflict`: complete or cancel them first. A
+	// pet that was ever ordered is archived rather than erased: it leaves the catalogue (`GET /pets`, the
+	// inventory), `GET /pets/{petId}` answers `404` as for any deleted pet, and orders for it answer
+	// `404`, while its orders keep its id and `petName` and the sales report still counts and names it. A
+	// pet never ordered is erased. Either way its id is never given to another pet.
 	//
 	// DELETE /pets/{petId}
 	DeletePet(ctx context.Context, params DeletePetParams) (DeletePetRes, error)
@@ -141,6 +146,21 @@ type Handler interface {
 	//
 	// GET /pets/{petId}
 	GetPetById(ctx context.Context, params GetPetByIdParams) (GetPetByIdRes, error)
+	// GetSalesReport implements getSalesReport operation.
+	//
+	// Admin only. What the shop sold from `from` to `to` (UTC days, both included; at most 366 days), per
+	// day, per pet or per category: orders, units and revenue of the orders placed in that time that are
+	// not cancelled (placed and completed alike), and the cancelled ones apart. An order counts on the day
+	// it was placed, at its `unitPrice`, under the pet and the category the pet had then; orders placed
+	// before prices existed count with a revenue of 0. The database keeps the figures per day and pet as
+	// orders are placed and cancelled, so a report costs the same however many orders the shop holds.
+	//
+	// `groupBy=day` answers one group per day that had orders, oldest first (a day without orders is left
+	// out: draw it as 0). `pet` and `category` answer the `limit` groups with the most revenue (then the
+	// most units, then by id); `totals` always covers every order of the range.
+	//
+	// GET /store/sales
+	GetSalesReport(ctx context.Context, params GetSalesReportParams) (GetSalesReportRes, error)
 	// GetWebhook implements getWebhook operation.
 	//
 	// Admin only. The endpoint without its secret: whether it is enabled, why the service disabled it
@@ -215,9 +235,14 @@ type Handler interface {
 	ListInventory(ctx context.Context, params ListInventoryParams) (ListInventoryRes, error)
 	// ListOrders implements listOrders operation.
 	//
-	// Experimental. A customer sees its own orders; an admin sees every order and may filter by
-	// `accountId`. A customer's `accountId` filter naming another account answers an empty list, as that
-	// account's orders are not the customer's to see.
+	// Experimental. A customer sees its own orders, cancelled ones included; an admin sees every order and
+	// may filter by `accountId`. A customer's `accountId` filter naming another account answers an empty
+	// list, as that account's orders are not the customer's to see.
+	//
+	// Orders come newest first (by `createdAt`, then by id), or oldest first with `sort=oldest`; the
+	// cursor of the `Link` header keeps the order and every filter. `createdAfter` and `createdBefore`
+	// bound `createdAt` (from, inclusive; before, exclusive). An index serves every filter, so a page
+	// costs the same however many orders the shop holds.
 	//
 	// GET /store/orders
 	ListOrders(ctx context.Context, params ListOrdersParams) (ListOrdersRes, error)
@@ -237,9 +262,12 @@ type Handler interface {
 	ListWebhooks(ctx context.Context, params ListWebhooksParams) (ListWebhooksRes, error)
 	// PlaceOrder implements placeOrder operation.
 	//
-	// Takes `quantity` (1–100) off the pet's stock at once. The pet must be `available` (else
-	// `409 invalid_transition`) and have the stock (else `409 insufficient_stock`); an unknown pet answers
-	// `404`. When the order takes the stock to 0 the pet becomes `pending`.
+	// Takes `quantity` (1–100) off the pet's stock at once, at the pet's price then (`unitPrice`;
+	// `total` is `unitPrice × quantity`). The checks, in this order: an unknown or deleted pet answers
+	// `404`; a pet without a price `409 not_for_sale`; a stock below `quantity` (a pet at 0 included,
+	// whatever status the stock-out gave it) `409 insufficient_stock`, naming the stock; a pet that is not
+	// `available` (staff took it off sale) `409 invalid_transition`. When the order takes the stock to 0
+	// the pet becomes `pending` and `pet.sold_out` is sent, so "sold out" is always `insufficient_stock`.
 	//
 	// A `201` means the order is committed durably: it survives a crash of the server or of the machine.
 	//
@@ -251,10 +279,9 @@ type Handler interface {
 	// scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing, so a retry runs
 	// afresh.
 	//
-	// A replay is the first answer, whatever happened since. After the order was cancelled (which removes
-	// it), a replay still answers `201` with the order as it was placed, and its `Location` answers `404`;
-	// after it was completed (and its pet perhaps deleted), the replay shows it as placed and `Location`
-	// as it is now. A replay never places the order again: to learn an order's state, `GET` its
+	// A replay is the first answer, whatever happened since: after the order was cancelled or completed, a
+	// replay still answers `201` with the order as it was placed (`status: placed`), and its `Location`
+	// shows it as it is now. A replay never places the order again: to learn an order's state, `GET` its
 	// `Location`; to order again, send a new key.
 	//
 	// POST /store/orders
@@ -268,9 +295,10 @@ type Handler interface {
 	ReplaceCategory(ctx context.Context, req *NewCategory, params ReplaceCategoryParams) (ReplaceCategoryRes, error)
 	// ReplacePet implements replacePet operation.
 	//
-	// Admin only. Replaces every field; an omitted `status` means `available`. A status change must be one
-	// of available→pending, pending→available, pending→sold, available→sold or sold→available;
-	// any other answers `409 invalid_transition`. Stock is not changed.
+	// Admin only. Replaces every field; an omitted `status` means `available`, and an omitted `price`
+	// keeps the pet's price (`"price": null` takes it away). A status change must be one of
+	// available→pending, pending→available, pending→sold, available→sold or sold→available; any
+	// other answers `409 invalid_transition`. Stock is not changed.
 	//
 	// PUT /pets/{petId}
 	ReplacePet(ctx context.Context, req *NewPet, params ReplacePetParams) (ReplacePetRes, error)
@@ -344,18 +372,21 @@ type Handler interface {
 	SetInventory(ctx context.Context, req *InventoryUpdate, params SetInventoryParams) (SetInventoryRes, error)
 	// UpdateOrder implements updateOrder operation.
 	//
-	// Admin only. `complete: true` fulfils the order; completion is one-way and makes the order immutable,
-	// so any change to a complete order answers `409 invalid_transition` (sending what it already holds
-	// changes nothing and answers `200`). Completing the last incomplete order of a pet whose stock is 0
-	// makes the pet `sold`.
+	// Admin only. `complete: true` fulfils a placed order (`status: completed`, `completedAt`); completion
+	// is one-way and makes the order immutable, so any change to a complete order answers
+	// `409 invalid_transition` (sending what it already holds changes nothing and answers `200`). A
+	// cancelled order is immutable too: any change to it answers `409 invalid_transition`, and so does
+	// completing it. Completing the last incomplete order of a pet whose stock is 0 makes the pet `sold`.
 	//
 	// PATCH /store/orders/{orderId}
 	UpdateOrder(ctx context.Context, req *OrderUpdate, params UpdateOrderParams) (UpdateOrderRes, error)
 	// UpdatePet implements updatePet operation.
 	//
-	// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId` and `status`: fields left out keep
-	// their value. None of them can be removed, so `null` answers `400 validation_failed`. Status changes
-	// follow the same rules as `PUT`.
+	// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId`, `status` and `price`: fields left
+	// out keep their value. `"price": null` takes the price away; the other fields cannot be removed, so
+	// `null` answers `400 validation_failed`. Status changes follow the same rules as `PUT`. A new price
+	// or name applies to orders placed from then on: an order keeps the `unitPrice` and `petName` it was
+	// placed with.
 	//
 	// PATCH /pets/{petId}
 	UpdatePet(ctx context.Context, req UpdatePetReq, params UpdatePetParams) (UpdatePetRes, error)

@@ -209,8 +209,8 @@ export interface paths {
         get: operations["getPetById"];
         /**
          * Replace a pet
-         * @description Admin only. Replaces every field; an omitted `status` means `available`.
-         *     A status change must be one of available→pending, pending→available,
+         * @description Admin only. Replaces every field; an omitted `status` means `available`, and an
+         *     omitted `price` keeps the pet's price (`"price": null` takes it away). A status change must be one of available→pending, pending→available,
          *     pending→sold, available→sold or sold→available; any other answers
          *     `409 invalid_transition`. Stock is not changed.
          */
@@ -219,16 +219,23 @@ export interface paths {
         /**
          * Remove a pet
          * @description Admin only. A pet with incomplete orders answers `409 conflict`: complete or
-         *     cancel them first. Completed orders keep the pet's id.
+         *     cancel them first. A pet that was ever ordered is archived rather than erased: it
+         *     leaves the catalogue (`GET /pets`, the inventory), `GET /pets/{petId}` answers
+         *     `404` as for any deleted pet, and orders for it answer `404`, while its orders
+         *     keep its id and `petName` and the sales report still counts and names it. A pet
+         *     never ordered is erased. Either way its id is never given to another pet.
          */
         delete: operations["deletePet"];
         options?: never;
         head?: never;
         /**
          * Change some fields of a pet
-         * @description Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId` and `status`:
-         *     fields left out keep their value. None of them can be removed, so `null` answers
-         *     `400 validation_failed`. Status changes follow the same rules as `PUT`.
+         * @description Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId`, `status` and
+         *     `price`: fields left out keep their value. `"price": null` takes the price away;
+         *     the other fields cannot be removed, so `null` answers `400 validation_failed`.
+         *     Status changes follow the same rules as `PUT`. A new price or name applies to
+         *     orders placed from then on: an order keeps the `unitPrice` and `petName` it was
+         *     placed with.
          */
         patch: operations["updatePet"];
         trace?: never;
@@ -362,18 +369,29 @@ export interface paths {
         };
         /**
          * List orders
-         * @description Experimental. A customer sees its own orders; an admin sees every order and may
-         *     filter by `accountId`. A customer's `accountId` filter naming another account
-         *     answers an empty list, as that account's orders are not the customer's to see.
+         * @description Experimental. A customer sees its own orders, cancelled ones included; an admin
+         *     sees every order and may filter by `accountId`. A customer's `accountId` filter
+         *     naming another account answers an empty list, as that account's orders are not
+         *     the customer's to see.
+         *
+         *     Orders come newest first (by `createdAt`, then by id), or oldest first with
+         *     `sort=oldest`; the cursor of the `Link` header keeps the order and every filter.
+         *     `createdAfter` and `createdBefore` bound `createdAt` (from, inclusive; before,
+         *     exclusive). An index serves every filter, so a page costs the same however many
+         *     orders the shop holds.
          */
         get: operations["listOrders"];
         put?: never;
         /**
          * Place an order
-         * @description Takes `quantity` (1–100) off the pet's stock at once. The pet must be `available`
-         *     (else `409 invalid_transition`) and have the stock (else `409 insufficient_stock`);
-         *     an unknown pet answers `404`. When the order takes the stock to 0 the pet becomes
-         *     `pending`.
+         * @description Takes `quantity` (1–100) off the pet's stock at once, at the pet's price then
+         *     (`unitPrice`; `total` is `unitPrice × quantity`). The checks, in this order: an
+         *     unknown or deleted pet answers `404`; a pet without a price
+         *     `409 not_for_sale`; a stock below `quantity` (a pet at 0 included, whatever
+         *     status the stock-out gave it) `409 insufficient_stock`, naming the stock; a pet
+         *     that is not `available` (staff took it off sale) `409 invalid_transition`. When
+         *     the order takes the stock to 0 the pet becomes `pending` and `pet.sold_out` is
+         *     sent, so "sold out" is always `insufficient_stock`.
          *
          *     A `201` means the order is committed durably: it survives a crash of the server
          *     or of the machine.
@@ -387,12 +405,11 @@ export interface paths {
          *     scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
          *     so a retry runs afresh.
          *
-         *     A replay is the first answer, whatever happened since. After the order was
-         *     cancelled (which removes it), a replay still answers `201` with the order as it
-         *     was placed, and its `Location` answers `404`; after it was completed (and its pet
-         *     perhaps deleted), the replay shows it as placed and `Location` as it is now. A
-         *     replay never places the order again: to learn an order's state, `GET` its
-         *     `Location`; to order again, send a new key.
+         *     A replay is the first answer, whatever happened since: after the order was
+         *     cancelled or completed, a replay still answers `201` with the order as it was
+         *     placed (`status: placed`), and its `Location` shows it as it is now. A replay
+         *     never places the order again: to learn an order's state, `GET` its `Location`; to
+         *     order again, send a new key.
          */
         post: operations["placeOrder"];
         delete?: never;
@@ -423,22 +440,58 @@ export interface paths {
         post?: never;
         /**
          * Cancel an order
-         * @description Cancels an incomplete order: its quantity goes back on the pet's stock and a
-         *     `pending` pet becomes `available`; the order is removed. A complete order answers
-         *     `409 conflict`. Another account's order answers `404` for a customer.
+         * @description Cancels a placed order: its quantity goes back on the pet's stock and a `pending`
+         *     pet becomes `available`. The order stays, with `status: cancelled` and
+         *     `cancelledAt`, in `GET /store/orders/{orderId}` and the lists. Cancelling a
+         *     cancelled order changes nothing and answers `204` again, so a retry is safe. A
+         *     complete order answers `409 conflict`. Another account's order answers `404` for
+         *     a customer.
          */
         delete: operations["cancelOrder"];
         options?: never;
         head?: never;
         /**
          * Complete an order or set its ship date
-         * @description Admin only. `complete: true` fulfils the order; completion is one-way and makes the
-         *     order immutable, so any change to a complete order answers
-         *     `409 invalid_transition` (sending what it already holds changes nothing and
-         *     answers `200`). Completing the last incomplete order of a pet whose stock is 0 makes
+         * @description Admin only. `complete: true` fulfils a placed order (`status: completed`,
+         *     `completedAt`); completion is one-way and makes the order immutable, so any change
+         *     to a complete order answers `409 invalid_transition` (sending what it already
+         *     holds changes nothing and answers `200`). A cancelled order is immutable too: any
+         *     change to it answers `409 invalid_transition`, and so does completing it. Completing the last incomplete order of a pet whose stock is 0 makes
          *     the pet `sold`.
          */
         patch: operations["updateOrder"];
+        trace?: never;
+    };
+    "/store/sales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sales report
+         * @description Admin only. What the shop sold from `from` to `to` (UTC days, both included; at
+         *     most 366 days), per day, per pet or per category: orders, units and revenue of
+         *     the orders placed in that time that are not cancelled (placed and completed
+         *     alike), and the cancelled ones apart. An order counts on the day it was placed,
+         *     at its `unitPrice`, under the pet and the category the pet had then; orders
+         *     placed before prices existed count with a revenue of 0. The database keeps the
+         *     figures per day and pet as orders are placed and cancelled, so a report costs the
+         *     same however many orders the shop holds.
+         *
+         *     `groupBy=day` answers one group per day that had orders, oldest first (a day
+         *     without orders is left out: draw it as 0). `pet` and `category` answer the
+         *     `limit` groups with the most revenue (then the most units, then by id); `totals`
+         *     always covers every order of the range.
+         */
+        get: operations["getSalesReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/webhooks": {
@@ -814,6 +867,16 @@ export interface components {
              * @default available
              */
             status?: components["schemas"]["PetStatus"];
+            /**
+             * Format: int64
+             * @description Price of one unit in the minor unit of the shop's currency (see Money): `1999`
+             *     is 19.99 EUR. A pet without a price cannot be ordered (`409 not_for_sale`);
+             *     `null` takes the price away. Left out of a new
+             *     pet, it has none; left out of a replacement (`PUT`), the pet keeps the price it
+             *     has, so that a client written before prices cannot erase one.
+             * @example 1999
+             */
+            price?: number | null;
         };
         /** @description A JSON merge patch of a pet; fields left out keep their value. */
         PetPatch: {
@@ -829,12 +892,21 @@ export interface components {
              */
             categoryId?: number;
             status?: components["schemas"]["PetStatus"];
+            /**
+             * Format: int64
+             * @description Price of one unit in the minor unit of the shop's currency (see Money): `1999`
+             *     is 19.99 EUR. A pet without a price cannot be ordered (`409 not_for_sale`);
+             *     `null` takes the price away.
+             * @example 1999
+             */
+            price?: number | null;
         };
         /**
-         * @description An animal in the store. It can be ordered when its `status` is `available` and its
-         *     `stock` covers the quantity: a new pet is `available` with a stock of 0 until an admin
-         *     restocks it (`PUT /store/inventory/{petId}`), so a storefront shows a pet with no
-         *     stock as sold out rather than hiding it or offering it.
+         * @description An animal in the store. It can be ordered when it has a `price`, its `status` is
+         *     `available` and its `stock` covers the quantity: a new pet is `available` with a
+         *     stock of 0 until an admin restocks it (`PUT /store/inventory/{petId}`), so a
+         *     storefront shows a pet with no stock as sold out rather than hiding it or offering
+         *     it.
          */
         Pet: {
             /**
@@ -870,6 +942,18 @@ export interface components {
              * @example 3
              */
             readonly stock: number;
+            /**
+             * Format: int64
+             * @description Price of one unit in the minor unit of `currency` (see Money). Absent when the
+             *     pet has no price: it cannot be ordered then (`409 not_for_sale`).
+             * @example 1999
+             */
+            price?: number;
+            /**
+             * @description The ISO 4217 code of the shop's currency, given with `price`.
+             * @example EUR
+             */
+            currency?: string;
         };
         /** @description A page of pets. */
         Pets: components["schemas"]["Pet"][];
@@ -962,7 +1046,7 @@ export interface components {
              */
             shipDate?: string;
         };
-        /** @description What an admin may change on an incomplete order. */
+        /** @description What an admin may change on a placed order. */
         OrderUpdate: {
             /**
              * @description `true` fulfils the order (one-way).
@@ -978,8 +1062,23 @@ export interface components {
             shipDate?: string;
         };
         /**
-         * @description A customer order. The seed marks no field required; this service always returns
-         *     `id`, `petId`, `quantity`, `complete` and `accountId`, and `shipDate` when set.
+         * @description Where an order is in its life, as a request filters by it (a closed list):
+         *     `placed` (its units are held), `completed` (fulfilled), `cancelled` (its units
+         *     went back on the stock).
+         * @example placed
+         * @enum {string}
+         */
+        OrderStatus: "placed" | "completed" | "cancelled";
+        /**
+         * @description A customer order, with its whole life: every field is set by the service and fixed
+         *     when it happens, so a later change of the pet's price or name never rewrites it.
+         *     The seed marks no field required; this service always returns `id`, `petId`,
+         *     `quantity`, `complete`, `accountId`, `status`, `createdAt` and `currency`, and the
+         *     others when they are known. Orders placed before the service kept prices (an
+         *     upgraded database) have no `unitPrice` or `total`, `petName` only when their pet
+         *     still existed at the upgrade (its name then), and `completedAt` only when the
+         *     event feed still held their completion; their `createdAt` is when they were
+         *     placed, which the service has always kept.
          */
         Order: {
             /**
@@ -1007,7 +1106,7 @@ export interface components {
              */
             shipDate?: string;
             /**
-             * @description Whether the order has been fulfilled.
+             * @description Whether the order has been fulfilled (exactly when `status` is `completed`).
              * @example false
              */
             complete: boolean;
@@ -1017,6 +1116,180 @@ export interface components {
              * @example 2
              */
             accountId: number;
+            /**
+             * @description `placed`, `completed` or `cancelled` (see `OrderStatus`). An open list: a minor
+             *     version may add values, so treat one you do not know as neither completed nor
+             *     cancelled.
+             * @example placed
+             */
+            status: string;
+            /**
+             * Format: date-time
+             * @description When the order was placed.
+             * @example 2026-11-21T12:00:30Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the order was completed; absent until then.
+             * @example 2026-11-22T09:15:00Z
+             */
+            completedAt?: string;
+            /**
+             * Format: date-time
+             * @description When the order was cancelled; absent unless it was.
+             * @example 2026-11-21T13:00:00Z
+             */
+            cancelledAt?: string;
+            /**
+             * Format: int64
+             * @description The pet's price when the order was placed, per unit (see Money).
+             * @example 1999
+             */
+            unitPrice?: number;
+            /**
+             * Format: int64
+             * @description `unitPrice × quantity`, in the same unit.
+             * @example 3998
+             */
+            total?: number;
+            /**
+             * @description The ISO 4217 code of the shop's currency, which the amounts are in.
+             * @example EUR
+             */
+            currency: string;
+            /**
+             * @description The pet's name when the order was placed; kept when the pet is renamed or deleted.
+             * @example Rex
+             */
+            petName?: string;
+        };
+        /** @description What a group of orders (or all of them) sold. */
+        SalesFigures: {
+            /**
+             * Format: int64
+             * @description Orders placed that are not cancelled.
+             * @example 12
+             */
+            orders: number;
+            /**
+             * Format: int64
+             * @description Units of those orders.
+             * @example 15
+             */
+            units: number;
+            /**
+             * Format: int64
+             * @description Their `total`s, in the minor unit of the currency (see Money).
+             * @example 29985
+             */
+            revenue: number;
+            /**
+             * Format: int64
+             * @description Orders placed in the range that were cancelled since.
+             * @example 1
+             */
+            cancelledOrders: number;
+            /**
+             * Format: int64
+             * @description Units of the cancelled orders.
+             * @example 1
+             */
+            cancelledUnits: number;
+            /**
+             * Format: int64
+             * @description What the cancelled orders would have brought in.
+             * @example 1999
+             */
+            cancelledRevenue: number;
+        };
+        /**
+         * @description The figures of one group: `day` in a report by day; `petId` (and `petName`, its
+         *     name now, or when it was deleted) by pet; `categoryId` (and `categoryName`, absent
+         *     when the category is gone) by category. Orders whose pet was gone before the
+         *     service kept prices have no category: they form a group without `categoryId`.
+         */
+        SalesGroup: {
+            /**
+             * Format: date
+             * @example 2026-11-21
+             */
+            day?: string;
+            /**
+             * Format: int64
+             * @example 1
+             */
+            petId?: number;
+            /** @example Rex */
+            petName?: string;
+            /**
+             * Format: int64
+             * @example 1
+             */
+            categoryId?: number;
+            /** @example Dogs */
+            categoryName?: string;
+            /**
+             * Format: int64
+             * @description Orders placed that are not cancelled.
+             * @example 12
+             */
+            orders: number;
+            /**
+             * Format: int64
+             * @description Units of those orders.
+             * @example 15
+             */
+            units: number;
+            /**
+             * Format: int64
+             * @description Their `total`s, in the minor unit of the currency (see Money).
+             * @example 29985
+             */
+            revenue: number;
+            /**
+             * Format: int64
+             * @description Orders placed in the range that were cancelled since.
+             * @example 1
+             */
+            cancelledOrders: number;
+            /**
+             * Format: int64
+             * @description Units of the cancelled orders.
+             * @example 1
+             */
+            cancelledUnits: number;
+            /**
+             * Format: int64
+             * @description What the cancelled orders would have brought in.
+             * @example 1999
+             */
+            cancelledRevenue: number;
+        };
+        /** @description The sales of a range of days. */
+        SalesReport: {
+            /**
+             * Format: date
+             * @example 2026-11-01
+             */
+            from: string;
+            /**
+             * Format: date
+             * @example 2026-11-30
+             */
+            to: string;
+            /**
+             * @description `day`, `pet` or `category`, as asked.
+             * @example day
+             */
+            groupBy: string;
+            /**
+             * @description The ISO 4217 code of the shop's currency, which every revenue is in.
+             * @example EUR
+             */
+            currency: string;
+            totals: components["schemas"]["SalesFigures"];
+            groups: components["schemas"]["SalesGroup"][];
         };
         /** @description Sign-up details. */
         NewAccount: {
@@ -1208,7 +1481,9 @@ export interface components {
         /**
          * @description What happened: `order.placed`, `order.completed`, `order.cancelled` (the event's
          *     `data` is the `Order`); `pet.sold_out`, `pet.restocked`, `inventory.updated` (the
-         *     pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `api_key.created`,
+         *     pet's `InventoryItem`; at `pet.sold_out` its status is `pending` when an order took
+         *     the last unit, since that order still holds it, and `sold` when staff set the stock
+         *     to 0 with no order open; either way a new order answers `insufficient_stock`); `pet.status_changed` (the `Pet`); `api_key.created`,
          *     `api_key.revoked` (the `ApiKeyChange`); `webhook.test` (the `Webhook` a test was
          *     sent to). An open list: a minor version may add types, so
          *     ignore an event whose type you do not know.
@@ -1471,7 +1746,13 @@ export interface components {
          *         "petId": 1,
          *         "quantity": 2,
          *         "complete": false,
-         *         "accountId": 2
+         *         "accountId": 2,
+         *         "status": "placed",
+         *         "createdAt": "2026-11-21T12:00:30Z",
+         *         "unitPrice": 1999,
+         *         "total": 3998,
+         *         "currency": "EUR",
+         *         "petName": "Rex"
          *       }
          *     }
          */
@@ -1492,7 +1773,8 @@ export interface components {
             createdAt: string;
             /**
              * @description The resource, by `type`: an `Order` for `order.placed`, `order.completed` and
-             *     `order.cancelled` (a cancelled order as it was; it no longer exists); the pet's
+             *     `order.cancelled` (the order as the change left it: `status` `placed`,
+             *     `completed` or `cancelled`); the pet's
              *     `InventoryItem` for `pet.sold_out`, `pet.restocked` and `inventory.updated`; the
              *     `Pet` for `pet.status_changed`; an `ApiKeyChange` (the key without its secret)
              *     for `api_key.created` and `api_key.revoked`; the `Webhook` (without its secret)
@@ -1696,7 +1978,8 @@ export interface components {
         };
         /**
          * @description The request clashes with the current state: `conflict` (a unique name or email is
-         *     taken, or the resource is in use), `insufficient_stock` or `invalid_transition`.
+         *     taken, or the resource is in use), `insufficient_stock`, `invalid_transition` or
+         *     `not_for_sale` (a pet without a price).
          */
         Conflict: {
             headers: {
@@ -2819,8 +3102,19 @@ export interface operations {
             query?: {
                 /** @description Only orders placed by this account (admins). */
                 accountId?: number;
-                /** @description Only complete (`true`) or incomplete (`false`) orders. */
+                /** @description Only orders with this status. */
+                status?: components["schemas"]["OrderStatus"];
+                /**
+                 * @description Only complete (`true`) or incomplete (`false`: placed or cancelled) orders.
+                 *     `status` says more; both may be given, and both apply.
+                 */
                 complete?: boolean;
+                /** @description Only orders placed at or after this instant (RFC 3339). */
+                createdAfter?: string;
+                /** @description Only orders placed before this instant (RFC 3339). */
+                createdBefore?: string;
+                /** @description `newest` first (the default) or `oldest` first. */
+                sort?: "newest" | "oldest";
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description Where the page starts; copy it from the `Link` header of the previous page. */
@@ -2946,7 +3240,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The order is cancelled. */
+            /** @description The order is cancelled (now, or it was already). */
             204: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3003,6 +3297,44 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    getSalesReport: {
+        parameters: {
+            query?: {
+                /** @description The first day (UTC) of the report; 29 days before `to` when left out. */
+                from?: string;
+                /** @description The last day (UTC) of the report, included; today when left out. */
+                to?: string;
+                /** @description How the figures are grouped. */
+                groupBy?: "day" | "pet" | "category";
+                /** @description At most this many groups, for `pet` and `category` (a day report holds every day). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SalesReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

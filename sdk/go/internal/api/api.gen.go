@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for EventSubscription.
@@ -98,6 +99,27 @@ func (e FeedEventType) Valid() bool {
 	}
 }
 
+// Defines values for OrderStatus.
+const (
+	Cancelled OrderStatus = "cancelled"
+	Completed OrderStatus = "completed"
+	Placed    OrderStatus = "placed"
+)
+
+// Valid indicates whether the value is a known member of the OrderStatus enum.
+func (e OrderStatus) Valid() bool {
+	switch e {
+	case Cancelled:
+		return true
+	case Completed:
+		return true
+	case Placed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PetStatus.
 const (
 	Available PetStatus = "available"
@@ -164,6 +186,45 @@ func (e Scope) Valid() bool {
 	case PetsWrite:
 		return true
 	case WebhooksManage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListOrdersParamsSort.
+const (
+	Newest ListOrdersParamsSort = "newest"
+	Oldest ListOrdersParamsSort = "oldest"
+)
+
+// Valid indicates whether the value is a known member of the ListOrdersParamsSort enum.
+func (e ListOrdersParamsSort) Valid() bool {
+	switch e {
+	case Newest:
+		return true
+	case Oldest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetSalesReportParamsGroupBy.
+const (
+	GetSalesReportParamsGroupByCategory GetSalesReportParamsGroupBy = "category"
+	GetSalesReportParamsGroupByDay      GetSalesReportParamsGroupBy = "day"
+	GetSalesReportParamsGroupByPet      GetSalesReportParamsGroupBy = "pet"
+)
+
+// Valid indicates whether the value is a known member of the GetSalesReportParamsGroupBy enum.
+func (e GetSalesReportParamsGroupBy) Valid() bool {
+	switch e {
+	case GetSalesReportParamsGroupByCategory:
+		return true
+	case GetSalesReportParamsGroupByDay:
+		return true
+	case GetSalesReportParamsGroupByPet:
 		return true
 	default:
 		return false
@@ -376,7 +437,9 @@ type Delivery struct {
 
 	// EventType What happened: `order.placed`, `order.completed`, `order.cancelled` (the event's
 	// `data` is the `Order`); `pet.sold_out`, `pet.restocked`, `inventory.updated` (the
-	// pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `api_key.created`,
+	// pet's `InventoryItem`; at `pet.sold_out` its status is `pending` when an order took
+	// the last unit, since that order still holds it, and `sold` when staff set the stock
+	// to 0 with no order open; either way a new order answers `insufficient_stock`); `pet.status_changed` (the `Pet`); `api_key.created`,
 	// `api_key.revoked` (the `ApiKeyChange`); `webhook.test` (the `Webhook` a test was
 	// sent to). An open list: a minor version may add types, so
 	// ignore an event whose type you do not know.
@@ -491,7 +554,7 @@ type ErrorDetail struct {
 // Event Something that happened, with the resource it tells of exactly as the API showed
 // it then. The body of every webhook delivery, and an entry of the feed.
 //
-// Example: {"createdAt":"2026-11-21T12:00:30Z","data":{"accountId":2,"complete":false,"id":10,"petId":1,"quantity":2},"id":"evt_mfrggzdfmztwq2lknnwg23tpob","type":"order.placed"}
+// Example: {"createdAt":"2026-11-21T12:00:30Z","data":{"accountId":2,"complete":false,"createdAt":"2026-11-21T12:00:30Z","currency":"EUR","id":10,"petId":1,"petName":"Rex","quantity":2,"status":"placed","total":3998,"unitPrice":1999},"id":"evt_mfrggzdfmztwq2lknnwg23tpob","type":"order.placed"}
 type Event struct {
 	// CreatedAt When it happened (the commit of the change).
 	//
@@ -499,7 +562,8 @@ type Event struct {
 	CreatedAt time.Time `json:"createdAt"`
 
 	// Data The resource, by `type`: an `Order` for `order.placed`, `order.completed` and
-	// `order.cancelled` (a cancelled order as it was; it no longer exists); the pet's
+	// `order.cancelled` (the order as the change left it: `status` `placed`,
+	// `completed` or `cancelled`); the pet's
 	// `InventoryItem` for `pet.sold_out`, `pet.restocked` and `inventory.updated`; the
 	// `Pet` for `pet.status_changed`; an `ApiKeyChange` (the key without its secret)
 	// for `api_key.created` and `api_key.revoked`; the `Webhook` (without its secret)
@@ -516,7 +580,9 @@ type Event struct {
 
 	// Type What happened: `order.placed`, `order.completed`, `order.cancelled` (the event's
 	// `data` is the `Order`); `pet.sold_out`, `pet.restocked`, `inventory.updated` (the
-	// pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `api_key.created`,
+	// pet's `InventoryItem`; at `pet.sold_out` its status is `pending` when an order took
+	// the last unit, since that order still holds it, and `sold` when staff set the stock
+	// to 0 with no order open; either way a new order answers `insufficient_stock`); `pet.status_changed` (the `Pet`); `api_key.created`,
 	// `api_key.revoked` (the `ApiKeyChange`); `webhook.test` (the `Webhook` a test was
 	// sent to). An open list: a minor version may add types, so
 	// ignore an event whose type you do not know.
@@ -535,7 +601,8 @@ type Event struct {
 }
 
 // Event_Data The resource, by `type`: an `Order` for `order.placed`, `order.completed` and
-// `order.cancelled` (a cancelled order as it was; it no longer exists); the pet's
+// `order.cancelled` (the order as the change left it: `status` `placed`,
+// `completed` or `cancelled`); the pet's
 // `InventoryItem` for `pet.sold_out`, `pet.restocked` and `inventory.updated`; the
 // `Pet` for `pet.status_changed`; an `ApiKeyChange` (the key without its secret)
 // for `api_key.created` and `api_key.revoked`; the `Webhook` (without its secret)
@@ -553,7 +620,9 @@ type EventSubscription string
 
 // EventType What happened: `order.placed`, `order.completed`, `order.cancelled` (the event's
 // `data` is the `Order`); `pet.sold_out`, `pet.restocked`, `inventory.updated` (the
-// pet's `InventoryItem`); `pet.status_changed` (the `Pet`); `api_key.created`,
+// pet's `InventoryItem`; at `pet.sold_out` its status is `pending` when an order took
+// the last unit, since that order still holds it, and `sold` when staff set the stock
+// to 0 with no order open; either way a new order answers `insufficient_stock`); `pet.status_changed` (the `Pet`); `api_key.created`,
 // `api_key.revoked` (the `ApiKeyChange`); `webhook.test` (the `Webhook` a test was
 // sent to). An open list: a minor version may add types, so
 // ignore an event whose type you do not know.
@@ -734,6 +803,16 @@ type NewPet struct {
 	// Example: Rex
 	Name string `json:"name"`
 
+	// Price Price of one unit in the minor unit of the shop's currency (see Money): `1999`
+	// is 19.99 EUR. A pet without a price cannot be ordered (`409 not_for_sale`);
+	// `null` takes the price away. Left out of a new
+	// pet, it has none; left out of a replacement (`PUT`), the pet keeps the price it
+	// has, so that a client written before prices cannot erase one.
+	//
+	//
+	// Example: 1999
+	Price *int64 `json:"price,omitempty"`
+
 	// Status Status of the animal; `available` when left out.
 	Status *PetStatus `json:"status,omitempty"`
 }
@@ -769,18 +848,45 @@ type NewWebhook struct {
 	URL string `json:"url"`
 }
 
-// Order A customer order. The seed marks no field required; this service always returns
-// `id`, `petId`, `quantity`, `complete` and `accountId`, and `shipDate` when set.
+// Order A customer order, with its whole life: every field is set by the service and fixed
+// when it happens, so a later change of the pet's price or name never rewrites it.
+// The seed marks no field required; this service always returns `id`, `petId`,
+// `quantity`, `complete`, `accountId`, `status`, `createdAt` and `currency`, and the
+// others when they are known. Orders placed before version 1.1 of the service have
+// no `unitPrice` or `total` (pets had no price), `petName` only when their pet still
+// existed at the upgrade (its name then), and `completedAt` only when the event feed
+// still held their completion; their `createdAt` is when they were placed, which the
+// service has always kept.
 type Order struct {
 	// AccountID The account that placed the order.
 	//
 	// Example: 2
 	AccountID int64 `json:"accountId"`
 
-	// Complete Whether the order has been fulfilled.
+	// CancelledAt When the order was cancelled; absent unless it was.
+	//
+	// Example: 2026-11-21T13:00:00Z
+	CancelledAt *time.Time `json:"cancelledAt,omitempty"`
+
+	// Complete Whether the order has been fulfilled (exactly when `status` is `completed`).
 	//
 	// Example: false
 	Complete bool `json:"complete"`
+
+	// CompletedAt When the order was completed; absent until then.
+	//
+	// Example: 2026-11-22T09:15:00Z
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+
+	// CreatedAt When the order was placed.
+	//
+	// Example: 2026-11-21T12:00:30Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Currency The ISO 4217 code of the shop's currency, which the amounts are in.
+	//
+	// Example: EUR
+	Currency string `json:"currency"`
 
 	// ID Unique order identifier.
 	//
@@ -792,6 +898,11 @@ type Order struct {
 	// Example: 1
 	PetID int64 `json:"petId"`
 
+	// PetName The pet's name when the order was placed; kept when the pet is renamed or deleted.
+	//
+	// Example: Rex
+	PetName *string `json:"petName,omitempty"`
+
 	// Quantity Number of units ordered.
 	//
 	// Example: 1
@@ -801,9 +912,34 @@ type Order struct {
 	//
 	// Example: 2026-12-24T10:00:00Z
 	ShipDate *time.Time `json:"shipDate,omitempty"`
+
+	// Status `placed`, `completed` or `cancelled` (see `OrderStatus`). An open list: a minor
+	// version may add values, so treat one you do not know as neither completed nor
+	// cancelled.
+	//
+	//
+	// Example: placed
+	Status string `json:"status"`
+
+	// Total `unitPrice × quantity`, in the same unit.
+	//
+	// Example: 3998
+	Total *int64 `json:"total,omitempty"`
+
+	// UnitPrice The pet's price when the order was placed, per unit (see Money).
+	//
+	// Example: 1999
+	UnitPrice *int64 `json:"unitPrice,omitempty"`
 }
 
-// OrderUpdate What an admin may change on an incomplete order.
+// OrderStatus Where an order is in its life, as a request filters by it (a closed list):
+// `placed` (its units are held), `completed` (fulfilled), `cancelled` (its units
+// went back on the stock).
+//
+// Example: placed
+type OrderStatus string
+
+// OrderUpdate What an admin may change on a placed order.
 type OrderUpdate struct {
 	// Complete `true` fulfils the order (one-way).
 	//
@@ -818,15 +954,21 @@ type OrderUpdate struct {
 	ShipDate *time.Time `json:"shipDate,omitempty"`
 }
 
-// Pet An animal in the store. It can be ordered when its `status` is `available` and its
-// `stock` covers the quantity: a new pet is `available` with a stock of 0 until an admin
-// restocks it (`PUT /store/inventory/{petId}`), so a storefront shows a pet with no
-// stock as sold out rather than hiding it or offering it.
+// Pet An animal in the store. It can be ordered when it has a `price`, its `status` is
+// `available` and its `stock` covers the quantity: a new pet is `available` with a
+// stock of 0 until an admin restocks it (`PUT /store/inventory/{petId}`), so a
+// storefront shows a pet with no stock as sold out rather than hiding it or offering
+// it.
 type Pet struct {
 	// CategoryID Id of the category the animal belongs to.
 	//
 	// Example: 1
 	CategoryID int64 `json:"categoryId"`
+
+	// Currency The ISO 4217 code of the shop's currency, given with `price`.
+	//
+	// Example: EUR
+	Currency *string `json:"currency,omitempty"`
 
 	// ID Unique identifier assigned on creation.
 	//
@@ -837,6 +979,13 @@ type Pet struct {
 	//
 	// Example: Rex
 	Name string `json:"name"`
+
+	// Price Price of one unit in the minor unit of `currency` (see Money). Absent when the
+	// pet has no price: it cannot be ordered then (`409 not_for_sale`).
+	//
+	//
+	// Example: 1999
+	Price *int64 `json:"price,omitempty"`
 
 	// Status Status of the animal in the store. Known values: `available`, `pending`,
 	// `sold`. An open list: a minor version may add values, so treat one you do not
@@ -868,6 +1017,14 @@ type PetPatch struct {
 	// Example: Rex
 	Name *string `json:"name,omitempty"`
 
+	// Price Price of one unit in the minor unit of the shop's currency (see Money): `1999`
+	// is 19.99 EUR. A pet without a price cannot be ordered (`409 not_for_sale`);
+	// `null` takes the price away.
+	//
+	//
+	// Example: 1999
+	Price *int64 `json:"price,omitempty"`
+
 	// Status Status of the animal in the store, as a request sets or filters it: a closed
 	// list, any other value is refused. Answers report the status as an open list (see
 	// `Pet.status`).
@@ -893,6 +1050,113 @@ type Pets = []Pet
 //
 // Example: customer
 type Role = string
+
+// SalesFigures What a group of orders (or all of them) sold.
+type SalesFigures struct {
+	// CancelledOrders Orders placed in the range that were cancelled since.
+	//
+	// Example: 1
+	CancelledOrders int64 `json:"cancelledOrders"`
+
+	// CancelledRevenue What the cancelled orders would have brought in.
+	//
+	// Example: 1999
+	CancelledRevenue int64 `json:"cancelledRevenue"`
+
+	// CancelledUnits Units of the cancelled orders.
+	//
+	// Example: 1
+	CancelledUnits int64 `json:"cancelledUnits"`
+
+	// Orders Orders placed that are not cancelled.
+	//
+	// Example: 12
+	Orders int64 `json:"orders"`
+
+	// Revenue Their `total`s, in the minor unit of the currency (see Money).
+	//
+	// Example: 29985
+	Revenue int64 `json:"revenue"`
+
+	// Units Units of those orders.
+	//
+	// Example: 15
+	Units int64 `json:"units"`
+}
+
+// SalesGroup The figures of one group: `day` in a report by day; `petId` (and `petName`, its
+// name now, or when it was deleted) by pet; `categoryId` (and `categoryName`, absent
+// when the category is gone) by category. Orders whose pet was gone before version
+// 1.1 have no category: they form a group without `categoryId`.
+type SalesGroup struct {
+	// CancelledOrders Orders placed in the range that were cancelled since.
+	//
+	// Example: 1
+	CancelledOrders int64 `json:"cancelledOrders"`
+
+	// CancelledRevenue What the cancelled orders would have brought in.
+	//
+	// Example: 1999
+	CancelledRevenue int64 `json:"cancelledRevenue"`
+
+	// CancelledUnits Units of the cancelled orders.
+	//
+	// Example: 1
+	CancelledUnits int64 `json:"cancelledUnits"`
+
+	// CategoryID Example: 1
+	CategoryID *int64 `json:"categoryId,omitempty"`
+
+	// CategoryName Example: Dogs
+	CategoryName *string `json:"categoryName,omitempty"`
+
+	// Day Example: 2026-11-21
+	Day *openapi_types.Date `json:"day,omitempty"`
+
+	// Orders Orders placed that are not cancelled.
+	//
+	// Example: 12
+	Orders int64 `json:"orders"`
+
+	// PetID Example: 1
+	PetID *int64 `json:"petId,omitempty"`
+
+	// PetName Example: Rex
+	PetName *string `json:"petName,omitempty"`
+
+	// Revenue Their `total`s, in the minor unit of the currency (see Money).
+	//
+	// Example: 29985
+	Revenue int64 `json:"revenue"`
+
+	// Units Units of those orders.
+	//
+	// Example: 15
+	Units int64 `json:"units"`
+}
+
+// SalesReport The sales of a range of days.
+type SalesReport struct {
+	// Currency The ISO 4217 code of the shop's currency, which every revenue is in.
+	//
+	// Example: EUR
+	Currency string `json:"currency"`
+
+	// From Example: 2026-11-01
+	From openapi_types.Date `json:"from"`
+
+	// GroupBy `day`, `pet` or `category`, as asked.
+	//
+	// Example: day
+	GroupBy string       `json:"groupBy"`
+	Groups  []SalesGroup `json:"groups"`
+
+	// To Example: 2026-11-30
+	To openapi_types.Date `json:"to"`
+
+	// Totals What a group of orders (or all of them) sold.
+	Totals SalesFigures `json:"totals"`
+}
 
 // Scope A scope an API key may be limited to; the list, with what each allows, is under the `bearerAuth` scheme.
 type Scope string
@@ -1227,8 +1491,21 @@ type ListOrdersParams struct {
 	// AccountID Only orders placed by this account (admins).
 	AccountID *int64 `form:"accountId,omitempty" json:"accountId,omitempty"`
 
-	// Complete Only complete (`true`) or incomplete (`false`) orders.
+	// Status Only orders with this status.
+	Status *OrderStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Complete Only complete (`true`) or incomplete (`false`: placed or cancelled) orders.
+	// `status` says more; both may be given, and both apply.
 	Complete *bool `form:"complete,omitempty" json:"complete,omitempty"`
+
+	// CreatedAfter Only orders placed at or after this instant (RFC 3339).
+	CreatedAfter *time.Time `form:"createdAfter,omitempty" json:"createdAfter,omitempty"`
+
+	// CreatedBefore Only orders placed before this instant (RFC 3339).
+	CreatedBefore *time.Time `form:"createdBefore,omitempty" json:"createdBefore,omitempty"`
+
+	// Sort `newest` first (the default) or `oldest` first.
+	Sort *ListOrdersParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -1237,11 +1514,32 @@ type ListOrdersParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListOrdersParamsSort defines parameters for ListOrders.
+type ListOrdersParamsSort string
+
 // PlaceOrderParams defines parameters for PlaceOrder.
 type PlaceOrderParams struct {
 	// IdempotencyKey A unique token per order you mean to place (1–255 printable ASCII characters).
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
+
+// GetSalesReportParams defines parameters for GetSalesReport.
+type GetSalesReportParams struct {
+	// From The first day (UTC) of the report; 29 days before `to` when left out.
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// To The last day (UTC) of the report, included; today when left out.
+	To *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
+
+	// GroupBy How the figures are grouped.
+	GroupBy *GetSalesReportParamsGroupBy `form:"groupBy,omitempty" json:"groupBy,omitempty"`
+
+	// Limit At most this many groups, for `pet` and `category` (a day report holds every day).
+	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetSalesReportParamsGroupBy defines parameters for GetSalesReport.
+type GetSalesReportParamsGroupBy string
 
 // ListWebhooksParams defines parameters for ListWebhooks.
 type ListWebhooksParams struct {
@@ -1776,7 +2074,11 @@ type ClientInterface interface {
 	// DeletePet Remove a pet
 	//
 	// Admin only. A pet with incomplete orders answers `409 conflict`: complete or
-	// cancel them first. Completed orders keep the pet's id.
+	// cancel them first. A pet that was ever ordered is archived rather than erased: it
+	// leaves the catalogue (`GET /pets`, the inventory), `GET /pets/{petId}` answers
+	// `404` as for any deleted pet, and orders for it answer `404`, while its orders
+	// keep its id and `petName` and the sales report still counts and names it. A pet
+	// never ordered is erased. Either way its id is never given to another pet.
 	//
 	// Corresponds with DELETE /pets/{petId} (the `DeletePet` operationId).
 	DeletePet(ctx context.Context, petID PetID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1795,9 +2097,12 @@ type ClientInterface interface {
 
 	// UpdatePetWithBody Change some fields of a pet
 	//
-	// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId` and `status`:
-	// fields left out keep their value. None of them can be removed, so `null` answers
-	// `400 validation_failed`. Status changes follow the same rules as `PUT`.
+	// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId`, `status` and
+	// `price`: fields left out keep their value. `"price": null` takes the price away;
+	// the other fields cannot be removed, so `null` answers `400 validation_failed`.
+	// Status changes follow the same rules as `PUT`. A new price or name applies to
+	// orders placed from then on: an order keeps the `unitPrice` and `petName` it was
+	// placed with.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1806,9 +2111,12 @@ type ClientInterface interface {
 
 	// UpdatePet Change some fields of a pet
 	//
-	// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId` and `status`:
-	// fields left out keep their value. None of them can be removed, so `null` answers
-	// `400 validation_failed`. Status changes follow the same rules as `PUT`.
+	// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId`, `status` and
+	// `price`: fields left out keep their value. `"price": null` takes the price away;
+	// the other fields cannot be removed, so `null` answers `400 validation_failed`.
+	// Status changes follow the same rules as `PUT`. A new price or name applies to
+	// orders placed from then on: an order keeps the `unitPrice` and `petName` it was
+	// placed with.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1817,9 +2125,12 @@ type ClientInterface interface {
 
 	// UpdatePetWithApplicationMergePatchPlusJSONBody Change some fields of a pet
 	//
-	// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId` and `status`:
-	// fields left out keep their value. None of them can be removed, so `null` answers
-	// `400 validation_failed`. Status changes follow the same rules as `PUT`.
+	// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId`, `status` and
+	// `price`: fields left out keep their value. `"price": null` takes the price away;
+	// the other fields cannot be removed, so `null` answers `400 validation_failed`.
+	// Status changes follow the same rules as `PUT`. A new price or name applies to
+	// orders placed from then on: an order keeps the `unitPrice` and `petName` it was
+	// placed with.
 	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
@@ -1828,8 +2139,8 @@ type ClientInterface interface {
 
 	// ReplacePetWithBody Replace a pet
 	//
-	// Admin only. Replaces every field; an omitted `status` means `available`.
-	// A status change must be one of available→pending, pending→available,
+	// Admin only. Replaces every field; an omitted `status` means `available`, and an
+	// omitted `price` keeps the pet's price (`"price": null` takes it away). A status change must be one of available→pending, pending→available,
 	// pending→sold, available→sold or sold→available; any other answers
 	// `409 invalid_transition`. Stock is not changed.
 	//
@@ -1840,8 +2151,8 @@ type ClientInterface interface {
 
 	// ReplacePet Replace a pet
 	//
-	// Admin only. Replaces every field; an omitted `status` means `available`.
-	// A status change must be one of available→pending, pending→available,
+	// Admin only. Replaces every field; an omitted `status` means `available`, and an
+	// omitted `price` keeps the pet's price (`"price": null` takes it away). A status change must be one of available→pending, pending→available,
 	// pending→sold, available→sold or sold→available; any other answers
 	// `409 invalid_transition`. Stock is not changed.
 	//
@@ -1902,19 +2213,30 @@ type ClientInterface interface {
 
 	// ListOrders List orders
 	//
-	// Experimental. A customer sees its own orders; an admin sees every order and may
-	// filter by `accountId`. A customer's `accountId` filter naming another account
-	// answers an empty list, as that account's orders are not the customer's to see.
+	// Experimental. A customer sees its own orders, cancelled ones included; an admin
+	// sees every order and may filter by `accountId`. A customer's `accountId` filter
+	// naming another account answers an empty list, as that account's orders are not
+	// the customer's to see.
+	//
+	// Orders come newest first (by `createdAt`, then by id), or oldest first with
+	// `sort=oldest`; the cursor of the `Link` header keeps the order and every filter.
+	// `createdAfter` and `createdBefore` bound `createdAt` (from, inclusive; before,
+	// exclusive). An index serves every filter, so a page costs the same however many
+	// orders the shop holds.
 	//
 	// Corresponds with GET /store/orders (the `ListOrders` operationId).
 	ListOrders(ctx context.Context, params *ListOrdersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PlaceOrderWithBody Place an order
 	//
-	// Takes `quantity` (1–100) off the pet's stock at once. The pet must be `available`
-	// (else `409 invalid_transition`) and have the stock (else `409 insufficient_stock`);
-	// an unknown pet answers `404`. When the order takes the stock to 0 the pet becomes
-	// `pending`.
+	// Takes `quantity` (1–100) off the pet's stock at once, at the pet's price then
+	// (`unitPrice`; `total` is `unitPrice × quantity`). The checks, in this order: an
+	// unknown or deleted pet answers `404`; a pet without a price
+	// `409 not_for_sale`; a stock below `quantity` (a pet at 0 included, whatever
+	// status the stock-out gave it) `409 insufficient_stock`, naming the stock; a pet
+	// that is not `available` (staff took it off sale) `409 invalid_transition`. When
+	// the order takes the stock to 0 the pet becomes `pending` and `pet.sold_out` is
+	// sent, so "sold out" is always `insufficient_stock`.
 	//
 	// A `201` means the order is committed durably: it survives a crash of the server
 	// or of the machine.
@@ -1928,12 +2250,11 @@ type ClientInterface interface {
 	// scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 	// so a retry runs afresh.
 	//
-	// A replay is the first answer, whatever happened since. After the order was
-	// cancelled (which removes it), a replay still answers `201` with the order as it
-	// was placed, and its `Location` answers `404`; after it was completed (and its pet
-	// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
-	// replay never places the order again: to learn an order's state, `GET` its
-	// `Location`; to order again, send a new key.
+	// A replay is the first answer, whatever happened since: after the order was
+	// cancelled or completed, a replay still answers `201` with the order as it was
+	// placed (`status: placed`), and its `Location` shows it as it is now. A replay
+	// never places the order again: to learn an order's state, `GET` its `Location`; to
+	// order again, send a new key.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1942,10 +2263,14 @@ type ClientInterface interface {
 
 	// PlaceOrder Place an order
 	//
-	// Takes `quantity` (1–100) off the pet's stock at once. The pet must be `available`
-	// (else `409 invalid_transition`) and have the stock (else `409 insufficient_stock`);
-	// an unknown pet answers `404`. When the order takes the stock to 0 the pet becomes
-	// `pending`.
+	// Takes `quantity` (1–100) off the pet's stock at once, at the pet's price then
+	// (`unitPrice`; `total` is `unitPrice × quantity`). The checks, in this order: an
+	// unknown or deleted pet answers `404`; a pet without a price
+	// `409 not_for_sale`; a stock below `quantity` (a pet at 0 included, whatever
+	// status the stock-out gave it) `409 insufficient_stock`, naming the stock; a pet
+	// that is not `available` (staff took it off sale) `409 invalid_transition`. When
+	// the order takes the stock to 0 the pet becomes `pending` and `pet.sold_out` is
+	// sent, so "sold out" is always `insufficient_stock`.
 	//
 	// A `201` means the order is committed durably: it survives a crash of the server
 	// or of the machine.
@@ -1959,12 +2284,11 @@ type ClientInterface interface {
 	// scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 	// so a retry runs afresh.
 	//
-	// A replay is the first answer, whatever happened since. After the order was
-	// cancelled (which removes it), a replay still answers `201` with the order as it
-	// was placed, and its `Location` answers `404`; after it was completed (and its pet
-	// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
-	// replay never places the order again: to learn an order's state, `GET` its
-	// `Location`; to order again, send a new key.
+	// A replay is the first answer, whatever happened since: after the order was
+	// cancelled or completed, a replay still answers `201` with the order as it was
+	// placed (`status: placed`), and its `Location` shows it as it is now. A replay
+	// never places the order again: to learn an order's state, `GET` its `Location`; to
+	// order again, send a new key.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1973,9 +2297,12 @@ type ClientInterface interface {
 
 	// CancelOrder Cancel an order
 	//
-	// Cancels an incomplete order: its quantity goes back on the pet's stock and a
-	// `pending` pet becomes `available`; the order is removed. A complete order answers
-	// `409 conflict`. Another account's order answers `404` for a customer.
+	// Cancels a placed order: its quantity goes back on the pet's stock and a `pending`
+	// pet becomes `available`. The order stays, with `status: cancelled` and
+	// `cancelledAt`, in `GET /store/orders/{orderId}` and the lists. Cancelling a
+	// cancelled order changes nothing and answers `204` again, so a retry is safe. A
+	// complete order answers `409 conflict`. Another account's order answers `404` for
+	// a customer.
 	//
 	// Corresponds with DELETE /store/orders/{orderId} (the `CancelOrder` operationId).
 	CancelOrder(ctx context.Context, orderID OrderID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1989,10 +2316,11 @@ type ClientInterface interface {
 
 	// UpdateOrderWithBody Complete an order or set its ship date
 	//
-	// Admin only. `complete: true` fulfils the order; completion is one-way and makes the
-	// order immutable, so any change to a complete order answers
-	// `409 invalid_transition` (sending what it already holds changes nothing and
-	// answers `200`). Completing the last incomplete order of a pet whose stock is 0 makes
+	// Admin only. `complete: true` fulfils a placed order (`status: completed`,
+	// `completedAt`); completion is one-way and makes the order immutable, so any change
+	// to a complete order answers `409 invalid_transition` (sending what it already
+	// holds changes nothing and answers `200`). A cancelled order is immutable too: any
+	// change to it answers `409 invalid_transition`, and so does completing it. Completing the last incomplete order of a pet whose stock is 0 makes
 	// the pet `sold`.
 	//
 	// Takes any type of body and a specified content type.
@@ -2002,16 +2330,36 @@ type ClientInterface interface {
 
 	// UpdateOrder Complete an order or set its ship date
 	//
-	// Admin only. `complete: true` fulfils the order; completion is one-way and makes the
-	// order immutable, so any change to a complete order answers
-	// `409 invalid_transition` (sending what it already holds changes nothing and
-	// answers `200`). Completing the last incomplete order of a pet whose stock is 0 makes
+	// Admin only. `complete: true` fulfils a placed order (`status: completed`,
+	// `completedAt`); completion is one-way and makes the order immutable, so any change
+	// to a complete order answers `409 invalid_transition` (sending what it already
+	// holds changes nothing and answers `200`). A cancelled order is immutable too: any
+	// change to it answers `409 invalid_transition`, and so does completing it. Completing the last incomplete order of a pet whose stock is 0 makes
 	// the pet `sold`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /store/orders/{orderId} (the `UpdateOrder` operationId).
 	UpdateOrder(ctx context.Context, orderID OrderID, body UpdateOrderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSalesReport Sales report
+	//
+	// Admin only. What the shop sold from `from` to `to` (UTC days, both included; at
+	// most 366 days), per day, per pet or per category: orders, units and revenue of
+	// the orders placed in that time that are not cancelled (placed and completed
+	// alike), and the cancelled ones apart. An order counts on the day it was placed,
+	// at its `unitPrice`, under the pet and the category the pet had then; orders
+	// placed before prices existed count with a revenue of 0. The database keeps the
+	// figures per day and pet as orders are placed and cancelled, so a report costs the
+	// same however many orders the shop holds.
+	//
+	// `groupBy=day` answers one group per day that had orders, oldest first (a day
+	// without orders is left out: draw it as 0). `pet` and `category` answer the
+	// `limit` groups with the most revenue (then the most units, then by id); `totals`
+	// always covers every order of the range.
+	//
+	// Corresponds with GET /store/sales (the `GetSalesReport` operationId).
+	GetSalesReport(ctx context.Context, params *GetSalesReportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks List webhook endpoints
 	//
@@ -2748,7 +3096,11 @@ func (c *Client) CreatePet(ctx context.Context, body CreatePetJSONRequestBody, r
 // DeletePet Remove a pet
 //
 // Admin only. A pet with incomplete orders answers `409 conflict`: complete or
-// cancel them first. Completed orders keep the pet's id.
+// cancel them first. A pet that was ever ordered is archived rather than erased: it
+// leaves the catalogue (`GET /pets`, the inventory), `GET /pets/{petId}` answers
+// `404` as for any deleted pet, and orders for it answer `404`, while its orders
+// keep its id and `petName` and the sales report still counts and names it. A pet
+// never ordered is erased. Either way its id is never given to another pet.
 //
 // Corresponds with DELETE /pets/{petId} (the `DeletePet` operationId).
 func (c *Client) DeletePet(ctx context.Context, petID PetID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2786,9 +3138,12 @@ func (c *Client) GetPetByID(ctx context.Context, petID PetID, reqEditors ...Requ
 
 // UpdatePetWithBody Change some fields of a pet
 //
-// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId` and `status`:
-// fields left out keep their value. None of them can be removed, so `null` answers
-// `400 validation_failed`. Status changes follow the same rules as `PUT`.
+// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId`, `status` and
+// `price`: fields left out keep their value. `"price": null` takes the price away;
+// the other fields cannot be removed, so `null` answers `400 validation_failed`.
+// Status changes follow the same rules as `PUT`. A new price or name applies to
+// orders placed from then on: an order keeps the `unitPrice` and `petName` it was
+// placed with.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2807,9 +3162,12 @@ func (c *Client) UpdatePetWithBody(ctx context.Context, petID PetID, contentType
 
 // UpdatePet Change some fields of a pet
 //
-// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId` and `status`:
-// fields left out keep their value. None of them can be removed, so `null` answers
-// `400 validation_failed`. Status changes follow the same rules as `PUT`.
+// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId`, `status` and
+// `price`: fields left out keep their value. `"price": null` takes the price away;
+// the other fields cannot be removed, so `null` answers `400 validation_failed`.
+// Status changes follow the same rules as `PUT`. A new price or name applies to
+// orders placed from then on: an order keeps the `unitPrice` and `petName` it was
+// placed with.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2828,9 +3186,12 @@ func (c *Client) UpdatePet(ctx context.Context, petID PetID, body UpdatePetJSONR
 
 // UpdatePetWithApplicationMergePatchPlusJSONBody Change some fields of a pet
 //
-// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId` and `status`:
-// fields left out keep their value. None of them can be removed, so `null` answers
-// `400 validation_failed`. Status changes follow the same rules as `PUT`.
+// Admin only. A JSON merge patch (RFC 7396) of `name`, `categoryId`, `status` and
+// `price`: fields left out keep their value. `"price": null` takes the price away;
+// the other fields cannot be removed, so `null` answers `400 validation_failed`.
+// Status changes follow the same rules as `PUT`. A new price or name applies to
+// orders placed from then on: an order keeps the `unitPrice` and `petName` it was
+// placed with.
 //
 // Takes a body of the `application/merge-patch+json` content type.
 //
@@ -2849,8 +3210,8 @@ func (c *Client) UpdatePetWithApplicationMergePatchPlusJSONBody(ctx context.Cont
 
 // ReplacePetWithBody Replace a pet
 //
-// Admin only. Replaces every field; an omitted `status` means `available`.
-// A status change must be one of available→pending, pending→available,
+// Admin only. Replaces every field; an omitted `status` means `available`, and an
+// omitted `price` keeps the pet's price (`"price": null` takes it away). A status change must be one of available→pending, pending→available,
 // pending→sold, available→sold or sold→available; any other answers
 // `409 invalid_transition`. Stock is not changed.
 //
@@ -2871,8 +3232,8 @@ func (c *Client) ReplacePetWithBody(ctx context.Context, petID PetID, contentTyp
 
 // ReplacePet Replace a pet
 //
-// Admin only. Replaces every field; an omitted `status` means `available`.
-// A status change must be one of available→pending, pending→available,
+// Admin only. Replaces every field; an omitted `status` means `available`, and an
+// omitted `price` keeps the pet's price (`"price": null` takes it away). A status change must be one of available→pending, pending→available,
 // pending→sold, available→sold or sold→available; any other answers
 // `409 invalid_transition`. Stock is not changed.
 //
@@ -2983,9 +3344,16 @@ func (c *Client) SetInventory(ctx context.Context, petID PetID, body SetInventor
 
 // ListOrders List orders
 //
-// Experimental. A customer sees its own orders; an admin sees every order and may
-// filter by `accountId`. A customer's `accountId` filter naming another account
-// answers an empty list, as that account's orders are not the customer's to see.
+// Experimental. A customer sees its own orders, cancelled ones included; an admin
+// sees every order and may filter by `accountId`. A customer's `accountId` filter
+// naming another account answers an empty list, as that account's orders are not
+// the customer's to see.
+//
+// Orders come newest first (by `createdAt`, then by id), or oldest first with
+// `sort=oldest`; the cursor of the `Link` header keeps the order and every filter.
+// `createdAfter` and `createdBefore` bound `createdAt` (from, inclusive; before,
+// exclusive). An index serves every filter, so a page costs the same however many
+// orders the shop holds.
 //
 // Corresponds with GET /store/orders (the `ListOrders` operationId).
 func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3002,10 +3370,14 @@ func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEd
 
 // PlaceOrderWithBody Place an order
 //
-// Takes `quantity` (1–100) off the pet's stock at once. The pet must be `available`
-// (else `409 invalid_transition`) and have the stock (else `409 insufficient_stock`);
-// an unknown pet answers `404`. When the order takes the stock to 0 the pet becomes
-// `pending`.
+// Takes `quantity` (1–100) off the pet's stock at once, at the pet's price then
+// (`unitPrice`; `total` is `unitPrice × quantity`). The checks, in this order: an
+// unknown or deleted pet answers `404`; a pet without a price
+// `409 not_for_sale`; a stock below `quantity` (a pet at 0 included, whatever
+// status the stock-out gave it) `409 insufficient_stock`, naming the stock; a pet
+// that is not `available` (staff took it off sale) `409 invalid_transition`. When
+// the order takes the stock to 0 the pet becomes `pending` and `pet.sold_out` is
+// sent, so "sold out" is always `insufficient_stock`.
 //
 // A `201` means the order is committed durably: it survives a crash of the server
 // or of the machine.
@@ -3019,12 +3391,11 @@ func (c *Client) ListOrders(ctx context.Context, params *ListOrdersParams, reqEd
 // scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 // so a retry runs afresh.
 //
-// A replay is the first answer, whatever happened since. After the order was
-// cancelled (which removes it), a replay still answers `201` with the order as it
-// was placed, and its `Location` answers `404`; after it was completed (and its pet
-// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
-// replay never places the order again: to learn an order's state, `GET` its
-// `Location`; to order again, send a new key.
+// A replay is the first answer, whatever happened since: after the order was
+// cancelled or completed, a replay still answers `201` with the order as it was
+// placed (`status: placed`), and its `Location` shows it as it is now. A replay
+// never places the order again: to learn an order's state, `GET` its `Location`; to
+// order again, send a new key.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3043,10 +3414,14 @@ func (c *Client) PlaceOrderWithBody(ctx context.Context, params *PlaceOrderParam
 
 // PlaceOrder Place an order
 //
-// Takes `quantity` (1–100) off the pet's stock at once. The pet must be `available`
-// (else `409 invalid_transition`) and have the stock (else `409 insufficient_stock`);
-// an unknown pet answers `404`. When the order takes the stock to 0 the pet becomes
-// `pending`.
+// Takes `quantity` (1–100) off the pet's stock at once, at the pet's price then
+// (`unitPrice`; `total` is `unitPrice × quantity`). The checks, in this order: an
+// unknown or deleted pet answers `404`; a pet without a price
+// `409 not_for_sale`; a stock below `quantity` (a pet at 0 included, whatever
+// status the stock-out gave it) `409 insufficient_stock`, naming the stock; a pet
+// that is not `available` (staff took it off sale) `409 invalid_transition`. When
+// the order takes the stock to 0 the pet becomes `pending` and `pet.sold_out` is
+// sent, so "sold out" is always `insufficient_stock`.
 //
 // A `201` means the order is committed durably: it survives a crash of the server
 // or of the machine.
@@ -3060,12 +3435,11 @@ func (c *Client) PlaceOrderWithBody(ctx context.Context, params *PlaceOrderParam
 // scoped to your account. Refusals (4xx) are replayed too; a `5xx` records nothing,
 // so a retry runs afresh.
 //
-// A replay is the first answer, whatever happened since. After the order was
-// cancelled (which removes it), a replay still answers `201` with the order as it
-// was placed, and its `Location` answers `404`; after it was completed (and its pet
-// perhaps deleted), the replay shows it as placed and `Location` as it is now. A
-// replay never places the order again: to learn an order's state, `GET` its
-// `Location`; to order again, send a new key.
+// A replay is the first answer, whatever happened since: after the order was
+// cancelled or completed, a replay still answers `201` with the order as it was
+// placed (`status: placed`), and its `Location` shows it as it is now. A replay
+// never places the order again: to learn an order's state, `GET` its `Location`; to
+// order again, send a new key.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3084,9 +3458,12 @@ func (c *Client) PlaceOrder(ctx context.Context, params *PlaceOrderParams, body 
 
 // CancelOrder Cancel an order
 //
-// Cancels an incomplete order: its quantity goes back on the pet's stock and a
-// `pending` pet becomes `available`; the order is removed. A complete order answers
-// `409 conflict`. Another account's order answers `404` for a customer.
+// Cancels a placed order: its quantity goes back on the pet's stock and a `pending`
+// pet becomes `available`. The order stays, with `status: cancelled` and
+// `cancelledAt`, in `GET /store/orders/{orderId}` and the lists. Cancelling a
+// cancelled order changes nothing and answers `204` again, so a retry is safe. A
+// complete order answers `409 conflict`. Another account's order answers `404` for
+// a customer.
 //
 // Corresponds with DELETE /store/orders/{orderId} (the `CancelOrder` operationId).
 func (c *Client) CancelOrder(ctx context.Context, orderID OrderID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3120,10 +3497,11 @@ func (c *Client) GetOrder(ctx context.Context, orderID OrderID, reqEditors ...Re
 
 // UpdateOrderWithBody Complete an order or set its ship date
 //
-// Admin only. `complete: true` fulfils the order; completion is one-way and makes the
-// order immutable, so any change to a complete order answers
-// `409 invalid_transition` (sending what it already holds changes nothing and
-// answers `200`). Completing the last incomplete order of a pet whose stock is 0 makes
+// Admin only. `complete: true` fulfils a placed order (`status: completed`,
+// `completedAt`); completion is one-way and makes the order immutable, so any change
+// to a complete order answers `409 invalid_transition` (sending what it already
+// holds changes nothing and answers `200`). A cancelled order is immutable too: any
+// change to it answers `409 invalid_transition`, and so does completing it. Completing the last incomplete order of a pet whose stock is 0 makes
 // the pet `sold`.
 //
 // Takes any type of body and a specified content type.
@@ -3143,10 +3521,11 @@ func (c *Client) UpdateOrderWithBody(ctx context.Context, orderID OrderID, conte
 
 // UpdateOrder Complete an order or set its ship date
 //
-// Admin only. `complete: true` fulfils the order; completion is one-way and makes the
-// order immutable, so any change to a complete order answers
-// `409 invalid_transition` (sending what it already holds changes nothing and
-// answers `200`). Completing the last incomplete order of a pet whose stock is 0 makes
+// Admin only. `complete: true` fulfils a placed order (`status: completed`,
+// `completedAt`); completion is one-way and makes the order immutable, so any change
+// to a complete order answers `409 invalid_transition` (sending what it already
+// holds changes nothing and answers `200`). A cancelled order is immutable too: any
+// change to it answers `409 invalid_transition`, and so does completing it. Completing the last incomplete order of a pet whose stock is 0 makes
 // the pet `sold`.
 //
 // Takes a body of the `application/json` content type.
@@ -3154,6 +3533,35 @@ func (c *Client) UpdateOrderWithBody(ctx context.Context, orderID OrderID, conte
 // Corresponds with PATCH /store/orders/{orderId} (the `UpdateOrder` operationId).
 func (c *Client) UpdateOrder(ctx context.Context, orderID OrderID, body UpdateOrderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateOrderRequest(c.Server, orderID, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSalesReport Sales report
+//
+// Admin only. What the shop sold from `from` to `to` (UTC days, both included; at
+// most 366 days), per day, per pet or per category: orders, units and revenue of
+// the orders placed in that time that are not cancelled (placed and completed
+// alike), and the cancelled ones apart. An order counts on the day it was placed,
+// at its `unitPrice`, under the pet and the category the pet had then; orders
+// placed before prices existed count with a revenue of 0. The database keeps the
+// figures per day and pet as orders are placed and cancelled, so a report costs the
+// same however many orders the shop holds.
+//
+// `groupBy=day` answers one group per day that had orders, oldest first (a day
+// without orders is left out: draw it as 0). `pet` and `category` answer the
+// `limit` groups with the most revenue (then the most units, then by id); `totals`
+// always covers every order of the range.
+//
+// Corresponds with GET /store/sales (the `GetSalesReport` operationId).
+func (c *Client) GetSalesReport(ctx context.Context, params *GetSalesReportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSalesReportRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4775,9 +5183,57 @@ func NewListOrdersRequest(server string, params *ListOrdersParams) (*http.Reques
 
 		}
 
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Complete != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "complete", *params.Complete, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedAfter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "createdAfter", *params.CreatedAfter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedBefore != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "createdBefore", *params.CreatedBefore, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4991,6 +5447,96 @@ func NewUpdateOrderRequestWithBody(server string, orderID OrderID, contentType s
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetSalesReportRequest constructs an http.Request for the GetSalesReport method
+func NewGetSalesReportRequest(server string, params *GetSalesReportParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/store/sales")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.GroupBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "groupBy", *params.GroupBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
