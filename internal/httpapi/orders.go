@@ -42,15 +42,11 @@ func (h *Handler) PlaceOrder(ctx context.Context, req *oas.NewOrder, params oas.
 	return &oas.OrderHeaders{Location: apiPrefix + "/store/orders/" + strconv.FormatInt(placed.Order.ID, 10), Response: toOrder(placed.Order)}, nil
 }
 
-// countOrder records an order placed or refused (by reason) in the metrics. Every
-// stock-out counts as insufficient_stock, also the one rule 2 answers by the pet's
-// status (the pet went pending when a racing order took the last unit).
+// countOrder records an order placed or refused (by reason) in the metrics.
 func (h *Handler) countOrder(err error) {
 	switch code := petstore.ErrorCode(err); {
 	case err == nil:
 		h.metrics.ordersPlaced.Inc()
-	case petstore.StockOut(err):
-		h.metrics.ordersRefused.WithLabelValues(petstore.EInsufficientStock).Inc()
 	case code != petstore.EInternal:
 		h.metrics.ordersRefused.WithLabelValues(code).Inc()
 	}

@@ -8,22 +8,25 @@ import "time"
 // change's events come in this order: the order's event (placed, completed,
 // cancelled), then the pet's StockEvents.
 
-// CancelOrder applies rule 4 to order o of pet p, whose state is s: the pet's new
-// state, and the events order.cancelled (the order as it was) and the pet's.
-func CancelOrder(o Order, p Pet, s PetState, now time.Time) (PetState, []Event, error) {
+// CancelOrder applies rule 4 to placed order o of pet p, whose state is s: the order
+// cancelled at now, the pet's new state, and the events order.cancelled and the
+// pet's. The caller has asked o.CheckCancel, and calls this only for an order to
+// cancel now.
+func CancelOrder(o Order, p Pet, s PetState, now time.Time) (Order, PetState, []Event, error) {
 	next, err := s.Return(o)
 	if err != nil {
-		return s, nil, err
+		return o, s, nil, err
 	}
-	return next, append([]Event{orderEvent(OrderCancelled, o, now)}, StockEvents(p, s, next, now)...), nil
+	o.Status, o.CancelledAt = Cancelled, &now
+	return o, next, append([]Event{orderEvent(OrderCancelled, o, now)}, StockEvents(p, s, next, now)...), nil
 }
 
 // CompleteOrder applies rule 5 to order o of pet p, whose state is s: the order
-// complete, the pet's new state, and the events order.completed and the pet's. The
-// caller has checked the change with CheckOrderUpdate.
+// complete at now, the pet's new state, and the events order.completed and the pet's.
+// The caller has checked the change with CheckOrderUpdate.
 func CompleteOrder(o Order, p Pet, s PetState, now time.Time) (Order, PetState, []Event) {
 	next := s.Fulfil(o.Quantity)
-	o.Complete = true
+	o.Complete, o.Status, o.CompletedAt = true, Completed, &now
 	return o, next, append([]Event{orderEvent(OrderCompleted, o, now)}, StockEvents(p, s, next, now)...)
 }
 

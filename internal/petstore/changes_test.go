@@ -26,12 +26,14 @@ func TestChangesDecideTheirEvents(t *testing.T) {
 		want   []EventType
 	}{
 		{"cancelling returns stock to a sold-out pet", func() (PetState, []Event, error) {
-			return CancelOrder(open, pet, PetState{Status: Pending, Stock: 0, OpenOrders: 1}, now)
+			_, s, es, err := CancelOrder(open, pet, PetState{Status: Pending, Stock: 0, OpenOrders: 1}, now)
+			return s, es, err
 		}, PetState{Status: Available, Stock: 2}, []EventType{OrderCancelled, InventoryUpdated, PetRestocked, PetStatusChanged}},
 		{"cancelling a complete order is refused and says nothing", func() (PetState, []Event, error) {
 			done := open
-			done.Complete = true
-			return CancelOrder(done, pet, PetState{Status: Available, Stock: 1}, now)
+			done.Complete, done.Status = true, Completed
+			_, s, es, err := CancelOrder(done, pet, PetState{Status: Available, Stock: 1}, now)
+			return s, es, err
 		}, PetState{Status: Available, Stock: 1}, nil},
 		{"completing the last open order of a sold-out pet sells it", func() (PetState, []Event, error) {
 			_, s, es := CompleteOrder(open, pet, PetState{Status: Pending, Stock: 0, OpenOrders: 1}, now)
@@ -81,7 +83,7 @@ func TestChangesDecideTheirEvents(t *testing.T) {
 	reqs := []NewOrder{{AccountID: 1, PetID: 7, Quantity: 1}, {AccountID: 1, PetID: 8, Quantity: 9}, {AccountID: 1, PetID: 7, Quantity: 1}}
 	states := map[int64]PetState{7: {Status: Available, Stock: 2}, 8: {Status: Available, Stock: 1}}
 	before := map[int64]PetState{7: states[7], 8: states[8]}
-	b := PlanOrders(reqs, states, nil, now)
+	b := PlanOrders(reqs, states, forSale, nil, now, "EUR")
 	got := types(b.Events(before, map[int64]Pet{7: pet, 8: {ID: 8, Name: "Tom"}}))
 	if want := []EventType{OrderPlaced, OrderPlaced, InventoryUpdated, PetSoldOut, PetStatusChanged}; !slices.Equal(got, want) {
 		t.Errorf("a batch of two placed (pet 7 sold out) and one refused makes %v, want %v", got, want)

@@ -22,6 +22,7 @@ const (
 	EConflict             = "conflict"
 	EInsufficientStock    = "insufficient_stock"
 	EInvalidTransition    = "invalid_transition"
+	ENotForSale           = "not_for_sale"
 	EGone                 = "gone"
 	EPayloadTooLarge      = "payload_too_large"
 	ERequestTimeout       = "request_timeout"
@@ -41,10 +42,6 @@ type Error struct {
 	// Scope is the scope an EInsufficientScope refusal found lacking, for the
 	// answer's WWW-Authenticate (RFC 6750).
 	Scope string
-	// stockOut marks the refusal of an order that the stock could not fill, whatever
-	// its code (see StockOut). It is not kept with a recorded refusal: only the first
-	// answer is counted.
-	stockOut bool
 }
 
 // Detail names one field or parameter that broke its rules. Stores keep the details
@@ -83,13 +80,4 @@ func ErrorCode(err error) string {
 		return e.Code
 	}
 	return EInternal
-}
-
-// StockOut reports whether err refused an order that the pet's stock could not fill:
-// insufficient_stock, or the invalid_transition of a pet that is no longer available
-// because its stock ran out (rule 2 answers that one by status). Metrics count both
-// as stock-outs, so a sold-out race is not counted as bad transitions.
-func StockOut(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && (e.Code == EInsufficientStock || e.stockOut)
 }

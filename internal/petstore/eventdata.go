@@ -18,14 +18,23 @@ type eventData struct {
 	Key       *storedKey       `json:"apiKey,omitempty"`
 }
 
+// storedOrder keeps an order. An event stored before orders kept their history has
+// no status: UnmarshalEventData gives it the one its type implies.
 type storedOrder struct {
-	ID        int64      `json:"id"`
-	PetID     int64      `json:"petId"`
-	AccountID int64      `json:"accountId"`
-	Quantity  int        `json:"quantity"`
-	ShipDate  *time.Time `json:"shipDate,omitempty"`
-	Complete  bool       `json:"complete"`
-	CreatedAt time.Time  `json:"createdAt"`
+	ID          int64       `json:"id"`
+	PetID       int64       `json:"petId"`
+	AccountID   int64       `json:"accountId"`
+	Quantity    int         `json:"quantity"`
+	ShipDate    *time.Time  `json:"shipDate,omitempty"`
+	Complete    bool        `json:"complete"`
+	Status      OrderStatus `json:"status,omitempty"`
+	CreatedAt   time.Time   `json:"createdAt"`
+	CompletedAt *time.Time  `json:"completedAt,omitempty"`
+	CancelledAt *time.Time  `json:"cancelledAt,omitempty"`
+	UnitPrice   *int64      `json:"unitPrice,omitempty"`
+	PetName     string      `json:"petName,omitempty"`
+	CategoryID  int64       `json:"categoryId,omitempty"`
+	Currency    string      `json:"currency,omitempty"`
 }
 
 type storedPet struct {
@@ -34,6 +43,7 @@ type storedPet struct {
 	CategoryID int64     `json:"categoryId"`
 	Status     PetStatus `json:"status"`
 	Stock      int       `json:"stock"`
+	Price      *int64    `json:"price,omitempty"`
 }
 
 type storedInventory struct {
@@ -106,6 +116,9 @@ func UnmarshalEventData(e *Event, data []byte) error {
 	switch {
 	case d.Order != nil:
 		o := Order(*d.Order)
+		if o.Status == "" {
+			legacyOrderStatus(&o, e.Type, e.CreatedAt)
+		}
 		e.Order = &o
 	case d.Pet != nil:
 		p := Pet(*d.Pet)
@@ -127,4 +140,20 @@ func UnmarshalEventData(e *Event, data []byte) error {
 		return fmt.Errorf("event %s: stored data holds no resource", e.ID)
 	}
 	return nil
+}
+
+// legacyOrderStatus gives an order stored by an event written before orders had a
+// status the one the event's type implies, and the time of the change it tells of.
+func legacyOrderStatus(o *Order, t EventType, at time.Time) {
+	switch {
+	case t == OrderCancelled:
+		o.Status, o.CancelledAt = Cancelled, &at
+	case t == OrderCompleted || o.Complete:
+		o.Status = Completed
+		if t == OrderCompleted {
+			o.CompletedAt = &at
+		}
+	default:
+		o.Status = Placed
+	}
 }

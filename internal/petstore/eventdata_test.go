@@ -12,12 +12,15 @@ import (
 func TestEventDataRoundTrips(t *testing.T) {
 	at := time.Date(2026, 11, 23, 10, 0, 0, 123000000, time.UTC)
 	ship := at.Add(48 * time.Hour)
+	price := int64(1999)
 	tests := []struct {
 		name string
 		e    Event
 	}{
-		{"order", Event{Type: OrderPlaced, Order: &Order{ID: 7, PetID: 3, AccountID: 2, Quantity: 4, ShipDate: &ship, CreatedAt: at}}},
-		{"order without ship date", Event{Type: OrderCancelled, Order: &Order{ID: 8, PetID: 3, AccountID: 2, Quantity: 1, Complete: true, CreatedAt: at}}},
+		{"order", Event{Type: OrderPlaced, Order: &Order{ID: 7, PetID: 3, AccountID: 2, Quantity: 4, ShipDate: &ship, Status: Placed, CreatedAt: at,
+			UnitPrice: &price, PetName: "Rex", CategoryID: 5, Currency: "EUR"}}},
+		{"order without ship date", Event{Type: OrderCancelled, Order: &Order{ID: 8, PetID: 3, AccountID: 2, Quantity: 1, Status: Cancelled, CreatedAt: at, CancelledAt: &at}}},
+		{"completed order", Event{Type: OrderCompleted, Order: &Order{ID: 9, PetID: 3, AccountID: 2, Quantity: 1, Complete: true, Status: Completed, CreatedAt: at, CompletedAt: &ship}}},
 		{"pet", Event{Type: PetStatusChanged, Pet: &Pet{ID: 3, Name: "Rex", CategoryID: 1, Status: Sold}}},
 		{"inventory", Event{Type: PetSoldOut, Inventory: &InventoryItem{PetID: 3, Quantity: 0, Status: Pending}}},
 		{"webhook", Event{Type: WebhookTest, Webhook: &Webhook{ID: 1, URL: "https://example.com/hook", Events: MaskAll, Enabled: true, CreatedAt: at, UpdatedAt: at}}},
@@ -221,6 +224,38 @@ func TestSetEnabled(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.w.SetEnabled(tt.on); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestEventsStoredBeforeOrderHistoryReadWithTheirStatus: an order event written
+// before orders had a status reads back with the status its type implies, and the
+// time of the change it tells of.
+func TestEventsStoredBeforeOrderHistoryReadWithTheirStatus(t *testing.T) {
+	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	old := `{"order":{"id":8,"petId":3,"accountId":2,"quantity":1,"complete":%s,"createdAt":"2026-11-20T10:00:00Z"}}`
+	tests := []struct {
+		t         EventType
+		complete  string
+		status    OrderStatus
+		completed bool
+		cancelled bool
+	}{
+		{OrderPlaced, "false", Placed, false, false},
+		{OrderCompleted, "true", Completed, true, false},
+		{OrderCancelled, "false", Cancelled, false, true},
+	}
+	for _, tt := range tests {
+		e := Event{ID: "evt_x", Type: tt.t, CreatedAt: at}
+		if err := UnmarshalEventData(&e, []byte(strings.Replace(old, "%s", tt.complete, 1))); err != nil {
+			t.Fatal(err)
+		}
+		o := e.Order
+		if o.Status != tt.status || (o.CompletedAt != nil) != tt.completed || (o.CancelledAt != nil) != tt.cancelled {
+			t.Errorf("%s: read %+v", tt.t, *o)
+		}
+		if at := o.CompletedAt; at != nil && !at.Equal(e.CreatedAt) {
+			t.Errorf("%s: completedAt %v, want the event's time", tt.t, at)
 		}
 	}
 }

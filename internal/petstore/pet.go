@@ -19,13 +19,15 @@ func (s PetStatus) Valid() bool {
 	return s == Available || s == Pending || s == Sold
 }
 
-// Pet is an animal in the store. Stock is its inventory count.
+// Pet is an animal in the store. Stock is its inventory count; Price, when set, is
+// what one unit costs in the minor unit of the shop's currency (nil: not for sale).
 type Pet struct {
 	ID         int64
 	Name       string
 	CategoryID int64
 	Status     PetStatus
 	Stock      int
+	Price      *int64
 }
 
 // PetFields are the fields a client sets on a pet (create, replace, patch result).
@@ -33,6 +35,19 @@ type PetFields struct {
 	Name       string
 	CategoryID int64
 	Status     PetStatus
+	Price      *int64
+}
+
+// MaxPrice bounds a pet's price, in the minor unit of the currency (a million euros
+// in cents): a total of MaxOrderQuantity units then fits every client's integers.
+const MaxPrice = 100_000_000
+
+// CheckPrice refuses a price outside 0–MaxPrice; nil is no price, which is fine.
+func CheckPrice(p *int64) error {
+	if p != nil && (*p < 0 || *p > MaxPrice) {
+		return Invalid("price", "must be 0 to 100000000")
+	}
+	return nil
 }
 
 // Validate normalises the name and checks every field.
@@ -54,7 +69,7 @@ func (f *PetFields) validateKeepingName() error {
 	if !f.Status.Valid() {
 		return Invalid("status", "must be available, pending or sold")
 	}
-	return nil
+	return CheckPrice(f.Price)
 }
 
 // PetFilter selects pets in a list. Zero fields do not filter.
@@ -138,7 +153,25 @@ type InventoryItem struct {
 	Status   PetStatus
 }
 
-// Order is a customer order for a number of units of one pet.
+// OrderStatus is where an order is in its life.
+type OrderStatus string
+
+// The order statuses: placed (its units are held), then completed or cancelled, each
+// for good.
+const (
+	Placed    OrderStatus = "placed"
+	Completed OrderStatus = "completed"
+	Cancelled OrderStatus = "cancelled"
+)
+
+// Valid reports whether s is one of the known statuses.
+func (s OrderStatus) Valid() bool {
+	return s == Placed || s == Completed || s == Cancelled
+}
+
+// Order is a customer order for a number of units of one pet. Everything but the ship
+// date is fixed when it happens: the price, the pet's name and category when the order
+// was placed, the time of its completion or cancellation.
 type Order struct {
 	ID        int64
 	PetID     int64
@@ -146,13 +179,44 @@ type Order struct {
 	Quantity  int
 	ShipDate  *time.Time
 	Complete  bool
+	Status    OrderStatus
 	CreatedAt time.Time
+	// CompletedAt and CancelledAt are set when the order completed or was cancelled;
+	// an order completed before they were kept may lack CompletedAt.
+	CompletedAt *time.Time
+	CancelledAt *time.Time
+	// UnitPrice is the pet's price when the order was placed; nil for an order placed
+	// before prices were kept.
+	UnitPrice *int64
+	// PetName is the pet's name when the order was placed; empty for an order whose
+	// pet was gone before names were kept with orders.
+	PetName string
+	// CategoryID is the pet's category when the order was placed (0 when unknown):
+	// the sales report counts the order under it.
+	CategoryID int64
+	// Currency is the shop's currency, which UnitPrice is in.
+	Currency string
+}
+
+// Total is UnitPrice × Quantity, nil without a unit price.
+func (o Order) Total() *int64 {
+	if o.UnitPrice == nil {
+		return nil
+	}
+	t := *o.UnitPrice * int64(o.Quantity)
+	return &t
 }
 
 // OrderFilter selects orders in a list. Zero fields do not filter.
 type OrderFilter struct {
 	AccountID int64
 	Complete  *bool
+	Status    OrderStatus
+	// CreatedAfter (included) and CreatedBefore (excluded) bound CreatedAt.
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+	// Oldest lists the oldest orders first; the newest come first otherwise.
+	Oldest bool
 }
 
 // OrderUpdate is an admin's change to an order; nil fields are left as they are.

@@ -74,10 +74,12 @@ type OrderBatch struct {
 
 // PlanOrders decides a batch of order requests in arrival order, exactly as if each
 // had been placed alone in that order. pets holds the state of every known pet the
-// batch names (a pet missing from it is unknown) and is updated in place; keys holds
+// batch names (a pet missing from it is unknown) and is updated in place, and catalog
+// the same pets as the catalogue shows them (a pet without a price is not for sale); keys holds
 // the stored record of every Idempotency-Key the batch carries that has one. Orders
-// placed are dated now.
-func PlanOrders(reqs []NewOrder, pets map[int64]PetState, keys map[KeyRef]IdempotencyRecord, now time.Time) OrderBatch {
+// placed are dated now, priced in currency at the pet's price, and keep the pet's
+// name and category: nothing that happens to the pet later changes them.
+func PlanOrders(reqs []NewOrder, pets map[int64]PetState, catalog map[int64]Pet, keys map[KeyRef]IdempotencyRecord, now time.Time, currency string) OrderBatch {
 	b := OrderBatch{Requests: reqs, Plans: make([]OrderPlan, len(reqs)), Now: now, Pets: pets}
 	// recordedBy is the request of this batch whose result each key records.
 	var recordedBy map[KeyRef]int
@@ -122,6 +124,11 @@ func PlanOrders(reqs []NewOrder, pets map[int64]PetState, keys map[KeyRef]Idempo
 			p.Outcome, p.Refusal = Refuse, PetNotFound(r.PetID)
 			continue
 		}
+		pet := catalog[r.PetID]
+		if pet.Price == nil {
+			p.Outcome, p.Refusal = Refuse, NotForSale(r.PetID)
+			continue
+		}
 		next, err := cur.Take(r.Quantity)
 		if err != nil {
 			p.Outcome, p.Refusal = Refuse, asError(err)
@@ -132,7 +139,9 @@ func PlanOrders(reqs []NewOrder, pets map[int64]PetState, keys map[KeyRef]Idempo
 			b.Changed = append(b.Changed, r.PetID)
 		}
 		p.Outcome = Place
-		p.Order = Order{PetID: r.PetID, AccountID: r.AccountID, Quantity: r.Quantity, ShipDate: r.ShipDate, CreatedAt: now}
+		price := *pet.Price
+		p.Order = Order{PetID: r.PetID, AccountID: r.AccountID, Quantity: r.Quantity, ShipDate: r.ShipDate,
+			Status: Placed, CreatedAt: now, UnitPrice: &price, PetName: pet.Name, CategoryID: pet.CategoryID, Currency: currency}
 	}
 	slices.Sort(b.Changed)
 	return b

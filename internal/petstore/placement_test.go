@@ -9,6 +9,12 @@ import (
 	"time"
 )
 
+// forSale is the catalogue of the pets the tests order: each has a price.
+var forSale = map[int64]Pet{4: {ID: 4, Name: "Unpriced"}, 1: {ID: 1, Name: "Rex", CategoryID: 1, Price: ptr[int64](250)}, 2: {ID: 2, Name: "Tom", CategoryID: 2, Price: ptr[int64](0)},
+	3: {ID: 3, Name: "Kit", CategoryID: 1, Price: ptr[int64](99)}, 7: {ID: 7, Name: "Max", Price: ptr[int64](1)}, 8: {ID: 8, Name: "Zed", Price: ptr[int64](1)}}
+
+func ptr[T any](v T) *T { return &v }
+
 func TestPlanOrders(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	key := func(k, hash string) *IdempotencyKey {
@@ -34,82 +40,90 @@ func TestPlanOrders(t *testing.T) {
 	}{
 		{
 			name:    "orders of one pet take turns in arrival order until the stock is gone",
-			pets:    map[int64]PetState{1: {Available, 5, 0, 0}},
+			pets:    map[int64]PetState{1: {Available, 5, 0, 0, 0}},
 			reqs:    []NewOrder{order(1, 2, nil), order(1, 2, nil), order(1, 2, nil), order(1, 1, nil), order(1, 1, nil)},
-			want:    []string{"place", "place", EInsufficientStock, "place", EInvalidTransition},
-			after:   map[int64]PetState{1: {Pending, 0, 3, 5}},
+			want:    []string{"place", "place", EInsufficientStock, "place", EInsufficientStock},
+			after:   map[int64]PetState{1: {Pending, 0, 3, 5, 3}},
+			changed: []int64{1},
+		},
+		{
+			name:    "a pet without a price is not for sale, whatever its stock",
+			pets:    map[int64]PetState{1: {Available, 5, 0, 0, 0}, 4: {Available, 5, 0, 0, 0}},
+			reqs:    []NewOrder{order(4, 1, nil), order(1, 1, nil)},
+			want:    []string{ENotForSale, "place"},
+			after:   map[int64]PetState{1: {Available, 4, 1, 1, 1}, 4: {Available, 5, 0, 0, 0}},
 			changed: []int64{1},
 		},
 		{
 			name:    "a refused order refuses only itself",
-			pets:    map[int64]PetState{1: {Available, 5, 0, 0}, 2: {Sold, 3, 0, 0}},
+			pets:    map[int64]PetState{1: {Available, 5, 0, 0, 0}, 2: {Sold, 3, 0, 0, 0}},
 			reqs:    []NewOrder{order(1, 1, nil), order(9, 1, nil), order(2, 1, nil), order(1, 0, nil), order(1, 1, nil)},
 			want:    []string{"place", ENotFound, EInvalidTransition, EValidationFailed, "place"},
-			after:   map[int64]PetState{1: {Available, 3, 2, 2}, 2: {Sold, 3, 0, 0}},
+			after:   map[int64]PetState{1: {Available, 3, 2, 2, 2}, 2: {Sold, 3, 0, 0, 0}},
 			changed: []int64{1},
 		},
 		{
 			name:    "each changed pet is listed once, by id",
-			pets:    map[int64]PetState{1: {Available, 5, 0, 0}, 2: {Available, 5, 0, 0}, 3: {Available, 5, 0, 0}},
+			pets:    map[int64]PetState{1: {Available, 5, 0, 0, 0}, 2: {Available, 5, 0, 0, 0}, 3: {Available, 5, 0, 0, 0}},
 			reqs:    []NewOrder{order(3, 1, nil), order(1, 1, nil), order(3, 1, nil)},
 			want:    []string{"place", "place", "place"},
-			after:   map[int64]PetState{1: {Available, 4, 1, 1}, 2: {Available, 5, 0, 0}, 3: {Available, 3, 2, 2}},
+			after:   map[int64]PetState{1: {Available, 4, 1, 1, 1}, 2: {Available, 5, 0, 0, 0}, 3: {Available, 3, 2, 2, 2}},
 			changed: []int64{1, 3},
 		},
 		{
 			name:   "a stored key replays its order or its refusal and takes nothing",
-			pets:   map[int64]PetState{1: {Available, 5, 0, 0}},
+			pets:   map[int64]PetState{1: {Available, 5, 0, 0, 0}},
 			reqs:   []NewOrder{order(1, 1, key("placed", "h")), order(1, 1, key("refused", "h"))},
 			want:   []string{"replay", "replay"},
 			record: []bool{false, false},
-			after:  map[int64]PetState{1: {Available, 5, 0, 0}},
+			after:  map[int64]PetState{1: {Available, 5, 0, 0, 0}},
 		},
 		{
 			name:   "a stored key with another body is idempotency_key_reused",
-			pets:   map[int64]PetState{1: {Available, 5, 0, 0}},
+			pets:   map[int64]PetState{1: {Available, 5, 0, 0, 0}},
 			reqs:   []NewOrder{order(1, 1, key("placed", "other"))},
 			want:   []string{EIdempotencyKeyReused},
 			record: []bool{false},
-			after:  map[int64]PetState{1: {Available, 5, 0, 0}},
+			after:  map[int64]PetState{1: {Available, 5, 0, 0, 0}},
 		},
 		{
 			name:    "an expired key is used afresh and recorded again",
-			pets:    map[int64]PetState{1: {Available, 5, 0, 0}},
+			pets:    map[int64]PetState{1: {Available, 5, 0, 0, 0}},
 			reqs:    []NewOrder{order(1, 1, key("expired", "other"))},
 			want:    []string{"place"},
 			record:  []bool{true},
-			after:   map[int64]PetState{1: {Available, 4, 1, 1}},
+			after:   map[int64]PetState{1: {Available, 4, 1, 1, 1}},
 			changed: []int64{1},
 		},
 		{
 			name:    "the same key twice in a batch: the second replays the first, another body is refused",
-			pets:    map[int64]PetState{1: {Available, 5, 0, 0}},
+			pets:    map[int64]PetState{1: {Available, 5, 0, 0, 0}},
 			reqs:    []NewOrder{order(1, 2, key("new", "h")), order(1, 2, key("new", "h")), order(1, 3, key("new", "h3")), order(1, 1, nil)},
 			want:    []string{"place", "replay", EIdempotencyKeyReused, "place"},
 			record:  []bool{true, false, false, false},
-			after:   map[int64]PetState{1: {Available, 2, 2, 3}},
+			after:   map[int64]PetState{1: {Available, 2, 2, 3, 2}},
 			changed: []int64{1},
 		},
 		{
 			name:   "a request refused for reusing a stored key does not stand for the key in the batch",
-			pets:   map[int64]PetState{1: {Available, 5, 0, 0}},
+			pets:   map[int64]PetState{1: {Available, 5, 0, 0, 0}},
 			reqs:   []NewOrder{order(1, 1, key("placed", "other")), order(1, 1, key("placed", "h"))},
 			want:   []string{EIdempotencyKeyReused, "replay"},
 			record: []bool{false, false},
-			after:  map[int64]PetState{1: {Available, 5, 0, 0}},
+			after:  map[int64]PetState{1: {Available, 5, 0, 0, 0}},
 		},
 		{
 			name:   "a fresh key records a refusal too, and its twin in the batch replays it",
-			pets:   map[int64]PetState{1: {Available, 1, 0, 0}},
+			pets:   map[int64]PetState{1: {Available, 1, 0, 0, 0}},
 			reqs:   []NewOrder{order(1, 2, key("new", "h")), order(1, 2, key("new", "h"))},
 			want:   []string{EInsufficientStock, "replay"},
 			record: []bool{true, false},
-			after:  map[int64]PetState{1: {Available, 1, 0, 0}},
+			after:  map[int64]PetState{1: {Available, 1, 0, 0, 0}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := PlanOrders(tt.reqs, tt.pets, stored, now)
+			b := PlanOrders(tt.reqs, tt.pets, forSale, stored, now, "EUR")
 			for i := range b.Plans {
 				if b.Plans[i].Outcome == Place {
 					b.Plans[i].Order.ID = int64(100 + i) // as the store would
@@ -148,7 +162,7 @@ func TestAReplayInTheBatchIsTheFirstAnswer(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	k := &IdempotencyKey{AccountID: 7, Key: "k", RequestHash: []byte("h")}
 	b := PlanOrders([]NewOrder{{AccountID: 7, PetID: 1, Quantity: 2, Idempotency: k}, {AccountID: 7, PetID: 1, Quantity: 2, Idempotency: k}},
-		map[int64]PetState{1: {Available, 5, 0, 0}}, nil, now)
+		map[int64]PetState{1: {Available, 5, 0, 0, 0}}, forSale, nil, now, "EUR")
 	b.Plans[0].Order.ID = 55
 	first, err1 := b.Answer(0)
 	second, err2 := b.Answer(1)
@@ -207,7 +221,7 @@ func TestABatchDecidesAsEachRequestAloneInArrivalOrder(t *testing.T) {
 		}
 		// As one batch:
 		bp := maps.Clone(pets)
-		b := PlanOrders(reqs, bp, maps.Clone(keys), now)
+		b := PlanOrders(reqs, bp, forSale, maps.Clone(keys), now, "EUR")
 		next := int64(1)
 		for i := range b.Plans {
 			if b.Plans[i].Outcome == Place {
@@ -225,7 +239,7 @@ func TestABatchDecidesAsEachRequestAloneInArrivalOrder(t *testing.T) {
 		next = 1
 		var want []string
 		for _, r := range reqs {
-			one := PlanOrders([]NewOrder{r}, sp, sk, now)
+			one := PlanOrders([]NewOrder{r}, sp, forSale, sk, now, "EUR")
 			if one.Plans[0].Outcome == Place {
 				one.Plans[0].Order.ID = next
 				next++
@@ -243,5 +257,40 @@ func TestABatchDecidesAsEachRequestAloneInArrivalOrder(t *testing.T) {
 		if !maps.Equal(bp, sp) {
 			t.Fatalf("pets differ: %v vs %v", bp, sp)
 		}
+	}
+}
+
+// TestAnOrderKeepsWhatItWasPlacedWith: a placed order is priced at the pet's price,
+// in the shop's currency, with the pet's name and category, and placed; the sales
+// lines of a batch sum its orders per day, pet and category.
+func TestAnOrderKeepsWhatItWasPlacedWith(t *testing.T) {
+	now := time.Date(2026, 11, 21, 23, 59, 59, 0, time.UTC)
+	pets := map[int64]PetState{1: {Available, 10, 0, 0, 0}, 2: {Available, 10, 0, 0, 0}}
+	b := PlanOrders([]NewOrder{{AccountID: 7, PetID: 1, Quantity: 3}, {AccountID: 8, PetID: 2, Quantity: 1}, {AccountID: 7, PetID: 1, Quantity: 2}},
+		pets, forSale, nil, now, "JPY")
+	o, err := b.Answer(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := o.Order
+	if got.Status != Placed || *got.UnitPrice != 250 || *got.Total() != 750 || got.PetName != "Rex" || got.CategoryID != 1 || got.Currency != "JPY" || !got.CreatedAt.Equal(now) {
+		t.Errorf("placed %+v", got)
+	}
+	// The price is the order's own: a later change of the pet's does not reach it.
+	*forSale[1].Price = 999
+	defer func() { *forSale[1].Price = 250 }()
+	if *got.UnitPrice != 250 {
+		t.Errorf("the order's price followed the pet's: %d", *got.UnitPrice)
+	}
+	want := []SalesLine{
+		{Day: "2026-11-21", PetID: 1, CategoryID: 1, SalesFigures: SalesFigures{Orders: 2, Units: 5, Revenue: 1250}},
+		{Day: "2026-11-21", PetID: 2, CategoryID: 2, SalesFigures: SalesFigures{Orders: 1, Units: 1, Revenue: 0}},
+	}
+	if sales := b.Sales(); !slices.Equal(sales, want) {
+		t.Errorf("sales %+v, want %+v", sales, want)
+	}
+	c := CancelledSales(got)
+	if c.Day != "2026-11-21" || c.Orders != -1 || c.Units != -3 || c.Revenue != -750 || c.CancelledOrders != 1 || c.CancelledUnits != 3 || c.CancelledRevenue != 750 {
+		t.Errorf("cancelling makes %+v", c)
 	}
 }

@@ -53,6 +53,11 @@ func KeyExists() *Error { return Errorf(EConflict, "This API key already exists.
 
 func MessageExists() *Error { return Errorf(EConflict, "A message with this id already exists.") }
 
+// NotForSale is the refusal of an order for a pet without a price.
+func NotForSale(id int64) *Error {
+	return Errorf(ENotForSale, "Pet %d has no price; only a pet with a price can be ordered.", id)
+}
+
 // UnknownCategory is the refusal of a pet whose categoryId names no category.
 func UnknownCategory() *Error { return Invalid("categoryId", "no category has this id") }
 

@@ -8,7 +8,8 @@ import "time"
 // never disagree.
 
 // PetState is what the store rules look at: a pet's status, its stock, how many
-// incomplete orders it has, and the units those orders hold.
+// incomplete orders it has and the units those orders hold, and how many orders it
+// ever had (a pet that had any is archived, not erased, when deleted).
 //
 // Stock and Held together are the units the shop has of the pet (on the shelf, and
 // set aside for open orders). Their sum never exceeds MaxStock: an order moves units
@@ -20,29 +21,32 @@ type PetState struct {
 	Stock      int
 	OpenOrders int
 	Held       int
+	Orders     int
 }
 
-// Take applies rules 1–3 to an order of quantity units: it needs 1–100 units of an
-// available pet with enough stock, takes them off the stock, and a stock of 0 makes
-// the pet pending.
+// Take applies rules 1–3 to an order of quantity units: it needs 1–100 units of a pet
+// with enough stock and the available status, takes them off the stock, and a stock
+// of 0 makes the pet pending. (Whether the pet is for sale at all, with a price, is
+// PlanOrders' to ask first.)
+//
+// The stock is looked at before the status, so that sold out is one refusal,
+// insufficient_stock, whichever status the stock-out gave the pet (pending after an
+// order took the last unit, sold after a restock to 0); invalid_transition is left
+// for a pet staff took off sale with stock on the shelf.
 func (s PetState) Take(quantity int) (PetState, error) {
 	if quantity < 1 || quantity > MaxOrderQuantity {
 		return s, Invalid("quantity", "must be 1 to 100")
 	}
-	if s.Status != Available {
-		if s.Stock < quantity {
-			e := Errorf(EInvalidTransition, "The pet is %s (%d in stock); only an available pet can be ordered.", s.Status, s.Stock)
-			e.stockOut = true
-			return s, e
-		}
-		return s, Errorf(EInvalidTransition, "The pet is %s; only an available pet can be ordered.", s.Status)
-	}
 	if s.Stock < quantity {
 		return s, Errorf(EInsufficientStock, "%d in stock, fewer than the %d ordered.", s.Stock, quantity)
+	}
+	if s.Status != Available {
+		return s, Errorf(EInvalidTransition, "The pet is %s; only an available pet can be ordered.", s.Status)
 	}
 	s.Stock -= quantity
 	s.Held += quantity
 	s.OpenOrders++
+	s.Orders++
 	if s.Stock == 0 {
 		s.Status = Pending
 	}
@@ -58,7 +62,7 @@ func (s PetState) Take(quantity int) (PetState, error) {
 // not put back, as a stock the document forbids would fail every client that checks
 // answers against it.
 func (s PetState) Return(o Order) (PetState, error) {
-	if err := o.CanCancel(); err != nil {
+	if already, err := o.CheckCancel(); err != nil || already {
 		return s, err
 	}
 	s.Stock = min(s.Stock+o.Quantity, MaxStock)
@@ -70,22 +74,29 @@ func (s PetState) Return(o Order) (PetState, error) {
 	return s, nil
 }
 
-// CanCancel decides whether order o may be cancelled: not once it is complete. Stores
-// ask before they load the pet, which a complete order outlives.
-func (o Order) CanCancel() error {
-	if o.Complete {
-		return Errorf(EConflict, "Order %d is complete and cannot be cancelled.", o.ID)
+// CheckCancel decides whether order o may be cancelled: not once it is complete;
+// already reports an order cancelled before, which a cancellation leaves as it is (a
+// retried DELETE is not an error). Stores ask before they load the pet, which a
+// complete or cancelled order may outlive.
+func (o Order) CheckCancel() (already bool, err error) {
+	switch o.Status {
+	case Completed:
+		return false, Errorf(EConflict, "Order %d is complete and cannot be cancelled.", o.ID)
+	case Cancelled:
+		return true, nil
 	}
-	return nil
+	return false, nil
 }
 
 // CanDelete decides whether the pet with id may be deleted: not while it has
-// incomplete orders (its completed orders stay, with its id).
-func (s PetState) CanDelete(id int64) error {
+// incomplete orders. archive says whether it had any order: such a pet leaves the
+// catalogue but is kept for the history of its orders (the sales report names it);
+// one never ordered is erased.
+func (s PetState) CanDelete(id int64) (archive bool, err error) {
 	if s.OpenOrders > 0 {
-		return Errorf(EConflict, "Pet %d has %d incomplete orders; complete or cancel them first.", id, s.OpenOrders)
+		return false, Errorf(EConflict, "Pet %d has %d incomplete orders; complete or cancel them first.", id, s.OpenOrders)
 	}
-	return nil
+	return s.Orders > 0, nil
 }
 
 // Fulfil applies rule 5, the completing of one of the pet's orders, of quantity
@@ -144,7 +155,7 @@ var manualTransitions = map[[2]PetStatus]bool{
 // named before a rule of the text policy keeps its name through other changes (a sale,
 // a new category) until it is renamed.
 func (p Pet) Revise(change func(PetFields) (PetFields, error)) (PetFields, error) {
-	f, err := change(PetFields{Name: p.Name, CategoryID: p.CategoryID, Status: p.Status})
+	f, err := change(PetFields{Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, Price: p.Price})
 	if err != nil {
 		return PetFields{}, err
 	}
@@ -173,21 +184,33 @@ func ChangeStatus(from, to PetStatus) error {
 // CheckOrderUpdate applies rule 5's other half to an admin's change of order o:
 // completing makes an order immutable, so on a complete order any real change is
 // EInvalidTransition (sending what it already holds changes nothing and is allowed).
+//
+// A cancelled order is as immutable: completing it, or a new ship date, is
+// EInvalidTransition, and sending what it holds changes nothing.
 func CheckOrderUpdate(o Order, u OrderUpdate) error {
 	if err := CheckShipDate(u.ShipDate); err != nil {
 		return err
 	}
-	if !o.Complete {
+	switch o.Status {
+	case Completed:
+		if u.Complete != nil && !*u.Complete {
+			return Errorf(EInvalidTransition, "Order %d is complete; completion cannot be undone.", o.ID)
+		}
+	case Cancelled:
+		if u.Complete != nil && *u.Complete {
+			return Errorf(EInvalidTransition, "Order %d is cancelled and cannot be completed.", o.ID)
+		}
+	default:
 		return nil
 	}
-	if u.Complete != nil && !*u.Complete {
-		return Errorf(EInvalidTransition, "Order %d is complete; completion cannot be undone.", o.ID)
-	}
 	if u.ShipDate != nil && (o.ShipDate == nil || !u.ShipDate.Equal(*o.ShipDate)) {
-		return Errorf(EInvalidTransition, "Order %d is complete and can no longer change.", o.ID)
+		return Errorf(EInvalidTransition, "Order %d is %s and can no longer change.", o.ID, o.Status)
 	}
 	return nil
 }
+
+// Final reports whether order o can no longer change (completed or cancelled).
+func (o Order) Final() bool { return o.Status == Completed || o.Status == Cancelled }
 
 // The bounds of a ship date: a business bound (an order ships in this century), well
 // inside the years 0001–9999 that every instant keeps to (CheckInstant).

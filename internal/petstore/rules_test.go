@@ -7,31 +7,29 @@ import (
 
 func TestTake(t *testing.T) {
 	tests := []struct {
-		name     string
-		in       PetState
-		qty      int
-		want     PetState
-		code     string
-		stockOut bool
+		name string
+		in   PetState
+		qty  int
+		want PetState
+		code string
 	}{
-		{"an order takes its quantity off the stock and holds it", PetState{Available, 5, 0, 0}, 2, PetState{Available, 3, 1, 2}, "", false},
-		{"an order taking the stock to 0 makes the pet pending", PetState{Available, 2, 1, 3}, 2, PetState{Pending, 0, 2, 5}, "", false},
-		{"more than the stock is insufficient_stock", PetState{Available, 2, 0, 0}, 3, PetState{Available, 2, 0, 0}, EInsufficientStock, true},
-		{"a pending pet cannot be ordered", PetState{Pending, 4, 1, 1}, 1, PetState{Pending, 4, 1, 1}, EInvalidTransition, false},
-		{"a pet sold out by another order is a stock-out by status", PetState{Pending, 0, 1, 1}, 1, PetState{Pending, 0, 1, 1}, EInvalidTransition, true},
-		{"a sold pet cannot be ordered", PetState{Sold, 4, 0, 0}, 1, PetState{Sold, 4, 0, 0}, EInvalidTransition, false},
-		{"quantity 0 is refused", PetState{Available, 5, 0, 0}, 0, PetState{Available, 5, 0, 0}, EValidationFailed, false},
-		{"quantity 101 is refused", PetState{Available, 500, 0, 0}, 101, PetState{Available, 500, 0, 0}, EValidationFailed, false},
-		{"quantity 100 is accepted", PetState{Available, 100, 0, 0}, 100, PetState{Pending, 0, 1, 100}, "", false},
+		{"an order takes its quantity off the stock, holds it and counts", PetState{Available, 5, 0, 0, 0}, 2, PetState{Available, 3, 1, 2, 1}, ""},
+		{"an order taking the stock to 0 makes the pet pending", PetState{Available, 2, 1, 3, 4}, 2, PetState{Pending, 0, 2, 5, 5}, ""},
+		{"more than the stock is insufficient_stock", PetState{Available, 2, 0, 0, 0}, 3, PetState{Available, 2, 0, 0, 0}, EInsufficientStock},
+		{"a pet sold out by another order is insufficient_stock", PetState{Pending, 0, 1, 1, 1}, 1, PetState{Pending, 0, 1, 1, 1}, EInsufficientStock},
+		{"a pet restocked to 0 (sold) is insufficient_stock", PetState{Sold, 0, 0, 0, 3}, 1, PetState{Sold, 0, 0, 0, 3}, EInsufficientStock},
+		{"a pending pet with too little stock is insufficient_stock", PetState{Pending, 1, 1, 1, 1}, 2, PetState{Pending, 1, 1, 1, 1}, EInsufficientStock},
+		{"a pet staff took off sale (pending) is invalid_transition", PetState{Pending, 4, 1, 1, 1}, 1, PetState{Pending, 4, 1, 1, 1}, EInvalidTransition},
+		{"a pet staff marked sold with stock is invalid_transition", PetState{Sold, 4, 0, 0, 0}, 1, PetState{Sold, 4, 0, 0, 0}, EInvalidTransition},
+		{"quantity 0 is refused", PetState{Available, 5, 0, 0, 0}, 0, PetState{Available, 5, 0, 0, 0}, EValidationFailed},
+		{"quantity 101 is refused", PetState{Available, 500, 0, 0, 0}, 101, PetState{Available, 500, 0, 0, 0}, EValidationFailed},
+		{"quantity 100 is accepted", PetState{Available, 100, 0, 0, 0}, 100, PetState{Pending, 0, 1, 100, 1}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.in.Take(tt.qty)
 			if code := codeOf(err); code != tt.code {
 				t.Fatalf("error code %q, want %q (%v)", code, tt.code, err)
-			}
-			if StockOut(err) != tt.stockOut {
-				t.Errorf("StockOut = %v, want %v", !tt.stockOut, tt.stockOut)
 			}
 			if got != tt.want {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
@@ -48,12 +46,13 @@ func TestReturn(t *testing.T) {
 		want PetState
 		code string
 	}{
-		{"cancelling puts the held quantity back", PetState{Available, 3, 1, 2}, Order{ID: 1, Quantity: 2}, PetState{Available, 5, 0, 0}, ""},
-		{"a pending pet becomes available", PetState{Pending, 0, 2, 3}, Order{ID: 1, Quantity: 1}, PetState{Available, 1, 1, 2}, ""},
-		{"a sold pet stays sold", PetState{Sold, 0, 1, 1}, Order{ID: 1, Quantity: 1}, PetState{Sold, 1, 0, 0}, ""},
-		{"a stock counted before units were held stays at the maximum", PetState{Available, MaxStock, 1, 0}, Order{ID: 1, Quantity: 100}, PetState{Available, MaxStock, 0, 0}, ""},
-		{"a stock near the maximum takes back only what fits", PetState{Available, MaxStock - 30, 1, 0}, Order{ID: 1, Quantity: 100}, PetState{Available, MaxStock, 0, 0}, ""},
-		{"a complete order cannot be cancelled", PetState{Sold, 0, 0, 0}, Order{ID: 1, Quantity: 1, Complete: true}, PetState{Sold, 0, 0, 0}, EConflict},
+		{"cancelling puts the held quantity back", PetState{Available, 3, 1, 2, 0}, Order{ID: 1, Quantity: 2}, PetState{Available, 5, 0, 0, 0}, ""},
+		{"a pending pet becomes available", PetState{Pending, 0, 2, 3, 0}, Order{ID: 1, Quantity: 1}, PetState{Available, 1, 1, 2, 0}, ""},
+		{"a sold pet stays sold", PetState{Sold, 0, 1, 1, 0}, Order{ID: 1, Quantity: 1}, PetState{Sold, 1, 0, 0, 0}, ""},
+		{"a stock counted before units were held stays at the maximum", PetState{Available, MaxStock, 1, 0, 0}, Order{ID: 1, Quantity: 100}, PetState{Available, MaxStock, 0, 0, 0}, ""},
+		{"a stock near the maximum takes back only what fits", PetState{Available, MaxStock - 30, 1, 0, 0}, Order{ID: 1, Quantity: 100}, PetState{Available, MaxStock, 0, 0, 0}, ""},
+		{"a complete order cannot be cancelled", PetState{Sold, 0, 0, 0, 0}, Order{ID: 1, Quantity: 1, Complete: true, Status: Completed}, PetState{Sold, 0, 0, 0, 0}, EConflict},
+		{"a cancelled order changes nothing again", PetState{Available, 3, 0, 0, 1}, Order{ID: 1, Quantity: 1, Status: Cancelled}, PetState{Available, 3, 0, 0, 1}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,11 +68,23 @@ func TestReturn(t *testing.T) {
 }
 
 func TestCanDelete(t *testing.T) {
-	if err := (PetState{Sold, 0, 0, 0}).CanDelete(1); err != nil {
-		t.Errorf("a pet without open orders: %v", err)
+	tests := []struct {
+		name    string
+		in      PetState
+		archive bool
+		code    string
+	}{
+		{"a pet never ordered is erased", PetState{Available, 3, 0, 0, 0}, false, ""},
+		{"a pet whose orders are all closed is archived", PetState{Sold, 0, 0, 0, 2}, true, ""},
+		{"a pet with open orders stays", PetState{Pending, 0, 2, 2, 2}, false, EConflict},
 	}
-	if err := (PetState{Pending, 0, 2, 2}).CanDelete(1); codeOf(err) != EConflict {
-		t.Errorf("a pet with open orders: %v, want conflict", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			archive, err := tt.in.CanDelete(1)
+			if codeOf(err) != tt.code || archive != tt.archive {
+				t.Fatalf("CanDelete = %v, %v; want archive %v, code %q", archive, err, tt.archive, tt.code)
+			}
+		})
 	}
 }
 
@@ -84,10 +95,10 @@ func TestFulfil(t *testing.T) {
 		qty  int
 		want PetState
 	}{
-		{"the last open order of a pet with no stock makes it sold", PetState{Pending, 0, 1, 2}, 2, PetState{Sold, 0, 0, 0}},
-		{"another open order keeps the pet pending", PetState{Pending, 0, 2, 5}, 3, PetState{Pending, 0, 1, 2}},
-		{"stock left keeps an available pet available", PetState{Available, 3, 1, 1}, 1, PetState{Available, 3, 0, 0}},
-		{"a restocked pending pet with no other open order becomes available", PetState{Pending, 4, 1, 1}, 1, PetState{Available, 4, 0, 0}},
+		{"the last open order of a pet with no stock makes it sold", PetState{Pending, 0, 1, 2, 0}, 2, PetState{Sold, 0, 0, 0, 0}},
+		{"another open order keeps the pet pending", PetState{Pending, 0, 2, 5, 0}, 3, PetState{Pending, 0, 1, 2, 0}},
+		{"stock left keeps an available pet available", PetState{Available, 3, 1, 1, 0}, 1, PetState{Available, 3, 0, 0, 0}},
+		{"a restocked pending pet with no other open order becomes available", PetState{Pending, 4, 1, 1, 0}, 1, PetState{Available, 4, 0, 0, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,17 +117,17 @@ func TestRestock(t *testing.T) {
 		want  PetState
 		code  string
 	}{
-		{"stock above 0 makes a sold pet available", PetState{Sold, 0, 0, 0}, 3, PetState{Available, 3, 0, 0}, ""},
-		{"stock above 0 makes a pending pet with no open orders available", PetState{Pending, 0, 0, 0}, 3, PetState{Available, 3, 0, 0}, ""},
-		{"stock above 0 keeps a pending pet with open orders pending", PetState{Pending, 0, 1, 1}, 3, PetState{Pending, 3, 1, 1}, ""},
-		{"0 makes an available pet sold", PetState{Available, 4, 0, 0}, 0, PetState{Sold, 0, 0, 0}, ""},
-		{"0 makes an available pet with open orders pending", PetState{Available, 4, 2, 2}, 0, PetState{Pending, 0, 2, 2}, ""},
-		{"0 keeps a sold pet sold", PetState{Sold, 2, 0, 0}, 0, PetState{Sold, 0, 0, 0}, ""},
-		{"negative stock is refused", PetState{Available, 4, 0, 0}, -1, PetState{Available, 4, 0, 0}, EValidationFailed},
-		{"stock over a million is refused", PetState{Available, 4, 0, 0}, MaxStock + 1, PetState{Available, 4, 0, 0}, EValidationFailed},
-		{"a million is accepted", PetState{Available, 4, 0, 0}, MaxStock, PetState{Available, MaxStock, 0, 0}, ""},
-		{"units held by open orders count towards the maximum", PetState{Pending, 0, 1, 100}, MaxStock, PetState{Pending, 0, 1, 100}, EConflict},
-		{"the maximum less the held units is accepted", PetState{Pending, 0, 1, 100}, MaxStock - 100, PetState{Pending, MaxStock - 100, 1, 100}, ""},
+		{"stock above 0 makes a sold pet available", PetState{Sold, 0, 0, 0, 0}, 3, PetState{Available, 3, 0, 0, 0}, ""},
+		{"stock above 0 makes a pending pet with no open orders available", PetState{Pending, 0, 0, 0, 0}, 3, PetState{Available, 3, 0, 0, 0}, ""},
+		{"stock above 0 keeps a pending pet with open orders pending", PetState{Pending, 0, 1, 1, 0}, 3, PetState{Pending, 3, 1, 1, 0}, ""},
+		{"0 makes an available pet sold", PetState{Available, 4, 0, 0, 0}, 0, PetState{Sold, 0, 0, 0, 0}, ""},
+		{"0 makes an available pet with open orders pending", PetState{Available, 4, 2, 2, 0}, 0, PetState{Pending, 0, 2, 2, 0}, ""},
+		{"0 keeps a sold pet sold", PetState{Sold, 2, 0, 0, 0}, 0, PetState{Sold, 0, 0, 0, 0}, ""},
+		{"negative stock is refused", PetState{Available, 4, 0, 0, 0}, -1, PetState{Available, 4, 0, 0, 0}, EValidationFailed},
+		{"stock over a million is refused", PetState{Available, 4, 0, 0, 0}, MaxStock + 1, PetState{Available, 4, 0, 0, 0}, EValidationFailed},
+		{"a million is accepted", PetState{Available, 4, 0, 0, 0}, MaxStock, PetState{Available, MaxStock, 0, 0, 0}, ""},
+		{"units held by open orders count towards the maximum", PetState{Pending, 0, 1, 100, 0}, MaxStock, PetState{Pending, 0, 1, 100, 0}, EConflict},
+		{"the maximum less the held units is accepted", PetState{Pending, 0, 1, 100, 0}, MaxStock - 100, PetState{Pending, MaxStock - 100, 1, 100, 0}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,7 +175,7 @@ func TestCheckOrderUpdate(t *testing.T) {
 	day := time.Date(2026, 12, 24, 10, 0, 0, 0, time.UTC)
 	other := day.Add(time.Hour)
 	yes, no := true, false
-	complete := Order{ID: 1, Complete: true, ShipDate: &day}
+	complete := Order{ID: 1, Complete: true, Status: Completed, ShipDate: &day}
 	tests := []struct {
 		name string
 		o    Order
@@ -177,7 +188,10 @@ func TestCheckOrderUpdate(t *testing.T) {
 		{"an empty change is allowed", complete, OrderUpdate{}, ""},
 		{"completion cannot be undone", complete, OrderUpdate{Complete: &no}, EInvalidTransition},
 		{"a complete order's ship date is fixed", complete, OrderUpdate{ShipDate: &other}, EInvalidTransition},
-		{"a complete order without a ship date gets none", Order{ID: 1, Complete: true}, OrderUpdate{ShipDate: &day}, EInvalidTransition},
+		{"a complete order without a ship date gets none", Order{ID: 1, Complete: true, Status: Completed}, OrderUpdate{ShipDate: &day}, EInvalidTransition},
+		{"a cancelled order cannot be completed", Order{ID: 1, Status: Cancelled}, OrderUpdate{Complete: &yes}, EInvalidTransition},
+		{"a cancelled order's ship date is fixed", Order{ID: 1, Status: Cancelled, ShipDate: &day}, OrderUpdate{ShipDate: &other}, EInvalidTransition},
+		{"a cancelled order sent what it holds changes nothing", Order{ID: 1, Status: Cancelled, ShipDate: &day}, OrderUpdate{Complete: &no, ShipDate: &day}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,11 @@ type Store interface {
 	IdempotencyStore
 	WebhookStore
 
+	// SetCurrency makes code (an ISO 4217 code, checked by the caller) the shop's
+	// currency, which orders are priced in from then on. A database that has orders in
+	// another currency keeps it: EConflict, naming it.
+	SetCurrency(ctx context.Context, code string) error
+
 	// Ping reports whether the database is reachable and takes writes.
 	Ping(ctx context.Context) error
 	// Unavailable reports whether err, returned by this store, is a passing failure of
@@ -109,7 +114,10 @@ type CatalogStore interface {
 	// UpdatePet changes a pet to what change returns, in one transaction, checking the
 	// status change against ChangeStatus and the category as CreatePet does.
 	UpdatePet(ctx context.Context, id int64, change func(PetFields) (PetFields, error)) (Pet, error)
-	// DeletePet removes a pet; one with incomplete orders is EConflict.
+	// DeletePet removes a pet from the catalogue; one with incomplete orders is
+	// EConflict. A pet that had orders is archived (PetState.CanDelete): kept where the
+	// sales report finds its name, out of every read of the catalogue, so that it is
+	// ENotFound like an erased one.
 	DeletePet(ctx context.Context, id int64) error
 }
 
@@ -133,13 +141,21 @@ type OrderStore interface {
 	// earlier request with the same key got. Any other error means nothing changed.
 	PlaceOrder(ctx context.Context, o NewOrder) (PlacedOrder, error)
 	Order(ctx context.Context, id, owner int64) (Order, error)
+	// Orders lists one page of the orders that match every filter of f, newest first
+	// (by CreatedAt, then by id) or oldest first; p.After is the id of the last order
+	// of the page before.
 	Orders(ctx context.Context, f OrderFilter, p Page) ([]Order, error)
-	// CancelOrder removes an incomplete order under the domain's rule of the same
-	// name (changes.go); a complete one is EConflict.
+	// CancelOrder cancels a placed order under the domain's rule of the same name
+	// (changes.go), keeping it with its new status; a complete one is EConflict, and a
+	// cancelled one is left as it is (no error, no event).
 	CancelOrder(ctx context.Context, id, owner int64) error
 	// UpdateOrder completes an order (under the domain's CompleteOrder, changes.go)
 	// or sets its ship date; any change to a complete order is EInvalidTransition.
 	UpdateOrder(ctx context.Context, id int64, u OrderUpdate) (Order, error)
+	// SalesReport answers a validated query from the summary the order changes keep
+	// (sales.go): the totals of its days and its groups, by day oldest first, or by
+	// pet or category, the Limit with the most revenue (then units, then id).
+	SalesReport(ctx context.Context, q SalesQuery) (SalesReport, error)
 }
 
 // IdempotencyStore forgets old Idempotency-Keys (PlaceOrder stores them).
