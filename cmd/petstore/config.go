@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/text/currency"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -40,6 +41,7 @@ type serveConfig struct {
 	webhookWindow        int
 	eventRetention       time.Duration
 	keyMaxLifetime       time.Duration
+	currency             string
 
 	handlerTimeout time.Duration
 	maxHeaderBytes int
@@ -79,6 +81,7 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.IntVar(&c.webhookWindow, "webhook-window", petstore.DefaultDeliveryWindow, fmt.Sprintf("deliveries one webhook endpoint is sent at once at most (1 to %d); failures narrow an endpoint's window, successes widen it back", petstore.MaxDeliveryWindow))
 	fs.DurationVar(&c.eventRetention, "event-retention", 30*24*time.Hour, "how long the event feed keeps an event and its deliveries")
 	fs.DurationVar(&c.keyMaxLifetime, "key-max-lifetime", 0, "longest lifetime of a new API key, and the lifetime of one made without an expiry; 0 allows keys that never expire")
+	fs.StringVar(&c.currency, "currency", petstore.DefaultCurrency, "the shop's currency, an ISO 4217 code (EUR, USD, JPY): prices and totals are in its minor unit; a shop with orders keeps the one they are in")
 	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
 	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
 	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read request headers")
@@ -154,6 +157,9 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 	if c.keyMaxLifetime < 0 || c.keyMaxLifetime > 0 && c.keyMaxLifetime < time.Second {
 		// Expiries are kept to the second: a shorter limit could make keys born expired.
 		return c, fmt.Errorf("--key-max-lifetime %v: want 0 (no limit) or a second or more", c.keyMaxLifetime)
+	}
+	if c.currency, err = checkCurrency(c.currency); err != nil {
+		return c, err
 	}
 	if c.maxHeaderBytes <= 0 {
 		return c, fmt.Errorf("--max-header-bytes %d: want a positive size", c.maxHeaderBytes)
@@ -236,4 +242,14 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// checkCurrency reads an ISO 4217 code (in any letter case) that names a currency in
+// use; a code for funds or metals (XAU, XXX) has no minor unit and is not one.
+func checkCurrency(code string) (string, error) {
+	u, err := currency.ParseISO(code)
+	if err != nil || len(code) != 3 || strings.HasPrefix(u.String(), "X") {
+		return "", fmt.Errorf("--currency %q: want the ISO 4217 code of a currency, such as EUR, USD or JPY", code)
+	}
+	return u.String(), nil
 }

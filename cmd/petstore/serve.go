@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -128,11 +129,18 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	if d.store, err = openStore(ctx, c.database, nudge); err != nil {
 		return d, err
 	}
+	if err := d.store.SetCurrency(ctx, c.currency); err != nil {
+		d.store.Close()
+		if e := (*petstore.Error)(nil); errors.As(err, &e) && e.Code == petstore.EConflict {
+			return d, fmt.Errorf("--currency %s: %s", c.currency, e.Message)
+		}
+		return d, err
+	}
 	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, Deny: c.webhookDeny, UserAgent: "petstore-webhooks/1"})
 	busy := new(atomic.Pointer[httpapi.Server])
 	d.busy = busy
 	d.deliveries = webhook.NewDispatcher(webhook.DispatcherOptions{
-		Queue: d.store, Sender: d.sender, Encode: httpapi.EncodeEvent, Lease: deliveryLease, Window: c.webhookWindow, Logger: log,
+		Queue: d.store, Sender: d.sender, Encode: httpapi.EventEncoder(d.store.Currency()), Lease: deliveryLease, Window: c.webhookWindow, Logger: log,
 		Busy: func() bool {
 			s := busy.Load()
 			return s != nil && s.Busy()

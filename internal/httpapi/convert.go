@@ -9,8 +9,16 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-func toPet(p petstore.Pet) oas.Pet {
-	return oas.Pet{ID: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: string(p.Status), Stock: int32(p.Stock)}
+func (h *Handler) toPet(p petstore.Pet) oas.Pet { return toPet(p, h.currency) }
+
+// toPet shows a pet, its price (when it has one) in currency, the shop's.
+func toPet(p petstore.Pet, currency string) oas.Pet {
+	out := oas.Pet{ID: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: string(p.Status), Stock: int32(p.Stock)}
+	if p.Price != nil {
+		out.Price = oas.NewOptInt64(*p.Price)
+		out.Currency = oas.NewOptString(currency)
+	}
+	return out
 }
 
 func toCategory(c petstore.Category) oas.Category {
@@ -25,10 +33,24 @@ func toInventory(i petstore.InventoryItem) oas.InventoryItem {
 	return oas.InventoryItem{PetId: i.PetID, Quantity: int32(i.Quantity), Status: string(i.Status)}
 }
 
-func toOrder(o petstore.Order) oas.Order {
-	out := oas.Order{ID: o.ID, PetId: o.PetID, Quantity: int32(o.Quantity), Complete: o.Complete, AccountId: o.AccountID}
-	if o.ShipDate != nil {
-		out.ShipDate = oas.NewOptDateTime(o.ShipDate.UTC())
+func (h *Handler) toOrder(o petstore.Order) oas.Order { return toOrder(o, h.currency) }
+
+// toOrder shows an order with its whole life. Its amounts are in the currency it was
+// placed in, the shop's (currency) for one that does not say (an event stored before
+// orders kept it): a shop cannot change its currency once it has orders.
+func toOrder(o petstore.Order, currency string) oas.Order {
+	if o.Currency != "" {
+		currency = o.Currency
+	}
+	out := oas.Order{ID: o.ID, PetId: o.PetID, Quantity: int32(o.Quantity), Complete: o.Complete, AccountId: o.AccountID,
+		Status: string(o.Status), CreatedAt: o.CreatedAt.UTC(), CompletedAt: timeOpt(o.CompletedAt), CancelledAt: timeOpt(o.CancelledAt),
+		ShipDate: timeOpt(o.ShipDate), Currency: currency}
+	if o.UnitPrice != nil {
+		out.UnitPrice = oas.NewOptInt64(*o.UnitPrice)
+		out.Total = oas.NewOptInt64(*o.Total())
+	}
+	if o.PetName != "" {
+		out.PetName = oas.NewOptString(o.PetName)
 	}
 	return out
 }

@@ -10,14 +10,14 @@ import (
 )
 
 // toEvent renders an event as the API shows it: the resource it holds in the same
-// representation as the operations that answer it.
-func toEvent(e petstore.Event) (oas.Event, error) {
+// representation as the operations that answer it, amounts in currency, the shop's.
+func toEvent(e petstore.Event, currency string) (oas.Event, error) {
 	out := oas.Event{ID: e.ID, Type: oas.EventType(e.Type), CreatedAt: e.CreatedAt.UTC()}
 	switch {
 	case e.Order != nil:
-		out.Data.SetOrder(toOrder(*e.Order))
+		out.Data.SetOrder(toOrder(*e.Order, currency))
 	case e.Pet != nil:
-		out.Data.SetPet(toPet(*e.Pet))
+		out.Data.SetPet(toPet(*e.Pet, currency))
 	case e.Inventory != nil:
 		out.Data.SetInventoryItem(toInventory(*e.Inventory))
 	case e.Webhook != nil:
@@ -48,14 +48,17 @@ func toKeyChange(c petstore.KeyChange) oas.ApiKeyChange {
 	return out
 }
 
-// EncodeEvent is the JSON of an event, byte for byte what GET /events/{eventId} and
-// the feed show for it: the body of a webhook delivery, which its signature covers.
-func EncodeEvent(e petstore.Event) ([]byte, error) {
-	out, err := toEvent(e)
-	if err != nil {
-		return nil, err
+// EventEncoder returns the encoder of the events of a shop in currency: the JSON of
+// an event, byte for byte what GET /events/{eventId} and the feed show for it, which
+// is the body of a webhook delivery, which its signature covers.
+func EventEncoder(currency string) func(petstore.Event) ([]byte, error) {
+	return func(e petstore.Event) ([]byte, error) {
+		out, err := toEvent(e, currency)
+		if err != nil {
+			return nil, err
+		}
+		return out.MarshalJSON()
 	}
-	return out.MarshalJSON()
 }
 
 func (h *Handler) ListEvents(ctx context.Context, params oas.ListEventsParams) (oas.ListEventsRes, error) {
@@ -89,7 +92,7 @@ func (h *Handler) ListEvents(ctx context.Context, params oas.ListEventsParams) (
 	}
 	out := make([]oas.Event, len(events))
 	for i, e := range events {
-		if out[i], err = toEvent(e); err != nil {
+		if out[i], err = toEvent(e, h.currency); err != nil {
 			return nil, err
 		}
 	}
@@ -106,7 +109,7 @@ func (h *Handler) GetEvent(ctx context.Context, params oas.GetEventParams) (oas.
 	if !principal(ctx).MayReadEvents(e.Type) {
 		return nil, petstore.EventNotFound(params.EventId)
 	}
-	out, err := toEvent(e)
+	out, err := toEvent(e, h.currency)
 	if err != nil {
 		return nil, err
 	}

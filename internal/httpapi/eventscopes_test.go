@@ -116,7 +116,7 @@ func newEventWorld(t *testing.T, a *testAPI, types []string) eventWorld {
 		}
 		var rs []petstore.AttemptResult
 		for _, j := range jobs {
-			body, err := httpapi.EncodeEvent(j.Event)
+			body, err := httpapi.EventEncoder(petstore.DefaultCurrency)(j.Event)
 			if err != nil {
 				t.Fatal(err)
 			}

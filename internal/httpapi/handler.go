@@ -32,6 +32,9 @@ type Handler struct {
 	checkURL func(string) error
 	// keys is what new API keys may be granted.
 	keys keyPolicy
+	// currency is the shop's, which every amount is in (the store's, when the
+	// handler was made).
+	currency string
 }
 
 var _ oas.Handler = (*Handler)(nil)

@@ -80,7 +80,7 @@ func TestAPIKeyEventsAreDeliveredWithoutTheSecret(t *testing.T) {
 	sent := map[int64][]keyChange{}
 	var types []string
 	for _, j := range jobs {
-		body, err := httpapi.EncodeEvent(j.Event)
+		body, err := httpapi.EventEncoder(petstore.DefaultCurrency)(j.Event)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,7 +39,7 @@ func (h *Handler) PlaceOrder(ctx context.Context, req *oas.NewOrder, params oas.
 	if err != nil {
 		return nil, err
 	}
-	return &oas.OrderHeaders{Location: apiPrefix + "/store/orders/" + strconv.FormatInt(placed.Order.ID, 10), Response: toOrder(placed.Order)}, nil
+	return &oas.OrderHeaders{Location: apiPrefix + "/store/orders/" + strconv.FormatInt(placed.Order.ID, 10), Response: h.toOrder(placed.Order)}, nil
 }
 
 // countOrder records an order placed or refused (by reason) in the metrics.
@@ -80,7 +80,8 @@ func (h *Handler) ListOrders(ctx context.Context, params oas.ListOrdersParams) (
 	if err != nil {
 		return nil, err
 	}
-	f := petstore.OrderFilter{AccountID: owner(principal(ctx))}
+	f := petstore.OrderFilter{AccountID: owner(principal(ctx)), Status: petstore.OrderStatus(params.Status.Or("")),
+		Oldest: params.Sort.Or(oas.ListOrdersSortNewest) == oas.ListOrdersSortOldest}
 	if id, ok := params.AccountId.Get(); ok {
 		if f.AccountID != 0 && id != f.AccountID {
 			// A customer may only name itself; other accounts' orders are not revealed.
@@ -91,6 +92,19 @@ func (h *Handler) ListOrders(ctx context.Context, params oas.ListOrdersParams) (
 	if c, ok := params.Complete.Get(); ok {
 		f.Complete = &c
 	}
+	for _, b := range []struct {
+		field string
+		in    oas.OptDateTime
+		out   **time.Time
+	}{{"createdAfter", params.CreatedAfter, &f.CreatedAfter}, {"createdBefore", params.CreatedBefore, &f.CreatedBefore}} {
+		if t, ok := b.in.Get(); ok {
+			if err := petstore.CheckInstant(b.field, t); err != nil {
+				return nil, err
+			}
+			t = t.UTC()
+			*b.out = &t
+		}
+	}
 	orders, err := h.store.Orders(ctx, f, listPage(page))
 	if err != nil {
 		return nil, err
@@ -100,13 +114,25 @@ func (h *Handler) ListOrders(ctx context.Context, params oas.ListOrdersParams) (
 		if id, ok := params.AccountId.Get(); ok {
 			q.Set("accountId", strconv.FormatInt(id, 10))
 		}
+		if f.Status != "" {
+			q.Set("status", string(f.Status))
+		}
 		if f.Complete != nil {
 			q.Set("complete", strconv.FormatBool(*f.Complete))
+		}
+		if t := f.CreatedAfter; t != nil {
+			q.Set("createdAfter", t.Format(time.RFC3339Nano))
+		}
+		if t := f.CreatedBefore; t != nil {
+			q.Set("createdBefore", t.Format(time.RFC3339Nano))
+		}
+		if f.Oldest {
+			q.Set("sort", string(oas.ListOrdersSortOldest))
 		}
 		return q
 	}
 	orders, link := nextLink(orders, page, "/store/orders", filters, func(o petstore.Order) int64 { return o.ID })
-	return &oas.ListOrdersOKHeaders{Link: link, Response: mapSlice(orders, toOrder)}, nil
+	return &oas.ListOrdersOKHeaders{Link: link, Response: mapSlice(orders, h.toOrder)}, nil
 }
 
 func (h *Handler) GetOrder(ctx context.Context, params oas.GetOrderParams) (oas.GetOrderRes, error) {
@@ -114,7 +140,7 @@ func (h *Handler) GetOrder(ctx context.Context, params oas.GetOrderParams) (oas.
 	if err != nil {
 		return nil, err
 	}
-	out := toOrder(o)
+	out := h.toOrder(o)
 	return &out, nil
 }
 
@@ -134,6 +160,51 @@ func (h *Handler) UpdateOrder(ctx context.Context, req *oas.OrderUpdate, params 
 	if err != nil {
 		return nil, err
 	}
-	out := toOrder(o)
+	out := h.toOrder(o)
 	return &out, nil
+}
+
+// GetSalesReport answers the sales of a range of days: the last 30 up to today (UTC)
+// unless told.
+func (h *Handler) GetSalesReport(ctx context.Context, params oas.GetSalesReportParams) (oas.GetSalesReportRes, error) {
+	q := petstore.SalesQuery{GroupBy: petstore.SalesGrouping(params.GroupBy.Or(oas.GetSalesReportGroupByDay)), Limit: int(params.Limit.Or(100))}
+	q.To = params.To.Or(h.now().UTC())
+	q.From = params.From.Or(q.To.AddDate(0, 0, -29))
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	r, err := h.store.SalesReport(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := &oas.SalesReport{From: r.Query.From, To: r.Query.To, GroupBy: string(q.GroupBy),
+		Currency: h.currency, Totals: toFigures(r.Totals), Groups: make([]oas.SalesGroup, len(r.Groups))}
+	for i, g := range r.Groups {
+		f := toFigures(g.SalesFigures)
+		og := oas.SalesGroup{Orders: f.Orders, Units: f.Units, Revenue: f.Revenue,
+			CancelledOrders: f.CancelledOrders, CancelledUnits: f.CancelledUnits, CancelledRevenue: f.CancelledRevenue}
+		switch q.GroupBy {
+		case petstore.ByPet:
+			og.PetId = oas.NewOptInt64(g.PetID)
+			if g.PetName != "" {
+				og.PetName = oas.NewOptString(g.PetName)
+			}
+		case petstore.ByCategory:
+			if g.CategoryID != 0 {
+				og.CategoryId = oas.NewOptInt64(g.CategoryID)
+			}
+			if g.CategoryName != "" {
+				og.CategoryName = oas.NewOptString(g.CategoryName)
+			}
+		default:
+			og.Day = oas.NewOptDate(g.Day)
+		}
+		out.Groups[i] = og
+	}
+	return out, nil
+}
+
+func toFigures(f petstore.SalesFigures) oas.SalesFigures {
+	return oas.SalesFigures{Orders: f.Orders, Units: f.Units, Revenue: f.Revenue,
+		CancelledOrders: f.CancelledOrders, CancelledUnits: f.CancelledUnits, CancelledRevenue: f.CancelledRevenue}
 }

@@ -26,7 +26,7 @@ func (h *Handler) ListPets(ctx context.Context, params oas.ListPetsParams) (oas.
 		return nil, err
 	}
 	pets, link := nextLink(pets, page, "/pets", func() url.Values { return petQuery(f) }, func(p petstore.Pet) int64 { return p.ID })
-	return &oas.PetsHeaders{Link: link, Response: mapSlice(pets, toPet)}, nil
+	return &oas.PetsHeaders{Link: link, Response: mapSlice(pets, h.toPet)}, nil
 }
 
 // petQuery is the query of a pet filter, for next links.
@@ -47,7 +47,21 @@ func petQuery(f petstore.PetFilter) url.Values {
 
 // newPetFields reads a NewPet; the store validates it (and trims the name).
 func newPetFields(req *oas.NewPet) petstore.PetFields {
-	return petstore.PetFields{Name: req.Name, CategoryID: req.CategoryId, Status: petstore.PetStatus(req.Status.Or(oas.NewPetStatusAvailable))}
+	return petstore.PetFields{Name: req.Name, CategoryID: req.CategoryId, Status: petstore.PetStatus(req.Status.Or(oas.NewPetStatusAvailable)),
+		Price: optPrice(req.Price, nil)}
+}
+
+// optPrice reads an optional, nullable price: null is no price, and absent is
+// keep (what the pet has, nil for a new one).
+func optPrice(o oas.OptNilInt64, keep *int64) *int64 {
+	switch {
+	case !o.IsSet():
+		return keep
+	case o.IsNull():
+		return nil
+	}
+	v := o.Value
+	return &v
 }
 
 func (h *Handler) CreatePet(ctx context.Context, req *oas.NewPet) (oas.CreatePetRes, error) {
@@ -55,7 +69,7 @@ func (h *Handler) CreatePet(ctx context.Context, req *oas.NewPet) (oas.CreatePet
 	if err != nil {
 		return nil, err
 	}
-	return &oas.PetHeaders{Location: apiPrefix + "/pets/" + strconv.FormatInt(p.ID, 10), Response: toPet(p)}, nil
+	return &oas.PetHeaders{Location: apiPrefix + "/pets/" + strconv.FormatInt(p.ID, 10), Response: h.toPet(p)}, nil
 }
 
 func (h *Handler) GetPetById(ctx context.Context, params oas.GetPetByIdParams) (oas.GetPetByIdRes, error) {
@@ -66,16 +80,19 @@ func (h *Handler) GetPetById(ctx context.Context, params oas.GetPetByIdParams) (
 		return nil, err
 	}
 	d := info(ctx).deprecation
-	return &oas.GetPetByIdOKHeaders{Deprecation: d.deprecation, Sunset: d.sunset, Link: d.link, Response: toPet(p)}, nil
+	return &oas.GetPetByIdOKHeaders{Deprecation: d.deprecation, Sunset: d.sunset, Link: d.link, Response: h.toPet(p)}, nil
 }
 
 func (h *Handler) ReplacePet(ctx context.Context, req *oas.NewPet, params oas.ReplacePetParams) (oas.ReplacePetRes, error) {
 	f := newPetFields(req)
-	p, err := h.store.UpdatePet(ctx, params.PetId, func(petstore.PetFields) (petstore.PetFields, error) { return f, nil })
+	p, err := h.store.UpdatePet(ctx, params.PetId, func(cur petstore.PetFields) (petstore.PetFields, error) {
+		f.Price = optPrice(req.Price, cur.Price) // a client that predates prices keeps the pet's
+		return f, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := toPet(p)
+	out := h.toPet(p)
 	return &out, nil
 }
 
@@ -97,12 +114,13 @@ func (h *Handler) UpdatePet(ctx context.Context, req oas.UpdatePetReq, params oa
 		if v, ok := patch.Status.Get(); ok {
 			f.Status = petstore.PetStatus(v)
 		}
+		f.Price = optPrice(patch.Price, f.Price)
 		return f, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := toPet(p)
+	out := h.toPet(p)
 	return &out, nil
 }
 

@@ -233,6 +233,7 @@ func New(cfg Config) (*Server, error) {
 		depr:      newDeprecation(sunset),
 		checkURL:  cfg.CheckWebhookURL,
 		keys:      keyPolicy{allowed: api.RoleScopes(ops), maxLifetime: cfg.KeyMaxLifetime},
+		currency:  cfg.Store.Currency(),
 	}
 	limit := limits(cfg, m)
 	if cfg.FailedLoginLimit > 0 {

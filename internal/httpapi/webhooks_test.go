@@ -611,7 +611,7 @@ func TestSendTestEvent(t *testing.T) {
 	if err != nil || len(jobs) != 1 || jobs[0].Webhook.ID != w.ID {
 		t.Fatalf("claimed %+v (%v), want the one test delivery to endpoint %d", jobs, err, w.ID)
 	}
-	body, err := httpapi.EncodeEvent(jobs[0].Event)
+	body, err := httpapi.EventEncoder(petstore.DefaultCurrency)(jobs[0].Event)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -737,7 +737,7 @@ func TestEventFeed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			body, err := httpapi.EncodeEvent(stored)
+			body, err := httpapi.EventEncoder(petstore.DefaultCurrency)(stored)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -841,7 +841,7 @@ func TestEncodeEvent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := httpapi.EncodeEvent(tt.e)
+			got, err := httpapi.EventEncoder(petstore.DefaultCurrency)(tt.e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -851,7 +851,7 @@ func TestEncodeEvent(t *testing.T) {
 		})
 	}
 	t.Run("an event without a resource is an error", func(t *testing.T) {
-		if _, err := httpapi.EncodeEvent(petstore.Event{ID: "evt_x", Type: petstore.OrderPlaced}); err == nil {
+		if _, err := httpapi.EventEncoder(petstore.DefaultCurrency)(petstore.Event{ID: "evt_x", Type: petstore.OrderPlaced}); err == nil {
 			t.Fatal("encoded an event that holds nothing")
 		}
 	})

@@ -9,6 +9,19 @@ import (
 // lines these functions return, so that a report reads the summary of its days, not
 // every order: its cost does not grow with the orders the shop holds.
 
+// DefaultCurrency is the shop's currency until the operator sets another.
+const DefaultCurrency = "EUR"
+
+// CurrencyChange decides whether a shop whose database holds the currency stored
+// (empty: none yet) may take code: always while it has no orders, which are priced in
+// it; otherwise only if it is the same.
+func CurrencyChange(stored, code string, hasOrders bool) error {
+	if stored == "" || stored == code || !hasOrders {
+		return nil
+	}
+	return Errorf(EConflict, "The shop's orders are in %s; it cannot change its currency to %s (start with --currency %s).", stored, code, stored)
+}
+
 // SalesFigures are what a group of orders sold: the orders not cancelled (placed and
 // completed alike) and, apart, the cancelled ones. Revenue is in the minor unit of the
 // shop's currency.

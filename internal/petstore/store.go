@@ -25,6 +25,9 @@ type Store interface {
 	// currency, which orders are priced in from then on. A database that has orders in
 	// another currency keeps it: EConflict, naming it.
 	SetCurrency(ctx context.Context, code string) error
+	// Currency is the shop's currency: the last SetCurrency's, else the one the
+	// database holds, else DefaultCurrency.
+	Currency() string
 
 	// Ping reports whether the database is reachable and takes writes.
 	Ping(ctx context.Context) error

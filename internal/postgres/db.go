@@ -41,6 +41,8 @@ type DB struct {
 	now          func() time.Time
 	beforeCommit func() error
 	onDeliveries func()
+	// currency is the shop's (see Currency).
+	currency atomic.Pointer[string]
 	// claimTurn rotates the endpoint a claim serves first.
 	claimTurn atomic.Uint64
 	// purgeChunk is how many rows a purge deletes at a time (tests make it small);
@@ -120,6 +122,10 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	}
 	db := &DB{pool: pool, now: o.Now, beforeCommit: o.BeforeCommit, onDeliveries: o.OnDeliveries,
 		purgeChunk: purgeChunk, purged: func(int64) {}}
+	if err := db.loadCurrency(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	for range o.Loops {
 		db.placers = append(db.placers, groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout))
 	}

@@ -23,11 +23,13 @@ const keyConstraint = "idempotency_keys_key"
 
 const (
 	// qIdempotencyRecords reads the records of the keys named by two arrays, account
-	// ids and keys.
-	qIdempotencyRecords = `SELECT k.account_id, k.key, request_hash, created_at, order_id, pet_id, quantity,
-		ship_date, error_code, error_message, error_details
+	// ids and keys. The order's price, pet name and category are its own, fixed when
+	// it was placed, so they are read from it rather than copied onto the key.
+	qIdempotencyRecords = `SELECT k.account_id, k.key, k.request_hash, k.created_at, k.order_id, k.pet_id, k.quantity,
+		k.ship_date, k.error_code, k.error_message, k.error_details, o.unit_price, o.pet_name, coalesce(o.category_id, 0)
 		FROM idempotency_keys k JOIN unnest($1::bigint[], $2::text[]) AS r(account_id, key)
-		ON k.account_id = r.account_id AND k.key = r.key`
+		ON k.account_id = r.account_id AND k.key = r.key
+		LEFT JOIN orders o ON o.id = k.order_id`
 	// qDeleteExpiredKeys deletes the expired records that a batch uses afresh, each only
 	// if it is still the one the batch saw.
 	qDeleteExpiredKeys = `DELETE FROM idempotency_keys k
@@ -49,13 +51,20 @@ func scanIdempotencyRecord(rows pgx.Rows) (petstore.KeyRef, petstore.Idempotency
 		quantity                 *int32
 		ship                     *time.Time
 		code, message, detailsJS *string
+		price                    *int64
+		petName                  *string
+		category                 int64
 	)
 	if err := rows.Scan(&ref.AccountID, &ref.Key, &rec.RequestHash, &rec.CreatedAt, &orderID, &petID,
-		&quantity, &ship, &code, &message, &detailsJS); err != nil {
+		&quantity, &ship, &code, &message, &detailsJS, &price, &petName, &category); err != nil {
 		return ref, rec, fmt.Errorf("read idempotency key: %w", err)
 	}
 	if orderID != nil {
-		o := petstore.Order{ID: *orderID, AccountID: ref.AccountID, CreatedAt: rec.CreatedAt, ShipDate: ship}
+		o := petstore.Order{ID: *orderID, AccountID: ref.AccountID, Status: petstore.Placed, CreatedAt: rec.CreatedAt, ShipDate: ship,
+			UnitPrice: price, CategoryID: category}
+		if petName != nil {
+			o.PetName = *petName
+		}
 		if petID != nil {
 			o.PetID = *petID
 		}

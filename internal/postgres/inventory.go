@@ -16,9 +16,9 @@ import (
 // holder of the lock committed it.
 
 const (
-	qLockPet     = `SELECT status, stock, open_orders, held FROM pets WHERE id = $1 FOR UPDATE`
-	qLockPetRow  = `SELECT ` + petColumns + `, open_orders, held FROM pets WHERE id = $1 FOR UPDATE`
-	qSetPetState = `UPDATE pets SET status = $1, stock = $2, open_orders = $3, held = $4 WHERE id = $5`
+	qLockPet     = `SELECT status, stock, open_orders, held, orders FROM pets WHERE id = $1 FOR UPDATE`
+	qLockPetRow  = `SELECT ` + petColumns + `, open_orders, held, orders FROM pets WHERE id = $1 FOR UPDATE`
+	qSetPetState = `UPDATE pets SET status = $1, stock = $2, open_orders = $3, held = $4, orders = $5 WHERE id = $6`
 )
 
 // scanPetState reads the result of qLockPet; an unknown pet is ENotFound.
@@ -27,7 +27,7 @@ func scanPetState(row pgx.Row, petID int64) (petstore.PetState, error) {
 		st     petstore.PetState
 		status string
 	)
-	err := row.Scan(&status, &st.Stock, &st.OpenOrders, &st.Held)
+	err := row.Scan(&status, &st.Stock, &st.OpenOrders, &st.Held, &st.Orders)
 	if noRows(err) {
 		return petstore.PetState{}, petstore.PetNotFound(petID)
 	}
@@ -52,8 +52,9 @@ func lockPet(ctx context.Context, tx pgx.Tx, petID int64) (petstore.Pet, petstor
 		status string
 		open   int
 		held   int
+		orders int
 	)
-	err := tx.QueryRow(ctx, qLockPetRow, petID).Scan(&p.ID, &p.Name, &p.CategoryID, &status, &p.Stock, &open, &held)
+	err := tx.QueryRow(ctx, qLockPetRow, petID).Scan(&p.ID, &p.Name, &p.CategoryID, &status, &p.Stock, &p.Price, &open, &held, &orders)
 	if noRows(err) {
 		return p, petstore.PetState{}, petstore.PetNotFound(petID)
 	}
@@ -61,13 +62,13 @@ func lockPet(ctx context.Context, tx pgx.Tx, petID int64) (petstore.Pet, petstor
 		return p, petstore.PetState{}, fmt.Errorf("lock pet %d: %w", petID, err)
 	}
 	p.Status = petstore.PetStatus(status)
-	return p, petstore.PetState{Status: p.Status, Stock: p.Stock, OpenOrders: open, Held: held}, nil
+	return p, petstore.PetState{Status: p.Status, Stock: p.Stock, OpenOrders: open, Held: held, Orders: orders}, nil
 }
 
-// savePetState writes a rule's result: status, stock, the count of open orders and
-// the units they hold.
+// savePetState writes a rule's result: status, stock, the count of open orders, the
+// units they hold and the count of every order.
 func savePetState(ctx context.Context, tx pgx.Tx, petID int64, st petstore.PetState) error {
-	if _, err := tx.Exec(ctx, qSetPetState, string(st.Status), st.Stock, st.OpenOrders, st.Held, petID); err != nil {
+	if _, err := tx.Exec(ctx, qSetPetState, string(st.Status), st.Stock, st.OpenOrders, st.Held, st.Orders, petID); err != nil {
 		return fmt.Errorf("save pet %d: %w", petID, err)
 	}
 	return nil

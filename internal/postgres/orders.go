@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -11,19 +12,29 @@ import (
 )
 
 const (
-	orderColumns   = `id, pet_id, account_id, quantity, ship_date, complete, created_at`
+	orderColumns = `id, pet_id, account_id, quantity, ship_date, complete, status, created_at, completed_at, cancelled_at,
+		unit_price, pet_name, category_id`
 	qOrder         = `SELECT ` + orderColumns + ` FROM orders WHERE id = $1`
 	qOwnedOrder    = `SELECT ` + orderColumns + ` FROM orders WHERE id = $1 AND account_id = $2`
-	qDeleteOrder   = `DELETE FROM orders WHERE id = $1`
-	qCompleteOrder = `UPDATE orders SET complete = true WHERE id = $1`
+	qCancelOrder   = `UPDATE orders SET status = 'cancelled', cancelled_at = $1 WHERE id = $2`
+	qCompleteOrder = `UPDATE orders SET complete = true, status = 'completed', completed_at = $1 WHERE id = $2`
 	qShipOrder     = `UPDATE orders SET ship_date = $1 WHERE id = $2`
 )
 
-func scanOrder(row pgx.Row) (petstore.Order, error) {
-	var o petstore.Order
-	if err := row.Scan(&o.ID, &o.PetID, &o.AccountID, &o.Quantity, &o.ShipDate, &o.Complete, &o.CreatedAt); err != nil {
+// scanOrder reads an order; currency is the shop's, which every order is in.
+func (db *DB) scanOrder(row pgx.Row) (petstore.Order, error) {
+	var (
+		o    petstore.Order
+		name *string
+	)
+	if err := row.Scan(&o.ID, &o.PetID, &o.AccountID, &o.Quantity, &o.ShipDate, &o.Complete, (*string)(&o.Status), &o.CreatedAt,
+		&o.CompletedAt, &o.CancelledAt, &o.UnitPrice, &name, &o.CategoryID); err != nil {
 		return petstore.Order{}, err
 	}
+	if name != nil {
+		o.PetName = *name
+	}
+	o.Currency = db.Currency()
 	return o, nil
 }
 
@@ -39,37 +50,60 @@ func orderQuery(id, owner int64) (string, []any) {
 // another account's order is not found (its existence is not revealed).
 func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error) {
 	q, args := orderQuery(id, owner)
-	return one(ctx, db, "order", func() error { return petstore.NotFound("Order", id) }, scanOrder, q, args...)
+	return one(ctx, db, "order", func() error { return petstore.NotFound("Order", id) }, db.scanOrder, q, args...)
 }
 
-// ordersQuery is the query of one page of the orders that match every filter of f.
+// ordersQuery is the query of one page of the orders that match every filter of f,
+// newest (or oldest) first by (created_at, id), as SQLite's is (see there).
 func ordersQuery(f petstore.OrderFilter, p petstore.Page) (string, []any) {
-	q := `SELECT ` + orderColumns + ` FROM orders WHERE id > $1`
-	args := []any{p.After}
+	var (
+		q    strings.Builder
+		args = make([]any, 0, 8)
+	)
+	arg := func(v any) string {
+		args = append(args, v)
+		return `$` + strconv.Itoa(len(args))
+	}
+	q.WriteString(`SELECT ` + orderColumns + ` FROM orders WHERE true`)
 	if f.AccountID != 0 {
-		args = append(args, f.AccountID)
-		q += ` AND account_id = $` + strconv.Itoa(len(args))
+		q.WriteString(` AND account_id = ` + arg(f.AccountID))
+	}
+	if f.Status != "" {
+		q.WriteString(` AND status = ` + arg(string(f.Status)))
 	}
 	if f.Complete != nil {
-		args = append(args, *f.Complete)
-		q += ` AND complete = $` + strconv.Itoa(len(args))
+		q.WriteString(` AND complete = ` + arg(*f.Complete))
 	}
-	args = append(args, p.Size())
-	return q + ` ORDER BY id LIMIT $` + strconv.Itoa(len(args)), args
+	if f.CreatedAfter != nil {
+		q.WriteString(` AND created_at >= ` + arg(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		q.WriteString(` AND created_at < ` + arg(*f.CreatedBefore))
+	}
+	dir, past := ` DESC`, `<`
+	if f.Oldest {
+		dir, past = ``, `>`
+	}
+	if p.After != 0 {
+		q.WriteString(` AND (created_at, id) ` + past + ` (SELECT created_at, id FROM orders WHERE id = ` + arg(p.After) + `)`)
+	}
+	q.WriteString(` ORDER BY created_at` + dir + `, id` + dir + ` LIMIT ` + arg(p.Size()))
+	return q.String(), args
 }
 
-// Orders lists one page of the orders that match every filter, by id.
+// Orders lists one page of the orders that match every filter, newest or oldest
+// first.
 func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Page) ([]petstore.Order, error) {
 	q, args := ordersQuery(f, p)
-	return list(ctx, db, "orders", 0, scanOrder, q, args...)
+	return list(ctx, db, "orders", 0, db.scanOrder, q, args...)
 }
 
 // lockOrder reads an order and locks its row for the rest of tx, scoped to owner
 // when it is not 0. The lock makes two cancellations of one order take turns: the
-// second finds it gone rather than putting its quantity back a second time.
-func lockOrder(ctx context.Context, tx pgx.Tx, id, owner int64) (petstore.Order, error) {
+// second finds it cancelled rather than putting its quantity back a second time.
+func (db *DB) lockOrder(ctx context.Context, tx pgx.Tx, id, owner int64) (petstore.Order, error) {
 	q, args := orderQuery(id, owner)
-	o, err := scanOrder(tx.QueryRow(ctx, q+` FOR UPDATE`, args...))
+	o, err := db.scanOrder(tx.QueryRow(ctx, q+` FOR UPDATE`, args...))
 	if noRows(err) {
 		return petstore.Order{}, petstore.NotFound("Order", id)
 	}
@@ -79,35 +113,41 @@ func lockOrder(ctx context.Context, tx pgx.Tx, id, owner int64) (petstore.Order,
 	return o, nil
 }
 
-// CancelOrder removes an incomplete order and applies CancelOrder to its pet; a
-// complete order is EConflict. With owner != 0 another account's order is ENotFound.
+// CancelOrder cancels a placed order, applies CancelOrder to its pet and moves its
+// figures to the cancelled ones of the sales summary; a complete order is EConflict,
+// a cancelled one is left as it is. With owner != 0 another account's order is
+// ENotFound.
 // Locks are taken order first, then pet, as in UpdateOrder; PlaceOrder locks only
 // the pet, so no two transactions wait on each other in a circle.
 //
-// It writes order.cancelled, with the order as it was, and the stock events of the
+// It writes order.cancelled, with the order cancelled, and the stock events of the
 // units returned.
 func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
-		o, err := lockOrder(ctx, tx, id, owner)
+		o, err := db.lockOrder(ctx, tx, id, owner)
 		if err != nil {
 			return nil, err
 		}
-		if err := o.CanCancel(); err != nil {
-			return nil, err // before the pet, which a complete order outlives
+		if already, err := o.CheckCancel(); err != nil || already {
+			return nil, err // before the pet, which a closed order may outlive
 		}
 		p, cur, err := lockPet(ctx, tx, o.PetID)
 		if err != nil {
 			return nil, err
 		}
-		next, events, err := petstore.CancelOrder(o, p, cur, timestamp(db.now()))
+		o, next, events, err := petstore.CancelOrder(o, p, cur, timestamp(db.now()))
 		if err != nil {
 			return nil, err
 		}
 		if err := savePetState(ctx, tx, o.PetID, next); err != nil {
 			return nil, err
 		}
-		if _, err = tx.Exec(ctx, qDeleteOrder, id); err != nil {
+		if _, err = tx.Exec(ctx, qCancelOrder, o.CancelledAt, id); err != nil {
 			return nil, err
+		}
+		l := petstore.CancelledSales(o)
+		if _, err = tx.Exec(ctx, qAddSales, salesArgs([]petstore.SalesLine{l})...); err != nil {
+			return nil, fmt.Errorf("add sales: %w", err)
 		}
 		return events, nil
 	})
@@ -130,10 +170,10 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 	var o petstore.Order
 	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
 		var err error
-		if o, err = lockOrder(ctx, tx, id, 0); err != nil {
+		if o, err = db.lockOrder(ctx, tx, id, 0); err != nil {
 			return nil, err
 		}
-		if err := petstore.CheckOrderUpdate(o, petstore.OrderUpdate{Complete: u.Complete, ShipDate: ship}); err != nil || o.Complete {
+		if err := petstore.CheckOrderUpdate(o, petstore.OrderUpdate{Complete: u.Complete, ShipDate: ship}); err != nil || o.Final() {
 			return nil, err
 		}
 		if ship != nil {
@@ -153,7 +193,7 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 		if err := savePetState(ctx, tx, o.PetID, next); err != nil {
 			return nil, err
 		}
-		if _, err := tx.Exec(ctx, qCompleteOrder, id); err != nil {
+		if _, err := tx.Exec(ctx, qCompleteOrder, done.CompletedAt, id); err != nil {
 			return nil, err
 		}
 		o = done

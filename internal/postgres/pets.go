@@ -17,11 +17,11 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	if err := f.Validate(); err != nil {
 		return petstore.Pet{}, err
 	}
-	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status}
+	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Price: f.Price}
 	key := petstore.NameKey(f.Name)
 	err := db.pool.QueryRow(ctx,
-		`INSERT INTO pets (name, name_lower, name_grams, category_id, status, stock) VALUES ($1, $2, $3, $4, $5, 0) RETURNING id`,
-		f.Name, key, petstore.NameGrams(key), f.CategoryID, string(f.Status),
+		`INSERT INTO pets (name, name_lower, name_grams, category_id, status, stock, price) VALUES ($1, $2, $3, $4, $5, 0, $6) RETURNING id`,
+		f.Name, key, petstore.NameGrams(key), f.CategoryID, string(f.Status), f.Price,
 	).Scan(&p.ID)
 	if isForeignKey(err) {
 		return petstore.Pet{}, petstore.UnknownCategory()
@@ -33,12 +33,12 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 }
 
 const (
-	petColumns = `id, name, category_id, status, stock`
+	petColumns = `id, name, category_id, status, stock, price`
 	qPet       = `SELECT ` + petColumns + ` FROM pets WHERE id = $1`
 )
 
 func scanPet(row pgx.Row) (p petstore.Pet, err error) {
-	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock)
+	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &p.Price)
 	return p, err
 }
 
@@ -127,15 +127,15 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		// change to the index (the row may even be updated in place).
 		key := petstore.NameKey(f.Name)
 		_, err = tx.Exec(ctx,
-			`UPDATE pets SET name = $1, name_lower = $2, name_grams = $3, category_id = $4, status = $5 WHERE id = $6`,
-			f.Name, key, petstore.NameGrams(key), f.CategoryID, string(f.Status), id)
+			`UPDATE pets SET name = $1, name_lower = $2, name_grams = $3, category_id = $4, status = $5, price = $6 WHERE id = $7`,
+			f.Name, key, petstore.NameGrams(key), f.CategoryID, string(f.Status), f.Price, id)
 		if isForeignKey(err) {
 			return nil, petstore.UnknownCategory()
 		}
 		if err != nil {
 			return nil, err
 		}
-		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock}
+		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock, Price: f.Price}
 		return petstore.RevisedEvents(cur, pet, timestamp(db.now())), nil
 	})
 	if err != nil {
@@ -144,16 +144,24 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 	return pet, nil
 }
 
-// DeletePet removes a pet; one with incomplete orders is EConflict. Its completed
-// orders stay, with its id.
+// DeletePet removes a pet from the catalogue; one with incomplete orders is
+// EConflict. A pet that had orders is archived first (archived_pets), where the sales
+// report finds its name; its orders keep their own copy of it.
 func (db *DB) DeletePet(ctx context.Context, id int64) error {
 	err := db.update(ctx, func(tx pgx.Tx) error {
-		st, err := lockPetState(ctx, tx, id)
+		p, st, err := lockPet(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if err := st.CanDelete(id); err != nil {
+		archive, err := st.CanDelete(id)
+		if err != nil {
 			return err
+		}
+		if archive {
+			if _, err := tx.Exec(ctx, `INSERT INTO archived_pets (id, name, category_id, price, archived_at) VALUES ($1, $2, $3, $4, $5)`,
+				id, p.Name, p.CategoryID, p.Price, timestamp(db.now())); err != nil {
+				return err
+			}
 		}
 		_, err = tx.Exec(ctx, `DELETE FROM pets WHERE id = $1`, id)
 		return err

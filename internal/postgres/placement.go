@@ -30,13 +30,14 @@ import (
 // about one round trip, so a popular pet takes as many orders per round trip as
 // arrived while the previous batch held it.
 const (
-	qLockPets = `SELECT id, name, category_id, status, stock, open_orders, held FROM pets WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+	qLockPets = `SELECT id, name, category_id, status, stock, open_orders, held, orders, price FROM pets WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 	qOrderIDs = `SELECT nextval('orders_id_seq') FROM generate_series(1, $1)`
-	qSavePets = `UPDATE pets SET status = v.status, stock = v.stock, open_orders = v.open_orders, held = v.held
-		FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::integer[], $5::integer[]) AS v(id, status, stock, open_orders, held)
+	qSavePets = `UPDATE pets SET status = v.status, stock = v.stock, open_orders = v.open_orders, held = v.held, orders = v.orders
+		FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::integer[], $5::integer[], $6::integer[]) AS v(id, status, stock, open_orders, held, orders)
 		WHERE pets.id = v.id`
-	qInsertOrders = `INSERT INTO orders (id, pet_id, account_id, quantity, ship_date, created_at)
-		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::integer[], $5::timestamptz[], $6::timestamptz[])`
+	qInsertOrders = `INSERT INTO orders (id, pet_id, account_id, quantity, ship_date, created_at, unit_price, pet_name, category_id)
+		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::integer[], $5::timestamptz[], $6::timestamptz[],
+			$7::bigint[], $8::text[], $9::bigint[])`
 )
 
 // batchRetries is how many times a batch runs again after it lost a key to another
@@ -154,7 +155,7 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 				st     petstore.PetState
 				status string
 			)
-			if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &st.Stock, &st.OpenOrders, &st.Held); err != nil {
+			if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &st.Stock, &st.OpenOrders, &st.Held, &st.Orders, &p.Price); err != nil {
 				return fmt.Errorf("lock pets: %w", err)
 			}
 			st.Status = petstore.PetStatus(status)
@@ -194,17 +195,17 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 		return err
 	}
 
-	batch := petstore.PlanOrders(reqs, pets, records, timestamp(db.now()))
+	batch := petstore.PlanOrders(reqs, pets, locked, records, timestamp(db.now()), db.Currency())
 
 	// Round trip 2: the writes, and COMMIT.
 	w := &pgx.Batch{}
 	if n := len(batch.Changed); n > 0 {
-		statuses, stocks, open, held := make([]string, n), make([]int32, n), make([]int32, n), make([]int32, n)
+		statuses, stocks, open, held, orders := make([]string, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 		for i, id := range batch.Changed {
 			st := batch.Pets[id]
-			statuses[i], stocks[i], open[i], held[i] = string(st.Status), int32(st.Stock), int32(st.OpenOrders), int32(st.Held)
+			statuses[i], stocks[i], open[i], held[i], orders[i] = string(st.Status), int32(st.Stock), int32(st.OpenOrders), int32(st.Held), int32(st.Orders)
 		}
-		w.Queue(qSavePets, batch.Changed, statuses, stocks, open, held)
+		w.Queue(qSavePets, batch.Changed, statuses, stocks, open, held, orders)
 	}
 	var o orderRows
 	for i := range batch.Plans {
@@ -214,7 +215,8 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 		}
 	}
 	if len(o.ids) > 0 {
-		w.Queue(qInsertOrders, o.ids, o.pets, o.accounts, o.qty, o.ships, o.created)
+		w.Queue(qInsertOrders, o.ids, o.pets, o.accounts, o.qty, o.ships, o.created, o.prices, o.names, o.categories)
+		queueSales(w, batch.Sales())
 	}
 	events := batch.Events(before, locked)
 	// Keys are recorded in key order, so that two batches recording the same keys
@@ -366,6 +368,9 @@ type orderRows struct {
 	qty                 []int32
 	ships               []*time.Time
 	created             []time.Time
+	prices              []*int64
+	names               []string
+	categories          []int64
 }
 
 func (r *orderRows) add(o petstore.Order) {
@@ -375,6 +380,9 @@ func (r *orderRows) add(o petstore.Order) {
 	r.qty = append(r.qty, int32(o.Quantity))
 	r.ships = append(r.ships, o.ShipDate)
 	r.created = append(r.created, o.CreatedAt)
+	r.prices = append(r.prices, o.UnitPrice)
+	r.names = append(r.names, o.PetName)
+	r.categories = append(r.categories, o.CategoryID)
 }
 
 // committed checks the result of a COMMIT sent by hand: PostgreSQL answers a COMMIT

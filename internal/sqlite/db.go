@@ -85,6 +85,8 @@ type DB struct {
 	now          func() time.Time
 	beforeCommit func() error
 	onDeliveries func()
+	// currency is the shop's (see Currency).
+	currency atomic.Pointer[string]
 	// claimTurn rotates the endpoint a claim serves first.
 	claimTurn atomic.Uint64
 	// purgeChunk is how many rows a purge deletes at a time (tests make it small);
@@ -167,6 +169,10 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 			return nil, fmt.Errorf("prepare %q: %w", q, err)
 		}
 		db.writeStmts[q] = s
+	}
+	if err := db.loadCurrency(ctx); err != nil {
+		db.Close()
+		return nil, err
 	}
 	db.placer = groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout)
 	return db, nil
@@ -275,7 +281,7 @@ func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // hotWrites are the statements of the write transactions on the hot paths (placing
 // an order above all, and the dispatcher's claims and records), prepared once in Open.
-var hotWrites = append([]string{qPetState, qSetPetState, qInsertOrder, qIdempotencyRecord, qSaveIdempotencyRecord,
+var hotWrites = append([]string{qPetState, qSetPetState, qInsertOrder, qAddSales, qIdempotencyRecord, qSaveIdempotencyRecord,
 	qInsertEvent, qAnyWebhook}, webhookWrites...)
 
 // txStmt returns the statement for query bound to tx: the one prepared in Open for a

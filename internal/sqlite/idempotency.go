@@ -17,9 +17,12 @@ import (
 // places the order.
 
 const (
-	qIdempotencyRecord = `SELECT request_hash, created_at, order_id, pet_id, quantity, ship_date,
-		error_code, error_message, error_details
-		FROM idempotency_keys WHERE account_id = ? AND key = ?`
+	// The order's price, pet name and category are its own, fixed when it was placed,
+	// so they are read from it rather than copied onto the key.
+	qIdempotencyRecord = `SELECT k.request_hash, k.created_at, k.order_id, k.pet_id, k.quantity, k.ship_date,
+		k.error_code, k.error_message, k.error_details, o.unit_price, o.pet_name, coalesce(o.category_id, 0)
+		FROM idempotency_keys AS k LEFT JOIN orders AS o ON o.id = k.order_id
+		WHERE k.account_id = ? AND k.key = ?`
 	qSaveIdempotencyRecord = `INSERT OR REPLACE INTO idempotency_keys
 		(account_id, key, request_hash, created_at, order_id, pet_id, quantity, ship_date,
 		 error_code, error_message, error_details)
@@ -38,9 +41,12 @@ func loadIdempotencyRecord(ctx context.Context, db *DB, tx *sql.Tx, ref petstore
 		orderID, petID, quantity   sql.NullInt64
 		ship                       sql.NullString
 		code, message, detailsJSON sql.NullString
+		price                      sql.NullInt64
+		petName                    sql.NullString
+		category                   int64
 	)
 	err = s.QueryRowContext(ctx, ref.AccountID, ref.Key).Scan(&rec.RequestHash, &created,
-		&orderID, &petID, &quantity, &ship, &code, &message, &detailsJSON)
+		&orderID, &petID, &quantity, &ship, &code, &message, &detailsJSON, &price, &petName, &category)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, false, nil
 	}
@@ -51,7 +57,9 @@ func loadIdempotencyRecord(ctx context.Context, db *DB, tx *sql.Tx, ref petstore
 		return rec, false, err
 	}
 	if orderID.Valid {
-		o := petstore.Order{ID: orderID.Int64, PetID: petID.Int64, AccountID: ref.AccountID, Quantity: int(quantity.Int64), CreatedAt: rec.CreatedAt}
+		o := petstore.Order{ID: orderID.Int64, PetID: petID.Int64, AccountID: ref.AccountID, Quantity: int(quantity.Int64),
+			Status: petstore.Placed, CreatedAt: rec.CreatedAt, UnitPrice: nullInt(price), PetName: petName.String,
+			CategoryID: category, Currency: db.Currency()}
 		if o.ShipDate, err = parseNullTime(ship); err != nil {
 			return rec, false, err
 		}

@@ -14,12 +14,13 @@ import (
 // and the save, in this process or any other.
 
 const (
-	qPetState    = `SELECT status, stock, open_orders, held, name, category_id FROM pets WHERE id = ?`
-	qSetPetState = `UPDATE pets SET status = ?, stock = ?, open_orders = ?, held = ? WHERE id = ?`
+	qPetState    = `SELECT status, stock, open_orders, held, orders, name, category_id, price FROM pets WHERE id = ?`
+	qSetPetState = `UPDATE pets SET status = ?, stock = ?, open_orders = ?, held = ?, orders = ? WHERE id = ?`
 )
 
-// loadPetState reads what the store rules look at, and the pet (whose name and
-// category the events of its changes show); an unknown pet is ENotFound.
+// loadPetState reads what the store rules look at, and the pet (whose name, category
+// and price the events of its changes show and its orders keep); an unknown pet is
+// ENotFound.
 func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstore.Pet, petstore.PetState, error) {
 	s, err := db.txStmt(ctx, tx, qPetState)
 	if err != nil {
@@ -29,8 +30,9 @@ func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstor
 		st     petstore.PetState
 		p      = petstore.Pet{ID: petID}
 		status string
+		price  sql.NullInt64
 	)
-	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders, &st.Held, &p.Name, &p.CategoryID)
+	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders, &st.Held, &st.Orders, &p.Name, &p.CategoryID, &price)
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Pet{}, petstore.PetState{}, petstore.PetNotFound(petID)
 	}
@@ -38,18 +40,18 @@ func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstor
 		return petstore.Pet{}, petstore.PetState{}, fmt.Errorf("load pet %d: %w", petID, err)
 	}
 	st.Status = petstore.PetStatus(status)
-	p.Status, p.Stock = st.Status, st.Stock
+	p.Status, p.Stock, p.Price = st.Status, st.Stock, nullInt(price)
 	return p, st, nil
 }
 
-// savePetState writes a rule's result: status, stock, the count of open orders and
-// the units they hold.
+// savePetState writes a rule's result: status, stock, the count of open orders, the
+// units they hold and the count of every order.
 func savePetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64, st petstore.PetState) error {
 	s, err := db.txStmt(ctx, tx, qSetPetState)
 	if err != nil {
 		return err
 	}
-	if _, err := s.ExecContext(ctx, string(st.Status), st.Stock, st.OpenOrders, st.Held, petID); err != nil {
+	if _, err := s.ExecContext(ctx, string(st.Status), st.Stock, st.OpenOrders, st.Held, st.Orders, petID); err != nil {
 		return fmt.Errorf("save pet %d: %w", petID, err)
 	}
 	return nil

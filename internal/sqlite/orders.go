@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/groupcommit"
@@ -13,23 +14,37 @@ import (
 )
 
 const (
-	orderColumns   = `id, pet_id, account_id, quantity, ship_date, complete, created_at`
-	qOrder         = `SELECT ` + orderColumns + ` FROM orders WHERE id = ?`
-	qOwnedOrder    = `SELECT ` + orderColumns + ` FROM orders WHERE id = ? AND account_id = ?`
-	qInsertOrder   = `INSERT INTO orders (pet_id, account_id, quantity, ship_date, complete, created_at) VALUES (?, ?, ?, ?, 0, ?)`
-	qDeleteOrder   = `DELETE FROM orders WHERE id = ?`
-	qCompleteOrder = `UPDATE orders SET complete = 1 WHERE id = ?`
+	orderColumns = `id, pet_id, account_id, quantity, ship_date, complete, status, created_at, completed_at, cancelled_at,
+		unit_price, pet_name, category_id`
+	qOrder       = `SELECT ` + orderColumns + ` FROM orders WHERE id = ?`
+	qOwnedOrder  = `SELECT ` + orderColumns + ` FROM orders WHERE id = ? AND account_id = ?`
+	qInsertOrder = `INSERT INTO orders (pet_id, account_id, quantity, ship_date, complete, status, created_at, unit_price, pet_name, category_id)
+		VALUES (?, ?, ?, ?, 0, 'placed', ?, ?, ?, ?)`
+	qCancelOrder   = `UPDATE orders SET status = 'cancelled', cancelled_at = ? WHERE id = ?`
+	qCompleteOrder = `UPDATE orders SET complete = 1, status = 'completed', completed_at = ? WHERE id = ?`
 	qShipOrder     = `UPDATE orders SET ship_date = ? WHERE id = ?`
+	// qAddSales adds a line to the sales summary (petstore.SalesLine).
+	qAddSales = `INSERT INTO sales_daily (day, pet_id, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (day, pet_id, category_id) DO UPDATE SET
+			orders = orders + excluded.orders, units = units + excluded.units, revenue = revenue + excluded.revenue,
+			cancelled_orders = cancelled_orders + excluded.cancelled_orders,
+			cancelled_units = cancelled_units + excluded.cancelled_units,
+			cancelled_revenue = cancelled_revenue + excluded.cancelled_revenue`
 )
 
-func scanOrder(row scanner) (petstore.Order, error) {
+// scanOrder reads an order; currency is the shop's, which every order is in.
+func (db *DB) scanOrder(row scanner) (petstore.Order, error) {
 	var (
-		o       petstore.Order
-		ship    sql.NullString
-		created string
-		err     error
+		o                          petstore.Order
+		ship, completed, cancelled sql.NullString
+		created                    string
+		price                      sql.NullInt64
+		name                       sql.NullString
+		err                        error
 	)
-	if err := row.Scan(&o.ID, &o.PetID, &o.AccountID, &o.Quantity, &ship, &o.Complete, &created); err != nil {
+	if err := row.Scan(&o.ID, &o.PetID, &o.AccountID, &o.Quantity, &ship, &o.Complete, (*string)(&o.Status), &created,
+		&completed, &cancelled, &price, &name, &o.CategoryID); err != nil {
 		return petstore.Order{}, err
 	}
 	if o.ShipDate, err = parseNullTime(ship); err != nil {
@@ -38,7 +53,33 @@ func scanOrder(row scanner) (petstore.Order, error) {
 	if o.CreatedAt, err = parseTime(created); err != nil {
 		return petstore.Order{}, err
 	}
+	if o.CompletedAt, err = parseNullTime(completed); err != nil {
+		return petstore.Order{}, err
+	}
+	if o.CancelledAt, err = parseNullTime(cancelled); err != nil {
+		return petstore.Order{}, err
+	}
+	o.UnitPrice, o.PetName, o.Currency = nullInt(price), name.String, db.Currency()
 	return o, nil
+}
+
+// addSales adds lines to the sales summary, in the transaction of the orders they
+// count.
+func addSales(ctx context.Context, db *DB, tx *sql.Tx, lines []petstore.SalesLine) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	s, err := db.txStmt(ctx, tx, qAddSales)
+	if err != nil {
+		return err
+	}
+	for _, l := range lines {
+		if _, err := s.ExecContext(ctx, l.Day, l.PetID, l.CategoryID, l.Orders, l.Units, l.Revenue,
+			l.CancelledOrders, l.CancelledUnits, l.CancelledRevenue); err != nil {
+			return fmt.Errorf("add sales: %w", err)
+		}
+	}
+	return nil
 }
 
 // utc returns a copy of t in UTC, as it will read back from the database.
@@ -125,7 +166,7 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 			}
 		}
 		before := maps.Clone(pets)
-		batch = petstore.PlanOrders(reqs, pets, keys, db.now().UTC())
+		batch = petstore.PlanOrders(reqs, pets, rows, keys, db.now().UTC(), db.Currency())
 		for _, id := range batch.Changed {
 			if err := savePetState(sctx, db, tx, id, batch.Pets[id]); err != nil {
 				return err
@@ -138,13 +179,17 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 				continue
 			}
 			o := &p.Order
-			res, err := ins.ExecContext(sctx, o.PetID, o.AccountID, o.Quantity, nullTime(o.ShipDate), formatTime(o.CreatedAt))
+			res, err := ins.ExecContext(sctx, o.PetID, o.AccountID, o.Quantity, nullTime(o.ShipDate), formatTime(o.CreatedAt),
+				nullInt64(o.UnitPrice), o.PetName, o.CategoryID)
 			if err != nil {
 				return fmt.Errorf("insert order: %w", err)
 			}
 			if o.ID, err = res.LastInsertId(); err != nil {
 				return fmt.Errorf("insert order: %w", err)
 			}
+		}
+		if err := addSales(sctx, db, tx, batch.Sales()); err != nil {
+			return err
 		}
 		var err error
 		if queued, err = db.record(sctx, tx, batch.Events(before, rows)); err != nil {
@@ -179,40 +224,67 @@ func (db *DB) Order(ctx context.Context, id, owner int64) (petstore.Order, error
 	if owner != 0 {
 		q, args = qOwnedOrder, []any{id, owner}
 	}
-	return one(ctx, db, "order", func() error { return petstore.NotFound("Order", id) }, scanOrder, q, args...)
+	return one(ctx, db, "order", func() error { return petstore.NotFound("Order", id) }, db.scanOrder, q, args...)
 }
 
-// ordersQuery is the query of one page of the orders that match every filter of f.
+// ordersQuery is the query of one page of the orders that match every filter of f,
+// newest (or oldest) first by (created_at, id). The page after order p.After starts
+// past that order's place, read by its id; an index leads with the account or the
+// status when f names one, and created_at then serves the range and the order.
 func ordersQuery(f petstore.OrderFilter, p petstore.Page) (string, []any) {
-	q := `SELECT ` + orderColumns + ` FROM orders WHERE id > ?`
-	args := []any{p.After}
+	var (
+		q    strings.Builder
+		args = make([]any, 0, 8)
+	)
+	q.WriteString(`SELECT ` + orderColumns + ` FROM orders WHERE 1`)
 	if f.AccountID != 0 {
-		q += ` AND account_id = ?`
+		q.WriteString(` AND account_id = ?`)
 		args = append(args, f.AccountID)
 	}
+	if f.Status != "" {
+		q.WriteString(` AND status = ?`)
+		args = append(args, string(f.Status))
+	}
 	if f.Complete != nil {
-		q += ` AND complete = ?`
+		q.WriteString(` AND complete = ?`)
 		args = append(args, *f.Complete)
 	}
-	q += ` ORDER BY id LIMIT ?`
-	return q, append(args, p.Size())
+	if f.CreatedAfter != nil {
+		q.WriteString(` AND created_at >= ?`)
+		args = append(args, formatTime(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		q.WriteString(` AND created_at < ?`)
+		args = append(args, formatTime(*f.CreatedBefore))
+	}
+	dir, past := ` DESC`, `<`
+	if f.Oldest {
+		dir, past = ``, `>`
+	}
+	if p.After != 0 {
+		q.WriteString(` AND (created_at, id) ` + past + ` (SELECT created_at, id FROM orders WHERE id = ?)`)
+		args = append(args, p.After)
+	}
+	q.WriteString(` ORDER BY created_at` + dir + `, id` + dir + ` LIMIT ?`)
+	return q.String(), append(args, p.Size())
 }
 
-// Orders lists one page of the orders that match every filter, by id.
+// Orders lists one page of the orders that match every filter, newest or oldest
+// first.
 func (db *DB) Orders(ctx context.Context, f petstore.OrderFilter, p petstore.Page) ([]petstore.Order, error) {
 	q, args := ordersQuery(f, p)
-	return list(ctx, db, "orders", 0, scanOrder, q, args...)
+	return list(ctx, db, "orders", 0, db.scanOrder, q, args...)
 }
 
 // loadOrder reads an order inside a write transaction, scoped to owner when it is not 0.
-func loadOrder(ctx context.Context, tx *sql.Tx, id, owner int64) (petstore.Order, error) {
+func (db *DB) loadOrder(ctx context.Context, tx *sql.Tx, id, owner int64) (petstore.Order, error) {
 	var row *sql.Row
 	if owner != 0 {
 		row = tx.QueryRowContext(ctx, qOwnedOrder, id, owner)
 	} else {
 		row = tx.QueryRowContext(ctx, qOrder, id)
 	}
-	o, err := scanOrder(row)
+	o, err := db.scanOrder(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Order{}, petstore.NotFound("Order", id)
 	}
@@ -222,8 +294,10 @@ func loadOrder(ctx context.Context, tx *sql.Tx, id, owner int64) (petstore.Order
 	return o, nil
 }
 
-// CancelOrder removes an incomplete order and applies CancelOrder to its pet; a
-// complete order is EConflict. With owner != 0 another account's order is ENotFound.
+// CancelOrder cancels a placed order, applies CancelOrder to its pet and moves its
+// figures to the cancelled ones of the sales summary; a complete order is EConflict,
+// a cancelled one is left as it is. With owner != 0 another account's order is
+// ENotFound.
 func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 	var (
 		pet    int64
@@ -231,26 +305,29 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 	)
 	defer func() { db.pets.forget(pet) }()
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		o, err := loadOrder(ctx, tx, id, owner)
+		o, err := db.loadOrder(ctx, tx, id, owner)
 		if err != nil {
 			return err
 		}
 		pet = o.PetID
-		if err := o.CanCancel(); err != nil {
-			return err // before the pet, which a complete order outlives
+		if already, err := o.CheckCancel(); err != nil || already {
+			return err // before the pet, which a closed order may outlive
 		}
 		p, cur, err := loadPetState(ctx, db, tx, o.PetID)
 		if err != nil {
 			return err
 		}
-		next, events, err := petstore.CancelOrder(o, p, cur, db.now().UTC())
+		o, next, events, err := petstore.CancelOrder(o, p, cur, db.now().UTC())
 		if err != nil {
 			return err
 		}
 		if err := savePetState(ctx, db, tx, o.PetID, next); err != nil {
 			return err
 		}
-		if _, err = tx.ExecContext(ctx, qDeleteOrder, id); err != nil {
+		if _, err = tx.ExecContext(ctx, qCancelOrder, nullTime(o.CancelledAt), id); err != nil {
+			return err
+		}
+		if err := addSales(ctx, db, tx, []petstore.SalesLine{petstore.CancelledSales(o)}); err != nil {
 			return err
 		}
 		queued, err = db.record(ctx, tx, events)
@@ -275,10 +352,10 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 	defer func() { db.pets.forget(o.PetID) }()
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var err error
-		if o, err = loadOrder(ctx, tx, id, 0); err != nil {
+		if o, err = db.loadOrder(ctx, tx, id, 0); err != nil {
 			return err
 		}
-		if err := petstore.CheckOrderUpdate(o, u); err != nil || o.Complete {
+		if err := petstore.CheckOrderUpdate(o, u); err != nil || o.Final() {
 			return err
 		}
 		if u.ShipDate != nil {
@@ -300,7 +377,7 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 			if err := savePetState(ctx, db, tx, o.PetID, next); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, qCompleteOrder, id); err != nil {
+			if _, err := tx.ExecContext(ctx, qCompleteOrder, nullTime(o.CompletedAt), id); err != nil {
 				return err
 			}
 			queued, err = db.record(ctx, tx, events)

@@ -18,13 +18,13 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	if err := f.Validate(); err != nil {
 		return petstore.Pet{}, err
 	}
-	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status}
+	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Price: f.Price}
 	key := petstore.NameKey(f.Name)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		// An unknown category fails the foreign key, reported as petstore.UnknownCategory().
 		err := tx.QueryRowContext(ctx,
-			`INSERT INTO pets (name, name_lower, category_id, status, stock) VALUES (?, ?, ?, ?, 0) RETURNING id`,
-			f.Name, key, f.CategoryID, string(f.Status),
+			`INSERT INTO pets (name, name_lower, category_id, status, stock, price) VALUES (?, ?, ?, ?, 0, ?) RETURNING id`,
+			f.Name, key, f.CategoryID, string(f.Status), nullInt64(f.Price),
 		).Scan(&p.ID)
 		if err != nil {
 			return err
@@ -41,13 +41,31 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 }
 
 const (
-	petColumns = `id, name, category_id, status, stock`
+	petColumns = `id, name, category_id, status, stock, price`
 	qPet       = `SELECT ` + petColumns + ` FROM pets WHERE id = ?`
 )
 
 func scanPet(row scanner) (p petstore.Pet, err error) {
-	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock)
+	var price sql.NullInt64
+	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &price)
+	p.Price = nullInt(price)
 	return p, err
+}
+
+// nullInt reads a nullable integer column.
+func nullInt(n sql.NullInt64) *int64 {
+	if !n.Valid {
+		return nil
+	}
+	return &n.Int64
+}
+
+// nullInt64 writes a nullable integer column.
+func nullInt64(p *int64) sql.NullInt64 {
+	if p == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: *p, Valid: true}
 }
 
 // Pet finds a pet by id, from the pet cache when it has it (see petCache).
@@ -172,8 +190,8 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		}
 		key := petstore.NameKey(f.Name)
 		_, err = tx.ExecContext(ctx,
-			`UPDATE pets SET name = ?, name_lower = ?, category_id = ?, status = ? WHERE id = ?`,
-			f.Name, key, f.CategoryID, string(f.Status), id)
+			`UPDATE pets SET name = ?, name_lower = ?, category_id = ?, status = ?, price = ? WHERE id = ?`,
+			f.Name, key, f.CategoryID, string(f.Status), nullInt64(f.Price), id)
 		if isForeignKey(err) {
 			return petstore.UnknownCategory()
 		}
@@ -190,7 +208,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 				return err
 			}
 		}
-		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock}
+		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock, Price: f.Price}
 		if cur.Status == pet.Status {
 			return nil
 		}
@@ -204,17 +222,25 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 	return pet, nil
 }
 
-// DeletePet removes a pet; one with incomplete orders is EConflict. Its completed
-// orders stay, with its id.
+// DeletePet removes a pet from the catalogue; one with incomplete orders is
+// EConflict. A pet that had orders is archived first (archived_pets), where the sales
+// report finds its name; its orders keep their own copy of it.
 func (db *DB) DeletePet(ctx context.Context, id int64) error {
 	defer db.pets.forget(id)
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		_, st, err := loadPetState(ctx, db, tx, id)
+		p, st, err := loadPetState(ctx, db, tx, id)
 		if err != nil {
 			return err
 		}
-		if err := st.CanDelete(id); err != nil {
+		archive, err := st.CanDelete(id)
+		if err != nil {
 			return err
+		}
+		if archive {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO archived_pets (id, name, category_id, price, archived_at) VALUES (?, ?, ?, ?, ?)`,
+				id, p.Name, p.CategoryID, nullInt64(p.Price), formatTime(db.now())); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM pets WHERE id = ?`, id); err != nil {
 			return err

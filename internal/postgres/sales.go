@@ -1,0 +1,169 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// Currency is the shop's currency: what SetCurrency made it, or what the database
+// holds, or petstore.DefaultCurrency for a new one.
+func (db *DB) Currency() string {
+	if c := db.currency.Load(); c != nil {
+		return *c
+	}
+	return petstore.DefaultCurrency
+}
+
+// loadCurrency reads the currency the database holds, if it holds one.
+func (db *DB) loadCurrency(ctx context.Context) error {
+	var code string
+	err := db.pool.QueryRow(ctx, `SELECT value FROM settings WHERE key = 'currency'`).Scan(&code)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("load currency: %w", err)
+	}
+	db.currency.Store(&code)
+	return nil
+}
+
+// SetCurrency makes code the shop's currency, unless the database has orders in
+// another (petstore.CurrencyChange decides). The settings row is locked first, so
+// that processes starting together with different currencies take turns.
+func (db *DB) SetCurrency(ctx context.Context, code string) error {
+	err := db.update(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO settings (key, value) VALUES ('currency', '') ON CONFLICT (key) DO NOTHING`); err != nil {
+			return err
+		}
+		var (
+			stored string
+			orders bool
+		)
+		if err := tx.QueryRow(ctx, `SELECT value FROM settings WHERE key = 'currency' FOR UPDATE`).Scan(&stored); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM orders)`).Scan(&orders); err != nil {
+			return err
+		}
+		if err := petstore.CurrencyChange(stored, code, orders); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE settings SET value = $1 WHERE key = 'currency'`, code)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("set currency: %w", err)
+	}
+	db.currency.Store(&code)
+	return nil
+}
+
+// qAddSales adds lines to the sales summary (petstore.SalesLine), given as arrays.
+const qAddSales = `INSERT INTO sales_daily AS s (day, pet_id, category_id, orders, units, revenue,
+		cancelled_orders, cancelled_units, cancelled_revenue)
+	SELECT * FROM unnest($1::date[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
+		$7::bigint[], $8::bigint[], $9::bigint[])
+	ON CONFLICT (day, pet_id, category_id) DO UPDATE SET
+		orders = s.orders + excluded.orders, units = s.units + excluded.units, revenue = s.revenue + excluded.revenue,
+		cancelled_orders = s.cancelled_orders + excluded.cancelled_orders,
+		cancelled_units = s.cancelled_units + excluded.cancelled_units,
+		cancelled_revenue = s.cancelled_revenue + excluded.cancelled_revenue`
+
+// salesArgs are the arrays of qAddSales. The lines are one per day, pet and category
+// (petstore.OrderBatch.Sales), as one INSERT may not change a row twice.
+func salesArgs(lines []petstore.SalesLine) []any {
+	n := len(lines)
+	days := make([]string, n)
+	pets, cats := make([]int64, n), make([]int64, n)
+	var f [6][]int64
+	for i := range f {
+		f[i] = make([]int64, n)
+	}
+	for i, l := range lines {
+		days[i], pets[i], cats[i] = l.Day, l.PetID, l.CategoryID
+		f[0][i], f[1][i], f[2][i] = l.Orders, l.Units, l.Revenue
+		f[3][i], f[4][i], f[5][i] = l.CancelledOrders, l.CancelledUnits, l.CancelledRevenue
+	}
+	return []any{days, pets, cats, f[0], f[1], f[2], f[3], f[4], f[5]}
+}
+
+// queueSales adds the lines of a batch to its writes.
+func queueSales(w *pgx.Batch, lines []petstore.SalesLine) {
+	if len(lines) > 0 {
+		w.Queue(qAddSales, salesArgs(lines)...)
+	}
+}
+
+const (
+	// sum of bigint is numeric in PostgreSQL: each is cast back.
+	salesSums = `sum(orders)::bigint AS o, sum(units)::bigint AS u, sum(revenue)::bigint AS r,
+		sum(cancelled_orders)::bigint AS co, sum(cancelled_units)::bigint AS cu, sum(cancelled_revenue)::bigint AS cr`
+	qSalesTotals = `SELECT coalesce(sum(orders), 0)::bigint, coalesce(sum(units), 0)::bigint, coalesce(sum(revenue), 0)::bigint,
+		coalesce(sum(cancelled_orders), 0)::bigint, coalesce(sum(cancelled_units), 0)::bigint,
+		coalesce(sum(cancelled_revenue), 0)::bigint
+		FROM sales_daily WHERE day BETWEEN $1::date AND $2::date`
+	qSalesByDay = `SELECT day, ` + salesSums + ` FROM sales_daily WHERE day BETWEEN $1::date AND $2::date GROUP BY day ORDER BY day`
+	qSalesByPet = `SELECT g.pet_id, coalesce(p.name, a.name, ''), g.o, g.u, g.r, g.co, g.cu, g.cr FROM (
+			SELECT pet_id, ` + salesSums + ` FROM sales_daily WHERE day BETWEEN $1::date AND $2::date
+			GROUP BY pet_id ORDER BY r DESC, u DESC, pet_id LIMIT $3) AS g
+		LEFT JOIN pets AS p ON p.id = g.pet_id LEFT JOIN archived_pets AS a ON a.id = g.pet_id
+		ORDER BY g.r DESC, g.u DESC, g.pet_id`
+	qSalesByCategory = `SELECT g.category_id, coalesce(c.name, ''), g.o, g.u, g.r, g.co, g.cu, g.cr FROM (
+			SELECT category_id, ` + salesSums + ` FROM sales_daily WHERE day BETWEEN $1::date AND $2::date
+			GROUP BY category_id ORDER BY r DESC, u DESC, category_id LIMIT $3) AS g
+		LEFT JOIN categories AS c ON c.id = g.category_id
+		ORDER BY g.r DESC, g.u DESC, g.category_id`
+)
+
+func scanFigures(f *petstore.SalesFigures) []any {
+	return []any{&f.Orders, &f.Units, &f.Revenue, &f.CancelledOrders, &f.CancelledUnits, &f.CancelledRevenue}
+}
+
+// SalesReport answers q from the sales summary: the rows of its days, summed.
+func (db *DB) SalesReport(ctx context.Context, q petstore.SalesQuery) (petstore.SalesReport, error) {
+	r := petstore.SalesReport{Query: q}
+	from, to := q.From.UTC(), q.To.UTC()
+	if err := db.pool.QueryRow(ctx, qSalesTotals, from, to).Scan(scanFigures(&r.Totals)...); err != nil {
+		return r, fmt.Errorf("sales report: %w", err)
+	}
+	var (
+		query string
+		args  = []any{from, to}
+		scan  func(pgx.Row) (petstore.SalesGroup, error)
+	)
+	switch q.GroupBy {
+	case petstore.ByPet:
+		query, args = qSalesByPet, append(args, q.Limit)
+		scan = func(row pgx.Row) (g petstore.SalesGroup, err error) {
+			err = row.Scan(append([]any{&g.PetID, &g.PetName}, scanFigures(&g.SalesFigures)...)...)
+			return g, err
+		}
+	case petstore.ByCategory:
+		query, args = qSalesByCategory, append(args, q.Limit)
+		scan = func(row pgx.Row) (g petstore.SalesGroup, err error) {
+			err = row.Scan(append([]any{&g.CategoryID, &g.CategoryName}, scanFigures(&g.SalesFigures)...)...)
+			return g, err
+		}
+	default:
+		query = qSalesByDay
+		scan = func(row pgx.Row) (g petstore.SalesGroup, err error) {
+			var day time.Time
+			err = row.Scan(append([]any{&day}, scanFigures(&g.SalesFigures)...)...)
+			g.Day = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
+			return g, err
+		}
+	}
+	groups, err := list(ctx, db, "sales report", 0, scan, query, args...)
+	if err != nil {
+		return r, err
+	}
+	r.Groups = groups
+	return r, nil
+}
