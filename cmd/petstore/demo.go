@@ -10,16 +10,18 @@ import (
 type demoPet struct {
 	name  string
 	stock int
+	price int64 // in the currency's minor unit
 }
 
-// demoCatalog is the sample data of --demo: pet 1 is Rex, a dog with 5 in stock.
+// demoCatalog is the sample data of --demo: pet 1 is Rex, a dog with 5 in stock at
+// 349.00.
 var demoCatalog = []struct {
 	category petstore.Category
 	pets     []demoPet
 }{
-	{petstore.Category{Name: "Dogs", Description: "Loyal companions."}, []demoPet{{"Rex", 5}, {"Bella", 3}, {"Max", 0}}},
-	{petstore.Category{Name: "Cats", Description: "Independent spirits."}, []demoPet{{"Luna", 4}, {"Milo", 2}}},
-	{petstore.Category{Name: "Birds", Description: "Songs included."}, []demoPet{{"Kiwi", 10}}},
+	{petstore.Category{Name: "Dogs", Description: "Loyal companions."}, []demoPet{{"Rex", 5, 34900}, {"Bella", 3, 29900}, {"Max", 0, 32500}}},
+	{petstore.Category{Name: "Cats", Description: "Independent spirits."}, []demoPet{{"Luna", 4, 12000}, {"Milo", 2, 9900}}},
+	{petstore.Category{Name: "Birds", Description: "Songs included."}, []demoPet{{"Kiwi", 10, 4500}}},
 }
 
 // fillDemo adds the sample catalog when the database has no categories yet.
@@ -35,7 +37,7 @@ func fillDemo(ctx context.Context, st petstore.Store, log *slog.Logger) error {
 			return err
 		}
 		for _, p := range d.pets {
-			pet, err := st.CreatePet(ctx, petstore.PetFields{Name: p.name, CategoryID: c.ID, Status: petstore.Available})
+			pet, err := st.CreatePet(ctx, petstore.PetFields{Name: p.name, CategoryID: c.ID, Status: petstore.Available, Price: &p.price})
 			if err != nil {
 				return err
 			}

@@ -38,7 +38,8 @@ func newBenchAPI(b *testing.B) *benchAPI {
 	c, _ := st.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
 	var first int64
 	for i := range 50 {
-		p, err := st.CreatePet(ctx, petstore.PetFields{Name: fmt.Sprintf("pet %d", i), CategoryID: c.ID, Status: petstore.Available})
+		price := int64(999)
+		p, err := st.CreatePet(ctx, petstore.PetFields{Name: fmt.Sprintf("pet %d", i), CategoryID: c.ID, Status: petstore.Available, Price: &price})
 		if err != nil {
 			b.Fatal(err)
 		}

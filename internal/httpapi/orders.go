@@ -90,7 +90,17 @@ func (h *Handler) ListOrders(ctx context.Context, params oas.ListOrdersParams) (
 		f.AccountID = id
 	}
 	if c, ok := params.Complete.Get(); ok {
-		f.Complete = &c
+		// complete is the older filter: true is completed, false the orders still to
+		// fulfil (placed), as before cancelled orders were kept. With status, both
+		// must agree.
+		s := petstore.Placed
+		if c {
+			s = petstore.Completed
+		}
+		if f.Status != "" && f.Status != s {
+			return &oas.ListOrdersOKHeaders{Response: []oas.Order{}}, nil
+		}
+		f.Status = s
 	}
 	for _, b := range []struct {
 		field string
@@ -114,11 +124,11 @@ func (h *Handler) ListOrders(ctx context.Context, params oas.ListOrdersParams) (
 		if id, ok := params.AccountId.Get(); ok {
 			q.Set("accountId", strconv.FormatInt(id, 10))
 		}
-		if f.Status != "" {
-			q.Set("status", string(f.Status))
+		if s, ok := params.Status.Get(); ok {
+			q.Set("status", string(s))
 		}
-		if f.Complete != nil {
-			q.Set("complete", strconv.FormatBool(*f.Complete))
+		if c, ok := params.Complete.Get(); ok {
+			q.Set("complete", strconv.FormatBool(c))
 		}
 		if t := f.CreatedAfter; t != nil {
 			q.Set("createdAfter", t.Format(time.RFC3339Nano))

@@ -210,7 +210,6 @@ func (o Order) Total() *int64 {
 // OrderFilter selects orders in a list. Zero fields do not filter.
 type OrderFilter struct {
 	AccountID int64
-	Complete  *bool
 	Status    OrderStatus
 	// CreatedAfter (included) and CreatedBefore (excluded) bound CreatedAt.
 	CreatedAfter  *time.Time

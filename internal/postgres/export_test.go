@@ -86,6 +86,11 @@ const (
 	DeliveriesForTest = qDeliveryRows
 	DueRetriesForTest = qDueRetries
 	UnsentForTest     = qUnsent
+
+	SalesTotalsForTest     = qSalesTotals
+	SalesByDayForTest      = qSalesByDay
+	SalesByPetForTest      = qSalesByPet
+	SalesByCategoryForTest = qSalesByCategory
 )
 
 // SpanQueryForTest is spanQuery: the deliveries an endpoint's spans tell of.

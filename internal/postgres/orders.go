@@ -71,9 +71,6 @@ func ordersQuery(f petstore.OrderFilter, p petstore.Page) (string, []any) {
 	if f.Status != "" {
 		q.WriteString(` AND status = ` + arg(string(f.Status)))
 	}
-	if f.Complete != nil {
-		q.WriteString(` AND complete = ` + arg(*f.Complete))
-	}
 	if f.CreatedAfter != nil {
 		q.WriteString(` AND created_at >= ` + arg(*f.CreatedAfter))
 	}

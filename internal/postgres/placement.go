@@ -175,6 +175,9 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 				if records == nil {
 					records = make(map[petstore.KeyRef]petstore.IdempotencyRecord)
 				}
+				if rec.Order != nil {
+					rec.Order.Currency = db.Currency()
+				}
 				records[ref] = rec
 			}
 			if err := rows.Err(); err != nil {

@@ -50,7 +50,7 @@ func TestUpgradingDropsUnreadableShipDates(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	list, err := db.Orders(ctx, petstore.OrderFilter{}, petstore.Page{Limit: 10})
+	list, err := db.Orders(ctx, petstore.OrderFilter{Oldest: true}, petstore.Page{Limit: 10})
 	if err != nil || len(list) != 2 {
 		t.Fatalf("orders = %+v, %v", list, err)
 	}

@@ -245,10 +245,6 @@ func ordersQuery(f petstore.OrderFilter, p petstore.Page) (string, []any) {
 		q.WriteString(` AND status = ?`)
 		args = append(args, string(f.Status))
 	}
-	if f.Complete != nil {
-		q.WriteString(` AND complete = ?`)
-		args = append(args, *f.Complete)
-	}
 	if f.CreatedAfter != nil {
 		q.WriteString(` AND created_at >= ?`)
 		args = append(args, formatTime(*f.CreatedAfter))

@@ -162,7 +162,7 @@ func TestTimesRoundTripToTheNanosecond(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
+	p, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available, Price: storetest.Price(1)})
 	if err != nil {
 		t.Fatal(err)
 	}

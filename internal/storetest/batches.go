@@ -126,7 +126,7 @@ func testBatches(t *testing.T, open Opener) {
 		}{
 			{"", false},
 			{petstore.EInsufficientStock, false},
-			{petstore.EInvalidTransition, false},
+			{petstore.EInsufficientStock, false}, // sold out: the stock decides, not the status
 			{petstore.ENotFound, false},
 			{"", true},
 			{petstore.EIdempotencyKeyReused, false},

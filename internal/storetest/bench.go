@@ -38,7 +38,7 @@ func BenchPlacement(b *testing.B, open func(b *testing.B) petstore.Store) {
 			}
 			pets := make([]int64, c.pets)
 			for i := range pets {
-				p, err := st.CreatePet(ctx, petstore.PetFields{Name: fmt.Sprint("Pet ", i), CategoryID: cat.ID, Status: petstore.Available})
+				p, err := st.CreatePet(ctx, petstore.PetFields{Name: fmt.Sprint("Pet ", i), CategoryID: cat.ID, Status: petstore.Available, Price: Price(500)})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -262,7 +262,7 @@ func testPets(t *testing.T, open Opener) {
 			return old, nil
 		})
 		wantField(t, err, "categoryId")
-		if got := f.pet(p.ID); got != p {
+		if got := f.pet(p.ID); !samePet(got, p) {
 			t.Errorf("pet changed to %+v", got)
 		}
 	})
@@ -275,7 +275,7 @@ func testPets(t *testing.T, open Opener) {
 			return old, nil
 		})
 		wantField(t, err, "name")
-		if got := f.pet(p.ID); got != p {
+		if got := f.pet(p.ID); !samePet(got, p) {
 			t.Errorf("pet changed to %+v", got)
 		}
 	})
@@ -290,7 +290,7 @@ func testPets(t *testing.T, open Opener) {
 		if !errors.Is(err, failure) {
 			t.Errorf("error = %v, want %v", err, failure)
 		}
-		if got := f.pet(p.ID); got != p {
+		if got := f.pet(p.ID); !samePet(got, p) {
 			t.Errorf("pet changed to %+v", got)
 		}
 	})
@@ -501,4 +501,11 @@ func testPets(t *testing.T, open Opener) {
 			wantField(t, err, "name")
 		})
 	}
+}
+
+// samePet compares pets, prices by value.
+func samePet(a, b petstore.Pet) bool {
+	samePrice := (a.Price == nil) == (b.Price == nil) && (a.Price == nil || *a.Price == *b.Price)
+	a.Price, b.Price = nil, nil
+	return a == b && samePrice
 }

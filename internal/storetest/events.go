@@ -121,7 +121,7 @@ func (fd *feed) nothing() {
 	if fd.marker == 0 {
 		// Created without stock: creating a pet writes no event.
 		c := fd.f.category()
-		p, err := fd.f.s.CreatePet(fd.f.ctx, petstore.PetFields{Name: name("Marker"), CategoryID: c.ID, Status: petstore.Available})
+		p, err := fd.f.s.CreatePet(fd.f.ctx, petstore.PetFields{Name: name("Marker"), CategoryID: c.ID, Status: petstore.Available, Price: Price(1)})
 		must(fd.f.t, err)
 		fd.marker = p.ID
 	}
@@ -348,10 +348,10 @@ func testEvents(t *testing.T, open Opener) {
 				_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 5})
 				return err
 			}, petstore.EInsufficientStock},
-			{"an order of a sold pet", func() error {
+			{"an order of a sold-out pet", func() error {
 				_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: sold.ID, Quantity: 1})
 				return err
-			}, petstore.EInvalidTransition},
+			}, petstore.EInsufficientStock},
 			{"an order of an unknown pet", func() error {
 				_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: 999999, Quantity: 1})
 				return err
@@ -500,7 +500,7 @@ func testEvents(t *testing.T, open Opener) {
 				ship := time.Date(2033, 3, 3, 3, 3, 3, 0, time.UTC)
 				got, err := f.s.UpdateOrder(f.ctx, o.ID, petstore.OrderUpdate{Complete: ptr(true), ShipDate: &ship})
 				must(t, err)
-				o.Complete, o.ShipDate = true, &ship
+				o.Complete, o.ShipDate, o.Status, o.CompletedAt = true, &ship, petstore.Completed, &at
 				if !sameOrder(got, o) {
 					t.Errorf("UpdateOrder = %+v, want %+v", got, o)
 				}
@@ -603,7 +603,7 @@ func testEvents(t *testing.T, open Opener) {
 		must(t, err)
 		_, err = f.s.ReplaceCategory(f.ctx, petstore.Category{ID: cat.ID, Name: name("Cat")})
 		must(t, err)
-		np, err := f.s.CreatePet(f.ctx, petstore.PetFields{Name: name("New"), CategoryID: cat.ID, Status: petstore.Available})
+		np, err := f.s.CreatePet(f.ctx, petstore.PetFields{Name: name("New"), CategoryID: cat.ID, Status: petstore.Available, Price: Price(1)})
 		must(t, err)
 		must(t, f.s.DeletePet(f.ctx, np.ID))
 		must(t, f.s.DeleteCategory(f.ctx, cat.ID))

@@ -9,9 +9,12 @@ import (
 
 // sameOrder compares orders, times by instant.
 func sameOrder(a, b petstore.Order) bool {
-	sameShip := (a.ShipDate == nil) == (b.ShipDate == nil) && (a.ShipDate == nil || a.ShipDate.Equal(*b.ShipDate))
+	sameTime := func(x, y *time.Time) bool { return (x == nil) == (y == nil) && (x == nil || x.Equal(*y)) }
+	samePrice := (a.UnitPrice == nil) == (b.UnitPrice == nil) && (a.UnitPrice == nil || *a.UnitPrice == *b.UnitPrice)
 	return a.ID == b.ID && a.PetID == b.PetID && a.AccountID == b.AccountID && a.Quantity == b.Quantity &&
-		a.Complete == b.Complete && sameShip && a.CreatedAt.Equal(b.CreatedAt)
+		a.Complete == b.Complete && sameTime(a.ShipDate, b.ShipDate) && a.CreatedAt.Equal(b.CreatedAt) &&
+		a.Status == b.Status && sameTime(a.CompletedAt, b.CompletedAt) && sameTime(a.CancelledAt, b.CancelledAt) &&
+		samePrice && a.PetName == b.PetName && a.CategoryID == b.CategoryID && a.Currency == b.Currency
 }
 
 func testOrders(t *testing.T, open Opener) {
@@ -20,7 +23,9 @@ func testOrders(t *testing.T, open Opener) {
 		a := f.account(petstore.Customer)
 		p := f.availablePet(10)
 		o := f.order(a.ID, p.ID, 3)
-		if o.ID < 1 || o.PetID != p.ID || o.AccountID != a.ID || o.Quantity != 3 || o.Complete || o.ShipDate != nil {
+		if o.ID < 1 || o.PetID != p.ID || o.AccountID != a.ID || o.Quantity != 3 || o.Complete || o.ShipDate != nil ||
+			o.Status != petstore.Placed || o.UnitPrice == nil || *o.UnitPrice != *p.Price || *o.Total() != 3**p.Price ||
+			o.PetName != p.Name || o.CategoryID != p.CategoryID || o.Currency != petstore.DefaultCurrency || o.CompletedAt != nil || o.CancelledAt != nil {
 			t.Errorf("order = %+v", o)
 		}
 		wantRecent(t, "createdAt", o.CreatedAt)
@@ -75,14 +80,48 @@ func testOrders(t *testing.T, open Opener) {
 	})
 
 	for _, status := range []petstore.PetStatus{petstore.Pending, petstore.Sold} {
-		t.Run("an order for a "+string(status)+" pet is invalid_transition", func(t *testing.T) {
+		t.Run("an order for a pet staff made "+string(status)+" is invalid_transition", func(t *testing.T) {
+			f := setup(t, open)
+			p := f.availablePet(3)
+			_, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
+				pf.Status = status
+				return pf, nil
+			})
+			must(t, err)
+			_, err = f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: f.account(petstore.Customer).ID, PetID: p.ID, Quantity: 1})
+			wantCode(t, err, petstore.EInvalidTransition)
+			f.wantPet(p.ID, status, 3)
+		})
+		t.Run("an order for a "+string(status)+" pet at stock 0 is insufficient_stock", func(t *testing.T) {
 			f := setup(t, open)
 			p := f.petWith(status, 0)
 			_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: f.account(petstore.Customer).ID, PetID: p.ID, Quantity: 1})
-			wantCode(t, err, petstore.EInvalidTransition)
+			wantCode(t, err, petstore.EInsufficientStock)
 			f.wantPet(p.ID, status, 0)
 		})
 	}
+
+	t.Run("the order after the one that sold a pet out is insufficient_stock", func(t *testing.T) {
+		f := setup(t, open)
+		a := f.account(petstore.Customer)
+		p := f.availablePet(2)
+		f.order(a.ID, p.ID, 2)
+		f.wantPet(p.ID, petstore.Pending, 0)
+		_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1})
+		wantCode(t, err, petstore.EInsufficientStock)
+	})
+
+	t.Run("a pet without a price is not for sale and nothing changes", func(t *testing.T) {
+		f := setup(t, open)
+		c := f.category()
+		p, err := f.s.CreatePet(f.ctx, petstore.PetFields{Name: name("Free"), CategoryID: c.ID, Status: petstore.Available})
+		must(t, err)
+		_, err = f.s.SetInventory(f.ctx, p.ID, 4)
+		must(t, err)
+		_, err = f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: f.account(petstore.Customer).ID, PetID: p.ID, Quantity: 1})
+		wantCode(t, err, petstore.ENotForSale)
+		f.wantPet(p.ID, petstore.Available, 4)
+	})
 
 	for _, q := range []int{0, -1, petstore.MaxOrderQuantity + 1} {
 		t.Run("an order of a quantity out of range is refused", func(t *testing.T) {
@@ -120,15 +159,29 @@ func testOrders(t *testing.T, open Opener) {
 		}
 	})
 
-	t.Run("cancelling an order puts the quantity back and removes the order", func(t *testing.T) {
+	t.Run("cancelling an order puts the quantity back and keeps the order, cancelled; again changes nothing", func(t *testing.T) {
 		f := setup(t, open)
 		a := f.account(petstore.Customer)
 		p := f.availablePet(5)
 		o := f.order(a.ID, p.ID, 2)
 		must(t, f.s.CancelOrder(f.ctx, o.ID, a.ID))
 		f.wantPet(p.ID, petstore.Available, 5)
-		_, err := f.s.Order(f.ctx, o.ID, 0)
-		wantCode(t, err, petstore.ENotFound)
+		got, err := f.s.Order(f.ctx, o.ID, a.ID)
+		must(t, err)
+		if got.Status != petstore.Cancelled || got.CancelledAt == nil || got.Complete || got.CompletedAt != nil || *got.UnitPrice != *o.UnitPrice {
+			t.Fatalf("cancelled order = %+v", got)
+		}
+		wantRecent(t, "cancelledAt", *got.CancelledAt)
+		must(t, f.s.CancelOrder(f.ctx, o.ID, a.ID))
+		f.wantPet(p.ID, petstore.Available, 5)
+		again, err := f.s.Order(f.ctx, o.ID, a.ID)
+		must(t, err)
+		if !sameOrder(again, got) {
+			t.Errorf("a second cancel changed the order: %+v, was %+v", again, got)
+		}
+		_, err = f.s.UpdateOrder(f.ctx, o.ID, petstore.OrderUpdate{Complete: ptr(true)})
+		wantCode(t, err, petstore.EInvalidTransition)
+		f.wantPet(p.ID, petstore.Available, 5)
 	})
 
 	t.Run("cancelling the order that emptied the stock makes the pet available again", func(t *testing.T) {
@@ -181,7 +234,7 @@ func testOrders(t *testing.T, open Opener) {
 		wantCode(t, f.s.CancelOrder(f.ctx, 999, 0), petstore.ENotFound)
 	})
 
-	t.Run("orders are listed by id, a page at a time, by account and completion", func(t *testing.T) {
+	t.Run("orders are listed newest first, a page at a time, by account, status and date", func(t *testing.T) {
 		f := setup(t, open)
 		a, b := f.account(petstore.Customer), f.account(petstore.Customer)
 		p := f.availablePet(100)
@@ -192,20 +245,32 @@ func testOrders(t *testing.T, open Opener) {
 		b2 := f.order(b.ID, p.ID, 1).ID
 		f.complete(a2)
 		f.complete(b1)
+		must(t, f.s.CancelOrder(f.ctx, a3, 0))
+		at := func(id int64) *time.Time {
+			o, err := f.s.Order(f.ctx, id, 0)
+			must(t, err)
+			return &o.CreatedAt
+		}
 		cases := []struct {
 			test   string
 			filter petstore.OrderFilter
 			page   petstore.Page
 			want   []int64
 		}{
-			{"all", petstore.OrderFilter{}, petstore.Page{Limit: 100}, []int64{a1, b1, a2, a3, b2}},
-			{"the first page", petstore.OrderFilter{}, petstore.Page{Limit: 2}, []int64{a1, b1}},
-			{"the next page", petstore.OrderFilter{}, petstore.Page{Limit: 2, After: b1}, []int64{a2, a3}},
-			{"one account's", petstore.OrderFilter{AccountID: a.ID}, petstore.Page{Limit: 100}, []int64{a1, a2, a3}},
-			{"one account's, paged", petstore.OrderFilter{AccountID: a.ID}, petstore.Page{Limit: 1, After: a1}, []int64{a2}},
-			{"complete", petstore.OrderFilter{Complete: ptr(true)}, petstore.Page{Limit: 100}, []int64{b1, a2}},
-			{"incomplete", petstore.OrderFilter{Complete: ptr(false)}, petstore.Page{Limit: 100}, []int64{a1, a3, b2}},
-			{"one account's incomplete", petstore.OrderFilter{AccountID: b.ID, Complete: ptr(false)}, petstore.Page{Limit: 100}, []int64{b2}},
+			{"all", petstore.OrderFilter{}, petstore.Page{Limit: 100}, []int64{b2, a3, a2, b1, a1}},
+			{"the first page", petstore.OrderFilter{}, petstore.Page{Limit: 2}, []int64{b2, a3}},
+			{"the next page", petstore.OrderFilter{}, petstore.Page{Limit: 2, After: a3}, []int64{a2, b1}},
+			{"oldest first", petstore.OrderFilter{Oldest: true}, petstore.Page{Limit: 100}, []int64{a1, b1, a2, a3, b2}},
+			{"oldest first, the next page", petstore.OrderFilter{Oldest: true}, petstore.Page{Limit: 2, After: b1}, []int64{a2, a3}},
+			{"one account's", petstore.OrderFilter{AccountID: a.ID}, petstore.Page{Limit: 100}, []int64{a3, a2, a1}},
+			{"one account's, paged", petstore.OrderFilter{AccountID: a.ID}, petstore.Page{Limit: 1, After: a3}, []int64{a2}},
+			{"completed", petstore.OrderFilter{Status: petstore.Completed}, petstore.Page{Limit: 100}, []int64{a2, b1}},
+			{"placed", petstore.OrderFilter{Status: petstore.Placed}, petstore.Page{Limit: 100}, []int64{b2, a1}},
+			{"cancelled", petstore.OrderFilter{Status: petstore.Cancelled}, petstore.Page{Limit: 100}, []int64{a3}},
+			{"one account's placed", petstore.OrderFilter{AccountID: b.ID, Status: petstore.Placed}, petstore.Page{Limit: 100}, []int64{b2}},
+			{"placed from a2 (included) to b2 (excluded)", petstore.OrderFilter{CreatedAfter: at(a2), CreatedBefore: at(b2)}, petstore.Page{Limit: 100}, []int64{a3, a2}},
+			{"one account's, from a3", petstore.OrderFilter{AccountID: a.ID, CreatedAfter: at(a3)}, petstore.Page{Limit: 100}, []int64{a3}},
+			{"before a1: none", petstore.OrderFilter{CreatedBefore: at(a1)}, petstore.Page{Limit: 100}, nil},
 			{"an account without orders", petstore.OrderFilter{AccountID: f.account(petstore.Customer).ID}, petstore.Page{Limit: 100}, nil},
 		}
 		for _, c := range cases {
@@ -217,7 +282,7 @@ func testOrders(t *testing.T, open Opener) {
 		}
 		got, err := f.s.Orders(f.ctx, petstore.OrderFilter{AccountID: b.ID}, petstore.Page{Limit: 1})
 		must(t, err)
-		want, err := f.s.Order(f.ctx, b1, 0)
+		want, err := f.s.Order(f.ctx, b2, 0)
 		must(t, err)
 		if len(got) != 1 || !sameOrder(got[0], want) {
 			t.Errorf("listed %+v, want %+v", got, want)

@@ -89,7 +89,7 @@ func BuildPlanData(t *testing.T, st petstore.Store) PlanData {
 		if i%100 == 99 {
 			status = petstore.Sold
 		}
-		p, err := st.CreatePet(ctx, petstore.PetFields{Name: name, CategoryID: cats[i%len(cats)], Status: status})
+		p, err := st.CreatePet(ctx, petstore.PetFields{Name: name, CategoryID: cats[i%len(cats)], Status: status, Price: Price(100 + int64(i%50))})
 		pets[i] = p.ID
 		return err
 	})

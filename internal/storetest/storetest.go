@@ -55,6 +55,7 @@ func Run(t *testing.T, open Opener) {
 		{"inventory", testInventory},
 		{"orders", testOrders},
 		{"order updates", testOrderUpdates},
+		{"order history and sales", testHistory},
 		{"idempotency keys", testIdempotency},
 		{"concurrency", testConcurrency},
 		{"batched orders", testBatches},
@@ -118,12 +119,15 @@ func (f *fixture) category() petstore.Category {
 	return c
 }
 
+// Price is a price to give a pet, so that it can be ordered.
+func Price(p int64) *int64 { return &p }
+
 // petWith creates a pet in a new category with the given status, then sets its stock
 // (which may change the status under the domain's SetStock when stock > 0).
 func (f *fixture) petWith(status petstore.PetStatus, stock int) petstore.Pet {
 	f.t.Helper()
 	c := f.category()
-	p, err := f.s.CreatePet(f.ctx, petstore.PetFields{Name: name("Pet"), CategoryID: c.ID, Status: status})
+	p, err := f.s.CreatePet(f.ctx, petstore.PetFields{Name: name("Pet"), CategoryID: c.ID, Status: status, Price: Price(1999)})
 	if err != nil {
 		f.t.Fatalf("create pet: %v", err)
 	}

@@ -74,7 +74,8 @@ func TestDispatcherOnSQLite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pet, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: cat.ID, Status: petstore.Available})
+	price := int64(1999)
+	pet, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: cat.ID, Status: petstore.Available, Price: &price})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,8 @@ func build(ctx context.Context, st petstore.Store, s shape, log io.Writer) (buil
 		if i%(s.pets/rarePets) == s.pets/rarePets/2 {
 			name = fmt.Sprintf("Zephyr %d", i)
 		}
-		p, err := st.CreatePet(ctx, petstore.PetFields{Name: name, CategoryID: cat.ID, Status: petstore.Available})
+		price := int64(100 + i%900)
+		p, err := st.CreatePet(ctx, petstore.PetFields{Name: name, CategoryID: cat.ID, Status: petstore.Available, Price: &price})
 		ids[i] = p.ID
 		return err
 	})
