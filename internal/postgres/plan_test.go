@@ -96,8 +96,11 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 		}, ""},
 		{"the sales totals of a quarter", true, query(postgres.SalesTotalsForTest, quarterFrom, quarterTo), ""},
 		{"the sales of a quarter by day", true, query(postgres.SalesByDayForTest, quarterFrom, quarterTo), ""},
-		{"the sales of a quarter by pet", true, query(postgres.SalesByPetForTest, quarterFrom, quarterTo, 100), ""},
-		{"the sales of a quarter by category", true, query(postgres.SalesByCategoryForTest, quarterFrom, quarterTo, 100), ""},
+		// The names of the groups shown (at most the limit) join the pets, archived
+		// pets and categories by key; the plan data's archived pets and categories fit
+		// a page.
+		{"the sales of a quarter by pet", true, query(postgres.SalesByPetForTest, quarterFrom, quarterTo, 100), tinyTable},
+		{"the sales of a quarter by category", true, query(postgres.SalesByCategoryForTest, quarterFrom, quarterTo, 100), tinyTable},
 		{"categories", false, query(postgres.CategoriesForTest, 0, 20), tinyTable},
 		{"an account's keys", true, query(postgres.APIKeysForTest, d.Account, 0, 20), ""},
 		{"an account's live keys, counted", true, query(postgres.LiveKeysForTest, d.Account), ""},
@@ -176,8 +179,9 @@ func planProblem(plan []string, selective bool) string {
 		switch {
 		case strings.Contains(line, "Seq Scan on "):
 			return "a table is read whole: " + line
-		case strings.HasPrefix(line, "Recheck Cond:"), strings.HasPrefix(line, "Index Cond:") && strings.Contains(line, " = "):
-			// A bitmap of an index's matches, or an index searched for a value.
+		case strings.HasPrefix(line, "Recheck Cond:"), strings.HasPrefix(line, "Index Cond:") && strings.ContainsAny(line, "=<>"):
+			// A bitmap of an index's matches, or an index searched for a value or a
+			// range (days, dates).
 			served = true
 		}
 	}

@@ -70,7 +70,7 @@ func setUpPet(t *testing.T, s petstore.Store, stock int) (account, pet int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available})
+	p, err := s.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available, Price: storetest.Price(1999)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,4 +395,24 @@ func BenchmarkNameSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 	}, 1000, 100000)
+}
+
+// Orders stored before they kept their history (migration 14) read with a status, the
+// time they were placed and what could be known of the rest, and count in the sales
+// report.
+func TestUpgradingKeepsEveryOrderReadable(t *testing.T) {
+	account := `INSERT INTO accounts (id, email, email_lower, role, created_at) VALUES (1, 'a@example.com', 'a@example.com', 'customer', now())`
+	var rows []string
+	for _, q := range append([]string{account}, storetest.OldOrderRows...) {
+		if !strings.HasPrefix(q, "INSERT INTO events") && !strings.HasPrefix(q, "INSERT INTO orders") {
+			q = strings.Replace(q, ") VALUES", ") OVERRIDING SYSTEM VALUE VALUES", 1)
+		}
+		rows = append(rows, q)
+	}
+	db, err := postgres.Open(context.Background(), oldSchema(t, 13, rows...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.CheckUpgradedOrders(t, db)
 }

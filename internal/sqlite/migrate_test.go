@@ -154,3 +154,18 @@ func TestACategoryKeepsANameFromBeforeThePolicy(t *testing.T) {
 	defer db.Close()
 	storetest.CheckKeptCategoryName(t, db)
 }
+
+// Orders stored before they kept their history (migration 18) read with a status, the
+// time they were placed and what could be known of the rest, and count in the sales
+// report.
+func TestUpgradingKeepsEveryOrderReadable(t *testing.T) {
+	path := oldDatabase(t, 17, append([]string{
+		`INSERT INTO accounts (id, email, email_lower, role, created_at) VALUES (1, 'a@example.com', 'a@example.com', 'customer', '2026-11-17T09:00:00.000000000Z')`,
+	}, storetest.OldOrderRows...)...)
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.CheckUpgradedOrders(t, db)
+}

@@ -49,6 +49,21 @@ func testHistory(t *testing.T, open Opener) {
 		must(t, f.s.DeleteCategory(f.ctx, p.CategoryID))
 	})
 
+	t.Run("a shop with orders keeps its currency", func(t *testing.T) {
+		f := setup(t, open)
+		must(t, f.s.SetCurrency(f.ctx, "JPY"))
+		must(t, f.s.SetCurrency(f.ctx, "USD")) // no orders yet: any
+		o := f.order(f.account(petstore.Customer).ID, f.availablePet(1).ID, 1)
+		if o.Currency != "USD" || f.s.Currency() != "USD" {
+			t.Errorf("an order placed in %q, the shop in %q; want USD", o.Currency, f.s.Currency())
+		}
+		must(t, f.s.SetCurrency(f.ctx, "USD"))
+		wantCode(t, f.s.SetCurrency(f.ctx, "EUR"), petstore.EConflict)
+		if f.s.Currency() != "USD" {
+			t.Errorf("a refused change left the currency %q", f.s.Currency())
+		}
+	})
+
 	t.Run("a pet never ordered is erased", func(t *testing.T) {
 		f := setup(t, open)
 		p := f.availablePet(1)

@@ -533,3 +533,78 @@ func testSharedDeliveries(t *testing.T, stores []petstore.Store) {
 		}
 	}
 }
+
+// OldOrderRows fill a store made before orders kept their history (prices, status,
+// the pet's name), in SQL both stores read: pet 1 (Rex, category 1) with an open
+// order (1, 2 units, 20 November) and a completed one (2, 19 November, whose
+// order.completed event the feed still holds), and a completed order (3, 18
+// November) of a pet deleted since. Account 1 is theirs.
+var OldOrderRows = []string{
+	`INSERT INTO categories (id, name, name_lower) VALUES (1, 'Dogs', 'dogs')`,
+	`INSERT INTO pets (id, name, name_lower, category_id, status, stock, open_orders, held) VALUES (1, 'Rex', 'rex', 1, 'available', 5, 1, 2)`,
+	`INSERT INTO orders (id, pet_id, account_id, quantity, complete, created_at) VALUES
+	 (1, 1, 1, 2, false, '2026-11-20T10:00:00.000000000Z'), (2, 1, 1, 1, true, '2026-11-19T10:00:00.000000000Z'),
+	 (3, 3, 1, 4, true, '2026-11-18T09:00:00.000000000Z')`,
+	`INSERT INTO events (seq, id, type, created_at, data) VALUES (1, 'evt_old', 'order.completed', '2026-11-21T08:00:00.000000000Z',
+	 '{"order":{"id":2,"petId":1,"accountId":1,"quantity":1,"complete":true,"createdAt":"2026-11-19T10:00:00Z"}}')`,
+}
+
+// CheckUpgradedOrders checks a store upgraded from one holding OldOrderRows: every
+// order reads with its status, its time of placing and what could be known of the
+// rest; the sales report counts them; the open one cancels into the report's
+// cancelled figures; and pet 1, which had orders, is archived when deleted.
+func CheckUpgradedOrders(t *testing.T, st petstore.Store) {
+	t.Helper()
+	f := &fixture{t: t, ctx: t.Context(), s: st}
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		must(t, err)
+		return v
+	}
+	completed := at("2026-11-21T08:00:00Z")
+	wants := []petstore.Order{
+		{ID: 1, PetID: 1, AccountID: 1, Quantity: 2, Status: petstore.Placed, CreatedAt: at("2026-11-20T10:00:00Z"), PetName: "Rex", CategoryID: 1},
+		{ID: 2, PetID: 1, AccountID: 1, Quantity: 1, Complete: true, Status: petstore.Completed, CreatedAt: at("2026-11-19T10:00:00Z"),
+			CompletedAt: &completed, PetName: "Rex", CategoryID: 1},
+		{ID: 3, PetID: 3, AccountID: 1, Quantity: 4, Complete: true, Status: petstore.Completed, CreatedAt: at("2026-11-18T09:00:00Z")},
+	}
+	for _, want := range wants {
+		want.Currency = st.Currency()
+		got, err := st.Order(f.ctx, want.ID, 1)
+		must(t, err)
+		if !sameOrder(got, want) {
+			t.Errorf("order %d reads\n%+v, want\n%+v", want.ID, got, want)
+		}
+	}
+	list, err := st.Orders(f.ctx, petstore.OrderFilter{AccountID: 1}, petstore.Page{Limit: 10})
+	must(t, err)
+	if !sameIDs(ids(list, orderID), []int64{1, 2, 3}) {
+		t.Errorf("the account's orders, newest first: %v", ids(list, orderID))
+	}
+	q := petstore.SalesQuery{From: at("2026-11-18T00:00:00Z"), To: at("2026-11-20T00:00:00Z"), GroupBy: petstore.ByDay}
+	r, err := st.SalesReport(f.ctx, q)
+	must(t, err)
+	if r.Totals != (petstore.SalesFigures{Orders: 3, Units: 7}) || len(r.Groups) != 3 {
+		t.Errorf("the report of the old orders: %+v, %d days", r.Totals, len(r.Groups))
+	}
+	must(t, st.CancelOrder(f.ctx, 1, 1))
+	f.wantPet(1, petstore.Available, 7)
+	r, err = st.SalesReport(f.ctx, q)
+	must(t, err)
+	if r.Totals != (petstore.SalesFigures{Orders: 2, Units: 5, CancelledOrders: 1, CancelledUnits: 2}) {
+		t.Errorf("the report after cancelling an old order: %+v", r.Totals)
+	}
+	must(t, st.DeletePet(f.ctx, 1))
+	r, err = st.SalesReport(f.ctx, petstore.SalesQuery{From: q.From, To: q.To, GroupBy: petstore.ByPet, Limit: 10})
+	must(t, err)
+	names := map[int64]string{}
+	for _, g := range r.Groups {
+		names[g.PetID] = g.PetName
+	}
+	if len(names) != 2 || names[1] != "Rex" || names[3] != "" {
+		t.Errorf("the report by pet after the deletion names %v; want Rex (archived) and pet 3 without a name", names)
+	}
+	// The old orders have no price, whichever currency the operator starts with.
+	must(t, st.SetCurrency(f.ctx, "USD"))
+	wantCode(t, st.SetCurrency(f.ctx, "EUR"), petstore.EConflict)
+}
