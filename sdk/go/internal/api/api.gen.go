@@ -155,6 +155,7 @@ const (
 	OrdersWrite     Scope = "orders:write"
 	PetsRead        Scope = "pets:read"
 	PetsWrite       Scope = "pets:write"
+	SalesRead       Scope = "sales:read"
 	WebhooksManage  Scope = "webhooks:manage"
 )
 
@@ -184,6 +185,8 @@ func (e Scope) Valid() bool {
 	case PetsRead:
 		return true
 	case PetsWrite:
+		return true
+	case SalesRead:
 		return true
 	case WebhooksManage:
 		return true
