@@ -237,7 +237,8 @@ func TestConsole(t *testing.T) {
 		b.wait(row+` !== null`, "the new order")
 		srv.call(t, srv.CustomerKey, "DELETE", fmt.Sprintf("/store/orders/%d", gone.ID), nil, http.StatusNoContent, nil)
 		var refusal struct{ Message string }
-		srv.call(t, srv.AdminKey, "PATCH", fmt.Sprintf("/store/orders/%d", gone.ID), map[string]any{"complete": true}, http.StatusNotFound, &refusal)
+		// A cancelled order stays, and completing it is refused.
+		srv.call(t, srv.AdminKey, "PATCH", fmt.Sprintf("/store/orders/%d", gone.ID), map[string]any{"complete": true}, http.StatusConflict, &refusal)
 		b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('td.row-actions button')`, "complete-gone"))))
 		b.wait(fmt.Sprintf(`document.querySelector('.notice.error')?.textContent === %q`, refusal.Message), "the API's refusal")
 		b.wait(row+` === null`, "the cancelled order to leave the open orders")
@@ -799,7 +800,8 @@ func categoryID(t *testing.T, cats []category, name string) int64 {
 func (s *server) createPet(t *testing.T, name string, categoryID int64) petJSON {
 	t.Helper()
 	var p petJSON
-	s.call(t, s.AdminKey, "POST", "/pets", map[string]any{"name": name, "categoryId": categoryID}, http.StatusCreated, &p)
+	// A price, so that it can be ordered (a pet without one is not for sale).
+	s.call(t, s.AdminKey, "POST", "/pets", map[string]any{"name": name, "categoryId": categoryID, "price": 1250}, http.StatusCreated, &p)
 	return p
 }
 

@@ -17,6 +17,7 @@ import { field, h, keepFocus, put } from "./dom.js";
 import { keysView } from "./keys.js";
 import { AccountNames } from "./lookup.js";
 import { ordersView } from "./orders.js";
+import { salesView } from "./sales.js";
 import { lackedScope, loadScopeCatalogue, type ScopeCatalogue } from "./scopes.js";
 import { stockView } from "./stock.js";
 
@@ -24,7 +25,8 @@ const keyStorage = "petstore.console.apiKey";
 
 const views = [
   { id: "stock", title: "Stock", render: stockView },
-  { id: "orders", title: "Open orders", render: ordersView },
+  { id: "orders", title: "Orders", render: ordersView },
+  { id: "sales", title: "Sales", render: salesView },
   { id: "categories", title: "Categories", render: categoriesView },
   { id: "keys", title: "API keys", render: keysView },
 ] as const;

@@ -1,25 +1,60 @@
-import { PetstoreError, type Order, type Pet } from "@acme-pets/petstore";
+import { PetstoreError, type ListOrdersQuery, type Order, type Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
-import { confirmAction, formatDateTime, h, put, removeRows, toLocalInput } from "./dom.js";
+import { confirmAction, field, formatDateTime, h, put, removeRows, toLocalInput } from "./dom.js";
 import { petsById } from "./lookup.js";
+import { formatMoney, noteCurrency } from "./money.js";
 import { cannotBeOrdered } from "./stock.js";
 
 const pageSize = 25;
 
+type StatusFilter = NonNullable<ListOrdersQuery["status"]>;
+const statuses: readonly StatusFilter[] = ["placed", "completed", "cancelled"];
+
 /**
- * Open (incomplete) orders, oldest first (the API lists by id): complete one, set its ship
- * date, or cancel it, and see what that did to the pet's stock and status.
+ * Orders, newest first, a page at a time through the API's cursors: by status (placed,
+ * the open ones, unless the reader asks for others), the day they were placed and the
+ * customer. A placed order can be completed, given a ship date or cancelled, and the
+ * row says what that did to the pet's stock and status.
  */
 export function ordersView(ctx: Console): HTMLElement {
   const rows = h("tbody");
   const shown: OrderRow[] = [];
   // Why the orders name their customers by id rather than email (the key lacks accounts:read).
   const accountsHint = h("p", { class: "lead accounts-hint", hidden: true });
+
+  const status = h("select", { name: "status" }, ...statuses.map((s) => h("option", { value: s, selected: s === "placed" }, s)), h("option", { value: "" }, "Any status"));
+  const after = h("input", { type: "date", name: "createdAfter" });
+  const before = h("input", { type: "date", name: "createdBefore" });
+  const account = h("input", { type: "number", name: "accountId", min: 1, step: 1, inputmode: "numeric", autocomplete: "off" });
+  const filters = h(
+    "form",
+    { class: "filters", role: "search", "aria-label": "Find orders", onsubmit: (e: Event) => e.preventDefault() },
+    field("Status", status),
+    field("Placed on or after", after),
+    field("Placed on or before", before),
+    field("Account id", account),
+  );
+  /** The filters as the API takes them: days are the reader's own, from midnight to midnight. */
+  function query(): ListOrdersQuery {
+    const from = startOfDay(after.value, 0);
+    const to = startOfDay(before.value, 1); // the API's bound is exclusive: the next midnight
+    const accountId = Number(account.value);
+    return {
+      limit: pageSize,
+      ...(status.value ? { status: status.value as StatusFilter } : {}),
+      ...(from ? { createdAfter: from } : {}),
+      ...(to ? { createdBefore: to } : {}),
+      ...(Number.isInteger(accountId) && accountId > 0 ? { accountId } : {}),
+    };
+  }
+  /** Whether an order still belongs in the list after it changed here. */
+  const matches = (order: Order) => order.status !== "gone" && (status.value === "" || order.status === status.value);
+
   const pages = new Pages<Order>(
     ctx,
-    ["open order", "open orders"],
+    ["order", "orders"],
     (order) => order.id,
-    () => ctx.client.orders.pages({ complete: false, limit: pageSize }),
+    () => ctx.client.orders.pages(query()),
     () => {
       rows.replaceChildren();
       shown.length = 0;
@@ -30,8 +65,10 @@ export function ordersView(ctx: Console): HTMLElement {
       accountsHint.hidden = unnamed === undefined;
       put(accountsHint, unnamed ?? "");
       for (const order of orders) {
+        noteCurrency(order.currency);
         const row = new OrderRow(ctx, order, pets.get(order.petId), {
-          closed: () => {
+          changed: (now) => {
+            if (matches(now)) return;
             removeRows(row.element);
             shown.splice(shown.indexOf(row), 1);
             pages.removed(order);
@@ -46,13 +83,20 @@ export function ordersView(ctx: Console): HTMLElement {
     },
   );
   const refresh = h("button", { type: "button", class: "secondary", onclick: () => void pages.reload() }, "Refresh");
+  for (const control of [status, after, before]) control.addEventListener("change", () => void pages.reload());
+  let typing: ReturnType<typeof setTimeout> | undefined;
+  account.addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => void pages.reload(), 300);
+  });
   void pages.reload();
 
   return h(
     "section",
     { "aria-labelledby": "orders-title" },
-    h("div", { class: "title-row" }, h("h1", { id: "orders-title" }, "Open orders"), refresh),
-    h("p", { class: "lead" }, "Oldest first. Completing the last order of a pet with no stock left makes it sold; cancelling puts the quantity back in stock."),
+    h("div", { class: "title-row" }, h("h1", { id: "orders-title" }, "Orders"), refresh),
+    h("p", { class: "lead" }, "Newest first. Completing the last order of a pet with no stock left makes it sold; cancelling puts the quantity back in stock and keeps the order, cancelled."),
+    filters,
     accountsHint,
     h(
       "div",
@@ -60,11 +104,21 @@ export function ordersView(ctx: Console): HTMLElement {
       h(
         "table",
         { class: "orders" },
-        h("caption", { class: "visually-hidden" }, "Open orders, oldest first"),
+        h("caption", { class: "visually-hidden" }, "Orders, newest first"),
         h(
           "thead",
           {},
-          h("tr", {}, h("th", { scope: "col" }, "Order"), h("th", { scope: "col" }, "Pet"), h("th", { scope: "col" }, "Quantity"), h("th", { scope: "col" }, "Ship date"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions"))),
+          h(
+            "tr",
+            {},
+            h("th", { scope: "col" }, "Order"),
+            h("th", { scope: "col" }, "Pet"),
+            h("th", { scope: "col" }, "Quantity"),
+            h("th", { scope: "col" }, "Total"),
+            h("th", { scope: "col" }, "Status"),
+            h("th", { scope: "col" }, "Ship date"),
+            h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")),
+          ),
         ),
         rows,
       ),
@@ -73,9 +127,16 @@ export function ordersView(ctx: Console): HTMLElement {
   );
 }
 
+/** The instant a local day (`YYYY-MM-DD`, plus `days`) starts, as RFC 3339; undefined for none. */
+function startOfDay(day: string, days: number): string | undefined {
+  const [y, m, d] = day.split("-").map(Number);
+  if (!y || !m || !d) return undefined;
+  return new Date(y, m - 1, d + days).toISOString();
+}
+
 interface RowEvents {
-  /** The order is complete or cancelled: it leaves the list of open orders. */
-  closed(): void;
+  /** The order changed (completed, cancelled, or found so): the list drops it when it no longer matches. */
+  changed(order: Order): void;
   /** The pet's stock or status changed: every row of that pet shows it. */
   petChanged(pet: Pet): void;
 }
@@ -105,10 +166,11 @@ class OrderRow {
     const { pet, order } = this;
     put(
       this.petCell,
-      h("span", { class: "name" }, pet?.name ?? `Pet #${order.petId}`),
+      h("span", { class: "name" }, order.petName ?? pet?.name ?? `Pet #${order.petId}`),
       " ",
       h("span", { class: "id" }, `#${order.petId}`),
-      h("span", { class: "pet-state" }, pet ? petState(pet) : "removed"),
+      // The pet now: what an action on a placed order would change.
+      order.status === "placed" ? h("span", { class: "pet-state" }, pet ? petState(pet) : "removed") : null,
     );
   }
 
@@ -130,17 +192,21 @@ class OrderRow {
 
   private async resync(): Promise<void> {
     try {
-      const order = await this.ctx.client.orders.get(this.order.id);
-      if (order.complete) {
-        this.events.closed();
-      } else {
-        this.order = order;
-        this.render();
-      }
+      this.order = await this.ctx.client.orders.get(this.order.id);
+      this.render();
+      this.events.changed(this.order);
     } catch (error) {
-      if (error instanceof PetstoreError && error.status === 404) this.events.closed();
+      // Gone altogether (a service before orders were kept): no status matches it.
+      if (error instanceof PetstoreError && error.status === 404) this.events.changed({ ...this.order, status: "gone" });
     }
     await this.reloadPet().catch(() => "");
+  }
+
+  /** Shows the order as an action left it, and lets the list drop it when it no longer matches. */
+  private changed(order: Order): void {
+    this.order = order;
+    this.render();
+    this.events.changed(order);
   }
 
   private render(): void {
@@ -150,9 +216,9 @@ class OrderRow {
     const complete = h("button", { type: "button" }, "Complete", h("span", { class: "visually-hidden" }, ` ${label}`));
     complete.addEventListener("click", () =>
       void this.act(complete, async () => {
-        this.order = await ctx.client.orders.update(order.id, { complete: true });
+        const now = await ctx.client.orders.update(order.id, { complete: true });
         const pet = await this.reloadPet().catch(() => ""); // done either way
-        this.events.closed();
+        this.changed(now);
         ctx.done(`Order ${order.id} is complete.${pet}`);
       }),
     );
@@ -161,14 +227,17 @@ class OrderRow {
     cancel.addEventListener("click", () => {
       void confirmAction(
         `Cancel order ${order.id}?`,
-        `${order.quantity} × ${this.pet?.name ?? `pet #${order.petId}`} go back into stock. The customer's order is gone; this cannot be undone.`,
+        `${order.quantity} × ${order.petName ?? this.pet?.name ?? `pet #${order.petId}`} go back into stock. The order stays, cancelled; this cannot be undone.`,
         "Cancel order",
       ).then((yes) => {
         if (!yes) return;
         void this.act(cancel, async () => {
           await ctx.client.orders.cancel(order.id);
-          const pet = await this.reloadPet().catch(() => ""); // done either way
-          this.events.closed();
+          const [now, pet] = await Promise.all([
+            ctx.client.orders.get(order.id).catch(() => ({ ...this.order, status: "cancelled" })),
+            this.reloadPet().catch(() => ""), // done either way
+          ]);
+          this.changed(now);
           ctx.done(`Order ${order.id} was cancelled.${pet}`);
         });
       });
@@ -192,14 +261,18 @@ class OrderRow {
       });
     });
 
+    const placed = order.status === "placed";
     this.renderPet();
+    this.element.dataset.status = order.status;
     put(
       this.element,
       h("td", { "data-label": "Order" }, h("span", { class: "name" }, `#${order.id}`), " ", h("span", { class: "id" }, ctx.accounts.label(order.accountId))),
       this.petCell,
       h("td", { "data-label": "Quantity" }, order.quantity),
-      h("td", { "data-label": "Ship date" }, dateForm),
-      h("td", { class: "row-actions" }, complete, cancel),
+      h("td", { "data-label": "Total", class: "money" }, ...totalCell(order)),
+      h("td", { "data-label": "Status" }, h("span", { class: `order-status ${order.status}` }, order.status), ...lifeDates(order)),
+      h("td", { "data-label": "Ship date" }, placed ? dateForm : order.shipDate ? formatDateTime(order.shipDate) : "None"),
+      h("td", { class: "row-actions" }, ...(placed ? [complete, cancel] : [])),
     );
   }
 
@@ -210,6 +283,21 @@ class OrderRow {
     this.events.petChanged(pet);
     return ` ${pet.name} is ${petState(pet)}.`;
   }
+}
+
+/** The order's total, and its unit price beneath; an order from before prices has neither. */
+function totalCell(order: Order): (HTMLElement | string)[] {
+  if (order.total === undefined) return [h("span", { class: "muted" }, "No price")];
+  return [
+    h("span", { class: "name" }, formatMoney(order.total, order.currency)),
+    order.unitPrice === undefined ? "" : h("span", { class: "pet-state" }, `${order.quantity} × ${formatMoney(order.unitPrice, order.currency)}`),
+  ];
+}
+
+/** When the order was placed, and completed or cancelled. */
+function lifeDates(order: Order): HTMLElement[] {
+  const line = (what: string, iso: string | undefined) => (iso ? [h("span", { class: "pet-state" }, `${what} ${formatDateTime(iso)}`)] : []);
+  return [...line("Placed", order.createdAt), ...line("Completed", order.completedAt), ...line("Cancelled", order.cancelledAt)];
 }
 
 /** A pet's status and stock, and when it is `available` with none, that it cannot be ordered. */

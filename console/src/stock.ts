@@ -2,6 +2,7 @@ import type { Category, NewPet, Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
 import { petsById } from "./lookup.js";
 import { confirmAction, field, h, put, removeRows } from "./dom.js";
+import { formatMoney, moneyInput, noteCurrency, parseMoney, shopCurrency } from "./money.js";
 
 /**
  * The status changes staff may make by hand (the contract's store rule 7). The page offers
@@ -51,6 +52,7 @@ export function stockView(ctx: Console): HTMLElement {
       const categories = await ctx.categories();
       if (stale()) return;
       for (const pet of pets) {
+        noteCurrency(pet.currency);
         const row = new PetRow(ctx, pet, categories, lowStock, () => {
           removeRows(row.element, row.editor);
           pages.removed(pet);
@@ -113,8 +115,21 @@ export function stockView(ctx: Console): HTMLElement {
       h(
         "table",
         { class: "stock" },
-        h("caption", {}, "Pets, by id. Change a status or a stock count in place; the service applies the store rules."),
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Pet"), h("th", { scope: "col" }, "Category"), h("th", { scope: "col" }, "Status"), h("th", { scope: "col" }, "Stock"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")))),
+        h("caption", {}, "Pets, by id. Change a status or a stock count in place; the service applies the store rules. Edit a pet to set or remove its price."),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            h("th", { scope: "col" }, "Pet"),
+            h("th", { scope: "col" }, "Category"),
+            h("th", { scope: "col" }, "Price"),
+            h("th", { scope: "col" }, "Status"),
+            h("th", { scope: "col" }, "Stock"),
+            h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")),
+          ),
+        ),
         rows,
       ),
     ),
@@ -277,6 +292,7 @@ class PetRow {
       this.element,
       h("td", { "data-label": "Pet" }, h("span", { class: "name" }, pet.name), " ", h("span", { class: "id" }, `#${pet.id}`), " ", h("span", { class: "badge", hidden: true })),
       h("td", { "data-label": "Category" }, category?.name ?? `#${pet.categoryId}`),
+      h("td", { "data-label": "Price", class: "money" }, pet.price === undefined ? h("span", { class: "no-price" }, "No price", h("span", { class: "visually-hidden" }, ": cannot be ordered")) : priceText(pet)),
       h("td", { "data-label": "Status" }, statusForm, unorderable, choice),
       h("td", { "data-label": "Stock" }, stockForm),
       h("td", { class: "row-actions" }, edit, remove),
@@ -297,24 +313,31 @@ class PetRow {
     const { pet, ctx } = this;
     const name = h("input", { type: "text", name: "name", required: true, maxlength: 100, value: pet.name });
     const category = h("select", { name: "categoryId", required: true }, ...categoryOptions(this.categories, pet.categoryId));
+    const currency = pet.currency ?? shopCurrency();
+    const price = priceInput(moneyInput(pet.price, currency));
     const save = h("button", { type: "submit" }, "Save changes");
     const form = h(
       "form",
       { class: "edit", "aria-label": `Edit ${pet.name}` },
       field("Name", name),
       field("Category", category),
+      field(priceLabel(currency), price, "Empty: no price, so it cannot be ordered."),
       h("div", { class: "actions" }, save, h("button", { type: "button", class: "secondary", onclick: () => this.toggleEditor() }, "Cancel")),
     );
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       void ctx.run(save, async () => {
-        this.pet = await ctx.client.pets.update(pet.id, { name: name.value, categoryId: Number(category.value) });
+        const amount = readPrice(price, currency);
+        // null takes a price away; a pet without one and an empty field send nothing.
+        const priceChange = amount === (pet.price ?? null) ? {} : { price: amount };
+        this.pet = await ctx.client.pets.update(pet.id, { name: name.value, categoryId: Number(category.value), ...priceChange });
+        noteCurrency(this.pet.currency);
         this.toggleEditor();
         this.render();
         ctx.done(`Saved ${this.pet.name}.`);
       });
     });
-    put(this.editor, h("td", { colspan: 5 }, form));
+    put(this.editor, h("td", { colspan: 6 }, form));
     name.focus();
   }
 }
@@ -325,17 +348,22 @@ function addPetForm(ctx: Console, added: (pet: Pet, categories: Map<number, Cate
   const category = h("select", { name: "categoryId", required: true });
   const status = h("select", { name: "status" }, ...statuses.map((s) => h("option", { value: s }, s)));
   const stock = h("input", { type: "number", name: "quantity", min: 0, max: 1_000_000, step: 1, value: 0, inputmode: "numeric" });
+  const price = priceInput("");
+  const priceField = field(priceLabel(shopCurrency()), price, "Empty: no price, so it cannot be ordered.");
   const submit = h("button", { type: "submit" }, "Add pet");
-  const form = h("form", { class: "add" }, field("Name", name), field("Category", category), field("Status", status), field("Stock", stock), submit);
+  const form = h("form", { class: "add" }, field("Name", name), field("Category", category), field("Status", status), priceField, field("Stock", stock), submit);
   const details = h("details", { class: "add" }, h("summary", {}, "Add a pet"), form);
   details.addEventListener("toggle", () => {
     if (!details.open) return;
+    put(priceField.querySelector(".label") ?? priceField, priceLabel(shopCurrency()));
     void ctx.categories().then((all) => put(category, ...categoryOptions(all, Number(category.value) || undefined)), (e: unknown) => ctx.fail(e));
   });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void ctx.run(submit, async () => {
-      let pet = await ctx.client.pets.create({ name: name.value, categoryId: Number(category.value), status: status.value as Status });
+      const amount = readPrice(price, shopCurrency());
+      let pet = await ctx.client.pets.create({ name: name.value, categoryId: Number(category.value), status: status.value as Status, ...(amount === null ? {} : { price: amount }) });
+      noteCurrency(pet.currency);
       const quantity = Number(stock.value);
       form.reset();
       try {
@@ -352,6 +380,37 @@ function addPetForm(ctx: Console, added: (pet: Pet, categories: Map<number, Cate
     });
   });
   return details;
+}
+
+/** A pet's price as money, or that it has none (and so cannot be ordered). */
+function priceText(pet: Pet): string {
+  return pet.price === undefined ? "No price" : formatMoney(pet.price, pet.currency ?? shopCurrency() ?? "EUR");
+}
+
+function priceLabel(currency: string | undefined): string {
+  return currency ? `Price (${currency})` : "Price";
+}
+
+/** A price field: major units, typed (a number field would refuse "19,99"). */
+function priceInput(value: string): HTMLInputElement {
+  return h("input", { type: "text", name: "price", inputmode: "decimal", autocomplete: "off", maxlength: 20, value, class: "money-input" });
+}
+
+/**
+ * The price in a field, in minor units (null when empty). When it is not an amount, the
+ * field is marked invalid and focused, and the error (what to type) is thrown for the
+ * page's alert.
+ */
+function readPrice(input: HTMLInputElement, currency: string | undefined): number | null {
+  try {
+    const amount = parseMoney(input.value, currency);
+    input.removeAttribute("aria-invalid");
+    return amount;
+  } catch (error) {
+    input.setAttribute("aria-invalid", "true");
+    input.focus();
+    throw error;
+  }
 }
 
 /** Whether a pet is `available` but cannot be ordered: it has no stock. */

@@ -9836,6 +9836,8 @@ func (s *Scope) Decode(d *jx.Decoder) error {
 		*s = ScopeOrdersRead
 	case ScopeOrdersWrite:
 		*s = ScopeOrdersWrite
+	case ScopeSalesRead:
+		*s = ScopeSalesRead
 	case ScopeWebhooksManage:
 		*s = ScopeWebhooksManage
 	case ScopeEventsRead:

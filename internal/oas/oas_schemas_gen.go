@@ -3227,10 +3227,10 @@ func (o OptString) Or(d string) string {
 // A customer order, with its whole life: every field is set by the service and fixed when it happens,
 // so a later change of the pet's price or name never rewrites it. The seed marks no field required;
 // this service always returns `id`, `petId`, `quantity`, `complete`, `accountId`, `status`,
-// `createdAt` and `currency`, and the others when they are known. Orders placed before version 1.1 of
-// the service have no `unitPrice` or `total` (pets had no price), `petName` only when their pet still
-// existed at the upgrade (its name then), and `completedAt` only when the event feed still held their
-// completion; their `createdAt` is when they were placed, which the service has always kept.
+// `createdAt` and `currency`, and the others when they are known. Orders placed before the service
+// kept prices (an upgraded database) have no `unitPrice` or `total`, `petName` only when their pet
+// still existed at the upgrade (its name then), and `completedAt` only when the event feed still held
+// their completion; their `createdAt` is when they were placed, which the service has always kept.
 // Ref: #/components/schemas/Order
 type Order struct {
 	// Unique order identifier.
@@ -4054,8 +4054,8 @@ func (s *SalesFigures) SetCancelledRevenue(val int64) {
 
 // The figures of one group: `day` in a report by day; `petId` (and `petName`, its name now, or when it
 // was deleted) by pet; `categoryId` (and `categoryName`, absent when the category is gone) by
-// category. Orders whose pet was gone before version 1.1 have no category: they form a group without
-// `categoryId`.
+// category. Orders whose pet was gone before the service kept prices have no category: they form a
+// group without `categoryId`.
 // Ref: #/components/schemas/SalesGroup
 type SalesGroup struct {
 	Day          OptDate   `json:"day"`
@@ -4279,6 +4279,7 @@ const (
 	ScopeInventoryWrite  Scope = "inventory:write"
 	ScopeOrdersRead      Scope = "orders:read"
 	ScopeOrdersWrite     Scope = "orders:write"
+	ScopeSalesRead       Scope = "sales:read"
 	ScopeWebhooksManage  Scope = "webhooks:manage"
 	ScopeEventsRead      Scope = "events:read"
 )
@@ -4297,6 +4298,7 @@ func (Scope) AllValues() []Scope {
 		ScopeInventoryWrite,
 		ScopeOrdersRead,
 		ScopeOrdersWrite,
+		ScopeSalesRead,
 		ScopeWebhooksManage,
 		ScopeEventsRead,
 	}
@@ -4326,6 +4328,8 @@ func (s Scope) MarshalText() ([]byte, error) {
 	case ScopeOrdersRead:
 		return []byte(s), nil
 	case ScopeOrdersWrite:
+		return []byte(s), nil
+	case ScopeSalesRead:
 		return []byte(s), nil
 	case ScopeWebhooksManage:
 		return []byte(s), nil
@@ -4371,6 +4375,9 @@ func (s *Scope) UnmarshalText(data []byte) error {
 		return nil
 	case ScopeOrdersWrite:
 		*s = ScopeOrdersWrite
+		return nil
+	case ScopeSalesRead:
+		*s = ScopeSalesRead
 		return nil
 	case ScopeWebhooksManage:
 		*s = ScopeWebhooksManage

@@ -4274,6 +4274,8 @@ func (s Scope) Validate() error {
 		return nil
 	case "orders:write":
 		return nil
+	case "sales:read":
+		return nil
 	case "webhooks:manage":
 		return nil
 	case "events:read":

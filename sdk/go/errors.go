@@ -88,8 +88,9 @@ const (
 	CodeInvalidContentType   ErrorCode = "invalid_content_type"   // 400
 	CodeValidationFailed     ErrorCode = "validation_failed"      // 400: see Details
 	CodeConflict             ErrorCode = "conflict"               // 409: the name or email is taken, or the resource is in use
-	CodeInsufficientStock    ErrorCode = "insufficient_stock"     // 409: an order asks for more than the stock
+	CodeInsufficientStock    ErrorCode = "insufficient_stock"     // 409: an order asks for more than the stock (sold out included)
 	CodeInvalidTransition    ErrorCode = "invalid_transition"     // 409: a status change the rules forbid
+	CodeNotForSale           ErrorCode = "not_for_sale"           // 409: the pet has no price, so it cannot be ordered
 	CodeGone                 ErrorCode = "gone"                   // 410: a deprecated operation past its sunset
 	CodePayloadTooLarge      ErrorCode = "payload_too_large"      // 413
 	CodeRequestTimeout       ErrorCode = "request_timeout"        // 408: the body came slower than the server allows; nothing was done

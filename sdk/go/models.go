@@ -2,6 +2,7 @@ package petstore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -73,6 +74,7 @@ const (
 	ScopeInventoryWrite  Scope = "inventory:write"  // SetInventory (admins)
 	ScopeOrdersRead      Scope = "orders:read"      // ListOrders, GetOrder
 	ScopeOrdersWrite     Scope = "orders:write"     // PlaceOrder, CancelOrder, UpdateOrder (admins)
+	ScopeSalesRead       Scope = "sales:read"       // GetSalesReport (admins)
 	ScopeWebhooksManage  Scope = "webhooks:manage"  // the webhook endpoints and their deliveries (admins)
 	ScopeEventsRead      Scope = "events:read"      // ListEvents, GetEvent (admins)
 )
@@ -87,7 +89,7 @@ type EventType string
 const (
 	EventTypeOrderPlaced      EventType = "order.placed"       // Event.Order
 	EventTypeOrderCompleted   EventType = "order.completed"    // Event.Order
-	EventTypeOrderCancelled   EventType = "order.cancelled"    // Event.Order, as it was: it no longer exists
+	EventTypeOrderCancelled   EventType = "order.cancelled"    // Event.Order, with OrderStatusCancelled
 	EventTypePetSoldOut       EventType = "pet.sold_out"       // Event.Inventory: the stock reached 0
 	EventTypePetRestocked     EventType = "pet.restocked"      // Event.Inventory: the stock left 0
 	EventTypeInventoryUpdated EventType = "inventory.updated"  // Event.Inventory: any change of the stock
@@ -111,8 +113,8 @@ const (
 	DeliveryStatusFailed    DeliveryStatus = "failed"    // given up, or the endpoint was disabled: RetryDelivery
 )
 
-// Pet is an animal in the store. It can be ordered while its Status is
-// PetStatusAvailable and its Stock covers the quantity; a new pet has a Stock of 0
+// Pet is an animal in the store. It can be ordered while it has a Price, its Status
+// is PetStatusAvailable and its Stock covers the quantity; a new pet has a Stock of 0
 // until it is restocked (SetInventory).
 type Pet struct {
 	ID         int64
@@ -120,6 +122,11 @@ type Pet struct {
 	CategoryID int64
 	Status     PetStatus
 	Stock      int // units in stock when the pet was read (read-only; see SetInventory)
+	// Price is the price of one unit in the minor unit of Currency (1999 is 19.99
+	// EUR); nil when the pet has none, and then ordering it is CodeNotForSale. A
+	// pointer because 0 is a price: the pet is free.
+	Price    *int64
+	Currency string // the shop's ISO 4217 code, such as "EUR"; set with Price
 }
 
 // NewPet is a pet to add, or the full replacement of one.
@@ -127,6 +134,10 @@ type NewPet struct {
 	Name       string // 1–100 characters once trimmed
 	CategoryID int64
 	Status     PetStatus // PetStatusAvailable when empty
+	// Price is the price of one unit in the minor unit of the shop's currency,
+	// 0–100,000,000. nil: a new pet has no price, and a replacement (ReplacePet)
+	// keeps the price the pet has; take a price away with PetPatch.RemovePrice.
+	Price *int64
 }
 
 // PetPatch changes some fields of a pet: nil fields keep their value. Ptr makes the
@@ -135,6 +146,10 @@ type PetPatch struct {
 	Name       *string
 	CategoryID *int64
 	Status     *PetStatus
+	Price      *int64 // the new price, in the minor unit of the shop's currency
+	// RemovePrice takes the pet's price away (sent as "price": null): it cannot be
+	// ordered until it has one again. It cannot go with Price.
+	RemovePrice bool
 }
 
 // Category is a kind of animal.
@@ -162,14 +177,40 @@ type InventoryUpdate struct {
 	Quantity int // 0–1,000,000
 }
 
-// Order is a customer's order.
+// OrderStatus is where an order is in its life.
+//
+// In answers the list is open: a newer service may report a status this package has
+// no constant for; treat it as neither completed nor cancelled. In requests
+// (ListOrdersOptions) only the constants below are accepted.
+type OrderStatus string
+
+// The order statuses this package knows.
+const (
+	OrderStatusPlaced    OrderStatus = "placed"    // its units are held
+	OrderStatusCompleted OrderStatus = "completed" // fulfilled
+	OrderStatusCancelled OrderStatus = "cancelled" // its units went back on the stock; it stays readable
+)
+
+// Order is a customer's order, with its whole life. Every field is set by the service
+// when it happens: a later change of the pet's price or name does not rewrite it.
 type Order struct {
-	ID        int64
-	PetID     int64
-	Quantity  int
-	ShipDate  time.Time // zero when not set
-	Complete  bool
-	AccountID int64 // the account that placed it
+	ID          int64
+	PetID       int64
+	Quantity    int
+	ShipDate    time.Time // zero when not set
+	Complete    bool      // exactly when Status is OrderStatusCompleted
+	AccountID   int64     // the account that placed it
+	Status      OrderStatus
+	CreatedAt   time.Time // when it was placed
+	CompletedAt time.Time // zero unless completed
+	CancelledAt time.Time // zero unless cancelled
+	// UnitPrice is the pet's price when the order was placed, and Total UnitPrice ×
+	// Quantity, both in the minor unit of Currency. nil for an order placed before the
+	// service kept prices.
+	UnitPrice *int64
+	Total     *int64
+	Currency  string // the shop's ISO 4217 code, such as "EUR"
+	PetName   string // the pet's name when the order was placed; "" when unknown
 }
 
 // NewOrder is an order to place.
@@ -402,11 +443,26 @@ type ListInventoryOptions struct {
 	Cursor string
 }
 
-// ListOrdersOptions filter ListOrders.
+// OrderSort is the order of ListOrders.
+type OrderSort string
+
+// The orders of ListOrders.
+const (
+	OrderSortNewest OrderSort = "newest" // newest first, by CreatedAt then id (the service's default)
+	OrderSortOldest OrderSort = "oldest"
+)
+
+// ListOrdersOptions filter ListOrders; every filter set must hold.
 type ListOrdersOptions struct {
-	AccountID int64 // only this account's orders (admins; a customer sees only their own)
-	Complete  *bool // only complete (true) or incomplete (false) orders
-	Limit     int   // items per page, 1–100; 0 for the service's default
+	AccountID int64       // only this account's orders (admins; a customer sees only their own)
+	Status    OrderStatus // only orders with this status
+	Complete  *bool       // only complete (true) or incomplete (false: placed or cancelled) orders
+	// CreatedAfter and CreatedBefore bound CreatedAt: at or after, and before. Zero
+	// leaves the bound out.
+	CreatedAfter  time.Time
+	CreatedBefore time.Time
+	Sort          OrderSort // OrderSortNewest when empty
+	Limit         int       // items per page, 1–100; 0 for the service's default
 	// Cursor is where the list starts: the Next of a page fetched with the same
 	// filters, to go on from there; "" for the start.
 	Cursor string
@@ -421,28 +477,108 @@ type ListEventsOptions struct {
 	Cursor string
 }
 
+// SalesGroupBy is how a sales report groups its figures.
+type SalesGroupBy string
+
+// The groupings of GetSalesReport.
+const (
+	SalesByDay      SalesGroupBy = "day"      // one group per day that had orders, oldest first
+	SalesByPet      SalesGroupBy = "pet"      // the pets with the most revenue
+	SalesByCategory SalesGroupBy = "category" // the categories with the most revenue
+)
+
+// SalesReportOptions say which days a report covers and how it groups them.
+type SalesReportOptions struct {
+	// From and To are the first and last day of the report (UTC; both included; at
+	// most 366 days). Only their UTC date counts. Zero To is today; zero From is 29
+	// days before To.
+	From, To time.Time
+	GroupBy  SalesGroupBy // SalesByDay when empty
+	Limit    int          // at most this many groups for SalesByPet and SalesByCategory (1–1,000); 0 for the service's 100
+}
+
+// SalesFigures are what some orders sold. Revenues are in the minor unit of the
+// report's Currency.
+type SalesFigures struct {
+	Orders  int64 // orders placed that are not cancelled (placed and completed)
+	Units   int64 // their units
+	Revenue int64 // their totals
+	// The orders placed in the range that were cancelled since, apart.
+	CancelledOrders  int64
+	CancelledUnits   int64
+	CancelledRevenue int64 // what they would have brought in
+}
+
+// SalesGroup is the figures of one group: Day for SalesByDay; PetID and PetName for
+// SalesByPet; CategoryID and CategoryName for SalesByCategory (CategoryID 0 for the
+// orders whose pet was gone before the service kept prices; CategoryName "" when the
+// category is gone).
+type SalesGroup struct {
+	Day          time.Time // midnight UTC
+	PetID        int64
+	PetName      string
+	CategoryID   int64
+	CategoryName string
+	SalesFigures
+}
+
+// SalesReport is what the shop sold over a range of days.
+type SalesReport struct {
+	From, To time.Time // the first and last day, midnight UTC
+	GroupBy  SalesGroupBy
+	Currency string       // the shop's ISO 4217 code, which every revenue is in
+	Totals   SalesFigures // every order of the range, whatever Groups holds
+	// Groups are the figures by GroupBy. A day without orders is left out of a report
+	// by day: count it as 0.
+	Groups []SalesGroup
+}
+
 // Ptr returns a pointer to v, for the optional fields of PetPatch, OrderUpdate,
 // ListOrdersOptions, WebhookPatch and SecretRotation.
 func Ptr[T any](v T) *T { return &v }
 
 func petFrom(p api.Pet) *Pet {
-	pet := &Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: PetStatus(p.Status)}
+	pet := &Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: PetStatus(p.Status), Price: p.Price}
 	if p.Stock != nil {
 		pet.Stock = int(*p.Stock)
+	}
+	if p.Currency != nil {
+		pet.Currency = *p.Currency
 	}
 	return pet
 }
 
 func (p NewPet) body() api.NewPet {
-	return api.NewPet{Name: p.Name, CategoryID: p.CategoryID, Status: optional(api.PetStatus(p.Status))}
+	return api.NewPet{Name: p.Name, CategoryID: p.CategoryID, Status: optional(api.PetStatus(p.Status)), Price: p.Price}
 }
 
 func (p PetPatch) body() api.PetPatch {
-	patch := api.PetPatch{Name: p.Name, CategoryID: p.CategoryID}
+	patch := api.PetPatch{Name: p.Name, CategoryID: p.CategoryID, Price: p.Price}
 	if p.Status != nil {
 		patch.Status = Ptr(api.PetStatus(*p.Status))
 	}
 	return patch
+}
+
+// errPriceAndRemovePrice is a PetPatch that both sets and removes the price.
+var errPriceAndRemovePrice = errors.New("petstore: a PetPatch may set Price or RemovePrice, not both")
+
+// json is the patch as sent. The generated body leaves a nil field out, and has no
+// way to say null: RemovePrice adds "price": null to it.
+func (p PetPatch) json() ([]byte, error) {
+	if p.RemovePrice && p.Price != nil {
+		return nil, errPriceAndRemovePrice
+	}
+	b, err := json.Marshal(p.body())
+	if err != nil || !p.RemovePrice {
+		return b, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, err
+	}
+	fields["price"] = json.RawMessage("null")
+	return json.Marshal(fields)
 }
 
 func categoryFrom(c api.Category) *Category {
@@ -462,11 +598,60 @@ func inventoryFrom(i api.InventoryItem) *InventoryItem {
 }
 
 func orderFrom(o api.Order) *Order {
-	order := &Order{ID: o.ID, PetID: o.PetID, Quantity: int(o.Quantity), Complete: o.Complete, AccountID: o.AccountID}
+	order := &Order{
+		ID: o.ID, PetID: o.PetID, Quantity: int(o.Quantity), Complete: o.Complete, AccountID: o.AccountID,
+		Status: OrderStatus(o.Status), CreatedAt: o.CreatedAt, UnitPrice: o.UnitPrice, Total: o.Total, Currency: o.Currency,
+	}
 	if o.ShipDate != nil {
 		order.ShipDate = *o.ShipDate
 	}
+	if o.CompletedAt != nil {
+		order.CompletedAt = *o.CompletedAt
+	}
+	if o.CancelledAt != nil {
+		order.CancelledAt = *o.CancelledAt
+	}
+	if o.PetName != nil {
+		order.PetName = *o.PetName
+	}
 	return order
+}
+
+func salesFiguresFrom(f api.SalesFigures) SalesFigures {
+	return SalesFigures{
+		Orders: f.Orders, Units: f.Units, Revenue: f.Revenue,
+		CancelledOrders: f.CancelledOrders, CancelledUnits: f.CancelledUnits, CancelledRevenue: f.CancelledRevenue,
+	}
+}
+
+func salesReportFrom(r api.SalesReport) *SalesReport {
+	report := &SalesReport{
+		From: r.From.Time, To: r.To.Time, GroupBy: SalesGroupBy(r.GroupBy), Currency: r.Currency,
+		Totals: salesFiguresFrom(r.Totals), Groups: make([]SalesGroup, len(r.Groups)),
+	}
+	for i, g := range r.Groups {
+		group := SalesGroup{SalesFigures: salesFiguresFrom(api.SalesFigures{
+			Orders: g.Orders, Units: g.Units, Revenue: g.Revenue,
+			CancelledOrders: g.CancelledOrders, CancelledUnits: g.CancelledUnits, CancelledRevenue: g.CancelledRevenue,
+		})}
+		if g.Day != nil {
+			group.Day = g.Day.Time
+		}
+		if g.PetID != nil {
+			group.PetID = *g.PetID
+		}
+		if g.PetName != nil {
+			group.PetName = *g.PetName
+		}
+		if g.CategoryID != nil {
+			group.CategoryID = *g.CategoryID
+		}
+		if g.CategoryName != nil {
+			group.CategoryName = *g.CategoryName
+		}
+		report.Groups[i] = group
+	}
+	return report
 }
 
 func (o NewOrder) body() api.NewOrder {

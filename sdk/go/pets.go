@@ -1,6 +1,7 @@
 package petstore
 
 import (
+	"bytes"
 	"context"
 	"iter"
 	"net/http"
@@ -57,23 +58,32 @@ func (c *Client) GetPet(ctx context.Context, id int64, opts ...CallOption) (*Pet
 	return convert(p, err, petFrom)
 }
 
-// ReplacePet replaces every field of a pet (admins). A status change the store's rules
-// forbid is an *Error with CodeInvalidTransition.
+// ReplacePet replaces every field of a pet (admins), but a nil Price keeps the pet's
+// price. A status change the store's rules forbid is an *Error with
+// CodeInvalidTransition.
 func (c *Client) ReplacePet(ctx context.Context, id int64, pet NewPet, opts ...CallOption) (*Pet, error) {
 	ctx = withCall(ctx, "replacePet", opts)
 	p, err := decode[api.Pet](c.api.ReplacePet(ctx, id, pet.body()))
 	return convert(p, err, petFrom)
 }
 
-// UpdatePet changes the fields of a pet that patch sets (admins).
+// UpdatePet changes the fields of a pet that patch sets (admins). A new price or name
+// applies to orders placed from then on: an order keeps the price and name it was
+// placed with.
 func (c *Client) UpdatePet(ctx context.Context, id int64, patch PetPatch, opts ...CallOption) (*Pet, error) {
 	ctx = withCall(ctx, "updatePet", opts)
-	p, err := decode[api.Pet](c.api.UpdatePetWithApplicationMergePatchPlusJSONBody(ctx, id, patch.body()))
+	body, err := patch.json()
+	if err != nil {
+		return nil, err
+	}
+	p, err := decode[api.Pet](c.api.UpdatePetWithBody(ctx, id, "application/merge-patch+json", bytes.NewReader(body)))
 	return convert(p, err, petFrom)
 }
 
 // DeletePet removes a pet (admins). A pet with incomplete orders is an *Error with
-// CodeConflict.
+// CodeConflict. A pet that was ever ordered is archived rather than erased: it leaves
+// the catalogue (GetPet and new orders answer CodeNotFound), while its orders keep
+// its id and name.
 func (c *Client) DeletePet(ctx context.Context, id int64, opts ...CallOption) error {
 	ctx = withCall(ctx, "deletePet", opts)
 	return noContent(c.api.DeletePet(ctx, id))

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -233,11 +234,19 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 	if !listed {
 		t.Errorf("category %d is not listed", cat.ID)
 	}
-	pet := must(admin.CreatePet(ctx, petstore.NewPet{Name: "Tester", CategoryID: cat.ID}))(t)
-	must(admin.ReplacePet(ctx, pet.ID, petstore.NewPet{Name: "Tester II", CategoryID: cat.ID}))(t)
-	must(admin.UpdatePet(ctx, pet.ID, petstore.PetPatch{Name: petstore.Ptr("Tester III")}))(t)
-	if got := must(customer.GetPet(ctx, pet.ID))(t); got.Name != "Tester III" || got.Status != petstore.PetStatusAvailable {
-		t.Errorf("pet = %+v, want Tester III, available", got)
+	pet := must(admin.CreatePet(ctx, petstore.NewPet{Name: "Tester", CategoryID: cat.ID, Price: petstore.Ptr[int64](1500)}))(t)
+	// A replacement without a price keeps it; a patch changes it.
+	if got := must(admin.ReplacePet(ctx, pet.ID, petstore.NewPet{Name: "Tester II", CategoryID: cat.ID}))(t); got.Price == nil || *got.Price != 1500 {
+		t.Errorf("replaced pet = %+v, want the price 1500 kept", got)
+	}
+	must(admin.UpdatePet(ctx, pet.ID, petstore.PetPatch{Name: petstore.Ptr("Tester III"), RemovePrice: true}))(t)
+	if got := must(customer.GetPet(ctx, pet.ID))(t); got.Price != nil {
+		t.Errorf("pet = %+v, want its price removed", got)
+	}
+	must(admin.UpdatePet(ctx, pet.ID, petstore.PetPatch{Price: petstore.Ptr[int64](1999)}))(t)
+	if got := must(customer.GetPet(ctx, pet.ID))(t); got.Name != "Tester III" || got.Status != petstore.PetStatusAvailable ||
+		got.Price == nil || *got.Price != 1999 || got.Currency != "EUR" {
+		t.Errorf("pet = %+v, want Tester III, available, 1999 EUR", got)
 	}
 	var names []string
 	for p, err := range customer.ListPets(ctx, &petstore.ListPetsOptions{IDs: []int64{pet.ID}}) {
@@ -251,21 +260,54 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 	must(admin.SetInventory(ctx, pet.ID, petstore.InventoryUpdate{Quantity: 3}))(t)
 	order := must(customer.PlaceOrder(ctx, petstore.NewOrder{PetID: pet.ID, Quantity: 1}))(t)
 	second := must(customer.PlaceOrder(ctx, petstore.NewOrder{PetID: pet.ID, Quantity: 1}))(t)
-	if got := must(customer.GetOrder(ctx, order.ID))(t); got.AccountID != account.ID || got.Quantity != 1 {
-		t.Errorf("order = %+v, want the customer's, of 1", got)
+	if got := must(customer.GetOrder(ctx, order.ID))(t); got.AccountID != account.ID || got.Quantity != 1 ||
+		got.Status != petstore.OrderStatusPlaced || got.CreatedAt.IsZero() || got.PetName != "Tester III" ||
+		got.UnitPrice == nil || *got.UnitPrice != 1999 || got.Total == nil || *got.Total != 1999 || got.Currency != "EUR" {
+		t.Errorf("order = %+v, want the customer's placed order of 1 Tester III at 1999 EUR", got)
 	}
-	var orderIDs []int64
-	for o, err := range customer.ListOrders(ctx, nil) {
-		orderIDs = append(orderIDs, must(o, err)(t).ID)
+	orderIDs := func(opts *petstore.ListOrdersOptions) []int64 {
+		var ids []int64
+		for o, err := range customer.ListOrders(ctx, opts) {
+			ids = append(ids, must(o, err)(t).ID)
+		}
+		return ids
 	}
-	if !slices.Equal(orderIDs, []int64{order.ID, second.ID}) {
-		t.Errorf("the customer's orders = %v, want %d and %d", orderIDs, order.ID, second.ID)
+	if got := orderIDs(nil); !slices.Equal(got, []int64{second.ID, order.ID}) {
+		t.Errorf("the customer's orders = %v, want %d and %d, newest first", got, second.ID, order.ID)
 	}
-	if got := must(admin.UpdateOrder(ctx, order.ID, petstore.OrderUpdate{Complete: petstore.Ptr(true)}))(t); !got.Complete {
-		t.Errorf("order = %+v, want it complete", got)
+	if got := orderIDs(&petstore.ListOrdersOptions{Sort: petstore.OrderSortOldest}); !slices.Equal(got, []int64{order.ID, second.ID}) {
+		t.Errorf("the customer's orders, oldest first = %v, want %d and %d", got, order.ID, second.ID)
 	}
-	if err := customer.CancelOrder(ctx, second.ID); err != nil {
-		t.Fatal(err)
+	if got := orderIDs(&petstore.ListOrdersOptions{CreatedAfter: time.Now().Add(time.Hour)}); len(got) != 0 {
+		t.Errorf("the customer's orders placed after an hour from now = %v, want none", got)
+	}
+	// A new price applies to later orders only.
+	must(admin.UpdatePet(ctx, pet.ID, petstore.PetPatch{Price: petstore.Ptr[int64](2500)}))(t)
+	if got := must(admin.UpdateOrder(ctx, order.ID, petstore.OrderUpdate{Complete: petstore.Ptr(true)}))(t); !got.Complete ||
+		got.Status != petstore.OrderStatusCompleted || got.CompletedAt.IsZero() || *got.UnitPrice != 1999 {
+		t.Errorf("order = %+v, want it completed at its price of 1999", got)
+	}
+	// Cancelling keeps the order, and cancelling it again is no error.
+	for range 2 {
+		if err := customer.CancelOrder(ctx, second.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := must(customer.GetOrder(ctx, second.ID))(t); got.Status != petstore.OrderStatusCancelled || got.CancelledAt.IsZero() {
+		t.Errorf("cancelled order = %+v, want it readable, cancelled", got)
+	}
+	if got := orderIDs(&petstore.ListOrdersOptions{Status: petstore.OrderStatusCancelled}); !slices.Equal(got, []int64{second.ID}) {
+		t.Errorf("the customer's cancelled orders = %v, want %d", got, second.ID)
+	}
+
+	// The sales of the day, by pet: the completed order counts, the cancelled one apart.
+	today := time.Now().UTC()
+	report := must(admin.GetSalesReport(ctx, &petstore.SalesReportOptions{From: today, To: today, GroupBy: petstore.SalesByPet, Limit: 1000}))(t)
+	want := petstore.SalesGroup{PetID: pet.ID, PetName: "Tester III", SalesFigures: petstore.SalesFigures{
+		Orders: 1, Units: 1, Revenue: 1999, CancelledOrders: 1, CancelledUnits: 1, CancelledRevenue: 1999,
+	}}
+	if report.Currency != "EUR" || report.GroupBy != petstore.SalesByPet || !slices.Contains(report.Groups, want) {
+		t.Errorf("sales report = %+v, want a group %+v", report, want)
 	}
 	if item := must(customer.GetInventory(ctx, pet.ID))(t); item.Quantity != 2 {
 		t.Errorf("stock = %d, want 2 (3, one sold, one cancelled)", item.Quantity)
@@ -279,7 +321,7 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 	// The endpoint: the order's event, a test event, its deliveries, a retry.
 	placed := hooks.waitForData(t, petstore.EventTypeOrderPlaced, order.ID)
 	event := must(petstore.ConstructEvent(placed.body, placed.signature, hook.Secret))(t)
-	if event.Order == nil || *event.Order != *order {
+	if event.Order == nil || !reflect.DeepEqual(event.Order, order) {
 		t.Errorf("order.placed = %+v with %+v, want %+v", event, event.Order, order)
 	}
 	if got := must(admin.GetWebhook(ctx, hook.ID))(t); got.URL != hooks.URL || !got.Enabled {
@@ -329,7 +371,7 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 	if fed == nil {
 		t.Fatalf("order %d's order.placed is not in the feed", order.ID)
 	}
-	if got := must(admin.GetEvent(ctx, fed.ID))(t); got.Type != petstore.EventTypeOrderPlaced || *got.Order != *fed.Order {
+	if got := must(admin.GetEvent(ctx, fed.ID))(t); got.Type != petstore.EventTypeOrderPlaced || !reflect.DeepEqual(got.Order, fed.Order) {
 		t.Errorf("event = %+v, want %+v", got, fed)
 	}
 
@@ -402,7 +444,7 @@ func TestConstructEventTakesTheServicesDeliveries(t *testing.T) {
 
 	// An event of the store: an order of the last one in stock.
 	cat := must(admin.CreateCategory(ctx, petstore.NewCategory{Name: "Deliveries " + strconv.FormatInt(time.Now().UnixNano(), 36)}))(t)
-	pet := must(admin.CreatePet(ctx, petstore.NewPet{Name: "Signed", CategoryID: cat.ID}))(t)
+	pet := must(admin.CreatePet(ctx, petstore.NewPet{Name: "Signed", CategoryID: cat.ID, Price: petstore.Ptr[int64](500)}))(t)
 	must(admin.SetInventory(ctx, pet.ID, petstore.InventoryUpdate{Quantity: 1}))(t)
 	order := must(customer.PlaceOrder(ctx, petstore.NewOrder{PetID: pet.ID, Quantity: 1}))(t)
 	t.Cleanup(func() {
@@ -412,7 +454,7 @@ func TestConstructEventTakesTheServicesDeliveries(t *testing.T) {
 	})
 	d = hooks.waitForType(t, petstore.EventTypeOrderPlaced)
 	event = must(petstore.ConstructEvent(d.body, d.signature, hook.Secret))(t)
-	if event.Order == nil || *event.Order != *order {
+	if event.Order == nil || !reflect.DeepEqual(event.Order, order) {
 		t.Errorf("order.placed = %+v with %+v, want %+v", event, event.Order, order)
 	}
 	d = hooks.waitForType(t, petstore.EventTypePetSoldOut)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"time"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/acme-pets/petstore/sdk/go/internal/api"
 )
@@ -45,8 +48,9 @@ func (c *Client) SetInventory(ctx context.Context, petID int64, update Inventory
 	return convert(v, err, inventoryFrom)
 }
 
-// ListOrders returns orders by id (experimental): a customer's own, or every order for
-// an admin. opts may be nil.
+// ListOrders returns orders (experimental), newest first unless opts.Sort says
+// otherwise: a customer's own, cancelled ones included, or every order for an admin.
+// opts may be nil.
 func (c *Client) ListOrders(ctx context.Context, opts *ListOrdersOptions, callOpts ...CallOption) iter.Seq2[*Order, error] {
 	return items(c.ListOrdersPages(ctx, opts, callOpts...))
 }
@@ -56,10 +60,14 @@ func (c *Client) ListOrdersPages(ctx context.Context, opts *ListOrdersOptions, c
 	var params api.ListOrdersParams
 	if opts != nil {
 		params = api.ListOrdersParams{
-			AccountID: optional(opts.AccountID),
-			Complete:  opts.Complete,
-			Limit:     optional(int32Of(opts.Limit)),
-			Cursor:    optional(opts.Cursor),
+			AccountID:     optional(opts.AccountID),
+			Status:        optional(api.OrderStatus(opts.Status)),
+			Complete:      opts.Complete,
+			CreatedAfter:  optionalTime(opts.CreatedAfter),
+			CreatedBefore: optionalTime(opts.CreatedBefore),
+			Sort:          optional(api.ListOrdersParamsSort(opts.Sort)),
+			Limit:         optional(int32Of(opts.Limit)),
+			Cursor:        optional(opts.Cursor),
 		}
 	}
 	return pages(ctx, c, "listOrders", callOpts, func(ctx context.Context) (*http.Response, error) {
@@ -67,9 +75,11 @@ func (c *Client) ListOrdersPages(ctx context.Context, opts *ListOrdersOptions, c
 	}, orderFrom)
 }
 
-// PlaceOrder takes order.Quantity units of a pet off its stock. The pet must be
-// available (else CodeInvalidTransition) and have the stock (else
-// CodeInsufficientStock).
+// PlaceOrder takes order.Quantity units of a pet off its stock, at the pet's price
+// then (Order.UnitPrice and Total). The checks, in this order: an unknown or deleted
+// pet is CodeNotFound; a pet without a price CodeNotForSale; a stock below the
+// quantity (sold out included) CodeInsufficientStock; a pet staff took off sale
+// CodeInvalidTransition.
 //
 // It always sends an Idempotency-Key (order.IdempotencyKey, or a random one), so it is
 // retried like a GET: after a network error, a 429 or a 503, with the same key, and
@@ -95,17 +105,53 @@ func (c *Client) GetOrder(ctx context.Context, id int64, opts ...CallOption) (*O
 	return convert(v, err, orderFrom)
 }
 
-// UpdateOrder changes an incomplete order (admins). Completing it is one-way: any
-// change to a complete order is an *Error with CodeInvalidTransition.
+// UpdateOrder changes a placed order (admins). Completing it is one-way: any change to
+// a completed or cancelled order is an *Error with CodeInvalidTransition.
 func (c *Client) UpdateOrder(ctx context.Context, id int64, update OrderUpdate, opts ...CallOption) (*Order, error) {
 	ctx = withCall(ctx, "updateOrder", opts)
 	v, err := decode[api.Order](c.api.UpdateOrder(ctx, id, update.body()))
 	return convert(v, err, orderFrom)
 }
 
-// CancelOrder cancels an incomplete order and puts its quantity back on the stock. A
-// complete order is an *Error with CodeConflict.
+// CancelOrder cancels a placed order and puts its quantity back on the stock; the
+// order stays, with OrderStatusCancelled. Cancelling a cancelled order changes nothing
+// and succeeds, so a retry is safe. A complete order is an *Error with CodeConflict.
 func (c *Client) CancelOrder(ctx context.Context, id int64, opts ...CallOption) error {
 	ctx = withCall(ctx, "cancelOrder", opts)
 	return noContent(c.api.CancelOrder(ctx, id))
+}
+
+// GetSalesReport returns what the shop sold over a range of days (admins): orders,
+// units and revenue per day, pet or category, cancelled orders apart. opts may be nil
+// for the last 30 days by day.
+func (c *Client) GetSalesReport(ctx context.Context, opts *SalesReportOptions, callOpts ...CallOption) (*SalesReport, error) {
+	ctx = withCall(ctx, "getSalesReport", callOpts)
+	var params api.GetSalesReportParams
+	if opts != nil {
+		params = api.GetSalesReportParams{
+			From:    optionalDate(opts.From),
+			To:      optionalDate(opts.To),
+			GroupBy: optional(api.GetSalesReportParamsGroupBy(opts.GroupBy)),
+			Limit:   optional(int32Of(opts.Limit)),
+		}
+	}
+	v, err := decode[api.SalesReport](c.api.GetSalesReport(ctx, &params))
+	return convert(v, err, salesReportFrom)
+}
+
+// optionalTime is how the generated layer spells an optional instant: nil for zero.
+func optionalTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// optionalDate is the UTC date of t, or nil for zero.
+func optionalDate(t time.Time) *openapi_types.Date {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &openapi_types.Date{Time: time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)}
 }

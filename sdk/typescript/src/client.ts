@@ -31,6 +31,8 @@ import type {
   OrderUpdate,
   Pet,
   PetPatch,
+  SalesReport,
+  SalesReportQuery,
   SecretRotation,
   Webhook,
   WebhookPatch,
@@ -187,7 +189,16 @@ export interface Petstore {
     place(order: NewOrder, options?: PlaceOrderOptions): Promise<Order>;
     get(orderId: number, options?: CallOptions): Promise<Order>;
     update(orderId: number, update: OrderUpdate, options?: CallOptions): Promise<Order>;
+    /** Cancels a placed order: it stays, `status: "cancelled"`; cancelling it again changes nothing. */
     cancel(orderId: number, options?: CallOptions): Promise<void>;
+  };
+  sales: {
+    /**
+     * What the shop sold from `from` to `to` (admins, with `sales:read`): per day (a day
+     * without orders is left out: count it as 0), per pet or per category; the cancelled
+     * orders apart. Without a query, the last 30 days by day.
+     */
+    report(query?: SalesReportQuery, options?: CallOptions): Promise<SalesReport>;
   };
   /**
    * Webhook endpoints, which are sent signed events as they happen (admin only: a
@@ -399,6 +410,9 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       get: (orderId, o) => unwrap(raw.GET("/store/orders/{orderId}", { params: { path: { orderId } }, ...init(o) })),
       update: (orderId, body, o) => unwrap(raw.PATCH("/store/orders/{orderId}", { params: { path: { orderId } }, body, ...init(o) })),
       cancel: (orderId, o) => unwrap(raw.DELETE("/store/orders/{orderId}", { params: { path: { orderId } }, ...init(o) })),
+    },
+    sales: {
+      report: (query = {}, o) => unwrap(raw.GET("/store/sales", { params: { query }, ...init(o) })),
     },
     webhooks: {
       list: (query = {}, o) => list((middleware) => raw.GET("/webhooks", { params: { query }, middleware, ...init(o) })),

@@ -1366,7 +1366,7 @@ export interface components {
          * @description A scope an API key may be limited to; the list, with what each allows, is under the `bearerAuth` scheme.
          * @enum {string}
          */
-        Scope: "account:read" | "accounts:read" | "keys:manage" | "messages:read" | "messages:write" | "pets:read" | "pets:write" | "categories:write" | "inventory:write" | "orders:read" | "orders:write" | "webhooks:manage" | "events:read";
+        Scope: "account:read" | "accounts:read" | "keys:manage" | "messages:read" | "messages:write" | "pets:read" | "pets:write" | "categories:write" | "inventory:write" | "orders:read" | "orders:write" | "sales:read" | "webhooks:manage" | "events:read";
         /** @description An API key, without its secret. */
         ApiKey: {
             /**

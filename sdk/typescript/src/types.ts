@@ -12,6 +12,7 @@ type OtherString = string & {};
 /** The known values of each open list of the document (its `x-extensible-enum`s). */
 export const knownValues = {
   petStatus: ["available", "pending", "sold"],
+  orderStatus: ["placed", "completed", "cancelled"],
   role: ["customer", "admin"],
   messageStatus: ["queued"],
   eventType: [
@@ -53,6 +54,7 @@ export const knownValues = {
     "inventory:write",
     "orders:read",
     "orders:write",
+    "sales:read",
     "webhooks:manage",
     "events:read",
   ],
@@ -70,6 +72,7 @@ export const knownValues = {
     "conflict",
     "insufficient_stock",
     "invalid_transition",
+    "not_for_sale",
     "gone",
     "payload_too_large",
     "request_timeout",
@@ -83,6 +86,8 @@ export const knownValues = {
 
 /** A pet's status in an answer. */
 export type PetStatus = (typeof knownValues.petStatus)[number] | OtherString;
+/** An order's status in an answer; treat one you do not know as neither completed nor cancelled. */
+export type OrderStatus = (typeof knownValues.orderStatus)[number] | OtherString;
 /** An account's role in an answer; treat one you do not know as no more than `customer`. */
 export type Role = (typeof knownValues.role)[number] | OtherString;
 /** A message's delivery status in an answer. */
@@ -120,7 +125,25 @@ export interface Message extends Omit<Schemas["Message"], "status"> {
   status: MessageStatus;
 }
 export type Category = Schemas["Category"];
-export type Order = Schemas["Order"];
+/**
+ * An order with its whole life, every field fixed when it happened: `unitPrice`, `total`
+ * and `petName` as they were when it was placed. Amounts are integers in the minor unit
+ * of `currency` (cents for EUR). An order placed before the service kept prices has no
+ * `unitPrice` or `total`.
+ */
+export interface Order extends Omit<Schemas["Order"], "status"> {
+  status: OrderStatus;
+}
+/** What some orders sold: orders, units and revenue, and the cancelled ones apart. */
+export type SalesFigures = Schemas["SalesFigures"];
+/** The figures of one group: `day`, `petId` (and `petName`) or `categoryId` (and `categoryName`), by the report's `groupBy`. */
+export type SalesGroup = Schemas["SalesGroup"];
+/** A sales report: `totals` of the range and `groups`; every revenue is in the minor unit of `currency`. */
+export interface SalesReport extends Omit<Schemas["SalesReport"], "groupBy"> {
+  groupBy: SalesGroupBy;
+}
+/** How a sales report groups its figures. */
+export type SalesGroupBy = NonNullable<Query<"getSalesReport">["groupBy"]> | OtherString;
 /**
  * An API key, without its secret. `scopes` is absent when the key has every scope of its
  * account's role; `expiresAt` when it never expires; `lastUsedAt` (to the minute, up to a
@@ -181,6 +204,7 @@ export interface NewApiKey extends Omit<Schemas["NewApiKey"], "expiresAt"> {
 }
 export type NewMessage = Schemas["NewMessage"];
 export type NewPet = Schemas["NewPet"];
+/** A JSON merge patch: fields left out keep their value; `price: null` takes the price away. */
 export type PetPatch = Schemas["PetPatch"];
 export type NewCategory = Schemas["NewCategory"];
 export type InventoryUpdate = Schemas["InventoryUpdate"];
@@ -196,7 +220,10 @@ export type ListAccountsQuery = Query<"listAccounts">;
 export type ListPetsQuery = Query<"listPets">;
 export type ListCategoriesQuery = Query<"listCategories">;
 export type ListInventoryQuery = Query<"listInventory">;
+/** `status`, `complete`, `createdAfter`/`createdBefore` (RFC 3339), `accountId` (admins) and `sort` (`newest`, the default, or `oldest`). */
 export type ListOrdersQuery = Query<"listOrders">;
+/** `from` and `to` (UTC days, `YYYY-MM-DD`, both included), `groupBy` (`day`, `pet`, `category`) and `limit` (groups, for `pet` and `category`). */
+export type SalesReportQuery = Query<"getSalesReport">;
 export type ListApiKeysQuery = Query<"listApiKeys">;
 export type ListWebhooksQuery = Query<"listWebhooks">;
 export type ListDeliveriesQuery = Query<"listDeliveries">;

@@ -65,6 +65,7 @@ const sdkCalls: Record<string, ((client: Petstore) => Promise<unknown>)[]> = {
   getOrder: [(c) => c.orders.get(1)],
   updateOrder: [(c) => c.orders.update(1, { complete: true })],
   cancelOrder: [(c) => c.orders.cancel(1)],
+  getSalesReport: [(c) => c.sales.report(), (c) => c.sales.report({ from: "2026-11-01", to: "2026-11-30", groupBy: "pet", limit: 10 })],
   listWebhooks: [(c) => first(c.webhooks.list()), (c) => first(c.webhooks.pages())],
   createWebhook: [(c) => c.webhooks.create({ url: "https://shop.example.com/hook", events: ["*"] })],
   getWebhook: [(c) => c.webhooks.get(1)],

@@ -44,6 +44,7 @@ test("knownValues match the document's x-extensible-enum lists", () => {
     "Error.code": knownValues.errorCode,
     "Pet.status": knownValues.petStatus,
     "InventoryItem.status": knownValues.petStatus,
+    "Order.status": knownValues.orderStatus,
     Role: knownValues.role,
     "ApiKey.scopes": knownValues.scope,
     "CreatedApiKey.scopes": knownValues.scope,

@@ -103,30 +103,71 @@ test("walk-through: sign up, key, message, pages, an idempotent order, a refused
   assert.equal((await client.messages.get(message.id)).message, "Hello, pet store!");
 });
 
-test("admin: a category, a pet in it, its stock, changes, an order completed and one cancelled", async () => {
+test("admin: a category, a pet in it, its price and stock, changes, an order completed and one cancelled, the sales", async () => {
   const reptiles = await admin.categories.create({ name: "Reptiles", description: "Cold-blooded friends." });
-  const fido = await admin.pets.create({ name: "Fido", categoryId: reptiles.id });
+  const fido = await admin.pets.create({ name: "Fido", categoryId: reptiles.id, price: 1250 });
   assert.equal(fido.status, "available");
+  assert.equal(fido.price, 1250);
+  assert.equal(fido.currency, "EUR");
   assert.deepEqual(await admin.inventory.set(fido.id, { quantity: 12 }), { petId: fido.id, quantity: 12, status: "available" });
   assert.deepEqual(await all(customer.pets.list({ categoryId: reptiles.id })), [{ ...fido, stock: 12 }]); // a pet's answer carries its stock
 
   assert.equal((await admin.pets.update(fido.id, { name: "Fido II" })).name, "Fido II");
-  assert.equal((await admin.pets.replace(fido.id, { name: "Fido", categoryId: reptiles.id })).name, "Fido");
+  const replaced = await admin.pets.replace(fido.id, { name: "Fido", categoryId: reptiles.id });
+  assert.equal(replaced.name, "Fido");
+  assert.equal(replaced.price, 1250, "a replacement without a price keeps it");
   const renamed = await admin.categories.replace(reptiles.id, { name: "Reptiles & co" });
   assert.equal(renamed.description, undefined);
   assert.deepEqual(await customer.categories.get(reptiles.id), renamed);
 
   const kept = await customer.orders.place({ petId: fido.id, quantity: 2 });
+  assert.equal(kept.status, "placed");
+  assert.deepEqual([kept.unitPrice, kept.total, kept.currency, kept.petName], [1250, 2500, "EUR", "Fido"]);
+  assert.ok(!Number.isNaN(Date.parse(kept.createdAt)));
   const dropped = await customer.orders.place({ petId: fido.id, quantity: 10 });
   assert.equal((await customer.inventory.get(fido.id)).status, "pending");
+  // A new price applies to later orders: the placed ones keep theirs.
+  await admin.pets.update(fido.id, { price: 1500 });
   const shipDate = "2026-12-24T10:00:00Z";
-  assert.deepEqual(await admin.orders.update(kept.id, { complete: true, shipDate }), { ...kept, complete: true, shipDate });
+  const completed = await admin.orders.update(kept.id, { complete: true, shipDate });
+  assert.ok(completed.completedAt !== undefined);
+  assert.deepEqual(completed, { ...kept, complete: true, shipDate, status: "completed", completedAt: completed.completedAt });
+  // Cancelling keeps the order; cancelling it again changes nothing.
   await customer.orders.cancel(dropped.id);
+  await customer.orders.cancel(dropped.id);
+  const cancelled = await customer.orders.get(dropped.id);
+  assert.equal(cancelled.status, "cancelled");
+  assert.ok(cancelled.cancelledAt !== undefined);
   assert.deepEqual(await customer.inventory.get(fido.id), { petId: fido.id, quantity: 10, status: "available" });
   assert.deepEqual(
     (await all(admin.orders.list({ complete: true, limit: 1 }))).map((o) => o.id),
     [kept.id],
   );
+  assert.deepEqual(
+    (await all(customer.orders.list({ status: "cancelled" }))).map((o) => o.id),
+    [dropped.id],
+  );
+  assert.deepEqual(
+    (await all(customer.orders.list({ sort: "oldest" }))).filter((o) => o.petId === fido.id).map((o) => o.id),
+    [kept.id, dropped.id],
+  );
+
+  // The day's sales of Fido: the completed order, and the cancelled one apart.
+  const today = new Date().toISOString().slice(0, 10);
+  const byPet = await admin.sales.report({ from: today, to: today, groupBy: "pet", limit: 1000 });
+  assert.equal(byPet.currency, "EUR");
+  assert.deepEqual(
+    byPet.groups.find((g) => g.petId === fido.id),
+    { petId: fido.id, petName: "Fido", orders: 1, units: 2, revenue: 2500, cancelledOrders: 1, cancelledUnits: 10, cancelledRevenue: 12500 },
+  );
+  const byDay = await admin.sales.report({ from: today, to: today });
+  assert.deepEqual(byDay.groups.map((g) => g.day), [today]);
+  assert.ok(byDay.totals.revenue >= 2500);
+
+  // Without a price, a pet cannot be ordered.
+  assert.equal((await admin.pets.update(fido.id, { price: null })).price, undefined);
+  const notForSale = await customer.orders.place({ petId: fido.id, quantity: 1 }).catch((e: unknown) => e);
+  assert.ok(notForSale instanceof PetstoreError && notForSale.code === "not_for_sale" && notForSale.status === 409, String(notForSale));
 
   const refused = await customer.pets.create({ name: "Nope", categoryId: reptiles.id }).catch((e: unknown) => e);
   assert.ok(refused instanceof PetstoreError);

@@ -22,7 +22,19 @@ const event: Event = {
   id: "evt_mfrggzdfmztwq2lknnwg23tpob",
   type: "order.placed",
   createdAt: "2026-11-21T12:00:30Z",
-  data: { id: 10, petId: 1, quantity: 2, complete: false, accountId: 2 },
+  data: {
+    id: 10,
+    petId: 1,
+    quantity: 2,
+    complete: false,
+    accountId: 2,
+    status: "placed",
+    createdAt: "2026-11-21T12:00:30Z",
+    unitPrice: 1999,
+    total: 3998,
+    currency: "EUR",
+    petName: "Rex",
+  },
 };
 // As the service writes it, and with a character outside ASCII, so that bytes and text differ.
 const body = JSON.stringify({ ...event, data: { ...event.data, note: "Éclair 🐾" } });

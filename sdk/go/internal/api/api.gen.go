@@ -155,6 +155,7 @@ const (
 	OrdersWrite     Scope = "orders:write"
 	PetsRead        Scope = "pets:read"
 	PetsWrite       Scope = "pets:write"
+	SalesRead       Scope = "sales:read"
 	WebhooksManage  Scope = "webhooks:manage"
 )
 
@@ -184,6 +185,8 @@ func (e Scope) Valid() bool {
 	case PetsRead:
 		return true
 	case PetsWrite:
+		return true
+	case SalesRead:
 		return true
 	case WebhooksManage:
 		return true
@@ -852,11 +855,11 @@ type NewWebhook struct {
 // when it happens, so a later change of the pet's price or name never rewrites it.
 // The seed marks no field required; this service always returns `id`, `petId`,
 // `quantity`, `complete`, `accountId`, `status`, `createdAt` and `currency`, and the
-// others when they are known. Orders placed before version 1.1 of the service have
-// no `unitPrice` or `total` (pets had no price), `petName` only when their pet still
-// existed at the upgrade (its name then), and `completedAt` only when the event feed
-// still held their completion; their `createdAt` is when they were placed, which the
-// service has always kept.
+// others when they are known. Orders placed before the service kept prices (an
+// upgraded database) have no `unitPrice` or `total`, `petName` only when their pet
+// still existed at the upgrade (its name then), and `completedAt` only when the
+// event feed still held their completion; their `createdAt` is when they were
+// placed, which the service has always kept.
 type Order struct {
 	// AccountID The account that placed the order.
 	//
@@ -1086,8 +1089,8 @@ type SalesFigures struct {
 
 // SalesGroup The figures of one group: `day` in a report by day; `petId` (and `petName`, its
 // name now, or when it was deleted) by pet; `categoryId` (and `categoryName`, absent
-// when the category is gone) by category. Orders whose pet was gone before version
-// 1.1 have no category: they form a group without `categoryId`.
+// when the category is gone) by category. Orders whose pet was gone before the
+// service kept prices have no category: they form a group without `categoryId`.
 type SalesGroup struct {
 	// CancelledOrders Orders placed in the range that were cancelled since.
 	//
