@@ -2663,8 +2663,9 @@ type ListOrdersParams struct {
 	AccountId OptInt64 `json:",omitempty,omitzero"`
 	// Only orders with this status.
 	Status OptOrderStatus `json:",omitempty,omitzero"`
-	// Only complete (`true`) or incomplete (`false`: placed or cancelled) orders. `status` says more; both
-	// may be given, and both apply.
+	// The older form of `status`: `true` is `status=completed`, `false` the orders still to fulfil,
+	// `status=placed` (a cancelled order is not one, though its `complete` is `false`). Given with a
+	// `status` it disagrees with, the list is empty.
 	Complete OptBool `json:",omitempty,omitzero"`
 	// Only orders placed at or after this instant (RFC 3339).
 	CreatedAfter OptDateTime `json:",omitempty,omitzero"`

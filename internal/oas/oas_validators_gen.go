@@ -149,7 +149,7 @@ func (s *ApiKey) Validate() error {
 		if err := (validate.Array{
 			MinLength:    0,
 			MinLengthSet: false,
-			MaxLength:    13,
+			MaxLength:    14,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -255,7 +255,7 @@ func (s *ApiKeyChange) Validate() error {
 		if err := (validate.Array{
 			MinLength:    0,
 			MinLengthSet: false,
-			MaxLength:    13,
+			MaxLength:    14,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -753,7 +753,7 @@ func (s *CreatedApiKey) Validate() error {
 		if err := (validate.Array{
 			MinLength:    0,
 			MinLengthSet: false,
-			MaxLength:    13,
+			MaxLength:    14,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -2497,7 +2497,7 @@ func (s *NewApiKey) Validate() error {
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
-			MaxLength:    13,
+			MaxLength:    14,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")

@@ -3105,8 +3105,10 @@ export interface operations {
                 /** @description Only orders with this status. */
                 status?: components["schemas"]["OrderStatus"];
                 /**
-                 * @description Only complete (`true`) or incomplete (`false`: placed or cancelled) orders.
-                 *     `status` says more; both may be given, and both apply.
+                 * @description The older form of `status`: `true` is `status=completed`, `false` the orders
+                 *     still to fulfil, `status=placed` (a cancelled order is not one, though its
+                 *     `complete` is `false`). Given with a `status` it disagrees with, the list is
+                 *     empty.
                  */
                 complete?: boolean;
                 /** @description Only orders placed at or after this instant (RFC 3339). */

@@ -1497,8 +1497,10 @@ type ListOrdersParams struct {
 	// Status Only orders with this status.
 	Status *OrderStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Complete Only complete (`true`) or incomplete (`false`: placed or cancelled) orders.
-	// `status` says more; both may be given, and both apply.
+	// Complete The older form of `status`: `true` is `status=completed`, `false` the orders
+	// still to fulfil, `status=placed` (a cancelled order is not one, though its
+	// `complete` is `false`). Given with a `status` it disagrees with, the list is
+	// empty.
 	Complete *bool `form:"complete,omitempty" json:"complete,omitempty"`
 
 	// CreatedAfter Only orders placed at or after this instant (RFC 3339).
