@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -32,6 +33,17 @@ func TestNextLinksKeepTheFiltersOfEveryList(t *testing.T) {
 		{"orders of one account, incomplete", path("/v1/store/orders?limit=2&complete=false&accountId=%d", a.CustomerID), 3, func(t *testing.T, body []byte) {
 			if strings.Contains(string(body), `"complete":true`) {
 				t.Fatalf("filter lost: %s", body)
+			}
+		}},
+		{"orders placed, oldest first, from a date", "/v1/store/orders?limit=2&status=placed&sort=oldest&createdAfter=2000-01-01T00:00:00Z&createdBefore=2999-01-01T00:00:00%2B02:00", 6, func(t *testing.T, body []byte) {
+			var items []order
+			if err := json.Unmarshal(body, &items); err != nil {
+				t.Fatal(err)
+			}
+			for i, o := range items {
+				if o.Status != "placed" || i > 0 && o.ID < items[i-1].ID {
+					t.Fatalf("filter or order lost: %s", body)
+				}
 			}
 		}},
 		{"inventory by status", "/v1/store/inventory?limit=1&status=available", 4, nil},

@@ -354,6 +354,8 @@ type pet struct {
 	Name       string `json:"name"`
 	CategoryID int64  `json:"categoryId"`
 	Status     string `json:"status"`
+	Price      *int64 `json:"price"`
+	Currency   string `json:"currency"`
 }
 
 type category struct {
@@ -369,12 +371,20 @@ type inventory struct {
 }
 
 type order struct {
-	ID        int64      `json:"id"`
-	PetID     int64      `json:"petId"`
-	Quantity  int        `json:"quantity"`
-	ShipDate  *time.Time `json:"shipDate"`
-	Complete  bool       `json:"complete"`
-	AccountID int64      `json:"accountId"`
+	ID          int64      `json:"id"`
+	PetID       int64      `json:"petId"`
+	Quantity    int        `json:"quantity"`
+	ShipDate    *time.Time `json:"shipDate"`
+	Complete    bool       `json:"complete"`
+	AccountID   int64      `json:"accountId"`
+	Status      string     `json:"status"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	CompletedAt *time.Time `json:"completedAt"`
+	CancelledAt *time.Time `json:"cancelledAt"`
+	UnitPrice   *int64     `json:"unitPrice"`
+	Total       *int64     `json:"total"`
+	Currency    string     `json:"currency"`
+	PetName     string     `json:"petName"`
 }
 
 func (a *testAPI) category(t testing.TB, name string) category {
@@ -389,7 +399,7 @@ func (a *testAPI) pet(t testing.TB, name string, stock int) pet {
 	t.Helper()
 	c := a.category(t, "Category of "+name)
 	var p pet
-	a.do(t, req{Method: "POST", Path: "/v1/pets", Key: a.Admin, Body: map[string]any{"name": name, "categoryId": c.ID}}).expect(201, "").JSON(&p)
+	a.do(t, req{Method: "POST", Path: "/v1/pets", Key: a.Admin, Body: map[string]any{"name": name, "categoryId": c.ID, "price": 1999}}).expect(201, "").JSON(&p)
 	if stock > 0 {
 		a.setStock(t, p.ID, stock)
 	}

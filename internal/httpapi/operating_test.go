@@ -177,9 +177,8 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	a := newTestAPI(t, withRateLimit(1000))
 	p := a.pet(t, "Rex", 1)
 	a.order(t, a.Customer, p.ID, 1)
-	// The last unit is gone and the pet is pending: rule 2 answers by status, the metrics
-	// count a stock-out.
-	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 1}}).expect(409, "invalid_transition")
+	// The last unit is gone and the pet is pending: sold out is insufficient_stock.
+	a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 1}}).expect(409, "insufficient_stock")
 	// A pet taken off sale with stock left is a refusal by status only.
 	withdrawn := a.pet(t, "Max", 5)
 	a.do(t, req{Method: "PATCH", Path: path("/v1/pets/%d", withdrawn.ID), Key: a.Admin, Body: map[string]any{"status": "sold"}}).expect(200, "")

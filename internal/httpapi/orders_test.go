@@ -160,8 +160,24 @@ func TestOrderRules(t *testing.T) {
 			t.Fatalf("inventory %+v", inv)
 		}
 	})
-	t.Run("a pending pet cannot be ordered", func(t *testing.T) {
-		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 1}}).expect(409, "invalid_transition")
+	t.Run("the pet sold out (pending) answers insufficient_stock, naming the stock", func(t *testing.T) {
+		res := a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": p.ID, "quantity": 1}}).expect(409, "insufficient_stock")
+		if !strings.Contains(string(res.Body), "0 in stock") {
+			t.Errorf("the refusal does not name the stock: %s", res.Body)
+		}
+	})
+	t.Run("a pet staff took off sale (pending, with stock) answers invalid_transition", func(t *testing.T) {
+		q := a.pet(t, "Withdrawn", 3)
+		a.do(t, req{Method: "PATCH", Path: path("/v1/pets/%d", q.ID), Key: a.Admin, Body: map[string]any{"status": "pending"}}).expect(200, "")
+		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": q.ID, "quantity": 1}}).expect(409, "invalid_transition")
+	})
+	t.Run("a pet without a price answers not_for_sale and changes nothing", func(t *testing.T) {
+		q := a.pet(t, "Unpriced", 3)
+		a.do(t, req{Method: "PATCH", Path: path("/v1/pets/%d", q.ID), Key: a.Admin, Body: `{"price":null}`}).expect(200, "")
+		a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": q.ID, "quantity": 1}}).expect(409, "not_for_sale")
+		if inv := a.inventory(t, q.ID); inv.Quantity != 3 {
+			t.Errorf("stock %d after a refusal, want 3", inv.Quantity)
+		}
 	})
 	bounds := []struct {
 		name string
@@ -193,7 +209,17 @@ func TestOrderLifecycle(t *testing.T) {
 		if inv := a.inventory(t, p.ID); inv.Quantity != 1 || inv.Status != "available" {
 			t.Fatalf("inventory %+v", inv)
 		}
-		a.do(t, req{Method: "GET", Path: path("/v1/store/orders/%d", second.ID), Key: a.Customer}).expect(404, "not_found")
+		var got order
+		a.do(t, req{Method: "GET", Path: path("/v1/store/orders/%d", second.ID), Key: a.Customer}).expect(200, "").JSON(&got)
+		if got.Status != "cancelled" || got.CancelledAt == nil || got.Complete {
+			t.Fatalf("the cancelled order reads %+v", got)
+		}
+		// A second cancel is no error and changes nothing.
+		a.do(t, req{Method: "DELETE", Path: path("/v1/store/orders/%d", second.ID), Key: a.Customer}).expect(204, "")
+		if inv := a.inventory(t, p.ID); inv.Quantity != 1 {
+			t.Fatalf("a second cancel put the quantity back again: %+v", inv)
+		}
+		a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", second.ID), Key: a.Admin, Body: map[string]any{"complete": true}}).expect(409, "invalid_transition")
 	})
 	t.Run("completing is admin only", func(t *testing.T) {
 		a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", first.ID), Key: a.Customer, Body: map[string]any{"complete": true}}).expect(403, "forbidden")
@@ -307,7 +333,11 @@ func TestIdempotentOrders(t *testing.T) {
 		if string(again.Body) != string(placed.Body) || again.Header.Get("Location") != loc {
 			t.Fatalf("the replay after a cancel differs from the first answer:\n%s %s\n%s %s", placed.Body, loc, again.Body, again.Header.Get("Location"))
 		}
-		a.do(t, req{Method: "GET", Path: loc, Key: a.Customer}).expect(404, "not_found")
+		var now order
+		a.do(t, req{Method: "GET", Path: loc, Key: a.Customer}).expect(200, "").JSON(&now)
+		if now.Status != "cancelled" {
+			t.Fatalf("the order at Location is %+v, want it cancelled", now)
+		}
 		if inv := a.inventory(t, q.ID); inv.Quantity != 5 {
 			t.Fatalf("stock = %d after a cancel and a replay, want 5: the replay placed the order again", inv.Quantity)
 		}
@@ -432,10 +462,10 @@ func TestStockInvariant(t *testing.T) {
 				if inv.Quantity-qty == 0 {
 					m.status = "pending"
 				}
-			case m.status != "available":
-				res.expect(409, "invalid_transition")
-			default:
+			case inv.Quantity < qty: // sold out is one refusal, whatever the status
 				res.expect(409, "insufficient_stock")
+			default:
+				res.expect(409, "invalid_transition")
 			}
 		case op < 7: // cancel
 			for oid := range m.open {

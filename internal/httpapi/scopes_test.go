@@ -85,8 +85,8 @@ func TestOWASP_Scopes_EveryOperationNeedsItsScope(t *testing.T) {
 			a.do(t, r).expect(403, petstore.EInsufficientScope)
 		}
 	}
-	if secured != 37 {
-		t.Errorf("%d secured operations; the document has 37", secured)
+	if secured != 38 {
+		t.Errorf("%d secured operations; the document has 38", secured)
 	}
 	if after := a.state(t); !bytes.Equal(before, after) {
 		t.Fatal("a key without the scope changed something")
@@ -228,8 +228,8 @@ func TestOWASP_Scopes_AnExpiredKeyIsRefusedByEveryOperation(t *testing.T) {
 			t.Errorf("%s with an expired key: %d %s", op.ID, res.Status, res.Body)
 		}
 	}
-	if secured != 37 {
-		t.Errorf("%d secured operations; the document has 37", secured)
+	if secured != 38 {
+		t.Errorf("%d secured operations; the document has 38", secured)
 	}
 	if after := a.state(t); !bytes.Equal(before, after) {
 		t.Fatal("an expired key changed something")

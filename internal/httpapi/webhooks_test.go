@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -726,7 +727,7 @@ func TestEventFeed(t *testing.T) {
 			t.Fatalf("%d order.placed events", len(placed))
 		}
 		var got order
-		if err := json.Unmarshal(placed[0].Data, &got); err != nil || got != o {
+		if err := json.Unmarshal(placed[0].Data, &got); err != nil || !reflect.DeepEqual(got, o) {
 			t.Fatalf("data %s, want the order %+v", placed[0].Data, o)
 		}
 	})
@@ -812,6 +813,7 @@ func TestEventFeed(t *testing.T) {
 
 func TestEncodeEvent(t *testing.T) {
 	at := time.Date(2026, 11, 21, 12, 0, 30, 0, time.UTC)
+	price := int64(1999)
 	ship := time.Date(2026, 12, 24, 10, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name string
@@ -819,11 +821,15 @@ func TestEncodeEvent(t *testing.T) {
 		want string
 	}{
 		{"an order", petstore.Event{ID: "evt_aaaaaaaaaaaaaaaaaaaaaaaaaa", Type: petstore.OrderPlaced, CreatedAt: at,
-			Order: &petstore.Order{ID: 10, PetID: 1, Quantity: 2, AccountID: 2, ShipDate: &ship}},
-			`{"id":"evt_aaaaaaaaaaaaaaaaaaaaaaaaaa","type":"order.placed","createdAt":"2026-11-21T12:00:30Z","data":{"id":10,"petId":1,"quantity":2,"shipDate":"2026-12-24T10:00:00Z","complete":false,"accountId":2}}`},
+			Order: &petstore.Order{ID: 10, PetID: 1, Quantity: 2, AccountID: 2, ShipDate: &ship, Status: petstore.Placed, CreatedAt: at,
+				UnitPrice: &price, PetName: "Rex", CategoryID: 3, Currency: "EUR"}},
+			`{"id":"evt_aaaaaaaaaaaaaaaaaaaaaaaaaa","type":"order.placed","createdAt":"2026-11-21T12:00:30Z","data":{"id":10,"petId":1,"quantity":2,"shipDate":"2026-12-24T10:00:00Z","complete":false,"accountId":2,"status":"placed","createdAt":"2026-11-21T12:00:30Z","unitPrice":1999,"total":3998,"currency":"EUR","petName":"Rex"}}`},
+		{"an order cancelled, stored before orders kept their currency", petstore.Event{ID: "evt_aaaaaaaaaaaaaaaaaaaaaaaaab", Type: petstore.OrderCancelled, CreatedAt: at,
+			Order: &petstore.Order{ID: 11, PetID: 1, Quantity: 1, AccountID: 2, Status: petstore.Cancelled, CreatedAt: at, CancelledAt: &at}},
+			`{"id":"evt_aaaaaaaaaaaaaaaaaaaaaaaaab","type":"order.cancelled","createdAt":"2026-11-21T12:00:30Z","data":{"id":11,"petId":1,"quantity":1,"complete":false,"accountId":2,"status":"cancelled","createdAt":"2026-11-21T12:00:30Z","cancelledAt":"2026-11-21T12:00:30Z","currency":"EUR"}}`},
 		{"a pet", petstore.Event{ID: "evt_bbbbbbbbbbbbbbbbbbbbbbbbbb", Type: petstore.PetStatusChanged, CreatedAt: at,
-			Pet: &petstore.Pet{ID: 7, Name: "Rex", CategoryID: 3, Status: petstore.Sold, Stock: 0}},
-			`{"id":"evt_bbbbbbbbbbbbbbbbbbbbbbbbbb","type":"pet.status_changed","createdAt":"2026-11-21T12:00:30Z","data":{"id":7,"name":"Rex","categoryId":3,"status":"sold","stock":0}}`},
+			Pet: &petstore.Pet{ID: 7, Name: "Rex", CategoryID: 3, Status: petstore.Sold, Stock: 0, Price: &price}},
+			`{"id":"evt_bbbbbbbbbbbbbbbbbbbbbbbbbb","type":"pet.status_changed","createdAt":"2026-11-21T12:00:30Z","data":{"id":7,"name":"Rex","categoryId":3,"status":"sold","stock":0,"price":1999,"currency":"EUR"}}`},
 		{"an inventory item", petstore.Event{ID: "evt_cccccccccccccccccccccccccc", Type: petstore.PetSoldOut, CreatedAt: at.In(time.FixedZone("CET", 3600)),
 			Inventory: &petstore.InventoryItem{PetID: 7, Quantity: 0, Status: petstore.Pending}},
 			`{"id":"evt_cccccccccccccccccccccccccc","type":"pet.sold_out","createdAt":"2026-11-21T12:00:30Z","data":{"petId":7,"quantity":0,"status":"pending"}}`},
