@@ -335,7 +335,7 @@ func (fx *fixtures) pet(t *testing.T, admin string, stock int) (petID, categoryI
 	t.Helper()
 	categoryID = fx.category(t, admin)
 	var p struct{ ID int64 }
-	fx.srv.call(t, admin, "POST", "/pets", map[string]any{"name": fx.unique("Fixture pet"), "categoryId": categoryID}, http.StatusCreated, &p)
+	fx.srv.call(t, admin, "POST", "/pets", map[string]any{"name": fx.unique("Fixture pet"), "categoryId": categoryID, "price": 1999}, http.StatusCreated, &p)
 	if stock > 0 {
 		fx.srv.call(t, admin, "PUT", fmt.Sprintf("/store/inventory/%d", p.ID), map[string]any{"quantity": stock}, http.StatusOK, nil)
 	}

@@ -125,7 +125,7 @@ func TestWebhookVerificationSamples(t *testing.T) {
 				ID int64 `json:"id"`
 			}
 			srv.call(t, srv.AdminKey, "POST", "/categories", map[string]any{"name": "Hooks " + s.name}, http.StatusCreated, &cat)
-			srv.call(t, srv.AdminKey, "POST", "/pets", map[string]any{"name": "Rex", "categoryId": cat.ID}, http.StatusCreated, &pet)
+			srv.call(t, srv.AdminKey, "POST", "/pets", map[string]any{"name": "Rex", "categoryId": cat.ID, "price": 1999}, http.StatusCreated, &pet)
 			srv.call(t, srv.AdminKey, "PUT", fmt.Sprintf("/store/inventory/%d", pet.ID), map[string]any{"quantity": 3}, http.StatusOK, nil)
 			srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": pet.ID, "quantity": 1}, http.StatusCreated, nil)
 			expect("order.placed evt_")

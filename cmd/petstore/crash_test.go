@@ -104,7 +104,7 @@ func TestAnAcknowledgedOrderSurvivesKill9(t *testing.T) {
 				return res.StatusCode, v, nil
 			}
 			_, cat, _ := call("POST", "/categories", `{"name":"Crash"}`)
-			_, pet, _ := call("POST", "/pets", fmt.Sprintf(`{"name":"Rex","categoryId":%v}`, cat["id"]))
+			_, pet, _ := call("POST", "/pets", fmt.Sprintf(`{"name":"Rex","categoryId":%v,"price":1999}`, cat["id"]))
 			const stock = 1_000_000
 			if code, _, err := call("PUT", fmt.Sprintf("/store/inventory/%v", pet["id"]), fmt.Sprintf(`{"quantity":%d}`, stock)); code != 200 {
 				t.Fatalf("set stock: %d %v", code, err)

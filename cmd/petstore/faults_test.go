@@ -328,7 +328,7 @@ func makePet(t *testing.T, base, admin string, stock int) int64 {
 	var id int64
 	for _, step := range []struct{ method, path, body string }{
 		{"POST", "/v1/categories", `{"name":"Faults"}`},
-		{"POST", "/v1/pets", `{"name":"Rex","categoryId":1}`},
+		{"POST", "/v1/pets", `{"name":"Rex","categoryId":1,"price":1999}`},
 		{"PUT", "/v1/store/inventory/%d", fmt.Sprintf(`{"quantity":%d}`, stock)},
 	} {
 		path := step.path

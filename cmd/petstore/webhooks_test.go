@@ -196,7 +196,7 @@ func (c adminClient) subscribe(r *receiver) int64 {
 func (c adminClient) pet(stock int) int64 {
 	c.t.Helper()
 	cat := c.must(http.StatusCreated, "POST", "/categories", fmt.Sprintf(`{"name":"Hooks %d"}`, time.Now().UnixNano()))
-	pet := c.must(http.StatusCreated, "POST", "/pets", fmt.Sprintf(`{"name":"Rex","categoryId":%v}`, cat["id"]))
+	pet := c.must(http.StatusCreated, "POST", "/pets", fmt.Sprintf(`{"name":"Rex","categoryId":%v,"price":1999}`, cat["id"]))
 	id := int64(pet["id"].(float64))
 	c.must(http.StatusOK, "PUT", fmt.Sprintf("/store/inventory/%d", id), fmt.Sprintf(`{"quantity":%d}`, stock))
 	return id

@@ -30,7 +30,9 @@ func (db *DB) loadCurrency(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load currency: %w", err)
 	}
-	db.currency.Store(&code)
+	if code != "" {
+		db.currency.Store(&code)
+	}
 	return nil
 }
 
@@ -38,6 +40,13 @@ func (db *DB) loadCurrency(ctx context.Context) error {
 // another (petstore.CurrencyChange decides). The settings row is locked first, so
 // that processes starting together with different currencies take turns.
 func (db *DB) SetCurrency(ctx context.Context, code string) error {
+	// The usual start names the currency the database holds: that writes nothing.
+	if err := db.loadCurrency(ctx); err != nil {
+		return err
+	}
+	if c := db.currency.Load(); c != nil && *c == code {
+		return nil
+	}
 	err := db.update(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO settings (key, value) VALUES ('currency', '') ON CONFLICT (key) DO NOTHING`); err != nil {
 			return err

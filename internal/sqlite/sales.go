@@ -29,13 +29,23 @@ func (db *DB) loadCurrency(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load currency: %w", err)
 	}
-	db.currency.Store(&code)
+	if code != "" {
+		db.currency.Store(&code)
+	}
 	return nil
 }
 
 // SetCurrency makes code the shop's currency, unless the database has orders in
 // another (petstore.CurrencyChange decides).
 func (db *DB) SetCurrency(ctx context.Context, code string) error {
+	// The usual start names the currency the database holds: that writes nothing
+	// (a database on a read-only disk then fails at the readiness check, as it would).
+	if err := db.loadCurrency(ctx); err != nil {
+		return err
+	}
+	if c := db.currency.Load(); c != nil && *c == code {
+		return nil
+	}
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var stored string
 		err := tx.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = 'currency'`).Scan(&stored)
