@@ -399,10 +399,11 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 	"replaceCategory": categoryAs("admin"),
 	"deleteCategory":  categoryAs("admin"),
 	// Store
-	"listInventory": customer,
-	"getInventory":  petAs("customer", 3),
-	"setInventory":  petAs("admin", 3),
-	"listOrders":    customer,
+	"listInventory":  customer,
+	"getInventory":   petAs("customer", 3),
+	"setInventory":   petAs("admin", 3),
+	"listOrders":     customer,
+	"getSalesReport": admin,
 	"placeOrder": func(t *testing.T, fx *fixtures) filled {
 		key := fx.key(t, "customer")
 		admin := fx.key(t, "admin")
