@@ -29,7 +29,9 @@
 // It then runs, alternating small and large for -rounds rounds (medians shown), the
 // reads pet-by-id (random ids), first-page, deep-page (a cursor nine tenths in),
 // status (?status=sold), name-search (?name=zephyr), my-orders (GET /v1/store/orders
-// as a customer), events-feed and events-deep; then orders-spread on each; and
+// as a customer), orders-in-a-day (staff's completed orders of a past day),
+// sales-by-day and sales-by-pet (the report of the last 90 days), events-feed and
+// events-deep; then orders-spread on each; and
 // prints each as large ÷ small, for req/s and p99. Last, on the small database:
 // orders/s with 0, 1, 10 and 100 endpoints subscribed to order.placed (made with
 // the admin API, the server started with --webhooks-allow-private), delivered to a

@@ -46,6 +46,16 @@ request = function() return wrk.format("GET", "/v1/pets?name=` + rareName + `") 
 	{"my-orders", "GET /v1/store/orders as a customer (~1,000 orders of its own)", `
 wrk.headers["Authorization"] = "Bearer " .. CUSTOMER
 request = function() return wrk.format("GET", "/v1/store/orders") end`},
+	{"orders-in-a-day", "GET /v1/store/orders?status=completed&createdAfter=…&createdBefore=… (a day long past: none)", `
+request = function() return wrk.format("GET", "/v1/store/orders?status=completed&createdAfter=2020-01-01T00:00:00Z&createdBefore=2020-01-02T00:00:00Z") end`},
+	{"sales-by-day", "GET /v1/store/sales?groupBy=day over the last 90 days", `
+request = function()
+  return wrk.format("GET", "/v1/store/sales?groupBy=day&from=" .. os.date("!%Y-%m-%d", os.time() - 89 * 86400) .. "&to=" .. os.date("!%Y-%m-%d"))
+end`},
+	{"sales-by-pet", "GET /v1/store/sales?groupBy=pet over the last 90 days (the 100 best sellers)", `
+request = function()
+  return wrk.format("GET", "/v1/store/sales?groupBy=pet&from=" .. os.date("!%Y-%m-%d", os.time() - 89 * 86400) .. "&to=" .. os.date("!%Y-%m-%d"))
+end`},
 	{"events-feed", "GET /v1/events", `
 request = function() return wrk.format("GET", "/v1/events") end`},
 	{"events-deep", "GET /v1/events?cursor=… nine tenths in", `
