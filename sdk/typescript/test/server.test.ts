@@ -262,6 +262,28 @@ test("API keys: listed and revoked with the password, and the revoked key stops 
   assert.ok(revoked instanceof PetstoreError && revoked.code === "unauthorized", String(revoked));
 });
 
+test("the README's SDK example says sold out once an order took the last units (insufficient_stock, though the pet is pending)", async () => {
+  const category = await admin.categories.create({ name: `Sold out ${Date.now()}` });
+  const pet = await admin.pets.create({ name: "Last one", categoryId: category.id, price: 1999 });
+  await admin.inventory.set(pet.id, { quantity: 2 });
+  await customer.orders.place({ petId: pet.id, quantity: 2 }); // takes the last units
+  assert.equal((await admin.inventory.get(pet.id)).status, "pending");
+  const client = customer;
+  const logged: string[] = [];
+  const console = { log: (line: string) => logged.push(line) };
+
+  // --- the README's, but for the pet's id ---
+  try {
+    await client.orders.place({ petId: pet.id, quantity: 2 });
+  } catch (error) {
+    if (error instanceof PetstoreError && error.code === "insufficient_stock") console.log("sold out");
+    else throw error;
+  }
+  // ---
+
+  assert.deepEqual(logged, ["sold out"]);
+});
+
 test("least privilege: a key with scopes and an expiry makes its calls and is refused the others, naming the scope", async () => {
   const email = "barbara@example.com";
   const password = "a least privileged password";
