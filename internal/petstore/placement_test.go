@@ -294,3 +294,25 @@ func TestAnOrderKeepsWhatItWasPlacedWith(t *testing.T) {
 		t.Errorf("cancelling makes %+v", c)
 	}
 }
+
+func TestRollupMergesLinesPerDayAndPerCategory(t *testing.T) {
+	lines := []SalesLine{
+		{Day: "2026-11-20", PetID: 1, CategoryID: 1, SalesFigures: SalesFigures{Orders: 2, Units: 3, Revenue: 30}},
+		{Day: "2026-11-20", PetID: 2, CategoryID: 1, SalesFigures: SalesFigures{Orders: 1, Units: 1, Revenue: 5}},
+		{Day: "2026-11-20", PetID: 3, CategoryID: 2, SalesFigures: SalesFigures{Orders: -1, Units: -2, Revenue: -8, CancelledOrders: 1, CancelledUnits: 2, CancelledRevenue: 8}},
+		{Day: "2026-11-21", PetID: 1, CategoryID: 1, SalesFigures: SalesFigures{Orders: 1, Units: 1, Revenue: 10}},
+	}
+	r := Rollup(lines)
+	wantDays := []SalesLine{
+		{Day: "2026-11-20", SalesFigures: SalesFigures{Orders: 2, Units: 2, Revenue: 27, CancelledOrders: 1, CancelledUnits: 2, CancelledRevenue: 8}},
+		{Day: "2026-11-21", SalesFigures: SalesFigures{Orders: 1, Units: 1, Revenue: 10}},
+	}
+	wantCats := []SalesLine{
+		{Day: "2026-11-20", CategoryID: 1, SalesFigures: SalesFigures{Orders: 3, Units: 4, Revenue: 35}},
+		{Day: "2026-11-20", CategoryID: 2, SalesFigures: SalesFigures{Orders: -1, Units: -2, Revenue: -8, CancelledOrders: 1, CancelledUnits: 2, CancelledRevenue: 8}},
+		{Day: "2026-11-21", CategoryID: 1, SalesFigures: SalesFigures{Orders: 1, Units: 1, Revenue: 10}},
+	}
+	if !slices.Equal(r.Days, wantDays) || !slices.Equal(r.Categories, wantCats) {
+		t.Errorf("rollup\n%+v\n%+v\nwant\n%+v\n%+v", r.Days, r.Categories, wantDays, wantCats)
+	}
+}

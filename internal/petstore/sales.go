@@ -69,6 +69,27 @@ func (b OrderBatch) Sales() []SalesLine {
 	return out
 }
 
+// SalesRollups are the summaries a store keeps beside the one per day, pet and
+// category, each with fewer rows, so that a report reads only the rows of its
+// grouping: per day (the totals and the report by day, a row a day) and per day and
+// category.
+type SalesRollups struct {
+	Days, Categories []SalesLine
+}
+
+// Rollup merges lines into the day and the day-and-category summaries: PetID (and
+// CategoryID) zero, one line each.
+func Rollup(lines []SalesLine) SalesRollups {
+	var r SalesRollups
+	for _, l := range lines {
+		l.PetID = 0
+		r.Categories = addLine(r.Categories, l)
+		l.CategoryID = 0
+		r.Days = addLine(r.Days, l)
+	}
+	return r
+}
+
 func addLine(lines []SalesLine, l SalesLine) []SalesLine {
 	for i := range lines {
 		if lines[i].Day == l.Day && lines[i].PetID == l.PetID && lines[i].CategoryID == l.CategoryID {

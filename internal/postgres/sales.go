@@ -74,13 +74,26 @@ func (db *DB) SetCurrency(ctx context.Context, code string) error {
 	return nil
 }
 
-// qAddSales adds lines to the sales summary (petstore.SalesLine), given as arrays.
-const qAddSales = `INSERT INTO sales_daily AS s (day, pet_id, category_id, orders, units, revenue,
-		cancelled_orders, cancelled_units, cancelled_revenue)
-	SELECT * FROM unnest($1::date[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
-		$7::bigint[], $8::bigint[], $9::bigint[])
-	ON CONFLICT (day, pet_id, category_id) DO UPDATE SET
-		orders = s.orders + excluded.orders, units = s.units + excluded.units, revenue = s.revenue + excluded.revenue,
+// qAddSales adds lines (petstore.SalesLine), given as arrays, to the sales summary
+// per day, pet and category and, in the same statement, to its rollups per day and
+// per day and category (petstore.Rollup; the lines are one per key of each, as one
+// INSERT may not change a row twice).
+const qAddSales = `WITH l (day, pet_id, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue) AS (
+		SELECT * FROM unnest($1::date[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
+			$7::bigint[], $8::bigint[], $9::bigint[])),
+	d AS (INSERT INTO sales_days AS s (day, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+		SELECT day, sum(orders), sum(units), sum(revenue), sum(cancelled_orders), sum(cancelled_units), sum(cancelled_revenue)
+		FROM l GROUP BY day
+		ON CONFLICT (day) DO UPDATE SET ` + addFigures + `),
+	c AS (INSERT INTO sales_categories AS s (day, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+		SELECT day, category_id, sum(orders), sum(units), sum(revenue), sum(cancelled_orders), sum(cancelled_units), sum(cancelled_revenue)
+		FROM l GROUP BY day, category_id
+		ON CONFLICT (day, category_id) DO UPDATE SET ` + addFigures + `)
+	INSERT INTO sales_daily AS s (day, pet_id, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+	SELECT * FROM l
+	ON CONFLICT (day, pet_id, category_id) DO UPDATE SET ` + addFigures
+
+const addFigures = `orders = s.orders + excluded.orders, units = s.units + excluded.units, revenue = s.revenue + excluded.revenue,
 		cancelled_orders = s.cancelled_orders + excluded.cancelled_orders,
 		cancelled_units = s.cancelled_units + excluded.cancelled_units,
 		cancelled_revenue = s.cancelled_revenue + excluded.cancelled_revenue`
@@ -117,15 +130,16 @@ const (
 	qSalesTotals = `SELECT coalesce(sum(orders), 0)::bigint, coalesce(sum(units), 0)::bigint, coalesce(sum(revenue), 0)::bigint,
 		coalesce(sum(cancelled_orders), 0)::bigint, coalesce(sum(cancelled_units), 0)::bigint,
 		coalesce(sum(cancelled_revenue), 0)::bigint
-		FROM sales_daily WHERE day BETWEEN $1::date AND $2::date`
-	qSalesByDay = `SELECT day, ` + salesSums + ` FROM sales_daily WHERE day BETWEEN $1::date AND $2::date GROUP BY day ORDER BY day`
+		FROM sales_days WHERE day BETWEEN $1::date AND $2::date`
+	qSalesByDay = `SELECT day, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue
+		FROM sales_days WHERE day BETWEEN $1::date AND $2::date ORDER BY day`
 	qSalesByPet = `SELECT g.pet_id, coalesce(p.name, a.name, ''), g.o, g.u, g.r, g.co, g.cu, g.cr FROM (
 			SELECT pet_id, ` + salesSums + ` FROM sales_daily WHERE day BETWEEN $1::date AND $2::date
 			GROUP BY pet_id ORDER BY r DESC, u DESC, pet_id LIMIT $3) AS g
 		LEFT JOIN pets AS p ON p.id = g.pet_id LEFT JOIN archived_pets AS a ON a.id = g.pet_id
 		ORDER BY g.r DESC, g.u DESC, g.pet_id`
 	qSalesByCategory = `SELECT g.category_id, coalesce(c.name, ''), g.o, g.u, g.r, g.co, g.cu, g.cr FROM (
-			SELECT category_id, ` + salesSums + ` FROM sales_daily WHERE day BETWEEN $1::date AND $2::date
+			SELECT category_id, ` + salesSums + ` FROM sales_categories WHERE day BETWEEN $1::date AND $2::date
 			GROUP BY category_id ORDER BY r DESC, u DESC, category_id LIMIT $3) AS g
 		LEFT JOIN categories AS c ON c.id = g.category_id
 		ORDER BY g.r DESC, g.u DESC, g.category_id`
@@ -135,7 +149,7 @@ func scanFigures(f *petstore.SalesFigures) []any {
 	return []any{&f.Orders, &f.Units, &f.Revenue, &f.CancelledOrders, &f.CancelledUnits, &f.CancelledRevenue}
 }
 
-// SalesReport answers q from the sales summary: the rows of its days, summed.
+// SalesReport answers q from the sales summaries, as SQLite's does (see there).
 func (db *DB) SalesReport(ctx context.Context, q petstore.SalesQuery) (petstore.SalesReport, error) {
 	r := petstore.SalesReport{Query: q}
 	from, to := q.From.UTC(), q.To.UTC()

@@ -281,7 +281,7 @@ func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // hotWrites are the statements of the write transactions on the hot paths (placing
 // an order above all, and the dispatcher's claims and records), prepared once in Open.
-var hotWrites = append([]string{qPetState, qSetPetState, qInsertOrder, qAddSales, qIdempotencyRecord, qSaveIdempotencyRecord,
+var hotWrites = append([]string{qPetState, qSetPetState, qInsertOrder, qAddSales, qAddSalesDay, qAddSalesCategory, qIdempotencyRecord, qSaveIdempotencyRecord,
 	qInsertEvent, qAnyWebhook}, webhookWrites...)
 
 // txStmt returns the statement for query bound to tx: the one prepared in Open for a

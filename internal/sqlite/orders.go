@@ -23,11 +23,19 @@ const (
 	qCancelOrder   = `UPDATE orders SET status = 'cancelled', cancelled_at = ? WHERE id = ?`
 	qCompleteOrder = `UPDATE orders SET complete = 1, status = 'completed', completed_at = ? WHERE id = ?`
 	qShipOrder     = `UPDATE orders SET ship_date = ? WHERE id = ?`
-	// qAddSales adds a line to the sales summary (petstore.SalesLine).
+	// qAddSales, qAddSalesDay and qAddSalesCategory add a line (petstore.SalesLine) to
+	// the sales summary per day, pet and category, and to its rollups per day and per
+	// day and category.
 	qAddSales = `INSERT INTO sales_daily (day, pet_id, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (day, pet_id, category_id) DO UPDATE SET
-			orders = orders + excluded.orders, units = units + excluded.units, revenue = revenue + excluded.revenue,
+		ON CONFLICT (day, pet_id, category_id) DO UPDATE SET ` + addFigures
+	qAddSalesDay = `INSERT INTO sales_days (day, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (day) DO UPDATE SET ` + addFigures
+	qAddSalesCategory = `INSERT INTO sales_categories (day, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (day, category_id) DO UPDATE SET ` + addFigures
+	addFigures = `orders = orders + excluded.orders, units = units + excluded.units, revenue = revenue + excluded.revenue,
 			cancelled_orders = cancelled_orders + excluded.cancelled_orders,
 			cancelled_units = cancelled_units + excluded.cancelled_units,
 			cancelled_revenue = cancelled_revenue + excluded.cancelled_revenue`
@@ -63,20 +71,31 @@ func (db *DB) scanOrder(row scanner) (petstore.Order, error) {
 	return o, nil
 }
 
-// addSales adds lines to the sales summary, in the transaction of the orders they
-// count.
+// addSales adds lines to the sales summary and its rollups, in the transaction of the
+// orders they count.
 func addSales(ctx context.Context, db *DB, tx *sql.Tx, lines []petstore.SalesLine) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	s, err := db.txStmt(ctx, tx, qAddSales)
-	if err != nil {
-		return err
-	}
-	for _, l := range lines {
-		if _, err := s.ExecContext(ctx, l.Day, l.PetID, l.CategoryID, l.Orders, l.Units, l.Revenue,
-			l.CancelledOrders, l.CancelledUnits, l.CancelledRevenue); err != nil {
-			return fmt.Errorf("add sales: %w", err)
+	r := petstore.Rollup(lines)
+	for _, w := range []struct {
+		q     string
+		lines []petstore.SalesLine
+		key   func(petstore.SalesLine) []any
+	}{
+		{qAddSales, lines, func(l petstore.SalesLine) []any { return []any{l.Day, l.PetID, l.CategoryID} }},
+		{qAddSalesDay, r.Days, func(l petstore.SalesLine) []any { return []any{l.Day} }},
+		{qAddSalesCategory, r.Categories, func(l petstore.SalesLine) []any { return []any{l.Day, l.CategoryID} }},
+	} {
+		s, err := db.txStmt(ctx, tx, w.q)
+		if err != nil {
+			return err
+		}
+		for _, l := range w.lines {
+			args := append(w.key(l), l.Orders, l.Units, l.Revenue, l.CancelledOrders, l.CancelledUnits, l.CancelledRevenue)
+			if _, err := s.ExecContext(ctx, args...); err != nil {
+				return fmt.Errorf("add sales: %w", err)
+			}
 		}
 	}
 	return nil

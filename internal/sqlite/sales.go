@@ -75,8 +75,9 @@ const (
 		sum(cancelled_orders) AS co, sum(cancelled_units) AS cu, sum(cancelled_revenue) AS cr`
 	qSalesTotals = `SELECT coalesce(sum(orders), 0), coalesce(sum(units), 0), coalesce(sum(revenue), 0),
 		coalesce(sum(cancelled_orders), 0), coalesce(sum(cancelled_units), 0), coalesce(sum(cancelled_revenue), 0)
-		FROM sales_daily WHERE day BETWEEN ? AND ?`
-	qSalesByDay = `SELECT day, ` + salesSums + ` FROM sales_daily WHERE day BETWEEN ? AND ? GROUP BY day ORDER BY day`
+		FROM sales_days WHERE day BETWEEN ? AND ?`
+	qSalesByDay = `SELECT day, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue
+		FROM sales_days WHERE day BETWEEN ? AND ? ORDER BY day`
 	// The groups by pet or category are ranked before their names are joined, so
 	// that only the groups shown are looked up.
 	qSalesByPet = `SELECT g.pet_id, coalesce(p.name, a.name, ''), g.o, g.u, g.r, g.co, g.cu, g.cr FROM (
@@ -85,7 +86,7 @@ const (
 		LEFT JOIN pets AS p ON p.id = g.pet_id LEFT JOIN archived_pets AS a ON a.id = g.pet_id
 		ORDER BY g.r DESC, g.u DESC, g.pet_id`
 	qSalesByCategory = `SELECT g.category_id, coalesce(c.name, ''), g.o, g.u, g.r, g.co, g.cu, g.cr FROM (
-			SELECT category_id, ` + salesSums + ` FROM sales_daily WHERE day BETWEEN ? AND ?
+			SELECT category_id, ` + salesSums + ` FROM sales_categories WHERE day BETWEEN ? AND ?
 			GROUP BY category_id ORDER BY r DESC, u DESC, category_id LIMIT ?) AS g
 		LEFT JOIN categories AS c ON c.id = g.category_id
 		ORDER BY g.r DESC, g.u DESC, g.category_id`
@@ -95,7 +96,9 @@ func scanFigures(f *petstore.SalesFigures) []any {
 	return []any{&f.Orders, &f.Units, &f.Revenue, &f.CancelledOrders, &f.CancelledUnits, &f.CancelledRevenue}
 }
 
-// SalesReport answers q from the sales summary: the rows of its days, summed.
+// SalesReport answers q from the sales summaries: the totals and the days from the
+// rollup per day (a row a day), the categories from the one per day and category, the
+// pets from the one per day and pet (a row per pet sold each day).
 func (db *DB) SalesReport(ctx context.Context, q petstore.SalesQuery) (petstore.SalesReport, error) {
 	r := petstore.SalesReport{Query: q}
 	from, to := petstore.SalesDay(q.From), petstore.SalesDay(q.To)

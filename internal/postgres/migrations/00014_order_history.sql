@@ -53,6 +53,34 @@ INSERT INTO sales_daily (day, pet_id, category_id, orders, units)
 SELECT (created_at AT TIME ZONE 'UTC')::date, pet_id, category_id, count(*), sum(quantity)
   FROM orders GROUP BY 1, 2, 3;
 
+-- The same figures rolled up per day (the totals and the report by day read a row a
+-- day) and per day and category, written with sales_daily.
+CREATE TABLE sales_days (
+    day               date   NOT NULL PRIMARY KEY,
+    orders            bigint NOT NULL DEFAULT 0,
+    units             bigint NOT NULL DEFAULT 0,
+    revenue           bigint NOT NULL DEFAULT 0,
+    cancelled_orders  bigint NOT NULL DEFAULT 0,
+    cancelled_units   bigint NOT NULL DEFAULT 0,
+    cancelled_revenue bigint NOT NULL DEFAULT 0
+);
+INSERT INTO sales_days (day, orders, units)
+SELECT day, sum(orders), sum(units) FROM sales_daily GROUP BY day;
+
+CREATE TABLE sales_categories (
+    day               date   NOT NULL,
+    category_id       bigint NOT NULL,
+    orders            bigint NOT NULL DEFAULT 0,
+    units             bigint NOT NULL DEFAULT 0,
+    revenue           bigint NOT NULL DEFAULT 0,
+    cancelled_orders  bigint NOT NULL DEFAULT 0,
+    cancelled_units   bigint NOT NULL DEFAULT 0,
+    cancelled_revenue bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (day, category_id)
+);
+INSERT INTO sales_categories (day, category_id, orders, units)
+SELECT day, category_id, sum(orders), sum(units) FROM sales_daily GROUP BY day, category_id;
+
 CREATE TABLE settings (
     key   text PRIMARY KEY,
     value text NOT NULL
@@ -60,6 +88,8 @@ CREATE TABLE settings (
 
 -- +goose Down
 DROP TABLE settings;
+DROP TABLE sales_categories;
+DROP TABLE sales_days;
 DROP TABLE sales_daily;
 DROP INDEX orders_status_created;
 DROP INDEX orders_created;

@@ -69,6 +69,34 @@ INSERT INTO sales_daily (day, pet_id, category_id, orders, units)
 SELECT substr(created_at, 1, 10), pet_id, category_id, count(*), sum(quantity)
   FROM orders GROUP BY 1, 2, 3;
 
+-- The same figures rolled up per day (the totals and the report by day read a row a
+-- day) and per day and category, written with sales_daily.
+CREATE TABLE sales_days (
+    day               TEXT    NOT NULL PRIMARY KEY,
+    orders            INTEGER NOT NULL DEFAULT 0,
+    units             INTEGER NOT NULL DEFAULT 0,
+    revenue           INTEGER NOT NULL DEFAULT 0,
+    cancelled_orders  INTEGER NOT NULL DEFAULT 0,
+    cancelled_units   INTEGER NOT NULL DEFAULT 0,
+    cancelled_revenue INTEGER NOT NULL DEFAULT 0
+) STRICT, WITHOUT ROWID;
+INSERT INTO sales_days (day, orders, units)
+SELECT day, sum(orders), sum(units) FROM sales_daily GROUP BY day;
+
+CREATE TABLE sales_categories (
+    day               TEXT    NOT NULL,
+    category_id       INTEGER NOT NULL,
+    orders            INTEGER NOT NULL DEFAULT 0,
+    units             INTEGER NOT NULL DEFAULT 0,
+    revenue           INTEGER NOT NULL DEFAULT 0,
+    cancelled_orders  INTEGER NOT NULL DEFAULT 0,
+    cancelled_units   INTEGER NOT NULL DEFAULT 0,
+    cancelled_revenue INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (day, category_id)
+) STRICT, WITHOUT ROWID;
+INSERT INTO sales_categories (day, category_id, orders, units)
+SELECT day, category_id, sum(orders), sum(units) FROM sales_daily GROUP BY day, category_id;
+
 CREATE TABLE settings (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -76,6 +104,8 @@ CREATE TABLE settings (
 
 -- +goose Down
 DROP TABLE settings;
+DROP TABLE sales_categories;
+DROP TABLE sales_days;
 DROP TABLE sales_daily;
 DROP INDEX orders_status_created;
 DROP INDEX orders_created;
