@@ -2290,8 +2290,10 @@ func (s *Server) handleGetPetByIdRequest(args [1]string, argsEscaped bool, w htt
 // day, per pet or per category: orders, units and revenue of the orders placed in that time that are
 // not cancelled (placed and completed alike), and the cancelled ones apart. An order counts on the day
 // it was placed, at its `unitPrice`, under the pet and the category the pet had then; orders placed
-// before prices existed count with a revenue of 0. The database keeps the figures per day and pet as
-// orders are placed and cancelled, so a report costs the same however many orders the shop holds.
+// before prices existed count with a revenue of 0. The database keeps the figures per day, per day and
+// category, and per day and pet as orders are placed and cancelled, so no report reads the orders: one
+// by day or by category reads a row per day (and category), whatever the number of orders; one by pet
+// reads a row per pet sold on each day of the range.
 //
 // `groupBy=day` answers one group per day that had orders, oldest first (a day without orders is left
 // out: draw it as 0). `pet` and `category` answer the `limit` groups with the most revenue (then the

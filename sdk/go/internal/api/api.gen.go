@@ -2355,8 +2355,10 @@ type ClientInterface interface {
 	// alike), and the cancelled ones apart. An order counts on the day it was placed,
 	// at its `unitPrice`, under the pet and the category the pet had then; orders
 	// placed before prices existed count with a revenue of 0. The database keeps the
-	// figures per day and pet as orders are placed and cancelled, so a report costs the
-	// same however many orders the shop holds.
+	// figures per day, per day and category, and per day and pet as orders are placed
+	// and cancelled, so no report reads the orders: one by day or by category reads a
+	// row per day (and category), whatever the number of orders; one by pet reads a row
+	// per pet sold on each day of the range.
 	//
 	// `groupBy=day` answers one group per day that had orders, oldest first (a day
 	// without orders is left out: draw it as 0). `pet` and `category` answer the
@@ -3556,8 +3558,10 @@ func (c *Client) UpdateOrder(ctx context.Context, orderID OrderID, body UpdateOr
 // alike), and the cancelled ones apart. An order counts on the day it was placed,
 // at its `unitPrice`, under the pet and the category the pet had then; orders
 // placed before prices existed count with a revenue of 0. The database keeps the
-// figures per day and pet as orders are placed and cancelled, so a report costs the
-// same however many orders the shop holds.
+// figures per day, per day and category, and per day and pet as orders are placed
+// and cancelled, so no report reads the orders: one by day or by category reads a
+// row per day (and category), whatever the number of orders; one by pet reads a row
+// per pet sold on each day of the range.
 //
 // `groupBy=day` answers one group per day that had orders, oldest first (a day
 // without orders is left out: draw it as 0). `pet` and `category` answer the
