@@ -244,6 +244,14 @@ func TestConsole(t *testing.T) {
 		b.wait(row+` === null`, "the cancelled order to leave the open orders")
 	})
 
+	t.Run("orders: status, dates, price and total; filters by status (keyboard) and day; the next page; actions on placed orders only", func(t *testing.T) {
+		testOrdersScreen(t, b.in(t), srv, axe, consoleKey, dogsID)
+	})
+
+	t.Run("sales: the API's totals, a bar per day, by pet and by category (keyboard)", func(t *testing.T) {
+		testSalesScreen(t, b.in(t), srv, axe, consoleKey)
+	})
+
 	t.Run("making a pet with no stock available says it cannot be ordered", func(t *testing.T) {
 		b := b.in(t)
 		defer evalAs[bool](b, `(document.querySelector('input[type=search]').value = '', true)`)
