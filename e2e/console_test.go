@@ -27,8 +27,10 @@ import (
 // pet turn sold; making a pet with no stock available is allowed but said to leave it
 // unorderable, with a restock offered instead; the stock list reads each pet's own stock
 // (no inventory lookup); an illegal status change shows the API's refusal; orders are
-// cancelled (after a confirmation) and given a ship date; categories and keys are made
-// and removed; a revoked key is refused at once. The page is checked with axe-core (no
+// cancelled (after a confirmation) and given a ship date; the Orders screen shows each
+// order's status, dates, total and unit price and filters as the API does, and the
+// Sales screen the API's figures with a bar per day (console_sales_test.go); categories
+// and keys are made and removed; a revoked key is refused at once. The page is checked with axe-core (no
 // serious or critical violation, light and dark, desktop and phone), loads nothing from
 // another origin, breaks no rule of its Content-Security-Policy and never puts the key
 // in a URL or a cookie. Screenshots at desktop and phone width go to e2e/test-output/.
@@ -581,6 +583,12 @@ func TestConsole(t *testing.T) {
 		b.wait(`document.querySelector('.pager .count')?.textContent === "Not shown: this console's key lacks the scope orders:read."`, "the orders screen to say it lacks orders:read")
 		b.wait(`document.querySelector('.notice.error')?.textContent.includes('lacks the scope orders:read')`, "the alert naming orders:read")
 		b.checkAccessibility(axe, "a screen the key lacks the scope of")
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#sales"]`)))
+		b.wait(`document.querySelector('main .count[role=status]')?.textContent === "Not shown: this console's key lacks the scope sales:read."`, "the sales screen to say it lacks sales:read")
+		b.wait(`document.querySelector('.notice.error')?.textContent.includes('lacks the scope sales:read')`, "the alert naming sales:read")
+		if evalAs[bool](b, `document.querySelector('dl.totals, svg.chart, table.sales-groups') !== null`) {
+			t.Error("the sales screen shows a report to a key without sales:read")
+		}
 
 		// Keys: a scope this key lacks cannot be given.
 		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
