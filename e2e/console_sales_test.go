@@ -84,12 +84,7 @@ func inLocale(b *browser, locale string) (restore func()) {
 func onPhoneAndDark(b *browser, axe, where, shot string) {
 	b.t.Helper()
 	b.do(chromedp.EmulateViewport(375, 812))
-	// Headless Chromium's scroll bar takes its width from the 375px (a phone's does not):
-	// the page must fit in what is left, without scrolling sideways.
-	if w, c := evalAs[int](b, `document.documentElement.scrollWidth`), evalAs[int](b, `document.documentElement.clientWidth`); w > 375 || w > c {
-		wide := evalAs[[]string](b, `[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 && ![...e.children].some(c => c.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)).slice(0, 8).map(e => e.outerHTML.slice(0, 100) + ' right ' + Math.round(e.getBoundingClientRect().right))`)
-		b.t.Errorf("%s: the page is %dpx wide at 375px, %dpx of it in view; too wide:\n\t%s", where, w, c, strings.Join(wide, "\n\t"))
-	}
+	fitsPhone(b, where)
 	b.screenshot(shot + "-phone.png")
 	b.checkAccessibility(axe, where+", phone")
 	setColorScheme(b, "dark")
@@ -97,6 +92,17 @@ func onPhoneAndDark(b *browser, axe, where, shot string) {
 	b.screenshot(shot + "-phone-dark.png")
 	setColorScheme(b, "")
 	b.do(chromedp.EmulateViewport(1280, 900))
+}
+
+// fitsPhone checks that the page, 375px wide, needs no scrolling sideways.
+func fitsPhone(b *browser, where string) {
+	b.t.Helper()
+	// Headless Chromium's scroll bar takes its width from the 375px (a phone's does not):
+	// the page must fit in what is left, without scrolling sideways.
+	if w, c := evalAs[int](b, `document.documentElement.scrollWidth`), evalAs[int](b, `document.documentElement.clientWidth`); w > 375 || w > c {
+		wide := evalAs[[]string](b, `[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 && ![...e.children].some(c => c.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)).slice(0, 8).map(e => e.outerHTML.slice(0, 100) + ' right ' + Math.round(e.getBoundingClientRect().right))`)
+		b.t.Errorf("%s: the page is %dpx wide at 375px, %dpx of it in view; too wide:\n\t%s", where, w, c, strings.Join(wide, "\n\t"))
+	}
 }
 
 // setColorScheme emulates prefers-color-scheme; "" ends the emulation.
