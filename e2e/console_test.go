@@ -27,8 +27,10 @@ import (
 // pet turn sold; making a pet with no stock available is allowed but said to leave it
 // unorderable, with a restock offered instead; the stock list reads each pet's own stock
 // (no inventory lookup); an illegal status change shows the API's refusal; orders are
-// cancelled (after a confirmation) and given a ship date; categories and keys are made
-// and removed; a revoked key is refused at once. The page is checked with axe-core (no
+// cancelled (after a confirmation) and given a ship date; the Orders screen shows each
+// order's status, dates, total and unit price and filters as the API does, and the
+// Sales screen the API's figures with a bar per day (console_sales_test.go); categories
+// and keys are made and removed; a revoked key is refused at once. The page is checked with axe-core (no
 // serious or critical violation, light and dark, desktop and phone), loads nothing from
 // another origin, breaks no rule of its Content-Security-Policy and never puts the key
 // in a URL or a cookie. Screenshots at desktop and phone width go to e2e/test-output/.
@@ -242,6 +244,14 @@ func TestConsole(t *testing.T) {
 		b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('td.row-actions button')`, "complete-gone"))))
 		b.wait(fmt.Sprintf(`document.querySelector('.notice.error')?.textContent === %q`, refusal.Message), "the API's refusal")
 		b.wait(row+` === null`, "the cancelled order to leave the open orders")
+	})
+
+	t.Run("orders: status, dates, price and total; filters by status (keyboard) and day; the next page; actions on placed orders only", func(t *testing.T) {
+		testOrdersScreen(t, b.in(t), srv, axe, consoleKey, dogsID)
+	})
+
+	t.Run("sales: the API's totals, a bar per day, by pet and by category (keyboard)", func(t *testing.T) {
+		testSalesScreen(t, b.in(t), srv, axe, consoleKey)
 	})
 
 	t.Run("making a pet with no stock available says it cannot be ordered", func(t *testing.T) {
@@ -573,6 +583,12 @@ func TestConsole(t *testing.T) {
 		b.wait(`document.querySelector('.pager .count')?.textContent === "Not shown: this console's key lacks the scope orders:read."`, "the orders screen to say it lacks orders:read")
 		b.wait(`document.querySelector('.notice.error')?.textContent.includes('lacks the scope orders:read')`, "the alert naming orders:read")
 		b.checkAccessibility(axe, "a screen the key lacks the scope of")
+		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#sales"]`)))
+		b.wait(`document.querySelector('main .count[role=status]')?.textContent === "Not shown: this console's key lacks the scope sales:read."`, "the sales screen to say it lacks sales:read")
+		b.wait(`document.querySelector('.notice.error')?.textContent.includes('lacks the scope sales:read')`, "the alert naming sales:read")
+		if evalAs[bool](b, `document.querySelector('dl.totals, svg.chart, table.sales-groups') !== null`) {
+			t.Error("the sales screen shows a report to a key without sales:read")
+		}
 
 		// Keys: a scope this key lacks cannot be given.
 		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
@@ -630,22 +646,19 @@ func TestConsole(t *testing.T) {
 		b.wait(`document.querySelector('nav a[href="#stock"]') !== null`, "the console")
 		b.do(chromedp.EmulateViewport(375, 812), chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
 		b.wait(stockRow("Rex")+` !== undefined`, "the stock list")
-		if w := evalAs[int](b, `document.documentElement.scrollWidth`); w > 375 {
-			t.Errorf("the page is %dpx wide at 375px", w)
-		}
+		fitsPhone(b, "stock")
 		b.screenshot("console-stock-phone.png")
 		b.checkAccessibility(axe, "stock, phone")
 		srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": 6, "quantity": 1, "shipDate": "2026-12-24T10:00:00Z"}, http.StatusCreated, nil)
 		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
 		b.wait(`document.querySelector('tr[data-order-id]')?.textContent.includes('Kiwi')`, "the orders")
+		fitsPhone(b, "orders")
 		b.screenshot("console-orders-phone.png")
 		b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
 		b.wait(`document.querySelector('tr[data-key-id]') !== null`, "the keys")
 		b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
 		b.wait(`document.querySelectorAll('form.add input[name=scopes]').length > 0`, "the scopes")
-		if w := evalAs[int](b, `document.documentElement.scrollWidth`); w > 375 {
-			t.Errorf("the keys screen is %dpx wide at 375px", w)
-		}
+		fitsPhone(b, "keys")
 		b.screenshot("console-keys-phone.png")
 		b.checkAccessibility(axe, "keys, phone")
 
