@@ -16,36 +16,13 @@ import (
 // holder of the lock committed it.
 
 const (
-	qLockPet     = `SELECT status, stock, open_orders, held, orders FROM pets WHERE id = $1 FOR UPDATE`
 	qLockPetRow  = `SELECT ` + petColumns + `, open_orders, held, orders FROM pets WHERE id = $1 FOR UPDATE`
 	qSetPetState = `UPDATE pets SET status = $1, stock = $2, open_orders = $3, held = $4, orders = $5 WHERE id = $6`
 )
 
-// scanPetState reads the result of qLockPet; an unknown pet is ENotFound.
-func scanPetState(row pgx.Row, petID int64) (petstore.PetState, error) {
-	var (
-		st     petstore.PetState
-		status string
-	)
-	err := row.Scan(&status, &st.Stock, &st.OpenOrders, &st.Held, &st.Orders)
-	if noRows(err) {
-		return petstore.PetState{}, petstore.PetNotFound(petID)
-	}
-	if err != nil {
-		return petstore.PetState{}, fmt.Errorf("lock pet %d: %w", petID, err)
-	}
-	st.Status = petstore.PetStatus(status)
-	return st, nil
-}
-
-// lockPetState locks a pet's row for the rest of tx and reads what the store rules
-// look at; an unknown pet is ENotFound.
-func lockPetState(ctx context.Context, tx pgx.Tx, petID int64) (petstore.PetState, error) {
-	return scanPetState(tx.QueryRow(ctx, qLockPet, petID), petID)
-}
-
-// lockPet is lockPetState for a change that makes events: it reads the whole pet too
-// (its name and category go in a pet.status_changed event).
+// lockPet locks a pet's row for the rest of tx and reads what the store rules look
+// at, and the whole pet (its name and category go in a pet.status_changed event); an
+// unknown pet is ENotFound.
 func lockPet(ctx context.Context, tx pgx.Tx, petID int64) (petstore.Pet, petstore.PetState, error) {
 	var (
 		p      petstore.Pet

@@ -158,8 +158,6 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 // right: reading the page costs less than the index would.
 const tinyTable = "one page: reading it beats the primary key"
 
-func ptr[T any](v T) *T { return &v }
-
 // explain returns the lines of EXPLAIN for query. The arguments go as the store
 // sends them (a query mode first, when it gives one), so that the plan is the one
 // the store's query gets.

@@ -146,8 +146,6 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // explain returns the details of EXPLAIN QUERY PLAN for query, one line each.
 func explain(t *testing.T, db *DB, query string, args []any) []string {
 	t.Helper()
