@@ -244,12 +244,19 @@ func splitList(s string) []string {
 	return out
 }
 
-// checkCurrency reads an ISO 4217 code (in any letter case) that names a currency in
-// use; a code for funds or metals (XAU, XXX) has no minor unit and is not one.
+// checkCurrency reads an ISO 4217 code (in any letter case) that names a currency: not
+// one of the codes for precious metals, units of account and tests, which no shop
+// prices in (XAF, XOF, XCD and XPF are currencies and pass).
 func checkCurrency(code string) (string, error) {
 	u, err := currency.ParseISO(code)
-	if err != nil || len(code) != 3 || strings.HasPrefix(u.String(), "X") {
+	if err != nil || len(code) != 3 || notMoney[u.String()] {
 		return "", fmt.Errorf("--currency %q: want the ISO 4217 code of a currency, such as EUR, USD or JPY", code)
 	}
 	return u.String(), nil
+}
+
+// notMoney are the ISO 4217 codes that name no currency.
+var notMoney = map[string]bool{
+	"XAU": true, "XAG": true, "XPD": true, "XPT": true, "XBA": true, "XBB": true, "XBC": true,
+	"XBD": true, "XDR": true, "XSU": true, "XUA": true, "XTS": true, "XXX": true,
 }

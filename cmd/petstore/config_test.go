@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -199,5 +200,59 @@ func TestATakenDefaultOperatorPortDoesNotStopTheServer(t *testing.T) {
 	_, out := startServe(t, noEnv, "--database", db, "--no-bootstrap")
 	if strings.Contains(out.String(), "operator") {
 		t.Errorf("serve claims an operator port it could not have:\n%s", out)
+	}
+}
+
+func TestTheCurrencyIsACurrencysISOCode(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"EUR", "EUR"}, {"usd", "USD"}, {"jPy", "JPY"}, {"XOF", "XOF"}, {"XAF", "XAF"}, {"XCD", "XCD"}, {"XPF", "XPF"},
+		{"XAU", ""}, {"XXX", ""}, {"XTS", ""}, {"XDR", ""}, {"ABC", ""}, {"EURO", ""}, {"", ""}, {"E", ""},
+	}
+	for _, tt := range tests {
+		got, err := checkCurrency(tt.in)
+		if got != tt.want || (err == nil) != (tt.want != "") {
+			t.Errorf("checkCurrency(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// A database with priced orders keeps its currency: serve with another one refuses to
+// start and says which one to use; with the same one it starts.
+func TestServeRefusesToChangeTheCurrencyOfAShopWithOrders(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "petstore.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := db.CreateAccount(ctx, "buyer@example.com", "", petstore.Customer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.CreateCategory(ctx, petstore.Category{Name: "Dogs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	price := int64(1999)
+	p, err := db.CreatePet(ctx, petstore.PetFields{Name: "Rex", CategoryID: c.ID, Status: petstore.Available, Price: &price})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SetInventory(ctx, p.ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	// A server that starts all the same is stopped, and the test fails.
+	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	err = run(sctx, []string{"serve", "--addr", freeAddr(t), "--database", path, "--admin-addr", "off", "--currency", "usd"}, noEnv, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--currency USD: The shop's orders are in EUR") || !strings.Contains(err.Error(), "--currency EUR") {
+		t.Fatalf("serve --currency usd on a shop with orders in EUR: %v", err)
 	}
 }

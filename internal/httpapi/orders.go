@@ -111,8 +111,7 @@ func (h *Handler) ListOrders(ctx context.Context, params oas.ListOrdersParams) (
 			if err := petstore.CheckInstant(b.field, t); err != nil {
 				return nil, err
 			}
-			t = t.UTC()
-			*b.out = &t
+			*b.out = optTime(b.in) // to the second, as every date a request sends
 		}
 	}
 	orders, err := h.store.Orders(ctx, f, listPage(page))

@@ -316,3 +316,23 @@ func TestRollupMergesLinesPerDayAndPerCategory(t *testing.T) {
 		t.Errorf("rollup\n%+v\n%+v\nwant\n%+v\n%+v", r.Days, r.Categories, wantDays, wantCats)
 	}
 }
+
+func TestCurrencyChange(t *testing.T) {
+	tests := []struct {
+		stored, code string
+		priced       bool
+		ok           bool
+	}{
+		{"", "USD", false, true},
+		{"", "EUR", true, true},
+		{"", "USD", true, false}, // priced before a currency was stored: in the default
+		{"USD", "USD", true, true},
+		{"USD", "EUR", true, false},
+		{"USD", "EUR", false, true},
+	}
+	for _, tt := range tests {
+		if err := CurrencyChange(tt.stored, tt.code, tt.priced); (err == nil) != tt.ok {
+			t.Errorf("CurrencyChange(%q, %q, %v) = %v, want ok %v", tt.stored, tt.code, tt.priced, err, tt.ok)
+		}
+	}
+}

@@ -13,10 +13,14 @@ import (
 const DefaultCurrency = "EUR"
 
 // CurrencyChange decides whether a shop whose database holds the currency stored
-// (empty: none yet) may take code: always while it has no orders, which are priced in
-// it; otherwise only if it is the same.
-func CurrencyChange(stored, code string, hasOrders bool) error {
-	if stored == "" || stored == code || !hasOrders {
+// (empty: none yet, so its orders were priced in DefaultCurrency) may take code:
+// always while it has no priced orders (orders placed before prices have no amount to
+// be in a currency); otherwise only if it is the same.
+func CurrencyChange(stored, code string, hasPricedOrders bool) error {
+	if stored == "" {
+		stored = DefaultCurrency
+	}
+	if stored == code || !hasPricedOrders {
 		return nil
 	}
 	return Errorf(EConflict, "The shop's orders are in %s; it cannot change its currency to %s (start with --currency %s).", stored, code, stored)

@@ -58,7 +58,7 @@ func (db *DB) SetCurrency(ctx context.Context, code string) error {
 		if err := tx.QueryRow(ctx, `SELECT value FROM settings WHERE key = 'currency' FOR UPDATE`).Scan(&stored); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM orders)`).Scan(&orders); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM orders WHERE unit_price IS NOT NULL)`).Scan(&orders); err != nil {
 			return err
 		}
 		if err := petstore.CurrencyChange(stored, code, orders); err != nil {

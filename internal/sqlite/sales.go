@@ -53,7 +53,7 @@ func (db *DB) SetCurrency(ctx context.Context, code string) error {
 			return err
 		}
 		var orders bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orders)`).Scan(&orders); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM orders WHERE unit_price IS NOT NULL)`).Scan(&orders); err != nil {
 			return err
 		}
 		if err := petstore.CurrencyChange(stored, code, orders); err != nil {
