@@ -142,9 +142,8 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 		if _, err = tx.Exec(ctx, qCancelOrder, o.CancelledAt, id); err != nil {
 			return nil, err
 		}
-		l := petstore.CancelledSales(o)
-		if _, err = tx.Exec(ctx, qAddSales, salesArgs([]petstore.SalesLine{l})...); err != nil {
-			return nil, fmt.Errorf("add sales: %w", err)
+		if err := addSales(ctx, tx, []petstore.SalesLine{petstore.CancelledSales(o)}); err != nil {
+			return nil, err
 		}
 		return events, nil
 	})

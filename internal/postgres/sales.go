@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -74,33 +75,60 @@ func (db *DB) SetCurrency(ctx context.Context, code string) error {
 	return nil
 }
 
-// qAddSales adds lines (petstore.SalesLine), given as arrays, to the sales summary
-// per day, pet and category and, in the same statement, to its rollups per day and
-// per day and category (petstore.Rollup; the lines are one per key of each, as one
-// INSERT may not change a row twice).
-const qAddSales = `WITH l (day, pet_id, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue) AS (
-		SELECT * FROM unnest($1::date[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
-			$7::bigint[], $8::bigint[], $9::bigint[])),
-	d AS (INSERT INTO sales_days AS s (day, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
-		SELECT day, sum(orders), sum(units), sum(revenue), sum(cancelled_orders), sum(cancelled_units), sum(cancelled_revenue)
-		FROM l GROUP BY day
-		ON CONFLICT (day) DO UPDATE SET ` + addFigures + `),
-	c AS (INSERT INTO sales_categories AS s (day, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
-		SELECT day, category_id, sum(orders), sum(units), sum(revenue), sum(cancelled_orders), sum(cancelled_units), sum(cancelled_revenue)
-		FROM l GROUP BY day, category_id
-		ON CONFLICT (day, category_id) DO UPDATE SET ` + addFigures + `)
-	INSERT INTO sales_daily AS s (day, pet_id, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
-	SELECT * FROM l
-	ON CONFLICT (day, pet_id, category_id) DO UPDATE SET ` + addFigures
+// The sales summaries are written by every batch and cancel. Their rows per day and
+// per day and category are shared by every pet, so on PostgreSQL, where batches of
+// several placement loops and processes commit side by side, each of those rows is
+// split in salesStripes stripes and a transaction adds to one chosen at random: two
+// transactions wait for each other on a row only when they chose the same stripe,
+// instead of every batch of the day queueing on one row through its commit. A report
+// sums the stripes. The rows per day and pet need no stripes: a pet's orders are one
+// placement loop's, and they lock the pet anyway.
+const salesStripes = 16
 
-const addFigures = `orders = s.orders + excluded.orders, units = s.units + excluded.units, revenue = s.revenue + excluded.revenue,
+// The three statements that add lines (petstore.SalesLine, given as arrays: one line
+// per key, as one INSERT may not change a row twice), sent in this order, each taking
+// its rows' locks in key order, so that two transactions cannot wait for each other in
+// a circle.
+const (
+	qAddSalesDays = `INSERT INTO sales_days AS s (day, stripe, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+		SELECT day, $1::smallint, o, u, r, co, cu, cr
+		FROM unnest($2::date[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[]) AS l (day, o, u, r, co, cu, cr)
+		ORDER BY day
+		ON CONFLICT (day, stripe) DO UPDATE SET ` + addFigures
+	qAddSalesCategories = `INSERT INTO sales_categories AS s (day, category_id, stripe, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+		SELECT day, category_id, $1::smallint, o, u, r, co, cu, cr
+		FROM unnest($2::date[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
+			AS l (day, category_id, o, u, r, co, cu, cr)
+		ORDER BY day, category_id
+		ON CONFLICT (day, category_id, stripe) DO UPDATE SET ` + addFigures
+	qAddSalesDaily = `INSERT INTO sales_daily AS s (day, pet_id, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+		SELECT * FROM unnest($1::date[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
+			$7::bigint[], $8::bigint[], $9::bigint[]) AS l (day, pet_id, category_id, o, u, r, co, cu, cr)
+		ORDER BY day, pet_id, category_id
+		ON CONFLICT (day, pet_id, category_id) DO UPDATE SET ` + addFigures
+	addFigures = `orders = s.orders + excluded.orders, units = s.units + excluded.units, revenue = s.revenue + excluded.revenue,
 		cancelled_orders = s.cancelled_orders + excluded.cancelled_orders,
 		cancelled_units = s.cancelled_units + excluded.cancelled_units,
 		cancelled_revenue = s.cancelled_revenue + excluded.cancelled_revenue`
+)
 
-// salesArgs are the arrays of qAddSales. The lines are one per day, pet and category
-// (petstore.OrderBatch.Sales), as one INSERT may not change a row twice.
-func salesArgs(lines []petstore.SalesLine) []any {
+// salesWrites are the statements and arguments that add lines to the summaries.
+func salesWrites(lines []petstore.SalesLine) [][]any {
+	if len(lines) == 0 {
+		return nil
+	}
+	r := petstore.Rollup(lines)
+	stripe := rand.IntN(salesStripes)
+	return [][]any{
+		append([]any{qAddSalesDays, stripe}, salesArgs(r.Days, false, false)...),
+		append([]any{qAddSalesCategories, stripe}, salesArgs(r.Categories, false, true)...),
+		append([]any{qAddSalesDaily}, salesArgs(lines, true, true)...),
+	}
+}
+
+// salesArgs are the arrays of a line's day, its pet and category when asked, and its
+// figures.
+func salesArgs(lines []petstore.SalesLine, pet, cat bool) []any {
 	n := len(lines)
 	days := make([]string, n)
 	pets, cats := make([]int64, n), make([]int64, n)
@@ -113,14 +141,31 @@ func salesArgs(lines []petstore.SalesLine) []any {
 		f[0][i], f[1][i], f[2][i] = l.Orders, l.Units, l.Revenue
 		f[3][i], f[4][i], f[5][i] = l.CancelledOrders, l.CancelledUnits, l.CancelledRevenue
 	}
-	return []any{days, pets, cats, f[0], f[1], f[2], f[3], f[4], f[5]}
+	args := []any{days}
+	if pet {
+		args = append(args, pets)
+	}
+	if cat {
+		args = append(args, cats)
+	}
+	return append(args, f[0], f[1], f[2], f[3], f[4], f[5])
 }
 
 // queueSales adds the lines of a batch to its writes.
 func queueSales(w *pgx.Batch, lines []petstore.SalesLine) {
-	if len(lines) > 0 {
-		w.Queue(qAddSales, salesArgs(lines)...)
+	for _, q := range salesWrites(lines) {
+		w.Queue(q[0].(string), q[1:]...)
 	}
+}
+
+// addSales adds lines to the summaries inside tx.
+func addSales(ctx context.Context, tx pgx.Tx, lines []petstore.SalesLine) error {
+	for _, q := range salesWrites(lines) {
+		if _, err := tx.Exec(ctx, q[0].(string), q[1:]...); err != nil {
+			return fmt.Errorf("add sales: %w", err)
+		}
+	}
+	return nil
 }
 
 const (
@@ -131,8 +176,7 @@ const (
 		coalesce(sum(cancelled_orders), 0)::bigint, coalesce(sum(cancelled_units), 0)::bigint,
 		coalesce(sum(cancelled_revenue), 0)::bigint
 		FROM sales_days WHERE day BETWEEN $1::date AND $2::date`
-	qSalesByDay = `SELECT day, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue
-		FROM sales_days WHERE day BETWEEN $1::date AND $2::date ORDER BY day`
+	qSalesByDay = `SELECT day, ` + salesSums + ` FROM sales_days WHERE day BETWEEN $1::date AND $2::date GROUP BY day ORDER BY day`
 	qSalesByPet = `SELECT g.pet_id, coalesce(p.name, a.name, ''), g.o, g.u, g.r, g.co, g.cu, g.cr FROM (
 			SELECT pet_id, ` + salesSums + ` FROM sales_daily WHERE day BETWEEN $1::date AND $2::date
 			GROUP BY pet_id ORDER BY r DESC, u DESC, pet_id LIMIT $3) AS g

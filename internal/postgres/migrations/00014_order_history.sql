@@ -41,6 +41,7 @@ CREATE TABLE sales_daily (
     day               date   NOT NULL,
     pet_id            bigint NOT NULL,
     category_id       bigint NOT NULL,
+    stripe            smallint NOT NULL DEFAULT 0,
     orders            bigint NOT NULL DEFAULT 0,
     units             bigint NOT NULL DEFAULT 0,
     revenue           bigint NOT NULL DEFAULT 0,
@@ -54,15 +55,18 @@ SELECT (created_at AT TIME ZONE 'UTC')::date, pet_id, category_id, count(*), sum
   FROM orders GROUP BY 1, 2, 3;
 
 -- The same figures rolled up per day (the totals and the report by day read a row a
--- day) and per day and category, written with sales_daily.
+-- day) and per day and category, written with sales_daily. Here each such row is split
+-- in stripes (postgres/sales.go says why); the rows made from older orders are stripe 0.
 CREATE TABLE sales_days (
-    day               date   NOT NULL PRIMARY KEY,
+    day               date     NOT NULL,
+    stripe            smallint NOT NULL DEFAULT 0,
     orders            bigint NOT NULL DEFAULT 0,
     units             bigint NOT NULL DEFAULT 0,
     revenue           bigint NOT NULL DEFAULT 0,
     cancelled_orders  bigint NOT NULL DEFAULT 0,
     cancelled_units   bigint NOT NULL DEFAULT 0,
-    cancelled_revenue bigint NOT NULL DEFAULT 0
+    cancelled_revenue bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (day, stripe)
 );
 INSERT INTO sales_days (day, orders, units)
 SELECT day, sum(orders), sum(units) FROM sales_daily GROUP BY day;
@@ -70,13 +74,14 @@ SELECT day, sum(orders), sum(units) FROM sales_daily GROUP BY day;
 CREATE TABLE sales_categories (
     day               date   NOT NULL,
     category_id       bigint NOT NULL,
+    stripe            smallint NOT NULL DEFAULT 0,
     orders            bigint NOT NULL DEFAULT 0,
     units             bigint NOT NULL DEFAULT 0,
     revenue           bigint NOT NULL DEFAULT 0,
     cancelled_orders  bigint NOT NULL DEFAULT 0,
     cancelled_units   bigint NOT NULL DEFAULT 0,
     cancelled_revenue bigint NOT NULL DEFAULT 0,
-    PRIMARY KEY (day, category_id)
+    PRIMARY KEY (day, category_id, stripe)
 );
 INSERT INTO sales_categories (day, category_id, orders, units)
 SELECT day, category_id, sum(orders), sum(units) FROM sales_daily GROUP BY day, category_id;
