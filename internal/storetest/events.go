@@ -2,9 +2,7 @@ package storetest
 
 import (
 	"errors"
-	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,656 +14,448 @@ import (
 // tests follow it with a feed, which checks that each step wrote exactly the events
 // it should.
 
-// webhookStore returns the store under test as a petstore.WebhookStore.
-func (f *fixture) webhookStore() petstore.WebhookStore {
-	f.t.Helper()
-	return f.s
-}
-
-// feedWait bounds how long a test waits for events to show in the feed. PostgreSQL
-// shows an event only once every transaction begun before it has ended, and other
-// tests on the same server, running in parallel, hold transactions open for moments.
-const feedWait = 10 * time.Second
-
-// feed follows a store's event feed by Seq, as a consumer would.
-type feed struct {
-	f    *fixture
-	ws   petstore.WebhookStore
-	last int64
-	ids  map[string]bool
-	// marker is a pet whose stock changes make one known event (see nothing).
-	marker      int64
-	markerStock int
-}
-
-func (f *fixture) feed() *feed {
-	f.t.Helper()
-	return &feed{f: f, ws: f.webhookStore(), ids: map[string]bool{}}
-}
-
-// read returns every event of the feed after Seq after that matches filter, reading
-// page by page.
-func (fd *feed) read(after int64, filter petstore.EventFilter, limit int) []petstore.Event {
-	fd.f.t.Helper()
-	out := []petstore.Event{}
-	for {
-		page, err := fd.ws.Events(fd.f.ctx, filter, petstore.Page{Limit: limit, After: after})
-		must(fd.f.t, err)
-		out = append(out, page...)
-		if len(page) < limit {
-			return out
-		}
-		after = page[len(page)-1].Seq
-	}
-}
-
-// next waits for the events written since the last call and checks that they are of
-// the types want, in that order, and well formed: a fresh evt_ id each, Seq rising.
-func (fd *feed) next(want ...petstore.EventType) []petstore.Event {
-	fd.f.t.Helper()
-	return fd.take(false, want)
-}
-
-// nextAnyOrder is next for events whose order is not fixed (those of one batch).
-func (fd *feed) nextAnyOrder(want ...petstore.EventType) []petstore.Event {
-	fd.f.t.Helper()
-	return fd.take(true, want)
-}
-
-func (fd *feed) take(anyOrder bool, want []petstore.EventType) []petstore.Event {
-	t := fd.f.t
-	t.Helper()
-	if len(want) == 0 {
-		t.Fatal("a feed cannot wait for no event; use nothing")
-	}
-	var got []petstore.Event
-	for deadline := time.Now().Add(feedWait); ; time.Sleep(5 * time.Millisecond) {
-		got = fd.read(fd.last, petstore.EventFilter{}, petstore.MaxLimit)
-		if len(got) >= len(want) || time.Now().After(deadline) {
-			break
-		}
-	}
-	types := make([]petstore.EventType, len(got))
-	for i, e := range got {
-		types[i] = e.Type
-	}
-	w := slices.Clone(want)
-	if anyOrder {
-		slices.Sort(types)
-		slices.Sort(w)
-	}
-	if !slices.Equal(types, w) {
-		t.Fatalf("the feed has the new events %v, want %v", types, w)
-	}
-	for _, e := range got {
-		if e.Seq <= fd.last {
-			t.Errorf("event %s has Seq %d after %d: the feed is not in Seq order", e.ID, e.Seq, fd.last)
-		}
-		fd.last = e.Seq
-		if !strings.HasPrefix(e.ID, "evt_") || len(e.ID) != 30 {
-			t.Errorf("event id %q is not evt_ and 26 characters", e.ID)
-		}
-		if fd.ids[e.ID] {
-			t.Errorf("event id %s is used twice", e.ID)
-		}
-		fd.ids[e.ID] = true
-	}
-	return got
-}
-
-// nothing checks that what the test did since the last call wrote no event: it
-// changes the marker pet's stock, which writes one event it knows, and checks that
-// this event is the only new one.
-func (fd *feed) nothing() {
-	fd.f.t.Helper()
-	if fd.marker == 0 {
-		// Created without stock: creating a pet writes no event.
-		c := fd.f.category()
-		p, err := fd.f.s.CreatePet(fd.f.ctx, petstore.PetFields{Name: name("Marker"), CategoryID: c.ID, Status: petstore.Available, Price: Price(1)})
-		must(fd.f.t, err)
-		fd.marker = p.ID
-	}
-	fd.markerStock++
-	_, err := fd.f.s.SetInventory(fd.f.ctx, fd.marker, fd.markerStock)
-	must(fd.f.t, err)
-	want := []petstore.EventType{petstore.InventoryUpdated}
-	if fd.markerStock == 1 {
-		want = append(want, petstore.PetRestocked)
-	}
-	got := fd.next(want...)
-	if it := got[0].Inventory; it == nil || it.PetID != fd.marker {
-		fd.f.t.Fatalf("the marker's event is %s", describeEvent(got[0]))
-	}
-}
-
-// describeEvent shows an event's type, date and resource (times in UTC), for
-// comparing what a store wrote with what a test expects; the id and Seq are left out.
-func describeEvent(e petstore.Event) string {
-	at := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-	s := fmt.Sprintf("%s at %s", e.Type, at(e.CreatedAt))
-	if o := e.Order; o != nil {
-		ship := "none"
-		if o.ShipDate != nil {
-			ship = at(*o.ShipDate)
-		}
-		s += fmt.Sprintf(" order{id %d, pet %d, account %d, quantity %d, ship %s, complete %v, created %s}",
-			o.ID, o.PetID, o.AccountID, o.Quantity, ship, o.Complete, at(o.CreatedAt))
-	}
-	if p := e.Pet; p != nil {
-		s += fmt.Sprintf(" pet{id %d, name %q, category %d, %s, stock %d}", p.ID, p.Name, p.CategoryID, p.Status, p.Stock)
-	}
-	if it := e.Inventory; it != nil {
-		s += fmt.Sprintf(" inventory{pet %d, quantity %d, %s}", it.PetID, it.Quantity, it.Status)
-	}
-	if w := e.Webhook; w != nil {
-		s += fmt.Sprintf(" webhook{id %d, url %s}", w.ID, w.URL)
-	}
-	if c := e.Key; c != nil {
-		k := c.Key
-		when := func(t *time.Time) string {
-			if t == nil {
-				return "never"
-			}
-			return at(*t)
-		}
-		s += fmt.Sprintf(" key{id %d, account %d %s, name %q, prefix %q, created %s, scopes %q, expires %s, last used %s, by account %d key %d}",
-			k.ID, k.AccountID, c.AccountEmail, k.Name, k.Prefix, at(k.CreatedAt), k.Scopes, when(k.ExpiresAt), when(k.LastUsedAt),
-			c.By.AccountID, c.By.KeyID)
-	}
-	return s
-}
-
-// wantEvents checks the events a test got against what it expects, by describeEvent.
-func wantEvents(t *testing.T, got []petstore.Event, want ...petstore.Event) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%d events, want %d", len(got), len(want))
-	}
-	for i := range got {
-		if g, w := describeEvent(got[i]), describeEvent(want[i]); g != w {
-			t.Errorf("event %d is\n\t%s\nwant\n\t%s", i, g, w)
-		}
-	}
-}
-
-// The events a test expects, dated at.
-func orderEvent(typ petstore.EventType, o petstore.Order, at time.Time) petstore.Event {
-	return petstore.Event{Type: typ, CreatedAt: at, Order: &o}
-}
-
-func stockEvent(typ petstore.EventType, pet int64, quantity int, status petstore.PetStatus, at time.Time) petstore.Event {
-	return petstore.Event{Type: typ, CreatedAt: at, Inventory: &petstore.InventoryItem{PetID: pet, Quantity: quantity, Status: status}}
-}
-
-func statusEvent(p petstore.Pet, status petstore.PetStatus, stock int, at time.Time) petstore.Event {
-	p.Status, p.Stock = status, stock
-	return petstore.Event{Type: petstore.PetStatusChanged, CreatedAt: at, Pet: &p}
-}
-
-// clocked opens a store whose clock reads epoch() until the test moves it.
-func clocked(t *testing.T, open Opener) (*fixture, *clock) {
-	t.Helper()
-	c := &clock{now: epoch()}
-	return setupWith(t, open, Hooks{Now: c.Now}), c
-}
-
-const (
-	placed    = petstore.OrderPlaced
-	completed = petstore.OrderCompleted
-	cancelled = petstore.OrderCancelled
-	soldOut   = petstore.PetSoldOut
-	restocked = petstore.PetRestocked
-	statusChg = petstore.PetStatusChanged
-	invUpd    = petstore.InventoryUpdated
-)
-
 func testEvents(t *testing.T, open Opener) {
-	t.Run("placing orders writes order.placed with the order and the pet's stock events", func(t *testing.T) {
-		f, c := clocked(t, open)
-		fd := f.feed()
-		a := f.account(petstore.Customer)
-		p := f.availablePet(2)
-		t0 := epoch()
-		wantEvents(t, fd.next(invUpd, restocked),
-			stockEvent(invUpd, p.ID, 2, petstore.Available, t0),
-			stockEvent(restocked, p.ID, 2, petstore.Available, t0))
+	t.Run("placing orders writes order.placed with the order and the pet's stock events", func(t *testing.T) { testEventsOfPlacing(t, open) })
+	t.Run("a batch of orders writes an order.placed per order and each pet's stock events once", func(t *testing.T) { testEventsOfBatch(t, open) })
+	t.Run("refusals, replays and changes to nothing write no event", func(t *testing.T) { testNoEventsOfNoChange(t, open) })
+	t.Run("a failed commit writes no event", func(t *testing.T) { testNoEventsOfFailedCommit(t, open) })
+	t.Run("cancelling an order writes order.cancelled with the order as it was and the stock events of the units returned", func(t *testing.T) { testEventsOfCancelling(t, open) })
+	t.Run("completing an order writes order.completed, and pet.status_changed when the pet's status changes", func(t *testing.T) { testEventsOfCompleting(t, open) })
+	t.Run("setting only an order's ship date writes no event (the feed tells of placed, completed and cancelled orders only)", func(t *testing.T) { testNoEventsOfShipDate(t, open) })
+	t.Run("setting the stock writes its stock events", func(t *testing.T) { testEventsOfStock(t, open) })
+	t.Run("changing a pet's status writes pet.status_changed; other catalogue changes write none", func(t *testing.T) { testEventsOfPetChanges(t, open) })
+	t.Run("the feed lists events by Seq, filters by type, pages by Seq and finds one by id", func(t *testing.T) { testFeedListing(t, open) })
+}
 
-		t1 := t0.Add(time.Minute)
-		c.Set(t1)
-		ship := time.Date(2031, 2, 3, 4, 5, 6, 7000, time.UTC)
-		o, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1, ShipDate: &ship})
-		must(t, err)
-		wantEvents(t, fd.next(placed, invUpd),
-			orderEvent(placed, o.Order, t1),
-			stockEvent(invUpd, p.ID, 1, petstore.Available, t1))
+func testEventsOfPlacing(t *testing.T, open Opener) {
+	f, c := clocked(t, open)
+	fd := f.feed()
+	a := f.account(petstore.Customer)
+	p := f.availablePet(2)
+	t0 := epoch()
+	wantEvents(t, fd.next(invUpd, restocked),
+		stockEvent(invUpd, p.ID, 2, petstore.Available, t0),
+		stockEvent(restocked, p.ID, 2, petstore.Available, t0))
 
-		t2 := t1.Add(time.Minute)
-		c.Set(t2)
-		last := f.order(a.ID, p.ID, 1)
-		wantEvents(t, fd.next(placed, invUpd, soldOut, statusChg),
-			orderEvent(placed, last, t2),
-			stockEvent(invUpd, p.ID, 0, petstore.Pending, t2),
-			stockEvent(soldOut, p.ID, 0, petstore.Pending, t2),
-			statusEvent(p, petstore.Pending, 0, t2))
-	})
+	t1 := t0.Add(time.Minute)
+	c.Set(t1)
+	ship := time.Date(2031, 2, 3, 4, 5, 6, 7000, time.UTC)
+	o, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1, ShipDate: &ship})
+	must(t, err)
+	wantEvents(t, fd.next(placed, invUpd),
+		orderEvent(placed, o.Order, t1),
+		stockEvent(invUpd, p.ID, 1, petstore.Available, t1))
 
-	t.Run("a batch of orders writes an order.placed per order and each pet's stock events once", func(t *testing.T) {
-		g := newBatchGate()
-		c := &clock{now: epoch()}
-		f := setupWith(t, open, Hooks{Now: c.Now, BeforeCommit: g.beforeCommit})
-		fd := f.feed()
-		a := f.account(petstore.Customer)
-		blocker := f.availablePet(5)
-		scarce, plenty := f.availablePet(3), f.availablePet(5)
-		_, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, plenty.ID, 1, "earlier"))
-		must(t, err)
-		fd.next(invUpd, restocked, invUpd, restocked, invUpd, restocked, placed, invUpd)
+	t2 := t1.Add(time.Minute)
+	c.Set(t2)
+	last := f.order(a.ID, p.ID, 1)
+	wantEvents(t, fd.next(placed, invUpd, soldOut, statusChg),
+		orderEvent(placed, last, t2),
+		stockEvent(invUpd, p.ID, 0, petstore.Pending, t2),
+		stockEvent(soldOut, p.ID, 0, petstore.Pending, t2),
+		statusEvent(p, petstore.Pending, 0, t2))
+}
 
-		t1 := epoch().Add(time.Hour)
-		c.Set(t1)
-		g.arm(nil)
-		reqs := []petstore.NewOrder{
-			{AccountID: a.ID, PetID: scarce.ID, Quantity: 1},
-			{AccountID: a.ID, PetID: plenty.ID, Quantity: 2},
-			{AccountID: a.ID, PetID: scarce.ID, Quantity: 1},
-			{AccountID: a.ID, PetID: plenty.ID, Quantity: 10},  // refused: 4 left
-			keyed(a.ID, plenty.ID, 1, "earlier"),               // replayed
-			keyed(a.ID, plenty.ID, 3, "earlier"),               // refused: the key was used for another body
-			{AccountID: a.ID, PetID: 999999, Quantity: 1},      // refused: no such pet
-			{AccountID: a.ID, PetID: scarce.ID, Quantity: 1},   // takes the last one
-			{AccountID: a.ID, PetID: scarce.ID, Quantity: 1},   // refused: sold out
-			keyed(a.ID, plenty.ID, 1, "fresh"),                 // placed
-			keyed(a.ID, plenty.ID, 1, "fresh"),                 // replayed within the batch
-			{AccountID: a.ID, PetID: blocker.ID, Quantity: 50}, // refused
+func testEventsOfBatch(t *testing.T, open Opener) {
+	g := newBatchGate()
+	c := &clock{now: epoch()}
+	f := setupWith(t, open, Hooks{Now: c.Now, BeforeCommit: g.beforeCommit})
+	fd := f.feed()
+	a := f.account(petstore.Customer)
+	blocker := f.availablePet(5)
+	scarce, plenty := f.availablePet(3), f.availablePet(5)
+	_, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, plenty.ID, 1, "earlier"))
+	must(t, err)
+	fd.next(invUpd, restocked, invUpd, restocked, invUpd, restocked, placed, invUpd)
+
+	t1 := epoch().Add(time.Hour)
+	c.Set(t1)
+	g.arm(nil)
+	reqs := []petstore.NewOrder{
+		{AccountID: a.ID, PetID: scarce.ID, Quantity: 1},
+		{AccountID: a.ID, PetID: plenty.ID, Quantity: 2},
+		{AccountID: a.ID, PetID: scarce.ID, Quantity: 1},
+		{AccountID: a.ID, PetID: plenty.ID, Quantity: 10},  // refused: 4 left
+		keyed(a.ID, plenty.ID, 1, "earlier"),               // replayed
+		keyed(a.ID, plenty.ID, 3, "earlier"),               // refused: the key was used for another body
+		{AccountID: a.ID, PetID: 999999, Quantity: 1},      // refused: no such pet
+		{AccountID: a.ID, PetID: scarce.ID, Quantity: 1},   // takes the last one
+		{AccountID: a.ID, PetID: scarce.ID, Quantity: 1},   // refused: sold out
+		keyed(a.ID, plenty.ID, 1, "fresh"),                 // placed
+		keyed(a.ID, plenty.ID, 1, "fresh"),                 // replayed within the batch
+		{AccountID: a.ID, PetID: blocker.ID, Quantity: 50}, // refused
+	}
+	results, errs := queueBehind(f, g, petstore.NewOrder{AccountID: a.ID, PetID: blocker.ID, Quantity: 1}, reqs)
+	if n := g.count(); n != 2 {
+		t.Fatalf("the requests took %d batches after the blocker's, want 1", n-1)
+	}
+	var orders []petstore.Order
+	for i := range reqs {
+		if errs[i] == nil && !results[i].Replayed {
+			orders = append(orders, results[i].Order)
 		}
-		results, errs := queueBehind(f, g, petstore.NewOrder{AccountID: a.ID, PetID: blocker.ID, Quantity: 1}, reqs)
-		if n := g.count(); n != 2 {
-			t.Fatalf("the requests took %d batches after the blocker's, want 1", n-1)
+	}
+	if len(orders) != 5 {
+		t.Fatalf("%d orders were placed, want 5: %v", len(orders), errs)
+	}
+	got := fd.nextAnyOrder(placed, invUpd, // the blocker's batch
+		placed, placed, placed, placed, placed, invUpd, soldOut, statusChg, invUpd)
+	// The blocker's batch committed first.
+	if o := got[0].Order; got[0].Type != placed || o == nil || o.PetID != blocker.ID || o.Quantity != 1 {
+		t.Errorf("the first event is %s, want the blocker's order", describeEvent(got[0]))
+	}
+	wantEvents(t, got[1:2], stockEvent(invUpd, blocker.ID, 4, petstore.Available, t1))
+	var gotOrders []petstore.Order
+	petEvents := map[int64][]petstore.Event{}
+	for _, e := range got[2:] {
+		switch {
+		case e.Order != nil:
+			gotOrders = append(gotOrders, *e.Order)
+		case e.Inventory != nil:
+			petEvents[e.Inventory.PetID] = append(petEvents[e.Inventory.PetID], e)
+		case e.Pet != nil:
+			petEvents[e.Pet.ID] = append(petEvents[e.Pet.ID], e)
 		}
-		var orders []petstore.Order
-		for i := range reqs {
-			if errs[i] == nil && !results[i].Replayed {
-				orders = append(orders, results[i].Order)
+	}
+	slices.SortFunc(gotOrders, func(a, b petstore.Order) int { return int(a.ID - b.ID) })
+	slices.SortFunc(orders, func(a, b petstore.Order) int { return int(a.ID - b.ID) })
+	if len(gotOrders) != len(orders) {
+		t.Fatalf("the order.placed events hold %+v, want %+v", gotOrders, orders)
+	}
+	for i := range orders {
+		if !sameOrder(gotOrders[i], orders[i]) {
+			t.Errorf("an order.placed event holds %+v, want %+v", gotOrders[i], orders[i])
+		}
+	}
+	wantEvents(t, sortedByType(petEvents[scarce.ID]),
+		stockEvent(invUpd, scarce.ID, 0, petstore.Pending, t1),
+		stockEvent(soldOut, scarce.ID, 0, petstore.Pending, t1),
+		statusEvent(scarce, petstore.Pending, 0, t1))
+	wantEvents(t, petEvents[plenty.ID], stockEvent(invUpd, plenty.ID, 1, petstore.Available, t1))
+}
+
+func testNoEventsOfNoChange(t *testing.T, open Opener) {
+	f := setup(t, open)
+	fd := f.feed()
+	a := f.account(petstore.Customer)
+	p, sold := f.availablePet(3), f.petWith(petstore.Sold, 0)
+	done := f.order(a.ID, p.ID, 1)
+	f.complete(done.ID)
+	_, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 1, "k"))
+	must(t, err)
+	fd.next(invUpd, restocked, placed, invUpd, completed, placed, invUpd)
+
+	yes, no := true, false
+	steps := []struct {
+		name string
+		do   func() error
+		code string
+	}{
+		{"an order of more than the stock", func() error {
+			_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 5})
+			return err
+		}, petstore.EInsufficientStock},
+		{"an order of a sold-out pet", func() error {
+			_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: sold.ID, Quantity: 1})
+			return err
+		}, petstore.EInsufficientStock},
+		{"an order of an unknown pet", func() error {
+			_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: 999999, Quantity: 1})
+			return err
+		}, petstore.ENotFound},
+		{"a refusal recorded on a fresh key", func() error {
+			_, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 50, "refused"))
+			return err
+		}, petstore.EInsufficientStock},
+		{"a replayed order", func() error {
+			o, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 1, "k"))
+			if err == nil && !o.Replayed {
+				return errors.New("the order was placed again")
 			}
-		}
-		if len(orders) != 5 {
-			t.Fatalf("%d orders were placed, want 5: %v", len(orders), errs)
-		}
-		got := fd.nextAnyOrder(placed, invUpd, // the blocker's batch
-			placed, placed, placed, placed, placed, invUpd, soldOut, statusChg, invUpd)
-		// The blocker's batch committed first.
-		if o := got[0].Order; got[0].Type != placed || o == nil || o.PetID != blocker.ID || o.Quantity != 1 {
-			t.Errorf("the first event is %s, want the blocker's order", describeEvent(got[0]))
-		}
-		wantEvents(t, got[1:2], stockEvent(invUpd, blocker.ID, 4, petstore.Available, t1))
-		var gotOrders []petstore.Order
-		petEvents := map[int64][]petstore.Event{}
-		for _, e := range got[2:] {
-			switch {
-			case e.Order != nil:
-				gotOrders = append(gotOrders, *e.Order)
-			case e.Inventory != nil:
-				petEvents[e.Inventory.PetID] = append(petEvents[e.Inventory.PetID], e)
-			case e.Pet != nil:
-				petEvents[e.Pet.ID] = append(petEvents[e.Pet.ID], e)
-			}
-		}
-		slices.SortFunc(gotOrders, func(a, b petstore.Order) int { return int(a.ID - b.ID) })
-		slices.SortFunc(orders, func(a, b petstore.Order) int { return int(a.ID - b.ID) })
-		if len(gotOrders) != len(orders) {
-			t.Fatalf("the order.placed events hold %+v, want %+v", gotOrders, orders)
-		}
-		for i := range orders {
-			if !sameOrder(gotOrders[i], orders[i]) {
-				t.Errorf("an order.placed event holds %+v, want %+v", gotOrders[i], orders[i])
-			}
-		}
-		wantEvents(t, sortedByType(petEvents[scarce.ID]),
-			stockEvent(invUpd, scarce.ID, 0, petstore.Pending, t1),
-			stockEvent(soldOut, scarce.ID, 0, petstore.Pending, t1),
-			statusEvent(scarce, petstore.Pending, 0, t1))
-		wantEvents(t, petEvents[plenty.ID], stockEvent(invUpd, plenty.ID, 1, petstore.Available, t1))
-	})
-
-	t.Run("refusals, replays and changes to nothing write no event", func(t *testing.T) {
-		f := setup(t, open)
-		fd := f.feed()
-		a := f.account(petstore.Customer)
-		p, sold := f.availablePet(3), f.petWith(petstore.Sold, 0)
-		done := f.order(a.ID, p.ID, 1)
-		f.complete(done.ID)
-		_, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 1, "k"))
-		must(t, err)
-		fd.next(invUpd, restocked, placed, invUpd, completed, placed, invUpd)
-
-		yes, no := true, false
-		steps := []struct {
-			name string
-			do   func() error
-			code string
-		}{
-			{"an order of more than the stock", func() error {
-				_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 5})
-				return err
-			}, petstore.EInsufficientStock},
-			{"an order of a sold-out pet", func() error {
-				_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: sold.ID, Quantity: 1})
-				return err
-			}, petstore.EInsufficientStock},
-			{"an order of an unknown pet", func() error {
-				_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: 999999, Quantity: 1})
-				return err
-			}, petstore.ENotFound},
-			{"a refusal recorded on a fresh key", func() error {
-				_, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 50, "refused"))
-				return err
-			}, petstore.EInsufficientStock},
-			{"a replayed order", func() error {
-				o, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 1, "k"))
-				if err == nil && !o.Replayed {
-					return errors.New("the order was placed again")
-				}
-				return err
-			}, ""},
-			{"a key used for another body", func() error {
-				_, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 2, "k"))
-				return err
-			}, petstore.EIdempotencyKeyReused},
-			{"cancelling a complete order", func() error { return f.s.CancelOrder(f.ctx, done.ID, 0) }, petstore.EConflict},
-			{"cancelling an unknown order", func() error { return f.s.CancelOrder(f.ctx, 999999, 0) }, petstore.ENotFound},
-			{"completing an unknown order", func() error {
-				_, err := f.s.UpdateOrder(f.ctx, 999999, petstore.OrderUpdate{Complete: &yes})
-				return err
-			}, petstore.ENotFound},
-			{"completing a complete order again", func() error {
-				_, err := f.s.UpdateOrder(f.ctx, done.ID, petstore.OrderUpdate{Complete: &yes})
-				return err
-			}, ""},
-			{"un-completing a complete order", func() error {
-				_, err := f.s.UpdateOrder(f.ctx, done.ID, petstore.OrderUpdate{Complete: &no})
-				return err
-			}, petstore.EInvalidTransition},
-			{"a stock out of bounds", func() error {
-				_, err := f.s.SetInventory(f.ctx, p.ID, -1)
-				return err
-			}, petstore.EValidationFailed},
-			{"the stock of an unknown pet", func() error {
-				_, err := f.s.SetInventory(f.ctx, 999999, 3)
-				return err
-			}, petstore.ENotFound},
-			{"the stock a pet already has", func() error {
-				_, err := f.s.SetInventory(f.ctx, p.ID, 1)
-				return err
-			}, ""},
-			{"a pet change that fails", func() error {
-				_, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
-					pf.Status = petstore.Sold
-					return pf, petstore.Invalid("name", "no")
-				})
-				return err
-			}, petstore.EValidationFailed},
-			{"a status change rule 7 refuses", func() error {
-				_, err := f.s.UpdatePet(f.ctx, sold.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
-					pf.Status = petstore.Pending
-					return pf, nil
-				})
-				return err
-			}, petstore.EInvalidTransition},
-		}
-		for _, s := range steps {
-			err := s.do()
-			if s.code == "" {
-				if err != nil {
-					t.Fatalf("%s: %v", s.name, err)
-				}
-			} else {
-				wantCode(t, err, s.code)
-			}
-		}
-		fd.nothing()
-	})
-
-	t.Run("a failed commit writes no event", func(t *testing.T) {
-		g := newBatchGate()
-		f := setupWith(t, open, Hooks{BeforeCommit: g.beforeCommit})
-		fd := f.feed()
-		a := f.account(petstore.Customer)
-		blocker, p := f.availablePet(5), f.availablePet(1)
-		fd.next(invUpd, restocked, invUpd, restocked)
-		g.arm(errors.New("the disk is on fire"))
-		_, errs := queueBehind(f, g, petstore.NewOrder{AccountID: a.ID, PetID: blocker.ID, Quantity: 1},
-			[]petstore.NewOrder{{AccountID: a.ID, PetID: p.ID, Quantity: 1}, {AccountID: a.ID, PetID: p.ID, Quantity: 1}})
-		for i, err := range errs {
-			if err == nil {
-				t.Errorf("request %d succeeded", i)
-			}
-		}
-		fd.next(placed, invUpd) // the blocker's
-		fd.nothing()
-	})
-
-	t.Run("cancelling an order writes order.cancelled with the order as it was and the stock events of the units returned", func(t *testing.T) {
-		f, c := clocked(t, open)
-		fd := f.feed()
-		a := f.account(petstore.Customer)
-		p := f.availablePet(2)
-		ship := time.Date(2032, 1, 1, 0, 0, 0, 0, time.UTC)
-		o, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 2, ShipDate: &ship})
-		must(t, err)
-		fd.next(invUpd, restocked, placed, invUpd, soldOut, statusChg)
-		at := epoch().Add(time.Hour)
-		c.Set(at)
-		must(t, f.s.CancelOrder(f.ctx, o.Order.ID, a.ID))
-		wantEvents(t, fd.next(cancelled, invUpd, restocked, statusChg),
-			orderEvent(cancelled, o.Order, at),
-			stockEvent(invUpd, p.ID, 2, petstore.Available, at),
-			stockEvent(restocked, p.ID, 2, petstore.Available, at),
-			statusEvent(p, petstore.Available, 2, at))
-	})
-
-	t.Run("completing an order writes order.completed, and pet.status_changed when the pet's status changes", func(t *testing.T) {
-		tests := []struct {
-			name    string
-			stock   int
-			restock int // set after the order when not 0
-			setup   []petstore.EventType
-			want    []petstore.EventType
-			status  petstore.PetStatus
-		}{
-			{"the last unit: the pet is sold", 1, 0,
-				[]petstore.EventType{invUpd, restocked, placed, invUpd, soldOut, statusChg},
-				[]petstore.EventType{completed, statusChg}, petstore.Sold},
-			{"stock left: the pet stays available", 3, 0,
-				[]petstore.EventType{invUpd, restocked, placed, invUpd},
-				[]petstore.EventType{completed}, petstore.Available},
-			// Open orders keep a restocked pet pending (rule 6) until the last completes.
-			{"restocked while pending: the pet becomes available", 1, 4,
-				[]petstore.EventType{invUpd, restocked, placed, invUpd, soldOut, statusChg, invUpd, restocked},
-				[]petstore.EventType{completed, statusChg}, petstore.Available},
-		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				f, c := clocked(t, open)
-				fd := f.feed()
-				a := f.account(petstore.Customer)
-				p := f.availablePet(tt.stock)
-				o := f.order(a.ID, p.ID, 1)
-				if tt.restock != 0 {
-					_, err := f.s.SetInventory(f.ctx, p.ID, tt.restock)
-					must(t, err)
-				}
-				fd.next(tt.setup...)
-				at := epoch().Add(time.Hour)
-				c.Set(at)
-				ship := time.Date(2033, 3, 3, 3, 3, 3, 0, time.UTC)
-				got, err := f.s.UpdateOrder(f.ctx, o.ID, petstore.OrderUpdate{Complete: ptr(true), ShipDate: &ship})
-				must(t, err)
-				o.Complete, o.ShipDate, o.Status, o.CompletedAt = true, &ship, petstore.Completed, &at
-				if !sameOrder(got, o) {
-					t.Errorf("UpdateOrder = %+v, want %+v", got, o)
-				}
-				want := []petstore.Event{orderEvent(completed, o, at)}
-				after := f.pet(p.ID)
-				if after.Status != tt.status {
-					t.Fatalf("the pet is %s, want %s", after.Status, tt.status)
-				}
-				if len(tt.want) == 2 {
-					want = append(want, statusEvent(p, tt.status, after.Stock, at))
-				}
-				wantEvents(t, fd.next(tt.want...), want...)
+			return err
+		}, ""},
+		{"a key used for another body", func() error {
+			_, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 2, "k"))
+			return err
+		}, petstore.EIdempotencyKeyReused},
+		{"cancelling a complete order", func() error { return f.s.CancelOrder(f.ctx, done.ID, 0) }, petstore.EConflict},
+		{"cancelling an unknown order", func() error { return f.s.CancelOrder(f.ctx, 999999, 0) }, petstore.ENotFound},
+		{"completing an unknown order", func() error {
+			_, err := f.s.UpdateOrder(f.ctx, 999999, petstore.OrderUpdate{Complete: &yes})
+			return err
+		}, petstore.ENotFound},
+		{"completing a complete order again", func() error {
+			_, err := f.s.UpdateOrder(f.ctx, done.ID, petstore.OrderUpdate{Complete: &yes})
+			return err
+		}, ""},
+		{"un-completing a complete order", func() error {
+			_, err := f.s.UpdateOrder(f.ctx, done.ID, petstore.OrderUpdate{Complete: &no})
+			return err
+		}, petstore.EInvalidTransition},
+		{"a stock out of bounds", func() error {
+			_, err := f.s.SetInventory(f.ctx, p.ID, -1)
+			return err
+		}, petstore.EValidationFailed},
+		{"the stock of an unknown pet", func() error {
+			_, err := f.s.SetInventory(f.ctx, 999999, 3)
+			return err
+		}, petstore.ENotFound},
+		{"the stock a pet already has", func() error {
+			_, err := f.s.SetInventory(f.ctx, p.ID, 1)
+			return err
+		}, ""},
+		{"a pet change that fails", func() error {
+			_, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
+				pf.Status = petstore.Sold
+				return pf, petstore.Invalid("name", "no")
 			})
-		}
-	})
-
-	t.Run("setting only an order's ship date writes no event (the feed tells of placed, completed and cancelled orders only)", func(t *testing.T) {
-		f := setup(t, open)
-		fd := f.feed()
-		a := f.account(petstore.Customer)
-		p := f.availablePet(3)
-		o := f.order(a.ID, p.ID, 1)
-		fd.next(invUpd, restocked, placed, invUpd)
-		ship := time.Date(2034, 4, 4, 4, 4, 4, 0, time.UTC)
-		_, err := f.s.UpdateOrder(f.ctx, o.ID, petstore.OrderUpdate{ShipDate: &ship})
-		must(t, err)
-		_, err = f.s.UpdateOrder(f.ctx, o.ID, petstore.OrderUpdate{Complete: ptr(false)})
-		must(t, err)
-		fd.nothing()
-	})
-
-	t.Run("setting the stock writes its stock events", func(t *testing.T) {
-		tests := []struct {
-			name          string
-			status        petstore.PetStatus
-			from, to      int
-			setup         []petstore.EventType
-			want          []petstore.EventType
-			wantStatus    petstore.PetStatus
-			statusChanges bool
-		}{
-			{"more stock", petstore.Available, 5, 8, []petstore.EventType{invUpd, restocked}, []petstore.EventType{invUpd}, petstore.Available, false},
-			{"less stock", petstore.Available, 5, 2, []petstore.EventType{invUpd, restocked}, []petstore.EventType{invUpd}, petstore.Available, false},
-			{"none left: sold out and sold", petstore.Available, 5, 0, []petstore.EventType{invUpd, restocked}, []petstore.EventType{invUpd, soldOut, statusChg}, petstore.Sold, true},
-			{"a sold pet restocked becomes available", petstore.Sold, 0, 4, nil, []petstore.EventType{invUpd, restocked, statusChg}, petstore.Available, true},
-			{"a pending pet restocked becomes available", petstore.Pending, 0, 1, nil, []petstore.EventType{invUpd, restocked, statusChg}, petstore.Available, true},
-		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				f, c := clocked(t, open)
-				fd := f.feed()
-				p := f.petWith(tt.status, tt.from)
-				if p.Status != tt.status || p.Stock != tt.from {
-					t.Fatalf("set up %+v", p)
-				}
-				if len(tt.setup) > 0 {
-					fd.next(tt.setup...)
-				}
-				at := epoch().Add(time.Hour)
-				c.Set(at)
-				_, err := f.s.SetInventory(f.ctx, p.ID, tt.to)
-				must(t, err)
-				want := []petstore.Event{stockEvent(invUpd, p.ID, tt.to, tt.wantStatus, at)}
-				if len(tt.want) > 1 {
-					want = append(want, stockEvent(tt.want[1], p.ID, tt.to, tt.wantStatus, at))
-				}
-				if tt.statusChanges {
-					want = append(want, statusEvent(p, tt.wantStatus, tt.to, at))
-				}
-				wantEvents(t, fd.next(tt.want...), want...)
+			return err
+		}, petstore.EValidationFailed},
+		{"a status change rule 7 refuses", func() error {
+			_, err := f.s.UpdatePet(f.ctx, sold.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
+				pf.Status = petstore.Pending
+				return pf, nil
 			})
-		}
-	})
-
-	t.Run("changing a pet's status writes pet.status_changed; other catalogue changes write none", func(t *testing.T) {
-		f, c := clocked(t, open)
-		fd := f.feed()
-		p := f.availablePet(2)
-		fd.next(invUpd, restocked)
-		other := f.category()
-		renamed, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
-			pf.Name, pf.CategoryID = name("Renamed"), other.ID
-			return pf, nil
-		})
-		must(t, err)
-		fd.nothing()
-		at := epoch().Add(time.Hour)
-		c.Set(at)
-		got, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
-			pf.Name, pf.Status = name("Sold"), petstore.Sold
-			return pf, nil
-		})
-		must(t, err)
-		wantEvents(t, fd.next(statusChg), statusEvent(got, petstore.Sold, 2, at))
-		if got.Name == renamed.Name {
-			t.Fatal("the pet was not renamed")
-		}
-		// Creating and deleting pets and categories write none.
-		cat, err := f.s.CreateCategory(f.ctx, petstore.Category{Name: name("Cat")})
-		must(t, err)
-		_, err = f.s.ReplaceCategory(f.ctx, petstore.Category{ID: cat.ID, Name: name("Cat")})
-		must(t, err)
-		np, err := f.s.CreatePet(f.ctx, petstore.PetFields{Name: name("New"), CategoryID: cat.ID, Status: petstore.Available, Price: Price(1)})
-		must(t, err)
-		must(t, f.s.DeletePet(f.ctx, np.ID))
-		must(t, f.s.DeleteCategory(f.ctx, cat.ID))
-		fd.nothing()
-	})
-
-	t.Run("the feed lists events by Seq, filters by type, pages by Seq and finds one by id", func(t *testing.T) {
-		f := setup(t, open)
-		fd := f.feed()
-		a := f.account(petstore.Customer)
-		p := f.availablePet(4)
-		for range 3 {
-			f.order(a.ID, p.ID, 1)
-		}
-		all := fd.next(invUpd, restocked, placed, invUpd, placed, invUpd, placed, invUpd)
-		if again := fd.read(0, petstore.EventFilter{}, petstore.MaxLimit); !sameEvents(again, all) {
-			t.Errorf("read again, the feed is %v, want %v", seqs(again), seqs(all))
-		}
-		for _, limit := range []int{1, 2, 3} {
-			if paged := fd.read(0, petstore.EventFilter{}, limit); !sameEvents(paged, all) {
-				t.Errorf("by pages of %d, the feed is %v, want %v", limit, seqs(paged), seqs(all))
+			return err
+		}, petstore.EInvalidTransition},
+	}
+	for _, s := range steps {
+		err := s.do()
+		if s.code == "" {
+			if err != nil {
+				t.Fatalf("%s: %v", s.name, err)
 			}
+		} else {
+			wantCode(t, err, s.code)
 		}
-		if rest := fd.read(all[4].Seq, petstore.EventFilter{}, petstore.MaxLimit); !sameEvents(rest, all[5:]) {
-			t.Errorf("after Seq %d the feed is %v, want %v", all[4].Seq, seqs(rest), seqs(all[5:]))
+	}
+	fd.nothing()
+}
+
+func testNoEventsOfFailedCommit(t *testing.T, open Opener) {
+	g := newBatchGate()
+	f := setupWith(t, open, Hooks{BeforeCommit: g.beforeCommit})
+	fd := f.feed()
+	a := f.account(petstore.Customer)
+	blocker, p := f.availablePet(5), f.availablePet(1)
+	fd.next(invUpd, restocked, invUpd, restocked)
+	g.arm(errors.New("the disk is on fire"))
+	_, errs := queueBehind(f, g, petstore.NewOrder{AccountID: a.ID, PetID: blocker.ID, Quantity: 1},
+		[]petstore.NewOrder{{AccountID: a.ID, PetID: p.ID, Quantity: 1}, {AccountID: a.ID, PetID: p.ID, Quantity: 1}})
+	for i, err := range errs {
+		if err == nil {
+			t.Errorf("request %d succeeded", i)
 		}
-		var orders []petstore.Event
-		for _, e := range all {
-			if e.Type == placed {
-				orders = append(orders, e)
+	}
+	fd.next(placed, invUpd) // the blocker's
+	fd.nothing()
+}
+
+func testEventsOfCancelling(t *testing.T, open Opener) {
+	f, c := clocked(t, open)
+	fd := f.feed()
+	a := f.account(petstore.Customer)
+	p := f.availablePet(2)
+	ship := time.Date(2032, 1, 1, 0, 0, 0, 0, time.UTC)
+	o, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 2, ShipDate: &ship})
+	must(t, err)
+	fd.next(invUpd, restocked, placed, invUpd, soldOut, statusChg)
+	at := epoch().Add(time.Hour)
+	c.Set(at)
+	must(t, f.s.CancelOrder(f.ctx, o.Order.ID, a.ID))
+	wantEvents(t, fd.next(cancelled, invUpd, restocked, statusChg),
+		orderEvent(cancelled, o.Order, at),
+		stockEvent(invUpd, p.ID, 2, petstore.Available, at),
+		stockEvent(restocked, p.ID, 2, petstore.Available, at),
+		statusEvent(p, petstore.Available, 2, at))
+}
+
+func testEventsOfCompleting(t *testing.T, open Opener) {
+	tests := []struct {
+		name    string
+		stock   int
+		restock int // set after the order when not 0
+		setup   []petstore.EventType
+		want    []petstore.EventType
+		status  petstore.PetStatus
+	}{
+		{"the last unit: the pet is sold", 1, 0,
+			[]petstore.EventType{invUpd, restocked, placed, invUpd, soldOut, statusChg},
+			[]petstore.EventType{completed, statusChg}, petstore.Sold},
+		{"stock left: the pet stays available", 3, 0,
+			[]petstore.EventType{invUpd, restocked, placed, invUpd},
+			[]petstore.EventType{completed}, petstore.Available},
+		// Open orders keep a restocked pet pending (rule 6) until the last completes.
+		{"restocked while pending: the pet becomes available", 1, 4,
+			[]petstore.EventType{invUpd, restocked, placed, invUpd, soldOut, statusChg, invUpd, restocked},
+			[]petstore.EventType{completed, statusChg}, petstore.Available},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, c := clocked(t, open)
+			fd := f.feed()
+			a := f.account(petstore.Customer)
+			p := f.availablePet(tt.stock)
+			o := f.order(a.ID, p.ID, 1)
+			if tt.restock != 0 {
+				_, err := f.s.SetInventory(f.ctx, p.ID, tt.restock)
+				must(t, err)
 			}
-		}
-		if got := fd.read(0, petstore.EventFilter{Type: placed}, 2); !sameEvents(got, orders) {
-			t.Errorf("the order.placed events are %v, want %v", seqs(got), seqs(orders))
-		}
-		if got := fd.read(0, petstore.EventFilter{Type: completed}, 2); len(got) != 0 {
-			t.Errorf("the order.completed events are %v, want none", seqs(got))
-		}
-		for _, e := range all {
-			got, err := fd.ws.Event(f.ctx, e.ID)
+			fd.next(tt.setup...)
+			at := epoch().Add(time.Hour)
+			c.Set(at)
+			ship := time.Date(2033, 3, 3, 3, 3, 3, 0, time.UTC)
+			got, err := f.s.UpdateOrder(f.ctx, o.ID, petstore.OrderUpdate{Complete: ptr(true), ShipDate: &ship})
 			must(t, err)
-			if got.ID != e.ID || got.Seq != e.Seq || describeEvent(got) != describeEvent(e) {
-				t.Errorf("Event(%s) = %s (Seq %d), want %s (Seq %d)", e.ID, describeEvent(got), got.Seq, describeEvent(e), e.Seq)
+			o.Complete, o.ShipDate, o.Status, o.CompletedAt = true, &ship, petstore.Completed, &at
+			if !sameOrder(got, o) {
+				t.Errorf("UpdateOrder = %+v, want %+v", got, o)
 			}
+			want := []petstore.Event{orderEvent(completed, o, at)}
+			after := f.pet(p.ID)
+			if after.Status != tt.status {
+				t.Fatalf("the pet is %s, want %s", after.Status, tt.status)
+			}
+			if len(tt.want) == 2 {
+				want = append(want, statusEvent(p, tt.status, after.Stock, at))
+			}
+			wantEvents(t, fd.next(tt.want...), want...)
+		})
+	}
+}
+
+func testNoEventsOfShipDate(t *testing.T, open Opener) {
+	f := setup(t, open)
+	fd := f.feed()
+	a := f.account(petstore.Customer)
+	p := f.availablePet(3)
+	o := f.order(a.ID, p.ID, 1)
+	fd.next(invUpd, restocked, placed, invUpd)
+	ship := time.Date(2034, 4, 4, 4, 4, 4, 0, time.UTC)
+	_, err := f.s.UpdateOrder(f.ctx, o.ID, petstore.OrderUpdate{ShipDate: &ship})
+	must(t, err)
+	_, err = f.s.UpdateOrder(f.ctx, o.ID, petstore.OrderUpdate{Complete: ptr(false)})
+	must(t, err)
+	fd.nothing()
+}
+
+func testEventsOfStock(t *testing.T, open Opener) {
+	tests := []struct {
+		name          string
+		status        petstore.PetStatus
+		from, to      int
+		setup         []petstore.EventType
+		want          []petstore.EventType
+		wantStatus    petstore.PetStatus
+		statusChanges bool
+	}{
+		{"more stock", petstore.Available, 5, 8, []petstore.EventType{invUpd, restocked}, []petstore.EventType{invUpd}, petstore.Available, false},
+		{"less stock", petstore.Available, 5, 2, []petstore.EventType{invUpd, restocked}, []petstore.EventType{invUpd}, petstore.Available, false},
+		{"none left: sold out and sold", petstore.Available, 5, 0, []petstore.EventType{invUpd, restocked}, []petstore.EventType{invUpd, soldOut, statusChg}, petstore.Sold, true},
+		{"a sold pet restocked becomes available", petstore.Sold, 0, 4, nil, []petstore.EventType{invUpd, restocked, statusChg}, petstore.Available, true},
+		{"a pending pet restocked becomes available", petstore.Pending, 0, 1, nil, []petstore.EventType{invUpd, restocked, statusChg}, petstore.Available, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, c := clocked(t, open)
+			fd := f.feed()
+			p := f.petWith(tt.status, tt.from)
+			if p.Status != tt.status || p.Stock != tt.from {
+				t.Fatalf("set up %+v", p)
+			}
+			if len(tt.setup) > 0 {
+				fd.next(tt.setup...)
+			}
+			at := epoch().Add(time.Hour)
+			c.Set(at)
+			_, err := f.s.SetInventory(f.ctx, p.ID, tt.to)
+			must(t, err)
+			want := []petstore.Event{stockEvent(invUpd, p.ID, tt.to, tt.wantStatus, at)}
+			if len(tt.want) > 1 {
+				want = append(want, stockEvent(tt.want[1], p.ID, tt.to, tt.wantStatus, at))
+			}
+			if tt.statusChanges {
+				want = append(want, statusEvent(p, tt.wantStatus, tt.to, at))
+			}
+			wantEvents(t, fd.next(tt.want...), want...)
+		})
+	}
+}
+
+func testEventsOfPetChanges(t *testing.T, open Opener) {
+	f, c := clocked(t, open)
+	fd := f.feed()
+	p := f.availablePet(2)
+	fd.next(invUpd, restocked)
+	other := f.category()
+	renamed, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
+		pf.Name, pf.CategoryID = name("Renamed"), other.ID
+		return pf, nil
+	})
+	must(t, err)
+	fd.nothing()
+	at := epoch().Add(time.Hour)
+	c.Set(at)
+	got, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
+		pf.Name, pf.Status = name("Sold"), petstore.Sold
+		return pf, nil
+	})
+	must(t, err)
+	wantEvents(t, fd.next(statusChg), statusEvent(got, petstore.Sold, 2, at))
+	if got.Name == renamed.Name {
+		t.Fatal("the pet was not renamed")
+	}
+	// Creating and deleting pets and categories write none.
+	cat, err := f.s.CreateCategory(f.ctx, petstore.Category{Name: name("Cat")})
+	must(t, err)
+	_, err = f.s.ReplaceCategory(f.ctx, petstore.Category{ID: cat.ID, Name: name("Cat")})
+	must(t, err)
+	np, err := f.s.CreatePet(f.ctx, petstore.PetFields{Name: name("New"), CategoryID: cat.ID, Status: petstore.Available, Price: Price(1)})
+	must(t, err)
+	must(t, f.s.DeletePet(f.ctx, np.ID))
+	must(t, f.s.DeleteCategory(f.ctx, cat.ID))
+	fd.nothing()
+}
+
+func testFeedListing(t *testing.T, open Opener) {
+	f := setup(t, open)
+	fd := f.feed()
+	a := f.account(petstore.Customer)
+	p := f.availablePet(4)
+	for range 3 {
+		f.order(a.ID, p.ID, 1)
+	}
+	all := fd.next(invUpd, restocked, placed, invUpd, placed, invUpd, placed, invUpd)
+	if again := fd.read(0, petstore.EventFilter{}, petstore.MaxLimit); !sameEvents(again, all) {
+		t.Errorf("read again, the feed is %v, want %v", seqs(again), seqs(all))
+	}
+	for _, limit := range []int{1, 2, 3} {
+		if paged := fd.read(0, petstore.EventFilter{}, limit); !sameEvents(paged, all) {
+			t.Errorf("by pages of %d, the feed is %v, want %v", limit, seqs(paged), seqs(all))
 		}
-		_, err := fd.ws.Event(f.ctx, petstore.NewEventID())
-		wantCode(t, err, petstore.ENotFound)
-	})
-}
-
-func sortedByType(list []petstore.Event) []petstore.Event {
-	out := slices.Clone(list)
-	slices.SortFunc(out, func(a, b petstore.Event) int { return strings.Compare(string(a.Type), string(b.Type)) })
-	return out
-}
-
-func sameEvents(a, b []petstore.Event) bool {
-	return slices.EqualFunc(a, b, func(x, y petstore.Event) bool {
-		return x.ID == y.ID && x.Seq == y.Seq && describeEvent(x) == describeEvent(y)
-	})
-}
-
-func seqs(list []petstore.Event) []int64 {
-	return ids(list, func(e petstore.Event) int64 { return e.Seq })
+	}
+	if rest := fd.read(all[4].Seq, petstore.EventFilter{}, petstore.MaxLimit); !sameEvents(rest, all[5:]) {
+		t.Errorf("after Seq %d the feed is %v, want %v", all[4].Seq, seqs(rest), seqs(all[5:]))
+	}
+	var orders []petstore.Event
+	for _, e := range all {
+		if e.Type == placed {
+			orders = append(orders, e)
+		}
+	}
+	if got := fd.read(0, petstore.EventFilter{Type: placed}, 2); !sameEvents(got, orders) {
+		t.Errorf("the order.placed events are %v, want %v", seqs(got), seqs(orders))
+	}
+	if got := fd.read(0, petstore.EventFilter{Type: completed}, 2); len(got) != 0 {
+		t.Errorf("the order.completed events are %v, want none", seqs(got))
+	}
+	for _, e := range all {
+		got, err := fd.ws.Event(f.ctx, e.ID)
+		must(t, err)
+		if got.ID != e.ID || got.Seq != e.Seq || describeEvent(got) != describeEvent(e) {
+			t.Errorf("Event(%s) = %s (Seq %d), want %s (Seq %d)", e.ID, describeEvent(got), got.Seq, describeEvent(e), e.Seq)
+		}
+	}
+	_, err := fd.ws.Event(f.ctx, petstore.NewEventID())
+	wantCode(t, err, petstore.ENotFound)
 }

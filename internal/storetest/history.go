@@ -13,238 +13,244 @@ import (
 // later, a pet with orders is archived rather than erased, a cancel racing a
 // completion leaves one outcome, and the sales report adds up to the orders.
 func testHistory(t *testing.T, open Opener) {
-	t.Run("an order keeps its price and pet name through a price change, a rename and the pet's deletion", func(t *testing.T) {
-		f := setup(t, open)
-		a := f.account(petstore.Customer)
-		p := f.availablePet(5)
-		o := f.order(a.ID, p.ID, 2)
-		_, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
-			pf.Name, pf.Price = name("Renamed"), Price(5)
-			return pf, nil
-		})
-		must(t, err)
-		f.complete(o.ID)
-		must(t, f.s.DeletePet(f.ctx, p.ID))
-		got, err := f.s.Order(f.ctx, o.ID, a.ID)
-		must(t, err)
-		if got.PetName != p.Name || *got.UnitPrice != *p.Price || *got.Total() != 2**p.Price || got.Status != petstore.Completed || got.CompletedAt == nil {
-			t.Errorf("the order reads %+v; want it as placed: %s at %d, completed", got, p.Name, *p.Price)
-		}
-		// Archived: out of the catalogue and not for sale, but still named by the report.
-		_, err = f.s.Pet(f.ctx, p.ID)
-		wantCode(t, err, petstore.ENotFound)
-		_, err = f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1})
-		wantCode(t, err, petstore.ENotFound)
-		if list, err := f.s.Pets(f.ctx, petstore.PetFilter{IDs: []int64{p.ID}}, petstore.Page{Limit: 10}); err != nil || len(list) != 0 {
-			t.Errorf("the archived pet is listed: %+v, %v", list, err)
-		}
-		wantCode(t, f.s.DeletePet(f.ctx, p.ID), petstore.ENotFound)
-		day := o.CreatedAt.UTC()
-		r, err := f.s.SalesReport(f.ctx, petstore.SalesQuery{From: day, To: day, GroupBy: petstore.ByPet, Limit: 10})
-		must(t, err)
-		if len(r.Groups) != 1 || r.Groups[0].PetID != p.ID || r.Groups[0].PetName == "" || r.Groups[0].Revenue != 2**p.Price {
-			t.Errorf("the report by pet is %+v", r.Groups)
-		}
-		// Its category can go: an archived pet does not hold it.
-		must(t, f.s.DeleteCategory(f.ctx, p.CategoryID))
-	})
+	t.Run("an order keeps its price and pet name through a price change, a rename and the pet's deletion", func(t *testing.T) { testHistoryKeepsOrder(t, open) })
+	t.Run("a shop with orders keeps its currency", func(t *testing.T) { testHistoryKeepsCurrency(t, open) })
+	t.Run("a pet never ordered is erased", func(t *testing.T) { testHistoryErasesUnorderedPet(t, open) })
+	t.Run("a cancel racing a completion leaves one outcome, with the stock and the report to match", func(t *testing.T) { testHistoryCancelRacingCompletion(t, open) })
+	t.Run("the sales report adds up to the orders, by day, pet and category", func(t *testing.T) { testSalesReport(t, open) })
+}
 
-	t.Run("a shop with orders keeps its currency", func(t *testing.T) {
-		f := setup(t, open)
-		must(t, f.s.SetCurrency(f.ctx, "JPY"))
-		must(t, f.s.SetCurrency(f.ctx, "USD")) // no orders yet: any
-		o := f.order(f.account(petstore.Customer).ID, f.availablePet(1).ID, 1)
-		if o.Currency != "USD" || f.s.Currency() != "USD" {
-			t.Errorf("an order placed in %q, the shop in %q; want USD", o.Currency, f.s.Currency())
-		}
-		must(t, f.s.SetCurrency(f.ctx, "USD"))
-		wantCode(t, f.s.SetCurrency(f.ctx, "EUR"), petstore.EConflict)
-		if f.s.Currency() != "USD" {
-			t.Errorf("a refused change left the currency %q", f.s.Currency())
-		}
+func testHistoryKeepsOrder(t *testing.T, open Opener) {
+	f := setup(t, open)
+	a := f.account(petstore.Customer)
+	p := f.availablePet(5)
+	o := f.order(a.ID, p.ID, 2)
+	_, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
+		pf.Name, pf.Price = name("Renamed"), Price(5)
+		return pf, nil
 	})
+	must(t, err)
+	f.complete(o.ID)
+	must(t, f.s.DeletePet(f.ctx, p.ID))
+	got, err := f.s.Order(f.ctx, o.ID, a.ID)
+	must(t, err)
+	if got.PetName != p.Name || *got.UnitPrice != *p.Price || *got.Total() != 2**p.Price || got.Status != petstore.Completed || got.CompletedAt == nil {
+		t.Errorf("the order reads %+v; want it as placed: %s at %d, completed", got, p.Name, *p.Price)
+	}
+	// Archived: out of the catalogue and not for sale, but still named by the report.
+	_, err = f.s.Pet(f.ctx, p.ID)
+	wantCode(t, err, petstore.ENotFound)
+	_, err = f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 1})
+	wantCode(t, err, petstore.ENotFound)
+	if list, err := f.s.Pets(f.ctx, petstore.PetFilter{IDs: []int64{p.ID}}, petstore.Page{Limit: 10}); err != nil || len(list) != 0 {
+		t.Errorf("the archived pet is listed: %+v, %v", list, err)
+	}
+	wantCode(t, f.s.DeletePet(f.ctx, p.ID), petstore.ENotFound)
+	day := o.CreatedAt.UTC()
+	r, err := f.s.SalesReport(f.ctx, petstore.SalesQuery{From: day, To: day, GroupBy: petstore.ByPet, Limit: 10})
+	must(t, err)
+	if len(r.Groups) != 1 || r.Groups[0].PetID != p.ID || r.Groups[0].PetName == "" || r.Groups[0].Revenue != 2**p.Price {
+		t.Errorf("the report by pet is %+v", r.Groups)
+	}
+	// Its category can go: an archived pet does not hold it.
+	must(t, f.s.DeleteCategory(f.ctx, p.CategoryID))
+}
 
-	t.Run("a pet never ordered is erased", func(t *testing.T) {
-		f := setup(t, open)
-		p := f.availablePet(1)
-		must(t, f.s.DeletePet(f.ctx, p.ID))
-		_, err := f.s.Pet(f.ctx, p.ID)
-		wantCode(t, err, petstore.ENotFound)
-	})
+func testHistoryKeepsCurrency(t *testing.T, open Opener) {
+	f := setup(t, open)
+	must(t, f.s.SetCurrency(f.ctx, "JPY"))
+	must(t, f.s.SetCurrency(f.ctx, "USD")) // no orders yet: any
+	o := f.order(f.account(petstore.Customer).ID, f.availablePet(1).ID, 1)
+	if o.Currency != "USD" || f.s.Currency() != "USD" {
+		t.Errorf("an order placed in %q, the shop in %q; want USD", o.Currency, f.s.Currency())
+	}
+	must(t, f.s.SetCurrency(f.ctx, "USD"))
+	wantCode(t, f.s.SetCurrency(f.ctx, "EUR"), petstore.EConflict)
+	if f.s.Currency() != "USD" {
+		t.Errorf("a refused change left the currency %q", f.s.Currency())
+	}
+}
 
-	t.Run("a cancel racing a completion leaves one outcome, with the stock and the report to match", func(t *testing.T) {
-		f := setup(t, open)
-		a := f.account(petstore.Customer)
-		p := f.availablePet(40)
-		var orders []petstore.Order
-		for range 20 {
-			orders = append(orders, f.order(a.ID, p.ID, 2))
+func testHistoryErasesUnorderedPet(t *testing.T, open Opener) {
+	f := setup(t, open)
+	p := f.availablePet(1)
+	must(t, f.s.DeletePet(f.ctx, p.ID))
+	_, err := f.s.Pet(f.ctx, p.ID)
+	wantCode(t, err, petstore.ENotFound)
+}
+
+func testHistoryCancelRacingCompletion(t *testing.T, open Opener) {
+	f := setup(t, open)
+	a := f.account(petstore.Customer)
+	p := f.availablePet(40)
+	var orders []petstore.Order
+	for range 20 {
+		orders = append(orders, f.order(a.ID, p.ID, 2))
+	}
+	var wg sync.WaitGroup
+	for _, o := range orders {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			err := f.s.CancelOrder(f.ctx, o.ID, 0)
+			if err != nil && petstore.ErrorCode(err) != petstore.EConflict {
+				t.Errorf("cancel: %v", err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			_, err := f.s.UpdateOrder(f.ctx, o.ID, petstore.OrderUpdate{Complete: ptr(true)})
+			if err != nil && petstore.ErrorCode(err) != petstore.EInvalidTransition {
+				t.Errorf("complete: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	var cancelled, completed int64
+	for _, o := range orders {
+		got, err := f.s.Order(f.ctx, o.ID, 0)
+		must(t, err)
+		switch {
+		case got.Status == petstore.Cancelled && got.CancelledAt != nil && got.CompletedAt == nil && !got.Complete:
+			cancelled++
+		case got.Status == petstore.Completed && got.CompletedAt != nil && got.CancelledAt == nil && got.Complete:
+			completed++
+		default:
+			t.Errorf("order %d ended as %+v", o.ID, got)
 		}
-		var wg sync.WaitGroup
-		for _, o := range orders {
-			wg.Add(2)
-			go func() {
-				defer wg.Done()
-				err := f.s.CancelOrder(f.ctx, o.ID, 0)
-				if err != nil && petstore.ErrorCode(err) != petstore.EConflict {
-					t.Errorf("cancel: %v", err)
-				}
-			}()
-			go func() {
-				defer wg.Done()
-				_, err := f.s.UpdateOrder(f.ctx, o.ID, petstore.OrderUpdate{Complete: ptr(true)})
-				if err != nil && petstore.ErrorCode(err) != petstore.EInvalidTransition {
-					t.Errorf("complete: %v", err)
-				}
-			}()
-		}
-		wg.Wait()
-		var cancelled, completed int64
-		for _, o := range orders {
-			got, err := f.s.Order(f.ctx, o.ID, 0)
+	}
+	// Cancelled units are back on the shelf; completed ones left the shop.
+	f.wantPet(p.ID, petstore.PetStatus(map[bool]petstore.PetStatus{true: petstore.Sold, false: petstore.Available}[cancelled == 0]), int(2*cancelled))
+	day := orders[0].CreatedAt.UTC()
+	r, err := f.s.SalesReport(f.ctx, petstore.SalesQuery{From: day, To: day, GroupBy: petstore.ByDay})
+	must(t, err)
+	want := petstore.SalesFigures{Orders: completed, Units: 2 * completed, Revenue: 2 * completed * *p.Price,
+		CancelledOrders: cancelled, CancelledUnits: 2 * cancelled, CancelledRevenue: 2 * cancelled * *p.Price}
+	if r.Totals != want {
+		t.Errorf("report totals %+v, want %+v", r.Totals, want)
+	}
+}
+
+func testSalesReport(t *testing.T, open Opener) {
+	var clock struct {
+		sync.Mutex
+		now time.Time
+	}
+	clock.now = time.Date(2026, 3, 1, 22, 0, 0, 0, time.UTC)
+	now := func() time.Time {
+		clock.Lock()
+		defer clock.Unlock()
+		return clock.now
+	}
+	f := setupWith(t, open, Hooks{Now: now})
+	rng := rand.New(rand.NewPCG(31, 1))
+	a := f.account(petstore.Customer)
+	var pets []petstore.Pet
+	for range 5 {
+		pets = append(pets, f.availablePet(10_000))
+	}
+	var placed []petstore.Order
+	for range 200 {
+		clock.Lock()
+		clock.now = clock.now.Add(time.Duration(rng.IntN(5)) * time.Hour)
+		clock.Unlock()
+		p := pets[rng.IntN(len(pets))]
+		if rng.IntN(10) == 0 {
+			_, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
+				pf.Price = Price(int64(rng.IntN(5000)))
+				return pf, nil
+			})
 			must(t, err)
-			switch {
-			case got.Status == petstore.Cancelled && got.CancelledAt != nil && got.CompletedAt == nil && !got.Complete:
-				cancelled++
-			case got.Status == petstore.Completed && got.CompletedAt != nil && got.CancelledAt == nil && got.Complete:
-				completed++
-			default:
-				t.Errorf("order %d ended as %+v", o.ID, got)
-			}
 		}
-		// Cancelled units are back on the shelf; completed ones left the shop.
-		f.wantPet(p.ID, petstore.PetStatus(map[bool]petstore.PetStatus{true: petstore.Sold, false: petstore.Available}[cancelled == 0]), int(2*cancelled))
-		day := orders[0].CreatedAt.UTC()
-		r, err := f.s.SalesReport(f.ctx, petstore.SalesQuery{From: day, To: day, GroupBy: petstore.ByDay})
+		o := f.order(a.ID, p.ID, 1+rng.IntN(3))
+		switch rng.IntN(4) {
+		case 0:
+			must(t, f.s.CancelOrder(f.ctx, o.ID, 0))
+			o.Status = petstore.Cancelled
+		case 1:
+			f.complete(o.ID)
+		}
+		placed = append(placed, o)
+	}
+	// A scan in Go of the orders between two days.
+	from := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
+	to := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
+	var total petstore.SalesFigures
+	byDay := map[string]petstore.SalesFigures{}
+	byPet := map[int64]petstore.SalesFigures{}
+	byCat := map[int64]petstore.SalesFigures{}
+	for _, o := range placed {
+		d := o.CreatedAt.UTC()
+		if d.Before(from) || !d.Before(to.AddDate(0, 0, 1)) {
+			continue
+		}
+		var g petstore.SalesFigures
+		if o.Status == petstore.Cancelled {
+			g = petstore.SalesFigures{CancelledOrders: 1, CancelledUnits: int64(o.Quantity), CancelledRevenue: *o.Total()}
+		} else {
+			g = petstore.SalesFigures{Orders: 1, Units: int64(o.Quantity), Revenue: *o.Total()}
+		}
+		total.Add(g)
+		add := func(m map[string]petstore.SalesFigures, k string) { v := m[k]; v.Add(g); m[k] = v }
+		add(byDay, petstore.SalesDay(d))
+		v := byPet[o.PetID]
+		v.Add(g)
+		byPet[o.PetID] = v
+		v = byCat[o.CategoryID]
+		v.Add(g)
+		byCat[o.CategoryID] = v
+	}
+	for _, by := range []petstore.SalesGrouping{petstore.ByDay, petstore.ByPet, petstore.ByCategory} {
+		r, err := f.s.SalesReport(f.ctx, petstore.SalesQuery{From: from, To: to, GroupBy: by, Limit: 100})
 		must(t, err)
-		want := petstore.SalesFigures{Orders: completed, Units: 2 * completed, Revenue: 2 * completed * *p.Price,
-			CancelledOrders: cancelled, CancelledUnits: 2 * cancelled, CancelledRevenue: 2 * cancelled * *p.Price}
-		if r.Totals != want {
-			t.Errorf("report totals %+v, want %+v", r.Totals, want)
+		if r.Totals != total {
+			t.Errorf("by %s: totals %+v, want %+v", by, r.Totals, total)
 		}
-	})
-
-	t.Run("the sales report adds up to the orders, by day, pet and category", func(t *testing.T) {
-		var clock struct {
-			sync.Mutex
-			now time.Time
-		}
-		clock.now = time.Date(2026, 3, 1, 22, 0, 0, 0, time.UTC)
-		now := func() time.Time {
-			clock.Lock()
-			defer clock.Unlock()
-			return clock.now
-		}
-		f := setupWith(t, open, Hooks{Now: now})
-		rng := rand.New(rand.NewPCG(31, 1))
-		a := f.account(petstore.Customer)
-		var pets []petstore.Pet
-		for range 5 {
-			pets = append(pets, f.availablePet(10_000))
-		}
-		var placed []petstore.Order
-		for range 200 {
-			clock.Lock()
-			clock.now = clock.now.Add(time.Duration(rng.IntN(5)) * time.Hour)
-			clock.Unlock()
-			p := pets[rng.IntN(len(pets))]
-			if rng.IntN(10) == 0 {
-				_, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
-					pf.Price = Price(int64(rng.IntN(5000)))
-					return pf, nil
-				})
-				must(t, err)
-			}
-			o := f.order(a.ID, p.ID, 1+rng.IntN(3))
-			switch rng.IntN(4) {
-			case 0:
-				must(t, f.s.CancelOrder(f.ctx, o.ID, 0))
-				o.Status = petstore.Cancelled
-			case 1:
-				f.complete(o.ID)
-			}
-			placed = append(placed, o)
-		}
-		// A scan in Go of the orders between two days.
-		from := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
-		to := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
-		var total petstore.SalesFigures
-		byDay := map[string]petstore.SalesFigures{}
-		byPet := map[int64]petstore.SalesFigures{}
-		byCat := map[int64]petstore.SalesFigures{}
-		for _, o := range placed {
-			d := o.CreatedAt.UTC()
-			if d.Before(from) || !d.Before(to.AddDate(0, 0, 1)) {
-				continue
-			}
-			var g petstore.SalesFigures
-			if o.Status == petstore.Cancelled {
-				g = petstore.SalesFigures{CancelledOrders: 1, CancelledUnits: int64(o.Quantity), CancelledRevenue: *o.Total()}
-			} else {
-				g = petstore.SalesFigures{Orders: 1, Units: int64(o.Quantity), Revenue: *o.Total()}
-			}
-			total.Add(g)
-			add := func(m map[string]petstore.SalesFigures, k string) { v := m[k]; v.Add(g); m[k] = v }
-			add(byDay, petstore.SalesDay(d))
-			v := byPet[o.PetID]
-			v.Add(g)
-			byPet[o.PetID] = v
-			v = byCat[o.CategoryID]
-			v.Add(g)
-			byCat[o.CategoryID] = v
-		}
-		for _, by := range []petstore.SalesGrouping{petstore.ByDay, petstore.ByPet, petstore.ByCategory} {
-			r, err := f.s.SalesReport(f.ctx, petstore.SalesQuery{From: from, To: to, GroupBy: by, Limit: 100})
-			must(t, err)
-			if r.Totals != total {
-				t.Errorf("by %s: totals %+v, want %+v", by, r.Totals, total)
-			}
-			got := map[any]petstore.SalesFigures{}
-			for i, g := range r.Groups {
-				switch by {
-				case petstore.ByDay:
-					got[petstore.SalesDay(g.Day)] = g.SalesFigures
-					if i > 0 && !r.Groups[i-1].Day.Before(g.Day) {
-						t.Errorf("by day: %v after %v", g.Day, r.Groups[i-1].Day)
-					}
-				case petstore.ByPet:
-					got[g.PetID] = g.SalesFigures
-				default:
-					got[g.CategoryID] = g.SalesFigures
-				}
-				if i > 0 && by != petstore.ByDay && r.Groups[i-1].Revenue < g.Revenue {
-					t.Errorf("by %s: revenue %d after %d", by, g.Revenue, r.Groups[i-1].Revenue)
-				}
-			}
-			want := map[any]petstore.SalesFigures{}
+		got := map[any]petstore.SalesFigures{}
+		for i, g := range r.Groups {
 			switch by {
 			case petstore.ByDay:
-				for k, v := range byDay {
-					want[k] = v
+				got[petstore.SalesDay(g.Day)] = g.SalesFigures
+				if i > 0 && !r.Groups[i-1].Day.Before(g.Day) {
+					t.Errorf("by day: %v after %v", g.Day, r.Groups[i-1].Day)
 				}
 			case petstore.ByPet:
-				for k, v := range byPet {
-					want[k] = v
-				}
+				got[g.PetID] = g.SalesFigures
 			default:
-				for k, v := range byCat {
-					want[k] = v
-				}
+				got[g.CategoryID] = g.SalesFigures
 			}
-			if len(got) != len(want) {
-				t.Errorf("by %s: %d groups, want %d", by, len(got), len(want))
-			}
-			for k, v := range want {
-				if got[k] != v {
-					t.Errorf("by %s: group %v is %+v, want %+v", by, k, got[k], v)
-				}
+			if i > 0 && by != petstore.ByDay && r.Groups[i-1].Revenue < g.Revenue {
+				t.Errorf("by %s: revenue %d after %d", by, g.Revenue, r.Groups[i-1].Revenue)
 			}
 		}
-		// The limit keeps the groups with the most revenue.
-		r, err := f.s.SalesReport(f.ctx, petstore.SalesQuery{From: from, To: to, GroupBy: petstore.ByPet, Limit: 2})
-		must(t, err)
-		if len(r.Groups) != min(2, len(byPet)) || r.Totals != total {
-			t.Errorf("limited to 2: %d groups, totals %+v", len(r.Groups), r.Totals)
+		want := map[any]petstore.SalesFigures{}
+		switch by {
+		case petstore.ByDay:
+			for k, v := range byDay {
+				want[k] = v
+			}
+		case petstore.ByPet:
+			for k, v := range byPet {
+				want[k] = v
+			}
+		default:
+			for k, v := range byCat {
+				want[k] = v
+			}
 		}
-	})
+		if len(got) != len(want) {
+			t.Errorf("by %s: %d groups, want %d", by, len(got), len(want))
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("by %s: group %v is %+v, want %+v", by, k, got[k], v)
+			}
+		}
+	}
+	// The limit keeps the groups with the most revenue.
+	r, err := f.s.SalesReport(f.ctx, petstore.SalesQuery{From: from, To: to, GroupBy: petstore.ByPet, Limit: 2})
+	must(t, err)
+	if len(r.Groups) != min(2, len(byPet)) || r.Totals != total {
+		t.Errorf("limited to 2: %d groups, totals %+v", len(r.Groups), r.Totals)
+	}
 }
