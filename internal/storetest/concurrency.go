@@ -80,20 +80,7 @@ func testConcurrentOrders(t *testing.T, open Opener) {
 	f.wantPet(p.ID, petstore.Pending, 0)
 
 	// The orders stored agree with the orders accepted.
-	var stored, quantity int
-	page := petstore.Page{Limit: 100}
-	for {
-		list, err := f.s.Orders(f.ctx, petstore.OrderFilter{Status: petstore.Placed}, page)
-		must(t, err)
-		for _, o := range list {
-			stored++
-			quantity += o.Quantity
-		}
-		if len(list) < page.Limit {
-			break
-		}
-		page.After = list[len(list)-1].ID
-	}
+	stored, quantity := f.placedOrders()
 	if stored != accepted || quantity != stock {
 		t.Errorf("%d orders of %d units are stored, want %d of %d", stored, quantity, accepted, stock)
 	}
@@ -127,4 +114,22 @@ func testConcurrentCancellations(t *testing.T, open Opener) {
 	wg.Wait()
 	// 30 - 10×2 + 10×2 - 10×1
 	f.wantPet(p.ID, petstore.Available, 20)
+}
+
+// placedOrders counts the placed orders in the store and the units they hold.
+func (f *fixture) placedOrders() (orders, units int) {
+	f.t.Helper()
+	page := petstore.Page{Limit: 100}
+	for {
+		list, err := f.s.Orders(f.ctx, petstore.OrderFilter{Status: petstore.Placed}, page)
+		must(f.t, err)
+		for _, o := range list {
+			orders++
+			units += o.Quantity
+		}
+		if len(list) < page.Limit {
+			return orders, units
+		}
+		page.After = list[len(list)-1].ID
+	}
 }

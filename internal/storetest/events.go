@@ -145,80 +145,7 @@ func testNoEventsOfNoChange(t *testing.T, open Opener) {
 	must(t, err)
 	fd.next(invUpd, restocked, placed, invUpd, completed, placed, invUpd)
 
-	yes, no := true, false
-	steps := []struct {
-		name string
-		do   func() error
-		code string
-	}{
-		{"an order of more than the stock", func() error {
-			_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: p.ID, Quantity: 5})
-			return err
-		}, petstore.EInsufficientStock},
-		{"an order of a sold-out pet", func() error {
-			_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: sold.ID, Quantity: 1})
-			return err
-		}, petstore.EInsufficientStock},
-		{"an order of an unknown pet", func() error {
-			_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: a.ID, PetID: 999999, Quantity: 1})
-			return err
-		}, petstore.ENotFound},
-		{"a refusal recorded on a fresh key", func() error {
-			_, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 50, "refused"))
-			return err
-		}, petstore.EInsufficientStock},
-		{"a replayed order", func() error {
-			o, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 1, "k"))
-			if err == nil && !o.Replayed {
-				return errors.New("the order was placed again")
-			}
-			return err
-		}, ""},
-		{"a key used for another body", func() error {
-			_, err := f.s.PlaceOrder(f.ctx, keyed(a.ID, p.ID, 2, "k"))
-			return err
-		}, petstore.EIdempotencyKeyReused},
-		{"cancelling a complete order", func() error { return f.s.CancelOrder(f.ctx, done.ID, 0) }, petstore.EConflict},
-		{"cancelling an unknown order", func() error { return f.s.CancelOrder(f.ctx, 999999, 0) }, petstore.ENotFound},
-		{"completing an unknown order", func() error {
-			_, err := f.s.UpdateOrder(f.ctx, 999999, petstore.OrderUpdate{Complete: &yes})
-			return err
-		}, petstore.ENotFound},
-		{"completing a complete order again", func() error {
-			_, err := f.s.UpdateOrder(f.ctx, done.ID, petstore.OrderUpdate{Complete: &yes})
-			return err
-		}, ""},
-		{"un-completing a complete order", func() error {
-			_, err := f.s.UpdateOrder(f.ctx, done.ID, petstore.OrderUpdate{Complete: &no})
-			return err
-		}, petstore.EInvalidTransition},
-		{"a stock out of bounds", func() error {
-			_, err := f.s.SetInventory(f.ctx, p.ID, -1)
-			return err
-		}, petstore.EValidationFailed},
-		{"the stock of an unknown pet", func() error {
-			_, err := f.s.SetInventory(f.ctx, 999999, 3)
-			return err
-		}, petstore.ENotFound},
-		{"the stock a pet already has", func() error {
-			_, err := f.s.SetInventory(f.ctx, p.ID, 1)
-			return err
-		}, ""},
-		{"a pet change that fails", func() error {
-			_, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
-				pf.Status = petstore.Sold
-				return pf, petstore.Invalid("name", "no")
-			})
-			return err
-		}, petstore.EValidationFailed},
-		{"a status change rule 7 refuses", func() error {
-			_, err := f.s.UpdatePet(f.ctx, sold.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
-				pf.Status = petstore.Pending
-				return pf, nil
-			})
-			return err
-		}, petstore.EInvalidTransition},
-	}
+	steps := append(orderNoChanges(f, a.ID, p.ID, sold.ID, done.ID), catalogueNoChanges(f, p.ID, sold.ID)...)
 	for _, s := range steps {
 		err := s.do()
 		if s.code == "" {
@@ -230,6 +157,97 @@ func testNoEventsOfNoChange(t *testing.T, open Opener) {
 		}
 	}
 	fd.nothing()
+}
+
+// noChange is a step that must write no event: do returns code, or no error when
+// code is empty.
+type noChange struct {
+	name string
+	do   func() error
+	code string
+}
+
+// orderNoChanges are the orders, replays, cancellations and updates of account's
+// orders that change nothing: pet has 1 in stock, sold is sold, done is complete, and
+// the key "k" placed an order of 1 of pet.
+func orderNoChanges(f *fixture, account, pet, sold, done int64) []noChange {
+	yes, no := true, false
+	return []noChange{
+		{"an order of more than the stock", func() error {
+			_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: 5})
+			return err
+		}, petstore.EInsufficientStock},
+		{"an order of a sold-out pet", func() error {
+			_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: account, PetID: sold, Quantity: 1})
+			return err
+		}, petstore.EInsufficientStock},
+		{"an order of an unknown pet", func() error {
+			_, err := f.s.PlaceOrder(f.ctx, petstore.NewOrder{AccountID: account, PetID: 999999, Quantity: 1})
+			return err
+		}, petstore.ENotFound},
+		{"a refusal recorded on a fresh key", func() error {
+			_, err := f.s.PlaceOrder(f.ctx, keyed(account, pet, 50, "refused"))
+			return err
+		}, petstore.EInsufficientStock},
+		{"a replayed order", func() error {
+			o, err := f.s.PlaceOrder(f.ctx, keyed(account, pet, 1, "k"))
+			if err == nil && !o.Replayed {
+				return errors.New("the order was placed again")
+			}
+			return err
+		}, ""},
+		{"a key used for another body", func() error {
+			_, err := f.s.PlaceOrder(f.ctx, keyed(account, pet, 2, "k"))
+			return err
+		}, petstore.EIdempotencyKeyReused},
+		{"cancelling a complete order", func() error { return f.s.CancelOrder(f.ctx, done, 0) }, petstore.EConflict},
+		{"cancelling an unknown order", func() error { return f.s.CancelOrder(f.ctx, 999999, 0) }, petstore.ENotFound},
+		{"completing an unknown order", func() error {
+			_, err := f.s.UpdateOrder(f.ctx, 999999, petstore.OrderUpdate{Complete: &yes})
+			return err
+		}, petstore.ENotFound},
+		{"completing a complete order again", func() error {
+			_, err := f.s.UpdateOrder(f.ctx, done, petstore.OrderUpdate{Complete: &yes})
+			return err
+		}, ""},
+		{"un-completing a complete order", func() error {
+			_, err := f.s.UpdateOrder(f.ctx, done, petstore.OrderUpdate{Complete: &no})
+			return err
+		}, petstore.EInvalidTransition},
+	}
+}
+
+// catalogueNoChanges are the changes to the stock and the pets that change nothing:
+// pet has 1 in stock, sold is sold.
+func catalogueNoChanges(f *fixture, pet, sold int64) []noChange {
+	return []noChange{
+		{"a stock out of bounds", func() error {
+			_, err := f.s.SetInventory(f.ctx, pet, -1)
+			return err
+		}, petstore.EValidationFailed},
+		{"the stock of an unknown pet", func() error {
+			_, err := f.s.SetInventory(f.ctx, 999999, 3)
+			return err
+		}, petstore.ENotFound},
+		{"the stock a pet already has", func() error {
+			_, err := f.s.SetInventory(f.ctx, pet, 1)
+			return err
+		}, ""},
+		{"a pet change that fails", func() error {
+			_, err := f.s.UpdatePet(f.ctx, pet, func(pf petstore.PetFields) (petstore.PetFields, error) {
+				pf.Status = petstore.Sold
+				return pf, petstore.Invalid("name", "no")
+			})
+			return err
+		}, petstore.EValidationFailed},
+		{"a status change rule 7 refuses", func() error {
+			_, err := f.s.UpdatePet(f.ctx, sold, func(pf petstore.PetFields) (petstore.PetFields, error) {
+				pf.Status = petstore.Pending
+				return pf, nil
+			})
+			return err
+		}, petstore.EInvalidTransition},
+	}
 }
 
 func testNoEventsOfFailedCommit(t *testing.T, open Opener) {

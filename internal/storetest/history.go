@@ -132,17 +132,29 @@ func testHistoryCancelRacingCompletion(t *testing.T, open Opener) {
 }
 
 func testSalesReport(t *testing.T, open Opener) {
-	var clock struct {
-		sync.Mutex
-		now time.Time
+	c := &clock{now: time.Date(2026, 3, 1, 22, 0, 0, 0, time.UTC)}
+	f := setupWith(t, open, Hooks{Now: c.Now})
+	placed := placeRandomOrders(f, c)
+	// A scan in Go of the orders between two days.
+	from := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
+	to := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
+	scan := scanSales(placed, from, to)
+	for _, by := range []petstore.SalesGrouping{petstore.ByDay, petstore.ByPet, petstore.ByCategory} {
+		wantSalesReport(f, petstore.SalesQuery{From: from, To: to, GroupBy: by, Limit: 100}, scan)
 	}
-	clock.now = time.Date(2026, 3, 1, 22, 0, 0, 0, time.UTC)
-	now := func() time.Time {
-		clock.Lock()
-		defer clock.Unlock()
-		return clock.now
+	// The limit keeps the groups with the most revenue.
+	r, err := f.s.SalesReport(f.ctx, petstore.SalesQuery{From: from, To: to, GroupBy: petstore.ByPet, Limit: 2})
+	must(t, err)
+	if len(r.Groups) != min(2, len(scan.byPet)) || r.Totals != scan.total {
+		t.Errorf("limited to 2: %d groups, totals %+v", len(r.Groups), r.Totals)
 	}
-	f := setupWith(t, open, Hooks{Now: now})
+}
+
+// placeRandomOrders places 200 orders of 5 pets, a few hours apart on c, changing a
+// price now and then, and cancels or completes some of them. It returns the orders
+// as they ended.
+func placeRandomOrders(f *fixture, c *clock) []petstore.Order {
+	t := f.t
 	rng := rand.New(rand.NewPCG(31, 1))
 	a := f.account(petstore.Customer)
 	var pets []petstore.Pet
@@ -151,9 +163,7 @@ func testSalesReport(t *testing.T, open Opener) {
 	}
 	var placed []petstore.Order
 	for range 200 {
-		clock.Lock()
-		clock.now = clock.now.Add(time.Duration(rng.IntN(5)) * time.Hour)
-		clock.Unlock()
+		c.Set(c.Now().Add(time.Duration(rng.IntN(5)) * time.Hour))
 		p := pets[rng.IntN(len(pets))]
 		if rng.IntN(10) == 0 {
 			_, err := f.s.UpdatePet(f.ctx, p.ID, func(pf petstore.PetFields) (petstore.PetFields, error) {
@@ -172,13 +182,19 @@ func testSalesReport(t *testing.T, open Opener) {
 		}
 		placed = append(placed, o)
 	}
-	// A scan in Go of the orders between two days.
-	from := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
-	to := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
-	var total petstore.SalesFigures
-	byDay := map[string]petstore.SalesFigures{}
-	byPet := map[int64]petstore.SalesFigures{}
-	byCat := map[int64]petstore.SalesFigures{}
+	return placed
+}
+
+// salesScan is what a sales report should say, added up in Go.
+type salesScan struct {
+	total        petstore.SalesFigures
+	byDay        map[string]petstore.SalesFigures
+	byPet, byCat map[int64]petstore.SalesFigures
+}
+
+// scanSales adds up the orders placed from the day from to the day to.
+func scanSales(placed []petstore.Order, from, to time.Time) salesScan {
+	s := salesScan{byDay: map[string]petstore.SalesFigures{}, byPet: map[int64]petstore.SalesFigures{}, byCat: map[int64]petstore.SalesFigures{}}
 	for _, o := range placed {
 		d := o.CreatedAt.UTC()
 		if d.Before(from) || !d.Before(to.AddDate(0, 0, 1)) {
@@ -190,67 +206,73 @@ func testSalesReport(t *testing.T, open Opener) {
 		} else {
 			g = petstore.SalesFigures{Orders: 1, Units: int64(o.Quantity), Revenue: *o.Total()}
 		}
-		total.Add(g)
+		s.total.Add(g)
 		add := func(m map[string]petstore.SalesFigures, k string) { v := m[k]; v.Add(g); m[k] = v }
-		add(byDay, petstore.SalesDay(d))
-		v := byPet[o.PetID]
+		add(s.byDay, petstore.SalesDay(d))
+		v := s.byPet[o.PetID]
 		v.Add(g)
-		byPet[o.PetID] = v
-		v = byCat[o.CategoryID]
+		s.byPet[o.PetID] = v
+		v = s.byCat[o.CategoryID]
 		v.Add(g)
-		byCat[o.CategoryID] = v
+		s.byCat[o.CategoryID] = v
 	}
-	for _, by := range []petstore.SalesGrouping{petstore.ByDay, petstore.ByPet, petstore.ByCategory} {
-		r, err := f.s.SalesReport(f.ctx, petstore.SalesQuery{From: from, To: to, GroupBy: by, Limit: 100})
-		must(t, err)
-		if r.Totals != total {
-			t.Errorf("by %s: totals %+v, want %+v", by, r.Totals, total)
+	return s
+}
+
+// groups returns the scan's figures for the grouping, by day, pet id or category id.
+func (s salesScan) groups(by petstore.SalesGrouping) map[any]petstore.SalesFigures {
+	want := map[any]petstore.SalesFigures{}
+	switch by {
+	case petstore.ByDay:
+		for k, v := range s.byDay {
+			want[k] = v
 		}
-		got := map[any]petstore.SalesFigures{}
-		for i, g := range r.Groups {
-			switch by {
-			case petstore.ByDay:
-				got[petstore.SalesDay(g.Day)] = g.SalesFigures
-				if i > 0 && !r.Groups[i-1].Day.Before(g.Day) {
-					t.Errorf("by day: %v after %v", g.Day, r.Groups[i-1].Day)
-				}
-			case petstore.ByPet:
-				got[g.PetID] = g.SalesFigures
-			default:
-				got[g.CategoryID] = g.SalesFigures
-			}
-			if i > 0 && by != petstore.ByDay && r.Groups[i-1].Revenue < g.Revenue {
-				t.Errorf("by %s: revenue %d after %d", by, g.Revenue, r.Groups[i-1].Revenue)
-			}
+	case petstore.ByPet:
+		for k, v := range s.byPet {
+			want[k] = v
 		}
-		want := map[any]petstore.SalesFigures{}
+	default:
+		for k, v := range s.byCat {
+			want[k] = v
+		}
+	}
+	return want
+}
+
+// wantSalesReport checks the store's report for q against the scan: its totals, its
+// groups, and their order (days in order, the others by revenue, most first).
+func wantSalesReport(f *fixture, q petstore.SalesQuery, scan salesScan) {
+	t, by := f.t, q.GroupBy
+	t.Helper()
+	r, err := f.s.SalesReport(f.ctx, q)
+	must(t, err)
+	if r.Totals != scan.total {
+		t.Errorf("by %s: totals %+v, want %+v", by, r.Totals, scan.total)
+	}
+	got := map[any]petstore.SalesFigures{}
+	for i, g := range r.Groups {
 		switch by {
 		case petstore.ByDay:
-			for k, v := range byDay {
-				want[k] = v
+			got[petstore.SalesDay(g.Day)] = g.SalesFigures
+			if i > 0 && !r.Groups[i-1].Day.Before(g.Day) {
+				t.Errorf("by day: %v after %v", g.Day, r.Groups[i-1].Day)
 			}
 		case petstore.ByPet:
-			for k, v := range byPet {
-				want[k] = v
-			}
+			got[g.PetID] = g.SalesFigures
 		default:
-			for k, v := range byCat {
-				want[k] = v
-			}
+			got[g.CategoryID] = g.SalesFigures
 		}
-		if len(got) != len(want) {
-			t.Errorf("by %s: %d groups, want %d", by, len(got), len(want))
-		}
-		for k, v := range want {
-			if got[k] != v {
-				t.Errorf("by %s: group %v is %+v, want %+v", by, k, got[k], v)
-			}
+		if i > 0 && by != petstore.ByDay && r.Groups[i-1].Revenue < g.Revenue {
+			t.Errorf("by %s: revenue %d after %d", by, g.Revenue, r.Groups[i-1].Revenue)
 		}
 	}
-	// The limit keeps the groups with the most revenue.
-	r, err := f.s.SalesReport(f.ctx, petstore.SalesQuery{From: from, To: to, GroupBy: petstore.ByPet, Limit: 2})
-	must(t, err)
-	if len(r.Groups) != min(2, len(byPet)) || r.Totals != total {
-		t.Errorf("limited to 2: %d groups, totals %+v", len(r.Groups), r.Totals)
+	want := scan.groups(by)
+	if len(got) != len(want) {
+		t.Errorf("by %s: %d groups, want %d", by, len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("by %s: group %v is %+v, want %+v", by, k, got[k], v)
+		}
 	}
 }

@@ -54,6 +54,33 @@ func BuildPlanData(t *testing.T, st petstore.Store) PlanData {
 		must(t, err)
 		d.Webhook = w.ID
 	}
+	accounts := fillPlanAccounts(t, ctx, st)
+	d.Account = accounts[0]
+	d.RareName, d.RareShort = "zephyr", "zq"
+
+	pets := fillPlanPets(t, ctx, st, cats)
+	d.PetIDs = pets[100:120]
+	stocked := pets[:300]
+	parallel(t, len(stocked), func(i int) error {
+		_, err := st.SetInventory(ctx, stocked[i], petstore.MaxStock)
+		return err
+	})
+	parallel(t, planOrders, func(i int) error {
+		o, err := st.PlaceOrder(ctx, petstore.NewOrder{AccountID: accounts[i%len(accounts)], PetID: stocked[i%len(stocked)], Quantity: 1})
+		if err != nil || i%10 != 0 {
+			return err
+		}
+		_, err = st.UpdateOrder(ctx, o.Order.ID, petstore.OrderUpdate{Complete: ptr(true)})
+		return err
+	})
+	failPlanDeliveries(t, ctx, st)
+	return d
+}
+
+// fillPlanAccounts creates the customers of BuildPlanData with 5 keys each, and
+// returns their ids.
+func fillPlanAccounts(t *testing.T, ctx context.Context, st petstore.Store) []int64 {
+	t.Helper()
 	accounts := make([]int64, planAccounts)
 	parallel(t, planAccounts, func(i int) error {
 		a, err := st.CreateAccount(ctx, fmt.Sprintf("plan%d@example.com", i), "", petstore.Customer)
@@ -70,9 +97,13 @@ func BuildPlanData(t *testing.T, st petstore.Store) PlanData {
 		}
 		return nil
 	})
-	d.Account = accounts[0]
-	d.RareName, d.RareShort = "zephyr", "zq"
+	return accounts
+}
 
+// fillPlanPets creates the pets of BuildPlanData in the categories, and returns their
+// ids.
+func fillPlanPets(t *testing.T, ctx context.Context, st petstore.Store, cats []int64) []int64 {
+	t.Helper()
 	pets := make([]int64, planPets)
 	parallel(t, planPets, func(i int) error {
 		name := fmt.Sprint("Pet ", i)
@@ -93,20 +124,12 @@ func BuildPlanData(t *testing.T, st petstore.Store) PlanData {
 		pets[i] = p.ID
 		return err
 	})
-	d.PetIDs = pets[100:120]
-	stocked := pets[:300]
-	parallel(t, len(stocked), func(i int) error {
-		_, err := st.SetInventory(ctx, stocked[i], petstore.MaxStock)
-		return err
-	})
-	parallel(t, planOrders, func(i int) error {
-		o, err := st.PlaceOrder(ctx, petstore.NewOrder{AccountID: accounts[i%len(accounts)], PetID: stocked[i%len(stocked)], Quantity: 1})
-		if err != nil || i%10 != 0 {
-			return err
-		}
-		_, err = st.UpdateOrder(ctx, o.Order.ID, petstore.OrderUpdate{Complete: ptr(true)})
-		return err
-	})
+	return pets
+}
+
+// failPlanDeliveries claims every delivery due and fails it.
+func failPlanDeliveries(t *testing.T, ctx context.Context, st petstore.Store) {
+	t.Helper()
 	// Deliveries have rows while they are retried: fan them all out and fail them,
 	// due again in a year.
 	later := time.Now().Add(time.Hour)
@@ -123,7 +146,6 @@ func BuildPlanData(t *testing.T, st petstore.Store) PlanData {
 		}
 		must(t, st.FinishAttempts(ctx, rs))
 	}
-	return d
 }
 
 // parallel runs do for 0 ≤ i < n on 16 goroutines and fails t on the first error.

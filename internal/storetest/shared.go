@@ -312,11 +312,8 @@ func testSharedDeliveries(t *testing.T, stores []petstore.Store) {
 	a := f.account(petstore.Customer)
 	p := f.availablePet(orders)
 	var (
-		mu      sync.Mutex
-		claims  = map[key]int{}
-		events  = map[string]int{}
+		c       = &sharedClaims{claims: map[key]int{}, events: map[string]int{}}
 		placing sync.WaitGroup
-		placed  atomic.Bool
 		wg      sync.WaitGroup
 	)
 	for i := range orders {
@@ -335,54 +332,68 @@ func testSharedDeliveries(t *testing.T, stores []petstore.Store) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := ws[i%len(ws)]
-			for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
-				mu.Lock()
-				all := len(claims) >= orders*endpoints
-				mu.Unlock()
-				if all && placed.Load() {
-					return
-				}
-				jobs, err := w.ClaimDeliveries(f.ctx, petstore.ClaimOptions{Now: now, Lease: time.Hour, Max: 10, Window: 4})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if len(jobs) == 0 {
-					// PostgreSQL shows an event to claims once every transaction begun
-					// before it has ended: the orders may be placed and not yet shown.
-					time.Sleep(time.Millisecond)
-				}
-				var rs []petstore.AttemptResult
-				mu.Lock()
-				for _, j := range jobs {
-					claims[key{j.Webhook.ID, j.Delivery.ID}]++
-					events[j.Event.ID]++
-					rs = append(rs, succeeded(j.Webhook.ID, j.Delivery.ID, now))
-				}
-				mu.Unlock()
-				if err := w.FinishAttempts(f.ctx, rs); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-			t.Error("the claims did not finish in time")
+			c.claimAll(f, ws[i%len(ws)], now, orders*endpoints)
 		}()
 	}
 	placing.Wait()
-	placed.Store(true)
+	c.placed.Store(true)
 	wg.Wait()
-	if len(events) != orders || len(claims) != orders*endpoints {
-		t.Errorf("%d deliveries of %d events were claimed, want %d of %d", len(claims), len(events), orders*endpoints, orders)
+	if len(c.events) != orders || len(c.claims) != orders*endpoints {
+		t.Errorf("%d deliveries of %d events were claimed, want %d of %d", len(c.claims), len(c.events), orders*endpoints, orders)
 	}
-	for id, n := range claims {
+	for id, n := range c.claims {
 		if n != 1 {
 			t.Errorf("delivery %d was claimed %d times", id, n)
 		}
 	}
-	for id, n := range events {
+	for id, n := range c.events {
 		if n != endpoints {
 			t.Errorf("event %s was delivered %d times, want %d", id, n, endpoints)
 		}
 	}
+}
+
+// sharedClaims counts what the claimers of testSharedDeliveries claimed.
+type sharedClaims struct {
+	mu     sync.Mutex
+	claims map[key]int    // claims of each delivery
+	events map[string]int // deliveries claimed of each event
+	placed atomic.Bool    // every order is placed
+}
+
+// claimAll claims deliveries from w and finishes them as succeeded, until every
+// order is placed and want deliveries were claimed, or for a minute at most.
+func (c *sharedClaims) claimAll(f *fixture, w petstore.WebhookStore, now time.Time, want int) {
+	t := f.t
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
+		c.mu.Lock()
+		all := len(c.claims) >= want
+		c.mu.Unlock()
+		if all && c.placed.Load() {
+			return
+		}
+		jobs, err := w.ClaimDeliveries(f.ctx, petstore.ClaimOptions{Now: now, Lease: time.Hour, Max: 10, Window: 4})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if len(jobs) == 0 {
+			// PostgreSQL shows an event to claims once every transaction begun
+			// before it has ended: the orders may be placed and not yet shown.
+			time.Sleep(time.Millisecond)
+		}
+		var rs []petstore.AttemptResult
+		c.mu.Lock()
+		for _, j := range jobs {
+			c.claims[key{j.Webhook.ID, j.Delivery.ID}]++
+			c.events[j.Event.ID]++
+			rs = append(rs, succeeded(j.Webhook.ID, j.Delivery.ID, now))
+		}
+		c.mu.Unlock()
+		if err := w.FinishAttempts(f.ctx, rs); err != nil {
+			t.Error(err)
+			return
+		}
+	}
+	t.Error("the claims did not finish in time")
 }
