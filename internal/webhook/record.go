@@ -1,0 +1,91 @@
+package webhook
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// The recorder: the results of the attempts, written in batches.
+
+// finishTimeout bounds the recording of an attempt's result, which goes on after
+// Run's context is done so that a delivery made is not delivered again.
+const finishTimeout = 10 * time.Second
+
+// finished is an attempt made, waiting to be recorded.
+type finished struct {
+	job     petstore.DeliveryJob
+	result  petstore.AttemptResult
+	outcome string
+}
+
+// record writes the results of attempts until results is closed: it takes one, and
+// every other one waiting or arriving within d.spacing() (up to maxRecord), records
+// them in one transaction, and frees their workers.
+func (d *Dispatcher) record(results <-chan finished, inFlight *atomic.Int64) {
+	batch := make([]finished, 0, maxRecord)
+	rs := make([]petstore.AttemptResult, 0, maxRecord)
+	for f := range results {
+		batch = append(batch[:0], f)
+		// Idle, the results already waiting go together; busy, those that come
+		// within the spacing too.
+		gathering := time.NewTimer(d.spacing())
+	gather:
+		for len(batch) < maxRecord {
+			select {
+			case f, ok := <-results:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, f)
+				continue
+			default:
+			}
+			select {
+			case f, ok := <-results:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, f)
+			case <-gathering.C:
+				break gather
+			}
+		}
+		gathering.Stop()
+		rs = rs[:0]
+		for _, f := range batch {
+			rs = append(rs, f.result)
+		}
+		// Recorded whatever became of Run's context, but within its own bound: a
+		// delivery made and not recorded is made again.
+		ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+		err := d.queue.FinishAttempts(ctx, rs)
+		cancel()
+		if err != nil {
+			d.log.Error("webhook deliveries: record attempts; they are tried again when their leases run out", "err", err, "attempts", len(batch))
+		} else {
+			for _, f := range batch {
+				d.recorded(f)
+			}
+		}
+		inFlight.Add(-int64(len(batch)))
+		d.Nudge()
+	}
+}
+
+// recorded counts and logs an attempt once it is recorded.
+func (d *Dispatcher) recorded(f finished) {
+	d.byOutcome[f.outcome].Inc()
+	if f.outcome == outcomeSucceeded {
+		return
+	}
+	log := d.log.With("delivery", f.job.Delivery.ID, "webhook", f.job.Webhook.ID, "event", f.job.Event.ID)
+	switch f.outcome {
+	case outcomeFailed:
+		log.Warn("webhook delivery failed, no more retries", "attempts", f.job.Delivery.Attempts+1, "error", f.result.Error)
+	case outcomeRetried:
+		log.Debug("webhook delivery failed, retried later", "attempts", f.job.Delivery.Attempts+1, "next", f.result.NextAttemptAt, "error", f.result.Error)
+	}
+}

@@ -1,0 +1,217 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// The Dispatcher's claim loop: Run, which claims the deliveries due and starts their
+// attempts, and its shutdown.
+
+// claimTimeout bounds a claim: one that hangs (a plan gone bad, a lock) is then an
+// error in the log, not silence, and on PostgreSQL the cancelled connection is
+// dropped, so that the next claim is planned afresh.
+const claimTimeout = 10 * time.Second
+
+// maxRecord bounds the results one transaction records, and maxClaim the deliveries
+// one claim takes: a claim takes the writer on SQLite, so it stays short, and a full
+// one is followed by another at once.
+const (
+	maxRecord = 512
+	maxClaim  = 512
+)
+
+// Claims that are woken by nudges, and the recording of results, are spaced by
+// idleSpacing, or busySpacing while the service serves requests: each is a write
+// transaction, which on SQLite takes the one writer (and its fsync) from the orders'
+// batches. An event is sent at most that much later for it.
+const (
+	idleSpacing = 0
+	busySpacing = 20 * time.Millisecond
+)
+
+// spacing is the time between claims, and the time results gather before they are
+// recorded.
+func (d *Dispatcher) spacing() time.Duration {
+	if d.busy != nil && d.busy() {
+		return busySpacing
+	}
+	return idleSpacing
+}
+
+// Run delivers until ctx is done, then stops claiming, lets the attempts in flight
+// end within the grace, records them, and returns nil. A queue that fails is logged
+// and tried again after the poll interval. One Dispatcher runs once at a time; other
+// processes run their own on the same queue.
+//
+// Claims and records are batched, as orders are: a claim takes every delivery due
+// that the free workers and the endpoints' windows allow, and a recorder writes the
+// results of every attempt that ended while it wrote the previous ones, in one
+// transaction; then it nudges the loop to claim what those freed.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	if !d.running.CompareAndSwap(false, true) {
+		return errors.New("webhook: the dispatcher is already running")
+	}
+	defer d.running.Store(false)
+
+	// Attempts outlive ctx by the grace: a delivery half made when the process is
+	// asked to stop is finished and recorded rather than made again by another run.
+	work, cutOff := context.WithCancel(context.WithoutCancel(ctx))
+	defer cutOff()
+	r := &run{d: d, work: work, results: make(chan finished, d.workers)}
+	recorded := make(chan struct{})
+	go func() {
+		defer close(recorded)
+		d.record(r.results, &r.inFlight)
+	}()
+	r.claimLoop(ctx)
+	r.shutDown(cutOff)
+	close(r.results)
+	<-recorded
+	return nil
+}
+
+// run is the state of one Run: its attempts in flight and the results they send to
+// the recorder.
+type run struct {
+	d *Dispatcher
+	// work is the attempts' context, which outlives Run's by the grace.
+	work context.Context
+	wg   sync.WaitGroup
+	// inFlight counts the deliveries claimed and not yet recorded: their leases hold
+	// until then.
+	inFlight atomic.Int64
+	results  chan finished
+}
+
+// claimLoop claims and starts the deliveries due until ctx is done.
+func (r *run) claimLoop(ctx context.Context) {
+	d := r.d
+	for ctx.Err() == nil {
+		free := d.workers - int(r.inFlight.Load())
+		if free > 0 && d.busy != nil && d.busy() {
+			if free = r.pace(ctx, free); free < 1 {
+				continue
+			}
+		}
+		if free > 0 {
+			full, err := r.claim(ctx, free)
+			if err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				d.log.Error("webhook deliveries: claim", "err", err)
+				// Only the poll interval, not a nudge, ends this wait: nudges come
+				// with every event and every attempt, and would make a queue that
+				// fails a busy loop.
+				if !sleep(ctx, d.poll) {
+					break
+				}
+				continue
+			}
+			if full {
+				// A full batch: more may be due.
+				continue
+			}
+		}
+		if !r.wait(ctx) {
+			break
+		}
+	}
+}
+
+// pace returns how many of the free workers the pace allows to start now, while the
+// service is busy; with none, it first waits for a token (without claiming: a claim
+// takes the writer on SQLite) and returns 0.
+func (r *run) pace(ctx context.Context, free int) int {
+	tokens := r.d.paced.Tokens()
+	if free = min(free, int(tokens)); free < 1 {
+		sleep(ctx, time.Duration((1-tokens)/float64(r.d.paced.Limit())*float64(time.Second))+time.Millisecond)
+		return 0
+	}
+	return free
+}
+
+// claim claims up to free deliveries (at most maxClaim) and starts their attempts;
+// it reports whether the claim was full, so that more may be due.
+func (r *run) claim(ctx context.Context, free int) (full bool, err error) {
+	d := r.d
+	free = min(free, maxClaim)
+	cctx, cancel := context.WithTimeout(ctx, claimTimeout)
+	jobs, err := d.queue.ClaimDeliveries(cctx, petstore.ClaimOptions{Now: d.now(), Lease: d.lease, Max: free, Window: d.window})
+	cancel()
+	if err != nil {
+		return false, err
+	}
+	r.inFlight.Add(int64(len(jobs)))
+	// Attempts made while idle are counted too, so that a busy spell starts with
+	// what is left of the pace's burst.
+	d.paced.AllowN(time.Now(), len(jobs))
+	for _, job := range jobs {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			if f, ok := d.attempt(r.work, job); ok {
+				r.results <- f
+				return
+			}
+			r.inFlight.Add(-1)
+			d.Nudge()
+		}()
+	}
+	return len(jobs) >= free, nil
+}
+
+// wait waits for work, or for a worker (the recorder nudges when it frees some),
+// then for the spacing; it reports whether ctx is still live.
+func (r *run) wait(ctx context.Context) bool {
+	d := r.d
+	t := time.NewTimer(d.poll)
+	select {
+	case <-ctx.Done():
+	case <-d.wake:
+	case <-t.C:
+	}
+	t.Stop()
+	// Every commit of an event nudges: under a flood of orders, claims would take
+	// the writer (SQLite) as often as the orders' batches do. They come at most
+	// every d.spacing() instead; a full claim is followed at once (claimLoop).
+	if wait := d.spacing(); wait > 0 && !sleep(ctx, wait) {
+		return false
+	}
+	return true
+}
+
+// shutDown waits for the attempts in flight, for the grace at most; then it cuts
+// off those left, with cutOff, and waits for them to end.
+func (r *run) shutDown(cutOff context.CancelFunc) {
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	t := time.NewTimer(r.d.grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		n := r.inFlight.Load()
+		r.d.log.Warn("webhook deliveries: attempts cut off at shutdown; they are tried again when their leases run out", "attempts", n, "lease", r.d.lease)
+		cutOff()
+		<-done
+	}
+}
+
+// sleep waits for d or ctx; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
