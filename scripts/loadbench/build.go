@@ -68,25 +68,8 @@ func build(ctx context.Context, st petstore.Store, s shape, log io.Writer) (buil
 		accounts[i] = a.ID
 	}
 
-	ids := make([]int64, s.pets)
-	err = parallel(ctx, s.pets, 16, progress(log, s.name+": pets", s.pets), func(i int) error {
-		name := fmt.Sprintf("Pet %d", i)
-		// Spread over the ids, so that a scan that stops early still reads most.
-		if i%(s.pets/rarePets) == s.pets/rarePets/2 {
-			name = fmt.Sprintf("Zephyr %d", i)
-		}
-		price := int64(100 + i%900)
-		p, err := st.CreatePet(ctx, petstore.PetFields{Name: name, CategoryID: cat.ID, Status: petstore.Available, Price: &price})
-		ids[i] = p.ID
-		return err
-	})
-	if err != nil {
-		return b, fmt.Errorf("create pets: %w", err)
-	}
-	slices.Sort(ids)
-	b.lo, b.hi = ids[0], ids[len(ids)-1]
-	if b.hi-b.lo+1 != int64(s.pets) {
-		return b, fmt.Errorf("the pets' ids are not consecutive (%d to %d)", b.lo, b.hi)
+	if b.lo, b.hi, err = createPets(ctx, st, s, cat.ID, log); err != nil {
+		return b, err
 	}
 	// The sold pets are the last ids: a status filter that walks the pets by id
 	// instead of by an index reads nearly all of them before it finds one.
@@ -134,6 +117,32 @@ func build(ctx context.Context, st petstore.Store, s shape, log io.Writer) (buil
 	b.deepPets = petstore.EncodeCursor(b.lo + int64(s.pets)*9/10)
 	b.took = time.Since(start)
 	return b, nil
+}
+
+// createPets creates the s.pets pets of build in category, available, and returns
+// the first and last of their ids, which are consecutive.
+func createPets(ctx context.Context, st petstore.Store, s shape, category int64, log io.Writer) (lo, hi int64, err error) {
+	ids := make([]int64, s.pets)
+	err = parallel(ctx, s.pets, 16, progress(log, s.name+": pets", s.pets), func(i int) error {
+		name := fmt.Sprintf("Pet %d", i)
+		// Spread over the ids, so that a scan that stops early still reads most.
+		if i%(s.pets/rarePets) == s.pets/rarePets/2 {
+			name = fmt.Sprintf("Zephyr %d", i)
+		}
+		price := int64(100 + i%900)
+		p, err := st.CreatePet(ctx, petstore.PetFields{Name: name, CategoryID: category, Status: petstore.Available, Price: &price})
+		ids[i] = p.ID
+		return err
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("create pets: %w", err)
+	}
+	slices.Sort(ids)
+	lo, hi = ids[0], ids[len(ids)-1]
+	if hi-lo+1 != int64(s.pets) {
+		return 0, 0, fmt.Errorf("the pets' ids are not consecutive (%d to %d)", lo, hi)
+	}
+	return lo, hi, nil
 }
 
 // lastEvent finds the feed's last position by bisection over the feed itself, the

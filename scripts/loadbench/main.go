@@ -185,11 +185,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		sc.bin, sc.logs = bin, filepath.Join(dir, "serve.log")
 		return runScale(ctx, b, sc)
 	}
-	store, dsn := "sqlite", filepath.Join(dir, "bench.db")
-	if *database != "" {
+	return runScenarios(ctx, b, bin, *database, *only, *out, stdout)
+}
+
+// runScenarios measures the scenarios named in only (all when empty) on a server
+// with 1,000 pets, on a new schema of database or, when it is empty, on a new SQLite
+// file; it prints their table and writes them to out.
+func runScenarios(ctx context.Context, b *bench, bin, database, only, out string, stdout io.Writer) error {
+	store, dsn := "sqlite", filepath.Join(b.dir, "bench.db")
+	if database != "" {
 		store = "postgres"
 		var drop func()
-		if dsn, drop, err = newSchema(ctx, *database, ""); err != nil {
+		var err error
+		if dsn, drop, err = newSchema(ctx, database, ""); err != nil {
 			return err
 		}
 		defer drop()
@@ -198,13 +206,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("keys create: %w", err)
 	}
-	srv, err := start(ctx, bin, dsn, filepath.Join(dir, "serve.log"))
+	srv, err := start(ctx, bin, dsn, filepath.Join(b.dir, "serve.log"))
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
 	c := &client{base: srv.base, key: strings.TrimSpace(string(key))}
-	fmt.Fprintln(stderr, "making 1,000 pets with stock")
+	fmt.Fprintln(b.stderr, "making 1,000 pets with stock")
 	hot, lo, hi, err := c.seed(ctx, 1000)
 	if err != nil {
 		return err
@@ -213,10 +221,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	vars := fmt.Sprintf("PET, LO, HI = %d, %d, %d\nwrk.headers[\"Authorization\"] = \"Bearer %s\"\n", hot, lo, hi, c.key)
 	var results []result
 	for _, sc := range scenarios {
-		if *only != "" && !contains(strings.Split(*only, ","), sc.name) {
+		if only != "" && !contains(strings.Split(only, ","), sc.name) {
 			continue
 		}
-		r, err := b.measure(ctx, srv, sc, vars, *warmup)
+		r, err := b.measure(ctx, srv, sc, vars, b.warmup)
 		if err != nil {
 			return err
 		}
@@ -224,14 +232,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		results = append(results, r)
 	}
 
-	fmt.Fprintf(stdout, "petstore as shipped on %s: wrk -t%d -c%d, %v per scenario after %v of warm-up\n\n", store, *threads, *conns, *duration, *warmup)
+	fmt.Fprintf(stdout, "petstore as shipped on %s: wrk -t%d -c%d, %v per scenario after %v of warm-up\n\n", store, b.threads, b.conns, b.duration, b.warmup)
 	fmt.Fprintln(stdout, "| scenario | store | req/s | p50 ms | p99 ms | non-2xx | server CPU | peak RSS |")
 	fmt.Fprintln(stdout, "|---|---|---:|---:|---:|---:|---:|---:|")
 	for _, r := range results {
 		fmt.Fprintf(stdout, "| %s | %s | %.0f | %.2f | %.2f | %d | %.0f%% | %.0f MiB |\n",
 			r.Scenario, r.Store, r.RPS, r.P50ms, r.P99ms, r.Non2xx, r.CPU, r.PeakRSSMB)
 	}
-	return writeJSON(*out, results)
+	return writeJSON(out, results)
 }
 
 func writeJSON(file string, v any) error {
