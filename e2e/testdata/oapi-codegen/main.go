@@ -29,8 +29,24 @@ func run(ctx context.Context, base string) error {
 	if err != nil {
 		return err
 	}
-	// 1. Sign up.
 	email, password := "walk-"+rand.Text()[:10]+"@example.com", "correct horse battery staple"
+	if err := signUp(ctx, anon, email, password); err != nil {
+		return err
+	}
+	c, err := makeKey(ctx, base, anon, email, password)
+	if err != nil {
+		return err
+	}
+	for _, step := range []func(context.Context, *client.ClientWithResponses) error{sendMessage, listPets, lookUpBatch, placeOnce, refuseOverStock} {
+		if err := step(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// signUp is step 1: sign up.
+func signUp(ctx context.Context, anon *client.ClientWithResponses, email, password string) error {
 	acct, err := anon.CreateAccountWithResponse(ctx, client.CreateAccountJSONRequestBody{Email: openapi_types.Email(email), Password: password})
 	if err != nil {
 		return err
@@ -39,18 +55,22 @@ func run(ctx context.Context, base string) error {
 		return fmt.Errorf("sign up: %d %s", acct.StatusCode(), acct.Body)
 	}
 	fmt.Println("signed up as", acct.JSON201.Role)
+	return nil
+}
 
-	// 2. Make an API key with HTTP Basic.
+// makeKey is step 2: make an API key with HTTP Basic. It returns a client that
+// sends the key.
+func makeKey(ctx context.Context, base string, anon *client.ClientWithResponses, email, password string) (*client.ClientWithResponses, error) {
 	basic := func(_ context.Context, r *http.Request) error {
 		r.SetBasicAuth(email, password)
 		return nil
 	}
 	key, err := anon.CreateApiKeyWithResponse(ctx, client.CreateApiKeyJSONRequestBody{Name: "walkthrough"}, basic)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if key.JSON201 == nil {
-		return fmt.Errorf("make a key: %d %s", key.StatusCode(), key.Body)
+		return nil, fmt.Errorf("make a key: %d %s", key.StatusCode(), key.Body)
 	}
 	bearer := func(_ context.Context, r *http.Request) error {
 		r.Header.Set("Authorization", "Bearer "+key.JSON201.Key)
@@ -58,11 +78,14 @@ func run(ctx context.Context, base string) error {
 	}
 	c, err := client.NewClientWithResponses(base, client.WithRequestEditorFn(bearer))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Println("made a key")
+	return c, nil
+}
 
-	// 3. Send a message.
+// sendMessage is step 3: send a message.
+func sendMessage(ctx context.Context, c *client.ClientWithResponses) error {
 	msg, err := c.SendMessageWithResponse(ctx, client.SendMessageJSONRequestBody{Message: "Hello, pet store!"})
 	if err != nil {
 		return err
@@ -71,8 +94,12 @@ func run(ctx context.Context, base string) error {
 		return fmt.Errorf("send a message: %d %s", msg.StatusCode(), msg.Body)
 	}
 	fmt.Println("message", msg.JSON201.Status)
+	return nil
+}
 
-	// 4. Every pet, two at a time, following Link: rel="next" (origin-relative).
+// listPets is step 4: every pet, two at a time, following Link: rel="next"
+// (origin-relative).
+func listPets(ctx context.Context, c *client.ClientWithResponses) error {
 	var names []string
 	params := &client.ListPetsParams{Limit: ptr(client.Limit(2))}
 	for {
@@ -98,8 +125,11 @@ func run(ctx context.Context, base string) error {
 		params.Cursor = &cursor
 	}
 	fmt.Println("pets:", strings.Join(names, ", "))
+	return nil
+}
 
-	// The batch lookup, as generated clients send ids (ids=1&ids=2).
+// lookUpBatch is the batch lookup, as generated clients send ids (ids=1&ids=2).
+func lookUpBatch(ctx context.Context, c *client.ClientWithResponses) error {
 	batch, err := c.ListPetsWithResponse(ctx, &client.ListPetsParams{Ids: &[]int64{1, 2}})
 	if err != nil {
 		return err
@@ -108,8 +138,12 @@ func run(ctx context.Context, base string) error {
 		return fmt.Errorf("ids=1&ids=2: %d %s", batch.StatusCode(), batch.Body)
 	}
 	fmt.Println("batch lookup:", (*batch.JSON200)[0].Name, (*batch.JSON200)[1].Name)
+	return nil
+}
 
-	// 5. One order, sent twice with one Idempotency-Key, is placed once.
+// placeOnce is step 5: one order, sent twice with one Idempotency-Key, is placed
+// once.
+func placeOnce(ctx context.Context, c *client.ClientWithResponses) error {
 	idem := rand.Text()
 	var ids []int64
 	for range 2 {
@@ -126,9 +160,12 @@ func run(ctx context.Context, base string) error {
 		return fmt.Errorf("one Idempotency-Key placed orders %d and %d", ids[0], ids[1])
 	}
 	fmt.Println("order placed once")
+	return nil
+}
 
-	// 6. An order of more than the stock is refused; the declared 409 comes as a
-	// value beside err == nil, so the caller must look.
+// refuseOverStock is step 6: an order of more than the stock is refused; the
+// declared 409 comes as a value beside err == nil, so the caller must look.
+func refuseOverStock(ctx context.Context, c *client.ClientWithResponses) error {
 	big, err := c.PlaceOrderWithResponse(ctx, nil, client.PlaceOrderJSONRequestBody{PetId: 1, Quantity: 100})
 	if err != nil {
 		return err

@@ -64,12 +64,31 @@ func run(ctx context.Context, base string) error {
 	if err != nil {
 		return err
 	}
-	// 1. Sign up (security: [], so the source is not asked).
 	creds := &credentials{email: "walk-" + rand.Text()[:10] + "@example.com", password: "correct horse battery staple"}
 	c, err := client.NewClient(base, creds)
 	if err != nil {
 		return err
 	}
+	steps := []func() error{
+		func() error { return signUp(ctx, c, creds) },
+		func() error { return showNaive(ctx, base, creds) },
+		func() error { return makeKey(ctx, c, creds) },
+		func() error { return sendMessage(ctx, c) },
+		func() error { return listPets(ctx, c, baseURL) },
+		func() error { return lookUpBatch(ctx, c) },
+		func() error { return placeOnce(ctx, c) },
+		func() error { return refuseOverStock(ctx, c) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// signUp is step 1: sign up (security: [], so the source is not asked).
+func signUp(ctx context.Context, c *client.Client, creds *credentials) error {
 	res, err := c.CreateAccount(ctx, &client.NewAccount{Email: creds.email, Password: creds.password})
 	if err != nil {
 		return err
@@ -79,9 +98,12 @@ func run(ctx context.Context, base string) error {
 		return fmt.Errorf("sign up: %T %+v", res, res)
 	}
 	fmt.Println("signed up as", acct.Response.Role)
+	return nil
+}
 
-	// The trap, shown: a source that answers BearerAuth with no key sends an empty
-	// Bearer over the Basic credentials.
+// showNaive shows the trap: a source that answers BearerAuth with no key sends an
+// empty Bearer over the Basic credentials.
+func showNaive(ctx context.Context, base string, creds *credentials) error {
 	nc, err := client.NewClient(base, &naive{*creds})
 	if err != nil {
 		return err
@@ -93,32 +115,42 @@ func run(ctx context.Context, base string) error {
 	} else {
 		fmt.Printf("a source without ErrSkipClientSecurity: %T\n", res)
 	}
+	return nil
+}
 
-	// 2. Make an API key with HTTP Basic; from then on the key, and Basic no more.
-	res2, err := c.CreateApiKey(ctx, &client.NewApiKey{Name: "walkthrough"})
+// makeKey is step 2: make an API key with HTTP Basic; from then on the key, and
+// Basic no more.
+func makeKey(ctx context.Context, c *client.Client, creds *credentials) error {
+	res, err := c.CreateApiKey(ctx, &client.NewApiKey{Name: "walkthrough"})
 	if err != nil {
 		return err
 	}
-	key, ok := res2.(*client.CreatedApiKeyHeaders)
+	key, ok := res.(*client.CreatedApiKeyHeaders)
 	if !ok {
-		return fmt.Errorf("make a key: %T %+v", res2, res2)
+		return fmt.Errorf("make a key: %T %+v", res, res)
 	}
 	creds.email, creds.password, creds.key = "", "", key.Response.Key
 	fmt.Println("made a key")
+	return nil
+}
 
-	// 3. Send a message.
-	res3, err := c.SendMessage(ctx, &client.NewMessage{Message: "Hello, pet store!"})
+// sendMessage is step 3: send a message.
+func sendMessage(ctx context.Context, c *client.Client) error {
+	res, err := c.SendMessage(ctx, &client.NewMessage{Message: "Hello, pet store!"})
 	if err != nil {
 		return err
 	}
-	msg, ok := res3.(*client.MessageHeaders)
+	msg, ok := res.(*client.MessageHeaders)
 	if !ok {
-		return fmt.Errorf("send a message: %T %+v", res3, res3)
+		return fmt.Errorf("send a message: %T %+v", res, res)
 	}
 	fmt.Println("message", msg.Response.Status)
+	return nil
+}
 
-	// 4. Every pet, two at a time, following Link: rel="next" (origin-relative, so
-	// resolved against the base URL).
+// listPets is step 4: every pet, two at a time, following Link: rel="next"
+// (origin-relative, so resolved against the base URL).
+func listPets(ctx context.Context, c *client.Client, baseURL *url.URL) error {
 	var names []string
 	params := client.ListPetsParams{Limit: client.NewOptInt32(2)}
 	for {
@@ -144,19 +176,26 @@ func run(ctx context.Context, base string) error {
 		params.Cursor = client.NewOptString(u.Query().Get("cursor"))
 	}
 	fmt.Println("pets:", strings.Join(names, ", "))
+	return nil
+}
 
-	// The batch lookup, as ogen sends ids (ids=1&ids=2).
-	res4, err := c.ListPets(ctx, client.ListPetsParams{Ids: []int64{1, 2}})
+// lookUpBatch is the batch lookup, as ogen sends ids (ids=1&ids=2).
+func lookUpBatch(ctx context.Context, c *client.Client) error {
+	res, err := c.ListPets(ctx, client.ListPetsParams{Ids: []int64{1, 2}})
 	if err != nil {
 		return err
 	}
-	batch, ok := res4.(*client.PetsHeaders)
+	batch, ok := res.(*client.PetsHeaders)
 	if !ok || len(batch.Response) != 2 {
-		return fmt.Errorf("ids=1&ids=2: %T %+v", res4, res4)
+		return fmt.Errorf("ids=1&ids=2: %T %+v", res, res)
 	}
 	fmt.Println("batch lookup:", batch.Response[0].Name, batch.Response[1].Name)
+	return nil
+}
 
-	// 5. One order, sent twice with one Idempotency-Key, is placed once.
+// placeOnce is step 5: one order, sent twice with one Idempotency-Key, is placed
+// once.
+func placeOnce(ctx context.Context, c *client.Client) error {
 	idem := client.NewOptString(rand.Text())
 	var ids []int64
 	for range 2 {
@@ -174,19 +213,22 @@ func run(ctx context.Context, base string) error {
 		return fmt.Errorf("one Idempotency-Key placed orders %d and %d", ids[0], ids[1])
 	}
 	fmt.Println("order placed once")
+	return nil
+}
 
-	// 6. An order of more than the stock is refused. The declared 409 is a typed
-	// answer beside err == nil; an answer the operation does not declare comes as the
-	// error *DefaultStatusCodeWithHeaders.
-	res5, err := c.PlaceOrder(ctx, &client.NewOrder{PetId: 1, Quantity: 100}, client.PlaceOrderParams{})
+// refuseOverStock is step 6: an order of more than the stock is refused. The
+// declared 409 is a typed answer beside err == nil; an answer the operation does
+// not declare comes as the error *DefaultStatusCodeWithHeaders.
+func refuseOverStock(ctx context.Context, c *client.Client) error {
+	res, err := c.PlaceOrder(ctx, &client.NewOrder{PetId: 1, Quantity: 100}, client.PlaceOrderParams{})
 	var other *client.DefaultStatusCodeWithHeaders
-	switch refused, ok := res5.(*client.ConflictHeaders); {
+	switch refused, ok := res.(*client.ConflictHeaders); {
 	case errors.As(err, &other):
 		return fmt.Errorf("an order over the stock: %d %s", other.StatusCode, other.Response.Code)
 	case err != nil:
 		return err
 	case !ok:
-		return fmt.Errorf("an order over the stock: %T %+v", res5, res5)
+		return fmt.Errorf("an order over the stock: %T %+v", res, res)
 	default:
 		fmt.Println("refused:", refused.Response.Code)
 	}
