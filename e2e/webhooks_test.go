@@ -210,16 +210,16 @@ func postRaw(t *testing.T, url, signature, body string) bool {
 	return res.StatusCode/100 == 2
 }
 
-// TestTheREADMEQuotesTheReceivers checks that the verify functions the README quotes
+// TestTheDocsQuoteTheReceivers checks that the verify functions docs/USING.md quotes
 // are, byte for byte, those of the receivers this file tests.
-func TestTheREADMEQuotesTheReceivers(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+func TestTheDocsQuoteTheReceivers(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "USING.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(readme), "\n## Webhooks and the event feed\n")
 	if !ok {
-		t.Fatal("the README has no Webhooks section")
+		t.Fatal("docs/USING.md has no Webhooks section")
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	files := map[string]string{
@@ -244,10 +244,10 @@ func TestTheREADMEQuotesTheReceivers(t *testing.T) {
 			t.Fatal(err)
 		}
 		if quote := strings.Join(lines, "\n"); !strings.Contains(string(src), quote) {
-			t.Errorf("the README's %s quote is not in %s:\n%s", lang, file, quote)
+			t.Errorf("docs/USING.md's %s quote is not in %s:\n%s", lang, file, quote)
 		}
 	}
 	if found != len(files) {
-		t.Errorf("found %d quotes in the README's Webhooks section, want %d", found, len(files))
+		t.Errorf("found %d quotes in the Webhooks section of docs/USING.md, want %d", found, len(files))
 	}
 }

@@ -19,29 +19,29 @@ import (
 	"github.com/acme-pets/petstore/internal/sqlite"
 )
 
-// readmeRow matches a row of the README's configuration table:
+// readmeRow matches a row of a table of flags in the docs:
 // | `--flag` | `PETSTORE_FLAG` | default | meaning |
 var readmeRow = regexp.MustCompile("(?m)^\\| `--([a-z-]+)[^`]*` \\| `([A-Z_]+)`[^|]* \\| ([^|]+) \\|")
 
 func TestTheREADMEConfigurationTableIsTheFlagsAndTheirDefaults(t *testing.T) {
-	checkREADMETable(t, "## Configuration", "serve", serveFlags(new(serveConfig)))
+	checkFlagTable(t, "README.md", "## Configuration", "serve", serveFlags(new(serveConfig)))
 }
 
-func TestTheREADMETableOfKeysCreateIsItsFlagsAndTheirDefaults(t *testing.T) {
-	checkREADMETable(t, "### API keys from the command line", "keys create", keyFlags(new(keyOptions)))
+func TestTheOperatingTableOfKeysCreateIsItsFlagsAndTheirDefaults(t *testing.T) {
+	checkFlagTable(t, "docs/OPERATING.md", "### API keys from the command line", "keys create", keyFlags(new(keyOptions)))
 }
 
-// checkREADMETable compares the flag table in the README section under heading (up
-// to the next heading) with the flags of cmd.
-func checkREADMETable(t *testing.T, heading, cmd string, fs *flag.FlagSet) {
+// checkFlagTable compares the flag table in the section under heading (up to the
+// next heading) of doc, a file of the repository, with the flags of cmd.
+func checkFlagTable(t *testing.T, doc, heading, cmd string, fs *flag.FlagSet) {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(doc)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(readme), "\n"+heading+"\n")
 	if !ok {
-		t.Fatalf("the README has no %q section", heading)
+		t.Fatalf("%s has no %q section", doc, heading)
 	}
 	if end := regexp.MustCompile(`(?m)^##+ `).FindStringIndex(section); end != nil {
 		section = section[:end[0]]
@@ -53,28 +53,28 @@ func checkREADMETable(t *testing.T, heading, cmd string, fs *flag.FlagSet) {
 		rows[m[1]] = row{m[2], strings.Trim(def, "`")}
 	}
 	if len(rows) == 0 {
-		t.Fatalf("found no table of flags under %q in the README", heading)
+		t.Fatalf("found no table of flags under %q in %s", heading, doc)
 	}
 	fs.VisitAll(func(f *flag.Flag) {
 		r, ok := rows[f.Name]
 		if !ok {
-			t.Errorf("--%s is not in the README's table of %s", f.Name, cmd)
+			t.Errorf("--%s is not in %s's table of %s", f.Name, doc, cmd)
 			return
 		}
 		delete(rows, f.Name)
 		if want := "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_")); r.variable != want {
-			t.Errorf("--%s: the README names %s, want %s", f.Name, r.variable, want)
+			t.Errorf("--%s: %s names %s, want %s", f.Name, doc, r.variable, want)
 		}
 		if !sameDefault(f, r.def) {
-			t.Errorf("--%s: the README says the default is %q, the flag has %q", f.Name, r.def, f.DefValue)
+			t.Errorf("--%s: %s says the default is %q, the flag has %q", f.Name, doc, r.def, f.DefValue)
 		}
 	})
 	for name := range rows {
-		t.Errorf("the README lists --%s, which %s does not have", name, cmd)
+		t.Errorf("%s lists --%s, which %s does not have", doc, name, cmd)
 	}
 }
 
-// sameDefault reports whether a default as the README writes it is the flag's.
+// sameDefault reports whether a default as the docs write it is the flag's.
 func sameDefault(f *flag.Flag, readme string) bool {
 	switch f.DefValue {
 	case "", "false":

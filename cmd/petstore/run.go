@@ -107,17 +107,17 @@ func (r *repeated) Set(v string) error {
 const defaultDatabase = "petstore.db"
 
 // openStore opens (creating and migrating) the database named by dsn: PostgreSQL
-// for a postgres:// or postgresql:// URL, else an SQLite file. onDeliveries, when
-// set, is called after a commit that queued webhook deliveries.
-func openStore(ctx context.Context, dsn string, onDeliveries func()) (petstore.Store, error) {
+// for a postgres:// or postgresql:// URL, else an SQLite file. wake, when set, is
+// called after a commit that gave the webhook dispatcher work.
+func openStore(ctx context.Context, dsn string, wake func()) (petstore.Store, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{OnDeliveries: onDeliveries})
+		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{WakeDispatcher: wake})
 		if err != nil {
 			return nil, hideURL(err, dsn) // pgx hides the password too
 		}
 		return db, nil
 	}
-	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{OnDeliveries: onDeliveries})
+	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{WakeDispatcher: wake})
 	if err != nil {
 		// A mistyped URL ("postgress://app:pw@db/shop") is taken for a file name,
 		// which the error quotes.

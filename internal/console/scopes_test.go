@@ -51,14 +51,14 @@ type call struct {
 	read  bool   // a GET
 }
 
-// TestTheREADMEListsTheScopesTheConsoleCalls holds the README's list of the scopes a
+// TestTheDocsListTheScopesTheConsoleCalls holds docs/USING.md's list of the scopes a
 // console key needs, and its table of what each screen needs, to the operations the
 // console's sources call (through the SDK's methods, read from its client.ts) and to
 // the document's x-scopes of those operations: the list is exactly their scopes; the
 // table covers exactly the list, has a row per screen of the console, and each
 // screen's row holds exactly the scopes of its calls, its own and its helpers' (a
 // GET's among those to see it, unless the sign-in already needs it).
-func TestTheREADMEListsTheScopesTheConsoleCalls(t *testing.T) {
+func TestTheDocsListTheScopesTheConsoleCalls(t *testing.T) {
 	routes := sdkRoutes(t)
 	ops := documentRoutes(t)
 	calls := map[string][]call{}     // by source file
@@ -104,7 +104,7 @@ func TestTheREADMEListsTheScopesTheConsoleCalls(t *testing.T) {
 	list, table := readmeConsoleScopes(t)
 	slices.Sort(all)
 	if got := slices.Sorted(slices.Values(list)); !slices.Equal(got, all) {
-		t.Errorf("the README says a console key needs %v; the console's calls need %v", got, all)
+		t.Errorf("the docs say a console key needs %v; the console's calls need %v", got, all)
 	}
 	var covered []string
 	for _, row := range table {
@@ -115,20 +115,20 @@ func TestTheREADMEListsTheScopesTheConsoleCalls(t *testing.T) {
 		}
 	}
 	if got, want := slices.Sorted(slices.Values(covered)), slices.Sorted(slices.Values(list)); !slices.Equal(got, want) {
-		t.Errorf("the README's table of screens names %v, its list %v", got, want)
+		t.Errorf("the docs' table of screens names %v, its list %v", got, want)
 	}
 
 	// Sign-in: the call main.ts makes to check the key.
 	signIn, ok := table["Sign-in (every screen)"]
 	if !ok {
-		t.Fatal(`the README's table has no row "Sign-in (every screen)"`)
+		t.Fatal(`the docs' table has no row "Sign-in (every screen)"`)
 	}
 	me := ops[route{"get", "/accounts/me"}]
 	if !slices.ContainsFunc(calls["main.ts"], func(c call) bool { return c.op == me.op }) {
-		t.Errorf("main.ts does not call %s: the sign-in the README describes", me.op)
+		t.Errorf("main.ts does not call %s: the sign-in the docs describe", me.op)
 	}
 	if !slices.Equal(signIn.see, []string{me.scope}) || len(signIn.change) > 0 {
-		t.Errorf("the README's sign-in row is %+v, want %s to see it and nothing more", signIn, me.scope)
+		t.Errorf("the docs' sign-in row is %+v, want %s to see it and nothing more", signIn, me.scope)
 	}
 
 	// Each view: its row, holding exactly the scopes of its calls: those of its own
@@ -183,7 +183,7 @@ func TestTheREADMEListsTheScopesTheConsoleCalls(t *testing.T) {
 		screens = append(screens, title)
 		row, ok := table[title]
 		if !ok {
-			t.Errorf("the README's table has no row for the screen %s", title)
+			t.Errorf("the docs' table has no row for the screen %s", title)
 			continue
 		}
 		if _, ok := sources[file]; !ok {
@@ -204,7 +204,7 @@ func TestTheREADMEListsTheScopesTheConsoleCalls(t *testing.T) {
 		slices.Sort(see)
 		slices.Sort(change)
 		if !slices.Equal(see, slices.Sorted(slices.Values(row.see))) || !slices.Equal(change, slices.Sorted(slices.Values(row.change))) {
-			t.Errorf("the screen %s (%s and its helpers) needs %v to see it and %v to change things; the README's row gives %v and %v",
+			t.Errorf("the screen %s (%s and its helpers) needs %v to see it and %v to change things; the docs' row gives %v and %v",
 				title, file, see, change, row.see, row.change)
 		}
 	}
@@ -214,7 +214,7 @@ func TestTheREADMEListsTheScopesTheConsoleCalls(t *testing.T) {
 		}
 	}
 	if got, want := slices.Sorted(maps.Keys(table)), slices.Sorted(slices.Values(screens)); !slices.Equal(got, want) {
-		t.Errorf("the README's table has the screens %v; the console has %v", got, want)
+		t.Errorf("the docs' table has the screens %v; the console has %v", got, want)
 	}
 }
 
@@ -275,31 +275,31 @@ func documentRoutes(t *testing.T) map[route]call {
 
 type screenScopes struct{ see, change []string }
 
-// readmeConsoleScopes reads the README's console section: the list of scopes a console
+// readmeConsoleScopes reads the console section of docs/USING.md: the list of scopes a console
 // key needs, and the table of what each screen needs, by screen.
 func readmeConsoleScopes(t *testing.T) ([]string, map[string]screenScopes) {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/USING.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(b), "\n## The staff console\n")
 	if !ok {
-		t.Fatal("the README has no section The staff console")
+		t.Fatal("docs/USING.md has no section The staff console")
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	_, text, ok := strings.Cut(section, "**The console's scopes.**")
 	if !ok {
-		t.Fatal("the README's console section has no paragraph The console's scopes")
+		t.Fatal("the docs' console section has no paragraph The console's scopes")
 	}
 	text, rest, ok := strings.Cut(text, "Each screen needs:")
 	if !ok {
-		t.Fatal(`the README's paragraph on the console's scopes does not end with "Each screen needs:"`)
+		t.Fatal(`the docs' paragraph on the console's scopes does not end with "Each screen needs:"`)
 	}
 	var list []string
 	for _, m := range scopeName.FindAllStringSubmatch(text, -1) {
 		if slices.Contains(list, m[1]) {
-			t.Errorf("the README names %s twice among the console's scopes", m[1])
+			t.Errorf("the docs name %s twice among the console's scopes", m[1])
 		}
 		list = append(list, m[1])
 	}
@@ -310,7 +310,7 @@ func readmeConsoleScopes(t *testing.T) ([]string, map[string]screenScopes) {
 		}
 		m := readmeRow.FindStringSubmatch(line)
 		if m == nil {
-			t.Fatalf("the README's table of screens has a row this test cannot read: %s", line)
+			t.Fatalf("the docs' table of screens has a row this test cannot read: %s", line)
 		}
 		if m[1] == "Screen" || strings.HasPrefix(m[1], "---") {
 			continue
@@ -325,7 +325,7 @@ func readmeConsoleScopes(t *testing.T) ([]string, map[string]screenScopes) {
 		table[m[1]] = row
 	}
 	if len(list) == 0 || len(table) == 0 {
-		t.Fatalf("read %d scopes and %d screens from the README's console section", len(list), len(table))
+		t.Fatalf("read %d scopes and %d screens from the docs' console section", len(list), len(table))
 	}
 	return list, table
 }

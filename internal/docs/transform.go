@@ -40,7 +40,7 @@ const (
 
 // transform makes the copy of the served document that the renderer is given. It
 // turns the document's own extensions, which no renderer reads, into what Scalar
-// shows (NOTES-docs.md has the survey):
+// shows (docs/DEVELOPMENT.md, The docs page, has the survey):
 //
 //   - x-stability: experimental → x-scalar-stability: experimental, which Scalar
 //     shows as its own badge; beta (which Scalar does not know) and any other value

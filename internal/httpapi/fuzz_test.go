@@ -15,7 +15,7 @@ import (
 )
 
 // The fuzz targets of the HTTP layer. `go test` runs their seeds as tests;
-// `scripts/fuzz` runs each under the fuzzer (README, Fuzzing).
+// `scripts/fuzz` runs each under the fuzzer (docs/DEVELOPMENT.md, Fuzzing).
 
 // fuzzAPI is a server for fuzzing: no limits on passwords, which would refuse every
 // sign-up and login after the first few and hide the paths behind them.

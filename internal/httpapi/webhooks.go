@@ -188,7 +188,7 @@ func (h *Handler) UpdateWebhook(ctx context.Context, req oas.UpdateWebhookReq, p
 		}
 	}
 	var mask petstore.EventMask
-	if patch.Events != nil { // absent is nil; present has 1 to 8 entries
+	if patch.Events != nil { // absent is nil; present has 1 entry to one per event type
 		var err error
 		if mask, err = eventMask(patch.Events); err != nil {
 			return nil, err

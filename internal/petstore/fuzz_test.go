@@ -9,7 +9,7 @@ import (
 )
 
 // The fuzz targets of the domain's policies; `scripts/fuzz` runs them under the
-// fuzzer (README, Fuzzing).
+// fuzzer (docs/DEVELOPMENT.md, Fuzzing).
 
 // FuzzDecodeCursor: a cursor is accepted only if this service could have made it, and
 // then it means one page.

@@ -166,15 +166,15 @@ func (p Pet) Revise(change func(PetFields) (PetFields, error)) (PetFields, error
 	if err := check(); err != nil {
 		return PetFields{}, err
 	}
-	if err := ChangeStatus(p.Status, f.Status); err != nil {
+	if err := CheckStatusChange(p.Status, f.Status); err != nil {
 		return PetFields{}, err
 	}
 	return f, nil
 }
 
-// ChangeStatus applies rule 7 to a manual status change (PUT or PATCH of a pet).
-// Keeping the status is always allowed.
-func ChangeStatus(from, to PetStatus) error {
+// CheckStatusChange checks a manual status change (PUT or PATCH of a pet) against
+// rule 7; it changes nothing. Keeping the status is always allowed.
+func CheckStatusChange(from, to PetStatus) error {
 	if from == to || manualTransitions[[2]PetStatus{from, to}] {
 		return nil
 	}

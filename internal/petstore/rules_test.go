@@ -142,7 +142,7 @@ func TestRestock(t *testing.T) {
 	}
 }
 
-func TestChangeStatus(t *testing.T) {
+func TestCheckStatusChange(t *testing.T) {
 	all := []PetStatus{Available, Pending, Sold}
 	allowed := map[[2]PetStatus]bool{
 		{Available, Pending}: true, {Pending, Available}: true, {Pending, Sold}: true,
@@ -159,7 +159,7 @@ func TestChangeStatus(t *testing.T) {
 				name += " is invalid_transition"
 			}
 			t.Run(name, func(t *testing.T) {
-				err := ChangeStatus(from, to)
+				err := CheckStatusChange(from, to)
 				if want && err != nil {
 					t.Fatalf("refused: %v", err)
 				}

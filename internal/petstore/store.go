@@ -115,7 +115,7 @@ type CatalogStore interface {
 	// f.Validate (a name breaking the name policy is EValidationFailed on name).
 	Pets(ctx context.Context, f PetFilter, p Page) ([]Pet, error)
 	// UpdatePet changes a pet to what change returns, in one transaction, checking the
-	// status change against ChangeStatus and the category as CreatePet does.
+	// status change against CheckStatusChange and the category as CreatePet does.
 	UpdatePet(ctx context.Context, id int64, change func(PetFields) (PetFields, error)) (Pet, error)
 	// DeletePet removes a pet from the catalogue; one with incomplete orders is
 	// EConflict. A pet that had orders is archived (PetState.CanDelete): kept where the

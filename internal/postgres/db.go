@@ -40,7 +40,7 @@ type DB struct {
 	placers      []*groupcommit.Batcher[petstore.NewOrder, petstore.PlacedOrder]
 	now          func() time.Time
 	beforeCommit func() error
-	onDeliveries func()
+	wakeHook     func()
 	// currency is the shop's (see Currency).
 	currency atomic.Pointer[string]
 	// claimTurn rotates the endpoint a claim serves first.
@@ -70,11 +70,12 @@ type Options struct {
 	// BeforeCommit, when set, runs before each batch of orders commits; an error
 	// fails the batch as a failed commit would.
 	BeforeCommit func() error
-	// OnDeliveries, when set, is called after a commit that made deliveries due
-	// (events with subscribed endpoints, a test event, a retry by hand), so that a
+	// WakeDispatcher, when set, is called after a commit that gave the webhook
+	// dispatcher work (events an enabled endpoint may want, a test event, a retry by
+	// hand), so that a
 	// dispatcher in the process can start on them without waiting for its next poll.
 	// It is called on the committing goroutine and must not block.
-	OnDeliveries func()
+	WakeDispatcher func()
 }
 
 var _ petstore.Store = (*DB)(nil)
@@ -120,7 +121,7 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	if o.Loops == 0 {
 		o.Loops = max(1, int(cfg.MaxConns)/2)
 	}
-	db := &DB{pool: pool, now: o.Now, beforeCommit: o.BeforeCommit, onDeliveries: o.OnDeliveries,
+	db := &DB{pool: pool, now: o.Now, beforeCommit: o.BeforeCommit, wakeHook: o.WakeDispatcher,
 		purgeChunk: purgeChunk, purged: func(int64) {}}
 	if err := db.loadCurrency(ctx); err != nil {
 		pool.Close()

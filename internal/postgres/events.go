@@ -69,9 +69,9 @@ func eventArgs(events []petstore.Event) ([]any, error) {
 
 // updateWithEvents is update for a change that makes events: fn returns them, and
 // they are written in its transaction. A commit of events that an enabled endpoint
-// may want calls OnDeliveries.
+// may want wakes the dispatcher (Options.WakeDispatcher).
 func (db *DB) updateWithEvents(ctx context.Context, fn func(tx pgx.Tx) ([]petstore.Event, error)) error {
-	var queued int64
+	var wanted int64
 	err := db.update(ctx, func(tx pgx.Tx) error {
 		events, err := fn(tx)
 		if err != nil || len(events) == 0 {
@@ -85,19 +85,19 @@ func (db *DB) updateWithEvents(ctx context.Context, fn func(tx pgx.Tx) ([]petsto
 		if err != nil {
 			return fmt.Errorf("write events: %w", err)
 		}
-		queued = tag.RowsAffected()
+		wanted = tag.RowsAffected()
 		return nil
 	})
-	if err == nil && queued > 0 {
+	if err == nil && wanted > 0 {
 		db.wake()
 	}
 	return err
 }
 
-// wake tells the dispatcher that deliveries are due.
+// wake tells the dispatcher of this process that it may have work.
 func (db *DB) wake() {
-	if db.onDeliveries != nil {
-		db.onDeliveries()
+	if db.wakeHook != nil {
+		db.wakeHook()
 	}
 }
 

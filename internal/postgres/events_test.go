@@ -71,9 +71,9 @@ func TestTheFeedShowsNoEventBeforeEarlierTransactionsEnd(t *testing.T) {
 	}
 }
 
-func TestOnDeliveriesIsCalledAfterACommitOfEventsWhileAnEndpointListens(t *testing.T) {
+func TestWakeDispatcherIsCalledAfterACommitOfEventsWhileAnEndpointListens(t *testing.T) {
 	var calls atomic.Int64
-	db := pgtest.OpenWith(t, pgtest.URL(t), postgres.Options{OnDeliveries: func() { calls.Add(1) }})
+	db := pgtest.OpenWith(t, pgtest.URL(t), postgres.Options{WakeDispatcher: func() { calls.Add(1) }})
 	ctx := context.Background()
 	account, pet := setUpPet(t, db, 5)
 	if n := calls.Load(); n != 0 {
@@ -121,7 +121,7 @@ func TestOnDeliveriesIsCalledAfterACommitOfEventsWhileAnEndpointListens(t *testi
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		if got := calls.Load() - before; got != s.calls {
-			t.Errorf("%s: OnDeliveries was called %d times, want %d", s.name, got, s.calls)
+			t.Errorf("%s: WakeDispatcher was called %d times, want %d", s.name, got, s.calls)
 		}
 	}
 }

@@ -105,7 +105,7 @@ func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, [
 }
 
 // UpdatePet changes a pet to what change returns, in one transaction that holds the
-// pet's row lock, so that the status change is checked under ChangeStatus against
+// pet's row lock, so that the status change is checked by CheckStatusChange against
 // the status the pet really has (an order in another process may have just made it
 // pending). The category is checked by the foreign key. The stock is not touched.
 // A new status writes pet.status_changed.

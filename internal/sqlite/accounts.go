@@ -157,7 +157,7 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 // TakeOverAccount removes an account's password and revokes its keys, with an
 // api_key.revoked event per key, made by the operator.
 func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
-	var queued bool
+	var wanted bool
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var id int64
 		err := tx.QueryRowContext(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = ? RETURNING id`,
@@ -168,13 +168,13 @@ func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
 		if err != nil {
 			return err
 		}
-		_, queued, err = db.revokeKeys(ctx, tx, id, keySet{}, petstore.Actor{})
+		_, wanted, err = db.revokeKeys(ctx, tx, id, keySet{}, petstore.Actor{})
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("take over account: %w", err)
 	}
-	db.wakeDispatcher(queued)
+	db.wakeDispatcher(wanted)
 	return nil
 }
 

@@ -63,9 +63,10 @@ type Options struct {
 	// PetCacheTTL bounds how long a pet read by id is served from memory (see
 	// petCache); DefaultPetCacheTTL when 0, no cache when negative.
 	PetCacheTTL time.Duration
-	// OnDeliveries, when set, is called after a commit that queued webhook
-	// deliveries, to wake the dispatcher of this process.
-	OnDeliveries func()
+	// WakeDispatcher, when set, is called after a commit that gave the webhook
+	// dispatcher work (events an enabled endpoint may want, a test event, a retry by
+	// hand), to wake the dispatcher of this process.
+	WakeDispatcher func()
 }
 
 // DB is the SQLite store. It implements petstore.Store and is safe for concurrent use.
@@ -84,7 +85,7 @@ type DB struct {
 	pets         *petCache
 	now          func() time.Time
 	beforeCommit func() error
-	onDeliveries func()
+	wakeHook     func()
 	// currency is the shop's (see Currency).
 	currency atomic.Pointer[string]
 	// claimTurn rotates the endpoint a claim serves first.
@@ -158,7 +159,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	if o.PetCacheTTL == 0 {
 		o.PetCacheTTL = DefaultPetCacheTTL
 	}
-	db := &DB{write: write, read: read, now: o.Now, beforeCommit: o.BeforeCommit, onDeliveries: o.OnDeliveries,
+	db := &DB{write: write, read: read, now: o.Now, beforeCommit: o.BeforeCommit, wakeHook: o.WakeDispatcher,
 		purgeChunk: purgeChunk, purged: func(int64) {}, writeStmts: make(map[string]*sql.Stmt),
 		pets: newPetCache(o.PetCacheTTL)}
 	db.readStmts.db = read

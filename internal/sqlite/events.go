@@ -23,7 +23,7 @@ const (
 
 // record writes events in tx. It reports whether an endpoint may want them, for the
 // caller to wake the dispatcher once the transaction commits.
-func (db *DB) record(ctx context.Context, tx *sql.Tx, events []petstore.Event) (queued bool, err error) {
+func (db *DB) record(ctx context.Context, tx *sql.Tx, events []petstore.Event) (wanted bool, err error) {
 	if len(events) == 0 {
 		return false, nil
 	}
@@ -40,20 +40,20 @@ func (db *DB) record(ctx context.Context, tx *sql.Tx, events []petstore.Event) (
 			return false, fmt.Errorf("record event %s: %w", e.Type, err)
 		}
 	}
-	any, err := db.txStmt(ctx, tx, qAnyWebhook)
+	listening, err := db.txStmt(ctx, tx, qAnyWebhook)
 	if err != nil {
 		return false, err
 	}
-	if err := any.QueryRowContext(ctx).Scan(&queued); err != nil {
+	if err := listening.QueryRowContext(ctx).Scan(&wanted); err != nil {
 		return false, fmt.Errorf("record events: %w", err)
 	}
-	return queued, nil
+	return wanted, nil
 }
 
-// wakeDispatcher wakes the dispatcher after a commit that queued deliveries (q).
-func (db *DB) wakeDispatcher(q bool) {
-	if q && db.onDeliveries != nil {
-		db.onDeliveries()
+// wakeDispatcher wakes the dispatcher after a commit that gave it work (work).
+func (db *DB) wakeDispatcher(work bool) {
+	if work && db.wakeHook != nil {
+		db.wakeHook()
 	}
 }
 

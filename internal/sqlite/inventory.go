@@ -81,7 +81,7 @@ func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (pets
 	defer db.pets.forget(petID)
 	var (
 		st     petstore.PetState
-		queued bool
+		wanted bool
 	)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		pet, cur, err := loadPetState(ctx, db, tx, petID)
@@ -95,12 +95,12 @@ func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (pets
 		if err := savePetState(ctx, db, tx, petID, st); err != nil {
 			return err
 		}
-		queued, err = db.record(ctx, tx, events)
+		wanted, err = db.record(ctx, tx, events)
 		return err
 	})
 	if err != nil {
 		return petstore.InventoryItem{}, fmt.Errorf("set inventory: %w", err)
 	}
-	db.wakeDispatcher(queued)
+	db.wakeDispatcher(wanted)
 	return petstore.InventoryItem{PetID: petID, Quantity: st.Stock, Status: st.Status}, nil
 }

@@ -17,7 +17,7 @@ import (
 func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.APIKey, error) {
 	now := db.now().UTC()
 	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: now, Scopes: k.Scopes, ExpiresAt: k.ExpiresAt}
-	var queued bool
+	var wanted bool
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var (
 			email string
@@ -37,7 +37,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			if err != nil {
 				return err
 			}
-			live, queued = live-n, q
+			live, wanted = live-n, q
 		}
 		if err := petstore.CheckKeyCount(live); err != nil {
 			return err
@@ -50,7 +50,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			return err
 		}
 		q, err := db.record(ctx, tx, []petstore.Event{petstore.KeyEvent(petstore.APIKeyCreated, key, email, k.By, now)})
-		queued = queued || q
+		wanted = wanted || q
 		return err
 	})
 	switch {
@@ -61,7 +61,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	case err != nil:
 		return petstore.APIKey{}, fmt.Errorf("create api key: %w", err)
 	}
-	db.wakeDispatcher(queued)
+	db.wakeDispatcher(wanted)
 	return key, nil
 }
 
@@ -106,11 +106,11 @@ func scanKey(row scanner, accountID int64) (petstore.APIKey, error) {
 func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petstore.Actor) error {
 	var (
 		n      int
-		queued bool
+		wanted bool
 	)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		var err error
-		n, queued, err = db.revokeKeys(ctx, tx, accountID, keySet{id: keyID}, by)
+		n, wanted, err = db.revokeKeys(ctx, tx, accountID, keySet{id: keyID}, by)
 		return err
 	})
 	if err != nil {
@@ -119,7 +119,7 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petst
 	if n == 0 {
 		return petstore.NotFound("API key", keyID)
 	}
-	db.wakeDispatcher(queued)
+	db.wakeDispatcher(wanted)
 	return nil
 }
 
@@ -162,8 +162,8 @@ func (db *DB) revokeKeys(ctx context.Context, tx *sql.Tx, accountID int64, set k
 	for i, k := range keys {
 		events[i] = petstore.KeyEvent(petstore.APIKeyRevoked, k, email, by, now)
 	}
-	queued, err := db.record(ctx, tx, events)
-	return len(keys), queued, err
+	wanted, err := db.record(ctx, tx, events)
+	return len(keys), wanted, err
 }
 
 const qPrincipalByKeyHash = `SELECT a.id, a.role, k.id, k.scopes, k.expires_at FROM api_keys k JOIN accounts a ON a.id = k.account_id

@@ -168,13 +168,13 @@ func idsJSON(ids []int64) string {
 }
 
 // UpdatePet changes a pet to what change returns, in one transaction: the result is
-// validated, its status change checked under ChangeStatus and its category checked as
+// validated, its status change checked by CheckStatusChange and its category checked as
 // CreatePet does. The stock is not touched.
 func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetFields) (petstore.PetFields, error)) (petstore.Pet, error) {
 	defer db.pets.forget(id)
 	var (
 		pet    petstore.Pet
-		queued bool
+		wanted bool
 	)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		cur, err := scanPet(tx.QueryRowContext(ctx, qPet, id))
@@ -212,13 +212,13 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		if cur.Status == pet.Status {
 			return nil
 		}
-		queued, err = db.record(ctx, tx, petstore.RevisedEvents(cur, pet, db.now().UTC()))
+		wanted, err = db.record(ctx, tx, petstore.RevisedEvents(cur, pet, db.now().UTC()))
 		return err
 	})
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("update pet: %w", err)
 	}
-	db.wakeDispatcher(queued)
+	db.wakeDispatcher(wanted)
 	return pet, nil
 }
 

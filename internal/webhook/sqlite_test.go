@@ -23,7 +23,7 @@ func TestDispatcherOnSQLite(t *testing.T) {
 	ctx := context.Background()
 	var nudge func()
 	db, err := sqlite.OpenWith(ctx, filepath.Join(t.TempDir(), "petstore.db"), sqlite.Options{
-		OnDeliveries: func() { nudge() },
+		WakeDispatcher: func() { nudge() },
 	})
 	if err != nil {
 		t.Fatalf("open sqlite: %v", err)
