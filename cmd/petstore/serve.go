@@ -109,11 +109,6 @@ type deps struct {
 	busy *atomic.Pointer[httpapi.Server]
 }
 
-// deliveryLease is how long a process holds a delivery it attempts: the sender's
-// timeout, the recording of the result, and a margin. A process killed mid-attempt
-// delays that delivery's retry by this much, on any process.
-const deliveryLease = 25 * time.Second
-
 // openDeps opens the store and the limiter, then makes the first admin and the demo
 // data when asked.
 func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Writer) (d deps, err error) {
@@ -140,7 +135,7 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	busy := new(atomic.Pointer[httpapi.Server])
 	d.busy = busy
 	d.deliveries = webhook.NewDispatcher(webhook.DispatcherOptions{
-		Queue: d.store, Sender: d.sender, Encode: httpapi.EventEncoder(d.store.Currency()), Lease: deliveryLease, Window: c.webhookWindow, Logger: log,
+		Queue: d.store, Sender: d.sender, Encode: httpapi.EventEncoder(d.store.Currency()), Window: c.webhookWindow, Logger: log,
 		Busy: func() bool {
 			s := busy.Load()
 			return s != nil && s.Busy()

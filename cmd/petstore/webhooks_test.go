@@ -331,7 +331,7 @@ func TestADeliveryCutByKill9IsMadeAfterARestart(t *testing.T) {
 			killed := time.Now()
 
 			startBinary(t, bin, args...)
-			got := r.waitFor("order.placed", len(orders), deliveryLease+45*time.Second)
+			got := r.waitFor("order.placed", len(orders), webhook.DefaultLease+45*time.Second)
 			var objects []int64
 			for _, d := range got {
 				objects = append(objects, d.object)
@@ -349,7 +349,7 @@ func TestADeliveryCutByKill9IsMadeAfterARestart(t *testing.T) {
 					t.Fatalf("deliveries are %v, want every one succeeded at its first recorded attempt", st)
 				}
 			}
-			t.Logf("%s: the delivery cut by kill -9 arrived %v after the kill (lease %v)", name, got[len(got)-1].at.Sub(killed).Round(time.Millisecond), deliveryLease)
+			t.Logf("%s: the delivery cut by kill -9 arrived %v after the kill (lease %v)", name, got[len(got)-1].at.Sub(killed).Round(time.Millisecond), webhook.DefaultLease)
 		})
 	}
 }

@@ -26,6 +26,12 @@ type Queue interface {
 
 var _ Queue = petstore.WebhookStore(nil)
 
+// DefaultLease is how long a process holds a delivery it attempts unless told
+// otherwise: the sender's default timeout (10 s), the recording of the result, and a
+// margin. A process killed mid-attempt delays that delivery's retry by this much, on
+// any process.
+const DefaultLease = 25 * time.Second
+
 // DispatcherOptions configure a Dispatcher. Queue, Sender and Encode are required.
 type DispatcherOptions struct {
 	Queue  Queue
@@ -51,9 +57,9 @@ type DispatcherOptions struct {
 
 	// Lease is how long a claimed delivery stays this process's: a process that dies
 	// mid-attempt delays the retry by at most this much. It must outlast an attempt,
-	// the send and the recording of its result (default: the Sender's timeout plus
-	// 30 s; one shorter than the timeout plus 5 s is raised to that, or every slow
-	// receiver would be cut off, never counted, and tried forever). An attempt is cut
+	// the send and the recording of its result (default DefaultLease; one shorter
+	// than the Sender's timeout plus 5 s is raised to that, or every slow receiver
+	// would be cut off, never counted, and tried forever). An attempt is cut
 	// off when its lease runs out, so that no two processes deliver the same attempt
 	// at once.
 	Lease time.Duration
@@ -160,7 +166,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	}
 
 	if o.Lease <= 0 {
-		o.Lease = o.Sender.Timeout() + 30*time.Second
+		o.Lease = DefaultLease
 	}
 	o.Lease = max(o.Lease, o.Sender.Timeout()+5*time.Second)
 	if o.Poll <= 0 {
