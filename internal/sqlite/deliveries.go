@@ -51,9 +51,9 @@ func scanDelivery(row scanner, more ...any) (petstore.Delivery, error) {
 func spans(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }, id int64) ([]petstore.Span, error) {
-	rows, err := q.QueryContext(ctx, `SELECT from_seq, to_seq, events_mask, failed_error FROM webhook_spans
+	rows, err := q.QueryContext(ctx, `SELECT from_seq, to_seq, events, failed_error FROM webhook_spans
 		WHERE webhook_id = ?1
-		UNION ALL SELECT span_from, fan_cursor, events_mask, NULL FROM webhooks WHERE id = ?1 AND enabled = 1
+		UNION ALL SELECT span_from, fan_cursor, events, NULL FROM webhooks WHERE id = ?1 AND enabled = 1
 		ORDER BY 1`, id)
 	if err != nil {
 		return nil, err

@@ -38,7 +38,7 @@ const (
 	qEventBySeq = `SELECT ` + eventColumns + ` FROM events WHERE seq = ?`
 
 	qPendingAttempt = `SELECT attempts, fanned FROM deliveries WHERE webhook_id = ? AND event_seq = ? AND status = 'pending'`
-	qEndpointRun    = `SELECT send_window, failing_since, enabled, events_mask FROM webhooks WHERE id = ?`
+	qEndpointRun    = `SELECT send_window, failing_since, enabled, events FROM webhooks WHERE id = ?`
 	qForget         = `DELETE FROM deliveries WHERE webhook_id = ? AND event_seq = ?`
 	// qRecordAttempt records an attempt; the run's first starts its retry horizon.
 	qRecordAttempt = `UPDATE deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?,

@@ -11,7 +11,7 @@ import (
 )
 
 const (
-	webhookColumns = `id, url, description, events_mask, enabled, disabled_reason, secret, previous_secret,
+	webhookColumns = `id, url, description, events, enabled, disabled_reason, secret, previous_secret,
 		previous_secret_expires_at, failing_since, created_at, updated_at`
 	qWebhook = `SELECT ` + webhookColumns + ` FROM webhooks WHERE id = ?`
 )
@@ -62,7 +62,7 @@ func (db *DB) CreateWebhook(ctx context.Context, w petstore.Webhook) (petstore.W
 		if err := petstore.CheckWebhookCount(n); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `INSERT INTO webhooks (url, description, events_mask, enabled, secret,
+		return tx.QueryRowContext(ctx, `INSERT INTO webhooks (url, description, events, enabled, secret,
 			previous_secret, previous_secret_expires_at, created_at, updated_at, fan_cursor, span_from, send_window)
 			VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) FROM events),
 			(SELECT COALESCE(MAX(seq), 0) FROM events), ?) RETURNING id`,
@@ -126,7 +126,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, id int64, change func(petstore.
 		if err := changeSpan(ctx, tx, id, cur.Events, span); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE webhooks SET url = ?, description = ?, events_mask = ?, enabled = ?,
+		_, err = tx.ExecContext(ctx, `UPDATE webhooks SET url = ?, description = ?, events = ?, enabled = ?,
 			disabled_reason = ?, secret = ?, previous_secret = ?, previous_secret_expires_at = ?, failing_since = ?,
 			updated_at = ? WHERE id = ?`,
 			w.URL, w.Description, int64(w.Events), w.Enabled, w.DisabledReason, w.Secret, w.PreviousSecret,
@@ -177,7 +177,7 @@ func changeSpan(ctx context.Context, tx *sql.Tx, id int64, mask petstore.EventMa
 // closeSpan keeps the endpoint's current span (span_from to its cursor, sent with
 // mask) among its past ones and starts the next at the cursor.
 func closeSpan(ctx context.Context, tx *sql.Tx, id int64, mask petstore.EventMask) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_spans (webhook_id, from_seq, to_seq, events_mask)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_spans (webhook_id, from_seq, to_seq, events)
 		SELECT id, span_from, fan_cursor, ? FROM webhooks WHERE id = ? AND fan_cursor > span_from`, int64(mask), id); err != nil {
 		return fmt.Errorf("close span of webhook %d: %w", id, err)
 	}
@@ -193,7 +193,7 @@ func disable(ctx context.Context, tx *sql.Tx, id int64, mask petstore.EventMask,
 	if err := closeSpan(ctx, tx, id, mask); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_spans (webhook_id, from_seq, to_seq, events_mask, failed_error)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_spans (webhook_id, from_seq, to_seq, events, failed_error)
 		SELECT w.id, w.fan_cursor, m.seq, ?, ? FROM webhooks w, (SELECT COALESCE(MAX(seq), 0) AS seq FROM events) m
 		WHERE w.id = ? AND m.seq > w.fan_cursor`, int64(mask), why, id); err != nil {
 		return fmt.Errorf("fail the unsent events of webhook %d: %w", id, err)
