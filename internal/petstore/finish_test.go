@@ -147,3 +147,31 @@ func TestQueueCaps(t *testing.T) {
 		t.Errorf("KeysNeedRoom is wrong at the cap")
 	}
 }
+
+func TestCheckRetry(t *testing.T) {
+	refused := Errorf(EForbidden, "no")
+	anyone := func(Delivery) error { return nil }
+	failed := Delivery{WebhookID: 3, Status: DeliveryFailed}
+	for _, tc := range []struct {
+		name    string
+		d       Delivery
+		enabled bool
+		may     func(Delivery) error
+		retry   bool
+		code    string
+	}{
+		{"a failed delivery of an enabled endpoint is retried", failed, true, anyone, true, ""},
+		{"a pending one is left as it is", Delivery{Status: DeliveryPending}, true, anyone, false, ""},
+		{"one of a disabled endpoint waits for nothing", failed, false, anyone, false, EConflict},
+		{"may decides first", failed, false, func(Delivery) error { return refused }, false, EForbidden},
+	} {
+		retry, err := CheckRetry(tc.d, tc.enabled, tc.may)
+		code := ""
+		if err != nil {
+			code = ErrorCode(err)
+		}
+		if retry != tc.retry || code != tc.code {
+			t.Errorf("%s: CheckRetry = %v, %v", tc.name, retry, err)
+		}
+	}
+}

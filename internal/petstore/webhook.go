@@ -177,6 +177,20 @@ func (p Principal) CheckResend(d Delivery) error {
 	return LacksEventScope(d.EventType.Scope(), d.EventType)
 }
 
+// CheckRetry decides whether a retry by hand makes delivery d, of an endpoint
+// enabled or not, pending again: may decides first whether the caller may have it
+// sent again (its error is returned); a pending one is left as it is (false, nil);
+// one of a disabled endpoint is EConflict, as it would wait for the endpoint forever.
+func CheckRetry(d Delivery, enabled bool, may func(Delivery) error) (bool, error) {
+	if err := may(d); err != nil || d.Status == DeliveryPending {
+		return false, err
+	}
+	if !enabled {
+		return false, WebhookDisabled(d.WebhookID)
+	}
+	return true, nil
+}
+
 // Secrets lists the secrets that sign a delivery at now: the current one, and the
 // previous one while its overlap lasts.
 func (w Webhook) Secrets(now time.Time) []string {
@@ -391,15 +405,6 @@ func MergeDeliveries(a, b []Delivery, n int) []Delivery {
 		}
 	}
 	return out
-}
-
-// ByWebhook groups attempt results by endpoint, each group in the order given.
-func ByWebhook(results []AttemptResult) map[int64][]AttemptResult {
-	m := make(map[int64][]AttemptResult)
-	for _, r := range results {
-		m[r.WebhookID] = append(m[r.WebhookID], r)
-	}
-	return m
 }
 
 // Run is an endpoint's state after a batch of attempt results.

@@ -191,11 +191,8 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 		if err != nil {
 			return err
 		}
-		if err := may(d); err != nil || d.Status == petstore.DeliveryPending {
+		if retry, err := petstore.CheckRetry(d, enabled, may); !retry {
 			return err
-		}
-		if !enabled {
-			return petstore.WebhookDisabled(webhookID)
 		}
 		if fromSpan {
 			_, err = tx.Exec(ctx, `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at, retry_since,

@@ -210,11 +210,8 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 		if err != nil {
 			return err
 		}
-		if err := may(d); err != nil || d.Status == petstore.DeliveryPending {
+		if retry, err := petstore.CheckRetry(d, w.Enabled, may); !retry {
 			return err
-		}
-		if !w.Enabled {
-			return petstore.WebhookDisabled(webhookID)
 		}
 		at := formatTime(now)
 		if fromSpan {
