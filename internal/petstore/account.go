@@ -202,6 +202,11 @@ func CheckRoleGrant(email string, hasPassword bool, role Role) error {
 // MaxKeysPerAccount is how many live (not revoked) API keys an account may hold.
 const MaxKeysPerAccount = 25
 
+// KeysNeedRoom reports whether an account that holds live keys must make room
+// before it is given one more: its keys that expired are then revoked (each with its
+// event), and CheckKeyCount applies the cap to what is left.
+func KeysNeedRoom(live int) bool { return live >= MaxKeysPerAccount }
+
 // CheckKeyCount applies the cap on live keys to an account that holds live of them
 // and wants one more.
 func CheckKeyCount(live int) error {

@@ -57,6 +57,53 @@ func (w Webhook) SetEnabled(on bool) Webhook {
 	return w
 }
 
+// Created is w as the store adds it at now: enabled, with no run of failures.
+func (w Webhook) Created(now time.Time) Webhook {
+	w.Enabled, w.DisabledReason, w.FailingSince = true, "", nil
+	w.CreatedAt, w.UpdatedAt = now, now
+	return w
+}
+
+// SpanChange is what a change of an endpoint does to its spans and its cursor.
+type SpanChange int
+
+// The span changes of Webhook.Changed.
+const (
+	// SpanKept: the current span goes on.
+	SpanKept SpanChange = iota
+	// SpanRestarted: enabled again, the endpoint starts a span at the feed's end
+	// (events written while it was disabled are not its) with the default window.
+	SpanRestarted
+	// SpanFailed: disabled, its pending deliveries and the events after its cursor
+	// fail (DisabledByAdmin), kept as a failed span up to the feed's end.
+	SpanFailed
+	// SpanClosed: a new subscription closes the span sent with the old one.
+	SpanClosed
+)
+
+// Changed is w, which a change made of cur, as the store saves it at now, and what
+// the change does to its spans. The id and creation date stay; enabled again (by
+// whatever change, as SetEnabled does), it forgets why it was disabled and its run
+// of failures; an enabled endpoint has no reason to be disabled.
+func (w Webhook) Changed(cur Webhook, now time.Time) (Webhook, SpanChange) {
+	w.ID, w.CreatedAt, w.UpdatedAt = cur.ID, cur.CreatedAt, now
+	if w.Enabled {
+		was := w
+		was.Enabled = cur.Enabled
+		w = was.SetEnabled(true)
+		w.DisabledReason = ""
+	}
+	switch {
+	case w.Enabled && !cur.Enabled:
+		return w, SpanRestarted
+	case !w.Enabled && cur.Enabled:
+		return w, SpanFailed
+	case w.Enabled && w.Events != cur.Events:
+		return w, SpanClosed
+	}
+	return w, SpanKept
+}
+
 // PendingTypes reads the types of an endpoint's pending deliveries: those its URL
 // will be sent, whatever it subscribes to now (retries of events sent under an older
 // subscription). UpdateWebhook gives its change one, which reads them in the
@@ -130,6 +177,20 @@ func (p Principal) CheckResend(d Delivery) error {
 	return LacksEventScope(d.EventType.Scope(), d.EventType)
 }
 
+// CheckRetry decides whether a retry by hand makes delivery d, of an endpoint
+// enabled or not, pending again: may decides first whether the caller may have it
+// sent again (its error is returned); a pending one is left as it is (false, nil);
+// one of a disabled endpoint is EConflict, as it would wait for the endpoint forever.
+func CheckRetry(d Delivery, enabled bool, may func(Delivery) error) (bool, error) {
+	if err := may(d); err != nil || d.Status == DeliveryPending {
+		return false, err
+	}
+	if !enabled {
+		return false, WebhookDisabled(d.WebhookID)
+	}
+	return true, nil
+}
+
 // Secrets lists the secrets that sign a delivery at now: the current one, and the
 // previous one while its overlap lasts.
 func (w Webhook) Secrets(now time.Time) []string {
@@ -183,8 +244,26 @@ type Delivery struct {
 // cost the dispatcher a claim and the store a cursor; tens are what a shop needs.
 const MaxWebhooks = 100
 
+// CheckWebhookCount applies MaxWebhooks to a store that keeps n endpoints and
+// adds one.
+func CheckWebhookCount(n int) error {
+	if n >= MaxWebhooks {
+		return TooManyWebhooks()
+	}
+	return nil
+}
+
 // MaxPendingTests is how many test deliveries an endpoint may have pending at once.
 const MaxPendingTests = 10
+
+// CheckPendingTests applies MaxPendingTests to endpoint id, which has pending test
+// deliveries pending, and is sent one more.
+func CheckPendingTests(id int64, pending int) error {
+	if pending >= MaxPendingTests {
+		return TooManyTests(id)
+	}
+	return nil
+}
 
 // DefaultDeliveryWindow is how many deliveries one endpoint is sent at once at most,
 // unless the operator says otherwise; MaxDeliveryWindow bounds what the operator may
@@ -326,15 +405,6 @@ func MergeDeliveries(a, b []Delivery, n int) []Delivery {
 		}
 	}
 	return out
-}
-
-// ByWebhook groups attempt results by endpoint, each group in the order given.
-func ByWebhook(results []AttemptResult) map[int64][]AttemptResult {
-	m := make(map[int64][]AttemptResult)
-	for _, r := range results {
-		m[r.WebhookID] = append(m[r.WebhookID], r)
-	}
-	return m
 }
 
 // Run is an endpoint's state after a batch of attempt results.

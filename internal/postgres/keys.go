@@ -36,7 +36,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			return nil, err
 		}
 		var revoked []petstore.Event
-		if live >= petstore.MaxKeysPerAccount {
+		if petstore.KeysNeedRoom(live) {
 			// Keys that expired make room: they are revoked, each with its event.
 			if revoked, err = revokeKeys(ctx, tx, now, k.AccountID, keySet{expired: true}, k.By); err != nil {
 				return nil, err

@@ -31,7 +31,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 		if err != nil {
 			return err
 		}
-		if live >= petstore.MaxKeysPerAccount {
+		if petstore.KeysNeedRoom(live) {
 			// Keys that expired make room: they are revoked, each with its event.
 			n, q, err := db.revokeKeys(ctx, tx, k.AccountID, keySet{expired: true}, k.By)
 			if err != nil {
