@@ -75,11 +75,11 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	if err != nil {
 		return err
 	}
-	for i := range out {
-		out[i].Value, out[i].Err = batch.Answer(i)
-	}
 	if queued {
 		db.wake()
+	}
+	for i := range out {
+		out[i].Value, out[i].Err = batch.Answer(i)
 	}
 	return nil
 }
