@@ -37,10 +37,12 @@ type DB struct {
 	pool *pgxpool.Pool
 	// placers gather concurrent orders into batches (placeOrders), each for a share
 	// of the pets, so that batches of different pets run side by side.
-	placers      []*groupcommit.Batcher[petstore.NewOrder, petstore.PlacedOrder]
-	now          func() time.Time
-	beforeCommit func() error
-	wakeHook     func()
+	placers  []*groupcommit.Batcher[petstore.NewOrder, petstore.PlacedOrder]
+	now      func() time.Time
+	wakeHook func()
+	// commit is a batch of orders' second round trip: sendWrites, which tests replace
+	// to hold or fail a batch before its COMMIT (SetBeforeCommitForTest).
+	commit func(ctx context.Context, conn *pgx.Conn, w *pgx.Batch) (pgconn.CommandTag, error)
 	// currency is the shop's (see Currency).
 	currency atomic.Pointer[string]
 	// claimTurn rotates the endpoint a claim serves first.
@@ -58,7 +60,7 @@ const DefaultMaxBatch = 128
 const batchTimeout = 10 * time.Second
 
 // Options tune a DB. The zero value is what the service runs with; tests set the
-// clock and make commits fail.
+// clock (and hold or fail batches of orders with SetBeforeCommitForTest).
 type Options struct {
 	// Now is the store's clock; time.Now when nil.
 	Now func() time.Time
@@ -67,12 +69,8 @@ type Options struct {
 	// Loops is the number of placement loops, each placing the orders of a share of
 	// the pets; when 0, half the pool's connections (at least one).
 	Loops int
-	// BeforeCommit, when set, runs before each batch of orders commits; an error
-	// fails the batch as a failed commit would.
-	BeforeCommit func() error
-	// WakeDispatcher, when set, is called after a commit that gave the webhook
-	// dispatcher work (events an enabled endpoint may want, a test event, a retry by
-	// hand), so that a
+	// WakeDispatcher, when set, is called after a commit that made deliveries due
+	// (events with subscribed endpoints, a test event, a retry by hand), so that a
 	// dispatcher in the process can start on them without waiting for its next poll.
 	// It is called on the committing goroutine and must not block.
 	WakeDispatcher func()
@@ -121,7 +119,7 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	if o.Loops == 0 {
 		o.Loops = max(1, int(cfg.MaxConns)/2)
 	}
-	db := &DB{pool: pool, now: o.Now, beforeCommit: o.BeforeCommit, wakeHook: o.WakeDispatcher,
+	db := &DB{pool: pool, now: o.Now, wakeHook: o.WakeDispatcher, commit: sendWrites,
 		purgeChunk: purgeChunk, purged: func(int64) {}}
 	if err := db.loadCurrency(ctx); err != nil {
 		pool.Close()

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -49,6 +50,28 @@ func (db *DB) HoldEventsForTest(ctx context.Context, events []petstore.Event, wr
 		<-release
 		return nil, nil
 	})
+}
+
+// SetBeforeCommitForTest makes every batch of orders run hook between its writes
+// and its COMMIT, which then goes on its own rather than in the writes' pipeline:
+// the batch holds its locks and its writes, uncommitted, while hook runs, and an
+// error from hook fails the batch as a failed commit would (it is rolled back).
+func SetBeforeCommitForTest(db *DB, hook func() error) {
+	db.commit = func(ctx context.Context, conn *pgx.Conn, w *pgx.Batch) (last pgconn.CommandTag, err error) {
+		if n := w.Len(); n > 0 {
+			err = readBatch(conn.SendBatch(ctx, w), func(br pgx.BatchResults) error {
+				last, err = readWrites(br, n)
+				return err
+			})
+		}
+		if err == nil {
+			err = hook()
+		}
+		if err == nil {
+			err = committed(conn.Exec(ctx, "COMMIT"))
+		}
+		return last, err
+	}
 }
 
 // SetPurgeChunkForTest makes purges delete n rows at a time and report each full

@@ -108,7 +108,7 @@ func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, [
 // pet's row lock, so that the status change is checked by CheckStatusChange against
 // the status the pet really has (an order in another process may have just made it
 // pending). The category is checked by the foreign key. The stock is not touched.
-// A new status writes pet.status_changed.
+// Its events are RevisedEvents' (a new status writes pet.status_changed).
 func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetFields) (petstore.PetFields, error)) (petstore.Pet, error) {
 	var pet petstore.Pet
 	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {

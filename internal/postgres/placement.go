@@ -20,7 +20,9 @@ import (
 // round trips, whatever its size.
 //
 //  1. BEGIN; lock every pet the batch names, in id order (so that batches of several
-//     processes cannot deadlock), reading their state; read the records of the
+//     processes never wait on each other's pets in a cycle; the locks taken after,
+//     on Idempotency-Key and sales rows, can still meet one, and placeOrders runs a
+//     batch that does, 40P01, again), reading their state; read the records of the
 //     batch's Idempotency-Keys; draw an order id per request from the sequence.
 //  2. Write each changed pet once, insert the placed orders, record the keys (in key
 //     order), write the events (an order.placed per order, the stock events of each
@@ -92,7 +94,8 @@ func (db *DB) placeOrders(ctx context.Context, reqs []petstore.NewOrder, out []g
 }
 
 // placeBatch runs one batch's transaction (see above) and answers every request in
-// out.
+// out: its first round trip (lockBatch), PlanOrders, its second (queueWrites, then
+// commitBatch).
 func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []groupcommit.Outcome[petstore.PlacedOrder]) error {
 	pc, err := db.pool.Acquire(ctx)
 	if err != nil {
@@ -100,116 +103,208 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	}
 	defer pc.Release()
 	conn := pc.Conn()
-	// BEGIN and COMMIT are sent by hand, in the pipelines. Whatever ends the function
-	// before the commit (an error, a panic) rolls back here; a connection still in a
-	// transaction after that is not returned to the pool but closed (pgxpool checks),
-	// which also rolls back.
-	defer func() {
-		if conn.PgConn().TxStatus() != 'I' {
-			// Briefly: a connection that cannot even roll back is closed by the pool
-			// (it is still in a transaction), which rolls back too.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-			defer cancel()
-			conn.Exec(rctx, "ROLLBACK")
-		}
-	}()
+	// BEGIN and COMMIT are sent by hand, in the pipelines.
+	defer rollbackUnlessIdle(ctx, conn)
+	st, err := db.lockBatch(ctx, conn, reqs)
+	if err != nil {
+		return err
+	}
+	batch := petstore.PlanOrders(reqs, st.pets, st.catalog, st.records, timestamp(db.now()), db.Currency())
+	w, err := queueWrites(reqs, &batch, st)
+	if err != nil {
+		return err
+	}
+	wanted, err := db.commitBatch(ctx, conn, w)
+	if err != nil {
+		return err
+	}
+	for i := range out {
+		out[i].Value, out[i].Err = batch.Answer(i)
+	}
+	if wanted {
+		db.wake()
+	}
+	return nil
+}
 
+// rollbackUnlessIdle ends a transaction that a batch left open: whatever ends
+// placeBatch before the commit (an error, a panic) rolls back here. A connection still
+// in a transaction after that is not returned to the pool but closed (pgxpool checks),
+// which also rolls back.
+func rollbackUnlessIdle(ctx context.Context, conn *pgx.Conn) {
+	if conn.PgConn().TxStatus() == 'I' {
+		return
+	}
+	// Briefly: a connection that cannot even roll back is closed by the pool (it is
+	// still in a transaction), which rolls back too.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	conn.Exec(rctx, "ROLLBACK")
+}
+
+// batchState is what a batch reads before PlanOrders decides: the pets it names and
+// the records of its keys (and here, an order id per request).
+type batchState struct {
+	pets    map[int64]petstore.PetState // as locked; PlanOrders changes them in place
+	before  map[int64]petstore.PetState // as locked, for the events
+	catalog map[int64]petstore.Pet      // as locked, for PlanOrders and the events
+	records map[petstore.KeyRef]petstore.IdempotencyRecord
+	ids     []int64
+}
+
+// lockBatch is a batch's first round trip: BEGIN, lock and read the pets, read the
+// keys' records, draw the order ids.
+func (db *DB) lockBatch(ctx context.Context, conn *pgx.Conn, reqs []petstore.NewOrder) (batchState, error) {
 	petIDs := make([]int64, 0, len(reqs))
-	var refs []petstore.KeyRef
+	var accounts []int64
+	var keys []string
 	for _, r := range reqs {
 		petIDs = append(petIDs, r.PetID)
 		if r.Idempotency != nil {
-			refs = append(refs, r.Idempotency.Ref())
+			ref := r.Idempotency.Ref()
+			accounts, keys = append(accounts, ref.AccountID), append(keys, ref.Key)
 		}
 	}
 	slices.Sort(petIDs)
 	petIDs = slices.Compact(petIDs)
-
-	// Round trip 1: begin, lock and read the pets, read the keys, draw order ids.
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(qLockPets, petIDs)
-	if len(refs) > 0 {
-		accounts, keys := make([]int64, len(refs)), make([]string, len(refs))
-		for i, ref := range refs {
-			accounts[i], keys[i] = ref.AccountID, ref.Key
-		}
+	if len(keys) > 0 {
 		b.Queue(qIdempotencyRecords, accounts, keys)
 	}
 	b.Queue(qOrderIDs, len(reqs))
-	pets := make(map[int64]petstore.PetState, len(petIDs))
-	// The pets and their states as locked, for their events: PlanOrders changes pets
-	// in place.
-	locked := make(map[int64]petstore.Pet, len(petIDs))
-	before := make(map[int64]petstore.PetState, len(petIDs))
-	var records map[petstore.KeyRef]petstore.IdempotencyRecord
-	ids := make([]int64, 0, len(reqs))
-	err = readBatch(conn.SendBatch(ctx, b), func(br pgx.BatchResults) error {
+	st := batchState{
+		pets:    make(map[int64]petstore.PetState, len(petIDs)),
+		before:  make(map[int64]petstore.PetState, len(petIDs)),
+		catalog: make(map[int64]petstore.Pet, len(petIDs)),
+		ids:     make([]int64, 0, len(reqs)),
+	}
+	// A query's error is its rows' too (rows.Err).
+	err := readBatch(conn.SendBatch(ctx, b), func(br pgx.BatchResults) error {
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
 		rows, _ := br.Query()
-		for rows.Next() {
-			var (
-				p      petstore.Pet
-				st     petstore.PetState
-				status string
-			)
-			if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &st.Stock, &st.OpenOrders, &st.Held, &st.Orders, &p.Price); err != nil {
-				return fmt.Errorf("lock pets: %w", err)
-			}
-			st.Status = petstore.PetStatus(status)
-			p.Status, p.Stock = st.Status, st.Stock
-			pets[p.ID], locked[p.ID], before[p.ID] = st, p, st
+		if err := st.scanPets(rows); err != nil {
+			return err
 		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("lock pets: %w", err)
-		}
-		if len(refs) > 0 {
+		if len(keys) > 0 {
 			rows, _ := br.Query()
-			for rows.Next() {
-				ref, rec, err := scanIdempotencyRecord(rows)
-				if err != nil {
-					return err
-				}
-				if records == nil {
-					records = make(map[petstore.KeyRef]petstore.IdempotencyRecord)
-				}
-				if rec.Order != nil {
-					rec.Order.Currency = db.Currency()
-				}
-				records[ref] = rec
-			}
-			if err := rows.Err(); err != nil {
-				return fmt.Errorf("read idempotency keys: %w", err)
+			if err := st.scanRecords(rows, db.Currency()); err != nil {
+				return err
 			}
 		}
 		rows, _ = br.Query()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return fmt.Errorf("draw order ids: %w", err)
-			}
-			ids = append(ids, id)
-		}
-		return rows.Err()
+		return st.scanOrderIDs(rows)
 	})
-	if err != nil {
-		return err
-	}
+	return st, err
+}
 
-	batch := petstore.PlanOrders(reqs, pets, locked, records, timestamp(db.now()), db.Currency())
-
-	// Round trip 2: the writes, and COMMIT.
-	w := &pgx.Batch{}
-	if n := len(batch.Changed); n > 0 {
-		statuses, stocks, open, held, orders := make([]string, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-		for i, id := range batch.Changed {
-			st := batch.Pets[id]
-			statuses[i], stocks[i], open[i], held[i], orders[i] = string(st.Status), int32(st.Stock), int32(st.OpenOrders), int32(st.Held), int32(st.Orders)
+// scanPets reads the rows of qLockPets.
+func (st *batchState) scanPets(rows pgx.Rows) error {
+	for rows.Next() {
+		var (
+			p      petstore.Pet
+			s      petstore.PetState
+			status string
+		)
+		if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &s.Stock, &s.OpenOrders, &s.Held, &s.Orders, &p.Price); err != nil {
+			return fmt.Errorf("lock pets: %w", err)
 		}
-		w.Queue(qSavePets, batch.Changed, statuses, stocks, open, held, orders)
+		s.Status = petstore.PetStatus(status)
+		p.Status, p.Stock = s.Status, s.Stock
+		st.pets[p.ID], st.catalog[p.ID], st.before[p.ID] = s, p, s
 	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("lock pets: %w", err)
+	}
+	return nil
+}
+
+// scanRecords reads the rows of qIdempotencyRecords; their orders are in currency,
+// the shop's, which every order is in.
+func (st *batchState) scanRecords(rows pgx.Rows, currency string) error {
+	for rows.Next() {
+		ref, rec, err := scanIdempotencyRecord(rows)
+		if err != nil {
+			return err
+		}
+		if st.records == nil {
+			st.records = make(map[petstore.KeyRef]petstore.IdempotencyRecord)
+		}
+		if rec.Order != nil {
+			rec.Order.Currency = currency
+		}
+		st.records[ref] = rec
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read idempotency keys: %w", err)
+	}
+	return nil
+}
+
+// scanOrderIDs reads the rows of qOrderIDs.
+func (st *batchState) scanOrderIDs(rows pgx.Rows) error {
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return fmt.Errorf("draw order ids: %w", err)
+		}
+		st.ids = append(st.ids, id)
+	}
+	return rows.Err()
+}
+
+// batchWrites are a batch's second round trip but its COMMIT: its writes, in order.
+type batchWrites struct {
+	pgx.Batch
+	// events tells that the last write is the events' (qInsertEvents), whose command
+	// tag says whether an endpoint may want them.
+	events bool
+	// orders are the ids of the orders placed, to look for when the outcome of the
+	// COMMIT is unknown.
+	orders []int64
+}
+
+// queueWrites queues what PlanOrders decided: each changed pet once, the placed
+// orders and their sales, the keys (in key order), and the events, last.
+func queueWrites(reqs []petstore.NewOrder, batch *petstore.OrderBatch, st batchState) (*batchWrites, error) {
+	w := &batchWrites{}
+	queuePets(&w.Batch, batch)
+	w.orders = queueOrders(&w.Batch, batch, st.ids)
+	if err := queueKeys(&w.Batch, reqs, batch, st.records); err != nil {
+		return nil, err
+	}
+	// The events go last, so that their result is the last of the writes.
+	if events := batch.Events(st.before, st.catalog); len(events) > 0 {
+		args, err := eventArgs(events)
+		if err != nil {
+			return nil, err
+		}
+		w.Queue(qInsertEvents, args...)
+		w.events = true
+	}
+	return w, nil
+}
+
+// queuePets writes each pet the batch changed, in one statement.
+func queuePets(w *pgx.Batch, batch *petstore.OrderBatch) {
+	n := len(batch.Changed)
+	if n == 0 {
+		return
+	}
+	statuses, stocks, open, held, orders := make([]string, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+	for i, id := range batch.Changed {
+		st := batch.Pets[id]
+		statuses[i], stocks[i], open[i], held[i], orders[i] = string(st.Status), int32(st.Stock), int32(st.OpenOrders), int32(st.Held), int32(st.Orders)
+	}
+	w.Queue(qSavePets, batch.Changed, statuses, stocks, open, held, orders)
+}
+
+// queueOrders gives the placed orders their ids (ids[i] is request i's) and inserts
+// them, with their sales; it returns their ids.
+func queueOrders(w *pgx.Batch, batch *petstore.OrderBatch, ids []int64) []int64 {
 	var o orderRows
 	for i := range batch.Plans {
 		if p := &batch.Plans[i]; p.Outcome == petstore.Place {
@@ -221,9 +316,13 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 		w.Queue(qInsertOrders, o.ids, o.pets, o.accounts, o.qty, o.ships, o.created, o.prices, o.names, o.categories)
 		queueSales(w, batch.Sales())
 	}
-	events := batch.Events(before, locked)
-	// Keys are recorded in key order, so that two batches recording the same keys
-	// wait for each other in one order only.
+	return o.ids
+}
+
+// queueKeys records the keys whose result the batch records, in key order, so that
+// two batches recording the same keys wait for each other in one order only. A key
+// used afresh after a day replaces its old record, if no one else replaced it.
+func queueKeys(w *pgx.Batch, reqs []petstore.NewOrder, batch *petstore.OrderBatch, records map[petstore.KeyRef]petstore.IdempotencyRecord) error {
 	var recorded []int
 	for i := range batch.Plans {
 		if batch.Plans[i].Record {
@@ -238,7 +337,6 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	for _, i := range recorded {
 		ref := reqs[i].Idempotency.Ref()
 		if old, ok := records[ref]; ok {
-			// Used afresh after a day: the old record goes, if no one else replaced it.
 			expired.accounts = append(expired.accounts, ref.AccountID)
 			expired.keys = append(expired.keys, ref.Key)
 			expired.created = append(expired.created, old.CreatedAt)
@@ -253,67 +351,53 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	if len(fresh.keys) > 0 {
 		fresh.queue(w)
 	}
-	// The events go last, so that their result is the last of the writes.
-	if len(events) > 0 {
-		args, err := eventArgs(events)
-		if err != nil {
-			return err
-		}
-		w.Queue(qInsertEvents, args...)
-	}
-	writes := w.Len()
-	var queued int64
-	// With a BeforeCommit hook (tests), COMMIT waits for the hook's word.
-	commit := db.beforeCommit == nil
-	if commit {
-		w.Queue("COMMIT")
-	}
-	// The writes and the commit get a budget of their own: the batch's may be nearly
-	// spent by waiting for the pets' locks, and a commit cut short is one whose outcome
-	// nobody knows.
+	return nil
+}
+
+// commitBatch sends the writes and the COMMIT (db.commit, sendWrites but in tests)
+// and reports whether the commit made deliveries due. The writes and the commit get a
+// budget of their own: the batch's may be nearly spent by waiting for the pets'
+// locks, and a commit cut short is one whose outcome nobody knows.
+func (db *DB) commitBatch(ctx context.Context, conn *pgx.Conn, w *batchWrites) (wanted bool, err error) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
 	defer cancel()
-	if w.Len() > 0 {
-		err = readBatch(conn.SendBatch(wctx, w), func(br pgx.BatchResults) error {
-			for range writes {
-				tag, err := br.Exec()
-				if err != nil {
-					return writeError(err)
-				}
-				queued = tag.RowsAffected() // the events' statement's, when it is last
-			}
-			if len(events) == 0 {
-				queued = 0
-			}
-			if commit {
-				return committed(br.Exec())
-			}
-			return nil
-		})
-	}
-	if err == nil && db.beforeCommit != nil {
-		if err = db.beforeCommit(); err != nil {
-			return err
-		}
-		err = committed(conn.Exec(wctx, "COMMIT"))
-	}
+	last, err := db.commit(wctx, conn, &w.Batch)
+	wanted = w.events && last.RowsAffected() > 0
 	if err != nil && outcomeUnknown(err) {
 		// The connection failed after the COMMIT may have reached the server: look.
-		if ok, verr := db.ordersExist(o.ids); verr != nil || !ok {
-			return err
+		if ok, verr := db.ordersExist(w.orders); verr != nil || !ok {
+			return false, err
 		}
 		err = nil
 	}
-	if err != nil {
-		return err
+	return wanted, err
+}
+
+// sendWrites is a batch's second round trip: its writes and COMMIT, in one pipeline.
+// It returns the last write's command tag.
+func sendWrites(ctx context.Context, conn *pgx.Conn, w *pgx.Batch) (last pgconn.CommandTag, err error) {
+	n := w.Len()
+	w.Queue("COMMIT")
+	err = readBatch(conn.SendBatch(ctx, w), func(br pgx.BatchResults) error {
+		if last, err = readWrites(br, n); err != nil {
+			return err
+		}
+		return committed(br.Exec())
+	})
+	return last, err
+}
+
+// readWrites reads the results of a batch's n writes and returns the last one's tag.
+func readWrites(br pgx.BatchResults, n int) (pgconn.CommandTag, error) {
+	var last pgconn.CommandTag
+	for range n {
+		tag, err := br.Exec()
+		if err != nil {
+			return pgconn.CommandTag{}, writeError(err)
+		}
+		last = tag
 	}
-	for i := range out {
-		out[i].Value, out[i].Err = batch.Answer(i)
-	}
-	if queued > 0 {
-		db.wake()
-	}
-	return nil
+	return last, nil
 }
 
 // commitTimeout bounds the second round trip of a batch, the writes and the commit.

@@ -23,11 +23,14 @@ import (
 func TestStore(t *testing.T) {
 	url := pgtest.URL(t)
 	storetest.Run(t, func(t *testing.T, h storetest.Hooks) petstore.Store {
-		o := postgres.Options{Now: h.Now, BeforeCommit: h.BeforeCommit}
+		o := postgres.Options{Now: h.Now}
 		if h.BeforeCommit != nil {
 			o.Loops = 1 // see storetest.Hooks
 		}
 		db := pgtest.OpenWith(t, url, o)
+		if h.BeforeCommit != nil {
+			postgres.SetBeforeCommitForTest(db, h.BeforeCommit)
+		}
 		postgres.SetPurgeChunkForTest(db, h.PurgeChunk, h.Purged)
 		return db
 	})
@@ -247,10 +250,11 @@ func TestAConnectionEndedByTheServerIsUnavailableAndTheStoreRecovers(t *testing.
 	app := fmt.Sprintf("petstore_terminate_test_%d", time.Now().UnixNano()) // its own: other runs may share the server
 	held, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	db := pgtest.OpenWith(t, base+sep+"application_name="+app, postgres.Options{BeforeCommit: func() error {
+	db := pgtest.OpenWith(t, base+sep+"application_name="+app, postgres.Options{})
+	postgres.SetBeforeCommitForTest(db, func() error {
 		once.Do(func() { close(held); <-release })
 		return nil
-	}})
+	})
 	ctx := context.Background()
 	account, pet := setUpPet(t, db, 5)
 	errc := make(chan error, 1)

@@ -157,24 +157,21 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 // TakeOverAccount removes an account's password and revokes its keys, with an
 // api_key.revoked event per key, made by the operator.
 func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
-	var wanted bool
-	err := db.update(ctx, func(tx *sql.Tx) error {
+	err := db.updateWithEvents(ctx, func(tx *sql.Tx) ([]petstore.Event, error) {
 		var id int64
 		err := tx.QueryRowContext(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = ? RETURNING id`,
 			petstore.EmailKey(email)).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
-			return petstore.EmailNotFound()
+			return nil, petstore.EmailNotFound()
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		_, wanted, err = db.revokeKeys(ctx, tx, id, keySet{}, petstore.Actor{})
-		return err
+		return revokeKeys(ctx, tx, db.now().UTC(), id, keySet{}, petstore.Actor{})
 	})
 	if err != nil {
 		return fmt.Errorf("take over account: %w", err)
 	}
-	db.wakeDispatcher(wanted)
 	return nil
 }
 

@@ -51,15 +51,12 @@ const DefaultMaxBatch = 128
 const batchTimeout = 10 * time.Second
 
 // Options tune a DB. The zero value is what the service runs with; tests set the
-// clock and make commits fail.
+// clock (and hold or fail batches of orders with SetBeforeCommitForTest).
 type Options struct {
 	// Now is the store's clock; time.Now when nil.
 	Now func() time.Time
 	// MaxBatch bounds how many orders share one transaction; DefaultMaxBatch when 0.
 	MaxBatch int
-	// BeforeCommit, when set, runs before each batch of orders commits; an error
-	// fails the batch as a failed commit would.
-	BeforeCommit func() error
 	// PetCacheTTL bounds how long a pet read by id is served from memory (see
 	// petCache); DefaultPetCacheTTL when 0, no cache when negative.
 	PetCacheTTL time.Duration
@@ -81,11 +78,13 @@ type DB struct {
 	readStmts  stmtCache
 
 	// placer gathers concurrent orders into batches (placeOrders).
-	placer       *groupcommit.Batcher[petstore.NewOrder, petstore.PlacedOrder]
-	pets         *petCache
-	now          func() time.Time
+	placer   *groupcommit.Batcher[petstore.NewOrder, petstore.PlacedOrder]
+	pets     *petCache
+	now      func() time.Time
+	wakeHook func()
+	// beforeCommit runs last in each batch of orders' transaction: nothing, but in
+	// tests that hold or fail a batch before its commit (SetBeforeCommitForTest).
 	beforeCommit func() error
-	wakeHook     func()
 	// currency is the shop's (see Currency).
 	currency atomic.Pointer[string]
 	// claimTurn rotates the endpoint a claim serves first.
@@ -159,7 +158,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	if o.PetCacheTTL == 0 {
 		o.PetCacheTTL = DefaultPetCacheTTL
 	}
-	db := &DB{write: write, read: read, now: o.Now, beforeCommit: o.BeforeCommit, wakeHook: o.WakeDispatcher,
+	db := &DB{write: write, read: read, now: o.Now, wakeHook: o.WakeDispatcher, beforeCommit: func() error { return nil },
 		purgeChunk: purgeChunk, purged: func(int64) {}, writeStmts: make(map[string]*sql.Stmt),
 		pets: newPetCache(o.PetCacheTTL)}
 	db.readStmts.db = read

@@ -231,7 +231,7 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 		return petstore.Delivery{}, fmt.Errorf("retry delivery: %w", err)
 	}
 	if d.Status == petstore.DeliveryPending {
-		db.wakeDispatcher(true)
+		db.wake()
 	}
 	return d, nil
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// The outbox: a change writes its events in its own write transaction (record), and
-// nothing per endpoint: the dispatcher's claims fan them out (webhooks.go). The single
-// writer commits events in seq order, so the feed and the endpoints' cursors page by
-// seq without a gap.
+// The outbox: a change writes its events in its own write transaction
+// (updateWithEvents, writeEvents), and nothing per endpoint: the dispatcher's claims
+// fan them out (webhooks.go). The single writer commits events in seq order, so the
+// feed and the endpoints' cursors page by seq without a gap.
 
 const (
 	qInsertEvent = `INSERT INTO events (id, type, created_at, data, webhook_id) VALUES (?, ?, ?, ?, ?)`
@@ -21,9 +21,28 @@ const (
 	qAnyWebhook = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE enabled = 1)`
 )
 
-// record writes events in tx. It reports whether an endpoint may want them, for the
-// caller to wake the dispatcher once the transaction commits.
-func (db *DB) record(ctx context.Context, tx *sql.Tx, events []petstore.Event) (wanted bool, err error) {
+// updateWithEvents is update for a change that makes events: fn returns them, and
+// they are written in its transaction. A commit of events that an enabled endpoint
+// may want calls WakeDispatcher.
+func (db *DB) updateWithEvents(ctx context.Context, fn func(tx *sql.Tx) ([]petstore.Event, error)) error {
+	var wanted bool
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		events, err := fn(tx)
+		if err != nil {
+			return err
+		}
+		wanted, err = db.writeEvents(ctx, tx, events)
+		return err
+	})
+	if err == nil && wanted {
+		db.wake()
+	}
+	return err
+}
+
+// writeEvents writes events in tx. It reports whether an enabled endpoint may want
+// them, for the caller to wake the dispatcher once the transaction commits.
+func (db *DB) writeEvents(ctx context.Context, tx *sql.Tx, events []petstore.Event) (wanted bool, err error) {
 	if len(events) == 0 {
 		return false, nil
 	}
@@ -34,10 +53,10 @@ func (db *DB) record(ctx context.Context, tx *sql.Tx, events []petstore.Event) (
 	for _, e := range events {
 		data, err := petstore.MarshalEventData(e)
 		if err != nil {
-			return false, err
+			return false, fmt.Errorf("write events: %w", err)
 		}
 		if _, err := ins.ExecContext(ctx, e.ID, string(e.Type), formatTime(e.CreatedAt), string(data), nil); err != nil {
-			return false, fmt.Errorf("record event %s: %w", e.Type, err)
+			return false, fmt.Errorf("write event %s: %w", e.Type, err)
 		}
 	}
 	listening, err := db.txStmt(ctx, tx, qAnyWebhook)
@@ -45,14 +64,14 @@ func (db *DB) record(ctx context.Context, tx *sql.Tx, events []petstore.Event) (
 		return false, err
 	}
 	if err := listening.QueryRowContext(ctx).Scan(&wanted); err != nil {
-		return false, fmt.Errorf("record events: %w", err)
+		return false, fmt.Errorf("write events: %w", err)
 	}
 	return wanted, nil
 }
 
-// wakeDispatcher wakes the dispatcher after a commit that gave it work (work).
-func (db *DB) wakeDispatcher(work bool) {
-	if work && db.wakeHook != nil {
+// wake tells the dispatcher that deliveries are due.
+func (db *DB) wake() {
+	if db.wakeHook != nil {
 		db.wakeHook()
 	}
 }

@@ -79,28 +79,23 @@ func (db *DB) Inventories(ctx context.Context, f petstore.InventoryFilter, p pet
 // SetInventory sets a pet's stock under PetState.Restock, which may change its status.
 func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (petstore.InventoryItem, error) {
 	defer db.pets.forget(petID)
-	var (
-		st     petstore.PetState
-		wanted bool
-	)
-	err := db.update(ctx, func(tx *sql.Tx) error {
+	var st petstore.PetState
+	err := db.updateWithEvents(ctx, func(tx *sql.Tx) ([]petstore.Event, error) {
 		pet, cur, err := loadPetState(ctx, db, tx, petID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var events []petstore.Event
 		if st, events, err = petstore.SetStock(pet, cur, quantity, db.now().UTC()); err != nil {
-			return err
+			return nil, err
 		}
 		if err := savePetState(ctx, db, tx, petID, st); err != nil {
-			return err
+			return nil, err
 		}
-		wanted, err = db.record(ctx, tx, events)
-		return err
+		return events, nil
 	})
 	if err != nil {
 		return petstore.InventoryItem{}, fmt.Errorf("set inventory: %w", err)
 	}
-	db.wakeDispatcher(wanted)
 	return petstore.InventoryItem{PetID: petID, Quantity: st.Stock, Status: st.Status}, nil
 }

@@ -17,8 +17,7 @@ import (
 func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.APIKey, error) {
 	now := db.now().UTC()
 	key := petstore.APIKey{AccountID: k.AccountID, Name: k.Name, Prefix: k.Prefix, CreatedAt: now, Scopes: k.Scopes, ExpiresAt: k.ExpiresAt}
-	var wanted bool
-	err := db.update(ctx, func(tx *sql.Tx) error {
+	err := db.updateWithEvents(ctx, func(tx *sql.Tx) ([]petstore.Event, error) {
 		var (
 			email string
 			live  int
@@ -26,32 +25,30 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 		err := tx.QueryRowContext(ctx, `SELECT email, (`+qLiveKeys+`)
 			FROM accounts a WHERE id = ?`, k.AccountID).Scan(&email, &live)
 		if errors.Is(err, sql.ErrNoRows) {
-			return petstore.NotFound("Account", k.AccountID)
+			return nil, petstore.NotFound("Account", k.AccountID)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
+		var revoked []petstore.Event
 		if petstore.KeysNeedRoom(live) {
 			// Keys that expired make room: they are revoked, each with its event.
-			n, q, err := db.revokeKeys(ctx, tx, k.AccountID, keySet{expired: true}, k.By)
-			if err != nil {
-				return err
+			if revoked, err = revokeKeys(ctx, tx, now, k.AccountID, keySet{expired: true}, k.By); err != nil {
+				return nil, err
 			}
-			live, wanted = live-n, q
+			live -= len(revoked)
 		}
 		if err := petstore.CheckKeyCount(live); err != nil {
-			return err
+			return nil, err
 		}
 		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at, scopes, expires_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			k.AccountID, k.Name, k.Prefix, k.Hash, formatTime(now), petstore.JoinScopes(k.Scopes), nullTime(k.ExpiresAt),
 		).Scan(&key.ID); err != nil {
-			return err
+			return nil, err
 		}
-		q, err := db.record(ctx, tx, []petstore.Event{petstore.KeyEvent(petstore.APIKeyCreated, key, email, k.By, now)})
-		wanted = wanted || q
-		return err
+		return append(revoked, petstore.KeyEvent(petstore.APIKeyCreated, key, email, k.By, now)), nil
 	})
 	switch {
 	case isUnique(err):
@@ -61,7 +58,6 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 	case err != nil:
 		return petstore.APIKey{}, fmt.Errorf("create api key: %w", err)
 	}
-	db.wakeDispatcher(wanted)
 	return key, nil
 }
 
@@ -104,14 +100,11 @@ func scanKey(row scanner, accountID int64) (petstore.APIKey, error) {
 // RevokeAPIKey revokes one of an account's keys, with its api_key.revoked event.
 // Another account's key, and a key already revoked, is ENotFound and writes nothing.
 func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petstore.Actor) error {
-	var (
-		n      int
-		wanted bool
-	)
-	err := db.update(ctx, func(tx *sql.Tx) error {
-		var err error
-		n, wanted, err = db.revokeKeys(ctx, tx, accountID, keySet{id: keyID}, by)
-		return err
+	var n int
+	err := db.updateWithEvents(ctx, func(tx *sql.Tx) ([]petstore.Event, error) {
+		events, err := revokeKeys(ctx, tx, db.now().UTC(), accountID, keySet{id: keyID}, by)
+		n = len(events)
+		return events, err
 	})
 	if err != nil {
 		return fmt.Errorf("revoke api key: %w", err)
@@ -119,7 +112,6 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petst
 	if n == 0 {
 		return petstore.NotFound("API key", keyID)
 	}
-	db.wakeDispatcher(wanted)
 	return nil
 }
 
@@ -130,12 +122,9 @@ type keySet struct {
 	expired bool
 }
 
-// revokeKeys revokes the keys of set of an account in tx (at most MaxKeysPerAccount)
-// and records an api_key.revoked event for each, by by. It reports how many it
-// revoked, and whether an endpoint may want the events (for wakeDispatcher after the
-// commit).
-func (db *DB) revokeKeys(ctx context.Context, tx *sql.Tx, accountID int64, set keySet, by petstore.Actor) (int, bool, error) {
-	now := db.now().UTC()
+// revokeKeys revokes the keys of set of an account in tx (at most MaxKeysPerAccount),
+// and returns an api_key.revoked event for each, by by, for the caller to write in tx.
+func revokeKeys(ctx context.Context, tx *sql.Tx, now time.Time, accountID int64, set keySet, by petstore.Actor) ([]petstore.Event, error) {
 	q, args := `UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL`, []any{formatTime(now), accountID}
 	if set.id != 0 {
 		// Seeks the one key in api_keys_live, which holds no revoked key.
@@ -146,24 +135,23 @@ func (db *DB) revokeKeys(ctx context.Context, tx *sql.Tx, accountID int64, set k
 	}
 	rows, err := tx.QueryContext(ctx, q+` RETURNING id, name, prefix, created_at, scopes, expires_at, last_used_at`, args...)
 	if err != nil {
-		return 0, false, err
+		return nil, err
 	}
 	keys, err := collect(rows, 0, func(row scanner) (petstore.APIKey, error) { return scanKey(row, accountID) })
 	if err != nil || len(keys) == 0 {
-		return 0, false, err
+		return nil, err
 	}
 	// RETURNING gives the rows in no set order: the events go by key id.
 	slices.SortFunc(keys, func(a, b petstore.APIKey) int { return cmp.Compare(a.ID, b.ID) })
 	var email string
 	if err := tx.QueryRowContext(ctx, `SELECT email FROM accounts WHERE id = ?`, accountID).Scan(&email); err != nil {
-		return 0, false, err
+		return nil, err
 	}
 	events := make([]petstore.Event, len(keys))
 	for i, k := range keys {
 		events[i] = petstore.KeyEvent(petstore.APIKeyRevoked, k, email, by, now)
 	}
-	wanted, err := db.record(ctx, tx, events)
-	return len(keys), wanted, err
+	return events, nil
 }
 
 const qPrincipalByKeyHash = `SELECT a.id, a.role, k.id, k.scopes, k.expires_at FROM api_keys k JOIN accounts a ON a.id = k.account_id

@@ -25,12 +25,19 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 }
 
 // goMigrations are the migrations written in Go, numbered among the SQL files of
-// migrations.
+// migrations. Both stores run the same three, in the same order, and a step both
+// take has the same name in both (a SQL file's name, or the function here), but not
+// the same number: SQLite has migrations of its own (2 and 3 bring its first schema
+// to the shape PostgreSQL's first already had; 6, readiness; 16, an index
+// PostgreSQL's 5 made), so its shared steps stand further on; and numbers of
+// migrations taken back stay unused in each. The numbers are not aligned, and must not be: goose records the
+// version of every migration it applied, so a database migrated under the old
+// numbers would, under new ones, skip a step it never had or run one again.
 func goMigrations() []*goose.Migration {
 	return []*goose.Migration{
-		goose.NewGoMigration(7, &goose.GoFunc{RunTx: migration.RekeyEmails}, nil),
-		goose.NewGoMigration(10, &goose.GoFunc{RunTx: migration.LowerPetNames}, nil),
-		goose.NewGoMigration(13, &goose.GoFunc{RunTx: indexPetNames}, nil),
+		goose.NewGoMigration(7, &goose.GoFunc{RunTx: migration.RekeyEmails}, nil),    // re-key emails
+		goose.NewGoMigration(10, &goose.GoFunc{RunTx: migration.LowerPetNames}, nil), // lower pet names
+		goose.NewGoMigration(13, &goose.GoFunc{RunTx: indexPetNames}, nil),           // index pet names
 	}
 }
 

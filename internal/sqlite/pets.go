@@ -168,57 +168,50 @@ func idsJSON(ids []int64) string {
 }
 
 // UpdatePet changes a pet to what change returns, in one transaction: the result is
-// validated, its status change checked by CheckStatusChange and its category checked as
-// CreatePet does. The stock is not touched.
+// validated, its status change checked under ChangeStatus and its category checked as
+// CreatePet does. The stock is not touched. Its events are RevisedEvents' (a new
+// status writes pet.status_changed).
 func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetFields) (petstore.PetFields, error)) (petstore.Pet, error) {
 	defer db.pets.forget(id)
-	var (
-		pet    petstore.Pet
-		wanted bool
-	)
-	err := db.update(ctx, func(tx *sql.Tx) error {
+	var pet petstore.Pet
+	err := db.updateWithEvents(ctx, func(tx *sql.Tx) ([]petstore.Event, error) {
 		cur, err := scanPet(tx.QueryRowContext(ctx, qPet, id))
 		if errors.Is(err, sql.ErrNoRows) {
-			return petstore.PetNotFound(id)
+			return nil, petstore.PetNotFound(id)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		f, err := cur.Revise(change)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		key := petstore.NameKey(f.Name)
 		_, err = tx.ExecContext(ctx,
 			`UPDATE pets SET name = ?, name_lower = ?, category_id = ?, status = ?, price = ? WHERE id = ?`,
 			f.Name, key, f.CategoryID, string(f.Status), nullInt64(f.Price), id)
 		if isForeignKey(err) {
-			return petstore.UnknownCategory()
+			return nil, petstore.UnknownCategory()
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// Only a new name key changes the pet's terms: a new status or category,
 		// or a name in another letter case, leaves the index alone.
 		if key != petstore.NameKey(cur.Name) {
 			if err := unindexPetName(ctx, tx, id); err != nil {
-				return err
+				return nil, err
 			}
 			if err := indexPetName(ctx, tx, id, key); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock, Price: f.Price}
-		if cur.Status == pet.Status {
-			return nil
-		}
-		wanted, err = db.record(ctx, tx, petstore.RevisedEvents(cur, pet, db.now().UTC()))
-		return err
+		return petstore.RevisedEvents(cur, pet, db.now().UTC()), nil
 	})
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("update pet: %w", err)
 	}
-	db.wakeDispatcher(wanted)
 	return pet, nil
 }
 

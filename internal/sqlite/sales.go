@@ -71,6 +71,55 @@ func (db *DB) SetCurrency(ctx context.Context, code string) error {
 }
 
 const (
+	// qAddSales, qAddSalesDay and qAddSalesCategory add a line (petstore.SalesLine) to
+	// the sales summary per day, pet and category, and to its rollups per day and per
+	// day and category.
+	qAddSales = `INSERT INTO sales_daily (day, pet_id, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (day, pet_id, category_id) DO UPDATE SET ` + addFigures
+	qAddSalesDay = `INSERT INTO sales_days (day, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (day) DO UPDATE SET ` + addFigures
+	qAddSalesCategory = `INSERT INTO sales_categories (day, category_id, orders, units, revenue, cancelled_orders, cancelled_units, cancelled_revenue)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (day, category_id) DO UPDATE SET ` + addFigures
+	addFigures = `orders = orders + excluded.orders, units = units + excluded.units, revenue = revenue + excluded.revenue,
+			cancelled_orders = cancelled_orders + excluded.cancelled_orders,
+			cancelled_units = cancelled_units + excluded.cancelled_units,
+			cancelled_revenue = cancelled_revenue + excluded.cancelled_revenue`
+)
+
+// addSales adds lines to the sales summary and its rollups, in the transaction of the
+// orders they count.
+func addSales(ctx context.Context, db *DB, tx *sql.Tx, lines []petstore.SalesLine) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	r := petstore.Rollup(lines)
+	for _, w := range []struct {
+		q     string
+		lines []petstore.SalesLine
+		key   func(petstore.SalesLine) []any
+	}{
+		{qAddSales, lines, func(l petstore.SalesLine) []any { return []any{l.Day, l.PetID, l.CategoryID} }},
+		{qAddSalesDay, r.Days, func(l petstore.SalesLine) []any { return []any{l.Day} }},
+		{qAddSalesCategory, r.Categories, func(l petstore.SalesLine) []any { return []any{l.Day, l.CategoryID} }},
+	} {
+		s, err := db.txStmt(ctx, tx, w.q)
+		if err != nil {
+			return err
+		}
+		for _, l := range w.lines {
+			args := append(w.key(l), l.Orders, l.Units, l.Revenue, l.CancelledOrders, l.CancelledUnits, l.CancelledRevenue)
+			if _, err := s.ExecContext(ctx, args...); err != nil {
+				return fmt.Errorf("add sales: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+const (
 	salesSums = `sum(orders) AS o, sum(units) AS u, sum(revenue) AS r,
 		sum(cancelled_orders) AS co, sum(cancelled_units) AS cu, sum(cancelled_revenue) AS cr`
 	qSalesTotals = `SELECT coalesce(sum(orders), 0), coalesce(sum(units), 0), coalesce(sum(revenue), 0),

@@ -20,10 +20,12 @@ func open(t *testing.T) *sqlite.DB {
 
 func openWith(t *testing.T, h storetest.Hooks) *sqlite.DB {
 	t.Helper()
-	db, err := sqlite.OpenWith(context.Background(), filepath.Join(t.TempDir(), "petstore.db"),
-		sqlite.Options{Now: h.Now, BeforeCommit: h.BeforeCommit})
+	db, err := sqlite.OpenWith(context.Background(), filepath.Join(t.TempDir(), "petstore.db"), sqlite.Options{Now: h.Now})
 	if err != nil {
 		t.Fatalf("open: %v", err)
+	}
+	if h.BeforeCommit != nil {
+		sqlite.SetBeforeCommitForTest(db, h.BeforeCommit)
 	}
 	sqlite.SetPurgeChunkForTest(db, h.PurgeChunk, h.Purged)
 	t.Cleanup(func() {

@@ -279,6 +279,6 @@ func (db *DB) SendTestEvent(ctx context.Context, id int64, now time.Time) (petst
 	if err != nil {
 		return petstore.Delivery{}, fmt.Errorf("send test event: %w", err)
 	}
-	db.wakeDispatcher(true)
+	db.wake()
 	return d, nil
 }
