@@ -53,7 +53,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			if isAPI {
 				s.metrics.inFlight.Dec()
 				s.inFlight.Add(-1)
-				s.metrics.observe(ri.operation, rw.status, elapsed)
+				s.metrics.observe(ri.operation(), rw.status, elapsed)
 			}
 			s.logRequest(r, ri, rw.status, elapsed, isAPI)
 			if v == http.ErrAbortHandler {
@@ -77,7 +77,7 @@ var (
 // recovered answers a request whose handler panicked with v: 500 internal if nothing
 // was written yet; the panic is logged with the request id, never shown.
 func (s *Server) recovered(v any, w *responseWriter, r *http.Request, ri *requestInfo) {
-	s.cfg.Logger.ErrorContext(r.Context(), "panic", "panic", v, "request_id", ri.id, "operation", ri.operation)
+	s.cfg.Logger.ErrorContext(r.Context(), "panic", "panic", v, "request_id", ri.id, "operation", ri.operation())
 	if !w.wroteHeader {
 		writeError(w, errInternal)
 	}
@@ -94,7 +94,7 @@ func (s *Server) logRequest(r *http.Request, ri *requestInfo, status int, elapse
 	if !log.Enabled(r.Context(), level) {
 		return
 	}
-	route := ri.route
+	route := ri.route.PathPattern()
 	if route == "" {
 		route = "unmatched"
 		if !isAPI {
@@ -104,7 +104,7 @@ func (s *Server) logRequest(r *http.Request, ri *requestInfo, status int, elapse
 	attrs := []slog.Attr{
 		slog.String("method", r.Method),
 		slog.String("route", route),
-		slog.String("operation", ri.operation),
+		slog.String("operation", ri.operation()),
 		slog.Int("status", status),
 		slog.Duration("duration", elapsed),
 		slog.String("request_id", ri.id),
@@ -131,19 +131,19 @@ func (s *Server) v1(next http.Handler) http.Handler {
 			ri.badAuthScheme = true
 		}
 		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
-			ri.operation, ri.route = route.OperationID(), route.PathPattern()
+			ri.route = route
 		}
-		if s.idLists[ri.operation] {
+		if s.idLists[ri.operation()] {
 			explodeIDs(r.URL)
 		}
-		deprecated := ri.operation == getPetByID
+		deprecated := ri.operation() == getPetByID
 		if deprecated {
 			s.h.depr.setHeaders(w, r, ri) // on every response, 429s included
 		}
 		if s.limiter != nil && !s.allow(w, r, ri, authz) {
 			return
 		}
-		if (ri.operation == createAccount || strings.HasPrefix(authz, "Basic ")) && !s.allowCredentials(w, r, ri) {
+		if (ri.operation() == createAccount || strings.HasPrefix(authz, "Basic ")) && !s.allowCredentials(w, r, ri) {
 			return
 		}
 		if deprecated && s.h.depr.gone(w, s.cfg.Now()) {
@@ -155,7 +155,7 @@ func (s *Server) v1(next http.Handler) http.Handler {
 				// other check of the request, it comes after authentication (authorize),
 				// except for the one operation open to all.
 				ri.repeatedHeader = name
-				if ri.operation == createAccount {
+				if ri.operation() == createAccount {
 					writeError(w, errRepeated(name))
 					return
 				}
@@ -245,7 +245,7 @@ func (s *Server) allowCredentials(w http.ResponseWriter, r *http.Request, ri *re
 	s.metrics.rateLimited.Inc()
 	retry := max(ceilSeconds(d.RetryAfter), 1)
 	h.Set("Retry-After", strconv.Itoa(retry))
-	s.cfg.Logger.WarnContext(r.Context(), "password requests over the limit", "client", ri.client, "operation", ri.operation, "request_id", ri.id)
+	s.cfg.Logger.WarnContext(r.Context(), "password requests over the limit", "client", ri.client, "operation", ri.operation(), "request_id", ri.id)
 	writeError(w, petstore.Errorf(petstore.ERateLimited, "Too many sign-ups or logins from this address; retry after %d second(s).", retry))
 	return false
 }

@@ -3,15 +3,18 @@ package httpapi
 import (
 	"context"
 
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 // requestInfo is what the layers of one request learn about it, kept in one value in
 // the context so that logs and metrics can read what routing and authentication found.
 type requestInfo struct {
-	id        string
-	operation string
-	route     string
+	id string
+	// route is the operation FindPath found for the request (the zero Route when
+	// none): the middleware routes once, and the generated server serves the route
+	// it was given (Server.serveAPI) rather than routing again.
+	route     oas.Route
 	principal petstore.Principal
 	// deprecation holds the headers of a getPetById response.
 	deprecation deprecationHeaders
@@ -36,6 +39,9 @@ type requestInfo struct {
 	// "Basic …" (the generated server accepts any letter case; the contract does not).
 	badAuthScheme bool
 }
+
+// operation is the id of the request's operation, or "" when no route matched.
+func (ri *requestInfo) operation() string { return ri.route.OperationID() }
 
 type infoKey struct{}
 

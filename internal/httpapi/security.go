@@ -148,10 +148,10 @@ var errBadPassword = petstore.Errorf(petstore.EUnauthorized, "The email or passw
 // fails closed (api.Operations refuses such a document anyway).
 func (s security) authorize(ri *requestInfo, p petstore.Principal) error {
 	ri.principal = p
-	if !slices.Contains(s.roles[ri.operation], p.Role) {
+	if !slices.Contains(s.roles[ri.operation()], p.Role) {
 		return errForbidden
 	}
-	if scope := s.scopes[ri.operation]; scope == "" || !p.HasScope(scope) {
+	if scope := s.scopes[ri.operation()]; scope == "" || !p.HasScope(scope) {
 		ri.missingScope = scope
 		return petstore.Errorf(petstore.EInsufficientScope, "This API key lacks the scope %s, which this operation needs.", scope)
 	}

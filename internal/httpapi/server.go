@@ -296,7 +296,7 @@ func sunsetDates(ops []api.Operation, overrides map[string]string) (map[string]s
 
 func (s *Server) routes() {
 	mux := http.NewServeMux()
-	mux.Handle(apiPrefix+"/", s.v1(s.api))
+	mux.Handle(apiPrefix+"/", s.v1(http.HandlerFunc(s.serveAPI)))
 	mux.HandleFunc("GET /openapi.yaml", s.serveDocument("application/yaml", s.doc.YAML))
 	mux.HandleFunc("GET /openapi.json", s.serveDocument("application/json", s.doc.JSON))
 	for _, p := range s.docs.Paths() {
@@ -313,6 +313,15 @@ func (s *Server) routes() {
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("/", notFound)
 	s.handler = s.outer(mux)
+}
+
+// serveAPI serves an API request by the operation the middleware found for it (v1),
+// without the generated server's routing it again; a request no operation matches goes
+// to the generated router for its 404, or its 405 with Allow.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	if !s.api.ServeRoute(info(r.Context()).route, w, r) {
+		s.api.ServeHTTP(w, r)
+	}
 }
 
 // Metrics serves the Prometheus metrics of this server. They tell order volumes and
