@@ -38,7 +38,7 @@ func BenchmarkMiddlewareChain(b *testing.B) {
 		b.Fatal(err)
 	}
 	noop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !info(r.Context()).keyChecked {
+		if !info(r.Context()).key.done {
 			b.Fatal("the key was not checked")
 		}
 		w.WriteHeader(http.StatusNoContent)

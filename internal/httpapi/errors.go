@@ -57,13 +57,15 @@ var (
 // Anything that is not a *petstore.Error is logged and answered as internal, or as
 // unavailable when the request ran out of time or the store calls the failure a
 // passing one (unavailable reports that; it may be nil), revealing nothing. A
-// refusal that knows how long the caller must wait (ri.retryAfter) says so.
+// refusal of authentication (authError) adds what it knows to the headers.
 func errorResponse(ctx context.Context, log *slog.Logger, unavailable func(error) bool, err error) *oas.DefaultStatusCodeWithHeaders {
 	var (
 		e       *petstore.Error
 		failure authFailure
 		sec     *ogenerrors.SecurityError
+		auth    *authError
 	)
+	errors.As(err, &auth)
 	switch {
 	case errors.As(err, &e):
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || ctx.Err() != nil:
@@ -84,22 +86,17 @@ func errorResponse(ctx context.Context, log *slog.Logger, unavailable func(error
 		e = errInternal
 	}
 	r := toResponse(e)
-	ri := info(ctx)
-	if wait := ri.retryAfter; wait > 0 {
-		r.RetryAfter = oas.NewOptInt32(int32(wait))
-	}
-	scope := ri.missingScope
-	if scope == "" {
-		scope = e.Scope // a handler's refusal: the scope of the data asked for
+	if auth != nil && auth.retryAfter > 0 {
+		r.RetryAfter = oas.NewOptInt32(int32(auth.retryAfter))
 	}
 	switch {
-	case e.Code == petstore.EInsufficientScope && scope != "":
+	case e.Code == petstore.EInsufficientScope && e.Scope != "":
 		// RFC 6750, 3.1: the scope the request needed.
-		r.WWWAuthenticate = oas.NewOptString(`Bearer error="insufficient_scope", scope="` + scope + `"`)
+		r.WWWAuthenticate = oas.NewOptString(`Bearer error="insufficient_scope", scope="` + e.Scope + `"`)
 	case e.Code == petstore.EInsufficientScope:
 		// No one scope would do ("*" for a limited key): the message says what would.
 		r.WWWAuthenticate = oas.NewOptString(`Bearer error="insufficient_scope"`)
-	case e.Code == petstore.EUnauthorized && ri.invalidToken:
+	case e.Code == petstore.EUnauthorized && auth != nil && auth.invalidToken:
 		// RFC 6750, 3.1: a key was sent, and it will not do.
 		r.WWWAuthenticate = oas.NewOptString(`Bearer error="invalid_token"`)
 	}

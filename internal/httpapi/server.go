@@ -146,6 +146,8 @@ type Server struct {
 	metrics *metrics
 	// idLists are the operations with an ids query list, read comma-separated too.
 	idLists map[string]bool
+	// open are the operations anyone may call, without credentials (security: []).
+	open map[string]bool
 	handler http.Handler
 	// docs and console are the pages at /docs and /console, with their assets.
 	docs    *webasset.Page
@@ -240,11 +242,10 @@ func New(cfg Config) (*Server, error) {
 		n := cfg.FailedLoginLimit
 		h.failedLogins = limit(n, time.Duration(n)*time.Minute)
 	}
-	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m, idLists: map[string]bool{}}
+	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m, idLists: map[string]bool{}, open: map[string]bool{}}
 	for _, op := range ops {
-		if op.IDs {
-			s.idLists[op.ID] = true
-		}
+		s.idLists[op.ID] = op.IDs
+		s.open[op.ID] = op.Open
 	}
 	if cfg.CredentialLimit > 0 {
 		s.credentials = limit(cfg.CredentialLimit, time.Minute)
