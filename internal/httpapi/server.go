@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -147,7 +148,7 @@ type Server struct {
 	// idLists are the operations with an ids query list, read comma-separated too.
 	idLists map[string]bool
 	// open are the operations anyone may call, without credentials (security: []).
-	open map[string]bool
+	open    map[string]bool
 	handler http.Handler
 	// docs and console are the pages at /docs and /console, with their assets.
 	docs    *webasset.Page
@@ -255,9 +256,17 @@ func New(cfg Config) (*Server, error) {
 		s.limiter = limit(cfg.RateLimit, time.Second)
 		s.ratePolicy = []string{`"default";q=` + strconv.Itoa(cfg.RateLimit) + `;w=1`}
 	}
+	// Read on the first refused request: the error path needs them, no other.
+	schemas := sync.OnceValue(func() *requestSchemas {
+		rs, err := newRequestSchemas(doc.JSON)
+		if err != nil { // the document the service serves: cannot fail
+			cfg.Logger.Error("read the request schemas of the document", "err", err)
+		}
+		return rs
+	})
 	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops), scopes: scopesByOperation(ops)},
 		oas.WithPathPrefix(apiPrefix),
-		oas.WithErrorHandler(decodeError(cfg.Logger, cfg.ReadTimeout)),
+		oas.WithErrorHandler(decodeError(cfg.Logger, cfg.ReadTimeout, schemas)),
 		oas.WithNotFound(notFound),
 		oas.WithMethodNotAllowed(methodNotAllowed),
 	)
