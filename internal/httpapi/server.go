@@ -256,17 +256,9 @@ func New(cfg Config) (*Server, error) {
 		s.limiter = limit(cfg.RateLimit, time.Second)
 		s.ratePolicy = []string{`"default";q=` + strconv.Itoa(cfg.RateLimit) + `;w=1`}
 	}
-	// Read on the first refused request: the error path needs them, no other.
-	schemas := sync.OnceValue(func() *requestSchemas {
-		rs, err := newRequestSchemas(doc.JSON)
-		if err != nil { // the document the service serves: cannot fail
-			cfg.Logger.Error("read the request schemas of the document", "err", err)
-		}
-		return rs
-	})
 	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops), scopes: scopesByOperation(ops)},
 		oas.WithPathPrefix(apiPrefix),
-		oas.WithErrorHandler(decodeError(cfg.Logger, cfg.ReadTimeout, schemas)),
+		oas.WithErrorHandler(decodeError(cfg.Logger, cfg.ReadTimeout, lazySchemas(doc.JSON, cfg.Logger))),
 		oas.WithNotFound(notFound),
 		oas.WithMethodNotAllowed(methodNotAllowed),
 	)
@@ -281,6 +273,18 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.routes()
 	return s, nil
+}
+
+// lazySchemas reads the request schemas of doc on the first refused request: the
+// error path needs them, no other.
+func lazySchemas(doc []byte, log *slog.Logger) func() *requestSchemas {
+	return sync.OnceValue(func() *requestSchemas {
+		rs, err := newRequestSchemas(doc)
+		if err != nil { // the document the service serves: cannot fail
+			log.Error("read the request schemas of the document", "err", err)
+		}
+		return rs
+	})
 }
 
 // sunsetDates merges the operator's overrides into the document's sunset dates and
