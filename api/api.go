@@ -4,4 +4,5 @@
 package api
 
 //go:generate go run ./internal/ogeninput openapi.yaml -- go tool ogen -config ogen.yml -target ../internal/oas -package oas -clean
+//go:generate go run ./internal/ogendispatch ../internal/oas
 //go:generate go tool oapi-codegen -config ../sdk/go/internal/api/oapi-codegen.yaml openapi.yaml

@@ -168,7 +168,10 @@ func TestSendMessageErrorsOfTheSeed(t *testing.T) {
 		{"no Authorization header is 401", req{Body: good}, 401, "unauthorized"},
 		{"an unknown key is 401", req{Key: "psk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", Body: good}, 401, "unauthorized"},
 		{"a malformed key is 401", req{Key: "hello", Body: good}, 401, "unauthorized"},
-		{"a lower-case bearer scheme is 401", req{Auth: "bearer " + a.Customer, Body: good}, 401, "unauthorized"},
+		// RFC 9110, 11.1: the scheme is case-insensitive (until issue 32 the contract
+		// asked for exactly "Bearer", and this was a 401).
+		{"a lower-case bearer scheme is accepted", req{Auth: "bearer " + a.Customer, Body: good}, 201, ""},
+		{"an upper-case BEARER scheme is accepted", req{Auth: "BEARER " + a.Customer, Body: good}, 201, ""},
 		{"Bearer without a key is 401", req{Auth: "Bearer", Body: good}, 401, "unauthorized"},
 		{"Bearer with a doubled space is 401", req{Auth: "Bearer  " + a.Customer, Body: good}, 401, "unauthorized"},
 		{"a Token scheme is 401", req{Auth: "Token " + a.Customer, Body: good}, 401, "unauthorized"},
@@ -193,7 +196,7 @@ func TestSendMessageErrorsOfTheSeed(t *testing.T) {
 			// RFC 6750: a Bearer key that will not do is an invalid_token; no key, or
 			// another scheme, a plain challenge.
 			want := "Bearer"
-			if tt.r.Key != "" || strings.HasPrefix(tt.r.Auth, "Bearer ") {
+			if scheme, _, _ := strings.Cut(tt.r.Auth, " "); tt.r.Key != "" || strings.EqualFold(scheme, "Bearer") && tt.r.Auth != "Bearer" {
 				want = `Bearer error="invalid_token"`
 			}
 			if got := res.Header.Get("WWW-Authenticate"); tt.status == 401 && got != want {
@@ -339,7 +342,7 @@ func TestTheCurrentAccountIsTheKeysAccount(t *testing.T) {
 		{"an unknown key is 401", req{Key: "psk_" + strings.Repeat("a", 32)}, invalid},
 		{"a malformed key is 401", req{Key: "hello"}, invalid},
 		{"a revoked key is 401 on its very next use", req{Key: revoked}, invalid},
-		{"a lower-case bearer scheme is 401", req{Auth: "bearer " + a.Customer}, "Bearer"},
+		{"a lower-case bearer scheme with an unknown key is 401", req{Auth: "bearer psk_" + strings.Repeat("a", 32)}, invalid},
 		{"an account's password is 401: keys only, as everywhere but the key operations", req{Auth: basic("kim@example.com", "correct horse battery")}, "Bearer"},
 	}
 	for _, tt := range tests {

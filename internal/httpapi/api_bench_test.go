@@ -51,6 +51,10 @@ func newBenchAPI(b *testing.B) *benchAPI {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// Enough stock for every order of BenchmarkPlaceOrder.
+	if _, err := st.SetInventory(ctx, first, 1_000_000); err != nil {
+		b.Fatal(err)
+	}
 	return &benchAPI{h: h, admin: key, petID: first}
 }
 
@@ -86,4 +90,9 @@ func BenchmarkListPets20(b *testing.B) {
 func BenchmarkCreatePet(b *testing.B) {
 	a := newBenchAPI(b)
 	a.run(b, "POST", "/v1/pets", `{"name":"Rex","categoryId":1}`, http.StatusCreated)
+}
+
+func BenchmarkPlaceOrder(b *testing.B) {
+	a := newBenchAPI(b)
+	a.run(b, "POST", "/v1/store/orders", fmt.Sprintf(`{"petId":%d,"quantity":1}`, a.petID), http.StatusCreated)
 }

@@ -196,11 +196,12 @@ func FuzzAuthorization(f *testing.F) {
 // read it: a Basic email in any letter case or Unicode form.
 func sameCredentials(authz string, good map[string]bool) bool {
 	authz = strings.Trim(authz, " \t") // as net/http reads a header value
-	if good[authz] {
+	// The scheme is case-insensitive (RFC 9110, 11.1).
+	scheme, raw, _ := strings.Cut(authz, " ")
+	if strings.EqualFold(scheme, "Bearer") && good["Bearer "+raw] {
 		return true
 	}
-	raw, ok := strings.CutPrefix(authz, "Basic ")
-	if !ok {
+	if !strings.EqualFold(scheme, "Basic") {
 		return false
 	}
 	creds, err := base64.StdEncoding.DecodeString(raw)

@@ -53,7 +53,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			if isAPI {
 				s.metrics.inFlight.Dec()
 				s.inFlight.Add(-1)
-				s.metrics.observe(ri.operation, rw.status, elapsed)
+				s.metrics.observe(ri.operation(), rw.status, elapsed)
 			}
 			s.logRequest(r, ri, rw.status, elapsed, isAPI)
 			if v == http.ErrAbortHandler {
@@ -77,7 +77,7 @@ var (
 // recovered answers a request whose handler panicked with v: 500 internal if nothing
 // was written yet; the panic is logged with the request id, never shown.
 func (s *Server) recovered(v any, w *responseWriter, r *http.Request, ri *requestInfo) {
-	s.cfg.Logger.ErrorContext(r.Context(), "panic", "panic", v, "request_id", ri.id, "operation", ri.operation)
+	s.cfg.Logger.ErrorContext(r.Context(), "panic", "panic", v, "request_id", ri.id, "operation", ri.operation())
 	if !w.wroteHeader {
 		writeError(w, errInternal)
 	}
@@ -94,7 +94,7 @@ func (s *Server) logRequest(r *http.Request, ri *requestInfo, status int, elapse
 	if !log.Enabled(r.Context(), level) {
 		return
 	}
-	route := ri.route
+	route := ri.route.PathPattern()
 	if route == "" {
 		route = "unmatched"
 		if !isAPI {
@@ -104,7 +104,7 @@ func (s *Server) logRequest(r *http.Request, ri *requestInfo, status int, elapse
 	attrs := []slog.Attr{
 		slog.String("method", r.Method),
 		slog.String("route", route),
-		slog.String("operation", ri.operation),
+		slog.String("operation", ri.operation()),
 		slog.Int("status", status),
 		slog.Duration("duration", elapsed),
 		slog.String("request_id", ri.id),
@@ -125,28 +125,35 @@ func (s *Server) v1(next http.Handler) http.Handler {
 			// since it remembers the request was HEAD.
 			r.Method = http.MethodGet
 		}
-		authz := r.Header.Get("Authorization")
-		if authz != "" && !strings.HasPrefix(authz, "Bearer ") && !strings.HasPrefix(authz, "Basic ") ||
-			len(r.Header["Authorization"]) > 1 { // the generated server would pick any of several
-			ri.badAuthScheme = true
-		}
 		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
-			ri.operation, ri.route = route.OperationID(), route.PathPattern()
+			ri.route = route
 		}
-		if s.idLists[ri.operation] {
+		op := ri.operation()
+		if s.idLists[op] {
 			explodeIDs(r.URL)
 		}
-		deprecated := ri.operation == getPetByID
+		deprecated := op == getPetByID
 		if deprecated {
 			s.h.depr.setHeaders(w, r, ri) // on every response, 429s included
 		}
-		if s.limiter != nil && !s.allow(w, r, ri, authz) {
+		// Which of several Authorization headers the generated server would read is a
+		// guess; none is, and the request is refused below.
+		authz := r.Header["Authorization"]
+		var scheme, credentials string
+		if len(authz) == 1 {
+			scheme, credentials = authScheme(authz[0])
+		}
+		if s.limiter != nil && !s.allow(w, r, ri, scheme, credentials) {
 			return
 		}
-		if (ri.operation == createAccount || strings.HasPrefix(authz, "Basic ")) && !s.allowCredentials(w, r, ri) {
+		if (op == createAccount || strings.EqualFold(scheme, "Basic")) && !s.allowCredentials(w, r, ri) {
 			return
 		}
 		if deprecated && s.h.depr.gone(w, s.cfg.Now()) {
+			return
+		}
+		if len(authz) > 1 && op != "" && !s.open[op] {
+			writeError(w, errUnauthorized)
 			return
 		}
 		for _, name := range singleValued {
@@ -154,11 +161,11 @@ func (s *Server) v1(next http.Handler) http.Handler {
 				// Which one a layer reads would be a guess; none is taken. Like every
 				// other check of the request, it comes after authentication (authorize),
 				// except for the one operation open to all.
-				ri.repeatedHeader = name
-				if ri.operation == createAccount {
+				if s.open[op] {
 					writeError(w, errRepeated(name))
 					return
 				}
+				ri.refusal = errRepeated(name)
 			}
 		}
 		if r.Body != nil && r.Body != http.NoBody {
@@ -182,16 +189,24 @@ func (s *Server) v1(next http.Handler) http.Handler {
 	return h
 }
 
+// authScheme splits an Authorization header value as the generated server does: the
+// scheme, to be compared in any letter case (RFC 9110, 11.1), and what follows the
+// first space.
+func authScheme(authz string) (scheme, credentials string) {
+	scheme, credentials, _ = strings.Cut(authz, " ")
+	return scheme, credentials
+}
+
 // allow applies the rate limit and sets its headers; it reports whether the request
 // may go on. A valid key is limited by its account; anything else by client address, so that
 // made-up keys cannot buy fresh allowances. The key check here is the one the security
-// handler then reuses.
-func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, authz string) bool {
+// handler then reuses (requestInfo.key).
+func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, scheme, credentials string) bool {
 	ctx := r.Context()
 	var bucket string
-	if token, ok := strings.CutPrefix(authz, "Bearer "); ok && !ri.badAuthScheme {
-		p, err := s.h.auth.Authenticate(ctx, token)
-		ri.principal, ri.keyErr, ri.keyChecked = p, err, true
+	if strings.EqualFold(scheme, "Bearer") {
+		p, err := s.h.auth.Authenticate(ctx, credentials)
+		ri.key = keyCheck{done: true, token: credentials, p: p, err: err}
 		if err == nil {
 			// By account, not by key: an account's keys share one allowance, so that
 			// making more keys buys no more requests.
@@ -245,7 +260,7 @@ func (s *Server) allowCredentials(w http.ResponseWriter, r *http.Request, ri *re
 	s.metrics.rateLimited.Inc()
 	retry := max(ceilSeconds(d.RetryAfter), 1)
 	h.Set("Retry-After", strconv.Itoa(retry))
-	s.cfg.Logger.WarnContext(r.Context(), "password requests over the limit", "client", ri.client, "operation", ri.operation, "request_id", ri.id)
+	s.cfg.Logger.WarnContext(r.Context(), "password requests over the limit", "client", ri.client, "operation", ri.operation(), "request_id", ri.id)
 	writeError(w, petstore.Errorf(petstore.ERateLimited, "Too many sign-ups or logins from this address; retry after %d second(s).", retry))
 	return false
 }

@@ -261,16 +261,16 @@ func TestOWASP_API2_BrokenAuthentication(t *testing.T) {
 	a.do(t, req{Method: "POST", Path: "/v1/accounts", Body: `{"email":"kate@example.com","password":"correct horse battery"}`}).expect(201, "")
 	before := a.state(t)
 	bad := map[string]string{
-		"no header":       "",
-		"malformed key":   "Bearer not-a-key",
-		"unknown key":     "Bearer psk_" + strings.Repeat("a", 32),
-		"revoked key":     "Bearer " + revoked,
-		"lower-case":      "bearer " + a.Customer,
-		"two spaces":      "Bearer  " + a.Customer,
-		"another scheme":  "Token " + a.Customer,
-		"empty bearer":    "Bearer ",
-		"wrong password":  basic("kate@example.com", "not the password"),
-		"unknown account": basic("nobody@example.com", "correct horse battery"),
+		"no header":               "",
+		"malformed key":           "Bearer not-a-key",
+		"unknown key":             "Bearer psk_" + strings.Repeat("a", 32),
+		"revoked key":             "Bearer " + revoked,
+		"lower-case, revoked key": "bearer " + revoked,
+		"two spaces":              "Bearer  " + a.Customer,
+		"another scheme":          "Token " + a.Customer,
+		"empty bearer":            "Bearer ",
+		"wrong password":          basic("kate@example.com", "not the password"),
+		"unknown account":         basic("nobody@example.com", "correct horse battery"),
 	}
 	for _, op := range a.documentOps(t) {
 		if !op.Secured {

@@ -3,39 +3,46 @@ package httpapi
 import (
 	"context"
 
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 // requestInfo is what the layers of one request learn about it, kept in one value in
-// the context so that logs and metrics can read what routing and authentication found.
+// the context: what logs and metrics tell (id, route, principal, client), and what the
+// middleware found that a later layer answers with. Refusals are not recorded here as
+// flags: each is an error value, returned from where it is decided (authError,
+// petstore.Error) and turned into an answer in one place (errorResponse).
 type requestInfo struct {
-	id        string
-	operation string
-	route     string
+	id string
+	// route is the operation FindPath found for the request (the zero Route when
+	// none): the middleware routes once, and the generated server serves the route
+	// it was given (Server.serveAPI) rather than routing again.
+	route     oas.Route
 	principal petstore.Principal
-	// deprecation holds the headers of a getPetById response.
-	deprecation deprecationHeaders
-	// keyChecked is set when the rate limiter already checked the Bearer key:
-	// principal holds its owner, or keyErr why it was refused (unknown, expired), so
-	// the security handler need not look again.
-	keyChecked bool
-	keyErr     error
 	// client is the caller's address, for requests with a password (see credentials).
 	client string
-	// repeatedHeader names a single-valued header sent more than once; authorize
-	// refuses the request once its caller is known.
-	repeatedHeader string
-	// retryAfter, in seconds, overrides the Retry-After of an error answer.
-	retryAfter int
-	// missingScope is the scope the key lacked, for WWW-Authenticate.
-	missingScope string
-	// invalidToken is set when a Bearer key was sent and refused (malformed, unknown,
-	// revoked, expired), for WWW-Authenticate's error="invalid_token".
-	invalidToken bool
-	// badAuthScheme is set when the Authorization header is not exactly "Bearer …" or
-	// "Basic …" (the generated server accepts any letter case; the contract does not).
-	badAuthScheme bool
+	// deprecation holds the headers of a getPetById response.
+	deprecation deprecationHeaders
+	// key is the rate limiter's check of the Bearer key, which the security handler
+	// reuses rather than look the key up again.
+	key keyCheck
+	// refusal is the middleware's refusal of the request (a header sent twice),
+	// answered once the caller is authenticated and authorized, as every other check
+	// of the request is (security.authorize).
+	refusal error
 }
+
+// keyCheck is the verdict on one Bearer key: its owner, or why it was refused
+// (unknown, expired).
+type keyCheck struct {
+	done  bool
+	token string
+	p     petstore.Principal
+	err   error
+}
+
+// operation is the id of the request's operation, or "" when no route matched.
+func (ri *requestInfo) operation() string { return ri.route.OperationID() }
 
 type infoKey struct{}
 

@@ -57,25 +57,21 @@ var _ oas.SecurityHandler = security{}
 
 func (s security) HandleBearerAuth(ctx context.Context, op oas.OperationName, t oas.BearerAuth) (context.Context, error) {
 	ri := info(ctx)
-	if ri.badAuthScheme {
-		return ctx, errUnauthorized
+	k := ri.key
+	if !k.done || k.token != t.Token {
+		k.p, k.err = s.h.auth.Authenticate(ctx, t.Token)
 	}
-	p, err := ri.principal, ri.keyErr
-	if !ri.keyChecked {
-		p, err = s.h.auth.Authenticate(ctx, t.Token)
+	if k.err != nil {
+		if petstore.ErrorCode(k.err) == petstore.EUnauthorized {
+			return ctx, &authError{err: k.err, invalidToken: true}
+		}
+		return ctx, asAuthFailure(k.err)
 	}
-	if err != nil {
-		ri.invalidToken = petstore.ErrorCode(err) == petstore.EUnauthorized
-		return ctx, asAuthFailure(err)
-	}
-	return ctx, s.authorize(ri, p)
+	return ctx, s.authorize(ri, k.p)
 }
 
 func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t oas.BasicAuth) (context.Context, error) {
 	ri := info(ctx)
-	if ri.badAuthScheme {
-		return ctx, errUnauthorized
-	}
 	email, err := petstore.CleanEmail(t.Username)
 	// Failed logins are counted per email, known or not (so that the count tells
 	// nothing about which emails have accounts); past the limit, the password is not
@@ -85,8 +81,7 @@ func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t o
 	sum := sha256.Sum256([]byte(petstore.EmailKey(email)))
 	booked, ok := s.bookFailure(ctx, "login:"+hex.EncodeToString(sum[:16]))
 	if !ok {
-		ri.retryAfter = max(ceilSeconds(booked.RetryAfter), 1)
-		return ctx, errTooManyFailures
+		return ctx, &authError{err: errTooManyFailures, retryAfter: max(ceilSeconds(booked.RetryAfter), 1)}
 	}
 	// A login that ends with no verdict on the password, or a right one, was no
 	// failure: its booking is given back (to what it was, not reset: a right password
@@ -144,22 +139,34 @@ var errBadPassword = petstore.Errorf(petstore.EUnauthorized, "The email or passw
 
 // authorize records the principal for the rest of the request and checks its role
 // against the operation's x-roles, then its key's scopes against the operation's
-// x-scopes. An operation without roles or a scope admits no one: a gap in the tables
-// fails closed (api.Operations refuses such a document anyway).
+// x-scopes; then it answers the middleware's refusal of the request, if any. An
+// operation without roles or a scope admits no one: a gap in the tables fails closed
+// (api.Operations refuses such a document anyway).
 func (s security) authorize(ri *requestInfo, p petstore.Principal) error {
 	ri.principal = p
-	if !slices.Contains(s.roles[ri.operation], p.Role) {
+	op := ri.operation()
+	if !slices.Contains(s.roles[op], p.Role) {
 		return errForbidden
 	}
-	if scope := s.scopes[ri.operation]; scope == "" || !p.HasScope(scope) {
-		ri.missingScope = scope
-		return petstore.Errorf(petstore.EInsufficientScope, "This API key lacks the scope %s, which this operation needs.", scope)
+	if scope := s.scopes[op]; scope == "" || !p.HasScope(scope) {
+		e := petstore.Errorf(petstore.EInsufficientScope, "This API key lacks the scope %s, which this operation needs.", scope)
+		e.Scope = scope
+		return e
 	}
-	if ri.repeatedHeader != "" {
-		return errRepeated(ri.repeatedHeader)
-	}
-	return nil
+	return ri.refusal
 }
+
+// authError is a refusal decided while authenticating, with what its answer's headers
+// say beyond its code: that a Bearer key was sent and will not do (RFC 6750,
+// error="invalid_token"), or how long to wait (Retry-After, in seconds).
+type authError struct {
+	err          error
+	invalidToken bool
+	retryAfter   int
+}
+
+func (e *authError) Error() string { return e.err.Error() }
+func (e *authError) Unwrap() error { return e.err }
 
 // errRepeated refuses a request that sent a single-valued header more than once.
 func errRepeated(header string) *petstore.Error { return petstore.Invalid(header, "must be sent once") }

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -146,6 +147,8 @@ type Server struct {
 	metrics *metrics
 	// idLists are the operations with an ids query list, read comma-separated too.
 	idLists map[string]bool
+	// open are the operations anyone may call, without credentials (security: []).
+	open    map[string]bool
 	handler http.Handler
 	// docs and console are the pages at /docs and /console, with their assets.
 	docs    *webasset.Page
@@ -240,11 +243,10 @@ func New(cfg Config) (*Server, error) {
 		n := cfg.FailedLoginLimit
 		h.failedLogins = limit(n, time.Duration(n)*time.Minute)
 	}
-	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m, idLists: map[string]bool{}}
+	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m, idLists: map[string]bool{}, open: map[string]bool{}}
 	for _, op := range ops {
-		if op.IDs {
-			s.idLists[op.ID] = true
-		}
+		s.idLists[op.ID] = op.IDs
+		s.open[op.ID] = op.Open
 	}
 	if cfg.CredentialLimit > 0 {
 		s.credentials = limit(cfg.CredentialLimit, time.Minute)
@@ -256,7 +258,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops), scopes: scopesByOperation(ops)},
 		oas.WithPathPrefix(apiPrefix),
-		oas.WithErrorHandler(decodeError(cfg.Logger, cfg.ReadTimeout)),
+		oas.WithErrorHandler(decodeError(cfg.Logger, cfg.ReadTimeout, lazySchemas(doc.JSON, cfg.Logger))),
 		oas.WithNotFound(notFound),
 		oas.WithMethodNotAllowed(methodNotAllowed),
 	)
@@ -271,6 +273,18 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.routes()
 	return s, nil
+}
+
+// lazySchemas reads the request schemas of doc on the first refused request: the
+// error path needs them, no other.
+func lazySchemas(doc []byte, log *slog.Logger) func() *requestSchemas {
+	return sync.OnceValue(func() *requestSchemas {
+		rs, err := newRequestSchemas(doc)
+		if err != nil { // the document the service serves: cannot fail
+			log.Error("read the request schemas of the document", "err", err)
+		}
+		return rs
+	})
 }
 
 // sunsetDates merges the operator's overrides into the document's sunset dates and
@@ -296,7 +310,7 @@ func sunsetDates(ops []api.Operation, overrides map[string]string) (map[string]s
 
 func (s *Server) routes() {
 	mux := http.NewServeMux()
-	mux.Handle(apiPrefix+"/", s.v1(s.api))
+	mux.Handle(apiPrefix+"/", s.v1(http.HandlerFunc(s.serveAPI)))
 	mux.HandleFunc("GET /openapi.yaml", s.serveDocument("application/yaml", s.doc.YAML))
 	mux.HandleFunc("GET /openapi.json", s.serveDocument("application/json", s.doc.JSON))
 	for _, p := range s.docs.Paths() {
@@ -313,6 +327,15 @@ func (s *Server) routes() {
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("/", notFound)
 	s.handler = s.outer(mux)
+}
+
+// serveAPI serves an API request by the operation the middleware found for it (v1),
+// without the generated server's routing it again; a request no operation matches goes
+// to the generated router for its 404, or its 405 with Allow.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	if !s.api.ServeRoute(info(r.Context()).route, w, r) {
+		s.api.ServeHTTP(w, r)
+	}
 }
 
 // Metrics serves the Prometheus metrics of this server. They tell order volumes and

@@ -14,12 +14,14 @@ import (
 // SecurityHandler is handler for security parameters.
 type SecurityHandler interface {
 	// HandleBasicAuth handles basicAuth security.
-	// Your account's email and password; accepted only by the `/api-keys` calls.
+	// Your account's email and password; accepted only by the `/api-keys` calls. The scheme's name is
+	// case-insensitive (RFC 9110, 11.1): `basic` is the same as `Basic`.
 	HandleBasicAuth(ctx context.Context, operationName OperationName, t BasicAuth) (context.Context, error)
 	// HandleBearerAuth handles bearerAuth security.
-	// An API key from `POST /api-keys`, sent as `Authorization: Bearer psk_…`. A key may be limited to
-	// some scopes (`x-scopes` below; each operation names the one it needs in its own `x-scopes`) and may
-	// expire (`expiresAt`).
+	// An API key from `POST /api-keys`, sent as `Authorization: Bearer psk_…`. The scheme's name is
+	// case-insensitive (RFC 9110, 11.1): `bearer psk_…` is the same (earlier releases refused any
+	// spelling but `Bearer`). A key may be limited to some scopes (`x-scopes` below; each operation names
+	// the one it needs in its own `x-scopes`) and may expire (`expiresAt`).
 	HandleBearerAuth(ctx context.Context, operationName OperationName, t BearerAuth) (context.Context, error)
 }
 

@@ -345,7 +345,8 @@ type Handler interface {
 	// The getting-started call: proves that your key works. The message (1–2,000 characters) is queued
 	// and can be read back with `GET /messages/{messageId}`. A body that is not valid JSON, a missing or
 	// non-string `message`, or a `Content-Type` other than `application/json` answers `400`; a missing or
-	// invalid key, or an `Authorization` header not of the form `Bearer <API_KEY>`, answers `401`.
+	// invalid key, or an `Authorization` header not of the form `Bearer <API_KEY>` (the scheme in any
+	// letter case), answers `401`.
 	//
 	// POST /messages
 	SendMessage(ctx context.Context, req *NewMessage) (SendMessageRes, error)

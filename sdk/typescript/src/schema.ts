@@ -127,7 +127,8 @@ export interface paths {
          *     characters) is queued and can be read back with `GET /messages/{messageId}`.
          *     A body that is not valid JSON, a missing or non-string `message`, or a
          *     `Content-Type` other than `application/json` answers `400`; a missing or invalid
-         *     key, or an `Authorization` header not of the form `Bearer <API_KEY>`, answers `401`.
+         *     key, or an `Authorization` header not of the form `Bearer <API_KEY>` (the scheme
+         *     in any letter case), answers `401`.
          */
         post: operations["sendMessage"];
         delete?: never;

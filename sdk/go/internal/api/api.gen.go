@@ -2017,7 +2017,8 @@ type ClientInterface interface {
 	// characters) is queued and can be read back with `GET /messages/{messageId}`.
 	// A body that is not valid JSON, a missing or non-string `message`, or a
 	// `Content-Type` other than `application/json` answers `400`; a missing or invalid
-	// key, or an `Authorization` header not of the form `Bearer <API_KEY>`, answers `401`.
+	// key, or an `Authorization` header not of the form `Bearer <API_KEY>` (the scheme
+	// in any letter case), answers `401`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2030,7 +2031,8 @@ type ClientInterface interface {
 	// characters) is queued and can be read back with `GET /messages/{messageId}`.
 	// A body that is not valid JSON, a missing or non-string `message`, or a
 	// `Content-Type` other than `application/json` answers `400`; a missing or invalid
-	// key, or an `Authorization` header not of the form `Bearer <API_KEY>`, answers `401`.
+	// key, or an `Authorization` header not of the form `Bearer <API_KEY>` (the scheme
+	// in any letter case), answers `401`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2981,7 +2983,8 @@ func (c *Client) GetEvent(ctx context.Context, eventID EventID, reqEditors ...Re
 // characters) is queued and can be read back with `GET /messages/{messageId}`.
 // A body that is not valid JSON, a missing or non-string `message`, or a
 // `Content-Type` other than `application/json` answers `400`; a missing or invalid
-// key, or an `Authorization` header not of the form `Bearer <API_KEY>`, answers `401`.
+// key, or an `Authorization` header not of the form `Bearer <API_KEY>` (the scheme
+// in any letter case), answers `401`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3004,7 +3007,8 @@ func (c *Client) SendMessageWithBody(ctx context.Context, contentType string, bo
 // characters) is queued and can be read back with `GET /messages/{messageId}`.
 // A body that is not valid JSON, a missing or non-string `message`, or a
 // `Content-Type` other than `application/json` answers `400`; a missing or invalid
-// key, or an `Authorization` header not of the form `Bearer <API_KEY>`, answers `401`.
+// key, or an `Authorization` header not of the form `Bearer <API_KEY>` (the scheme
+// in any letter case), answers `401`.
 //
 // Takes a body of the `application/json` content type.
 //
