@@ -329,10 +329,12 @@ func testOrdersScreen(sc *scene) {
 // category (chosen with the keyboard) shows the API's groups.
 func testSalesScreen(sc *scene) {
 	t, b, srv, axe, consoleKey := sc.t, sc.b, sc.srv, sc.axe, sc.key
-	// Today's orders, a cancelled one among them.
+	// Today's orders (more than one: the summary counts them in the plural), a cancelled
+	// one among them.
 	treat := sc.pet("Treacle", 5)
 	var cancelled orderJSON
 	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": treat.ID, "quantity": 2}, http.StatusCreated, nil)
+	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": treat.ID, "quantity": 1}, http.StatusCreated, nil)
 	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": treat.ID, "quantity": 1}, http.StatusCreated, &cancelled)
 	srv.call(t, srv.CustomerKey, "DELETE", fmt.Sprintf("/store/orders/%d", cancelled.ID), nil, http.StatusNoContent, nil)
 	sc.signInAsStaff()
