@@ -133,7 +133,7 @@ func orderCancelledMeanwhile(sc *scene) {
 func phoneWidthAndDark(sc *scene) {
 	t, b, srv := sc.t, sc.b, sc.srv
 	sc.signInAsStaff()
-	b.do(chromedp.EmulateViewport(375, 812), chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
+	b.do(chromedp.EmulateViewport(375, 812)) // on Stock, the first screen
 	b.wait(stockRow("Rex")+` !== undefined`, "the stock list")
 	fitsPhone(b, "stock")
 	b.screenshot("console-stock-phone.png")
