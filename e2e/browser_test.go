@@ -412,7 +412,13 @@ func (r sentRequest) header(name string) string {
 	return ""
 }
 
+// newBrowser starts headless Chromium for the test, which may run it for 3 minutes.
 func newBrowser(t *testing.T, chromium string) *browser {
+	return newBrowserFor(t, chromium, 3*time.Minute)
+}
+
+// newBrowserFor starts headless Chromium for the test, which may run it for d.
+func newBrowserFor(t *testing.T, chromium string, d time.Duration) *browser {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(chromium)}
 	for _, f := range chromiumFlags {
@@ -420,13 +426,33 @@ func newBrowser(t *testing.T, chromium string) *browser {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
-	ctx, cancelTime := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancelTime := context.WithTimeout(ctx, d)
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
-
-	b := &browser{t: t, ctx: ctx, tab: &tab{requests: map[network.RequestID]*sentRequest{}}}
 	if err := chromedp.Do(ctx); err != nil { // starts the browser
 		t.Fatalf("start %s: %v", chromium, err)
 	}
+	return watch(t, ctx)
+}
+
+// newTab opens a tab of its own for the test t in b's browser, closed when t ends: its
+// storage for the page's session, its requests and its exceptions are its own (the
+// origin's localStorage and cookies are the browser's).
+func (b *browser) newTab(t *testing.T) *browser {
+	t.Helper()
+	ctx, cancelTab := chromedp.NewContext(b.ctx)
+	ctx, cancelTime := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() { cancelTime(); cancelTab() })
+	if err := chromedp.Do(ctx); err != nil { // opens the tab
+		t.Fatalf("open a tab: %v", err)
+	}
+	return watch(t, ctx)
+}
+
+// watch records what the tab of ctx sends and throws, and gives each page it loads the
+// test's helpers.
+func watch(t *testing.T, ctx context.Context) *browser {
+	t.Helper()
+	b := &browser{t: t, ctx: ctx, tab: &tab{requests: map[network.RequestID]*sentRequest{}}}
 	err := chromedp.Listen(ctx, func(ev any) {
 		b.mu.Lock()
 		defer b.mu.Unlock()

@@ -15,8 +15,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// The Orders and Sales screens of the console (issue 31), run from TestConsole in its
-// browser and against its server: each function is the body of one of its subtests.
+// The Orders and Sales screens of the console (issue 31): scenarios of TestConsole.
 
 // orderDetail is an order as GET /store/orders answers it, with its life and its price.
 type orderDetail struct {
@@ -149,7 +148,9 @@ func ordersCount(n int, more bool) string {
 // filter (changed with the keyboard) lists the orders the API lists; a cancelled order
 // is kept; the day filters narrow the list; a second page comes through the cursor;
 // only placed orders offer Complete and Cancel.
-func testOrdersScreen(t *testing.T, b *browser, srv *server, axe, consoleKey string, dogsID int64) {
+func testOrdersScreen(sc *scene) {
+	t, b, srv, axe, consoleKey, dogsID := sc.t, sc.b, sc.srv, sc.axe, sc.key, sc.dogsID
+	sc.signInAsStaff()
 	defer inLocale(b, "en-US")()
 
 	// A customer of its own, so that filtering by account lists exactly these orders.
@@ -326,7 +327,17 @@ func testOrdersScreen(t *testing.T, b *browser, srv *server, axe, consoleKey str
 // testSalesScreen: the totals are the API's; the chart is an SVG of the page with a bar
 // for each day of the range (0 for a day without orders); grouping by pet and by
 // category (chosen with the keyboard) shows the API's groups.
-func testSalesScreen(t *testing.T, b *browser, srv *server, axe, consoleKey string) {
+func testSalesScreen(sc *scene) {
+	t, b, srv, axe, consoleKey := sc.t, sc.b, sc.srv, sc.axe, sc.key
+	// Today's orders (more than one: the summary counts them in the plural), a cancelled
+	// one among them.
+	treat := sc.pet("Treacle", 5)
+	var cancelled orderJSON
+	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": treat.ID, "quantity": 2}, http.StatusCreated, nil)
+	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": treat.ID, "quantity": 1}, http.StatusCreated, nil)
+	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": treat.ID, "quantity": 1}, http.StatusCreated, &cancelled)
+	srv.call(t, srv.CustomerKey, "DELETE", fmt.Sprintf("/store/orders/%d", cancelled.ID), nil, http.StatusNoContent, nil)
+	sc.signInAsStaff()
 	defer inLocale(b, "en-US")()
 	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#sales"]`)))
 	b.wait(`document.querySelector('.sales dl.totals') !== null && document.querySelector('svg.chart') !== null`, "the sales report")
@@ -341,7 +352,6 @@ func testSalesScreen(t *testing.T, b *browser, srv *server, axe, consoleKey stri
 	}
 	from := evalAs[string](b, `document.querySelector('input[name=from]').value`)
 	to := evalAs[string](b, `document.querySelector('input[name=to]').value`)
-	// The orders of the subtests before, a cancelled one among them.
 	r := report(from, to, "day")
 	if r.Totals.Orders == 0 || r.Totals.CancelledOrders == 0 {
 		t.Fatalf("the report has no orders, or none cancelled, to show: %+v", r.Totals)

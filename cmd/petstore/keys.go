@@ -195,15 +195,15 @@ func (p keyRules) decide(ask petstore.KeyGrant, role petstore.Role, now time.Tim
 }
 
 // accountRole reads the account with address addr once: the role it has, or the one
-// asked for (customer when none) if the command is about to make it. A new account's
-// address is held to the text policy of addresses, as a sign-up's is
-// (petstore.CleanNewEmail, on the address as sent); an account that exists keeps the
-// address it has, from before the policy or not.
+// asked for (customer when none) if the command is about to make it: a key-only
+// account, held to the policy of a new account as a sign-up is (petstore.SignUp, on
+// the address as sent). An account that exists keeps the address it has, from before
+// the policy or not.
 func accountRole(ctx context.Context, st petstore.AccountStore, sent, addr string, asked petstore.Role) (petstore.Role, error) {
 	a, _, err := st.AccountByEmail(ctx, addr)
 	switch {
 	case petstore.ErrorCode(err) == petstore.ENotFound:
-		if _, err := petstore.CleanNewEmail(sent); err != nil {
+		if _, err := (petstore.SignUp{Email: sent, KeyOnly: true}).Check(); err != nil {
 			return "", usageError{cmd: "keys create", err: fmt.Errorf("--email: %w", err)}
 		}
 		return petstore.AccountRole(asked)

@@ -1,6 +1,7 @@
 import type { Category } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
 import { confirmAction, field, h, put, removeRows } from "./dom.js";
+import { textBounds } from "./rules.js";
 
 /** Categories: add, rename or describe, remove (the service refuses one that pets use). */
 export function categoriesView(ctx: Console): HTMLElement {
@@ -17,8 +18,8 @@ export function categoriesView(ctx: Console): HTMLElement {
   );
   void pages.reload();
 
-  const name = h("input", { type: "text", name: "name", required: true, maxlength: 100, autocomplete: "off" });
-  const description = h("input", { type: "text", name: "description", maxlength: 500, autocomplete: "off" });
+  const name = h("input", { type: "text", name: "name", required: true, ...textBounds(ctx.rules.field("NewCategory", "name")), autocomplete: "off" });
+  const description = h("input", { type: "text", name: "description", ...textBounds(ctx.rules.field("NewCategory", "description")), autocomplete: "off" });
   const submit = h("button", { type: "submit" }, "Add category");
   const form = h("form", { class: "add" }, field("Name", name), field("Description", description, "Optional"), submit);
   form.addEventListener("submit", (event) => {
@@ -82,8 +83,9 @@ function categoryRow(ctx: Console, initial: Category, removed: () => void): HTML
   }
 
   function editing(): void {
-    const name = h("input", { type: "text", name: "name", required: true, maxlength: 100, value: category.name });
-    const description = h("input", { type: "text", name: "description", maxlength: 500, value: category.description ?? "" });
+    // PUT replaces the category: the new one's bounds.
+    const name = h("input", { type: "text", name: "name", required: true, ...textBounds(ctx.rules.field("NewCategory", "name")), value: category.name });
+    const description = h("input", { type: "text", name: "description", ...textBounds(ctx.rules.field("NewCategory", "description")), value: category.description ?? "" });
     const save = h("button", { type: "submit" }, "Save changes");
     const cancel = h("button", { type: "button", class: "secondary", onclick: () => (show(), row.querySelector("button")?.focus()) }, "Cancel");
     const form = h("form", { class: "edit", "aria-label": `Edit ${category.name}` }, field("Name", name), field("Description", description), h("div", { class: "actions" }, save, cancel));

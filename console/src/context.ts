@@ -1,6 +1,7 @@
 import { PetstoreError, type Account, type Category, type PageIterator, type Petstore } from "@acme-pets/petstore";
 import { h, put } from "./dom.js";
 import type { AccountNames } from "./lookup.js";
+import type { Rules } from "./rules.js";
 import type { ScopeCatalogue } from "./scopes.js";
 
 /** What every view of the signed-in console shares. */
@@ -9,6 +10,8 @@ export interface Console {
   account: Account;
   /** The key the console is signed in with (to mark it among the account's keys). */
   apiKey: string;
+  /** The store's rules and the fields' limits, as the service's document states them. */
+  rules: Rules;
   /** Says that something worked, in the page's status line. */
   done(message: string): void;
   /** Shows what went wrong: the API's message, or back to sign-in when the key is refused. */
@@ -21,7 +24,7 @@ export interface Console {
   categoriesChanged(): void;
   /** The emails of the accounts behind orders, looked up a page at a time and kept for the session. */
   accounts: AccountNames;
-  /** The scopes of the service's document, loaded once. */
+  /** The scopes of the service's document (refused when it lists none). */
   scopes(): Promise<ScopeCatalogue>;
   /**
    * For a call the service refused because the key lacks a scope: that scope ("" when the

@@ -1,6 +1,7 @@
 import type { ApiKey, CreatedApiKey, NewApiKey } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
 import { confirmAction, field, formatDateTime, h, put, removeRows } from "./dom.js";
+import { textBounds } from "./rules.js";
 import type { ScopeCatalogue } from "./scopes.js";
 
 const day = 24 * 60 * 60 * 1000;
@@ -42,12 +43,13 @@ export function keysView(ctx: Console): HTMLElement {
     // The key this console signs in with bounds what a key made here may have.
     if (ctx.apiKey.startsWith(key.prefix)) form.signedInWith(key);
   };
-  // An account holds at most 25 live keys: one page holds them all, the console's own too.
+  // An account holds at most 25 live keys: one page of the most a page may hold has them
+  // all, the console's own too.
   const pages = new Pages<ApiKey>(
     ctx,
     ["key", "keys"],
     (key) => key.id,
-    () => ctx.client.apiKeys.pages({ limit: 100 }),
+    () => ctx.client.apiKeys.pages({ limit: ctx.rules.parameter("listApiKeys", "limit").maximum }),
     () => {
       rows.replaceChildren();
       shown.clear();
@@ -109,7 +111,7 @@ class KeyForm {
   readonly created = h("div", { class: "created", hidden: true, tabindex: "-1" });
   onCreated: (key: CreatedApiKey) => void = () => {};
 
-  private readonly name = h("input", { type: "text", name: "name", required: true, maxlength: 100, autocomplete: "off" });
+  private readonly name: HTMLInputElement;
   private readonly lifetime = h("select", { name: "lifetime" }, ...lifetimes.map((l) => h("option", { value: l.value, selected: l.value === defaultLifetime }, l.label)));
   private readonly until = h("input", { type: "date", name: "expiresOn" });
   private readonly untilField = field("Expires at the end of", this.until, "Your time");
@@ -122,6 +124,7 @@ class KeyForm {
   private readonly submit = h("button", { type: "submit" }, "Create key");
 
   constructor(private readonly ctx: Console) {
+    this.name = h("input", { type: "text", name: "name", required: true, ...textBounds(ctx.rules.field("NewApiKey", "name")), autocomplete: "off" });
     this.untilField.hidden = true;
     this.lifetime.addEventListener("change", () => {
       this.untilField.hidden = this.lifetime.value !== "date";

@@ -2,20 +2,23 @@ import type { Account, Pet, Petstore } from "@acme-pets/petstore";
 import { describe, type Console } from "./context.js";
 
 /**
- * The items of a batch lookup by id (`ids`, one call for up to 100 ids), by id; ids that
- * match nothing are left out, and no ids make no call.
+ * The items of a batch lookup by id (`ids`, one call for as many ids as the parameter's
+ * `maxItems`: the document's), by id; ids that match nothing are left out, and no ids
+ * make no call.
  */
-async function byId<T>(ids: Iterable<number>, list: (ids: number[]) => AsyncIterable<T>, id: (item: T) => number): Promise<Map<number, T>> {
+async function byId<T>(ids: Iterable<number>, maxIds: number | undefined, list: (ids: number[]) => AsyncIterable<T>, id: (item: T) => number): Promise<Map<number, T>> {
   const found = new Map<number, T>();
   const unique = [...new Set(ids)];
-  if (unique.length === 0) return found;
-  for await (const item of list(unique)) found.set(id(item), item);
+  const size = maxIds ?? unique.length;
+  for (let start = 0; start < unique.length; start += size) {
+    for await (const item of list(unique.slice(start, start + size))) found.set(id(item), item);
+  }
   return found;
 }
 
 /** The pets with these ids (each with its `stock`: no inventory lookup is needed beside it). */
 export function petsById(ctx: Console, ids: Iterable<number>): Promise<Map<number, Pet>> {
-  return byId(ids, (ids) => ctx.client.pets.list({ ids }), (pet) => pet.id);
+  return byId(ids, ctx.rules.parameter("listPets", "ids").maxItems, (ids) => ctx.client.pets.list({ ids }), (pet) => pet.id);
 }
 
 /**
@@ -35,6 +38,8 @@ export class AccountNames {
     private readonly client: Petstore,
     private readonly self: Account,
     private readonly lacks: (error: unknown) => string | undefined,
+    /** The most ids a lookup takes (the document's `maxItems` of `ids`). */
+    private readonly maxIds: number | undefined,
   ) {
     this.emails.set(self.id, self.email);
     this.asked.add(self.id);
@@ -42,14 +47,14 @@ export class AccountNames {
 
   /**
    * Looks up the accounts of `ids` not known yet, with one call (a page of orders has far
-   * fewer than the 100 ids a call takes). It never throws: an order is still worth showing
+   * fewer ids than a call takes). It never throws: an order is still worth showing
    * without its customer's email. It answers why emails are not shown, or undefined.
    */
   async load(ids: Iterable<number>): Promise<string | undefined> {
     const unknown = [...new Set(ids)].filter((id) => !this.asked.has(id));
     if (unknown.length === 0 || this.refused !== undefined) return this.refused;
     try {
-      const found = await byId(unknown, (ids) => this.client.accounts.list({ ids }), (account) => account.id);
+      const found = await byId(unknown, this.maxIds, (ids) => this.client.accounts.list({ ids }), (account) => account.id);
       for (const [id, account] of found) this.emails.set(id, account.email);
       for (const id of unknown) this.asked.add(id);
       return undefined;

@@ -2,8 +2,9 @@
 //
 // The key lives in sessionStorage only (gone when the tab closes, never in a URL, a
 // cookie or a log) and goes to the service as `Authorization: Bearer` on each call. The
-// page keeps no other state on the server: every action is a documented /v1 call (and
-// the scopes a new key may have are read from the document the service serves).
+// page keeps no other state on the server: every action is a documented /v1 call. The
+// store's rules the screens offer (the changes of status, the fields' limits) and the
+// scopes a new key may have are read from the document the service serves, at sign-in.
 //
 // A key may be limited to some scopes. The console does not work out beforehand which
 // screens its key may use (a key without keys:manage could not even list its own
@@ -18,7 +19,8 @@ import { keysView } from "./keys.js";
 import { AccountNames } from "./lookup.js";
 import { ordersView } from "./orders.js";
 import { salesView } from "./sales.js";
-import { lackedScope, loadScopeCatalogue, type ScopeCatalogue } from "./scopes.js";
+import { loadDocument, Rules } from "./rules.js";
+import { lackedScope, scopeCatalogue, type ScopeCatalogue } from "./scopes.js";
 import { stockView } from "./stock.js";
 
 const keyStorage = "petstore.console.apiKey";
@@ -47,11 +49,14 @@ function client(apiKey: string): Petstore {
 
 /**
  * Checks a key with `GET /accounts/me` and opens the console when it is an admin's. A
- * customer key is refused here, before anything is kept.
+ * customer key is refused here, before anything is kept. The service's document is read
+ * meanwhile: the screens offer its rules.
  */
 async function signIn(apiKey: string): Promise<string | undefined> {
   let account: Account;
   const petstore = client(apiKey);
+  const document = loadDocument();
+  document.catch(() => {}); // a refused key is what the page says then
   try {
     account = await petstore.accounts.me();
   } catch (error) {
@@ -64,8 +69,16 @@ async function signIn(apiKey: string): Promise<string | undefined> {
   if (account.role !== "admin") {
     return `This key belongs to ${account.email}, a ${account.role} account. The console is for shop staff: sign in with an admin key.`;
   }
+  let doc: unknown;
+  let rules: Rules;
+  try {
+    doc = await document;
+    rules = new Rules(doc);
+  } catch (error) {
+    return describe(error);
+  }
   sessionStorage.setItem(keyStorage, apiKey);
-  openConsole(petstore, account, apiKey);
+  openConsole(petstore, account, apiKey, rules, doc);
   return undefined;
 }
 
@@ -115,7 +128,7 @@ function showSignIn(message?: string): void {
   key.focus();
 }
 
-function openConsole(petstore: Petstore, account: Account, apiKey: string): void {
+function openConsole(petstore: Petstore, account: Account, apiKey: string, rules: Rules, doc: unknown): void {
   const status = h("p", { class: "notice", role: "status" });
   const alert = h("p", { class: "notice error", role: "alert" });
   const clearNotices = () => {
@@ -123,13 +136,13 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string): void
     put(alert, "");
   };
   let categories: Promise<Map<number, Category>> | undefined;
-  let scopes: Promise<ScopeCatalogue> | undefined;
 
   const mine = ++session;
   const ctx: Console = {
     client: petstore,
     account,
     apiKey,
+    rules,
     done(message) {
       if (mine !== session) return;
       put(alert, "");
@@ -160,7 +173,8 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string): void
     categories() {
       categories ??= (async () => {
         const all = new Map<number, Category>();
-        for await (const category of petstore.categories.list({ limit: 100 })) all.set(category.id, category);
+        const limit = rules.parameter("listCategories", "limit").maximum;
+        for await (const category of petstore.categories.list({ limit })) all.set(category.id, category);
         return all;
       })();
       categories.catch(() => (categories = undefined));
@@ -169,11 +183,9 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string): void
     categoriesChanged() {
       categories = undefined;
     },
-    accounts: new AccountNames(petstore, account, lackedScope),
-    scopes() {
-      scopes ??= loadScopeCatalogue();
-      scopes.catch(() => (scopes = undefined));
-      return scopes;
+    accounts: new AccountNames(petstore, account, lackedScope, rules.parameter("listAccounts", "ids").maxItems),
+    scopes(): Promise<ScopeCatalogue> {
+      return new Promise((resolve) => resolve(scopeCatalogue(doc)));
     },
     lacks: lackedScope,
   };

@@ -3,12 +3,10 @@ import { Pages, type Console } from "./context.js";
 import { confirmAction, field, formatDateTime, h, put, removeRows, toLocalInput } from "./dom.js";
 import { petsById } from "./lookup.js";
 import { formatMoney, noteCurrency } from "./money.js";
+import { numberBounds, type OrderStatus } from "./rules.js";
 import { cannotBeOrdered } from "./stock.js";
 
 const pageSize = 25;
-
-type StatusFilter = NonNullable<ListOrdersQuery["status"]>;
-const statuses: readonly StatusFilter[] = ["placed", "completed", "cancelled"];
 
 /**
  * Orders, newest first, a page at a time through the API's cursors: by status (placed,
@@ -22,10 +20,10 @@ export function ordersView(ctx: Console): HTMLElement {
   // Why the orders name their customers by id rather than email (the key lacks accounts:read).
   const accountsHint = h("p", { class: "lead accounts-hint", hidden: true });
 
-  const status = h("select", { name: "status" }, ...statuses.map((s) => h("option", { value: s, selected: s === "placed" }, s)), h("option", { value: "" }, "Any status"));
+  const status = h("select", { name: "status" }, ...ctx.rules.orderStatuses.map((s) => h("option", { value: s, selected: s === "placed" }, s)), h("option", { value: "" }, "Any status"));
   const after = h("input", { type: "date", name: "createdAfter" });
   const before = h("input", { type: "date", name: "createdBefore" });
-  const account = h("input", { type: "number", name: "accountId", min: 1, step: 1, inputmode: "numeric", autocomplete: "off" });
+  const account = h("input", { type: "number", name: "accountId", ...numberBounds(ctx.rules.parameter("listOrders", "accountId")), step: 1, inputmode: "numeric", autocomplete: "off" });
   const filters = h(
     "form",
     { class: "filters", role: "search", "aria-label": "Find orders", onsubmit: (e: Event) => e.preventDefault() },
@@ -41,7 +39,7 @@ export function ordersView(ctx: Console): HTMLElement {
     const accountId = Number(account.value);
     return {
       limit: pageSize,
-      ...(status.value ? { status: status.value as StatusFilter } : {}),
+      ...(status.value ? { status: status.value as OrderStatus } : {}),
       ...(from ? { createdAfter: from } : {}),
       ...(to ? { createdBefore: to } : {}),
       ...(Number.isInteger(accountId) && accountId > 0 ? { accountId } : {}),

@@ -2,8 +2,9 @@
 //
 // The list of scopes, what each allows and which a role may hold are the document's
 // (components.securitySchemes.bearerAuth.x-scopes, and each operation's x-roles and
-// x-scopes), read from the document the service serves: the page offers exactly the
-// scopes of the service it talks to, and no list here can drift from it.
+// x-scopes), read from the document the service serves (read at sign-in, with the
+// store's rules: rules.ts): the page offers exactly the scopes of the service it talks
+// to, and no list here can drift from it.
 //
 // A call refused for a scope answers 403 insufficient_scope, naming the scope in
 // `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (RFC 6750), which the
@@ -58,13 +59,6 @@ export function scopeCatalogue(document: unknown): ScopeCatalogue {
     }
   }
   return { scopes, allowed: (role) => new Set(byRole.get(role)) };
-}
-
-/** Loads the scopes from the document the service serves. */
-export async function loadScopeCatalogue(): Promise<ScopeCatalogue> {
-  const response = await fetch(new URL("/openapi.json", location.origin), { headers: { Accept: "application/json" } });
-  if (!response.ok) throw new Error(`The service's document could not be read (HTTP ${response.status}), so the scopes cannot be offered.`);
-  return scopeCatalogue(await response.json());
 }
 
 /**

@@ -1,32 +1,25 @@
-import type { Category, NewPet, Pet } from "@acme-pets/petstore";
+import type { Category, Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
 import { petsById } from "./lookup.js";
 import { confirmAction, field, h, put, removeRows } from "./dom.js";
 import { formatMoney, moneyInput, noteCurrency, parseMoney, shopCurrency } from "./money.js";
+import { numberBounds, textBounds, type Status } from "./rules.js";
 
-/**
- * The status changes staff may make by hand (the contract's store rule 7). The page offers
- * only these; the service decides, and its refusal is shown when the pet changed meanwhile.
- */
-/** The statuses a request may name (a pet may show one added later: an open list). */
-type Status = NonNullable<NewPet["status"]>;
-
-const transitions: Record<string, readonly Status[]> = {
-  available: ["pending", "sold"],
-  pending: ["available", "sold"],
-  sold: ["available"],
-};
-const statuses: readonly Status[] = ["available", "pending", "sold"];
+// The status changes offered are those staff may make by hand (the contract's store rule
+// 7, the document's PetStatus x-transitions: ctx.rules); the service decides, and its
+// refusal is shown when the pet changed meanwhile. The bounds of the fields are the
+// document's too.
 
 const thresholdStorage = "petstore.console.lowStock";
 const pageSize = 25;
 
 /** Stock at a glance: every pet with its category, status and stock, a page at a time. */
 export function stockView(ctx: Console): HTMLElement {
-  const search = h("input", { type: "search", name: "name", maxlength: 100, autocomplete: "off" });
+  const search = h("input", { type: "search", name: "name", maxlength: ctx.rules.parameter("listPets", "name").maxLength, autocomplete: "off" });
   const category = h("select", { name: "categoryId" }, h("option", { value: "" }, "All categories"));
-  const status = h("select", { name: "status" }, h("option", { value: "" }, "Any status"), ...statuses.map((s) => h("option", { value: s }, s)));
-  const threshold = h("input", { type: "number", name: "lowStock", min: 0, max: 1_000_000, inputmode: "numeric", value: localStorage.getItem(thresholdStorage) ?? "3" });
+  const status = h("select", { name: "status" }, h("option", { value: "" }, "Any status"), ...ctx.rules.petStatuses.map((s) => h("option", { value: s }, s)));
+  // A threshold of stock: within the bounds of a pet's stock.
+  const threshold = h("input", { type: "number", name: "lowStock", ...numberBounds(ctx.rules.field("Pet", "stock")), inputmode: "numeric", value: localStorage.getItem(thresholdStorage) ?? "3" });
   const rows = h("tbody");
   const shown: PetRow[] = [];
 
@@ -189,8 +182,7 @@ class PetRow {
     const stockInput = h("input", {
       type: "number",
       name: "quantity",
-      min: 0,
-      max: 1_000_000,
+      ...numberBounds(ctx.rules.field("InventoryUpdate", "quantity")),
       step: 1,
       required: true,
       inputmode: "numeric",
@@ -227,13 +219,15 @@ class PetRow {
 
     // A select and a button, not a select that acts on change: arrow keys on a closed
     // select change its value (and fire change) on some systems, one sale per key press.
+    // A status the document does not know (added later) offers no change.
+    const moves = ctx.rules.transitions(pet.status);
     const statusSelect = h(
       "select",
-      { name: "status", "aria-label": `Status of ${pet.name}`, "aria-describedby": unorderable.id, disabled: transitions[pet.status] === undefined },
+      { name: "status", "aria-label": `Status of ${pet.name}`, "aria-describedby": unorderable.id, disabled: moves.length === 0 },
       h("option", { value: pet.status, selected: true }, pet.status),
-      ...(transitions[pet.status] ?? []).map((s) => h("option", { value: s }, `→ ${s}`)),
+      ...moves.map((s) => h("option", { value: s }, `→ ${s}`)),
     );
-    const setStatus = h("button", { type: "submit", class: "secondary", disabled: transitions[pet.status] === undefined }, "Set", h("span", { class: "visually-hidden" }, ` status of ${pet.name}`));
+    const setStatus = h("button", { type: "submit", class: "secondary", disabled: moves.length === 0 }, "Set", h("span", { class: "visually-hidden" }, ` status of ${pet.name}`));
     const statusForm = h("form", { class: "inline status" }, statusSelect, setStatus);
 
     // Choosing `available` for a pet with no stock: the rules allow it (staff decide), but
@@ -311,7 +305,7 @@ class PetRow {
       return;
     }
     const { pet, ctx } = this;
-    const name = h("input", { type: "text", name: "name", required: true, maxlength: 100, value: pet.name });
+    const name = h("input", { type: "text", name: "name", required: true, ...textBounds(ctx.rules.field("PetPatch", "name")), value: pet.name });
     const category = h("select", { name: "categoryId", required: true }, ...categoryOptions(this.categories, pet.categoryId));
     const currency = pet.currency ?? shopCurrency();
     const price = priceInput(moneyInput(pet.price, currency));
@@ -344,10 +338,10 @@ class PetRow {
 
 /** "Add a pet": name, category, status and a first stock count. */
 function addPetForm(ctx: Console, added: (pet: Pet, categories: Map<number, Category>) => void): HTMLElement {
-  const name = h("input", { type: "text", name: "name", required: true, maxlength: 100, autocomplete: "off" });
+  const name = h("input", { type: "text", name: "name", required: true, ...textBounds(ctx.rules.field("NewPet", "name")), autocomplete: "off" });
   const category = h("select", { name: "categoryId", required: true });
-  const status = h("select", { name: "status" }, ...statuses.map((s) => h("option", { value: s }, s)));
-  const stock = h("input", { type: "number", name: "quantity", min: 0, max: 1_000_000, step: 1, value: 0, inputmode: "numeric" });
+  const status = h("select", { name: "status" }, ...ctx.rules.petStatuses.map((s) => h("option", { value: s }, s)));
+  const stock = h("input", { type: "number", name: "quantity", ...numberBounds(ctx.rules.field("InventoryUpdate", "quantity")), step: 1, value: 0, inputmode: "numeric" });
   const price = priceInput("");
   const priceField = field(priceLabel(shopCurrency()), price, "Empty: no price, so it cannot be ordered.");
   const submit = h("button", { type: "submit" }, "Add pet");

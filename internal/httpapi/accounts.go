@@ -11,13 +11,8 @@ import (
 )
 
 func (h *Handler) CreateAccount(ctx context.Context, req *oas.NewAccount) (oas.CreateAccountRes, error) {
-	// Only a new address is held to the policy of addresses: an account made before
-	// it still signs in with the address it has.
-	email, err := petstore.CleanNewEmail(req.Email)
+	email, err := petstore.SignUp{Email: req.Email, Password: req.Password}.Check()
 	if err != nil {
-		return nil, err
-	}
-	if err := petstore.CheckPassword(req.Password); err != nil {
 		return nil, err
 	}
 	hash, err := h.passwords.Hash(ctx, req.Password)

@@ -11,10 +11,6 @@ import (
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// SecretOverlap is how long a rotated secret keeps signing deliveries beside the new
-// one, so that a receiver can switch to the new secret at a time of its choosing.
-const SecretOverlap = 24 * time.Hour
-
 // newSecret makes an endpoint's signing secret: 256 random bits, base64url, after a
 // prefix that says what it is (as psk_ does for API keys).
 func newSecret() string {
@@ -234,24 +230,16 @@ func (h *Handler) DeleteWebhook(ctx context.Context, params oas.DeleteWebhookPar
 	return &oas.DeleteWebhookNoContent{}, nil
 }
 
-// RotateWebhookSecret replaces the secret; the replaced one keeps signing for the
-// overlap asked (SecretOverlap unless told). A second rotation within the overlap
-// drops the oldest secret: one overlap at a time keeps the header at two signatures
-// at most. An overlap of 0 keeps none, which revokes a leaked secret at once.
+// RotateWebhookSecret replaces the secret as petstore.Webhook.RotateSecret does, with
+// the overlap asked (petstore.SecretOverlap unless told).
 func (h *Handler) RotateWebhookSecret(ctx context.Context, req oas.OptSecretRotation, params oas.RotateWebhookSecretParams) (oas.RotateWebhookSecretRes, error) {
-	overlap := SecretOverlap
+	overlap := petstore.SecretOverlap
 	if s, ok := req.Value.OverlapSeconds.Get(); ok && req.Set {
 		overlap = time.Duration(s) * time.Second
 	}
-	secret := newSecret()
-	expires := h.now().UTC().Truncate(time.Second).Add(overlap)
+	secret, now := newSecret(), h.now()
 	w, err := h.store.UpdateWebhook(ctx, params.WebhookId, func(w petstore.Webhook, _ petstore.PendingTypes) (petstore.Webhook, error) {
-		w.PreviousSecret, w.PreviousSecretExpiresAt = w.Secret, &expires
-		if overlap == 0 {
-			w.PreviousSecret, w.PreviousSecretExpiresAt = "", nil
-		}
-		w.Secret = secret
-		return w, nil
+		return w.RotateSecret(secret, now, overlap), nil
 	})
 	if err != nil {
 		return nil, err

@@ -3698,7 +3698,10 @@ func (s *PetPatch) SetPrice(val OptNilInt64) {
 }
 
 // Status of the animal in the store, as a request sets or filters it: a closed list, any other value
-// is refused. Answers report the status as an open list (see `Pet.status`).
+// is refused. Answers report the status as an open list (see `Pet.status`). `x-transitions` lists the
+// changes an admin may make by hand (`PUT` and `PATCH` of a pet), by the status a pet has: keeping the
+// status is always allowed, any other change answers `409 invalid_transition`. Orders and the
+// inventory change the status by the store's rules (see `setInventory`), not by it.
 // Ref: #/components/schemas/PetStatus
 type PetStatus string
 

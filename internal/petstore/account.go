@@ -26,6 +26,39 @@ type Account struct {
 	CreatedAt time.Time
 }
 
+// SignUp is a new account as asked for: by a sign-up (POST /accounts), with a
+// password, or by the operator (`petstore keys create` for an address no account has
+// yet), key-only.
+type SignUp struct {
+	// Email is the address as sent.
+	Email    string
+	Password string
+	// KeyOnly is set for an account that signs in with API keys alone: it has no
+	// password.
+	KeyOnly bool
+}
+
+// Check applies the policy of a new account and returns the address to keep: the
+// address first, held to the policy of addresses as sent and as kept (CleanNewEmail),
+// then the password (CheckPassword), which a key-only account has none of. Only a new
+// account is held to it: one made before the policy still signs in, and is given keys,
+// with the address it has (CleanEmail alone finds it).
+func (s SignUp) Check() (string, error) {
+	email, err := CleanNewEmail(s.Email)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case s.KeyOnly && s.Password != "":
+		return "", Invalid("password", "must be left out for an account that signs in with keys alone")
+	case !s.KeyOnly:
+		if err := CheckPassword(s.Password); err != nil {
+			return "", err
+		}
+	}
+	return email, nil
+}
+
 // Principal is who makes a request: the account behind the key or password.
 type Principal struct {
 	AccountID int64

@@ -58,3 +58,35 @@ func TestAKeyGrantIsBoundedByRoleMakerAndOperator(t *testing.T) {
 		})
 	}
 }
+
+func TestANewAccountIsHeldToThePolicyOfAddressesAndPasswords(t *testing.T) {
+	const password = "correct horse battery"
+	tests := []struct {
+		name         string
+		in           SignUp
+		want         string // the address kept
+		field, issue string // the refusal, if any
+	}{
+		{"a sign-up's address is kept trimmed, in NFKC", SignUp{Email: " ａda@example.com ", Password: password}, "ada@example.com", "", ""},
+		{"an address that is none is refused", SignUp{Email: "ada", Password: password}, "", "email", "must be an email address such as ada@example.com"},
+		{"an address with an invisible character is refused", SignUp{Email: "ada\u200b@example.com", Password: password},
+			"", "email", "must not contain invisible characters (zero-width, format and other default-ignorable characters, fillers); it holds U+200B"},
+		{"a short password is refused", SignUp{Email: "ada@example.com", Password: "short"}, "", "password", "must be 12 to 128 characters"},
+		{"a sign-up without a password is refused", SignUp{Email: "ada@example.com"}, "", "password", "must be 12 to 128 characters"},
+		{"the address is checked before the password", SignUp{Email: "ada", Password: "short"}, "", "email", "must be an email address such as ada@example.com"},
+		{"the operator's key-only account has no password", SignUp{Email: " ada@example.com", KeyOnly: true}, "ada@example.com", "", ""},
+		{"its address is held to the same policy", SignUp{Email: "ada\u200b@example.com", KeyOnly: true},
+			"", "email", "must not contain invisible characters (zero-width, format and other default-ignorable characters, fillers); it holds U+200B"},
+		{"a key-only account given a password is refused", SignUp{Email: "ada@example.com", Password: password, KeyOnly: true},
+			"", "password", "must be left out for an account that signs in with keys alone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.in.Check()
+			wantProblem(t, err, tt.field, tt.issue)
+			if got != tt.want {
+				t.Errorf("kept %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

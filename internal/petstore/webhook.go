@@ -191,6 +191,26 @@ func CheckRetry(d Delivery, enabled bool, may func(Delivery) error) (bool, error
 	return true, nil
 }
 
+// SecretOverlap is how long a rotated secret keeps signing deliveries beside the new
+// one unless the rotation asks otherwise, so that a receiver can switch to the new
+// secret at a time of its choosing.
+const SecretOverlap = 24 * time.Hour
+
+// RotateSecret makes secret the one that signs w's deliveries at now; the replaced
+// one keeps signing beside it for overlap (to the second). One overlap at a time: a
+// rotation within the overlap of the one before drops the oldest secret, which keeps a
+// delivery's signature header at two signatures at most. An overlap of 0 keeps none,
+// which revokes a leaked secret at once.
+func (w Webhook) RotateSecret(secret string, now time.Time, overlap time.Duration) Webhook {
+	w.PreviousSecret, w.PreviousSecretExpiresAt = "", nil
+	if overlap > 0 {
+		expires := now.UTC().Truncate(time.Second).Add(overlap)
+		w.PreviousSecret, w.PreviousSecretExpiresAt = w.Secret, &expires
+	}
+	w.Secret = secret
+	return w
+}
+
 // Secrets lists the secrets that sign a delivery at now: the current one, and the
 // previous one while its overlap lasts.
 func (w Webhook) Secrets(now time.Time) []string {

@@ -1030,7 +1030,10 @@ type PetPatch struct {
 
 	// Status Status of the animal in the store, as a request sets or filters it: a closed
 	// list, any other value is refused. Answers report the status as an open list (see
-	// `Pet.status`).
+	// `Pet.status`). `x-transitions` lists the changes an admin may make by hand (`PUT`
+	// and `PATCH` of a pet), by the status a pet has: keeping the status is always
+	// allowed, any other change answers `409 invalid_transition`. Orders and the
+	// inventory change the status by the store's rules (see `setInventory`), not by it.
 	//
 	//
 	// Example: available
@@ -1039,7 +1042,10 @@ type PetPatch struct {
 
 // PetStatus Status of the animal in the store, as a request sets or filters it: a closed
 // list, any other value is refused. Answers report the status as an open list (see
-// `Pet.status`).
+// `Pet.status`). `x-transitions` lists the changes an admin may make by hand (`PUT`
+// and `PATCH` of a pet), by the status a pet has: keeping the status is always
+// allowed, any other change answers `409 invalid_transition`. Orders and the
+// inventory change the status by the store's rules (see `setInventory`), not by it.
 //
 // Example: available
 type PetStatus string
