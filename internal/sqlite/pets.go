@@ -168,7 +168,7 @@ func idsJSON(ids []int64) string {
 }
 
 // UpdatePet changes a pet to what change returns, in one transaction: the result is
-// validated, its status change checked under ChangeStatus and its category checked as
+// validated, its status change checked under CheckStatusChange and its category checked as
 // CreatePet does. The stock is not touched. Its events are RevisedEvents' (a new
 // status writes pet.status_changed).
 func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetFields) (petstore.PetFields, error)) (petstore.Pet, error) {
