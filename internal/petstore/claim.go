@@ -87,13 +87,15 @@ type ClaimPlan struct {
 	Moves  []CursorMove
 }
 
-// claimRounds is how many rounds of asks a claim makes at most. The first two ask
-// each endpoint for its fair share only, so that a claim reads about o.Max
-// candidates however many endpoints there are: most claims need one round, and a
-// second when some endpoint had less than its share, which the others then share.
-// The last asks each endpoint still short for all it might take (its room, at most
-// o.Max), so that the claim ends having loaded what it needs.
-const claimRounds = 3
+// A claim asks in rounds, each endpoint for its fair share only, so that it reads
+// about o.Max candidates however many endpoints there are: most claims need one
+// round, and another whenever some endpoint turned out to have less than its share,
+// which the others then share. It asks until no endpoint is short of its share, so
+// that a claim is full while that much is due: a round that leaves a short endpoint
+// makes at least one endpoint complete (all its candidates known), so a claim asks
+// at most one round more than it has endpoints (and the recount's). The rounds are
+// many only when many endpoints in turn have nothing to send: each is then one
+// query that reads nothing, and moves that endpoint's cursor to the head.
 
 // Claim is a claim being planned: PlanClaim starts it, the store answers its Asks
 // (Offer) until it has none, and Plan decides.
@@ -101,9 +103,13 @@ type Claim struct {
 	max   int
 	until time.Time
 	head  int64
-	round int
+	// rounds counts the rounds asked; maxRounds bounds them (see above), in case a
+	// store left an ask unanswered.
+	rounds int
 	// eps are the endpoints with work, by id, in the order they are served.
 	eps []*claimant
+	// done says that the claim has loaded what it needs.
+	done bool
 }
 
 // claimant is an endpoint with work and what the claim loaded of it.
@@ -161,11 +167,24 @@ func (e *claimant) loaded() int { return len(e.retries) + len(e.unsent) }
 
 func (e *claimant) complete() bool { return e.allRetries && e.allUnsent }
 
+// usable is how many of e's loaded candidates a plan may give it. Its due retries
+// come before its events, so while more retries may be due, only the retries
+// loaded are: an event given beside them would pass a retry that waits.
+func (e *claimant) usable() int {
+	if !e.allRetries {
+		return len(e.retries)
+	}
+	return e.loaded()
+}
+
+// short says whether what was loaded of e may not fill a share of n.
+func (e *claimant) short(n int) bool { return !e.complete() && e.usable() < n }
+
 // supply is how many e may be given: its room, bounded by its candidates once all
-// are known (or, with known, by those loaded).
+// are known (or, with known, by those loaded and usable).
 func (e *claimant) supply(known bool) int {
 	if known || e.complete() {
-		return min(e.room(), e.loaded())
+		return min(e.room(), e.usable())
 	}
 	return e.room()
 }
@@ -180,21 +199,34 @@ func (c *Claim) shares(known bool) []int {
 	return takeTurns(supply, c.max)
 }
 
-// takeTurns deals max units one at a time to each of supply in turn, from the
+// takeTurns deals total units one at a time to each of supply in turn, from the
 // first, while any has more, and returns how many each gets: the max-min fair share.
-func takeTurns(supply []int, max int) []int {
-	got := make([]int, len(supply))
-	for total := 0; total < max; {
-		progress := false
-		for i := range supply {
-			if total < max && got[i] < supply[i] {
-				got[i]++
-				total++
-				progress = true
-			}
+// It deals whole turns at once, so that its cost does not grow with total: level is
+// the most turns that every supply takes part in within total, and what is left
+// goes one each, in order, to those that have more.
+func takeTurns(supply []int, total int) []int {
+	dealt := func(level int) int {
+		n := 0
+		for _, s := range supply {
+			n += min(s, level)
 		}
-		if !progress {
-			break
+		return n
+	}
+	level, hi := 0, max(total, 0)
+	for level < hi { // the largest level that deals at most total
+		if mid := (level + hi + 1) / 2; dealt(mid) <= total {
+			level = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	got := make([]int, len(supply))
+	left := total - dealt(level)
+	for i, s := range supply {
+		got[i] = min(s, level)
+		if left > 0 && s > level {
+			got[i]++
+			left--
 		}
 	}
 	return got
@@ -204,19 +236,15 @@ func takeTurns(supply []int, max int) []int {
 // may exceed what was loaded of it, more candidates. None once the claim has what it
 // needs.
 func (c *Claim) Asks() []ClaimAsk {
-	if c.round >= claimRounds {
+	if c.done || c.rounds >= c.maxRounds() {
 		return nil
 	}
-	c.round++
-	shares := c.shares(false)
+	c.rounds++
 	var asks []ClaimAsk
-	for i, e := range c.eps {
-		if e.complete() || shares[i] <= e.loaded() {
+	for i, need := range c.shares(false) {
+		e := c.eps[i]
+		if !e.short(need) {
 			continue
-		}
-		need := shares[i]
-		if c.round == claimRounds {
-			need = min(e.room(), c.max)
 		}
 		a := ClaimAsk{WebhookID: e.ID, Events: e.Events, Head: c.head, After: e.Cursor}
 		if !e.allRetries && len(e.retries) < need {
@@ -230,11 +258,13 @@ func (c *Claim) Asks() []ClaimAsk {
 		}
 		asks = append(asks, a)
 	}
-	if len(asks) == 0 {
-		c.round = claimRounds
-	}
+	c.done = len(asks) == 0
 	return asks
 }
+
+// maxRounds is the most rounds a claim may need: one per endpoint, which it makes
+// complete, one more once none is short, and one for the recount.
+func (c *Claim) maxRounds() int { return len(c.eps) + 2 }
 
 // Offer gives the claim the store's answers to its asks.
 func (c *Claim) Offer(loads []ClaimLoad) {

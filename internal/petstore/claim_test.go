@@ -2,6 +2,7 @@ package petstore
 
 import (
 	"fmt"
+	"math/rand"
 	"slices"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func simulate(t *testing.T, o ClaimOptions, head int64, eps []queueEndpoint, tur
 	rounds, loaded := 0, 0
 	for asks := c.Asks(); len(asks) > 0; asks = c.Asks() {
 		rounds++
-		if rounds > claimRounds {
+		if rounds > len(eps)+1 {
 			t.Fatalf("round %d asked %v", rounds, asks)
 		}
 		var loads []ClaimLoad
@@ -139,10 +140,22 @@ func TestPlanClaim(t *testing.T) {
 			eps:   []queueEndpoint{endpoint(1, 1), endpoint(2, 1, 2, 3, 4), endpoint(3, seqs(1, 50)...)},
 			want:  []string{"1:+1", "2:+1", "2:+2", "2:+3", "2:+4", "3:+1", "3:+2", "3:+3", "3:+4"},
 			moves: []CursorMove{{1, 50, 32}, {2, 4, 32}, {3, 4, 32}}, rounds: 2},
-		{name: "a third round loads all that an endpoint still short may take", o: o(12, 32), head: 50,
+		{name: "a third round shares what a short second left", o: o(12, 32), head: 50,
 			eps:   []queueEndpoint{endpoint(1, 1), endpoint(2, 1, 2, 3, 4), endpoint(3, seqs(1, 50)...)},
 			want:  []string{"1:+1", "2:+1", "2:+2", "2:+3", "2:+4", "3:+1", "3:+2", "3:+3", "3:+4", "3:+5", "3:+6", "3:+7"},
 			moves: []CursorMove{{1, 50, 32}, {2, 50, 32}, {3, 7, 32}}, rounds: 3},
+		// Endpoint 2 has nothing to send, so endpoint 1's share grows from one to two
+		// after the first round, which loaded one retry and one event of it: the
+		// second retry is still due, and comes before the event.
+		{name: "due retries come first when a later round widens the share", o: o(2, 32), head: 20,
+			eps:  []queueEndpoint{withRetries(at(endpoint(1, 11), 10), 3, 5), at(endpoint(2), 10)},
+			want: []string{"1:r3", "1:r5"}, moves: []CursorMove{{2, 20, 32}}, rounds: 2},
+		// The first three endpoints served have nothing to send: a claim of one still
+		// finds the fourth's event, a round each, rather than none while it is due.
+		{name: "a claim is full while that much is due, however many endpoints have nothing", o: o(1, 32), head: 20,
+			eps:   []queueEndpoint{at(endpoint(1), 10), at(endpoint(2), 10), at(endpoint(3), 10), at(endpoint(4, 15), 10)},
+			want:  []string{"4:+15"},
+			moves: []CursorMove{{1, 20, 32}, {2, 20, 32}, {3, 20, 32}, {4, 15, 32}}, rounds: 4},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,6 +211,25 @@ func TestPlanClaimReadsAboutMax(t *testing.T) {
 	}
 }
 
+// TestPlanClaimAmongIdleEndpoints checks that a small claim is full when most
+// endpoints have nothing to send (events after their cursors that they do not
+// subscribe to), reading about its size.
+func TestPlanClaimAmongIdleEndpoints(t *testing.T) {
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	var eps []queueEndpoint
+	for id := range int64(100) {
+		e := endpoint(id + 1)
+		if id%20 == 19 {
+			e.events = seqs(1, 1500)
+		}
+		eps = append(eps, e)
+	}
+	p, rounds, loaded := simulate(t, ClaimOptions{Now: now, Max: 4, Window: 32}, 1500, eps, 0)
+	if len(p.Leases) != 4 || loaded > 8 {
+		t.Errorf("took %d, loading %d in %d rounds; want 4, loading at most 8", len(p.Leases), loaded, rounds)
+	}
+}
+
 func TestPlanClaimRecount(t *testing.T) {
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	c := PlanClaim(ClaimOptions{Now: now, Max: 10, Window: 4}, 9, []ClaimEndpoint{{ID: 1, Enabled: true, Window: 4}}, 0)
@@ -220,6 +252,144 @@ func TestClaimWindow(t *testing.T) {
 	for _, tc := range []struct{ asked, want int }{{-1, 1}, {0, 1}, {1, 1}, {32, 32}, {MaxDeliveryWindow + 1, MaxDeliveryWindow}} {
 		if got := ClaimWindow(tc.asked); got != tc.want {
 			t.Errorf("ClaimWindow(%d) = %d, want %d", tc.asked, got, tc.want)
+		}
+	}
+}
+
+// TestPlanClaimProperties plans claims of random queues and checks what every plan
+// must hold, whatever the endpoints turn out to have once asked: an endpoint gets at
+// most its room; its due retries before any event; its cursor moves past exactly the
+// events it was given, so that none is skipped or given twice; the claim is full
+// while that much is due; shares are max-min fair (one short of what it could take
+// is never more than one behind another); and it reads about o.Max candidates.
+func TestPlanClaimProperties(t *testing.T) {
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewSource(1))
+	for range 10000 {
+		o := ClaimOptions{Now: now, Max: 1 + r.Intn(20), Window: 1 + r.Intn(12)}
+		head, eps := randomQueue(r)
+		p, _, loaded := simulate(t, o, head, eps, r.Intn(10))
+		// Each candidate is read about once: an event may be read beside the retries
+		// that fill a share, and retries again as the share grows.
+		if loaded > 3*o.Max {
+			t.Fatalf("loaded %d for a claim of %d\nwindow %d, head %d, endpoints %+v", loaded, o.Max, o.Window, head, eps)
+		}
+		if err := checkClaim(o, eps, p); err != nil {
+			t.Fatalf("%v\nmax %d, window %d, head %d, endpoints %+v", err, o.Max, o.Window, head, eps)
+		}
+	}
+}
+
+// randomQueue is a feed's head and up to six endpoints, some disabled, some with due
+// retries, each subscribed to some of the events after its cursor.
+func randomQueue(r *rand.Rand) (int64, []queueEndpoint) {
+	head := int64(1 + r.Intn(40))
+	var eps []queueEndpoint
+	for i := range 1 + r.Intn(6) {
+		e := endpoint(int64(i + 1))
+		e.Window, e.InFlight = 1+r.Intn(12), r.Intn(4)
+		e.Cursor, e.Enabled = int64(r.Intn(int(head)+1)), r.Intn(5) != 0
+		for s := e.Cursor + 1; s <= head && e.Enabled; s++ {
+			if r.Intn(3) != 0 {
+				e.events = append(e.events, s)
+			}
+		}
+		for k := range r.Intn(8) {
+			e.retries = append(e.retries, int64(1000+k))
+		}
+		eps = append(eps, e)
+	}
+	return head, eps
+}
+
+// checkClaim checks plan p of a claim o of the endpoints eps (see
+// TestPlanClaimProperties).
+func checkClaim(o ClaimOptions, eps []queueEndpoint, p ClaimPlan) error {
+	per, _ := taken(p)
+	caps := map[int64]int{}
+	total, due := 0, 0
+	for _, e := range eps {
+		room := max(min(e.Window, ClaimWindow(o.Window))-e.InFlight, 0)
+		caps[e.ID] = min(room, len(e.retries)+len(e.events))
+		total, due = total+per[e.ID], due+caps[e.ID]
+		if per[e.ID] > room {
+			return fmt.Errorf("endpoint %d given %d, room %d", e.ID, per[e.ID], room)
+		}
+		if err := checkEndpointClaim(e, p); err != nil {
+			return err
+		}
+	}
+	if total != min(o.Max, due) {
+		return fmt.Errorf("took %d, want %d", total, min(o.Max, due))
+	}
+	for _, a := range eps {
+		for _, b := range eps {
+			if per[a.ID] < caps[a.ID] && per[b.ID] > per[a.ID]+1 {
+				return fmt.Errorf("endpoint %d given %d of %d while %d was given %d", a.ID, per[a.ID], caps[a.ID], b.ID, per[b.ID])
+			}
+		}
+	}
+	return nil
+}
+
+// checkEndpointClaim checks e's leases and cursor in plan p: its retries first, and
+// its cursor past exactly the events it was given.
+func checkEndpointClaim(e queueEndpoint, p ClaimPlan) error {
+	var retries, events []int64
+	for _, l := range p.Leases {
+		switch {
+		case l.WebhookID != e.ID:
+		case l.New:
+			events = append(events, l.Item.Seq)
+		default:
+			retries = append(retries, l.Item.Seq)
+		}
+	}
+	if len(events) > 0 && len(retries) < len(e.retries) {
+		return fmt.Errorf("endpoint %d given events %v with %d of its %d due retries", e.ID, events, len(retries), len(e.retries))
+	}
+	cursor := e.Cursor
+	for _, m := range p.Moves {
+		if m.WebhookID == e.ID {
+			cursor = m.Cursor
+		}
+	}
+	var passed []int64
+	for _, s := range e.events {
+		if s <= cursor {
+			passed = append(passed, s)
+		}
+	}
+	if !slices.Equal(events, passed) {
+		return fmt.Errorf("endpoint %d given events %v, its cursor moved from %d to %d past %v", e.ID, events, e.Cursor, cursor, passed)
+	}
+	return nil
+}
+
+// TestTakeTurns checks the dealing by whole turns against dealing one at a time.
+func TestTakeTurns(t *testing.T) {
+	oneAtATime := func(supply []int, total int) []int {
+		got := make([]int, len(supply))
+		for dealt, more := 0, true; dealt < total && more; {
+			more = false
+			for i := range supply {
+				if dealt < total && got[i] < supply[i] {
+					got[i]++
+					dealt, more = dealt+1, true
+				}
+			}
+		}
+		return got
+	}
+	r := rand.New(rand.NewSource(1))
+	for range 20000 {
+		supply := make([]int, r.Intn(8))
+		for i := range supply {
+			supply[i] = r.Intn(12)
+		}
+		total := r.Intn(40) - 2
+		if got, want := takeTurns(supply, total), oneAtATime(supply, total); !slices.Equal(got, want) {
+			t.Fatalf("takeTurns(%v, %d) = %v, want %v", supply, total, got, want)
 		}
 	}
 }

@@ -16,8 +16,10 @@ type DeliveryKey struct{ WebhookID, DeliveryID int64 }
 // PendingAttempt is a pending delivery's row as a finish loads it.
 type PendingAttempt struct {
 	Attempts int
-	// Fanned says that a claim made the row for an event after the cursor (not a
-	// test event, nor a retry by hand of a delivery that had no row).
+	// Fanned says that a claim made the row for an event after the cursor, and no
+	// retry by hand made it pending since: a test event's row is not, nor one that a
+	// retry by hand made or made pending again (its span may tell of it as failed,
+	// by the endpoint's disabling, so a success must keep the row).
 	Fanned bool
 }
 

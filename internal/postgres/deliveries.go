@@ -194,12 +194,14 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 		if retry, err := petstore.CheckRetry(d, enabled, may); !retry {
 			return err
 		}
+		// The row is not fanned: a success at its first attempt keeps it, since the
+		// span may say otherwise (one that the endpoint's disabling failed).
 		if fromSpan {
 			_, err = tx.Exec(ctx, `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at, retry_since,
-				created_at, fanned) VALUES ($1, $2, 'pending', $3, $3, $4, true)`, webhookID, deliveryID, now, d.CreatedAt)
+				created_at, fanned) VALUES ($1, $2, 'pending', $3, $3, $4, false)`, webhookID, deliveryID, now, d.CreatedAt)
 		} else {
 			_, err = tx.Exec(ctx, `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $3,
-				retry_since = $3, leased_until = NULL WHERE webhook_id = $1 AND event_seq = $2`, webhookID, deliveryID, now)
+				retry_since = $3, leased_until = NULL, fanned = false WHERE webhook_id = $1 AND event_seq = $2`, webhookID, deliveryID, now)
 		}
 		if err != nil {
 			return err

@@ -55,7 +55,8 @@ const (
 
 // ClaimDeliveries leases due deliveries as petstore.PlanClaim decides, in one
 // transaction of three round trips for most claims: it locks the endpoints that have
-// work (claimants); loads, a batch per round of the plan's asks, their candidates,
+// work (claimants); loads, a batch per round of the plan's asks (one mostly, more
+// while endpoints turn out short of their share: petstore.Claim.Asks), their candidates,
 // counting again in the first what they have in flight (loadCandidates); and in a
 // last batch writes the leases and cursors and reads the jobs back (saveClaim).
 func (db *DB) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]petstore.DeliveryJob, error) {

@@ -213,13 +213,15 @@ func (db *DB) RetryDelivery(ctx context.Context, webhookID, deliveryID int64, no
 		if retry, err := petstore.CheckRetry(d, w.Enabled, may); !retry {
 			return err
 		}
+		// The row is not fanned: a success at its first attempt keeps it, since the
+		// span may say otherwise (one that the endpoint's disabling failed).
 		at := formatTime(now)
 		if fromSpan {
 			_, err = tx.ExecContext(ctx, `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at,
-				retry_since, created_at, fanned) VALUES (?, ?, 'pending', ?, ?, ?, 1)`, webhookID, deliveryID, at, at, formatTime(d.CreatedAt))
+				retry_since, created_at, fanned) VALUES (?, ?, 'pending', ?, ?, ?, 0)`, webhookID, deliveryID, at, at, formatTime(d.CreatedAt))
 		} else {
 			_, err = tx.ExecContext(ctx, `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?,
-				retry_since = ?, leased_until = NULL WHERE webhook_id = ? AND event_seq = ?`, at, at, webhookID, deliveryID)
+				retry_since = ?, leased_until = NULL, fanned = 0 WHERE webhook_id = ? AND event_seq = ?`, at, at, webhookID, deliveryID)
 		}
 		if err != nil {
 			return err

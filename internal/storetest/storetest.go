@@ -64,6 +64,7 @@ func Run(t *testing.T, open Opener) {
 		{"events by type, for limited keys", testScopedEvents},
 		{"webhooks", testWebhooks},
 		{"deliveries", testDeliveries},
+		{"the webhook queue, reviewed", testQueueReview},
 		{"chunked purge", testChunkedPurge},
 	}
 	for _, g := range groups {
