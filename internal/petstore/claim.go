@@ -87,15 +87,16 @@ type ClaimPlan struct {
 	Moves  []CursorMove
 }
 
-// A claim asks in rounds, each endpoint for its fair share only, so that it reads
-// about o.Max candidates however many endpoints there are: most claims need one
-// round, and another whenever some endpoint turned out to have less than its share,
-// which the others then share. It asks until no endpoint is short of its share, so
-// that a claim is full while that much is due: a round that leaves a short endpoint
-// makes at least one endpoint complete (all its candidates known), so a claim asks
-// at most one round more than it has endpoints (and the recount's). The rounds are
-// many only when many endpoints in turn have nothing to send: each is then one
-// query that reads nothing, and moves that endpoint's cursor to the head.
+// A claim asks in rounds, each endpoint for its fair share only (and, in the first
+// round, for one at least), so that it reads about o.Max candidates, or one per
+// endpoint with work when that is more (the claim reads a row per such endpoint
+// anyway): most claims need one round, and another whenever some endpoint turned out
+// to have less than its share, which the others then share. It asks until no
+// endpoint is short of its share, so that a claim is full while that much is due: a
+// round that leaves a short endpoint makes at least one endpoint complete (all its
+// candidates known), so a claim asks at most one round more than it has endpoints
+// (and the recount's). Since the first round asks every endpoint, those with nothing
+// to send are known after it, and the rounds after it are few.
 
 // Claim is a claim being planned: PlanClaim starts it, the store answers its Asks
 // (Offer) until it has none, and Plan decides.
@@ -243,6 +244,12 @@ func (c *Claim) Asks() []ClaimAsk {
 	var asks []ClaimAsk
 	for i, need := range c.shares(false) {
 		e := c.eps[i]
+		if c.rounds == 1 && c.max > 0 && e.room() > 0 {
+			// Every endpoint is asked for one at least in the first round, so that
+			// the endpoints with nothing to send are known at once (and their
+			// cursors move to the head) instead of one round each.
+			need = max(need, 1)
+		}
 		if !e.short(need) {
 			continue
 		}
