@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"time"
 
@@ -259,24 +258,10 @@ func bodyProblems(ctx context.Context, log *slog.Logger, rs *requestSchemas, r *
 // paramProblem refuses a parameter the generated server refused, naming it and saying
 // what is wrong with its value by the operation's schema.
 func paramProblem(rs *requestSchemas, r *http.Request, e *ogenerrors.DecodeParamError) *petstore.Error {
-	ri := info(r.Context())
-	op := ri.operation()
-	var values []string
-	switch e.In {
-	case "query":
-		values = r.URL.Query()[e.Name]
-	case "header":
-		values = r.Header.Values(e.Name)
-	case "path":
-		if rs != nil {
-			if i := slices.Index(rs.pathParams[op], e.Name); i >= 0 && i < len(ri.route.Args()) {
-				values = ri.route.Args()[i : i+1]
-			}
-		}
-	}
 	p := ""
 	if rs != nil {
-		p = rs.param(op, string(e.In), e.Name, values)
+		route := info(r.Context()).route
+		p = rs.param(r, route.OperationID(), pathParams(route.PathPattern(), route.Args()), string(e.In), e.Name)
 	}
 	if p == "" {
 		p = problem(e.Err)

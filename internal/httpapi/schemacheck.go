@@ -2,19 +2,20 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"mime"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 )
@@ -22,332 +23,64 @@ import (
 // The generated decoders and validators refuse a request in their own words, and
 // often without naming the field: a JSON type error ("quantity":"2", 1.5 or 1e3 for an
 // integer, a date for a date-time) arrives as a decoder's sentence, a bound or an
-// enum as a validator's. On that error path only, the request's values are checked
-// again here against the schemas of the served document, so that every 400 names its
-// fields and words their problems in the document's terms, whatever the generator
-// says. A request that passes never comes here.
+// enum as a validator's. On that error path only, kin-openapi checks the request's
+// values again against the schemas of the served document, and its findings (the
+// schema, the schema's field that failed, the value, where) are worded here in the
+// document's terms, never from kin's own sentences. A request that passes never
+// comes here.
 
-// schema is the part of an OpenAPI 3.0 schema object that requests are checked by.
-type schema struct {
-	Ref                  string             `json:"$ref"`
-	Type                 string             `json:"type"`
-	Format               string             `json:"format"`
-	Nullable             bool               `json:"nullable"`
-	Enum                 []json.RawMessage  `json:"enum"`
-	Minimum              json.Number        `json:"minimum"`
-	Maximum              json.Number        `json:"maximum"`
-	MultipleOf           json.Number        `json:"multipleOf"`
-	MinLength            *int               `json:"minLength"`
-	MaxLength            *int               `json:"maxLength"`
-	Pattern              string             `json:"pattern"`
-	MinItems             *int               `json:"minItems"`
-	MaxItems             *int               `json:"maxItems"`
-	UniqueItems          bool               `json:"uniqueItems"`
-	Items                *schema            `json:"items"`
-	Properties           map[string]*schema `json:"properties"`
-	Required             []string           `json:"required"`
-	AdditionalProperties json.RawMessage    `json:"additionalProperties"`
-	AllOf                []*schema          `json:"allOf"`
-}
-
-type parameter struct {
-	Ref    string  `json:"$ref"`
-	Name   string  `json:"name"`
-	In     string  `json:"in"`
-	Schema *schema `json:"schema"`
-}
-
-type operation struct {
-	ID          string       `json:"operationId"`
-	Parameters  []*parameter `json:"parameters"`
-	RequestBody *struct {
-		Content map[string]struct {
-			Schema *schema `json:"schema"`
-		} `json:"content"`
-	} `json:"requestBody"`
-}
-
-// requestSchemas are the schemas of every operation's parameters and bodies.
+// requestSchemas is the served document as kin-openapi reads it.
 type requestSchemas struct {
-	schemas    map[string]*schema            // components, by name
-	params     map[string]map[string]*schema // by operation id, then in + " " + name
-	bodies     map[string]map[string]*schema // by operation id, then media type
-	patterns   map[string]*regexp.Regexp     // compiled, by source; nil if Go cannot
-	pathParams map[string][]string           // by operation id, in path order
+	ops  map[string]operation // by operation id
+	opts []openapi3.SchemaValidationOption
 }
 
-// newRequestSchemas reads the schemas of requests out of a document (as JSON).
+// operation is one operation of the document, with the parameters of its path.
+type operation struct {
+	*openapi3.Operation
+	params openapi3.Parameters
+}
+
+var errNotEmail = errors.New("not an email address")
+
+// newRequestSchemas reads the schemas of requests out of a document.
 func newRequestSchemas(doc []byte) (*requestSchemas, error) {
-	var d struct {
-		Paths      map[string]map[string]json.RawMessage `json:"paths"`
-		Components struct {
-			Schemas    map[string]*schema    `json:"schemas"`
-			Parameters map[string]*parameter `json:"parameters"`
-		} `json:"components"`
-	}
-	if err := json.Unmarshal(doc, &d); err != nil {
+	t, err := openapi3.NewLoader().LoadFromData(doc)
+	if err != nil {
 		return nil, fmt.Errorf("request schemas: %w", err)
 	}
-	rs := &requestSchemas{schemas: d.Components.Schemas, params: map[string]map[string]*schema{},
-		bodies: map[string]map[string]*schema{}, patterns: map[string]*regexp.Regexp{}, pathParams: map[string][]string{}}
-	param := func(p *parameter) *parameter {
-		if name, ok := strings.CutPrefix(p.Ref, "#/components/parameters/"); ok {
-			return d.Components.Parameters[name]
-		}
-		return p
+	// The formats as the generated server reads them (kin's date-time is a regular
+	// expression that takes a 30 February; it has no email): given per check, as kin's
+	// own table is global.
+	layout := func(l string) openapi3.StringFormatValidator {
+		return openapi3.NewCallbackValidator(func(v string) error { _, err := time.Parse(l, v); return err })
 	}
-	for path, item := range d.Paths {
-		var shared []*parameter
-		_ = json.Unmarshal(item["parameters"], &shared)
-		for method, raw := range item {
-			var op operation
-			if method == "parameters" || json.Unmarshal(raw, &op) != nil || op.ID == "" {
-				continue
+	formats := map[string]openapi3.StringFormatValidator{
+		"date-time": layout(time.RFC3339),
+		"date":      layout(time.DateOnly),
+		"email": openapi3.NewCallbackValidator(func(v string) error {
+			if !plausibleEmail(v) {
+				return errNotEmail
 			}
-			rs.params[op.ID] = map[string]*schema{}
-			for _, p := range append(slices.Clip(shared), op.Parameters...) {
-				if p = param(p); p != nil {
-					rs.params[op.ID][p.In+" "+strings.ToLower(p.Name)] = p.Schema
-				}
-			}
-			for _, m := range regexp.MustCompile(`\{([^}]+)\}`).FindAllStringSubmatch(path, -1) {
-				rs.pathParams[op.ID] = append(rs.pathParams[op.ID], m[1])
-			}
-			if op.RequestBody != nil {
-				rs.bodies[op.ID] = map[string]*schema{}
-				for mt, c := range op.RequestBody.Content {
-					rs.bodies[op.ID][mt] = c.Schema
-				}
-			}
-		}
+			return nil
+		}),
 	}
-	for _, s := range rs.schemas {
-		rs.compile(s)
-	}
-	for _, ps := range rs.params {
-		for _, s := range ps {
-			rs.compile(s)
+	rs := &requestSchemas{ops: map[string]operation{},
+		opts: []openapi3.SchemaValidationOption{openapi3.MultiErrors(), openapi3.WithStringFormatValidators(formats)}}
+	for _, item := range t.Paths.Map() {
+		for _, op := range item.Operations() {
+			params := slices.Clip(item.Parameters)
+			for _, p := range op.Parameters {
+				// An operation's parameter replaces the path's of the same name.
+				params = slices.DeleteFunc(params, func(q *openapi3.ParameterRef) bool {
+					return q.Value.In == p.Value.In && q.Value.Name == p.Value.Name
+				})
+				params = append(params, p)
+			}
+			rs.ops[op.OperationID] = operation{op, params}
 		}
 	}
 	return rs, nil
-}
-
-// compile compiles the patterns of s and of the schemas it holds.
-func (rs *requestSchemas) compile(s *schema) {
-	if s == nil {
-		return
-	}
-	if _, done := rs.patterns[s.Pattern]; s.Pattern != "" && !done {
-		re, err := regexp.Compile(s.Pattern)
-		if err != nil {
-			re = nil // a pattern Go cannot read is not checked here
-		}
-		rs.patterns[s.Pattern] = re
-	}
-	rs.compile(s.Items)
-	for _, p := range s.Properties {
-		rs.compile(p)
-	}
-	for _, a := range s.AllOf {
-		rs.compile(a)
-	}
-}
-
-func (rs *requestSchemas) resolve(s *schema) *schema {
-	for s != nil && s.Ref != "" {
-		s = rs.schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]
-	}
-	return s
-}
-
-// body lists what is wrong with a request body of operation op (valid JSON) by the
-// schema of its media type.
-func (rs *requestSchemas) body(op string, r *http.Request, data []byte) []petstore.Detail {
-	bodies := rs.bodies[op]
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	s, ok := bodies[mt]
-	if !ok {
-		s = bodies["application/json"]
-	}
-	if s == nil {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return nil
-	}
-	var out []petstore.Detail
-	rs.walk("", s, v, &out)
-	return out
-}
-
-// walk adds to out what is wrong with v at path by s.
-func (rs *requestSchemas) walk(path string, s *schema, v any, out *[]petstore.Detail) {
-	s = rs.resolve(s)
-	if s == nil {
-		return
-	}
-	bad := func(problem string) { *out = append(*out, petstore.Detail{Field: path, Problem: problem}) }
-	for _, a := range s.AllOf {
-		rs.walk(path, a, v, out)
-	}
-	if v == nil {
-		if !s.Nullable && s.Type != "" {
-			bad("must not be null")
-		}
-		return
-	}
-	switch s.Type {
-	case "object":
-		m, ok := v.(map[string]any)
-		if !ok {
-			bad("must be an object")
-			return
-		}
-		rs.walkObject(path, s, m, out)
-	case "array":
-		items, ok := v.([]any)
-		if !ok {
-			bad("must be an array")
-			return
-		}
-		if p := rs.arrayProblem(path, s, len(items), func(i, j int) bool { return fmt.Sprint(items[i]) == fmt.Sprint(items[j]) }); p != "" {
-			bad(p)
-		}
-		for i, item := range items {
-			rs.walk(fmt.Sprintf("%s[%d]", path, i), s.Items, item, out)
-		}
-	case "integer", "number":
-		n, ok := v.(json.Number)
-		switch {
-		case !ok && s.Type == "integer":
-			bad("must be an integer")
-		case !ok:
-			bad("must be a number")
-		case s.Type == "integer" && strings.ContainsAny(string(n), ".eE"):
-			bad("must be an integer, written in digits only")
-		default:
-			if p := rs.numberProblem(s, string(n)); p != "" {
-				bad(p)
-			}
-		}
-	case "string":
-		str, ok := v.(string)
-		if !ok {
-			bad("must be a string")
-		} else if p := rs.stringProblem(path, s, str); p != "" {
-			bad(p)
-		}
-	case "boolean":
-		if _, ok := v.(bool); !ok {
-			bad("must be true or false")
-		}
-	}
-}
-
-func (rs *requestSchemas) walkObject(path string, s *schema, m map[string]any, out *[]petstore.Detail) {
-	field := func(name string) string {
-		if path == "" {
-			return name
-		}
-		return path + "." + name
-	}
-	for _, name := range s.Required {
-		if _, ok := m[name]; !ok {
-			*out = append(*out, petstore.Detail{Field: field(name), Problem: "is required"})
-		}
-	}
-	closed := string(s.AdditionalProperties) == "false"
-	var extra *schema
-	if len(s.AdditionalProperties) > 0 && !closed && string(s.AdditionalProperties) != "true" {
-		_ = json.Unmarshal(s.AdditionalProperties, &extra)
-	}
-	names := make([]string, 0, len(m))
-	for name := range m {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		switch p, ok := s.Properties[name]; {
-		case ok:
-			rs.walk(field(name), p, m[name], out)
-		case closed:
-			*out = append(*out, petstore.Detail{Field: field(name), Problem: "is not a known field"})
-		case extra != nil:
-			rs.walk(field(name), extra, m[name], out)
-		}
-	}
-}
-
-// numberProblem words what is wrong with the number n (as written) by s.
-func (rs *requestSchemas) numberProblem(s *schema, n string) string {
-	v, ok := new(big.Rat).SetString(n)
-	if !ok {
-		return "must be a number"
-	}
-	bound := func(b json.Number) *big.Rat {
-		r, ok := new(big.Rat).SetString(string(b))
-		if !ok {
-			return nil
-		}
-		return r
-	}
-	if b := bound(s.Minimum); b != nil && v.Cmp(b) < 0 {
-		return "must be at least " + string(s.Minimum)
-	}
-	if b := bound(s.Maximum); b != nil && v.Cmp(b) > 0 {
-		return "must be at most " + string(s.Maximum)
-	}
-	if s.Type == "integer" {
-		bits := 64
-		if s.Format == "int32" {
-			bits = 32
-		}
-		if _, err := strconv.ParseInt(n, 10, bits); err != nil {
-			return "is out of range"
-		}
-	}
-	if b := bound(s.MultipleOf); b != nil && b.Sign() != 0 && !new(big.Rat).Quo(v, b).IsInt() {
-		return "must be a multiple of " + string(s.MultipleOf)
-	}
-	if !rs.inEnum(s, n) {
-		return "is not one of the values the document lists"
-	}
-	return ""
-}
-
-// stringProblem words what is wrong with the string v at path by s.
-func (rs *requestSchemas) stringProblem(path string, s *schema, v string) string {
-	switch s.Format {
-	case "date-time":
-		if _, err := time.Parse(time.RFC3339, v); err != nil {
-			return "must be a date and time (RFC 3339) such as 2026-12-24T10:00:00Z"
-		}
-	case "date":
-		if _, err := time.Parse(time.DateOnly, v); err != nil {
-			return "must be a date (YYYY-MM-DD) such as 2026-12-24"
-		}
-	case "email":
-		if !plausibleEmail(v) {
-			return "must be an email address such as ada@example.com"
-		}
-	}
-	n := utf8.RuneCountInString(v)
-	if s.MinLength != nil && n < *s.MinLength {
-		return lengthProblem(lastField(path), "least", *s.MinLength)
-	}
-	if s.MaxLength != nil && n > *s.MaxLength {
-		return lengthProblem(lastField(path), "most", *s.MaxLength)
-	}
-	if re := rs.patterns[s.Pattern]; re != nil && !re.MatchString(v) {
-		return "has characters that are not allowed here; see the OpenAPI document"
-	}
-	if q, err := json.Marshal(v); err == nil && !rs.inEnum(s, string(q)) {
-		return "is not one of the values the document lists"
-	}
-	return ""
 }
 
 // plausibleEmail is the generated validator's test of an email: an @ neither first nor
@@ -365,89 +98,342 @@ func plausibleEmail(v string) bool {
 	return !strings.ContainsFunc(local, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) || r == '@' })
 }
 
-// inEnum reports whether the JSON value v is one of s's enum, if it has one.
-func (rs *requestSchemas) inEnum(s *schema, v string) bool {
-	return len(s.Enum) == 0 || slices.ContainsFunc(s.Enum, func(e json.RawMessage) bool { return string(e) == v })
+// body lists what is wrong with a request body of operation op (valid JSON) by the
+// schema of its media type.
+func (rs *requestSchemas) body(op string, r *http.Request, data []byte) []petstore.Detail {
+	o, ok := rs.ops[op]
+	if !ok || o.RequestBody == nil || o.RequestBody.Value == nil {
+		return nil
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	m := o.RequestBody.Value.Content.Get(mt)
+	if m == nil {
+		m = o.RequestBody.Value.Content.Get("application/json")
+	}
+	if m == nil || m.Schema == nil || m.Schema.Value == nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	v = literals(v)
+	type finding struct {
+		petstore.Detail
+		rank int
+	}
+	var found []finding
+	for _, e := range schemaErrors(m.Schema.Value.VisitJSON(v, rs.opts...)) {
+		field := fieldOf(e.JSONPointer(), v)
+		if e.SchemaField == "properties" {
+			// kin names the unknown member only in its sentence: the object's members
+			// that the schema does not list are the ones.
+			members, _ := e.Value.(map[string]any)
+			for name := range members {
+				if _, known := e.Schema.Properties[name]; !known {
+					found = append(found, finding{petstore.Detail{Field: joinField(field, name), Problem: "is not a known field"}, 0})
+				}
+			}
+			continue
+		}
+		if p := rs.problem(e, field); p != "" {
+			found = append(found, finding{petstore.Detail{Field: field, Problem: p}, rank(e)})
+		}
+	}
+	// One problem a field, the first by rank; the fields in order of their names.
+	slices.SortStableFunc(found, func(a, b finding) int {
+		return cmp.Or(strings.Compare(a.Field, b.Field), a.rank-b.rank)
+	})
+	found = slices.CompactFunc(found, func(a, b finding) bool { return a.Field == b.Field })
+	out := make([]petstore.Detail, len(found))
+	for i, f := range found {
+		out[i] = f.Detail
+	}
+	return out
 }
 
-// arrayProblem words what is wrong with the length (n) or the repeated items (same
-// compares two) of a list at path by s.
-func (rs *requestSchemas) arrayProblem(path string, s *schema, n int, same func(i, j int) bool) string {
-	if s.MinItems != nil && n < *s.MinItems {
-		return lengthProblem(lastField(path), "least", *s.MinItems)
+// literal is a JSON number not written as an int64 (1.5, 1e3, 2^63). kin-openapi reads
+// numbers as float64, where 1e3 is the integer 1000 and 2^63 falls back into int64's
+// range, so such a number reaches it as this type, which every schema refuses, and
+// what is wrong with it is worded from what was written (literalProblem).
+type literal string
+
+// literals replaces the numbers in v that are not int64s as written by literals.
+func literals(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if _, err := strconv.ParseInt(string(v), 10, 64); err != nil {
+			return literal(v)
+		}
+	case map[string]any:
+		for k, x := range v {
+			v[k] = literals(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = literals(x)
+		}
 	}
-	if s.MaxItems != nil && n > *s.MaxItems {
-		return lengthProblem(lastField(path), "most", *s.MaxItems)
-	}
-	if s.UniqueItems {
-		for i := range n {
-			for j := range i {
-				if same(i, j) {
-					return "must not repeat an item"
+	return v
+}
+
+// schemaErrors lists kin's findings in err, those within an allOf included.
+func schemaErrors(err error) []*openapi3.SchemaError {
+	switch e := err.(type) {
+	case openapi3.MultiError:
+		var out []*openapi3.SchemaError
+		for _, err := range e {
+			out = append(out, schemaErrors(err)...)
+		}
+		return out
+	case *openapi3filter.RequestError:
+		return schemaErrors(e.Err)
+	case *openapi3.SchemaError:
+		if e.SchemaField == "allOf" {
+			for o := e.Origin; o != nil; o = errors.Unwrap(o) {
+				if me, ok := o.(openapi3.MultiError); ok {
+					return schemaErrors(me)
 				}
 			}
 		}
+		return []*openapi3.SchemaError{e}
 	}
-	return ""
+	return nil
+}
+
+// fieldOf names the member at ptr of v: "items[0].petId".
+func fieldOf(ptr []string, v any) string {
+	var b strings.Builder
+	for _, k := range ptr {
+		if items, ok := v.([]any); ok {
+			b.WriteString("[" + k + "]")
+			if i, err := strconv.Atoi(k); err == nil && i >= 0 && i < len(items) {
+				v = items[i]
+			}
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(k)
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	return b.String()
+}
+
+func joinField(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }
 
 // lastField is the name of the field a path ends with: "scopes" of "a.scopes".
 func lastField(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
 
-// param words what is wrong with the values of parameter name (in: "query",
-// "path", "header") of operation op, or "" when the document's schema finds nothing.
-func (rs *requestSchemas) param(op, in, name string, values []string) string {
-	s := rs.resolve(rs.params[op][in+" "+strings.ToLower(name)])
-	if s == nil {
-		return ""
+// ranks orders the schema's fields by which of their findings about one value is told.
+var ranks = []string{"type", "nullable", "required", "minimum", "maximum", "exclusiveMinimum",
+	"exclusiveMaximum", "format", "multipleOf", "minLength", "maxLength", "pattern",
+	"minItems", "maxItems", "uniqueItems", "enum"}
+
+func rank(e *openapi3.SchemaError) int {
+	if i := slices.Index(ranks, e.SchemaField); i >= 0 {
+		return i
 	}
-	if s.Type != "array" {
-		if len(values) > 1 {
-			// Like a header sent twice: which one a layer would read is a guess.
-			return "must be given once"
+	return len(ranks)
+}
+
+// formatProblems word the string formats of the document.
+var formatProblems = map[string]string{
+	"date-time": "must be a date and time (RFC 3339) such as 2026-12-24T10:00:00Z",
+	"date":      "must be a date (YYYY-MM-DD) such as 2026-12-24",
+	"email":     "must be an email address such as ada@example.com",
+}
+
+// problem words e, a finding about the value at field, from the schema's field that
+// failed and the schema's values; "" when there is nothing to tell after all.
+func (rs *requestSchemas) problem(e *openapi3.SchemaError, field string) string {
+	s := e.Schema
+	if lit, ok := e.Value.(literal); ok {
+		return rs.literalProblem(s, string(lit))
+	}
+	switch e.SchemaField {
+	case "type":
+		return typeProblem(s)
+	case "nullable":
+		return "must not be null"
+	case "required":
+		return "is required"
+	case "enum":
+		// kin checks an enum before the type (and null): their problem comes first.
+		bare := *s
+		bare.Enum = nil
+		if p := rs.best(bare.VisitJSON(e.Value, rs.opts...), field); p != "" {
+			return p
 		}
-		if len(values) == 0 {
-			return "is required"
+		return "is not one of the values the document lists"
+	case "format":
+		if _, ok := e.Value.(string); !ok {
+			return "is out of range" // int32, int64
 		}
-		return rs.scalarProblem(name, s, values[0])
+		if p, ok := formatProblems[s.Format]; ok {
+			return p
+		}
+	case "minimum":
+		return "must be at least " + number(s.Min)
+	case "maximum":
+		return "must be at most " + number(s.Max)
+	case "exclusiveMinimum":
+		return "must be more than " + number(s.Min)
+	case "exclusiveMaximum":
+		return "must be less than " + number(s.Max)
+	case "multipleOf":
+		return "must be a multiple of " + number(s.MultipleOf)
+	case "minLength":
+		return lengthProblem(lastField(field), "least", int(s.MinLength))
+	case "maxLength":
+		return lengthProblem(lastField(field), "most", int(*s.MaxLength))
+	case "pattern":
+		return "has characters that are not allowed here; see the OpenAPI document"
+	case "minItems":
+		return lengthProblem(lastField(field), "least", int(s.MinItems))
+	case "maxItems":
+		return lengthProblem(lastField(field), "most", int(*s.MaxItems))
+	case "uniqueItems":
+		return "must not repeat an item"
 	}
-	if p := rs.arrayProblem(name, s, len(values), func(i, j int) bool { return values[i] == values[j] }); p != "" {
-		return p
+	return "is not valid here; see the OpenAPI document"
+}
+
+// literalProblem words what is wrong with a number written as lit, not an int64, by s.
+func (rs *requestSchemas) literalProblem(s *openapi3.Schema, lit string) string {
+	if s.Type.Is(openapi3.TypeInteger) && strings.ContainsAny(lit, ".eE") {
+		return "must be an integer, written in digits only"
 	}
-	for _, v := range values {
-		if p := rs.scalarProblem(name, rs.resolve(s.Items), v); p != "" {
+	if p := rs.best(s.VisitJSON(json.Number(lit), rs.opts...), ""); p != "" {
+		return p // a bound, or not a number at all
+	}
+	if s.Type.Is(openapi3.TypeInteger) {
+		return "is out of range" // past int64, which float64 does not tell
+	}
+	return ""
+}
+
+// best words the first of the findings in err about one value (a list's own before
+// its items', the first item first), by rank.
+func (rs *requestSchemas) best(err error, field string) string {
+	found := schemaErrors(err)
+	at := func(e *openapi3.SchemaError) (depth, item int) {
+		ptr := e.JSONPointer()
+		if len(ptr) > 0 {
+			item, _ = strconv.Atoi(ptr[len(ptr)-1])
+		}
+		return len(ptr), item
+	}
+	slices.SortStableFunc(found, func(a, b *openapi3.SchemaError) int {
+		da, ia := at(a)
+		db, ib := at(b)
+		return cmp.Or(da-db, ia-ib, rank(a)-rank(b))
+	})
+	for _, e := range found {
+		if p := rs.problem(e, field); p != "" {
 			return p
 		}
 	}
 	return ""
 }
 
-// scalarProblem words what is wrong with a parameter's value v by s.
-func (rs *requestSchemas) scalarProblem(name string, s *schema, v string) string {
-	if s == nil {
+// typeProblems word the types of the document.
+var typeProblems = map[string]string{
+	openapi3.TypeInteger: "must be an integer", openapi3.TypeNumber: "must be a number",
+	openapi3.TypeString: "must be a string", openapi3.TypeBoolean: "must be true or false",
+	openapi3.TypeObject: "must be an object", openapi3.TypeArray: "must be an array",
+}
+
+func typeProblem(s *openapi3.Schema) string {
+	if t := s.Type.Slice(); len(t) == 1 && typeProblems[t[0]] != "" {
+		return typeProblems[t[0]]
+	}
+	return "is not valid here; see the OpenAPI document"
+}
+
+// number writes a bound of the document as it is written there.
+func number(f *float64) string {
+	if f == nil {
+		return "?"
+	}
+	return strconv.FormatFloat(*f, 'f', -1, 64)
+}
+
+// param words what is wrong with parameter name (in "query", "path" or "header") of
+// request r to operation op, whose path parameters are path, or "" when the
+// document's schema finds nothing.
+func (rs *requestSchemas) param(r *http.Request, op string, path map[string]string, in, name string) string {
+	o, ok := rs.ops[op]
+	if !ok {
 		return ""
 	}
-	switch s.Type {
-	case "integer":
-		bits := 64
-		if s.Format == "int32" {
-			bits = 32
-		}
-		if _, err := strconv.ParseInt(v, 10, bits); errors.Is(err, strconv.ErrSyntax) {
-			return "must be an integer"
-		}
-		return rs.numberProblem(s, strings.TrimPrefix(v, "+"))
-	case "number":
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			return "must be a number"
-		}
-		return rs.numberProblem(s, v)
-	case "boolean":
-		if _, err := strconv.ParseBool(v); err != nil {
-			return "must be true or false"
-		}
-	case "string":
-		return rs.stringProblem(name, s, v)
+	i := slices.IndexFunc(o.params, func(p *openapi3.ParameterRef) bool {
+		return p.Value.In == in && strings.EqualFold(p.Value.Name, name)
+	})
+	if i < 0 || o.params[i].Value.Schema == nil {
+		return ""
 	}
-	return ""
+	p := o.params[i].Value
+	s := p.Schema.Value
+	item := s
+	if s.Type.Is(openapi3.TypeArray) && s.Items != nil {
+		item = s.Items.Value
+	}
+	if once := item == s; once && (in == "query" && len(r.URL.Query()[p.Name]) > 1 || in == "header" && len(r.Header.Values(p.Name)) > 1) {
+		// Like a header sent twice: which one a layer would read is a guess.
+		return "must be given once"
+	}
+	input := &openapi3filter.RequestValidationInput{Request: r, PathParams: path,
+		Options: &openapi3filter.Options{MultiError: true, SkipSettingDefaults: true, SchemaValidationOptions: rs.opts}}
+	err := openapi3filter.ValidateParameter(r.Context(), input, p)
+	segment, given := path[p.Name]
+	var parse *openapi3filter.ParseError
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, openapi3filter.ErrInvalidRequired) && in == "path" && given && segment == "":
+		// kin takes an empty segment (/orders/) for a missing one; it is a value, "".
+		if item.Type.Is(openapi3.TypeString) {
+			return rs.best(item.VisitJSON("", rs.opts...), name)
+		}
+		return typeProblem(item)
+	case errors.Is(err, openapi3filter.ErrInvalidRequired):
+		return "is required"
+	case errors.Is(err, strconv.ErrRange) && errors.As(err, &parse):
+		// Past the integer's bits: a bound of the document, if one is passed, says more.
+		for inner, ok := parse.Cause.(*openapi3filter.ParseError); ok; inner, ok = parse.Cause.(*openapi3filter.ParseError) {
+			parse = inner
+		}
+		raw, _ := parse.Value.(string)
+		if p := rs.best(item.VisitJSON(json.Number(raw), rs.opts...), name); p != "" {
+			return p
+		}
+		return "is out of range"
+	case errors.As(err, &parse), errors.Is(err, openapi3filter.ErrInvalidEmptyValue):
+		return typeProblem(item)
+	}
+	return rs.best(err, name)
+}
+
+// pathParams names the arguments of a path by its pattern: "/pets/{petId}".
+func pathParams(pattern string, args []string) map[string]string {
+	params := map[string]string{}
+	for i := range args {
+		_, rest, ok := strings.Cut(pattern, "{")
+		name, after, ok2 := strings.Cut(rest, "}")
+		if !ok || !ok2 {
+			break
+		}
+		params[name], pattern = args[i], after
+	}
+	return params
 }
