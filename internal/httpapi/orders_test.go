@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -379,103 +378,6 @@ func TestNoOverselling(t *testing.T) {
 	}
 	if sum != 50 {
 		t.Fatalf("orders hold %d units, want 50", sum)
-	}
-}
-
-// TestStockInvariant runs a random sequence of orders, cancellations, completions and
-// restocks, and checks after each step that, per pet, stock plus the units of open
-// orders plus the units of orders completed since the last restock equal that
-// restock, and that the status is the one the rules give.
-func TestStockInvariant(t *testing.T) {
-	a := newTestAPI(t)
-	rng := rand.New(rand.NewPCG(7, 11))
-	type model struct {
-		restock   int
-		open      map[int64]int // order id → quantity
-		completed int
-		status    string
-	}
-	pets := map[int64]*model{}
-	var ids []int64
-	for i := range 3 {
-		p := a.pet(t, fmt.Sprintf("pet %d", i), 0)
-		a.setStock(t, p.ID, 6)
-		pets[p.ID] = &model{restock: 6, open: map[int64]int{}, status: "available"}
-		ids = append(ids, p.ID)
-	}
-	for step := range 150 {
-		id := ids[rng.IntN(len(ids))]
-		m := pets[id]
-		inv := a.inventory(t, id)
-		switch op := rng.IntN(10); {
-		case op < 5: // order
-			qty := 1 + rng.IntN(3)
-			res := a.do(t, req{Method: "POST", Path: "/v1/store/orders", Key: a.Customer, Body: map[string]any{"petId": id, "quantity": qty}})
-			switch {
-			case res.Status == 201:
-				var o order
-				res.JSON(&o)
-				m.open[o.ID] = qty
-				if inv.Quantity-qty == 0 {
-					m.status = "pending"
-				}
-			case inv.Quantity < qty: // sold out is one refusal, whatever the status
-				res.expect(409, "insufficient_stock")
-			default:
-				res.expect(409, "invalid_transition")
-			}
-		case op < 7: // cancel
-			for oid := range m.open {
-				a.do(t, req{Method: "DELETE", Path: path("/v1/store/orders/%d", oid), Key: a.Customer}).expect(204, "")
-				delete(m.open, oid)
-				if m.status == "pending" {
-					m.status = "available"
-				}
-				break
-			}
-		case op < 9: // complete
-			for oid, qty := range m.open {
-				a.do(t, req{Method: "PATCH", Path: path("/v1/store/orders/%d", oid), Key: a.Admin, Body: map[string]any{"complete": true}}).expect(200, "")
-				delete(m.open, oid)
-				m.completed += qty
-				switch {
-				case len(m.open) > 0:
-				case inv.Quantity == 0:
-					m.status = "sold"
-				case m.status == "pending":
-					m.status = "available"
-				}
-				break
-			}
-		default: // restock
-			n := rng.IntN(5)
-			a.setStock(t, id, n)
-			m.restock, m.completed = n, 0
-			for _, q := range m.open {
-				m.restock += q // open orders keep their units
-			}
-			switch {
-			case n > 0 && len(m.open) == 0 && m.status != "available":
-				m.status = "available"
-			case n == 0 && m.status == "available" && len(m.open) > 0:
-				m.status = "pending"
-			case n == 0 && m.status == "available":
-				m.status = "sold"
-			}
-		}
-		for pid, pm := range pets {
-			got := a.inventory(t, pid)
-			openUnits := 0
-			for _, q := range pm.open {
-				openUnits += q
-			}
-			if got.Quantity+openUnits+pm.completed != pm.restock {
-				t.Fatalf("step %d, pet %d: stock %d + open %d + completed %d != restock %d", step, pid, got.Quantity, openUnits, pm.completed, pm.restock)
-			}
-			if got.Status != pm.status {
-				t.Fatalf("step %d, pet %d: status %s, the rules give %s", step, pid, got.Status, pm.status)
-			}
-		}
 	}
 }
 
