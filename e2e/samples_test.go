@@ -37,7 +37,15 @@ const (
 // curl, JavaScript with node (global fetch), Python with python3 and requests. Each
 // runs against the live server through a recording proxy, and must exit 0 after one
 // request to its own operation that got the operation's documented success status.
+//
+// -short skips it, as the race run does (.ci/run): what it tests is the samples, 118
+// programs in other languages the race detector does not look into, and under it they
+// took two minutes; the server's side of every operation is race-checked by the HTTP
+// suite's tests that walk every operation of the document.
 func TestCodeSamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 118 samples with curl, node and python3")
+	}
 	srv := startServer(t)
 	ops := documentOperations(t, srv.document(t))
 	if len(ops) == 0 {

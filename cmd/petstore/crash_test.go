@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,14 +21,37 @@ import (
 	"github.com/acme-pets/petstore/internal/sqlite"
 )
 
-// buildPetstore builds the binary once per test.
+// built is the binary that the tests of the real process run. A build links the whole
+// service (seconds, each time), so it is built once per run of the tests, into a
+// directory TestMain removes; the tests only run it.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// buildPetstore returns the binary, built on the first call.
 func buildPetstore(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "petstore")
-	if err := servetest.Build(context.Background(), bin); err != nil {
-		t.Fatal(err)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "petstore-cmd-test-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "petstore")
+		built.err = servetest.Build(context.Background(), built.path)
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.path
 }
 
 // startBinary runs `petstore serve` with args and waits until it answers; the test's

@@ -362,6 +362,7 @@ func TestSIGTERMLetsADeliveryInFlightEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own database, ports and receiver; it waits on deliveries more than it computes
 	bin := buildPetstore(t)
 	dsn := filepath.Join(t.TempDir(), "p.db")
 	key := adminKey(t, bin, dsn)
@@ -411,6 +412,7 @@ func TestThreeProcessesOnOnePostgresDeliverEveryOrderOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own database, ports and receiver; it waits on deliveries more than it computes
 	deliverEveryOrderOnce(t, pgtest.Schema(t, pgtest.URL(t)), 3)
 }
 
@@ -419,6 +421,7 @@ func TestOneProcessOnSQLiteDeliversEveryOrderOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own database, ports and receiver; it waits on deliveries more than it computes
 	deliverEveryOrderOnce(t, filepath.Join(t.TempDir(), "p.db"), 1)
 }
 

@@ -45,6 +45,14 @@ func NewAuthenticator(store petstore.KeyStore, ttl time.Duration) *Authenticator
 	return &Authenticator{store: store, ttl: ttl, max: 10_000, now: time.Now, cache: make(map[[32]byte]cached)}
 }
 
+// WithClock makes now the clock that keys' expiry and the cache's lifetime are read
+// from (time.Now by default): the service's own clock (httpapi.Config.Now), which tests
+// set.
+func (a *Authenticator) WithClock(now func() time.Time) *Authenticator {
+	a.now = now
+	return a
+}
+
 // Authenticate returns the principal holding key, or an EUnauthorized error.
 func (a *Authenticator) Authenticate(ctx context.Context, key string) (petstore.Principal, error) {
 	if !WellFormed(key) {

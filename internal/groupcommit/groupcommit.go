@@ -13,8 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -37,13 +37,18 @@ type Batcher[Req, Res any] struct {
 	max     int
 	timeout time.Duration
 
-	calls chan *call[Req, Res]
-	// waiting counts the requests handed to Do that no batch has taken yet.
-	waiting atomic.Int64
-	closed  chan struct{}
-	done    chan struct{}
-	once    sync.Once
-	pool    sync.Pool
+	// mu guards queue and isClosed. A request is in queue from the moment Do hands
+	// it over until a batch takes it: Pending counts exactly the requests the next
+	// batch would take, so that a test waiting on it knows they have all arrived.
+	mu       sync.Mutex
+	queue    []*call[Req, Res]
+	isClosed bool
+	// wake tells the loop that the queue has grown (or that the queue is closed).
+	wake   chan struct{}
+	closed chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	pool   sync.Pool
 }
 
 type call[Req, Res any] struct {
@@ -63,7 +68,7 @@ func New[Req, Res any](apply ApplyFunc[Req, Res], max int, timeout time.Duration
 		apply:   apply,
 		max:     max,
 		timeout: timeout,
-		calls:   make(chan *call[Req, Res]),
+		wake:    make(chan struct{}, 1),
 		closed:  make(chan struct{}),
 		done:    make(chan struct{}),
 	}
@@ -78,26 +83,48 @@ func New[Req, Res any](apply ApplyFunc[Req, Res], max int, timeout time.Duration
 // shares whatever happens to ctx (so that a caller is never told "failed" about a
 // request that was applied).
 func (q *Batcher[Req, Res]) Do(ctx context.Context, req Req) (Res, error) {
+	var zero Res
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
 	c := q.pool.Get().(*call[Req, Res])
 	c.ctx, c.req = ctx, req
-	q.waiting.Add(1)
-	select {
-	case q.calls <- c:
-	case <-ctx.Done():
-		q.waiting.Add(-1)
+	q.mu.Lock()
+	if q.isClosed {
+		q.mu.Unlock()
 		q.put(c)
-		var zero Res
-		return zero, ctx.Err()
-	case <-q.closed:
-		q.waiting.Add(-1)
-		q.put(c)
-		var zero Res
 		return zero, ErrClosed
 	}
-	<-c.ready
+	q.queue = append(q.queue, c)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default: // the loop has been told already
+	}
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		if q.withdraw(c) {
+			q.put(c)
+			return zero, ctx.Err()
+		}
+		<-c.ready // a batch took it: its outcome is the answer
+	}
 	res := c.res
 	q.put(c)
 	return res.Value, res.Err
+}
+
+// withdraw takes c out of the queue if no batch has taken it yet, and says whether it did.
+func (q *Batcher[Req, Res]) withdraw(c *call[Req, Res]) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	i := slices.Index(q.queue, c)
+	if i < 0 {
+		return false
+	}
+	q.queue = slices.Delete(q.queue, i, i+1)
+	return true
 }
 
 func (q *Batcher[Req, Res]) put(c *call[Req, Res]) {
@@ -107,14 +134,46 @@ func (q *Batcher[Req, Res]) put(c *call[Req, Res]) {
 }
 
 // Pending is how many requests wait for a batch to take them: a measure of the
-// load, and what tests wait on to know that requests have queued.
-func (q *Batcher[Req, Res]) Pending() int { return int(q.waiting.Load()) }
+// load, and what tests wait on to know that requests have queued (a request counts
+// once it is in the queue the next batch takes from, not before).
+func (q *Batcher[Req, Res]) Pending() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.queue)
+}
 
 // Close stops the queue once the batch being applied is done. Requests not yet taken
 // get ErrClosed.
 func (q *Batcher[Req, Res]) Close() {
-	q.once.Do(func() { close(q.closed) })
+	q.once.Do(func() {
+		q.mu.Lock()
+		q.isClosed = true
+		q.mu.Unlock()
+		close(q.closed)
+	})
 	<-q.done
+}
+
+// take moves up to max requests from the queue into batch, oldest first. After Close
+// it takes none and answers every request left with ErrClosed.
+func (q *Batcher[Req, Res]) take(batch []*call[Req, Res]) []*call[Req, Res] {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.isClosed {
+		for _, c := range q.queue {
+			c.res.Err = ErrClosed
+			c.ready <- struct{}{}
+		}
+		clear(q.queue)
+		q.queue = q.queue[:0]
+		return batch
+	}
+	n := min(len(q.queue), q.max)
+	batch = append(batch, q.queue[:n]...)
+	rest := copy(q.queue, q.queue[n:])
+	clear(q.queue[rest:])
+	q.queue = q.queue[:rest]
+	return batch
 }
 
 func (q *Batcher[Req, Res]) loop() {
@@ -124,43 +183,39 @@ func (q *Batcher[Req, Res]) loop() {
 	out := make([]Outcome[Res], q.max)
 	for {
 		select {
-		case c := <-q.calls:
-			batch = append(batch, c)
+		case <-q.wake:
 		case <-q.closed:
+			q.take(batch) // answers what is left with ErrClosed
 			return
 		}
-	gather:
-		for len(batch) < q.max {
-			select {
-			case c := <-q.calls:
-				batch = append(batch, c)
-			default:
-				break gather
+		for {
+			batch = q.take(batch)
+			if len(batch) == 0 {
+				break
 			}
-		}
-		q.waiting.Add(-int64(len(batch)))
-		// Requests whose callers gave up while they waited are answered, not applied.
-		live := batch[:0]
-		for _, c := range batch {
-			if err := c.ctx.Err(); err != nil {
-				c.res.Err = err
-				c.ready <- struct{}{}
-				continue
+			// Requests whose callers gave up while they waited are answered, not applied.
+			live := batch[:0]
+			for _, c := range batch {
+				if err := c.ctx.Err(); err != nil {
+					c.res.Err = err
+					c.ready <- struct{}{}
+					continue
+				}
+				live = append(live, c)
+				reqs = append(reqs, c.req)
 			}
-			live = append(live, c)
-			reqs = append(reqs, c.req)
-		}
-		if len(live) > 0 {
-			q.run(reqs, out[:len(live)])
-			for i, c := range live {
-				c.res = out[i]
-				out[i] = Outcome[Res]{}
-				c.ready <- struct{}{}
+			if len(live) > 0 {
+				q.run(reqs, out[:len(live)])
+				for i, c := range live {
+					c.res = out[i]
+					out[i] = Outcome[Res]{}
+					c.ready <- struct{}{}
+				}
 			}
+			clear(batch[:cap(batch)])
+			clear(reqs)
+			batch, reqs = batch[:0], reqs[:0]
 		}
-		clear(batch[:cap(batch)])
-		clear(reqs)
-		batch, reqs = batch[:0], reqs[:0]
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -155,16 +156,44 @@ func TestKeyScopesAreGrantedByRoleAndPassedOnNoFurther(t *testing.T) {
 	}
 }
 
-func TestAnExpiredKeyIsRefusedAndSaysSo(t *testing.T) {
-	a := newTestAPI(t)
-	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: a.Customer, Body: map[string]any{
-		"name": "k", "expiresAt": time.Now().Add(-time.Second).UTC().Format(time.RFC3339)}}).expect(400, petstore.EValidationFailed)
+// testClock is a clock a test moves, given to the server as Config.Now.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
 
-	expires := time.Now().Add(2 * time.Second).Truncate(time.Second).Add(time.Second)
-	key := a.scopedKey(t, a.Customer, nil, expires)
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Set(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = now
+}
+
+// expiringKey makes a key of maker that expires on the second after the clock's time,
+// half a second away: less than the key cache's lifetime, so that a use now leaves it
+// cached when it expires.
+func (a *testAPI) expiringKey(t *testing.T, clock *testClock, maker string) (string, time.Time) {
+	t.Helper()
+	clock.Set(time.Now().Truncate(time.Second).Add(500 * time.Millisecond))
+	expires := clock.Now().Truncate(time.Second).Add(time.Second)
+	return a.scopedKey(t, maker, nil, expires), expires
+}
+
+func TestAnExpiredKeyIsRefusedAndSaysSo(t *testing.T) {
+	clock := &testClock{now: time.Now()}
+	a := newTestAPI(t, func(c *httpapi.Config) { c.Now = clock.Now })
+	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: a.Customer, Body: map[string]any{
+		"name": "k", "expiresAt": clock.Now().Add(-time.Second).UTC().Format(time.RFC3339)}}).expect(400, petstore.EValidationFailed)
+
+	key, expires := a.expiringKey(t, clock, a.Customer)
 	// Used (and so cached) while it lives...
 	a.do(t, req{Method: "GET", Path: "/v1/pets", Key: key}).expect(200, "")
-	time.Sleep(time.Until(expires))
+	clock.Set(expires)
 	// ...it is refused from the moment it expires, from the cache too, in words that
 	// say it expired rather than that it is unknown.
 	for range 3 {
@@ -210,13 +239,13 @@ func TestAKeySentThatWillNotDoIsAnInvalidToken(t *testing.T) {
 // The OWASP group of expiry: an admin key, cached by a use while it lived, gets 401 on
 // every secured operation once expired, and changes nothing.
 func TestOWASP_Scopes_AnExpiredKeyIsRefusedByEveryOperation(t *testing.T) {
-	a := newTestAPI(t)
+	clock := &testClock{now: time.Now()}
+	a := newTestAPI(t, func(c *httpapi.Config) { c.Now = clock.Now })
 	w := newOWASPWorld(t, a)
-	expires := time.Now().Add(2 * time.Second).Truncate(time.Second).Add(time.Second)
-	key := a.scopedKey(t, a.Admin, nil, expires)
+	key, expires := a.expiringKey(t, clock, a.Admin)
 	a.do(t, req{Method: "GET", Path: "/v1/accounts/me", Key: key}).expect(200, "")
 	before := a.state(t)
-	time.Sleep(time.Until(expires))
+	clock.Set(expires)
 	secured := 0
 	for _, op := range a.documentOps(t) {
 		if !op.Secured {

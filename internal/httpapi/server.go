@@ -229,7 +229,7 @@ func New(cfg Config) (*Server, error) {
 	h := &Handler{
 		metrics:   m,
 		store:     cfg.Store,
-		auth:      auth.NewAuthenticator(cfg.Store, max(cfg.KeyCacheTTL, 0)),
+		auth:      auth.NewAuthenticator(cfg.Store, max(cfg.KeyCacheTTL, 0)).WithClock(cfg.Now),
 		passwords: cfg.Passwords.Limit(2 * runtime.GOMAXPROCS(0)),
 		log:       cfg.Logger,
 		now:       cfg.Now,

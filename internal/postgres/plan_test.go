@@ -32,6 +32,7 @@ type planCase struct {
 // petsQuery (pets and inventory), ordersQuery, qCategories, qAPIKeys, qWebhooks,
 // qDeliveryRows, spanQuery, the claims' qDueRetries and qUnsent, and eventsQuery.
 func TestListQueriesAreServedByIndexes(t *testing.T) {
+	t.Parallel() // builds thousands of rows in a database of its own: beside the store suite, not before it
 	ctx := context.Background()
 	db := pgtest.Open(t, pgtest.URL(t))
 	d := storetest.BuildPlanData(t, db)

@@ -32,6 +32,7 @@ type planCase struct {
 // ordersQuery, qCategories, qAPIKeys, qWebhooks, qDeliveryRows, spanQuery, the
 // claims' qDueRetries and qUnsent, and eventsQuery.
 func TestListQueriesAreServedByIndexes(t *testing.T) {
+	t.Parallel() // builds thousands of rows in a database of its own: beside the store suite, not before it
 	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(t.TempDir(), "petstore.db"))
 	if err != nil {

@@ -77,7 +77,8 @@ func queueBehind(f *fixture, g *batchGate, blocker petstore.NewOrder, reqs []pet
 		}()
 	}
 	// The requests cannot be placed while the blocker's batch is held; wait until all
-	// of them wait for the next batch.
+	// of them wait for the next batch. A request counts once it is in the queue the
+	// next batch takes from (groupcommit.Batcher.Pending), so the batch takes them all.
 	p, ok := f.s.(interface{ PendingOrders() int })
 	if !ok {
 		f.t.Fatal("the store does not say how many orders wait for a batch (PendingOrders)")
@@ -87,10 +88,6 @@ func queueBehind(f *fixture, g *batchGate, blocker petstore.NewOrder, reqs []pet
 			f.t.Fatalf("%d orders wait for a batch, want %d", p.PendingOrders(), len(reqs))
 		}
 	}
-	// A request counts itself as waiting a moment before it is ready to be taken
-	// (groupcommit.Batcher.Do); under the race detector CI once saw the batch leave
-	// without the last one. Let every one of them get there.
-	time.Sleep(20 * time.Millisecond)
 	close(g.release)
 	if err := <-blocked; err != nil {
 		f.t.Fatalf("the blocking order: %v", err)

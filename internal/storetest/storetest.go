@@ -55,6 +55,7 @@ func Run(t *testing.T, open Opener) {
 		{"inventory", testInventory},
 		{"orders", testOrders},
 		{"order updates", testOrderUpdates},
+		{"the stock model", testStockModel},
 		{"order history and sales", testHistory},
 		{"idempotency keys", testIdempotency},
 		{"concurrency", testConcurrency},
