@@ -1909,7 +1909,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "validation_failed",
-                 *       "message": "The request is not valid.",
+                 *       "message": "The request is not valid: name must be 1 to 100 characters.",
                  *       "status": 400,
                  *       "details": [
                  *         {
