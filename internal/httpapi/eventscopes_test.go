@@ -106,6 +106,7 @@ func newEventWorld(t *testing.T, a *testAPI, types []string) eventWorld {
 	// Every event goes out to the endpoint, and fails for good; the receiver answers
 	// with what it was sent, which the last error quotes.
 	now := time.Now()
+	a.settleFeed(t) // a claim, like the feed, takes the events every older transaction's end shows
 	for {
 		jobs, err := ws.ClaimDeliveries(ctx, claimAt(now))
 		if err != nil {
