@@ -1,6 +1,7 @@
 package petstore
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -129,7 +130,7 @@ type claimant struct {
 func PlanClaim(o ClaimOptions, head int64, eps []ClaimEndpoint, turn int) *Claim {
 	c := &Claim{max: max(o.Max, 0), until: o.Now.Add(o.Lease), head: head}
 	window := ClaimWindow(o.Window)
-	for _, e := range slices.SortedFunc(slices.Values(eps), func(a, b ClaimEndpoint) int { return cmpInt64(a.ID, b.ID) }) {
+	for _, e := range slices.SortedFunc(slices.Values(eps), func(a, b ClaimEndpoint) int { return cmp.Compare(a.ID, b.ID) }) {
 		hasUnsent := e.Enabled && e.Cursor < head
 		if !e.Due && !hasUnsent {
 			continue
@@ -141,16 +142,6 @@ func PlanClaim(o ClaimOptions, head int64, eps []ClaimEndpoint, turn int) *Claim
 		c.eps = append(c.eps[k:], c.eps[:k]...)
 	}
 	return c
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Recount sets what each endpoint has in flight, counted again once the claim holds
