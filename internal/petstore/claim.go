@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// Deliveries are claimed as orders are placed (PlanOrders): the store loads, in one
-// transaction, the endpoints that have work and as many of their candidates (due
-// retries, events after the cursor) as the claim asks for; the Claim decides what
-// is taken, how far each cursor moves and until when the leases run; the store
-// writes that and commits. Every decision is made here; the store only loads and
+// A claim of deliveries is planned the way a batch of orders is (PlanOrders): the
+// store loads, in one transaction, the endpoints that have work and as many of their
+// candidates (due retries, events after the cursor) as the claim asks for; the Claim
+// decides what is taken, how far each cursor moves and until when the leases run;
+// the store writes that and commits. Every decision is made here; the store only loads and
 // saves, with the same steps on SQLite and PostgreSQL.
 //
 // Fairness is max-min: each endpoint with work is given one delivery in turn,
