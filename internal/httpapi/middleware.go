@@ -160,7 +160,7 @@ func (s *Server) v1(next http.Handler) http.Handler {
 			if len(r.Header[name]) > 1 {
 				// Which one a layer reads would be a guess; none is taken. Like every
 				// other check of the request, it comes after authentication (authorize),
-				// except for the one operation open to all.
+				// except for the operations open to all (security: []), which have none.
 				if s.open[op] {
 					writeError(w, errRepeated(name))
 					return
