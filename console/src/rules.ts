@@ -9,6 +9,8 @@
 
 import type { ListOrdersQuery, NewPet } from "@acme-pets/petstore";
 
+import { type Json, object, operations, strings } from "./document.js";
+
 /** The statuses a request may set (a pet may show one added later: an open list). */
 export type Status = NonNullable<NewPet["status"]>;
 
@@ -24,16 +26,6 @@ export interface Limits {
   maxItems?: number;
 }
 
-type Json = Record<string, unknown>;
-
-function object(value: unknown): Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : {};
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-}
-
 function limitsOf(schema: Json): Limits {
   const out: Limits = {};
   for (const key of ["minLength", "maxLength", "minimum", "maximum", "maxItems"] as const) {
@@ -42,8 +34,6 @@ function limitsOf(schema: Json): Limits {
   }
   return out;
 }
-
-const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 /** The rules and limits of the service's document. */
 export class Rules {
@@ -68,15 +58,11 @@ export class Rules {
     if (this.petStatuses.length === 0 || this.moves.size === 0) throw new Error("The service's document lists no pet statuses or no changes of status.");
 
     const shared = object(components.parameters);
-    for (const item of Object.values(object(doc.paths))) {
-      for (const [method, operation] of Object.entries(object(item))) {
-        if (!methods.includes(method)) continue;
-        const op = object(operation);
-        for (const p of Array.isArray(op.parameters) ? op.parameters : []) {
-          const ref = object(p).$ref;
-          const param = typeof ref === "string" ? object(shared[ref.replace("#/components/parameters/", "")]) : object(p);
-          this.parameters.set(`${String(op.operationId)} ${String(param.name)}`, this.resolve(object(param.schema)));
-        }
+    for (const op of operations(doc)) {
+      for (const p of Array.isArray(op.parameters) ? op.parameters : []) {
+        const ref = object(p).$ref;
+        const param = typeof ref === "string" ? object(shared[ref.replace("#/components/parameters/", "")]) : object(p);
+        this.parameters.set(`${String(op.operationId)} ${String(param.name)}`, this.resolve(object(param.schema)));
       }
     }
   }
@@ -109,7 +95,7 @@ export class Rules {
     return schema;
   }
 
-  /** A schema with its `$ref` (or a lone `allOf` of one) followed. */
+  /** A schema with its `$ref` to one of the document's schemas followed (one step). */
   private resolve(schema: Json): Json {
     const ref = typeof schema.$ref === "string" ? schema.$ref : undefined;
     if (ref?.startsWith("#/components/schemas/")) return this.schema(ref.slice("#/components/schemas/".length));

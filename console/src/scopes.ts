@@ -12,6 +12,8 @@
 
 import { PetstoreError, type Scope } from "@acme-pets/petstore";
 
+import { object, operations, strings } from "./document.js";
+
 export interface ScopeInfo {
   name: Scope;
   /** What the scope allows, as the document says it. */
@@ -28,18 +30,6 @@ export interface ScopeCatalogue {
   allowed(role: string): Set<string>;
 }
 
-type Json = Record<string, unknown>;
-
-function object(value: unknown): Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : {};
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-}
-
-const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
-
 /** Reads the scopes out of a parsed OpenAPI document (the served /openapi.json). */
 export function scopeCatalogue(document: unknown): ScopeCatalogue {
   const doc = object(document);
@@ -47,15 +37,11 @@ export function scopeCatalogue(document: unknown): ScopeCatalogue {
   const scopes = Object.entries(listed).map(([name, description]) => ({ name, description: typeof description === "string" ? description : "" }));
   if (scopes.length === 0) throw new Error("The service's document lists no scopes.");
   const byRole = new Map<string, Set<string>>();
-  for (const item of Object.values(object(doc.paths))) {
-    for (const [method, operation] of Object.entries(object(item))) {
-      if (!methods.includes(method)) continue;
-      const op = object(operation);
-      for (const role of strings(op["x-roles"])) {
-        let set = byRole.get(role);
-        if (set === undefined) byRole.set(role, (set = new Set()));
-        for (const scope of strings(op["x-scopes"])) set.add(scope);
-      }
+  for (const op of operations(doc)) {
+    for (const role of strings(op["x-roles"])) {
+      let set = byRole.get(role);
+      if (set === undefined) byRole.set(role, (set = new Set()));
+      for (const scope of strings(op["x-scopes"])) set.add(scope);
     }
   }
   return { scopes, allowed: (role) => new Set(byRole.get(role)) };
