@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Attempts are finished as deliveries are claimed (PlanClaim): the store loads, in
+// A finish of attempts is planned the way a claim is (PlanClaim): the store loads, in
 // one transaction, the endpoints of a batch of results and their deliveries still
 // pending; PlanFinish decides what each result writes; the store writes it.
 
