@@ -19,9 +19,9 @@ import (
 // work leaves its share to the others, spread evenly rather than to whichever comes
 // first.
 
-// ClaimWindow is the window a claim applies to every endpoint: what the dispatcher
+// claimWindow is the window a claim applies to every endpoint: what the dispatcher
 // asks (ClaimOptions.Window), at least 1 and at most MaxDeliveryWindow.
-func ClaimWindow(asked int) int { return min(max(asked, 1), MaxDeliveryWindow) }
+func claimWindow(asked int) int { return min(max(asked, 1), MaxDeliveryWindow) }
 
 // ClaimEndpoint is an endpoint as a claim loads it.
 type ClaimEndpoint struct {
@@ -129,7 +129,7 @@ type claimant struct {
 // endpoint served first.
 func PlanClaim(o ClaimOptions, head int64, eps []ClaimEndpoint, turn int) *Claim {
 	c := &Claim{max: max(o.Max, 0), until: o.Now.Add(o.Lease), head: head}
-	window := ClaimWindow(o.Window)
+	window := claimWindow(o.Window)
 	for _, e := range slices.SortedFunc(slices.Values(eps), func(a, b ClaimEndpoint) int { return cmp.Compare(a.ID, b.ID) }) {
 		hasUnsent := e.Enabled && e.Cursor < head
 		if !e.Due && !hasUnsent {

@@ -250,8 +250,8 @@ func TestPlanClaimRecount(t *testing.T) {
 
 func TestClaimWindow(t *testing.T) {
 	for _, tc := range []struct{ asked, want int }{{-1, 1}, {0, 1}, {1, 1}, {32, 32}, {MaxDeliveryWindow + 1, MaxDeliveryWindow}} {
-		if got := ClaimWindow(tc.asked); got != tc.want {
-			t.Errorf("ClaimWindow(%d) = %d, want %d", tc.asked, got, tc.want)
+		if got := claimWindow(tc.asked); got != tc.want {
+			t.Errorf("claimWindow(%d) = %d, want %d", tc.asked, got, tc.want)
 		}
 	}
 }
@@ -310,7 +310,7 @@ func checkClaim(o ClaimOptions, eps []queueEndpoint, p ClaimPlan) error {
 	caps := map[int64]int{}
 	total, due := 0, 0
 	for _, e := range eps {
-		room := max(min(e.Window, ClaimWindow(o.Window))-e.InFlight, 0)
+		room := max(min(e.Window, claimWindow(o.Window))-e.InFlight, 0)
 		caps[e.ID] = min(room, len(e.retries)+len(e.events))
 		total, due = total+per[e.ID], due+caps[e.ID]
 		if per[e.ID] > room {
