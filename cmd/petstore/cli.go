@@ -48,6 +48,21 @@ func commands() []command {
 		flags: func() *flag.FlagSet { return keyFlags(new(keyOptions)) },
 		run:   createKey,
 	}, {
+		name: "keys list", args: "--email E [flags]",
+		summary: "list an account's live API keys",
+		about: "Prints a table of the account's live keys on stdout: id, name, prefix, scopes, when each was\n" +
+			"made, when it expires and when it was last used (to the minute).",
+		flags: func() *flag.FlagSet { return keyAccountFlags("keys list", new(keyAccountOptions)) },
+		run:   listKeys,
+	}, {
+		name: "keys revoke", args: "--email E ID",
+		summary: "revoke one of an account's API keys",
+		about: "Revokes the account's live key ID (as `petstore keys list` shows it), as the operator: its\n" +
+			"api_key.revoked event says so. A running server refuses the key within a second (its key\n" +
+			"cache). An unknown id, another account's key or one revoked already exits 1.",
+		flags: func() *flag.FlagSet { return keyAccountFlags("keys revoke", new(keyAccountOptions)) },
+		run:   revokeKey,
+	}, {
 		name: "version", args: "",
 		summary: "print the version and VCS revision",
 		about:   "Prints the module version, the VCS revision and time, and whether the tree was modified.",
@@ -64,12 +79,12 @@ func findCommand(args []string) (command, []string, error) {
 		name, args = args[0], args[1:]
 		if name == "keys" {
 			switch {
-			case len(args) > 0 && args[0] == "create":
-				name, args = "keys create", args[1:]
+			case len(args) > 0 && (args[0] == "create" || args[0] == "list" || args[0] == "revoke"):
+				name, args = "keys "+args[0], args[1:]
 			case len(args) > 0 && isHelp(args[0]):
-				name = "keys create" // its only subcommand; let it print its help
+				name = "keys create" // its first subcommand; let it print its help
 			default:
-				return command{}, nil, usageError{cmd: "keys", err: errors.New("want `petstore keys create --email E`")}
+				return command{}, nil, usageError{cmd: "keys", err: errors.New("want `petstore keys create --email E`, `keys list --email E` or `keys revoke --email E ID`")}
 			}
 		}
 	}
@@ -90,7 +105,7 @@ func help(args []string, stdout io.Writer) error {
 		return nil
 	}
 	if len(args) == 1 && args[0] == "keys" {
-		args = []string{"keys", "create"} // its only subcommand
+		args = []string{"keys", "create"} // its first subcommand
 	}
 	c, rest, err := findCommand(args)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base32"
 	"net/url"
+	"slices"
 
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/oas"
@@ -29,9 +30,10 @@ func (h *Handler) CreateAccount(ctx context.Context, req *oas.NewAccount) (oas.C
 
 // GetCurrentAccount answers the account of the caller's key, read from the store: the
 // principal holds only its id and role, and the role it holds may be up to a second
-// older than the account's (the key cache).
+// older than the account's (the key cache). The key's part comes from the principal.
 func (h *Handler) GetCurrentAccount(ctx context.Context) (oas.GetCurrentAccountRes, error) {
-	a, err := h.store.Account(ctx, principal(ctx).AccountID)
+	p := principal(ctx)
+	a, err := h.store.Account(ctx, p.AccountID)
 	if petstore.ErrorCode(err) == petstore.ENotFound {
 		// Accounts are never deleted; a key whose account is gone opens nothing.
 		return nil, errUnauthorized
@@ -40,7 +42,29 @@ func (h *Handler) GetCurrentAccount(ctx context.Context) (oas.GetCurrentAccountR
 		return nil, err
 	}
 	out := toAccount(a)
-	return &out, nil
+	cur := oas.CurrentAccount{ID: out.ID, Email: out.Email, Role: out.Role, CreatedAt: out.CreatedAt}
+	if p.KeyID != 0 {
+		cur.Key = oas.NewOptCallingKey(h.callingKey(p, a.Role))
+	}
+	return &cur, nil
+}
+
+// callingKey is what p's key may do: the scopes its account's role allows (role, the
+// account's as read now, not the principal's cached one) that the key has, sorted, so
+// that a key made without scopes lists every scope of the role and none the role lost.
+func (h *Handler) callingKey(p petstore.Principal, role petstore.Role) oas.CallingKey {
+	scopes := []string{}
+	for _, s := range h.keys.allowed[string(role)] {
+		if p.HasScope(s) {
+			scopes = append(scopes, s)
+		}
+	}
+	slices.Sort(scopes)
+	k := oas.CallingKey{ID: p.KeyID, Scopes: scopes}
+	if !p.ExpiresAt.IsZero() {
+		k.ExpiresAt = oas.NewOptDateTime(p.ExpiresAt.UTC())
+	}
+	return k
 }
 
 func (h *Handler) CreateApiKey(ctx context.Context, req *oas.NewApiKey) (oas.CreateApiKeyRes, error) {

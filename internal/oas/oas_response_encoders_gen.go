@@ -1860,7 +1860,7 @@ func encodeGetCategoryResponse(response GetCategoryRes, w http.ResponseWriter) e
 
 func encodeGetCurrentAccountResponse(response GetCurrentAccountRes, w http.ResponseWriter) error {
 	switch response := response.(type) {
-	case *Account:
+	case *CurrentAccount:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(200)
 

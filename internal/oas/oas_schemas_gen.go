@@ -62,8 +62,7 @@ func (s *Account) SetCreatedAt(val time.Time) {
 	s.CreatedAt = val
 }
 
-func (*Account) createAccountRes()     {}
-func (*Account) getCurrentAccountRes() {}
+func (*Account) createAccountRes() {}
 
 // Who made a change that an event tells of.
 // Ref: #/components/schemas/Actor
@@ -385,6 +384,50 @@ func (s *BearerAuth) SetRoles(val []string) {
 	s.Roles = val
 }
 
+// The API key that made the call. Present whenever the call came with a key, which is every call of
+// `GET /accounts/me` today; absent for a caller without a key (a password, where an operation takes
+// one).
+// Ref: #/components/schemas/CallingKey
+type CallingKey struct {
+	ID int64 `json:"id"`
+	// What the key may do now: its scopes, or every scope of its account's role for a key made without
+	// any, and only those the role allows. A client offers an operation only when its scope (`x-scopes`)
+	// is here.
+	Scopes []string `json:"scopes"`
+	// When the key stops working; absent when it never does.
+	ExpiresAt OptDateTime `json:"expiresAt"`
+}
+
+// GetID returns the value of ID.
+func (s *CallingKey) GetID() int64 {
+	return s.ID
+}
+
+// GetScopes returns the value of Scopes.
+func (s *CallingKey) GetScopes() []string {
+	return s.Scopes
+}
+
+// GetExpiresAt returns the value of ExpiresAt.
+func (s *CallingKey) GetExpiresAt() OptDateTime {
+	return s.ExpiresAt
+}
+
+// SetID sets the value of ID.
+func (s *CallingKey) SetID(val int64) {
+	s.ID = val
+}
+
+// SetScopes sets the value of Scopes.
+func (s *CallingKey) SetScopes(val []string) {
+	s.Scopes = val
+}
+
+// SetExpiresAt sets the value of ExpiresAt.
+func (s *CallingKey) SetExpiresAt(val OptDateTime) {
+	s.ExpiresAt = val
+}
+
 type CancelOrderBadRequest Error
 
 func (*CancelOrderBadRequest) cancelOrderRes() {}
@@ -661,6 +704,68 @@ func (s *CreatedApiKey) SetExpiresAt(val OptDateTime) {
 }
 
 func (*CreatedApiKey) createApiKeyRes() {}
+
+// Merged schema.
+// Ref: #/components/schemas/CurrentAccount
+type CurrentAccount struct {
+	ID        int64         `json:"id"`
+	Email     string        `json:"email"`
+	Role      Role          `json:"role"`
+	CreatedAt time.Time     `json:"createdAt"`
+	Key       OptCallingKey `json:"key"`
+}
+
+// GetID returns the value of ID.
+func (s *CurrentAccount) GetID() int64 {
+	return s.ID
+}
+
+// GetEmail returns the value of Email.
+func (s *CurrentAccount) GetEmail() string {
+	return s.Email
+}
+
+// GetRole returns the value of Role.
+func (s *CurrentAccount) GetRole() Role {
+	return s.Role
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *CurrentAccount) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetKey returns the value of Key.
+func (s *CurrentAccount) GetKey() OptCallingKey {
+	return s.Key
+}
+
+// SetID sets the value of ID.
+func (s *CurrentAccount) SetID(val int64) {
+	s.ID = val
+}
+
+// SetEmail sets the value of Email.
+func (s *CurrentAccount) SetEmail(val string) {
+	s.Email = val
+}
+
+// SetRole sets the value of Role.
+func (s *CurrentAccount) SetRole(val Role) {
+	s.Role = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *CurrentAccount) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetKey sets the value of Key.
+func (s *CurrentAccount) SetKey(val OptCallingKey) {
+	s.Key = val
+}
+
+func (*CurrentAccount) getCurrentAccountRes() {}
 
 // DefaultStatusCodeWithHeaders wraps Error with status code and response headers.
 type DefaultStatusCodeWithHeaders struct {
@@ -2530,6 +2635,52 @@ func (o OptBool) Get() (v bool, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptBool) Or(d bool) bool {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptCallingKey returns new OptCallingKey with value set to v.
+func NewOptCallingKey(v CallingKey) OptCallingKey {
+	return OptCallingKey{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptCallingKey is optional CallingKey.
+type OptCallingKey struct {
+	Value CallingKey
+	Set   bool
+}
+
+// IsSet returns true if OptCallingKey was set.
+func (o OptCallingKey) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptCallingKey) Reset() {
+	var v CallingKey
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptCallingKey) SetTo(v CallingKey) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptCallingKey) Get() (v CallingKey, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptCallingKey) Or(d CallingKey) CallingKey {
 	if v, ok := o.Get(); ok {
 		return v
 	}

@@ -104,8 +104,10 @@ type Handler interface {
 	//
 	// The account the API key belongs to: its id, email, role and creation time. A client calls it to
 	// check a key before it relies on it (a missing, unknown or revoked key answers `401`) and to learn
-	// the key's role, for example to offer the admin-only operations only to store staff. It changes
-	// nothing. Like every operation but those on keys, it takes an API key only, not a password.
+	// the key's role, for example to offer the admin-only operations only to store staff. Its `key` tells
+	// what the calling key may do (its scopes) and until when, so that a client offers only what the key
+	// may use. It changes nothing. Like every operation but those on keys, it takes an API key only, not a
+	// password.
 	//
 	// GET /accounts/me
 	GetCurrentAccount(ctx context.Context) (GetCurrentAccountRes, error)

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -549,6 +550,38 @@ func TestGetCurrentAccountAsksWithTheKey(t *testing.T) {
 	want := petstore.Account{ID: 2, Email: "ada@example.com", Role: petstore.RoleAdmin, CreatedAt: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 	if acct.ID != want.ID || acct.Email != want.Email || acct.Role != want.Role || !acct.CreatedAt.Equal(want.CreatedAt) {
 		t.Errorf("account = %+v, want %+v", *acct, want)
+	}
+}
+
+// The calling key of GET /accounts/me comes with its scopes (known or not) and its
+// expiry; a key that never expires has a zero ExpiresAt, and an answer without a key
+// a nil Key.
+func TestGetCurrentAccountTellsTheCallingKey(t *testing.T) {
+	for _, tt := range []struct {
+		name, key string
+		want      *petstore.CallingKey
+	}{
+		{"a narrowed key that expires", `,"key":{"id":7,"scopes":["account:read","pets:read","shop:later"],"expiresAt":"2027-01-01T00:00:00Z"}`,
+			&petstore.CallingKey{ID: 7, Scopes: []petstore.Scope{petstore.ScopeAccountRead, petstore.ScopePetsRead, "shop:later"},
+				ExpiresAt: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}},
+		{"a key that never expires", `,"key":{"id":8,"scopes":["account:read"]}`,
+			&petstore.CallingKey{ID: 8, Scopes: []petstore.Scope{petstore.ScopeAccountRead}}},
+		{"no key", ``, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := fake(t, func(w http.ResponseWriter, r *http.Request) {
+				answer(w, 200, `{"id":2,"email":"ada@example.com","role":"admin","createdAt":"2026-11-21T12:00:00Z"`+tt.key+`}`)
+			})
+			acct, err := c.GetCurrentAccount(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := acct.Key
+			if (got == nil) != (tt.want == nil) || got != nil && (got.ID != tt.want.ID ||
+				!slices.Equal(got.Scopes, tt.want.Scopes) || !got.ExpiresAt.Equal(tt.want.ExpiresAt)) {
+				t.Errorf("key = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }
 

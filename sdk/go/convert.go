@@ -145,6 +145,20 @@ func accountFrom(a api.Account) *Account {
 	return &Account{ID: a.ID, Email: a.Email, Role: Role(a.Role), CreatedAt: a.CreatedAt}
 }
 
+func currentAccountFrom(a api.CurrentAccount) *Account {
+	acct := &Account{ID: a.ID, Email: a.Email, Role: Role(a.Role), CreatedAt: a.CreatedAt}
+	if k := a.Key; k != nil {
+		acct.Key = &CallingKey{ID: k.ID, Scopes: make([]Scope, len(k.Scopes))}
+		for i, s := range k.Scopes {
+			acct.Key.Scopes[i] = Scope(s)
+		}
+		if k.ExpiresAt != nil {
+			acct.Key.ExpiresAt = *k.ExpiresAt
+		}
+	}
+	return acct
+}
+
 func apiKeyFrom(k api.APIKey) *APIKey {
 	key := &APIKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt}
 	if k.Scopes != nil {

@@ -233,6 +233,20 @@ type Account struct {
 	Email     string
 	Role      Role
 	CreatedAt time.Time
+	// Key is the API key the client called with; only GetCurrentAccount sets it (nil
+	// elsewhere).
+	Key *CallingKey
+}
+
+// CallingKey is the API key a call came with, as GetCurrentAccount tells it: what the
+// key may do, to offer a user only that.
+type CallingKey struct {
+	ID int64
+	// Scopes are what the key may do now, sorted: its scopes, or every scope of its
+	// account's role for a key made without any, and only those the role allows.
+	Scopes []Scope
+	// ExpiresAt is when the key stops working; zero when it never does.
+	ExpiresAt time.Time
 }
 
 // NewAccount is what signing up takes.

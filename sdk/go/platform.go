@@ -18,12 +18,13 @@ func (c *Client) CreateAccount(ctx context.Context, account NewAccount, opts ...
 }
 
 // GetCurrentAccount returns the account of the client's API key: its email and its
-// role. Call it to check a key (a missing, unknown or revoked one is an Error with
-// status 401) and to learn whether it is an admin's.
+// role, and in Key what the key may do (its scopes) and until when. Call it to check a
+// key (a missing, unknown or revoked one is an Error with status 401), to learn
+// whether it is an admin's, and to offer only the operations its scopes allow.
 func (c *Client) GetCurrentAccount(ctx context.Context, opts ...CallOption) (*Account, error) {
 	ctx = withCall(ctx, "getCurrentAccount", opts)
-	v, err := decode[api.Account](c.api.GetCurrentAccount(ctx))
-	return convert(v, err, accountFrom)
+	v, err := decode[api.CurrentAccount](c.api.GetCurrentAccount(ctx))
+	return convert(v, err, currentAccountFrom)
 }
 
 // ListAccounts returns the accounts that pass the filters of opts (nil for every

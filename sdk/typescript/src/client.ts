@@ -3,6 +3,7 @@ import { PetstoreError } from "./errors.js";
 import type { paths } from "./schema.js";
 import type {
   Account,
+  CurrentAccount,
   ApiKey,
   Category,
   CreatedApiKey,
@@ -129,8 +130,8 @@ export interface Petstore {
   accounts: {
     /** Open an account (no key needed); every new account is a `customer`. */
     create(account: NewAccount, options?: CallOptions): Promise<Account>;
-    /** The account of the client's key, with its role: checks the key (a 401 `PetstoreError` when it is missing, unknown or revoked) and tells an admin's from a customer's. */
-    me(options?: CallOptions): Promise<Account>;
+    /** The account of the client's key, with its role and the key (`key`: its scopes and expiry): checks the key (a 401 `PetstoreError` when it is missing, unknown or revoked), tells an admin's from a customer's, and what the key may do. */
+    me(options?: CallOptions): Promise<CurrentAccount>;
     /**
      * Accounts by id (admins, with `accounts:read`): who is behind an order's `accountId`.
      * `ids` is the batch lookup (ids of no account are left out); without it, every account.

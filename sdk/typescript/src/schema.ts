@@ -46,8 +46,10 @@ export interface paths {
          * @description The account the API key belongs to: its id, email, role and creation time. A
          *     client calls it to check a key before it relies on it (a missing, unknown or
          *     revoked key answers `401`) and to learn the key's role, for example to offer the
-         *     admin-only operations only to store staff. It changes nothing. Like every
-         *     operation but those on keys, it takes an API key only, not a password.
+         *     admin-only operations only to store staff. Its `key` tells what the calling key
+         *     may do (its scopes) and until when, so that a client offers only what the key may
+         *     use. It changes nothing. Like every operation but those on keys, it takes an API
+         *     key only, not a password.
          */
         get: operations["getCurrentAccount"];
         put?: never;
@@ -1332,6 +1334,39 @@ export interface components {
              */
             createdAt: string;
         };
+        /** @description The account of the key that made the call, with that key. */
+        CurrentAccount: components["schemas"]["Account"] & {
+            key?: components["schemas"]["CallingKey"];
+        };
+        /**
+         * @description The API key that made the call. Present whenever the call came with a key, which
+         *     is every call of `GET /accounts/me` today; absent for a caller without a key (a
+         *     password, where an operation takes one).
+         */
+        CallingKey: {
+            /**
+             * Format: int64
+             * @example 3
+             */
+            id: number;
+            /**
+             * @description What the key may do now: its scopes, or every scope of its account's role for
+             *     a key made without any, and only those the role allows. A client offers an
+             *     operation only when its scope (`x-scopes`) is here.
+             * @example [
+             *       "account:read",
+             *       "orders:read",
+             *       "pets:read"
+             *     ]
+             */
+            scopes: string[];
+            /**
+             * Format: date-time
+             * @description When the key stops working; absent when it never does.
+             * @example 2027-01-01T00:00:00Z
+             */
+            expiresAt?: string;
+        };
         /**
          * @description `customer` (every sign-up) or `admin` (store staff). An open list: a minor
          *     version may add roles, so treat one you do not know as having no more rights
@@ -2344,7 +2379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Account"];
+                    "application/json": components["schemas"]["CurrentAccount"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -121,6 +121,19 @@ export interface InventoryItem extends Omit<Schemas["InventoryItem"], "status"> 
 export interface Account extends Omit<Schemas["Account"], "role"> {
   role: Role;
 }
+/**
+ * The API key a call came with, as `accounts.me()` tells it: `scopes` are what it may do
+ * now (its own, or every scope of the account's role for a key made without any, and only
+ * those the role allows); `expiresAt` is absent when it never expires. Offer an operation
+ * only when its scope is in `scopes`.
+ */
+export interface CallingKey extends Omit<Schemas["CallingKey"], "scopes"> {
+  scopes: Scope[];
+}
+/** The account of the calling key, with that key (`key`, present whenever the call came with a key). */
+export interface CurrentAccount extends Account {
+  key?: CallingKey;
+}
 export interface Message extends Omit<Schemas["Message"], "status"> {
   status: MessageStatus;
 }

@@ -49,6 +49,7 @@ test("knownValues match the document's x-extensible-enum lists", () => {
     "ApiKey.scopes": knownValues.scope,
     "CreatedApiKey.scopes": knownValues.scope,
     "ApiKeyChange.scopes": knownValues.scope,
+    "CallingKey.scopes": knownValues.scope,
     "Message.status": knownValues.messageStatus,
     "Webhook.events": knownValues.webhookEvents,
     "Delivery.status": knownValues.deliveryStatus,

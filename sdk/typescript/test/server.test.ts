@@ -362,7 +362,18 @@ test("accounts.me: the account and role of the key; a missing, unknown or revoke
   const account = await anonymous.accounts.create({ email, password });
   const { id, key } = await anonymous.apiKeys.create({ name: "console" }, { auth: basicAuth(email, password) });
   const own = createPetstore({ baseUrl: server.baseUrl, apiKey: key });
-  assert.deepEqual(await own.accounts.me(), account);
+  const { key: calling, ...mine } = await own.accounts.me();
+  assert.deepEqual(mine, account);
+  // A key made without scopes may do everything a customer may, and never expires.
+  assert.deepEqual(calling, {
+    id,
+    scopes: ["account:read", "keys:manage", "messages:read", "messages:write", "orders:read", "orders:write", "pets:read"],
+  });
+  const expiresAt = new Date(Date.now() + 3600_000);
+  expiresAt.setUTCMilliseconds(0);
+  const narrowed = await own.apiKeys.create({ name: "clerk", scopes: ["pets:read", "account:read"], expiresAt });
+  const clerk = await createPetstore({ baseUrl: server.baseUrl, apiKey: narrowed.key }).accounts.me();
+  assert.deepEqual(clerk.key, { id: narrowed.id, scopes: ["account:read", "pets:read"], expiresAt: expiresAt.toISOString().replace(".000Z", "Z") });
 
   for (const client of [anonymous, createPetstore({ baseUrl: server.baseUrl, apiKey: "psk_notakeyatall" })]) {
     const refused = await client.accounts.me().catch((e: unknown) => e);
@@ -374,7 +385,7 @@ test("accounts.me: the account and role of the key; a missing, unknown or revoke
 });
 
 test("accounts.list: an admin looks up accounts by id (an unknown id left out) or a page at a time; a customer's key is a 403 forbidden", async () => {
-  const shopper = await customer.accounts.me();
+  const { key: _calling, ...shopper } = await customer.accounts.me();
   const requests: string[] = [];
   const staff = createPetstore({
     baseUrl: server.baseUrl,

@@ -369,6 +369,27 @@ type APIKeyChange struct {
 	Scopes *[]string `json:"scopes,omitempty"`
 }
 
+// CallingKey The API key that made the call. Present whenever the call came with a key, which
+// is every call of `GET /accounts/me` today; absent for a caller without a key (a
+// password, where an operation takes one).
+type CallingKey struct {
+	// ExpiresAt When the key stops working; absent when it never does.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// ID Example: 3
+	ID int64 `json:"id"`
+
+	// Scopes What the key may do now: its scopes, or every scope of its account's role for
+	// a key made without any, and only those the role allows. A client offers an
+	// operation only when its scope (`x-scopes`) is here.
+	//
+	//
+	// Example: ["account:read","orders:read","pets:read"]
+	Scopes []string `json:"scopes"`
+}
+
 // Category A kind of animal.
 type Category struct {
 	// Description Short description of the category.
@@ -417,6 +438,31 @@ type CreatedAPIKey struct {
 	//
 	// Example: ["pets:read","orders:write"]
 	Scopes *[]string `json:"scopes,omitempty"`
+}
+
+// CurrentAccount The account of the key that made the call, with that key.
+type CurrentAccount struct {
+	// CreatedAt Example: 2026-11-21T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Email Example: ada@example.com
+	Email string `json:"email"`
+
+	// ID Example: 2
+	ID int64 `json:"id"`
+
+	// Key The API key that made the call. Present whenever the call came with a key, which
+	// is every call of `GET /accounts/me` today; absent for a caller without a key (a
+	// password, where an operation takes one).
+	Key *CallingKey `json:"key,omitempty"`
+
+	// Role `customer` (every sign-up) or `admin` (store staff). An open list: a minor
+	// version may add roles, so treat one you do not know as having no more rights
+	// than `customer`.
+	//
+	//
+	// Example: customer
+	Role Role `json:"role"`
 }
 
 // Delivery The sending of one event to one endpoint, over one or more attempts.
@@ -1870,8 +1916,10 @@ type ClientInterface interface {
 	// The account the API key belongs to: its id, email, role and creation time. A
 	// client calls it to check a key before it relies on it (a missing, unknown or
 	// revoked key answers `401`) and to learn the key's role, for example to offer the
-	// admin-only operations only to store staff. It changes nothing. Like every
-	// operation but those on keys, it takes an API key only, not a password.
+	// admin-only operations only to store staff. Its `key` tells what the calling key
+	// may do (its scopes) and until when, so that a client offers only what the key may
+	// use. It changes nothing. Like every operation but those on keys, it takes an API
+	// key only, not a password.
 	//
 	// Corresponds with GET /accounts/me (the `GetCurrentAccount` operationId).
 	GetCurrentAccount(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2696,8 +2744,10 @@ func (c *Client) CreateAccount(ctx context.Context, body CreateAccountJSONReques
 // The account the API key belongs to: its id, email, role and creation time. A
 // client calls it to check a key before it relies on it (a missing, unknown or
 // revoked key answers `401`) and to learn the key's role, for example to offer the
-// admin-only operations only to store staff. It changes nothing. Like every
-// operation but those on keys, it takes an API key only, not a password.
+// admin-only operations only to store staff. Its `key` tells what the calling key
+// may do (its scopes) and until when, so that a client offers only what the key may
+// use. It changes nothing. Like every operation but those on keys, it takes an API
+// key only, not a password.
 //
 // Corresponds with GET /accounts/me (the `GetCurrentAccount` operationId).
 func (c *Client) GetCurrentAccount(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {

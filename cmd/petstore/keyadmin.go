@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
+)
+
+// keyAccountOptions are the flags of `petstore keys list` and `petstore keys revoke`.
+type keyAccountOptions struct{ database, email string }
+
+// keyAccountFlags registers the flags of the keys command name, writing into o.
+func keyAccountFlags(name string, o *keyAccountOptions) *flag.FlagSet {
+	fs := newFlagSet(name)
+	fs.StringVar(&o.database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
+	fs.StringVar(&o.email, "email", "", "the account's email; required")
+	return fs
+}
+
+// keyAccount parses the arguments of the keys command name and opens the store and
+// the account of --email; the rest are the positional arguments, want of them.
+func keyAccount(ctx context.Context, name string, args []string, want int, getenv func(string) string) (petstore.Store, petstore.Account, []string, error) {
+	var o keyAccountOptions
+	fs := keyAccountFlags(name, &o)
+	// Flags may come after the arguments too (`keys revoke 7 --email E`): the flag
+	// package stops at the first argument, so parsing goes on after each.
+	var rest []string
+	for {
+		if err := parseFlags(fs, args, getenv); err != nil {
+			return nil, petstore.Account{}, nil, badUsage(name, err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(rest) != want {
+		return nil, petstore.Account{}, nil, usageError{cmd: name, err: fmt.Errorf("%s: want %d argument(s), got %d", name, want, len(rest))}
+	}
+	addr, err := petstore.CleanEmail(o.email)
+	if err != nil {
+		return nil, petstore.Account{}, nil, usageError{cmd: name, err: errors.New("--email: an email address is required")}
+	}
+	st, err := openStore(ctx, o.database, nil)
+	if err != nil {
+		return nil, petstore.Account{}, nil, err
+	}
+	acct, _, err := st.AccountByEmail(ctx, addr)
+	if petstore.ErrorCode(err) == petstore.ENotFound {
+		err = fmt.Errorf("no account has the email %s", addr)
+	}
+	if err != nil {
+		st.Close()
+		return nil, petstore.Account{}, nil, err
+	}
+	return st, acct, rest, nil
+}
+
+// listKeys prints the account's live keys, a table on stdout: what an operator reads
+// before revoking one.
+func listKeys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	st, acct, _, err := keyAccount(ctx, "keys list", args, 0, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPES\tCREATED\tEXPIRES\tLAST USED")
+	page := petstore.Page{Limit: 100}
+	for {
+		keys, err := st.APIKeys(ctx, acct.ID, page)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			scopes := "(every scope of the role)"
+			if k.Scopes != nil {
+				scopes = strings.Join(k.Scopes, ",")
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, scopes,
+				k.CreatedAt.UTC().Format(time.RFC3339), when(k.ExpiresAt, "never"), when(k.LastUsedAt, "never"))
+		}
+		if len(keys) < page.Size() {
+			break
+		}
+		page.After = keys[len(keys)-1].ID
+	}
+	return tw.Flush()
+}
+
+// when is t in RFC 3339, or none for nil.
+func when(t *time.Time, none string) string {
+	if t == nil {
+		return none
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// revokeKey revokes one live key of the account, as the operator (its api_key.revoked
+// event says so), through the store's revoke path, as DELETE /api-keys/{id} does.
+func revokeKey(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	st, acct, rest, err := keyAccount(ctx, "keys revoke", args, 1, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	id, err := strconv.ParseInt(rest[0], 10, 64)
+	if err != nil || id < 1 {
+		return usageError{cmd: "keys revoke", err: fmt.Errorf("keys revoke: %q is not a key id (a positive integer, as `petstore keys list` shows)", rest[0])}
+	}
+	err = st.RevokeAPIKey(ctx, acct.ID, id, petstore.Actor{})
+	if petstore.ErrorCode(err) == petstore.ENotFound {
+		return fmt.Errorf("%s has no live key %d (unknown, another account's, or revoked already)", acct.Email, id)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "petstore: revoked key %d of %s\n", id, acct.Email)
+	return nil
+}
