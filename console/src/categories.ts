@@ -3,7 +3,10 @@ import { Pages, type Console } from "./context.js";
 import { confirmAction, field, h, put, removeRows } from "./dom.js";
 import { textBounds } from "./rules.js";
 
-/** Categories: add, rename or describe, remove (the service refuses one that pets use). */
+/**
+ * Categories: add, rename or describe, remove (the service refuses one that pets use);
+ * each offered only when the console's key may make its call.
+ */
 export function categoriesView(ctx: Console): HTMLElement {
   const rows = h("tbody");
   const pages = new Pages<Category>(
@@ -39,7 +42,7 @@ export function categoriesView(ctx: Console): HTMLElement {
     "section",
     { "aria-labelledby": "categories-title" },
     h("h1", { id: "categories-title" }, "Categories"),
-    h("details", { class: "add" }, h("summary", {}, "Add a category"), form),
+    ctx.may("createCategory") && h("details", { class: "add" }, h("summary", {}, "Add a category"), form),
     h(
       "div",
       { class: "table-wrap" },
@@ -78,7 +81,7 @@ function categoryRow(ctx: Console, initial: Category, removed: () => void): HTML
       row,
       h("td", { "data-label": "Name" }, h("span", { class: "name" }, category.name), " ", h("span", { class: "id" }, `#${category.id}`)),
       h("td", { "data-label": "Description" }, category.description ?? ""),
-      h("td", { class: "row-actions" }, edit, remove),
+      h("td", { class: "row-actions" }, ctx.may("replaceCategory") ? edit : null, ctx.may("deleteCategory") ? remove : null),
     );
   }
 

@@ -24,6 +24,11 @@ export interface Console {
   categoriesChanged(): void;
   /** The emails of the accounts behind orders, looked up a page at a time and kept for the session. */
   accounts: AccountNames;
+  /**
+   * Whether the console's key may call the document's operation `operationId` (it holds
+   * the scopes of the operation's `x-scopes`): a control or a screen is offered only then.
+   */
+  may(operationId: string): boolean;
   /** The scopes of the service's document (refused when it lists none). */
   scopes(): Promise<ScopeCatalogue>;
   /**

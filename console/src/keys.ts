@@ -77,7 +77,7 @@ export function keysView(ctx: Console): HTMLElement {
       { class: "lead" },
       `The keys of ${ctx.account.email}. Anyone holding one acts as this account, within the key's scopes and until it expires; give each use a key of its own with only the scopes it needs, and revoke a key you no longer use.`,
     ),
-    h("details", { class: "add" }, h("summary", {}, "Create a key"), form.element),
+    ctx.may("createApiKey") && h("details", { class: "add" }, h("summary", {}, "Create a key"), form.element),
     form.created,
     summary,
     h(
@@ -294,7 +294,7 @@ function keyRow(ctx: Console, key: ApiKey, removed: () => void): HTMLTableRowEle
     h("td", { "data-label": "Created" }, formatDateTime(key.createdAt)),
     h("td", { "data-label": "Expires", class: "expires" }, ...expiryCell(key, state)),
     h("td", { "data-label": "Last used", class: "last-used" }, key.lastUsedAt ? formatDateTime(key.lastUsedAt) : "Never"),
-    h("td", { class: "row-actions" }, revoke),
+    h("td", { class: "row-actions" }, ctx.may("revokeApiKey") && revoke),
   );
   revoke.addEventListener("click", () => {
     const detail = own

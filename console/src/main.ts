@@ -6,12 +6,13 @@
 // store's rules the screens offer (the changes of status, the fields' limits) and the
 // scopes a new key may have are read from the document the service serves, at sign-in.
 //
-// A key may be limited to some scopes. The console does not work out beforehand which
-// screens its key may use (a key without keys:manage could not even list its own
-// scopes): each call the service refuses for a scope says which scope the key lacks,
-// where the screen's list would be or in the page's alert.
+// A key may be limited to some scopes. `GET /accounts/me` tells the key's scopes at
+// sign-in; with the document's `x-scopes` of each operation they decide what is offered
+// (ctx.may): a screen whose list the key may not read is not in the menu, and a button
+// or a form whose call it may not make is not shown. A call the service refuses for a
+// scope all the same (the key changed meanwhile) says which scope the key lacks.
 
-import { createPetstore, PetstoreError, type Account, type Category, type Petstore } from "@acme-pets/petstore";
+import { createPetstore, PetstoreError, type Category, type CurrentAccount, type Petstore } from "@acme-pets/petstore";
 import { categoriesView } from "./categories.js";
 import { describe, type Console } from "./context.js";
 import { field, h, keepFocus, put } from "./dom.js";
@@ -20,17 +21,18 @@ import { AccountNames } from "./lookup.js";
 import { ordersView } from "./orders.js";
 import { salesView } from "./sales.js";
 import { loadDocument, Rules } from "./rules.js";
-import { lackedScope, scopeCatalogue, type ScopeCatalogue } from "./scopes.js";
+import { lackedScope, permissions, scopeCatalogue, type ScopeCatalogue } from "./scopes.js";
 import { stockView } from "./stock.js";
 
 const keyStorage = "petstore.console.apiKey";
 
+// Each screen with the operation it reads: offered only to a key that may call it.
 const views = [
-  { id: "stock", title: "Stock", render: stockView },
-  { id: "orders", title: "Orders", render: ordersView },
-  { id: "sales", title: "Sales", render: salesView },
-  { id: "categories", title: "Categories", render: categoriesView },
-  { id: "keys", title: "API keys", render: keysView },
+  { id: "stock", title: "Stock", reads: "listPets", render: stockView },
+  { id: "orders", title: "Orders", reads: "listOrders", render: ordersView },
+  { id: "sales", title: "Sales", reads: "getSalesReport", render: salesView },
+  { id: "categories", title: "Categories", reads: "listCategories", render: categoriesView },
+  { id: "keys", title: "API keys", reads: "listApiKeys", render: keysView },
 ] as const;
 
 const root = document.getElementById("console");
@@ -53,7 +55,7 @@ function client(apiKey: string): Petstore {
  * meanwhile: the screens offer its rules.
  */
 async function signIn(apiKey: string): Promise<string | undefined> {
-  let account: Account;
+  let account: CurrentAccount;
   const petstore = client(apiKey);
   const document = loadDocument();
   document.catch(() => {}); // a refused key is what the page says then
@@ -128,7 +130,7 @@ function showSignIn(message?: string): void {
   key.focus();
 }
 
-function openConsole(petstore: Petstore, account: Account, apiKey: string, rules: Rules, doc: unknown): void {
+function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string, rules: Rules, doc: unknown): void {
   const status = h("p", { class: "notice", role: "status" });
   const alert = h("p", { class: "notice error", role: "alert" });
   const clearNotices = () => {
@@ -138,6 +140,8 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string, rules
   let categories: Promise<Map<number, Category>> | undefined;
 
   const mine = ++session;
+  const may = permissions(doc, account.key?.scopes);
+  const offered = views.filter((v) => may(v.reads));
   const ctx: Console = {
     client: petstore,
     account,
@@ -187,6 +191,7 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string, rules
     scopes(): Promise<ScopeCatalogue> {
       return new Promise((resolve) => resolve(scopeCatalogue(doc)));
     },
+    may,
     lacks: lackedScope,
   };
 
@@ -206,7 +211,12 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string, rules
   );
 
   function show(id: string): void {
-    const view = views.find((v) => v.id === id) ?? views[0];
+    const view = offered.find((v) => v.id === id) ?? offered[0];
+    if (view === undefined) {
+      document.title = "Pet Store console";
+      put(main, h("p", { class: "lead" }, "This key may use none of the console's screens: its scopes allow none of the lists they show. Sign in with a key that has more scopes."));
+      return;
+    }
     for (const link of nav.querySelectorAll("a")) {
       if (link.hash === `#${view.id}`) link.setAttribute("aria-current", "page");
       else link.removeAttribute("aria-current");
@@ -216,7 +226,7 @@ function openConsole(petstore: Petstore, account: Account, apiKey: string, rules
     put(main, view.render(ctx));
   }
 
-  put(nav, ...views.map((v) => h("a", { href: `#${v.id}` }, v.title)));
+  put(nav, ...offered.map((v) => h("a", { href: `#${v.id}` }, v.title)));
   // The skip link moves focus without touching the hash, which names the section.
   const skip = h("a", { class: "skip", href: "#main", onclick: (event: Event) => (event.preventDefault(), main.focus()) }, "Skip to content");
   put(app, skip, header, h("div", { class: "notices" }, status, alert), main);

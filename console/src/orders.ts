@@ -269,8 +269,8 @@ class OrderRow {
       h("td", { "data-label": "Quantity" }, order.quantity),
       h("td", { "data-label": "Total", class: "money" }, ...totalCell(order)),
       h("td", { "data-label": "Status" }, h("span", { class: `order-status ${order.status}` }, order.status), ...lifeDates(order)),
-      h("td", { "data-label": "Ship date" }, placed ? dateForm : order.shipDate ? formatDateTime(order.shipDate) : "None"),
-      h("td", { class: "row-actions" }, ...(placed ? [complete, cancel] : [])),
+      h("td", { "data-label": "Ship date" }, placed && ctx.may("updateOrder") ? dateForm : order.shipDate ? formatDateTime(order.shipDate) : "None"),
+      h("td", { class: "row-actions" }, ...(placed ? [ctx.may("updateOrder") && complete, ctx.may("cancelOrder") && cancel] : [])),
     );
   }
 

@@ -55,3 +55,20 @@ export function lackedScope(error: unknown): string | undefined {
   if (!(error instanceof PetstoreError) || error.code !== "insufficient_scope") return undefined;
   return error.scope ?? "";
 }
+
+/**
+ * What a key may do: for an operation of the document (by its operationId), whether the
+ * key holds every scope the operation's `x-scopes` names. `granted` is the key's scopes as
+ * `GET /accounts/me` tells them (`key.scopes`: what it may use now); a service that does
+ * not tell them leaves every operation offered, and its refusals say which scope lacked.
+ * An operation the document does not have is not offered.
+ */
+export function permissions(document: unknown, granted: readonly string[] | undefined): (operationId: string) => boolean {
+  if (granted === undefined) return () => true;
+  const held = new Set(granted);
+  const may = new Map<string, boolean>();
+  for (const op of operations(document)) {
+    if (typeof op.operationId === "string") may.set(op.operationId, strings(op["x-scopes"]).every((s) => held.has(s)));
+  }
+  return (operationId) => may.get(operationId) ?? false;
+}

@@ -93,6 +93,7 @@ export function stockView(ctx: Console): HTMLElement {
     { "aria-labelledby": "stock-title" },
     h("h1", { id: "stock-title" }, "Stock"),
     filters,
+    ctx.may("createPet") &&
     addPetForm(ctx, (pet, categories) => {
       const row = new PetRow(ctx, pet, categories, lowStock, () => {
         removeRows(row.element, row.editor);
@@ -136,7 +137,10 @@ export function categoryOptions(categories: Map<number, Category>, selected?: nu
     .map((c) => h("option", { value: c.id, selected: c.id === selected }, c.name));
 }
 
-/** One pet's row: status and stock edit in place; edit and remove. */
+/**
+ * One pet's row: status and stock edit in place; edit and remove. Each control is there
+ * only when the console's key may make its call; otherwise the row shows the value.
+ */
 class PetRow {
   readonly element: HTMLTableRowElement;
   readonly editor: HTMLTableRowElement;
@@ -243,7 +247,7 @@ class PetRow {
     const choice = h("span", { class: "choice warn", role: "status" });
     statusSelect.addEventListener("change", () => {
       const warn = statusSelect.value === "available" && pet.status !== "available" && pet.stock === 0;
-      put(choice, ...(warn ? [`With stock 0, ${pet.name} cannot be ordered even when available. `, restockInstead] : []));
+      put(choice, ...(warn ? [`With stock 0, ${pet.name} cannot be ordered even when available. `, ctx.may("setInventory") && restockInstead] : []));
     });
 
     statusForm.addEventListener("submit", (event) => {
@@ -287,9 +291,9 @@ class PetRow {
       h("td", { "data-label": "Pet" }, h("span", { class: "name" }, pet.name), " ", h("span", { class: "id" }, `#${pet.id}`), " ", h("span", { class: "badge", hidden: true })),
       h("td", { "data-label": "Category" }, category?.name ?? `#${pet.categoryId}`),
       h("td", { "data-label": "Price", class: "money" }, pet.price === undefined ? h("span", { class: "no-price" }, "No price", h("span", { class: "visually-hidden" }, ": cannot be ordered")) : priceText(pet)),
-      h("td", { "data-label": "Status" }, statusForm, unorderable, choice),
-      h("td", { "data-label": "Stock" }, stockForm),
-      h("td", { class: "row-actions" }, edit, remove),
+      h("td", { "data-label": "Status" }, ctx.may("updatePet") ? statusForm : h("span", { class: "pet-status" }, pet.status), unorderable, choice),
+      h("td", { "data-label": "Stock" }, ctx.may("setInventory") ? stockForm : h("span", { class: "stock" }, pet.stock)),
+      h("td", { class: "row-actions" }, ctx.may("updatePet") ? edit : null, ctx.may("deletePet") ? remove : null),
     );
     this.highlight();
   }
@@ -345,7 +349,9 @@ function addPetForm(ctx: Console, added: (pet: Pet, categories: Map<number, Cate
   const price = priceInput("");
   const priceField = field(priceLabel(shopCurrency()), price, "Empty: no price, so it cannot be ordered.");
   const submit = h("button", { type: "submit" }, "Add pet");
-  const form = h("form", { class: "add" }, field("Name", name), field("Category", category), field("Status", status), priceField, field("Stock", stock), submit);
+  // A first stock count is a call of its own (setInventory): offered when the key may make it.
+  const restocks = ctx.may("setInventory");
+  const form = h("form", { class: "add" }, field("Name", name), field("Category", category), field("Status", status), priceField, restocks ? field("Stock", stock) : null, submit);
   const details = h("details", { class: "add" }, h("summary", {}, "Add a pet"), form);
   details.addEventListener("toggle", () => {
     if (!details.open) return;
@@ -358,7 +364,7 @@ function addPetForm(ctx: Console, added: (pet: Pet, categories: Map<number, Cate
       const amount = readPrice(price, shopCurrency());
       let pet = await ctx.client.pets.create({ name: name.value, categoryId: Number(category.value), status: status.value as Status, ...(amount === null ? {} : { price: amount }) });
       noteCurrency(pet.currency);
-      const quantity = Number(stock.value);
+      const quantity = restocks ? Number(stock.value) : 0;
       form.reset();
       try {
         // A new pet's stock is 0; a count above it is a restock (rule 6 may change the status).

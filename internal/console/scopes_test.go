@@ -25,9 +25,9 @@ var (
 	sdkMethod      = regexp.MustCompile(`(?s)^ {6}(\w+): .*?\braw\.(GET|POST|PUT|PATCH|DELETE)\("([^"]+)"`)
 	// A call the test could not attribute: the SDK's raw client, or a path of the API.
 	unseenCall = regexp.MustCompile(`\.raw\b|["'` + "`" + `]/v1/`)
-	// The views of main.ts (`{ id: "stock", title: "Stock", render: stockView }`) and
+	// The views of main.ts (`{ id: "stock", title: "Stock", reads: "listPets", render: stockView }`) and
 	// where their functions come from (`import { stockView } from "./stock.js";`).
-	consoleView   = regexp.MustCompile(`\{ id: "\w+", title: "([^"]+)", render: (\w+) \}`)
+	consoleView   = regexp.MustCompile(`\{ id: "\w+", title: "([^"]+)", reads: "\w+", render: (\w+) \}`)
 	consoleImport = regexp.MustCompile(`import \{ ([\w, ]+) \} from "\./(\w+)\.js";`)
 	scopeName     = regexp.MustCompile("`([a-z]+:[a-z]+)`")
 	// Where an exported function or class starts, and the Console's properties
