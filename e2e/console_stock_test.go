@@ -38,7 +38,7 @@ func stockAtAGlance(sc *scene) {
 		t.Errorf("the second page was not asked with the API's cursor: %+v", r)
 	}
 
-	b.do(chromedp.SendKeys(`input[type=search]`, "bisc"))
+	sc.search("bisc")
 	b.wait(`document.querySelectorAll('tr[data-pet-id]').length === 1 && `+stockRow("Biscuit")+` !== undefined`, "the search to find Biscuit alone")
 }
 
@@ -84,7 +84,7 @@ func availableWithNoStock(sc *scene) {
 	waffle := sc.pet("Waffle", 1)
 	srv.call(t, srv.AdminKey, "PUT", fmt.Sprintf("/store/inventory/%d", waffle.ID), map[string]any{"quantity": 0}, http.StatusOK, nil)
 	sc.signInAsStaff()
-	b.do(chromedp.SendKeys(`input[type=search]`, "waffle"))
+	sc.search("waffle")
 	b.wait(`document.querySelectorAll('tr[data-pet-id]').length === 1 && `+stockRow("Waffle")+`?.querySelector('select')?.value === 'sold'`, "the search to find Waffle alone, sold")
 	warning := stockRow("Waffle") + `.querySelector('.choice')`
 	choose := func() {
@@ -122,7 +122,7 @@ func illegalStatusChange(sc *scene) {
 	t, b, srv := sc.t, sc.b, sc.srv
 	pepper := sc.pet("Pepper", 4)
 	sc.signInAsStaff()
-	b.do(chromedp.SendKeys(`input[type=search]`, "pepper"))
+	sc.search("pepper")
 	b.wait(stockRow("Pepper")+`?.querySelector('select')?.value === 'available'`, "Pepper, available")
 	options := evalAs[[]string](b, `[...`+stockRow("Pepper")+`.querySelectorAll('select option')].map(o => o.value)`)
 	if strings.Join(options, ",") != "available,pending,sold" {
