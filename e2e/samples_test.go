@@ -372,6 +372,14 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 	"createAccount":     func(t *testing.T, fx *fixtures) filled { return filled{} },
 	"getCurrentAccount": customer,
 	"listAccounts":      admin,
+	// A sign-up of its own, which the samples promote, enable or demote: never the
+	// last admin.
+	"updateAccount": func(t *testing.T, fx *fixtures) filled {
+		var a struct{ ID int64 }
+		email := strings.ReplaceAll(fx.unique("staff"), " ", "-") + "@example.com"
+		fx.srv.call(t, "", "POST", "/accounts", map[string]any{"email": email, "password": "sample password 123"}, http.StatusCreated, &a)
+		return filled{Key: fx.key(t, "admin"), PathIDs: map[string]string{"accountId": id(a.ID)}}
+	},
 	"createApiKey": func(t *testing.T, fx *fixtures) filled {
 		email, password := strings.ReplaceAll(fx.unique("reader"), " ", "-")+"@example.com", "sample password 123"
 		fx.srv.call(t, "", "POST", "/accounts", map[string]any{"email": email, "password": password}, http.StatusCreated, nil)

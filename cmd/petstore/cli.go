@@ -63,6 +63,20 @@ func commands() []command {
 		flags: func() *flag.FlagSet { return keyAccountFlags("keys revoke", new(keyAccountOptions)) },
 		run:   revokeKey,
 	}, {
+		name: "accounts list", args: "[flags]",
+		summary: "list the accounts",
+		about:   "Prints a table of every account on stdout: id, email, role, whether it is disabled, and when it was made.",
+		flags:   func() *flag.FlagSet { return accountsListFlags(new(string)) },
+		run:     listAccounts,
+	}, {
+		name: "accounts disable", args: "--email E",
+		summary: "disable an account: its keys and password stop",
+		about: "Disables the account, as PATCH /accounts/{id} does: a running server refuses its keys within a\n" +
+			"second (its key cache) and its password at once. Its keys are kept; an admin enables it again\n" +
+			"with PATCH /accounts/{id}. The last enabled admin is not disabled (exit 1); an unknown email exits 1.",
+		flags: func() *flag.FlagSet { return keyAccountFlags("accounts disable", new(keyAccountOptions)) },
+		run:   disableAccount,
+	}, {
 		name: "version", args: "",
 		summary: "print the version and VCS revision",
 		about:   "Prints the module version, the VCS revision and time, and whether the tree was modified.",
@@ -87,6 +101,16 @@ func findCommand(args []string) (command, []string, error) {
 				return command{}, nil, usageError{cmd: "keys", err: errors.New("want `petstore keys create --email E`, `keys list --email E` or `keys revoke --email E ID`")}
 			}
 		}
+		if name == "accounts" {
+			switch {
+			case len(args) > 0 && (args[0] == "list" || args[0] == "disable"):
+				name, args = "accounts "+args[0], args[1:]
+			case len(args) > 0 && isHelp(args[0]):
+				name = "accounts list" // its first subcommand; let it print its help
+			default:
+				return command{}, nil, usageError{cmd: "accounts list", err: errors.New("want `petstore accounts list` or `accounts disable --email E`")}
+			}
+		}
 	}
 	for _, c := range commands() {
 		if c.name == name {
@@ -106,6 +130,9 @@ func help(args []string, stdout io.Writer) error {
 	}
 	if len(args) == 1 && args[0] == "keys" {
 		args = []string{"keys", "create"} // its first subcommand
+	}
+	if len(args) == 1 && args[0] == "accounts" {
+		args = []string{"accounts", "list"} // its first subcommand
 	}
 	c, rest, err := findCommand(args)
 	if err != nil {

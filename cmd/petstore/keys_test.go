@@ -135,7 +135,7 @@ func TestKeysCreateRefusesAScopeOrLifetimeItCannotGrant(t *testing.T) {
 		says []string
 	}{
 		{name: "an unknown scope", args: []string{"--scope", "pets:read,pets:eat"},
-			says: []string{`--scope "pets:eat": no such scope`, "account:read, accounts:read, keys:manage", "webhooks:manage, events:read"}},
+			says: []string{`--scope "pets:eat": no such scope`, "account:read, accounts:read, accounts:manage, keys:manage", "webhooks:manage, events:read"}},
 		{name: "an unknown scope from the environment", env: map[string]string{"PETSTORE_SCOPE": "pets:eat"},
 			says: []string{`--scope "pets:eat": no such scope`}},
 		{name: "a scope the customer role does not allow, the role given", args: []string{"--role", "customer", "--scope", "pets:read,webhooks:manage"},

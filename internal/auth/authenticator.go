@@ -78,6 +78,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (petstore.
 		}
 		return petstore.Principal{}, err
 	}
+	if p.Disabled {
+		// Not cached: the next use reads the account again, which may be enabled by then.
+		return petstore.Principal{}, errDisabled
+	}
 	if err := checkExpiry(p, now); err != nil {
 		return petstore.Principal{}, err // and not cached: it will not work again
 	}
@@ -130,5 +134,22 @@ func (a *Authenticator) Forget(keyID int64) {
 		}
 	}
 }
+
+// ForgetAccount drops the keys of an account from the cache, so that a change to the
+// account (disabled, another role) holds in this process from its next request.
+func (a *Authenticator) ForgetAccount(accountID int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.gen++
+	for h, c := range a.cache {
+		if c.p.AccountID == accountID {
+			delete(a.cache, h)
+		}
+	}
+}
+
+// errDisabled refuses the key of a disabled account. The caller proved they hold the
+// key, so the answer says why, as for an expired one.
+var errDisabled = petstore.Errorf(petstore.EUnauthorized, "The API key's account is disabled; an admin may enable it again.")
 
 var errUnknownKey = petstore.Errorf(petstore.EUnauthorized, "The API key is unknown or revoked.")

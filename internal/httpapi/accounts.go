@@ -42,7 +42,7 @@ func (h *Handler) GetCurrentAccount(ctx context.Context) (oas.GetCurrentAccountR
 		return nil, err
 	}
 	out := toAccount(a)
-	cur := oas.CurrentAccount{ID: out.ID, Email: out.Email, Role: out.Role, CreatedAt: out.CreatedAt}
+	cur := oas.CurrentAccount{ID: out.ID, Email: out.Email, Role: out.Role, CreatedAt: out.CreatedAt, Disabled: out.Disabled}
 	if p.KeyID != 0 {
 		cur.Key = oas.NewOptCallingKey(h.callingKey(p, a.Role))
 	}
@@ -135,4 +135,33 @@ func (h *Handler) ListAccounts(ctx context.Context, params oas.ListAccountsParam
 		return q
 	}, func(a petstore.Account) int64 { return a.ID })
 	return &oas.ListAccountsOKHeaders{Link: link, Response: mapSlice(accounts, toAccount)}, nil
+}
+
+// UpdateAccount changes an account's role or disables it, under the last-admin rule
+// (the store's). The account's keys are dropped from this process's key cache, so that
+// the change holds here from the next request; other processes read it within the
+// cache's lifetime, as they do a revocation.
+func (h *Handler) UpdateAccount(ctx context.Context, req oas.UpdateAccountReq, params oas.UpdateAccountParams) (oas.UpdateAccountRes, error) {
+	var patch oas.AccountPatch
+	switch r := req.(type) {
+	case *oas.UpdateAccountApplicationJSON:
+		patch = oas.AccountPatch(*r)
+	case *oas.UpdateAccountApplicationMergePatchJSON:
+		patch = oas.AccountPatch(*r)
+	}
+	var change petstore.AccountChange
+	if v, ok := patch.Role.Get(); ok {
+		r := petstore.Role(v)
+		change.Role = &r
+	}
+	if v, ok := patch.Disabled.Get(); ok {
+		change.Disabled = &v
+	}
+	a, err := h.store.UpdateAccount(ctx, params.AccountId, change)
+	if err != nil {
+		return nil, err
+	}
+	h.auth.ForgetAccount(a.ID)
+	out := toAccount(a)
+	return &out, nil
 }

@@ -56,7 +56,7 @@ func toOrder(o petstore.Order, currency string) oas.Order {
 }
 
 func toAccount(a petstore.Account) oas.Account {
-	return oas.Account{ID: a.ID, Email: a.Email, Role: oas.Role(a.Role), CreatedAt: a.CreatedAt.UTC()}
+	return oas.Account{ID: a.ID, Email: a.Email, Role: oas.Role(a.Role), CreatedAt: a.CreatedAt.UTC(), Disabled: a.Disabled}
 }
 
 func toMessage(m petstore.Message) oas.Message {

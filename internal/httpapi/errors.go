@@ -35,6 +35,7 @@ var statusByCode = map[string]int{
 	petstore.EInsufficientStock:    http.StatusConflict,
 	petstore.EInvalidTransition:    http.StatusConflict,
 	petstore.ENotForSale:           http.StatusConflict,
+	petstore.ELastAdmin:            http.StatusConflict,
 	petstore.EGone:                 http.StatusGone,
 	petstore.EPayloadTooLarge:      http.StatusRequestEntityTooLarge,
 	petstore.ERequestTimeout:       http.StatusRequestTimeout,

@@ -111,6 +111,10 @@ func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t o
 		return ctx, errBadPassword
 	}
 	unbook()
+	if acct.Disabled {
+		// Said only to whoever knows the password, as an expired key is to its holder.
+		return ctx, errAccountDisabled
+	}
 	return ctx, s.authorize(ri, petstore.Principal{AccountID: acct.ID, Role: acct.Role})
 }
 
@@ -136,6 +140,8 @@ func (s security) bookFailure(ctx context.Context, key string) (ratelimit.Reserv
 var errTooManyFailures = petstore.Errorf(petstore.ERateLimited, "Too many failed or unfinished logins for this email; wait before the next try.")
 
 var errBadPassword = petstore.Errorf(petstore.EUnauthorized, "The email or password is wrong.")
+
+var errAccountDisabled = petstore.Errorf(petstore.EUnauthorized, "The account is disabled; an admin may enable it again.")
 
 // authorize records the principal for the rest of the request and checks its role
 // against the operation's x-roles, then its key's scopes against the operation's

@@ -145,6 +145,14 @@ type SetInventoryRes interface {
 	setInventoryRes()
 }
 
+type UpdateAccountReq interface {
+	updateAccountReq()
+}
+
+type UpdateAccountRes interface {
+	updateAccountRes()
+}
+
 type UpdateOrderRes interface {
 	updateOrderRes()
 }

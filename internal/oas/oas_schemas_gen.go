@@ -20,6 +20,9 @@ type Account struct {
 	Email     string    `json:"email"`
 	Role      Role      `json:"role"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Set by an admin (`PATCH /accounts/{accountId}`); a disabled account's keys and password open
+	// nothing.
+	Disabled bool `json:"disabled"`
 }
 
 // GetID returns the value of ID.
@@ -42,6 +45,11 @@ func (s *Account) GetCreatedAt() time.Time {
 	return s.CreatedAt
 }
 
+// GetDisabled returns the value of Disabled.
+func (s *Account) GetDisabled() bool {
+	return s.Disabled
+}
+
 // SetID sets the value of ID.
 func (s *Account) SetID(val int64) {
 	s.ID = val
@@ -62,7 +70,84 @@ func (s *Account) SetCreatedAt(val time.Time) {
 	s.CreatedAt = val
 }
 
+// SetDisabled sets the value of Disabled.
+func (s *Account) SetDisabled(val bool) {
+	s.Disabled = val
+}
+
 func (*Account) createAccountRes() {}
+func (*Account) updateAccountRes() {}
+
+// A JSON merge patch of an account; fields left out keep their value.
+// Ref: #/components/schemas/AccountPatch
+type AccountPatch struct {
+	// The role to give the account (see `Role`).
+	Role OptAccountPatchRole `json:"role"`
+	// `true` stops the account's keys and password; `false` lets them work again.
+	Disabled OptBool `json:"disabled"`
+}
+
+// GetRole returns the value of Role.
+func (s *AccountPatch) GetRole() OptAccountPatchRole {
+	return s.Role
+}
+
+// GetDisabled returns the value of Disabled.
+func (s *AccountPatch) GetDisabled() OptBool {
+	return s.Disabled
+}
+
+// SetRole sets the value of Role.
+func (s *AccountPatch) SetRole(val OptAccountPatchRole) {
+	s.Role = val
+}
+
+// SetDisabled sets the value of Disabled.
+func (s *AccountPatch) SetDisabled(val OptBool) {
+	s.Disabled = val
+}
+
+// The role to give the account (see `Role`).
+type AccountPatchRole string
+
+const (
+	AccountPatchRoleCustomer AccountPatchRole = "customer"
+	AccountPatchRoleAdmin    AccountPatchRole = "admin"
+)
+
+// AllValues returns all AccountPatchRole values.
+func (AccountPatchRole) AllValues() []AccountPatchRole {
+	return []AccountPatchRole{
+		AccountPatchRoleCustomer,
+		AccountPatchRoleAdmin,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s AccountPatchRole) MarshalText() ([]byte, error) {
+	switch s {
+	case AccountPatchRoleCustomer:
+		return []byte(s), nil
+	case AccountPatchRoleAdmin:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *AccountPatchRole) UnmarshalText(data []byte) error {
+	switch AccountPatchRole(data) {
+	case AccountPatchRoleCustomer:
+		*s = AccountPatchRoleCustomer
+		return nil
+	case AccountPatchRoleAdmin:
+		*s = AccountPatchRoleAdmin
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
 
 // Who made a change that an event tells of.
 // Ref: #/components/schemas/Actor
@@ -708,11 +793,14 @@ func (*CreatedApiKey) createApiKeyRes() {}
 // Merged schema.
 // Ref: #/components/schemas/CurrentAccount
 type CurrentAccount struct {
-	ID        int64         `json:"id"`
-	Email     string        `json:"email"`
-	Role      Role          `json:"role"`
-	CreatedAt time.Time     `json:"createdAt"`
-	Key       OptCallingKey `json:"key"`
+	ID        int64     `json:"id"`
+	Email     string    `json:"email"`
+	Role      Role      `json:"role"`
+	CreatedAt time.Time `json:"createdAt"`
+	// Set by an admin (`PATCH /accounts/{accountId}`); a disabled account's keys and password open
+	// nothing.
+	Disabled bool          `json:"disabled"`
+	Key      OptCallingKey `json:"key"`
 }
 
 // GetID returns the value of ID.
@@ -733,6 +821,11 @@ func (s *CurrentAccount) GetRole() Role {
 // GetCreatedAt returns the value of CreatedAt.
 func (s *CurrentAccount) GetCreatedAt() time.Time {
 	return s.CreatedAt
+}
+
+// GetDisabled returns the value of Disabled.
+func (s *CurrentAccount) GetDisabled() bool {
+	return s.Disabled
 }
 
 // GetKey returns the value of Key.
@@ -758,6 +851,11 @@ func (s *CurrentAccount) SetRole(val Role) {
 // SetCreatedAt sets the value of CreatedAt.
 func (s *CurrentAccount) SetCreatedAt(val time.Time) {
 	s.CreatedAt = val
+}
+
+// SetDisabled sets the value of Disabled.
+func (s *CurrentAccount) SetDisabled(val bool) {
+	s.Disabled = val
 }
 
 // SetKey sets the value of Key.
@@ -1577,6 +1675,7 @@ func (*ForbiddenHeaders) rotateWebhookSecretRes() {}
 func (*ForbiddenHeaders) sendMessageRes()         {}
 func (*ForbiddenHeaders) sendTestEventRes()       {}
 func (*ForbiddenHeaders) setInventoryRes()        {}
+func (*ForbiddenHeaders) updateAccountRes()       {}
 func (*ForbiddenHeaders) updateOrderRes()         {}
 func (*ForbiddenHeaders) updatePetRes()           {}
 func (*ForbiddenHeaders) updateWebhookRes()       {}
@@ -2593,6 +2692,52 @@ func (s *NewWebhook) SetEvents(val []EventSubscription) {
 // SetDescription sets the value of Description.
 func (s *NewWebhook) SetDescription(val OptString) {
 	s.Description = val
+}
+
+// NewOptAccountPatchRole returns new OptAccountPatchRole with value set to v.
+func NewOptAccountPatchRole(v AccountPatchRole) OptAccountPatchRole {
+	return OptAccountPatchRole{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptAccountPatchRole is optional AccountPatchRole.
+type OptAccountPatchRole struct {
+	Value AccountPatchRole
+	Set   bool
+}
+
+// IsSet returns true if OptAccountPatchRole was set.
+func (o OptAccountPatchRole) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptAccountPatchRole) Reset() {
+	var v AccountPatchRole
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptAccountPatchRole) SetTo(v AccountPatchRole) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptAccountPatchRole) Get() (v AccountPatchRole, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptAccountPatchRole) Or(d AccountPatchRole) AccountPatchRole {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
 }
 
 // NewOptBool returns new OptBool with value set to v.
@@ -4022,6 +4167,7 @@ func (*RateLimitedHeaders) rotateWebhookSecretRes() {}
 func (*RateLimitedHeaders) sendMessageRes()         {}
 func (*RateLimitedHeaders) sendTestEventRes()       {}
 func (*RateLimitedHeaders) setInventoryRes()        {}
+func (*RateLimitedHeaders) updateAccountRes()       {}
 func (*RateLimitedHeaders) updateOrderRes()         {}
 func (*RateLimitedHeaders) updatePetRes()           {}
 func (*RateLimitedHeaders) updateWebhookRes()       {}
@@ -4424,6 +4570,7 @@ type Scope string
 const (
 	ScopeAccountRead     Scope = "account:read"
 	ScopeAccountsRead    Scope = "accounts:read"
+	ScopeAccountsManage  Scope = "accounts:manage"
 	ScopeKeysManage      Scope = "keys:manage"
 	ScopeMessagesRead    Scope = "messages:read"
 	ScopeMessagesWrite   Scope = "messages:write"
@@ -4443,6 +4590,7 @@ func (Scope) AllValues() []Scope {
 	return []Scope{
 		ScopeAccountRead,
 		ScopeAccountsRead,
+		ScopeAccountsManage,
 		ScopeKeysManage,
 		ScopeMessagesRead,
 		ScopeMessagesWrite,
@@ -4464,6 +4612,8 @@ func (s Scope) MarshalText() ([]byte, error) {
 	case ScopeAccountRead:
 		return []byte(s), nil
 	case ScopeAccountsRead:
+		return []byte(s), nil
+	case ScopeAccountsManage:
 		return []byte(s), nil
 	case ScopeKeysManage:
 		return []byte(s), nil
@@ -4502,6 +4652,9 @@ func (s *Scope) UnmarshalText(data []byte) error {
 		return nil
 	case ScopeAccountsRead:
 		*s = ScopeAccountsRead
+		return nil
+	case ScopeAccountsManage:
+		*s = ScopeAccountsManage
 		return nil
 	case ScopeKeysManage:
 		*s = ScopeKeysManage
@@ -4679,6 +4832,7 @@ func (*UnauthorizedHeaders) rotateWebhookSecretRes() {}
 func (*UnauthorizedHeaders) sendMessageRes()         {}
 func (*UnauthorizedHeaders) sendTestEventRes()       {}
 func (*UnauthorizedHeaders) setInventoryRes()        {}
+func (*UnauthorizedHeaders) updateAccountRes()       {}
 func (*UnauthorizedHeaders) updateOrderRes()         {}
 func (*UnauthorizedHeaders) updatePetRes()           {}
 func (*UnauthorizedHeaders) updateWebhookRes()       {}
@@ -4745,9 +4899,42 @@ func (*UnavailableHeaders) rotateWebhookSecretRes() {}
 func (*UnavailableHeaders) sendMessageRes()         {}
 func (*UnavailableHeaders) sendTestEventRes()       {}
 func (*UnavailableHeaders) setInventoryRes()        {}
+func (*UnavailableHeaders) updateAccountRes()       {}
 func (*UnavailableHeaders) updateOrderRes()         {}
 func (*UnavailableHeaders) updatePetRes()           {}
 func (*UnavailableHeaders) updateWebhookRes()       {}
+
+type UpdateAccountApplicationJSON AccountPatch
+
+func (*UpdateAccountApplicationJSON) updateAccountReq() {}
+
+type UpdateAccountApplicationMergePatchJSON AccountPatch
+
+func (*UpdateAccountApplicationMergePatchJSON) updateAccountReq() {}
+
+type UpdateAccountBadRequest Error
+
+func (*UpdateAccountBadRequest) updateAccountRes() {}
+
+type UpdateAccountConflict Error
+
+func (*UpdateAccountConflict) updateAccountRes() {}
+
+type UpdateAccountInternalServerError Error
+
+func (*UpdateAccountInternalServerError) updateAccountRes() {}
+
+type UpdateAccountNotFound Error
+
+func (*UpdateAccountNotFound) updateAccountRes() {}
+
+type UpdateAccountRequestEntityTooLarge Error
+
+func (*UpdateAccountRequestEntityTooLarge) updateAccountRes() {}
+
+type UpdateAccountRequestTimeout Error
+
+func (*UpdateAccountRequestTimeout) updateAccountRes() {}
 
 type UpdateOrderBadRequest Error
 

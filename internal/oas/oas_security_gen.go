@@ -105,6 +105,7 @@ var operationRolesBearerAuth = map[string][]string{
 	SendMessageOperation:         []string{},
 	SendTestEventOperation:       []string{},
 	SetInventoryOperation:        []string{},
+	UpdateAccountOperation:       []string{},
 	UpdateOrderOperation:         []string{},
 	UpdatePetOperation:           []string{},
 	UpdateWebhookOperation:       []string{},

@@ -375,6 +375,22 @@ type Handler interface {
 	//
 	// PUT /store/inventory/{petId}
 	SetInventory(ctx context.Context, req *InventoryUpdate, params SetInventoryParams) (SetInventoryRes, error)
+	// UpdateAccount implements updateAccount operation.
+	//
+	// Admin only. A JSON merge patch (RFC 7396) of `role` and `disabled`: fields left out keep their
+	// value, and `null` answers `400 validation_failed`.
+	//
+	// `"disabled": true` stops the account at once: its API keys answer `401 unauthorized` (the message
+	// says the account is disabled) from the next request on this server, and within one second on every
+	// other, as a revoked key does; its password no longer signs in. Its keys are kept, not revoked:
+	// `"disabled": false` makes them work again. A new `role` applies to the account's keys within the
+	// same second.
+	//
+	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make another account
+	// admin first. Nothing changes then.
+	//
+	// PATCH /accounts/{accountId}
+	UpdateAccount(ctx context.Context, req UpdateAccountReq, params UpdateAccountParams) (UpdateAccountRes, error)
 	// UpdateOrder implements updateOrder operation.
 	//
 	// Admin only. `complete: true` fulfils a placed order (`status: completed`, `completedAt`); completion

@@ -55,6 +55,47 @@ func (s *Account) Validate() error {
 	return nil
 }
 
+func (s *AccountPatch) Validate() error {
+	if s == nil {
+		return validate.ErrNilPointer
+	}
+
+	var failures []validate.FieldError
+	if err := func() error {
+		if value, ok := s.Role.Get(); ok {
+			if err := func() error {
+				if err := value.Validate(); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "role",
+			Error: err,
+		})
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s AccountPatchRole) Validate() error {
+	switch s {
+	case "customer":
+		return nil
+	case "admin":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
+}
+
 func (s *Actor) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer
@@ -149,7 +190,7 @@ func (s *ApiKey) Validate() error {
 		if err := (validate.Array{
 			MinLength:    0,
 			MinLengthSet: false,
-			MaxLength:    14,
+			MaxLength:    15,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -255,7 +296,7 @@ func (s *ApiKeyChange) Validate() error {
 		if err := (validate.Array{
 			MinLength:    0,
 			MinLengthSet: false,
-			MaxLength:    14,
+			MaxLength:    15,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -349,7 +390,7 @@ func (s *CallingKey) Validate() error {
 		if err := (validate.Array{
 			MinLength:    0,
 			MinLengthSet: false,
-			MaxLength:    14,
+			MaxLength:    15,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -813,7 +854,7 @@ func (s *CreatedApiKey) Validate() error {
 		if err := (validate.Array{
 			MinLength:    0,
 			MinLengthSet: false,
-			MaxLength:    14,
+			MaxLength:    15,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -2621,7 +2662,7 @@ func (s *NewApiKey) Validate() error {
 		if err := (validate.Array{
 			MinLength:    1,
 			MinLengthSet: true,
-			MaxLength:    14,
+			MaxLength:    15,
 			MaxLengthSet: true,
 		}).ValidateLength(len(s.Scopes)); err != nil {
 			return errors.Wrap(err, "array")
@@ -4380,6 +4421,8 @@ func (s Scope) Validate() error {
 		return nil
 	case "accounts:read":
 		return nil
+	case "accounts:manage":
+		return nil
 	case "keys:manage":
 		return nil
 	case "messages:read":
@@ -4647,6 +4690,70 @@ func (s *UnavailableHeaders) Validate() error {
 	}
 	if len(failures) > 0 {
 		return &validate.Error{Fields: failures}
+	}
+	return nil
+}
+
+func (s *UpdateAccountApplicationJSON) Validate() error {
+	alias := (*AccountPatch)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *UpdateAccountApplicationMergePatchJSON) Validate() error {
+	alias := (*AccountPatch)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *UpdateAccountBadRequest) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *UpdateAccountConflict) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *UpdateAccountInternalServerError) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *UpdateAccountNotFound) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *UpdateAccountRequestEntityTooLarge) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *UpdateAccountRequestTimeout) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
 	}
 	return nil
 }

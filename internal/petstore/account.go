@@ -24,6 +24,41 @@ type Account struct {
 	Email     string
 	Role      Role
 	CreatedAt time.Time
+	// Disabled is set by an admin (PATCH /accounts/{id}) or the operator (petstore
+	// accounts disable): the account's keys and password then open nothing.
+	Disabled bool
+}
+
+// AccountChange is an admin's change to an account: nil fields keep their value.
+type AccountChange struct {
+	Role     *Role
+	Disabled *bool
+}
+
+// Apply returns a as changed, or the refusal of the last-admin rule: an enabled admin
+// is not demoted or disabled when it is the last one (enabledAdmins counts the
+// enabled admin accounts, a among them when it is one), or nobody could manage
+// accounts any more but the operator on the server. Stores call it under the lock or
+// transaction that counted enabledAdmins, so that two such changes at once cannot
+// both pass. A role that is not one of the known roles is a validation failure.
+func (c AccountChange) Apply(a Account, enabledAdmins int) (Account, error) {
+	out := a
+	if c.Role != nil {
+		if !c.Role.Valid() {
+			return Account{}, Invalid("role", "must be customer or admin")
+		}
+		out.Role = *c.Role
+	}
+	if c.Disabled != nil {
+		out.Disabled = *c.Disabled
+	}
+	wasAdmin := a.Role == Admin && !a.Disabled
+	isAdmin := out.Role == Admin && !out.Disabled
+	if wasAdmin && !isAdmin && enabledAdmins <= 1 {
+		return Account{}, Errorf(ELastAdmin, "Account %d is the last enabled admin: make another account admin first, "+
+			"or no one could manage accounts.", a.ID)
+	}
+	return out, nil
 }
 
 // SignUp is a new account as asked for: by a sign-up (POST /accounts), with a
@@ -70,6 +105,8 @@ type Principal struct {
 	Scopes []string
 	// ExpiresAt is when the key stops working; zero for never.
 	ExpiresAt time.Time
+	// Disabled is set when the key's account is disabled: the key opens nothing.
+	Disabled bool
 }
 
 // Actor is who the principal's requests act as, for the events of their changes.

@@ -23,6 +23,7 @@ const (
 	EInsufficientStock    = "insufficient_stock"
 	EInvalidTransition    = "invalid_transition"
 	ENotForSale           = "not_for_sale"
+	ELastAdmin            = "last_admin"
 	EGone                 = "gone"
 	EPayloadTooLarge      = "payload_too_large"
 	ERequestTimeout       = "request_timeout"

@@ -59,6 +59,11 @@ type AccountStore interface {
 	// is no such account. Each key revoked makes an api_key.revoked event by the
 	// operator.
 	TakeOverAccount(ctx context.Context, email string) error
+	// UpdateAccount applies an admin's change to the account with this id under the
+	// last-admin rule (AccountChange.Apply), the enabled admins counted in the same
+	// transaction so that two changes at once cannot both leave none; ENotFound for an
+	// unknown account.
+	UpdateAccount(ctx context.Context, id int64, change AccountChange) (Account, error)
 	// CountAccounts counts all accounts.
 	CountAccounts(ctx context.Context) (int, error)
 	// Accounts lists a page of accounts by id, without password hashes; only those

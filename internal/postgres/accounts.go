@@ -46,7 +46,7 @@ func scanAccount(row pgx.Row) (petstore.Account, string, error) {
 		role string
 		hash string
 	)
-	if err := row.Scan(&a.ID, &a.Email, &role, &a.CreatedAt, &hash); err != nil {
+	if err := row.Scan(&a.ID, &a.Email, &role, &a.CreatedAt, &a.Disabled, &hash); err != nil {
 		return petstore.Account{}, "", err
 	}
 	a.Role = petstore.Role(role)
@@ -57,7 +57,7 @@ func scanAccount(row pgx.Row) (petstore.Account, string, error) {
 // for a key-only account).
 func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Account, string, error) {
 	a, hash, err := scanAccount(db.pool.QueryRow(ctx,
-		`SELECT id, email, role, created_at, password_hash FROM accounts WHERE email_lower = $1`,
+		`SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE email_lower = $1`,
 		petstore.EmailKey(email)))
 	if noRows(err) {
 		return petstore.Account{}, "", petstore.EmailNotFound()
@@ -73,7 +73,7 @@ func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
 	return one(ctx, db, "account", func() error { return petstore.NotFound("Account", id) }, func(r pgx.Row) (petstore.Account, error) {
 		a, _, err := scanAccount(r)
 		return a, err
-	}, `SELECT id, email, role, created_at, password_hash FROM accounts WHERE id = $1`, id)
+	}, `SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE id = $1`, id)
 }
 
 // Accounts lists a page of accounts by id (only those of ids, when given), without
@@ -88,7 +88,7 @@ func (db *DB) Accounts(ctx context.Context, ids []int64, p petstore.Page) ([]pet
 
 // accountsQuery is the query of a page of accounts, of ids when given.
 func accountsQuery(ids []int64, p petstore.Page) (string, []any) {
-	q, args := `SELECT id, email, role, created_at, '' FROM accounts WHERE id > $1`, []any{p.After, p.Size()}
+	q, args := `SELECT id, email, role, created_at, disabled, '' FROM accounts WHERE id > $1`, []any{p.After, p.Size()}
 	if len(ids) > 0 {
 		q, args = q+` AND id = ANY($3)`, append(args, ids)
 	}
@@ -118,7 +118,7 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 			err  error
 		)
 		a, hash, err = scanAccount(tx.QueryRow(ctx,
-			`SELECT id, email, role, created_at, password_hash FROM accounts WHERE email_lower = $1 FOR UPDATE`,
+			`SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE email_lower = $1 FOR UPDATE`,
 			petstore.EmailKey(email)))
 		if err != nil {
 			return err
@@ -168,4 +168,38 @@ func (db *DB) CountAccounts(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("count accounts: %w", err)
 	}
 	return n, nil
+}
+
+// UpdateAccount applies change to the account with id under the last-admin rule. The
+// enabled admins are locked (FOR UPDATE) before they are counted, so that of two
+// demotions at once the second waits for the first to commit and counts what is left.
+func (db *DB) UpdateAccount(ctx context.Context, id int64, change petstore.AccountChange) (petstore.Account, error) {
+	var out petstore.Account
+	err := db.update(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id FROM accounts WHERE role = 'admin' AND NOT disabled ORDER BY id FOR UPDATE`)
+		if err != nil {
+			return err
+		}
+		admins, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return err
+		}
+		a, _, err := scanAccount(tx.QueryRow(ctx,
+			`SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE id = $1 FOR UPDATE`, id))
+		if noRows(err) {
+			return petstore.NotFound("Account", id)
+		}
+		if err != nil {
+			return err
+		}
+		if out, err = change.Apply(a, len(admins)); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE accounts SET role = $1, disabled = $2 WHERE id = $3`, string(out.Role), out.Disabled, id)
+		return err
+	})
+	if err != nil {
+		return petstore.Account{}, fmt.Errorf("update account: %w", err)
+	}
+	return out, nil
 }

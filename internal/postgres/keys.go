@@ -157,13 +157,13 @@ func (db *DB) PrincipalByKeyHash(ctx context.Context, hash []byte) (petstore.Pri
 			scopes  *string
 			expires *time.Time
 		)
-		err := r.Scan(&p.AccountID, (*string)(&p.Role), &p.KeyID, &scopes, &expires)
+		err := r.Scan(&p.AccountID, (*string)(&p.Role), &p.Disabled, &p.KeyID, &scopes, &expires)
 		if expires != nil {
 			p.ExpiresAt = *expires
 		}
 		p.Scopes = petstore.SplitScopes(scopes)
 		return p, err
-	}, `SELECT a.id, a.role, k.id, k.scopes, k.expires_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
+	}, `SELECT a.id, a.role, a.disabled, k.id, k.scopes, k.expires_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		 WHERE k.hash = $1 AND k.revoked_at IS NULL`, hash)
 }
 

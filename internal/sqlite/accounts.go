@@ -49,7 +49,7 @@ func insertAccount(ctx context.Context, tx *sql.Tx, email, passwordHash string, 
 	return a, nil
 }
 
-const qAccountByEmail = `SELECT id, email, role, created_at, password_hash FROM accounts WHERE email_lower = ?`
+const qAccountByEmail = `SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE email_lower = ?`
 
 func scanAccount(row scanner) (petstore.Account, string, error) {
 	var (
@@ -58,7 +58,7 @@ func scanAccount(row scanner) (petstore.Account, string, error) {
 		created string
 		hash    string
 	)
-	if err := row.Scan(&a.ID, &a.Email, &role, &created, &hash); err != nil {
+	if err := row.Scan(&a.ID, &a.Email, &role, &created, &a.Disabled, &hash); err != nil {
 		return petstore.Account{}, "", err
 	}
 	a.Role = petstore.Role(role)
@@ -87,7 +87,7 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 	return a, hash, nil
 }
 
-const qAccount = `SELECT id, email, role, created_at, password_hash FROM accounts WHERE id = ?`
+const qAccount = `SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE id = ?`
 
 // Account finds an account by id.
 func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
@@ -109,7 +109,7 @@ func (db *DB) Accounts(ctx context.Context, ids []int64, p petstore.Page) ([]pet
 
 // accountsQuery is the query of a page of accounts, of ids when given.
 func accountsQuery(ids []int64, p petstore.Page) (string, []any) {
-	q, args := `SELECT id, email, role, created_at, '' FROM accounts WHERE id > ?`, []any{p.After}
+	q, args := `SELECT id, email, role, created_at, disabled, '' FROM accounts WHERE id > ?`, []any{p.After}
 	if len(ids) > 0 {
 		q, args = q+` AND id IN (SELECT value FROM json_each(?))`, append(args, idsJSON(ids))
 	}
@@ -182,4 +182,33 @@ func (db *DB) CountAccounts(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("count accounts: %w", err)
 	}
 	return n, nil
+}
+
+// UpdateAccount applies change to the account with id under the last-admin rule,
+// counting the enabled admins in the same write transaction: SQLite has one writer,
+// so two demotions at once are one after the other, and the second counts one admin.
+func (db *DB) UpdateAccount(ctx context.Context, id int64, change petstore.AccountChange) (petstore.Account, error) {
+	var out petstore.Account
+	err := db.update(ctx, func(tx *sql.Tx) error {
+		a, _, err := scanAccount(tx.QueryRowContext(ctx, qAccount, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return petstore.NotFound("Account", id)
+		}
+		if err != nil {
+			return err
+		}
+		var admins int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM accounts WHERE role = 'admin' AND disabled = 0`).Scan(&admins); err != nil {
+			return err
+		}
+		if out, err = change.Apply(a, admins); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE accounts SET role = ?, disabled = ? WHERE id = ?`, string(out.Role), out.Disabled, id)
+		return err
+	})
+	if err != nil {
+		return petstore.Account{}, fmt.Errorf("update account: %w", err)
+	}
+	return out, nil
 }

@@ -154,7 +154,7 @@ func revokeKeys(ctx context.Context, tx *sql.Tx, now time.Time, accountID int64,
 	return events, nil
 }
 
-const qPrincipalByKeyHash = `SELECT a.id, a.role, k.id, k.scopes, k.expires_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
+const qPrincipalByKeyHash = `SELECT a.id, a.role, a.disabled, k.id, k.scopes, k.expires_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
 	WHERE k.hash = ? AND k.revoked_at IS NULL`
 
 // PrincipalByKeyHash finds who holds the key with this hash; an unknown or revoked key
@@ -167,7 +167,7 @@ func (db *DB) PrincipalByKeyHash(ctx context.Context, hash []byte) (petstore.Pri
 			scopes  *string
 			expires sql.NullString
 		)
-		err := r.Scan(&p.AccountID, (*string)(&p.Role), &p.KeyID, &scopes, &expires)
+		err := r.Scan(&p.AccountID, (*string)(&p.Role), &p.Disabled, &p.KeyID, &scopes, &expires)
 		if err == nil && expires.Valid {
 			p.ExpiresAt, err = parseTime(expires.String)
 		}

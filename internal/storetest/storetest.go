@@ -43,6 +43,7 @@ func Run(t *testing.T, open Opener) {
 		run  func(*testing.T, Opener)
 	}{
 		{"accounts", testAccounts},
+		{"account administration", testAccountAdmin},
 		{"api keys", testKeys},
 		{"the cap on keys", testKeyCap},
 		{"caps under parallel writes", testParallelCaps},

@@ -142,11 +142,11 @@ func (u OrderUpdate) body() api.OrderUpdate {
 }
 
 func accountFrom(a api.Account) *Account {
-	return &Account{ID: a.ID, Email: a.Email, Role: Role(a.Role), CreatedAt: a.CreatedAt}
+	return &Account{ID: a.ID, Email: a.Email, Role: Role(a.Role), CreatedAt: a.CreatedAt, Disabled: a.Disabled}
 }
 
 func currentAccountFrom(a api.CurrentAccount) *Account {
-	acct := &Account{ID: a.ID, Email: a.Email, Role: Role(a.Role), CreatedAt: a.CreatedAt}
+	acct := &Account{ID: a.ID, Email: a.Email, Role: Role(a.Role), CreatedAt: a.CreatedAt, Disabled: a.Disabled}
 	if k := a.Key; k != nil {
 		acct.Key = &CallingKey{ID: k.ID, Scopes: make([]Scope, len(k.Scopes))}
 		for i, s := range k.Scopes {
@@ -251,6 +251,14 @@ func (p WebhookPatch) body() api.WebhookPatch {
 	patch := api.WebhookPatch{URL: p.URL, Description: p.Description, Enabled: p.Enabled}
 	if p.Events != nil {
 		patch.Events = Ptr(subscription(p.Events))
+	}
+	return patch
+}
+
+func (p AccountPatch) body() api.AccountPatch {
+	patch := api.AccountPatch{Disabled: p.Disabled}
+	if p.Role != nil {
+		patch.Role = Ptr(api.AccountPatchRole(*p.Role))
 	}
 	return patch
 }

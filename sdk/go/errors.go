@@ -91,6 +91,7 @@ const (
 	CodeInsufficientStock    ErrorCode = "insufficient_stock"     // 409: an order asks for more than the stock (sold out included)
 	CodeInvalidTransition    ErrorCode = "invalid_transition"     // 409: a status change the rules forbid
 	CodeNotForSale           ErrorCode = "not_for_sale"           // 409: the pet has no price, so it cannot be ordered
+	CodeLastAdmin            ErrorCode = "last_admin"             // 409: the last enabled admin is neither demoted nor disabled
 	CodeGone                 ErrorCode = "gone"                   // 410: a deprecated operation past its sunset
 	CodePayloadTooLarge      ErrorCode = "payload_too_large"      // 413
 	CodeRequestTimeout       ErrorCode = "request_timeout"        // 408: the body came slower than the server allows; nothing was done

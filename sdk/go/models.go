@@ -61,6 +61,7 @@ type Scope string
 const (
 	ScopeAccountRead     Scope = "account:read"     // GetCurrentAccount
 	ScopeAccountsRead    Scope = "accounts:read"    // ListAccounts (admins)
+	ScopeAccountsManage  Scope = "accounts:manage"  // UpdateAccount (admins)
 	ScopeKeysManage      Scope = "keys:manage"      // CreateAPIKey, ListAPIKeys, RevokeAPIKey with a key
 	ScopeMessagesRead    Scope = "messages:read"    // GetMessage
 	ScopeMessagesWrite   Scope = "messages:write"   // SendMessage
@@ -233,6 +234,9 @@ type Account struct {
 	Email     string
 	Role      Role
 	CreatedAt time.Time
+	// Disabled is set for an account an admin disabled: its keys and password open
+	// nothing until it is enabled again (UpdateAccount).
+	Disabled bool
 	// Key is the API key the client called with; only GetCurrentAccount sets it (nil
 	// elsewhere).
 	Key *CallingKey
@@ -362,6 +366,15 @@ type WebhookPatch struct {
 	// Enabled false stops deliveries (pending ones fail); true enables a disabled
 	// endpoint again and clears DisabledReason and FailingSince.
 	Enabled *bool
+}
+
+// AccountPatch is a change to an account (UpdateAccount): nil fields keep their value.
+type AccountPatch struct {
+	// Role is the role to give the account: RoleCustomer or RoleAdmin.
+	Role *Role
+	// Disabled true stops the account's keys and password at once; false lets them
+	// work again.
+	Disabled *bool
 }
 
 // SecretRotation says how a rotation treats the secret it replaces.

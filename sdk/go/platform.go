@@ -50,6 +50,16 @@ func (c *Client) ListAccountsPages(ctx context.Context, opts *ListAccountsOption
 	}, accountFrom)
 }
 
+// UpdateAccount changes an account's role or disables it (admins). A disabled
+// account's keys stop at once on the server that answered and within a second on the
+// others; its password no longer signs in. The last enabled admin is neither demoted
+// nor disabled: an *Error with CodeLastAdmin, and nothing changes.
+func (c *Client) UpdateAccount(ctx context.Context, id int64, patch AccountPatch, opts ...CallOption) (*Account, error) {
+	ctx = withCall(ctx, "updateAccount", opts)
+	v, err := decode[api.Account](c.api.UpdateAccountWithApplicationMergePatchPlusJSONBody(ctx, id, patch.body()))
+	return convert(v, err, accountFrom)
+}
+
 // SendMessage sends a message: the getting-started call, which proves that a key works.
 func (c *Client) SendMessage(ctx context.Context, message NewMessage, opts ...CallOption) (*Message, error) {
 	ctx = withCall(ctx, "sendMessage", opts)

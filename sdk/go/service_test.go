@@ -211,6 +211,19 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 		t.Errorf("accounts %d and 1<<62 = %+v, want only %+v", account.ID, found, account)
 	}
 
+	// Staff disable the account, which stops its key, and enable it again.
+	off := must(admin.UpdateAccount(ctx, account.ID, petstore.AccountPatch{Disabled: petstore.Ptr(true)}))(t)
+	if off.ID != account.ID || !off.Disabled || off.Role != petstore.RoleCustomer {
+		t.Errorf("disabled = %+v", off)
+	}
+	var disabledErr *petstore.Error
+	if _, err := customer.GetCurrentAccount(ctx); !errors.As(err, &disabledErr) || disabledErr.Code != petstore.CodeUnauthorized {
+		t.Errorf("the disabled account's key: err = %v, want unauthorized", err)
+	}
+	if on := must(admin.UpdateAccount(ctx, account.ID, petstore.AccountPatch{Disabled: petstore.Ptr(false)}))(t); on.Disabled {
+		t.Errorf("enabled = %+v", on)
+	}
+
 	// A webhook endpoint, before the orders whose events it is sent.
 	hooks := newReceiver(t)
 	hook := must(admin.CreateWebhook(ctx, petstore.NewWebhook{

@@ -3,6 +3,7 @@ import { PetstoreError } from "./errors.js";
 import type { paths } from "./schema.js";
 import type {
   Account,
+  AccountPatch,
   CurrentAccount,
   ApiKey,
   Category,
@@ -138,6 +139,13 @@ export interface Petstore {
      */
     list(query?: ListAccountsQuery, options?: CallOptions): ListIterator<Account>;
     pages(query?: ListAccountsQuery, options?: CallOptions): PageIterator<Account>;
+    /**
+     * Change an account's role or disable it (admins, with `accounts:manage`). A disabled
+     * account's keys stop at once (within a second on other servers) and its password
+     * no longer signs in; the last enabled admin is neither demoted nor disabled (409
+     * `last_admin`).
+     */
+    update(accountId: number, patch: AccountPatch, options?: CallOptions): Promise<Account>;
   };
   apiKeys: {
     /**
@@ -361,6 +369,7 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       me: (o) => unwrap(raw.GET("/accounts/me", { ...init(o) })),
       list: (query = {}, o) => list((middleware) => raw.GET("/accounts", { params: { query }, middleware, ...init(o) })),
       pages: (query = {}, o) => pages((middleware) => raw.GET("/accounts", { params: { query }, middleware, ...init(o) })),
+      update: (accountId, body, o) => unwrap(raw.PATCH("/accounts/{accountId}", { params: { path: { accountId } }, body, ...init(o) })),
     },
     apiKeys: {
       // async: an invalid Date rejects (RangeError) like any failed call, before anything is sent.

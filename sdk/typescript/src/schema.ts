@@ -60,6 +60,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an account's role, or disable it (admins)
+         * @description Admin only. A JSON merge patch (RFC 7396) of `role` and `disabled`: fields left
+         *     out keep their value, and `null` answers `400 validation_failed`.
+         *
+         *     `"disabled": true` stops the account at once: its API keys answer `401
+         *     unauthorized` (the message says the account is disabled) from the next request
+         *     on this server, and within one second on every other, as a revoked key does; its
+         *     password no longer signs in. Its keys are kept, not revoked: `"disabled": false`
+         *     makes them work again. A new `role` applies to the account's keys within the same
+         *     second.
+         *
+         *     The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
+         *     another account admin first. Nothing changes then.
+         */
+        patch: operations["updateAccount"];
+        trace?: never;
+    };
     "/api-keys": {
         parameters: {
             query?: never;
@@ -1318,6 +1349,20 @@ export interface components {
              */
             password: string;
         };
+        /** @description A JSON merge patch of an account; fields left out keep their value. */
+        AccountPatch: {
+            /**
+             * @description The role to give the account (see `Role`).
+             * @example admin
+             * @enum {string}
+             */
+            role?: "customer" | "admin";
+            /**
+             * @description `true` stops the account's keys and password; `false` lets them work again.
+             * @example true
+             */
+            disabled?: boolean;
+        };
         /** @description An account. */
         Account: {
             /**
@@ -1333,6 +1378,11 @@ export interface components {
              * @example 2026-11-21T12:00:00Z
              */
             createdAt: string;
+            /**
+             * @description Set by an admin (`PATCH /accounts/{accountId}`); a disabled account's keys and password open nothing.
+             * @example false
+             */
+            disabled: boolean;
         };
         /** @description The account of the key that made the call, with that key. */
         CurrentAccount: components["schemas"]["Account"] & {
@@ -1407,7 +1457,7 @@ export interface components {
          * @description A scope an API key may be limited to; the list, with what each allows, is under the `bearerAuth` scheme.
          * @enum {string}
          */
-        Scope: "account:read" | "accounts:read" | "keys:manage" | "messages:read" | "messages:write" | "pets:read" | "pets:write" | "categories:write" | "inventory:write" | "orders:read" | "orders:write" | "sales:read" | "webhooks:manage" | "events:read";
+        Scope: "account:read" | "accounts:read" | "accounts:manage" | "keys:manage" | "messages:read" | "messages:write" | "pets:read" | "pets:write" | "categories:write" | "inventory:write" | "orders:read" | "orders:write" | "sales:read" | "webhooks:manage" | "events:read";
         /** @description An API key, without its secret. */
         ApiKey: {
             /**
@@ -2020,7 +2070,7 @@ export interface components {
         /**
          * @description The request clashes with the current state: `conflict` (a unique name or email is
          *     taken, or the resource is in use), `insufficient_stock`, `invalid_transition` or
-         *     `not_for_sale` (a pet without a price).
+         *     `not_for_sale` (a pet without a price), `last_admin` (the last enabled admin demoted or disabled).
          */
         Conflict: {
             headers: {
@@ -2224,6 +2274,11 @@ export interface components {
          */
         OrderId: number;
         /**
+         * @description The account's id (from `GET /accounts`).
+         * @example 2
+         */
+        AccountId: number;
+        /**
          * @description The key's id (from `GET /api-keys`).
          * @example 2
          */
@@ -2385,6 +2440,50 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account's id (from `GET /accounts`).
+                 * @example 2
+                 */
+                accountId: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["AccountPatch"];
+                "application/json": components["schemas"]["AccountPatch"];
+            };
+        };
+        responses: {
+            /** @description The account as it now is. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -45,6 +45,7 @@ export const knownValues = {
   scope: [
     "account:read",
     "accounts:read",
+    "accounts:manage",
     "keys:manage",
     "messages:read",
     "messages:write",
@@ -73,6 +74,7 @@ export const knownValues = {
     "insufficient_stock",
     "invalid_transition",
     "not_for_sale",
+    "last_admin",
     "gone",
     "payload_too_large",
     "request_timeout",
@@ -207,6 +209,8 @@ export interface ApiKeyChange extends Omit<Schemas["ApiKeyChange"], "actor" | "s
 
 // Requests: closed lists, as the server accepts nothing else.
 export type NewAccount = Schemas["NewAccount"];
+/** A JSON merge patch of an account (admins): `role`, `disabled`; fields left out keep their value. */
+export type AccountPatch = Schemas["AccountPatch"];
 /**
  * A key to make. Without `scopes` it has every scope of the account's role (or of the key
  * that makes it); without `expiresAt` it lives as long as the operator allows. `expiresAt`

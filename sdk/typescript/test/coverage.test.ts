@@ -41,6 +41,7 @@ const sdkCalls: Record<string, ((client: Petstore) => Promise<unknown>)[]> = {
   createAccount: [(c) => c.accounts.create({ email: "ada@example.com", password: "correct horse battery" })],
   getCurrentAccount: [(c) => c.accounts.me()],
   listAccounts: [(c) => first(c.accounts.list()), (c) => first(c.accounts.pages())],
+  updateAccount: [(c) => c.accounts.update(2, { disabled: true })],
   createApiKey: [(c) => c.apiKeys.create({ name: "laptop" })],
   listApiKeys: [(c) => first(c.apiKeys.list()), (c) => first(c.apiKeys.pages())],
   revokeApiKey: [(c) => c.apiKeys.revoke(1)],

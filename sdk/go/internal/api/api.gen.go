@@ -18,6 +18,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AccountPatchRole.
+const (
+	Admin    AccountPatchRole = "admin"
+	Customer AccountPatchRole = "customer"
+)
+
+// Valid indicates whether the value is a known member of the AccountPatchRole enum.
+func (e AccountPatchRole) Valid() bool {
+	switch e {
+	case Admin:
+		return true
+	case Customer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EventSubscription.
 const (
 	EventSubscriptionAPIKeyCreated    EventSubscription = "api_key.created"
@@ -144,6 +162,7 @@ func (e PetStatus) Valid() bool {
 // Defines values for Scope.
 const (
 	AccountRead     Scope = "account:read"
+	AccountsManage  Scope = "accounts:manage"
 	AccountsRead    Scope = "accounts:read"
 	CategoriesWrite Scope = "categories:write"
 	EventsRead      Scope = "events:read"
@@ -163,6 +182,8 @@ const (
 func (e Scope) Valid() bool {
 	switch e {
 	case AccountRead:
+		return true
+	case AccountsManage:
 		return true
 	case AccountsRead:
 		return true
@@ -239,6 +260,11 @@ type Account struct {
 	// CreatedAt Example: 2026-11-21T12:00:00Z
 	CreatedAt time.Time `json:"createdAt"`
 
+	// Disabled Set by an admin (`PATCH /accounts/{accountId}`); a disabled account's keys and password open nothing.
+	//
+	// Example: false
+	Disabled bool `json:"disabled"`
+
 	// Email Example: ada@example.com
 	Email string `json:"email"`
 
@@ -253,6 +279,24 @@ type Account struct {
 	// Example: customer
 	Role Role `json:"role"`
 }
+
+// AccountPatch A JSON merge patch of an account; fields left out keep their value.
+type AccountPatch struct {
+	// Disabled `true` stops the account's keys and password; `false` lets them work again.
+	//
+	// Example: true
+	Disabled *bool `json:"disabled,omitempty"`
+
+	// Role The role to give the account (see `Role`).
+	//
+	// Example: admin
+	Role *AccountPatchRole `json:"role,omitempty"`
+}
+
+// AccountPatchRole The role to give the account (see `Role`).
+//
+// Example: admin
+type AccountPatchRole string
 
 // Actor Who made a change that an event tells of.
 type Actor struct {
@@ -444,6 +488,11 @@ type CreatedAPIKey struct {
 type CurrentAccount struct {
 	// CreatedAt Example: 2026-11-21T12:00:00Z
 	CreatedAt time.Time `json:"createdAt"`
+
+	// Disabled Set by an admin (`PATCH /accounts/{accountId}`); a disabled account's keys and password open nothing.
+	//
+	// Example: false
+	Disabled bool `json:"disabled"`
 
 	// Email Example: ada@example.com
 	Email string `json:"email"`
@@ -1372,6 +1421,9 @@ type WebhookWithSecret struct {
 	URL string `json:"url"`
 }
 
+// AccountID defines model for AccountId.
+type AccountID = int64
+
 // AccountIds defines model for AccountIds.
 type AccountIds = []int64
 
@@ -1618,6 +1670,12 @@ type ListDeliveriesParams struct {
 
 // CreateAccountJSONRequestBody defines body for CreateAccount for application/json ContentType.
 type CreateAccountJSONRequestBody = NewAccount
+
+// UpdateAccountJSONRequestBody defines body for UpdateAccount for application/json ContentType.
+type UpdateAccountJSONRequestBody = AccountPatch
+
+// UpdateAccountApplicationMergePatchPlusJSONRequestBody defines body for UpdateAccount for application/merge-patch+json ContentType.
+type UpdateAccountApplicationMergePatchPlusJSONRequestBody = AccountPatch
 
 // CreateAPIKeyJSONRequestBody defines body for CreateAPIKey for application/json ContentType.
 type CreateAPIKeyJSONRequestBody = NewAPIKey
@@ -1923,6 +1981,66 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /accounts/me (the `GetCurrentAccount` operationId).
 	GetCurrentAccount(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAccountWithBody Change an account's role, or disable it (admins)
+	//
+	// Admin only. A JSON merge patch (RFC 7396) of `role` and `disabled`: fields left
+	// out keep their value, and `null` answers `400 validation_failed`.
+	//
+	// `"disabled": true` stops the account at once: its API keys answer `401
+	// unauthorized` (the message says the account is disabled) from the next request
+	// on this server, and within one second on every other, as a revoked key does; its
+	// password no longer signs in. Its keys are kept, not revoked: `"disabled": false`
+	// makes them work again. A new `role` applies to the account's keys within the same
+	// second.
+	//
+	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
+	// another account admin first. Nothing changes then.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /accounts/{accountId} (the `UpdateAccount` operationId).
+	UpdateAccountWithBody(ctx context.Context, accountID AccountID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAccount Change an account's role, or disable it (admins)
+	//
+	// Admin only. A JSON merge patch (RFC 7396) of `role` and `disabled`: fields left
+	// out keep their value, and `null` answers `400 validation_failed`.
+	//
+	// `"disabled": true` stops the account at once: its API keys answer `401
+	// unauthorized` (the message says the account is disabled) from the next request
+	// on this server, and within one second on every other, as a revoked key does; its
+	// password no longer signs in. Its keys are kept, not revoked: `"disabled": false`
+	// makes them work again. A new `role` applies to the account's keys within the same
+	// second.
+	//
+	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
+	// another account admin first. Nothing changes then.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /accounts/{accountId} (the `UpdateAccount` operationId).
+	UpdateAccount(ctx context.Context, accountID AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateAccountWithApplicationMergePatchPlusJSONBody Change an account's role, or disable it (admins)
+	//
+	// Admin only. A JSON merge patch (RFC 7396) of `role` and `disabled`: fields left
+	// out keep their value, and `null` answers `400 validation_failed`.
+	//
+	// `"disabled": true` stops the account at once: its API keys answer `401
+	// unauthorized` (the message says the account is disabled) from the next request
+	// on this server, and within one second on every other, as a revoked key does; its
+	// password no longer signs in. Its keys are kept, not revoked: `"disabled": false`
+	// makes them work again. A new `role` applies to the account's keys within the same
+	// second.
+	//
+	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
+	// another account admin first. Nothing changes then.
+	//
+	// Takes a body of the `application/merge-patch+json` content type.
+	//
+	// Corresponds with PATCH /accounts/{accountId} (the `UpdateAccount` operationId).
+	UpdateAccountWithApplicationMergePatchPlusJSONBody(ctx context.Context, accountID AccountID, body UpdateAccountApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListAPIKeys List your API keys
 	//
@@ -2752,6 +2870,96 @@ func (c *Client) CreateAccount(ctx context.Context, body CreateAccountJSONReques
 // Corresponds with GET /accounts/me (the `GetCurrentAccount` operationId).
 func (c *Client) GetCurrentAccount(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetCurrentAccountRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAccountWithBody Change an account's role, or disable it (admins)
+//
+// Admin only. A JSON merge patch (RFC 7396) of `role` and `disabled`: fields left
+// out keep their value, and `null` answers `400 validation_failed`.
+//
+// `"disabled": true` stops the account at once: its API keys answer `401
+// unauthorized` (the message says the account is disabled) from the next request
+// on this server, and within one second on every other, as a revoked key does; its
+// password no longer signs in. Its keys are kept, not revoked: `"disabled": false`
+// makes them work again. A new `role` applies to the account's keys within the same
+// second.
+//
+// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
+// another account admin first. Nothing changes then.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /accounts/{accountId} (the `UpdateAccount` operationId).
+func (c *Client) UpdateAccountWithBody(ctx context.Context, accountID AccountID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAccountRequestWithBody(c.Server, accountID, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAccount Change an account's role, or disable it (admins)
+//
+// Admin only. A JSON merge patch (RFC 7396) of `role` and `disabled`: fields left
+// out keep their value, and `null` answers `400 validation_failed`.
+//
+// `"disabled": true` stops the account at once: its API keys answer `401
+// unauthorized` (the message says the account is disabled) from the next request
+// on this server, and within one second on every other, as a revoked key does; its
+// password no longer signs in. Its keys are kept, not revoked: `"disabled": false`
+// makes them work again. A new `role` applies to the account's keys within the same
+// second.
+//
+// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
+// another account admin first. Nothing changes then.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /accounts/{accountId} (the `UpdateAccount` operationId).
+func (c *Client) UpdateAccount(ctx context.Context, accountID AccountID, body UpdateAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAccountRequest(c.Server, accountID, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateAccountWithApplicationMergePatchPlusJSONBody Change an account's role, or disable it (admins)
+//
+// Admin only. A JSON merge patch (RFC 7396) of `role` and `disabled`: fields left
+// out keep their value, and `null` answers `400 validation_failed`.
+//
+// `"disabled": true` stops the account at once: its API keys answer `401
+// unauthorized` (the message says the account is disabled) from the next request
+// on this server, and within one second on every other, as a revoked key does; its
+// password no longer signs in. Its keys are kept, not revoked: `"disabled": false`
+// makes them work again. A new `role` applies to the account's keys within the same
+// second.
+//
+// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
+// another account admin first. Nothing changes then.
+//
+// Takes a body of the `application/merge-patch+json` content type.
+//
+// Corresponds with PATCH /accounts/{accountId} (the `UpdateAccount` operationId).
+func (c *Client) UpdateAccountWithApplicationMergePatchPlusJSONBody(ctx context.Context, accountID AccountID, body UpdateAccountApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAccountRequestWithApplicationMergePatchPlusJSONBody(c.Server, accountID, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4163,6 +4371,64 @@ func NewGetCurrentAccountRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewUpdateAccountRequest calls the generic UpdateAccount builder with application/json body
+func NewUpdateAccountRequest(server string, accountID AccountID, body UpdateAccountJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateAccountRequestWithBody(server, accountID, "application/json", bodyReader)
+}
+
+// NewUpdateAccountRequestWithApplicationMergePatchPlusJSONBody calls the generic UpdateAccount builder with application/merge-patch+json body
+func NewUpdateAccountRequestWithApplicationMergePatchPlusJSONBody(server string, accountID AccountID, body UpdateAccountApplicationMergePatchPlusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateAccountRequestWithBody(server, accountID, "application/merge-patch+json", bodyReader)
+}
+
+// NewUpdateAccountRequestWithBody constructs an http.Request for the UpdateAccount method, with any body, and a specified content type
+func NewUpdateAccountRequestWithBody(server string, accountID AccountID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "accountId", accountID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/accounts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
