@@ -389,6 +389,10 @@ type Handler interface {
 	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make another account
 	// admin first. Nothing changes then.
 	//
+	// An account whose password its owner chose at sign-up is not made admin (`409 conflict`), as the
+	// operator's `keys create --role admin` refuses it: whoever signed up with a staff address first would
+	// otherwise be admin. Staff accounts sign in with keys made by the operator (`petstore keys create`).
+	//
 	// PATCH /accounts/{accountId}
 	UpdateAccount(ctx context.Context, req UpdateAccountReq, params UpdateAccountParams) (UpdateAccountRes, error)
 	// UpdateOrder implements updateOrder operation.

@@ -40,12 +40,20 @@ type AccountChange struct {
 // enabled admin accounts, a among them when it is one), or nobody could manage
 // accounts any more but the operator on the server. Stores call it under the lock or
 // transaction that counted enabledAdmins, so that two such changes at once cannot
-// both pass. A role that is not one of the known roles is a validation failure.
-func (c AccountChange) Apply(a Account, enabledAdmins int) (Account, error) {
+// both pass. A role that is not one of the known roles is a validation failure. An
+// admin, like the operator, never makes a sign-up admin (CheckRoleGrant: hasPassword
+// says whether a's owner chose a password): staff are made with keys create, and the
+// invitations of issue 33.
+func (c AccountChange) Apply(a Account, hasPassword bool, enabledAdmins int) (Account, error) {
 	out := a
 	if c.Role != nil {
 		if !c.Role.Valid() {
 			return Account{}, Invalid("role", "must be customer or admin")
+		}
+		if *c.Role != a.Role {
+			if err := CheckRoleGrant(a.Email, hasPassword, *c.Role); err != nil {
+				return Account{}, err
+			}
 		}
 		out.Role = *c.Role
 	}

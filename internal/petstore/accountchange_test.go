@@ -14,7 +14,8 @@ func TestTheLastEnabledAdminIsKept(t *testing.T) {
 		name    string
 		a       Account
 		change  AccountChange
-		admins  int // enabled admins, a among them when it is one
+		signUp  bool // a's owner chose its password
+		admins  int  // enabled admins, a among them when it is one
 		want    Account
 		refusal string
 	}{
@@ -28,6 +29,9 @@ func TestTheLastEnabledAdminIsKept(t *testing.T) {
 		{name: "a customer disabled, no admin left anyway", a: customer, change: AccountChange{Disabled: flag(true)}, admins: 0,
 			want: Account{ID: 2, Role: Customer, Disabled: true}},
 		{name: "a customer made admin", a: customer, change: AccountChange{Role: role(Admin)}, admins: 1, want: Account{ID: 2, Role: Admin}},
+		{name: "a sign-up is not made admin", a: customer, signUp: true, change: AccountChange{Role: role(Admin)}, admins: 1, refusal: EConflict},
+		{name: "a sign-up disabled", a: customer, signUp: true, change: AccountChange{Disabled: flag(true)}, admins: 1,
+			want: Account{ID: 2, Role: Customer, Disabled: true}},
 		{name: "a disabled admin demoted: not an enabled one", a: disabledAdmin, change: AccountChange{Role: role(Customer)}, admins: 1,
 			want: Account{ID: 3, Role: Customer, Disabled: true}},
 		{name: "a disabled admin enabled", a: disabledAdmin, change: AccountChange{Disabled: flag(false)}, admins: 1, want: Account{ID: 3, Role: Admin}},
@@ -35,7 +39,7 @@ func TestTheLastEnabledAdminIsKept(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.change.Apply(tt.a, tt.admins)
+			got, err := tt.change.Apply(tt.a, tt.signUp, tt.admins)
 			if tt.refusal != "" {
 				if ErrorCode(err) != tt.refusal {
 					t.Fatalf("err = %v, want %s", err, tt.refusal)

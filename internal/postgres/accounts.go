@@ -184,7 +184,7 @@ func (db *DB) UpdateAccount(ctx context.Context, id int64, change petstore.Accou
 		if err != nil {
 			return err
 		}
-		a, _, err := scanAccount(tx.QueryRow(ctx,
+		a, hash, err := scanAccount(tx.QueryRow(ctx,
 			`SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE id = $1 FOR UPDATE`, id))
 		if noRows(err) {
 			return petstore.NotFound("Account", id)
@@ -192,7 +192,7 @@ func (db *DB) UpdateAccount(ctx context.Context, id int64, change petstore.Accou
 		if err != nil {
 			return err
 		}
-		if out, err = change.Apply(a, len(admins)); err != nil {
+		if out, err = change.Apply(a, hash != "", len(admins)); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE accounts SET role = $1, disabled = $2 WHERE id = $3`, string(out.Role), out.Disabled, id)

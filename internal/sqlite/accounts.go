@@ -190,7 +190,7 @@ func (db *DB) CountAccounts(ctx context.Context) (int, error) {
 func (db *DB) UpdateAccount(ctx context.Context, id int64, change petstore.AccountChange) (petstore.Account, error) {
 	var out petstore.Account
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		a, _, err := scanAccount(tx.QueryRowContext(ctx, qAccount, id))
+		a, hash, err := scanAccount(tx.QueryRowContext(ctx, qAccount, id))
 		if errors.Is(err, sql.ErrNoRows) {
 			return petstore.NotFound("Account", id)
 		}
@@ -201,7 +201,7 @@ func (db *DB) UpdateAccount(ctx context.Context, id int64, change petstore.Accou
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM accounts WHERE role = 'admin' AND disabled = 0`).Scan(&admins); err != nil {
 			return err
 		}
-		if out, err = change.Apply(a, admins); err != nil {
+		if out, err = change.Apply(a, hash != "", admins); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE accounts SET role = ?, disabled = ? WHERE id = ?`, string(out.Role), out.Disabled, id)

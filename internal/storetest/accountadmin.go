@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 
@@ -21,7 +22,13 @@ func setFlag(b bool) *bool                  { return &b }
 func testAccountChanged(t *testing.T, open Opener) {
 	f := setup(t, open)
 	f.account(petstore.Admin)
-	a := f.account(petstore.Customer)
+	// A sign-up (its owner chose its password) is not made admin; an account that signs
+	// in with keys alone, as staff made by the operator do, is.
+	signUp := f.account(petstore.Customer)
+	_, err := f.s.UpdateAccount(f.ctx, signUp.ID, petstore.AccountChange{Role: roleOf(petstore.Admin)})
+	wantCode(t, err, petstore.EConflict)
+	a, err := f.s.CreateAccount(f.ctx, fmt.Sprintf("staff%d@example.com", unique.Add(1)), "", petstore.Customer)
+	must(t, err)
 	got, err := f.s.UpdateAccount(f.ctx, a.ID, petstore.AccountChange{Role: roleOf(petstore.Admin)})
 	must(t, err)
 	if got.Role != petstore.Admin || got.Disabled || got.Email != a.Email || !got.CreatedAt.Equal(a.CreatedAt) {

@@ -1997,6 +1997,11 @@ type ClientInterface interface {
 	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 	// another account admin first. Nothing changes then.
 	//
+	// An account whose password its owner chose at sign-up is not made admin (`409
+	// conflict`), as the operator's `keys create --role admin` refuses it: whoever
+	// signed up with a staff address first would otherwise be admin. Staff accounts
+	// sign in with keys made by the operator (`petstore keys create`).
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /accounts/{accountId} (the `UpdateAccount` operationId).
@@ -2017,6 +2022,11 @@ type ClientInterface interface {
 	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 	// another account admin first. Nothing changes then.
 	//
+	// An account whose password its owner chose at sign-up is not made admin (`409
+	// conflict`), as the operator's `keys create --role admin` refuses it: whoever
+	// signed up with a staff address first would otherwise be admin. Staff accounts
+	// sign in with keys made by the operator (`petstore keys create`).
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /accounts/{accountId} (the `UpdateAccount` operationId).
@@ -2036,6 +2046,11 @@ type ClientInterface interface {
 	//
 	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 	// another account admin first. Nothing changes then.
+	//
+	// An account whose password its owner chose at sign-up is not made admin (`409
+	// conflict`), as the operator's `keys create --role admin` refuses it: whoever
+	// signed up with a staff address first would otherwise be admin. Staff accounts
+	// sign in with keys made by the operator (`petstore keys create`).
 	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
@@ -2895,6 +2910,11 @@ func (c *Client) GetCurrentAccount(ctx context.Context, reqEditors ...RequestEdi
 // The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 // another account admin first. Nothing changes then.
 //
+// An account whose password its owner chose at sign-up is not made admin (`409
+// conflict`), as the operator's `keys create --role admin` refuses it: whoever
+// signed up with a staff address first would otherwise be admin. Staff accounts
+// sign in with keys made by the operator (`petstore keys create`).
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /accounts/{accountId} (the `UpdateAccount` operationId).
@@ -2925,6 +2945,11 @@ func (c *Client) UpdateAccountWithBody(ctx context.Context, accountID AccountID,
 // The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 // another account admin first. Nothing changes then.
 //
+// An account whose password its owner chose at sign-up is not made admin (`409
+// conflict`), as the operator's `keys create --role admin` refuses it: whoever
+// signed up with a staff address first would otherwise be admin. Staff accounts
+// sign in with keys made by the operator (`petstore keys create`).
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /accounts/{accountId} (the `UpdateAccount` operationId).
@@ -2954,6 +2979,11 @@ func (c *Client) UpdateAccount(ctx context.Context, accountID AccountID, body Up
 //
 // The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 // another account admin first. Nothing changes then.
+//
+// An account whose password its owner chose at sign-up is not made admin (`409
+// conflict`), as the operator's `keys create --role admin` refuses it: whoever
+// signed up with a staff address first would otherwise be admin. Staff accounts
+// sign in with keys made by the operator (`petstore keys create`).
 //
 // Takes a body of the `application/merge-patch+json` content type.
 //
