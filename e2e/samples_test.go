@@ -372,8 +372,8 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 	"createAccount":     func(t *testing.T, fx *fixtures) filled { return filled{} },
 	"getCurrentAccount": customer,
 	"listAccounts":      admin,
-	// A sign-up of its own, which the samples promote, enable or demote: never the
-	// last admin.
+	// A sign-up of its own, which the samples disable, enable or leave a customer:
+	// never the last admin (and, a sign-up, never made admin).
 	"updateAccount": func(t *testing.T, fx *fixtures) filled {
 		var a struct{ ID int64 }
 		email := strings.ReplaceAll(fx.unique("staff"), " ", "-") + "@example.com"
