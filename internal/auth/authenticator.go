@@ -125,24 +125,23 @@ func (a *Authenticator) sweep(now time.Time) {
 
 // Forget drops a revoked key from the cache so that its next use fails.
 func (a *Authenticator) Forget(keyID int64) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.gen++
-	for h, c := range a.cache {
-		if c.p.KeyID == keyID {
-			delete(a.cache, h)
-		}
-	}
+	a.forget(func(p petstore.Principal) bool { return p.KeyID == keyID })
 }
 
 // ForgetAccount drops the keys of an account from the cache, so that a change to the
 // account (disabled, another role) holds in this process from its next request.
 func (a *Authenticator) ForgetAccount(accountID int64) {
+	a.forget(func(p petstore.Principal) bool { return p.AccountID == accountID })
+}
+
+// forget drops the cached keys whose principal matches, and makes a lookup already
+// on its way not cache what it finds (gen).
+func (a *Authenticator) forget(match func(petstore.Principal) bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.gen++
 	for h, c := range a.cache {
-		if c.p.AccountID == accountID {
+		if match(c.p) {
 			delete(a.cache, h)
 		}
 	}
