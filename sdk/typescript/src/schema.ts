@@ -2012,7 +2012,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `unauthorized`: the API key is missing, malformed, unknown, revoked or expired (an expired key's message says so), or the `Authorization` header is not `Bearer <API_KEY>`. */
+        /** @description `unauthorized`: the API key is missing, malformed, unknown, revoked or expired, or its account is disabled (the message of an expired key, or of a disabled account's, says so), or the `Authorization` header is not `Bearer <API_KEY>` (the scheme in any letter case). */
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
