@@ -36,23 +36,17 @@ func listAccounts(ctx context.Context, args []string, getenv func(string) string
 	defer st.Close()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tEMAIL\tROLE\tDISABLED\tCREATED")
-	page := petstore.Page{Limit: 100}
-	for {
-		accounts, err := st.Accounts(ctx, nil, page)
-		if err != nil {
-			return err
-		}
-		for _, a := range accounts {
+	err = eachPage(func(p petstore.Page) ([]petstore.Account, error) { return st.Accounts(ctx, nil, p) },
+		func(a petstore.Account) int64 { return a.ID },
+		func(a petstore.Account) {
 			disabled := "no"
 			if a.Disabled {
 				disabled = "yes"
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", a.ID, a.Email, a.Role, disabled, a.CreatedAt.UTC().Format(time.RFC3339))
-		}
-		if len(accounts) < page.Size() {
-			break
-		}
-		page.After = accounts[len(accounts)-1].ID
+		})
+	if err != nil {
+		return err
 	}
 	return tw.Flush()
 }

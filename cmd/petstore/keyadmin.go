@@ -74,26 +74,39 @@ func listKeys(ctx context.Context, args []string, getenv func(string) string, st
 	defer st.Close()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPES\tCREATED\tEXPIRES\tLAST USED")
-	page := petstore.Page{Limit: 100}
-	for {
-		keys, err := st.APIKeys(ctx, acct.ID, page)
-		if err != nil {
-			return err
-		}
-		for _, k := range keys {
+	err = eachPage(func(p petstore.Page) ([]petstore.APIKey, error) { return st.APIKeys(ctx, acct.ID, p) },
+		func(k petstore.APIKey) int64 { return k.ID },
+		func(k petstore.APIKey) {
 			scopes := "(every scope of the role)"
 			if k.Scopes != nil {
 				scopes = strings.Join(k.Scopes, ",")
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, scopes,
 				k.CreatedAt.UTC().Format(time.RFC3339), when(k.ExpiresAt, "never"), when(k.LastUsedAt, "never"))
-		}
-		if len(keys) < page.Size() {
-			break
-		}
-		page.After = keys[len(keys)-1].ID
+		})
+	if err != nil {
+		return err
 	}
 	return tw.Flush()
+}
+
+// eachPage calls each for every item that fetch lists, page after page, in id order:
+// what the list commands print.
+func eachPage[T any](fetch func(petstore.Page) ([]T, error), id func(T) int64, each func(T)) error {
+	page := petstore.Page{Limit: 100}
+	for {
+		items, err := fetch(page)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			each(it)
+		}
+		if len(items) < page.Size() {
+			return nil
+		}
+		page.After = id(items[len(items)-1])
+	}
 }
 
 // when is t in RFC 3339, or none for nil.
