@@ -170,13 +170,16 @@ func (db *DB) CountAccounts(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// qLockEnabledAdmins locks the enabled admins, from their partial index.
+const qLockEnabledAdmins = `SELECT id FROM accounts WHERE role = 'admin' AND NOT disabled ORDER BY id FOR UPDATE`
+
 // UpdateAccount applies change to the account with id under the last-admin rule. The
 // enabled admins are locked (FOR UPDATE) before they are counted, so that of two
 // demotions at once the second waits for the first to commit and counts what is left.
 func (db *DB) UpdateAccount(ctx context.Context, id int64, change petstore.AccountChange) (petstore.Account, error) {
 	var out petstore.Account
 	err := db.update(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id FROM accounts WHERE role = 'admin' AND NOT disabled ORDER BY id FOR UPDATE`)
+		rows, err := tx.Query(ctx, qLockEnabledAdmins)
 		if err != nil {
 			return err
 		}

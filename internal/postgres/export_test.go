@@ -101,14 +101,15 @@ var (
 )
 
 const (
-	PetColumnsForTest = petColumns
-	CategoriesForTest = qCategories
-	APIKeysForTest    = qAPIKeys
-	LiveKeysForTest   = qLiveKeys
-	WebhooksForTest   = qWebhooks
-	DeliveriesForTest = qDeliveryRows
-	DueRetriesForTest = qDueRetries
-	UnsentForTest     = qUnsent
+	PetColumnsForTest    = petColumns
+	CategoriesForTest    = qCategories
+	APIKeysForTest       = qAPIKeys
+	LiveKeysForTest      = qLiveKeys
+	EnabledAdminsForTest = qLockEnabledAdmins
+	WebhooksForTest      = qWebhooks
+	DeliveriesForTest    = qDeliveryRows
+	DueRetriesForTest    = qDueRetries
+	UnsentForTest        = qUnsent
 
 	SalesTotalsForTest     = qSalesTotals
 	SalesByDayForTest      = qSalesByDay

@@ -110,6 +110,7 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 		{"the sales of a quarter by category", true, query(postgres.SalesByCategoryForTest, quarterFrom, quarterTo, 100), tinyTable},
 		{"categories", false, query(postgres.CategoriesForTest, 0, 20), tinyTable},
 		{"an account's keys", true, query(postgres.APIKeysForTest, d.Account, 0, 20), ""},
+		{"the enabled admins, locked", true, query(postgres.EnabledAdminsForTest), ""},
 		{"an account's live keys, counted", true, query(postgres.LiveKeysForTest, d.Account), ""},
 		{"accounts by ids", true, func() (string, []any) { return postgres.AccountsForTest([]int64{d.Account}, page) }, ""},
 		{"accounts, a page", false, func() (string, []any) { return postgres.AccountsForTest(nil, after) }, ""},
@@ -184,6 +185,10 @@ func planProblem(plan []string, selective bool) string {
 		switch {
 		case strings.Contains(line, "Seq Scan on "):
 			return "a table is read whole: " + line
+		case strings.Contains(line, "Index Scan using accounts_enabled_admins "), strings.Contains(line, "Index Only Scan using accounts_enabled_admins "):
+			// A partial index (migration 15) holds only the rows its WHERE selects,
+			// the enabled admins, not every account: reading it whole reads those.
+			served = true
 		case strings.HasPrefix(line, "Recheck Cond:"), strings.HasPrefix(line, "Index Cond:") && strings.ContainsAny(line, "=<>"):
 			// A bitmap of an index's matches, or an index searched for a value or a
 			// range (days, dates).

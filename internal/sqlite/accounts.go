@@ -184,6 +184,9 @@ func (db *DB) CountAccounts(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// qEnabledAdmins counts the enabled admins, from their partial index.
+const qEnabledAdmins = `SELECT count(*) FROM accounts WHERE role = 'admin' AND disabled = 0`
+
 // UpdateAccount applies change to the account with id under the last-admin rule,
 // counting the enabled admins in the same write transaction: SQLite has one writer,
 // so two demotions at once are one after the other, and the second counts one admin.
@@ -198,7 +201,7 @@ func (db *DB) UpdateAccount(ctx context.Context, id int64, change petstore.Accou
 			return err
 		}
 		var admins int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM accounts WHERE role = 'admin' AND disabled = 0`).Scan(&admins); err != nil {
+		if err := tx.QueryRowContext(ctx, qEnabledAdmins).Scan(&admins); err != nil {
 			return err
 		}
 		if out, err = change.Apply(a, hash != "", admins); err != nil {
