@@ -24,6 +24,14 @@ const resetRequested = "If this email has an account with a password, a link to 
 // CreateSession signs a person in with email and password. Every refusal is the one
 // of a wrong password, in the same time (checkPassword), a disabled account's too.
 func (h *Handler) CreateSession(ctx context.Context, req *oas.NewSession) (oas.CreateSessionRes, error) {
+	// What the text policy refuses is refused first, from the input alone: it tells
+	// nothing of accounts.
+	if _, err := petstore.CleanNewEmail(req.Email); err != nil {
+		return nil, err
+	}
+	if err := petstore.CheckText("password", req.Password); err != nil {
+		return nil, err
+	}
 	acct, err := h.checkPassword(ctx, info(ctx), req.Email, req.Password)
 	if err != nil {
 		return nil, err
@@ -124,6 +132,9 @@ func (h *Handler) ResetPassword(ctx context.Context, req *oas.PasswordResetConfi
 // used in one transaction; the account's cached keys are forgotten, since its role
 // may have changed and a reset revokes its sessions.
 func (h *Handler) redeem(ctx context.Context, kind petstore.TokenKind, prefix, token, password string) (petstore.Account, error) {
+	if err := petstore.CheckText("token", token); err != nil {
+		return petstore.Account{}, err
+	}
 	if err := petstore.CheckPassword(password); err != nil {
 		return petstore.Account{}, err
 	}
@@ -146,10 +157,13 @@ func (h *Handler) redeem(ctx context.Context, kind petstore.TokenKind, prefix, t
 // account up and mails it afterwards (resets.start), so that neither the words nor
 // the time of the answer tell whether the email has an account.
 func (h *Handler) RequestPasswordReset(ctx context.Context, req *oas.PasswordResetRequest) (oas.RequestPasswordResetRes, error) {
+	email, err := petstore.CleanNewEmail(req.Email)
+	if err != nil {
+		return nil, err
+	}
 	if h.mailer == nil {
 		return nil, errNoResetByMail
 	}
-	email := req.Email
 	h.resets.start(ctx, h.log, func(ctx context.Context) { h.mailReset(ctx, email) })
 	return &oas.PasswordResetRequested{Message: resetRequested}, nil
 }
