@@ -84,14 +84,11 @@ func (h *Handler) CreateInvitation(ctx context.Context, req *oas.NewInvitation) 
 		return nil, err
 	}
 	role := petstore.Role(req.Role.Or(oas.NewInvitationRoleAdmin))
-	token, hash := auth.NewToken(auth.InvitationPrefix)
-	expires := h.now().Add(petstore.InvitationLifetime).UTC().Truncate(time.Second)
-	inv, err := h.store.CreateInvitation(ctx, petstore.NewToken{Kind: petstore.TokenInvitation, Email: email, Role: role,
-		Hash: hash, ExpiresAt: expires})
+	inv, link, err := Invite(ctx, h.store, h.publicURL, email, role, h.now())
 	if err != nil {
 		return nil, err
 	}
-	link := h.link("/console/accept", token)
+	expires := inv.ExpiresAt
 	mailed := false
 	if h.mailer != nil {
 		err := h.mailer.Send(ctx, invitationMail(email, role, link, expires))
@@ -105,8 +102,24 @@ func (h *Handler) CreateInvitation(ctx context.Context, req *oas.NewInvitation) 
 }
 
 // link is the public URL of a console page with a token.
-func (h *Handler) link(page, token string) string {
-	return strings.TrimSuffix(h.publicURL, "/") + page + "?token=" + token
+func (h *Handler) link(page, token string) string { return pageLink(h.publicURL, page, token) }
+
+func pageLink(publicURL, page, token string) string {
+	return strings.TrimSuffix(publicURL, "/") + page + "?token=" + token
+}
+
+// Invite stores an invitation of email (a clean address) to role, made at now, and
+// returns it with its one-time link on publicURL: what POST /invitations, `petstore
+// accounts invite` and the first start make.
+func Invite(ctx context.Context, st petstore.TokenStore, publicURL, email string, role petstore.Role, now time.Time) (petstore.Invitation, string, error) {
+	token, hash := auth.NewToken(auth.InvitationPrefix)
+	expires := now.Add(petstore.InvitationLifetime).UTC().Truncate(time.Second)
+	inv, err := st.CreateInvitation(ctx, petstore.NewToken{Kind: petstore.TokenInvitation, Email: email, Role: role,
+		Hash: hash, ExpiresAt: expires})
+	if err != nil {
+		return petstore.Invitation{}, "", err
+	}
+	return inv, pageLink(publicURL, "/console/accept", token), nil
 }
 
 // AcceptInvitation sets an invited account's password and role, and signs it in.
