@@ -38,6 +38,13 @@ const maxAddress = 512
 // bad address, a line break in a header. Nothing was sent.
 var ErrInvalid = errors.New("invalid message")
 
+// CheckAddress reports whether s is one address that Message.To or New's from
+// accepts.
+func CheckAddress(s string) error {
+	_, err := parseAddress(s)
+	return err
+}
+
 // parseAddress reads one address. A line break or any other control character is
 // refused before net/mail reads it: one would let the text add headers of its own.
 func parseAddress(s string) (*mail.Address, error) {
