@@ -106,6 +106,8 @@ type deps struct {
 	sender     *webhook.Sender
 	deliveries *webhook.Dispatcher
 	// mail sends the service's mail (--smtp-url); nil when no SMTP server is set.
+	// Hand it to an interface (httpapi's Mailer) only when it is not nil: a nil
+	// *mail.Sender in an interface is an interface that is not nil.
 	mail *mail.Sender
 	// busy is the HTTP server, once made: the dispatcher paces itself while it serves
 	// requests.
