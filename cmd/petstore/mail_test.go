@@ -47,13 +47,13 @@ func TestABadSMTPURLIsAUsageErrorThatHidesItsPassword(t *testing.T) {
 
 func TestTheDefaultFromAddressIsPetstoreAtThePublicHost(t *testing.T) {
 	for in, want := range map[string]string{
-		"https://shop.example.com":      "petstore@shop.example.com",
+		"https://shop.example.com":       "petstore@shop.example.com",
 		"https://Shop.Example.com:8443/": "petstore@shop.example.com",
-		"http://127.0.0.1:8080":         "petstore@localhost",
-		"http://[::1]:8080":             "petstore@localhost",
-		"http://:8080":                  "petstore@localhost",
-		"http://localhost:8080":         "petstore@localhost",
-		"%%":                            "petstore@localhost",
+		"http://127.0.0.1:8080":          "petstore@localhost",
+		"http://[::1]:8080":              "petstore@localhost",
+		"http://:8080":                   "petstore@localhost",
+		"http://localhost:8080":          "petstore@localhost",
+		"%%":                             "petstore@localhost",
 	} {
 		if got := defaultMailFrom(in); got != want {
 			t.Errorf("defaultMailFrom(%q) = %q, want %q", in, got, want)

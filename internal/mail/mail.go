@@ -136,13 +136,18 @@ func (s *Sender) Send(ctx context.Context, m Message) error {
 		defer cancel()
 	}
 	err = s.send(ctx, to, msg)
-	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("mail via %s: %w (%v)", s.addr, ctx.Err(), err)
+	if err == nil {
+		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("mail via %s: %w", s.addr, err)
+	cause := ctx.Err()
+	if cause == nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		// The connection's deadline is ctx's, and can pass a moment before ctx says so.
+		cause = context.DeadlineExceeded
 	}
-	return nil
+	if cause != nil {
+		return fmt.Errorf("mail via %s: %w (%v)", s.addr, cause, err)
+	}
+	return fmt.Errorf("mail via %s: %w", s.addr, err)
 }
 
 // send dials the server and runs the exchange; ctx has a deadline.
