@@ -98,7 +98,7 @@ func enableAccount(ctx context.Context, args []string, getenv func(string) strin
 }
 
 // inviteOptions are the flags of `petstore accounts invite`.
-type inviteOptions struct{ database, email, role, publicURL string }
+type inviteOptions struct{ database, email, role, publicURL, smtpURL, smtpFrom string }
 
 // inviteFlags registers the flags of `petstore accounts invite`, writing into o.
 func inviteFlags(o *inviteOptions) *flag.FlagSet {
@@ -107,6 +107,8 @@ func inviteFlags(o *inviteOptions) *flag.FlagSet {
 	fs.StringVar(&o.email, "email", "", "the person's email; required")
 	fs.StringVar(&o.role, "role", string(petstore.Admin), "the role the account gets: admin or customer")
 	fs.StringVar(&o.publicURL, "public-url", "http://"+defaultAddr, "the URL people reach the service at, as serve's --public-url: the link starts with it")
+	fs.StringVar(&o.smtpURL, "smtp-url", "", "SMTP server to mail the link through, as serve's --smtp-url (put it in the environment); without it the link is only printed")
+	fs.StringVar(&o.smtpFrom, "smtp-from", "", "From address of the mail, as serve's --smtp-from")
 	return fs
 }
 
@@ -132,6 +134,10 @@ func inviteAccount(ctx context.Context, args []string, getenv func(string) strin
 	if err := checkPublicURL(o.publicURL); err != nil || o.publicURL == "" {
 		return usageError{cmd: "accounts invite", err: fmt.Errorf("--public-url %q: want an http:// or https:// URL such as https://shop.example.com", o.publicURL)}
 	}
+	sender, err := serveConfig{addr: defaultAddr, publicURL: o.publicURL, smtpURL: o.smtpURL, smtpFrom: o.smtpFrom}.mailer()
+	if err != nil {
+		return usageError{cmd: "accounts invite", err: err}
+	}
 	st, err := openStore(ctx, o.database, nil)
 	if err != nil {
 		return err
@@ -146,5 +152,12 @@ func inviteAccount(ctx context.Context, args []string, getenv func(string) strin
 	}
 	fmt.Fprintln(stdout, link)
 	fmt.Fprintf(stderr, "petstore: invited %s as %s; the link works once, until %s\n", inv.Email, inv.Role, inv.ExpiresAt.UTC().Format(time.RFC3339))
+	if sender == nil {
+		return nil
+	}
+	if err := sender.Send(ctx, httpapi.InvitationMail(inv.Email, inv.Role, link, inv.ExpiresAt)); err != nil {
+		return fmt.Errorf("the invitation is made (the link above works), but mailing it failed: %w", err)
+	}
+	fmt.Fprintf(stderr, "petstore: mailed the link to %s\n", inv.Email)
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -198,7 +199,7 @@ func (c serveConfig) mailer() (*mail.Sender, error) {
 	}
 	from := c.smtpFrom
 	if from == "" {
-		from = defaultMailFrom("http://" + c.addr)
+		from = defaultMailFrom(cmp.Or(c.publicURL, "http://"+c.addr))
 	}
 	s, err := mail.New(c.smtpURL, from)
 	if err != nil {

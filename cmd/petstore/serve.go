@@ -52,7 +52,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
-	api, err := httpapi.New(c.api(d, base))
+	cfg := c.api(d, base)
+	if d.mail != nil {
+		cfg.Mailer = d.mail // never a nil *mail.Sender in the interface
+	}
+	api, err := httpapi.New(cfg)
 	if err != nil {
 		ln.Close()
 		return err
@@ -96,6 +100,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	usesDone := make(chan struct{})
 	go func() { api.RecordKeyUses(uctx); close(usesDone) }()
 	err = listen(ctx, c, log, ln, api, admin)
+	api.WaitBackground() // the reset mails the last requests started
 	stop()
 	stopUses()
 	<-usesDone

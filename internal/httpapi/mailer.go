@@ -7,21 +7,22 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// MailMessage is one plain-text mail to one address.
-type MailMessage struct {
-	To, Subject, Text string
-}
+// MailMessage is one plain-text mail to one address (package mail's).
+type MailMessage = mail.Message
 
-// Mailer sends mail: the command gives the SMTP sender (--smtp-url); nil is a server
-// without mail (invitations are not mailed, and password resets are not offered).
+// Mailer sends mail: the command gives the SMTP sender (--smtp-url, a *mail.Sender);
+// nil is a server without mail (invitations are not mailed, and password resets are
+// not offered).
 type Mailer interface {
-	Send(ctx context.Context, m MailMessage) error
+	Send(ctx context.Context, m mail.Message) error
 }
 
-func invitationMail(to string, role petstore.Role, link string, expires time.Time) MailMessage {
+// InvitationMail is the mail of an invitation to role with its link, which works until expires.
+func InvitationMail(to string, role petstore.Role, link string, expires time.Time) MailMessage {
 	return MailMessage{To: to, Subject: "You are invited to the pet store", Text: fmt.Sprintf(
 		"You are invited to the pet store as %s.\n\nOpen this link to choose your password and sign in:\n\n%s\n\n"+
 			"The link works once, until %s. If you did not expect this mail, ignore it.\n",

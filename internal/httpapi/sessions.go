@@ -91,7 +91,7 @@ func (h *Handler) CreateInvitation(ctx context.Context, req *oas.NewInvitation) 
 	expires := inv.ExpiresAt
 	mailed := false
 	if h.mailer != nil {
-		err := h.mailer.Send(ctx, invitationMail(email, role, link, expires))
+		err := h.mailer.Send(ctx, InvitationMail(email, role, link, expires))
 		if err != nil {
 			h.log.WarnContext(ctx, "mail an invitation", "err", err, "request_id", RequestID(ctx))
 		}
