@@ -46,10 +46,14 @@ type background struct {
 }
 
 // backgroundJobs is how many reset mails are looked up and sent at once, and
-// backgroundTimeout each one's limit.
+// backgroundTimeout each one's limit. backgroundDelay is how long a job waits before
+// it begins: the answer that started it is on its way by then, so the job's work (a
+// lookup, for an account a write and a mail) does not slow that answer down, which
+// would tell that the email has an account.
 const (
 	backgroundJobs    = 8
 	backgroundTimeout = 30 * time.Second
+	backgroundDelay   = 25 * time.Millisecond
 )
 
 func newBackground() *background { return &background{slots: make(chan struct{}, backgroundJobs)} }
@@ -66,6 +70,7 @@ func (b *background) start(ctx context.Context, log *slog.Logger, job func(conte
 	b.wg.Add(1)
 	go func() {
 		defer func() { <-b.slots; b.wg.Done() }()
+		time.Sleep(backgroundDelay)
 		jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundTimeout)
 		defer cancel()
 		job(jctx)
