@@ -228,7 +228,7 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 	staffEmail := "staff+" + suffix + "@example.com"
 	inv := must(admin.CreateInvitation(ctx, petstore.NewInvitation{Email: staffEmail, Role: petstore.RoleAdmin}))(t)
 	token, ok := strings.CutPrefix(inv.URL[strings.Index(inv.URL, "?"):], "?token=")
-	if inv.Role != petstore.RoleAdmin || inv.Mailed || !ok || !strings.HasPrefix(token, "psi_") {
+	if inv.Role != petstore.RoleAdmin || !inv.Mailed || !ok || !strings.HasPrefix(token, "psi_") {
 		t.Fatalf("invitation = %+v", inv)
 	}
 	anyone := service(t, rec, "")
@@ -245,6 +245,18 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 		Scopes: []petstore.Scope{petstore.ScopeOrdersRead}}))(t)
 	if !slices.Equal(signedIn.Key.Scopes, []petstore.Scope{petstore.ScopeOrdersRead}) || signedIn.Account.ID != accepted.Account.ID {
 		t.Errorf("signed in = %+v", signedIn)
+	}
+
+	// A forgotten password: the link comes by mail, sets a new one and signs in.
+	if msg := must(anyone.RequestPasswordReset(ctx, staffEmail))(t); msg == "" {
+		t.Error("the reset request answered no message")
+	}
+	reset := must(anyone.ResetPassword(ctx, mailedToken(t, staffEmail, "psr_"), "a new staff horse battery"))(t)
+	if reset.Account.ID != accepted.Account.ID {
+		t.Errorf("reset = %+v", reset)
+	}
+	if _, err := anyone.CreateSession(ctx, petstore.NewSession{Email: staffEmail, Password: "staff horse battery"}); err == nil {
+		t.Error("the old password still signs in after a reset")
 	}
 
 	// A webhook endpoint, before the orders whose events it is sent.
