@@ -1,0 +1,172 @@
+import type { Event as FeedEvent, ListEventsQuery } from "@acme-pets/petstore";
+import { Pages, type Console } from "./context.js";
+import { field, formatDateTime, h, put } from "./dom.js";
+
+const pageSize = 25;
+
+/**
+ * The event feed (`GET /events`), oldest first as the API gives it, a page at a time;
+ * "Load more" reads on, and past the last event it reads the events that happened
+ * since. A type filter keeps one type (only the types the key may read are offered: the
+ * feed leaves the others out anyway). An event opens (`GET /events/{eventId}`) in a
+ * panel that shows its data as the API sent it, from its row or by its id.
+ */
+export function eventsView(ctx: Console): HTMLElement {
+  const rows = h("tbody");
+  const readable = readableTypes(ctx);
+  const type = h("select", { name: "type" }, h("option", { value: "" }, "Every type"), ...readable.map((t) => h("option", { value: t }, t)));
+  const filters = h("form", { class: "filters", role: "search", "aria-label": "Filter the feed", onsubmit: (e: Event) => e.preventDefault() }, field("Type", type));
+  const detail = new EventPanel(ctx);
+
+  const pages = new Pages<FeedEvent>(
+    ctx,
+    ["event", "events"],
+    (event) => event.id,
+    () => ctx.client.events.pages({ limit: pageSize, ...(type.value ? { type: type.value as NonNullable<ListEventsQuery["type"]> } : {}) }),
+    () => rows.replaceChildren(),
+    (events) => {
+      for (const event of events) rows.append(eventRow(ctx, event, detail));
+    },
+  );
+  type.addEventListener("change", () => void pages.reload());
+  void pages.reload();
+
+  return h(
+    "section",
+    { "aria-labelledby": "events-title" },
+    h("div", { class: "title-row" }, h("h1", { id: "events-title" }, "Event feed"), h("button", { type: "button", class: "secondary", onclick: () => void pages.reload() }, "Refresh")),
+    h(
+      "p",
+      { class: "lead" },
+      "What happened in the shop, oldest first, as webhook endpoints are sent it (tests excepted). Events are kept 30 days. Load more reads on; at the end it reads the events that happened since.",
+    ),
+    h("div", { class: "feed-tools" }, filters, ctx.may("getEvent") && openByIdForm(detail)),
+    detail.element,
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        { class: "events" },
+        h("caption", { class: "visually-hidden" }, "Events, oldest first"),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ...["Type", "When", "About", "Event id"].map((title) => h("th", { scope: "col" }, title)),
+            h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Actions")),
+          ),
+        ),
+        rows,
+      ),
+    ),
+    pages.footer,
+  );
+}
+
+/**
+ * The types of the document's feed this key may read: a key limited to some scopes sees
+ * only the types whose reading scope it holds (the feed leaves out the others, and a
+ * filter naming one is refused).
+ */
+function readableTypes(ctx: Console): string[] {
+  const scopes = ctx.account.key?.scopes;
+  return ctx.rules
+    .eventTypes()
+    .filter((t) => scopes === undefined || t.scope === undefined || scopes.includes(t.scope))
+    .map((t) => t.type);
+}
+
+function eventRow(ctx: Console, event: FeedEvent, detail: EventPanel): HTMLTableRowElement {
+  const open = h("button", { type: "button", class: "secondary" }, "Open", h("span", { class: "visually-hidden" }, ` ${event.type} ${event.id}`));
+  open.addEventListener("click", () => void detail.open(event.id, open));
+  return h(
+    "tr",
+    { "data-event-id": event.id },
+    h("td", { "data-label": "Type" }, h("span", { class: "name event-type" }, event.type)),
+    h("td", { "data-label": "When" }, formatDateTime(event.createdAt)),
+    h("td", { "data-label": "About", class: "about" }, about(event)),
+    h("td", { "data-label": "Event id" }, h("code", { class: "event-id" }, event.id)),
+    h("td", { class: "row-actions" }, ctx.may("getEvent") && open),
+  );
+}
+
+/** One line on what an event tells of, by its type (the data's shape is the type's). */
+export function about(event: Pick<FeedEvent, "type" | "data">): string {
+  const d = event.data as unknown as Record<string, unknown>;
+  const s = (key: string) => (typeof d[key] === "string" || typeof d[key] === "number" ? String(d[key]) : "?");
+  const family = event.type.split(".")[0];
+  switch (family) {
+    case "order":
+      return `Order #${s("id")}: ${s("quantity")} × ${typeof d.petName === "string" ? d.petName : `pet #${s("petId")}`}, ${s("status")}`;
+    case "pet":
+    case "inventory":
+      return "petId" in d ? `Pet #${s("petId")}: stock ${s("quantity")}, ${s("status")}` : `${s("name")} (pet #${s("id")}): ${s("status")}`;
+    case "api_key":
+      return `Key ${s("name")} (${s("prefix")}…) of ${s("accountEmail")}`;
+    case "webhook":
+      return `Endpoint ${s("url")}`;
+    default:
+      return "";
+  }
+}
+
+/** "Open an event": by its id, as a delivery or a receiver's log names it. */
+function openByIdForm(detail: EventPanel): HTMLFormElement {
+  const id = h("input", { type: "text", name: "eventId", required: true, pattern: "evt_[A-Za-z0-9]+", maxlength: 30, autocomplete: "off", spellcheck: "false", placeholder: "evt_…" });
+  const submit = h("button", { type: "submit", class: "secondary" }, "Open event");
+  const form = h("form", { class: "filters open-event", "aria-label": "Open an event by id" }, field("Event id", id), submit);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void detail.open(id.value.trim(), submit);
+  });
+  return form;
+}
+
+/** The panel that shows one event read with `GET /events/{eventId}`. */
+class EventPanel {
+  readonly element = h("section", { class: "event-detail", hidden: true, "aria-labelledby": "event-detail-title", tabindex: "-1" });
+  private opener: HTMLElement | undefined;
+
+  constructor(private readonly ctx: Console) {
+    this.element.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") this.close();
+    });
+  }
+
+  /** Reads the event and shows it; focus goes to the panel, and back to `from` when it closes. */
+  async open(id: string, from: HTMLButtonElement): Promise<void> {
+    await this.ctx.run(from, async () => {
+      const event = await this.ctx.client.events.get(id);
+      this.opener = from;
+      this.show(event);
+    });
+  }
+
+  private show(event: FeedEvent): void {
+    const close = h("button", { type: "button", class: "secondary", onclick: () => this.close() }, "Close", h("span", { class: "visually-hidden" }, " the event"));
+    put(
+      this.element,
+      h("div", { class: "title-row" }, h("h2", { id: "event-detail-title" }, `${event.type} `, h("code", {}, event.id)), close),
+      h(
+        "dl",
+        { class: "facts" },
+        h("div", {}, h("dt", {}, "When"), h("dd", {}, formatDateTime(event.createdAt))),
+        h("div", {}, h("dt", {}, "About"), h("dd", {}, about(event))),
+      ),
+      h("p", { class: "hint", id: "event-data-label" }, "Its data, as the API sent it:"),
+      h("pre", { class: "event-data", tabindex: "0", "aria-labelledby": "event-data-label" }, JSON.stringify(event.data, null, 2)),
+    );
+    this.element.hidden = false;
+    this.element.focus();
+  }
+
+  private close(): void {
+    this.element.hidden = true;
+    this.element.replaceChildren();
+    if (this.opener?.isConnected) this.opener.focus();
+    else document.getElementById("main")?.focus();
+  }
+}
