@@ -71,6 +71,9 @@ var consoleScenarios = []struct {
 	{"a narrower key: only the screens and controls its scopes allow", narrowerKey},
 	{"a clerk key sees no Add a pet, Remove or Create a key, and restocks", clerkKey},
 	{"a key without accounts:read: orders name their customers by id, and say why", keyWithoutAccountsRead},
+	{"webhooks: a failed delivery, retried, succeeds; add, disable, enable, rotate (with and without overlap), delete", webhookRetriesAFailedDelivery},
+	{"event feed: filtered by type, page by page; an event opens with its data", eventFeedFiltersAndOpens},
+	{"webhooks and the event feed at 375px with the keyboard alone", webhooksAndFeedByKeyboardOnPhone},
 	{"phone width and dark", phoneWidthAndDark},
 	{"the accessibility check catches an unlabelled control", axeCatchesAnUnlabelledControl},
 	{"sign out forgets the key", signOutForgetsTheKey},
@@ -92,7 +95,8 @@ type consoleSuite struct {
 
 func startConsoleSuite(t *testing.T) *consoleSuite {
 	chromium := findChromium(t)
-	s := &consoleSuite{axe: axeSource(t), srv: startServer(t)}
+	// Webhook endpoints on 127.0.0.1: the webhooks scenarios' receivers (console_webhooks_test.go).
+	s := &consoleSuite{axe: axeSource(t), srv: startServer(t, "--webhooks-allow-private")}
 	if err := os.MkdirAll(outputDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
