@@ -384,6 +384,9 @@ func webhooksAndFeedByKeyboardOnPhone(sc *scene) {
 	rcv := startTestReceiver(t)
 	rcv.set(true, "")
 	url := rcv.URL + "/phone"
+	// An event of the first type the filter offers (order.placed): an order.
+	phoney := sc.pet("Phoney", 1)
+	sc.srv.call(t, sc.srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": phoney.ID, "quantity": 1}, http.StatusCreated, nil)
 	sc.signInAsStaff()
 	b.do(chromedp.EmulateViewport(375, 812))
 	sc.tabTo(`document.activeElement?.matches('nav a[href="#webhooks"]')`, "the Webhooks link")
@@ -429,7 +432,10 @@ func webhooksAndFeedByKeyboardOnPhone(sc *scene) {
 	b.wait(`document.querySelector('tr[data-event-id]') !== null`, "the feed")
 	sc.tabTo(`document.activeElement?.matches('select[name=type]')`, "the type filter")
 	press(b, kb.ArrowDown) // the first type of the list
-	b.wait(`document.querySelector('select[name=type]').value !== '' && [...document.querySelectorAll('tr[data-event-id] .event-type')].every(e => e.textContent === document.querySelector('select[name=type]').value) && !document.querySelector('.pager .count').textContent.startsWith('Loading')`, "the filtered feed")
+	if got := evalAs[string](b, `document.querySelector('select[name=type]').value`); got != "order.placed" {
+		t.Fatalf("the arrow chose %q, want order.placed", got)
+	}
+	b.wait(`document.querySelector('tr[data-event-id]') !== null && [...document.querySelectorAll('tr[data-event-id] .event-type')].every(e => e.textContent === document.querySelector('select[name=type]').value) && !document.querySelector('.pager .count').textContent.startsWith('Loading')`, "the filtered feed")
 	sc.tabTo(`document.activeElement?.closest('tr[data-event-id]') != null && document.activeElement.textContent.startsWith('Open')`, "an event's Open")
 	opened := evalAs[string](b, `document.activeElement.closest('tr').dataset.eventId`)
 	press(b, kb.Enter)
