@@ -74,6 +74,7 @@ var consoleScenarios = []struct {
 	{"webhooks: a failed delivery, retried, succeeds; add, disable, enable, rotate (with and without overlap), delete", webhookRetriesAFailedDelivery},
 	{"event feed: filtered by type, page by page; an event opens with its data", eventFeedFiltersAndOpens},
 	{"webhooks and the event feed at 375px with the keyboard alone", webhooksAndFeedByKeyboardOnPhone},
+	{"webhooks and the event feed for a narrower key: the types it may read", feedAndWebhooksForANarrowerKey},
 	{"phone width and dark", phoneWidthAndDark},
 	{"the accessibility check catches an unlabelled control", axeCatchesAnUnlabelledControl},
 	{"sign out forgets the key", signOutForgetsTheKey},
@@ -274,10 +275,14 @@ func everyScreenStaysHome(sc *scene) {
 		{"sales", `document.querySelector('.sales dl.totals') !== null`},
 		{"categories", `document.querySelector('tr[data-category-id]') !== null`},
 		{"keys", `document.querySelector('tr[data-key-id]') !== null`},
+		{"webhooks", `document.querySelector('#webhooks-title') !== null && !document.querySelector('.pager .count')?.textContent.startsWith('Loading')`},
+		{"events", `document.querySelector('#events-title') !== null && !document.querySelector('.pager .count')?.textContent.startsWith('Loading')`},
 	} {
 		b.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`nav a[href="#%s"]`, screen.hash))))
 		b.wait(screen.ready, "the "+screen.hash+" screen")
 	}
+	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
+	b.wait(`document.querySelector('tr[data-key-id]') !== null`, "the keys screen")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
 	b.wait(`document.querySelectorAll('form.add input[name=scopes]').length > 0`, "the scopes")
 	sc.checkTabStayedHome()

@@ -469,3 +469,42 @@ func (sc *scene) tabUntil(cond, what string, opts ...chromedp.KeyOption) {
 	}
 	sc.t.Fatalf("Tab never reached %s; focus on %s", what, focused(sc.b))
 }
+
+// feedAndWebhooksForANarrowerKey: a key with events:read, webhooks:manage and pets:read
+// (account:read to sign in) is offered the two screens, and in them only the event types
+// pets:read reads: the feed's filter and an endpoint's subscriptions. A key without
+// those scopes is offered neither screen.
+func feedAndWebhooksForANarrowerKey(sc *scene) {
+	t, b, srv := sc.t, sc.b, sc.srv
+	var narrow struct{ Key string }
+	srv.call(t, sc.key, "POST", "/api-keys", map[string]any{"name": "pets-feed", "scopes": []string{"account:read", "events:read", "webhooks:manage", "pets:read"}}, http.StatusCreated, &narrow)
+	b.signIn(narrow.Key)
+	b.wait(`document.querySelector('nav a[href="#stock"]') !== null`, "the console")
+	if got := evalAs[[]string](b, `[...document.querySelectorAll('nav a')].map(a => a.hash)`); !slices.Equal(got, []string{"#stock", "#categories", "#webhooks", "#events"}) {
+		t.Errorf("the menu offers %v, want the stock, categories, webhooks and the feed", got)
+	}
+	petTypes := []string{"pet.sold_out", "pet.restocked", "pet.status_changed", "inventory.updated"}
+	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#events"]`)))
+	b.wait(`document.querySelector('select[name=type]') !== null && !document.querySelector('.pager .count')?.textContent.startsWith('Loading')`, "the feed")
+	if got := evalAs[[]string](b, `[...document.querySelectorAll('select[name=type] option')].map(o => o.value).filter(v => v)`); !slices.Equal(got, petTypes) {
+		t.Errorf("the feed's filter offers %v to a key with pets:read alone, want %v", got, petTypes)
+	}
+	if got := evalAs[[]string](b, `[...new Set([...document.querySelectorAll('tr[data-event-id] .event-type')].map(e => e.textContent))]`); slices.ContainsFunc(got, func(s string) bool { return !slices.Contains(petTypes, s) }) {
+		t.Errorf("the feed shows the types %v to a key with pets:read alone", got)
+	}
+	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#webhooks"]`)))
+	b.wait(`document.querySelector('details.add summary') !== null`, "the webhooks screen")
+	if got := evalAs[[]string](b, `[...document.querySelectorAll('form.webhook-form input[name=events]')].map(e => e.value)`); !slices.Equal(got, petTypes) {
+		t.Errorf("the endpoint form offers %v to a key with pets:read alone, want %v", got, petTypes)
+	}
+	b.checkAccessibility(sc.axe, "webhooks, a narrower key")
+
+	var clerk struct{ Key string }
+	srv.call(t, sc.key, "POST", "/api-keys", map[string]any{"name": "no-feed", "scopes": []string{"account:read", "orders:read", "pets:read"}}, http.StatusCreated, &clerk)
+	sc.signOut()
+	b.signIn(clerk.Key)
+	b.wait(`document.querySelector('nav a[href="#stock"]') !== null`, "the console")
+	if got := evalAs[[]string](b, `[...document.querySelectorAll('nav a')].map(a => a.hash)`); slices.Contains(got, "#webhooks") || slices.Contains(got, "#events") {
+		t.Errorf("a key without webhooks:manage and events:read is offered %v", got)
+	}
+}
