@@ -31,14 +31,17 @@ import (
 // orders are cancelled (after a confirmation) and given a ship date; the Orders screen
 // shows each order's status, dates, total and unit price and filters as the API does,
 // and the Sales screen the API's figures with a bar per day (console_sales_test.go);
-// categories and keys are made and removed; a revoked key is refused at once. The page
+// categories and keys are made and removed; a revoked key is refused at once; webhook
+// endpoints are added, disabled, enabled, rotated and deleted, and a failed delivery
+// retried succeeds at a real receiver; the event feed filters by type and opens an
+// event (console_webhooks_test.go, also at 375px with the keyboard alone). The page
 // is checked with axe-core (no serious or critical violation, light and dark, desktop
 // and phone); every scenario's tab loads nothing from another origin, breaks no rule of
 // the page's Content-Security-Policy, throws nothing and never puts the key in a URL or
 // a cookie. Screenshots at desktop and phone width go to e2e/test-output/.
 //
 // The scenarios share the server and Chromium, started once (console_stock_test.go,
-// console_orders_test.go and console_keys_test.go hold them).
+// console_orders_test.go, console_keys_test.go and console_webhooks_test.go hold them).
 func TestConsole(t *testing.T) {
 	suite := startConsoleSuite(t)
 	for _, s := range consoleScenarios {
