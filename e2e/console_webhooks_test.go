@@ -425,6 +425,10 @@ func webhooksAndFeedByKeyboardOnPhone(sc *scene) {
 	sc.refreshDeliveriesUntil(deliveryRow(test.eventID)+`?.querySelector('.delivery-status').textContent === 'succeeded'`, "the test delivery, succeeded")
 	fitsPhone(b, "webhooks, deliveries")
 	b.checkAccessibility(sc.axe, "webhooks, deliveries, phone")
+	setColorScheme(b, "dark")
+	b.checkAccessibility(sc.axe, "webhooks, deliveries, phone, dark")
+	b.screenshot("console-webhooks-phone-dark.png")
+	setColorScheme(b, "")
 
 	// The feed: the Event feed link, the type filter (arrow keys), an event opened and closed.
 	sc.tabBackTo(`document.activeElement?.matches('nav a[href="#events"]')`, "the Event feed link")
@@ -442,6 +446,9 @@ func webhooksAndFeedByKeyboardOnPhone(sc *scene) {
 	b.wait(fmt.Sprintf(`document.activeElement === document.querySelector('section.event-detail') && document.querySelector('#event-detail-title').textContent.endsWith(%q)`, opened), "the event, focused")
 	fitsPhone(b, "event feed, an event open")
 	b.checkAccessibility(sc.axe, "event feed, phone")
+	setColorScheme(b, "dark")
+	b.checkAccessibility(sc.axe, "event feed, phone, dark")
+	setColorScheme(b, "")
 	b.screenshot("console-events-phone.png")
 	press(b, kb.Escape)
 	b.wait(fmt.Sprintf(`document.querySelector('section.event-detail').hidden && document.activeElement?.closest('tr')?.dataset.eventId === %q`, opened), "focus back on the event's row")

@@ -71,7 +71,7 @@ export function eventsView(ctx: Console): HTMLElement {
  * only the types whose reading scope it holds (the feed leaves out the others, and a
  * filter naming one is refused).
  */
-function readableTypes(ctx: Console): string[] {
+export function readableTypes(ctx: Console): string[] {
   const scopes = ctx.account.key?.scopes;
   return ctx.rules
     .eventTypes()

@@ -2,6 +2,7 @@ import type { NewWebhook, Webhook, WebhookWithSecret } from "@acme-pets/petstore
 import { Pages, type Console } from "./context.js";
 import { DeliveriesPanel } from "./deliveries.js";
 import { confirmAction, field, formatDateTime, h, put, removeRows } from "./dom.js";
+import { readableTypes } from "./events.js";
 import { textBounds } from "./rules.js";
 
 /** The overlaps a rotation offers: how long the replaced secret keeps signing. */
@@ -76,22 +77,14 @@ export function webhooksView(ctx: Console): HTMLElement {
   );
 }
 
-/** The event types this key may subscribe an endpoint to: those it may read. */
-function subscribable(ctx: Console): string[] {
-  const scopes = ctx.account.key?.scopes;
-  return ctx.rules
-    .eventTypes()
-    .filter((t) => scopes === undefined || t.scope === undefined || scopes.includes(t.scope))
-    .map((t) => t.type);
-}
-
 /** "Add an endpoint": URL, description, and every type or some. */
 function addWebhookForm(ctx: Console, added: (hook: WebhookWithSecret) => void): HTMLFormElement {
   const url = h("input", { type: "url", name: "url", required: true, ...textBounds(ctx.rules.field("NewWebhook", "url")), autocomplete: "off", spellcheck: "false", placeholder: "https://" });
   const description = h("input", { type: "text", name: "description", ...textBounds(ctx.rules.field("NewWebhook", "description")), autocomplete: "off" });
   const every = h("input", { type: "radio", name: "eventChoice", value: "all" });
   const some = h("input", { type: "radio", name: "eventChoice", value: "some", checked: true });
-  const types = subscribable(ctx);
+  // An endpoint is sent only the types the key that subscribes it may read.
+  const types = readableTypes(ctx);
   const boxes = types.map((t) => h("input", { type: "checkbox", name: "events", value: t }));
   const max = ctx.rules.field("NewWebhook", "events").maxItems;
   const enable = () => boxes.forEach((b) => (b.disabled = every.checked));
