@@ -247,6 +247,25 @@ func webhookRetriesAFailedDelivery(sc *scene) {
 		t.Errorf("after a rotation with the default overlap the old secret signs until %v", hook.PreviousSecretExpiresAt)
 	}
 
+	// A delivery of an event of the feed (an order's, which the endpoint subscribes to)
+	// opens that event from its row; a test event's row offers no Open event.
+	pet := sc.pet("Hooky", 1)
+	var order struct {
+		ID int64 `json:"id"`
+	}
+	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": pet.ID, "quantity": 1}, http.StatusCreated, &order)
+	placed := rcv.await(t, "the order's event", func(r received) bool { return r.eventType == "order.placed" })
+	sc.refreshDeliveriesUntil(deliveryRow(placed.eventID)+` !== undefined`, "the order's delivery")
+	if evalAs[bool](b, rowButton(row, "Open event")+` !== undefined`) {
+		t.Error("a test event's delivery offers Open event: a test event is not in the feed")
+	}
+	sc.click(rowButton(deliveryRow(placed.eventID), "Open event"), "open-event")
+	b.wait(`document.activeElement === document.querySelector('section.deliveries section.event-detail')`, "the delivery's event, focused")
+	if got := evalAs[string](b, `document.querySelector('section.deliveries .event-detail dl div:last-child dd')?.textContent ?? ''`); !strings.HasPrefix(got, fmt.Sprintf("Order #%d: 1 × Hooky, placed", order.ID)) {
+		t.Errorf("the delivery's event reads %q", got)
+	}
+	srv.call(t, srv.CustomerKey, "DELETE", fmt.Sprintf("/store/orders/%d", order.ID), nil, http.StatusNoContent, nil)
+
 	// Deleted: gone from the page, the deliveries' panel closed, and from the API.
 	sc.click(rowButton(webhookRow(url), "Delete"), "delete")
 	b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))

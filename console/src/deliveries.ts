@@ -1,6 +1,8 @@
 import type { Delivery, Webhook } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
 import { formatDateTime, h, put } from "./dom.js";
+import { EventPanel } from "./eventpanel.js";
+import { readableTypes } from "./events.js";
 
 /**
  * The deliveries of one endpoint, oldest first as the API lists them, under the
@@ -16,14 +18,23 @@ export class DeliveriesPanel {
   private readonly rows = h("tbody");
   private readonly pages: Pages<Delivery>;
   private readonly refresh: HTMLButtonElement;
+  /** A delivery's event, opened from its row: what was sent. */
+  private readonly event: EventPanel;
+  /** The types whose events this key may open (a test event is not in the feed). */
+  private readonly readable: Set<string>;
 
   constructor(private readonly ctx: Console) {
+    this.event = new EventPanel(ctx);
+    this.readable = new Set(ctx.may("getEvent") ? readableTypes(ctx) : []);
     this.pages = new Pages<Delivery>(
       ctx,
       ["delivery", "deliveries"],
       (d) => d.id,
       () => ctx.client.deliveries.pages(this.hook?.id ?? 0, { limit: 25 }),
-      () => this.rows.replaceChildren(),
+      () => {
+        this.rows.replaceChildren();
+        this.event.clear();
+      },
       (deliveries) => {
         for (const d of deliveries) this.rows.append(this.row(d));
       },
@@ -55,6 +66,7 @@ export class DeliveriesPanel {
         ),
       ),
       this.pages.footer,
+      this.event.element,
     );
     this.element.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && !(e.target instanceof HTMLElement && e.target.closest("dialog"))) this.close();
@@ -113,6 +125,8 @@ export class DeliveriesPanel {
       d.responseStatus !== undefined ? h("span", { class: "pet-state" }, `HTTP ${d.responseStatus}`) : null,
       d.lastError ? h("span", { class: "pet-state warn last-error" }, d.lastError) : null,
     ];
+    const open = h("button", { type: "button", class: "secondary" }, "Open event", h("span", { class: "visually-hidden" }, ` ${d.eventType} ${d.eventId}`));
+    open.addEventListener("click", () => void this.event.open(d.eventId, open));
     put(
       row,
       h("td", { "data-label": "Event" }, h("span", { class: "name" }, d.eventType), h("code", { class: "pet-state event-id" }, d.eventId)),
@@ -120,7 +134,7 @@ export class DeliveriesPanel {
       h("td", { "data-label": "Attempts", class: "attempts" }, d.attempts),
       h("td", { "data-label": "Last attempt", class: "last-attempt" }, ...last),
       h("td", { "data-label": "Next attempt" }, d.nextAttemptAt ? formatDateTime(d.nextAttemptAt) : "None"),
-      h("td", { class: "row-actions" }, d.status === "failed" && this.ctx.may("retryDelivery") && retry),
+      h("td", { class: "row-actions" }, h("div", { class: "actions" }, this.readable.has(d.eventType) && open, d.status === "failed" && this.ctx.may("retryDelivery") && retry)),
     );
   }
 }
