@@ -143,12 +143,37 @@ func (sc *scene) refreshDeliveriesUntil(cond, what string) {
 // listed with its error; disabling the endpoint fails the delivery, and once the
 // receiver is fixed and the endpoint enabled, Retry sends it again and it succeeds. A
 // rotation without overlap makes the next delivery signed with the new secret only; one
-// with the default overlap is shown with the old secret's end. Delete removes it.
+// with the default overlap is shown with the old secret's end. A delivery of an order's
+// event opens that event. Delete removes the endpoint.
 func webhookRetriesAFailedDelivery(sc *scene) {
-	t, b, srv := sc.t, sc.b, sc.srv
-	rcv := startTestReceiver(t)
-	url := rcv.URL + "/hooks"
+	rcv := startTestReceiver(sc.t)
+	hs := &hookScene{scene: sc, rcv: rcv, url: rcv.URL + "/hooks"}
 	sc.signInAsStaff()
+	hs.add()
+	first := hs.failThenRetry()
+	hs.rotateBothWays(first)
+	hs.openDeliveredEvent(first)
+
+	// Deleted: gone from the page, the deliveries' panel closed, and from the API.
+	sc.click(rowButton(webhookRow(hs.url), "Delete"), "delete")
+	sc.b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
+	sc.b.wait(webhookRow(hs.url)+` === undefined && document.querySelector('section.deliveries').hidden`, "the endpoint to leave the list")
+	sc.srv.call(sc.t, sc.key, "GET", fmt.Sprintf("/webhooks/%d", hs.hook.ID), nil, http.StatusNotFound, nil)
+}
+
+// hookScene is webhookRetriesAFailedDelivery's endpoint, at its receiver, step by step.
+type hookScene struct {
+	*scene
+	rcv    *receiver
+	url    string
+	secret string // as the console showed it
+	hook   webhookJSON
+}
+
+// add adds the endpoint (order.placed and pet.sold_out) with the form, and keeps the
+// secret the console shows once.
+func (hs *hookScene) add() {
+	t, b, url := hs.t, hs.b, hs.url
 	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#webhooks"]`)))
 	b.wait(`!document.querySelector('.pager .count')?.textContent.startsWith('Loading')`, "the endpoints")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
@@ -158,119 +183,128 @@ func webhookRetriesAFailedDelivery(sc *scene) {
 		chromedp.Click(chromedp.CSS(`form.webhook-form input[name=events][value="pet.sold_out"]`)),
 		chromedp.Click(chromedp.CSS(`form.webhook-form button[type=submit]`)))
 	b.wait(`document.querySelector('.created input.secret')?.value.startsWith('whsec_')`, "the secret, shown once")
-	secret := evalAs[string](b, `document.querySelector('.created input.secret').value`)
+	hs.secret = evalAs[string](b, `document.querySelector('.created input.secret').value`)
 	b.wait(webhookRow(url)+` !== undefined`, "the new endpoint in the list")
 	if got := evalAs[[]string](b, `[...`+webhookRow(url)+`.querySelectorAll('.subscribed li')].map(e => e.textContent)`); !slices.Equal(got, []string{"order.placed", "pet.sold_out"}) {
 		t.Errorf("the row shows the events %v", got)
 	}
 	var hooks []webhookJSON
-	srv.call(t, sc.key, "GET", "/webhooks?limit=100", nil, http.StatusOK, &hooks)
+	hs.srv.call(t, hs.key, "GET", "/webhooks?limit=100", nil, http.StatusOK, &hooks)
 	i := slices.IndexFunc(hooks, func(h webhookJSON) bool { return h.URL == url })
 	if i < 0 || !slices.Equal(hooks[i].Events, []string{"order.placed", "pet.sold_out"}) || !hooks[i].Enabled {
 		t.Fatalf("the API lists %+v", hooks)
 	}
-	hook := hooks[i]
-	b.checkAccessibility(sc.axe, "webhooks, a new secret")
+	hs.hook = hooks[i]
+	b.checkAccessibility(hs.axe, "webhooks, a new secret")
 	b.do(chromedp.Click(chromedp.CSS(b.mark(`[...document.querySelectorAll('.created button')].find(e => e.textContent === 'I have saved it')`, "saved"))))
-	rcv.set(false, secret)
+}
 
+// failThenRetry sends a test event the receiver fails, disables the endpoint (the
+// delivery fails), fixes the receiver, enables the endpoint and retries the delivery,
+// which then succeeds. It returns that delivery.
+func (hs *hookScene) failThenRetry() received {
+	t, b, url := hs.t, hs.b, hs.url
+	hs.rcv.set(false, hs.secret)
 	// A test event the receiver fails: listed with the endpoint's answer, pending.
-	sc.click(rowButton(webhookRow(url), "Send test"), "send-test")
-	first := rcv.await(t, "the test event", func(r received) bool { return r.eventType == "webhook.test" })
+	hs.click(rowButton(webhookRow(url), "Send test"), "send-test")
+	first := hs.rcv.await(t, "the test event", func(r received) bool { return r.eventType == "webhook.test" })
 	if !first.verified {
 		t.Errorf("the test delivery is not signed with the secret the console showed: %s", first.signature)
 	}
-	sc.click(rowButton(webhookRow(url), "Deliveries"), "deliveries")
+	hs.click(rowButton(webhookRow(url), "Deliveries"), "deliveries")
 	b.wait(`document.activeElement === document.querySelector('section.deliveries')`, "focus on the deliveries")
 	row := deliveryRow(first.eventID)
-	sc.refreshDeliveriesUntil(row+`?.querySelector('.last-error')?.textContent === 'the endpoint answered 500'`, "the failed attempt")
+	hs.refreshDeliveriesUntil(row+`?.querySelector('.last-error')?.textContent === 'the endpoint answered 500'`, "the failed attempt")
 	if got := evalAs[string](b, row+`.querySelector('.delivery-status').textContent`); got != "pending" {
 		t.Errorf("a delivery that will be retried shows %q", got)
 	}
-	b.checkAccessibility(sc.axe, "webhooks, deliveries")
+	b.checkAccessibility(hs.axe, "webhooks, deliveries")
 	b.screenshot("console-webhooks-deliveries.png")
 
 	// Disabled: the pending delivery fails, and says so with Retry.
-	sc.click(rowButton(webhookRow(url), "Disable"), "disable")
+	hs.click(rowButton(webhookRow(url), "Disable"), "disable")
 	b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
 	b.wait(webhookRow(url)+`?.querySelector('.state .badge').textContent === 'Disabled'`, "the endpoint, disabled")
 	if got := evalAs[string](b, webhookRow(url)+`.querySelector('.state .reason').textContent`); got != "Disabled by an admin." {
 		t.Errorf("an endpoint an admin disabled says %q", got)
 	}
-	sc.refreshDeliveriesUntil(row+`?.querySelector('.delivery-status').textContent === 'failed' && `+rowButton(row, "Retry")+` !== undefined`, "the delivery failed, with Retry")
+	hs.refreshDeliveriesUntil(row+`?.querySelector('.delivery-status').textContent === 'failed' && `+rowButton(row, "Retry")+` !== undefined`, "the delivery failed, with Retry")
 
 	// Fixed and enabled again: Retry sends it, and the receiver takes it.
-	rcv.set(true, secret)
-	sc.click(rowButton(webhookRow(url), "Enable"), "enable")
+	hs.rcv.set(true, hs.secret)
+	hs.click(rowButton(webhookRow(url), "Enable"), "enable")
 	b.wait(webhookRow(url)+`?.querySelector('.state .badge').textContent === 'Enabled'`, "the endpoint, enabled")
 	if !evalAs[bool](b, `document.activeElement === `+rowButton(webhookRow(url), "Disable")) {
 		t.Errorf("after Enable, focus is on %s, not the row's Disable", focused(b))
 	}
-	sc.click(rowButton(row, "Retry"), "retry")
-	taken := rcv.await(t, "the retried delivery, answered 204", func(r received) bool { return r.eventID == first.eventID && r.status == http.StatusNoContent })
+	hs.click(rowButton(row, "Retry"), "retry")
+	taken := hs.rcv.await(t, "the retried delivery, answered 204", func(r received) bool { return r.eventID == first.eventID && r.status == http.StatusNoContent })
 	if !taken.verified {
 		t.Error("the retried delivery is not signed with the endpoint's secret")
 	}
-	sc.refreshDeliveriesUntil(row+`?.querySelector('.delivery-status').textContent === 'succeeded'`, "the retried delivery, succeeded")
+	hs.refreshDeliveriesUntil(row+`?.querySelector('.delivery-status').textContent === 'succeeded'`, "the retried delivery, succeeded")
 	if evalAs[bool](b, rowButton(row, "Retry")+` !== undefined || `+row+`.querySelector('.last-error') !== null`) {
 		t.Error("a delivery that succeeded still offers Retry or shows an error")
 	}
 	var deliveries []deliveryJSON
-	srv.call(t, sc.key, "GET", fmt.Sprintf("/webhooks/%d/deliveries?limit=100", hook.ID), nil, http.StatusOK, &deliveries)
+	hs.srv.call(t, hs.key, "GET", fmt.Sprintf("/webhooks/%d/deliveries?limit=100", hs.hook.ID), nil, http.StatusOK, &deliveries)
 	if len(deliveries) != 1 || deliveries[0].EventID != first.eventID || deliveries[0].Status != "succeeded" {
 		t.Errorf("the API lists the deliveries %+v", deliveries)
 	}
+	return first
+}
 
-	// Rotated with no overlap: the next delivery is signed with the new secret alone.
-	sc.rotate(url, "0")
+// rotateBothWays rotates the secret without overlap (the next delivery is signed with
+// the new secret alone), then with the default one (the row says until when the old
+// secret signs).
+func (hs *hookScene) rotateBothWays(first received) {
+	t, b, url := hs.t, hs.b, hs.url
+	hs.rotate(url, "0")
 	newSecret := evalAs[string](b, `document.querySelector('.created input.secret').value`)
-	if newSecret == secret || !strings.HasPrefix(newSecret, "whsec_") {
+	if newSecret == hs.secret || !strings.HasPrefix(newSecret, "whsec_") {
 		t.Fatalf("the rotation showed %q", newSecret)
 	}
-	srv.call(t, sc.key, "GET", fmt.Sprintf("/webhooks/%d", hook.ID), nil, http.StatusOK, &hook)
-	if hook.PreviousSecretExpiresAt != nil {
-		t.Errorf("a rotation without overlap left the old secret signing until %v", hook.PreviousSecretExpiresAt)
+	hs.srv.call(t, hs.key, "GET", fmt.Sprintf("/webhooks/%d", hs.hook.ID), nil, http.StatusOK, &hs.hook)
+	if hs.hook.PreviousSecretExpiresAt != nil {
+		t.Errorf("a rotation without overlap left the old secret signing until %v", hs.hook.PreviousSecretExpiresAt)
 	}
-	rcv.set(true, newSecret)
-	sc.click(rowButton(webhookRow(url), "Send test"), "send-test-2")
-	second := rcv.await(t, "a test event after the rotation", func(r received) bool { return r.eventType == "webhook.test" && r.eventID != first.eventID })
-	if !second.verified || webhook.Verify(second.signature, second.body, []byte(secret), time.Now(), 5*time.Minute) == nil {
+	hs.rcv.set(true, newSecret)
+	hs.click(rowButton(webhookRow(url), "Send test"), "send-test-2")
+	second := hs.rcv.await(t, "a test event after the rotation", func(r received) bool { return r.eventType == "webhook.test" && r.eventID != first.eventID })
+	if !second.verified || webhook.Verify(second.signature, second.body, []byte(hs.secret), time.Now(), 5*time.Minute) == nil {
 		t.Errorf("after a rotation without overlap the delivery is signed %s: verified with the new secret %v, the old one should not verify", second.signature, second.verified)
 	}
 
-	// Rotated with the default overlap: the row says until when the old secret signs.
 	before := time.Now()
-	sc.rotate(url, "86400")
+	hs.rotate(url, "86400")
 	b.wait(webhookRow(url)+`?.querySelector('.state').textContent.includes('The old secret signs too until')`, "the overlap in the row")
-	srv.call(t, sc.key, "GET", fmt.Sprintf("/webhooks/%d", hook.ID), nil, http.StatusOK, &hook)
-	if hook.PreviousSecretExpiresAt == nil || hook.PreviousSecretExpiresAt.Before(before.Add(24*time.Hour-2*time.Second)) || hook.PreviousSecretExpiresAt.After(time.Now().Add(24*time.Hour+2*time.Second)) {
-		t.Errorf("after a rotation with the default overlap the old secret signs until %v", hook.PreviousSecretExpiresAt)
+	hs.srv.call(t, hs.key, "GET", fmt.Sprintf("/webhooks/%d", hs.hook.ID), nil, http.StatusOK, &hs.hook)
+	if at := hs.hook.PreviousSecretExpiresAt; at == nil || at.Before(before.Add(24*time.Hour-2*time.Second)) || at.After(time.Now().Add(24*time.Hour+2*time.Second)) {
+		t.Errorf("after a rotation with the default overlap the old secret signs until %v", at)
 	}
+}
 
-	// A delivery of an event of the feed (an order's, which the endpoint subscribes to)
-	// opens that event from its row; a test event's row offers no Open event.
-	pet := sc.pet("Hooky", 1)
+// openDeliveredEvent: a delivery of an event of the feed (an order's, which the
+// endpoint subscribes to) opens that event from its row; a test event's row offers no
+// Open event (a test event is not in the feed).
+func (hs *hookScene) openDeliveredEvent(first received) {
+	t, b, srv := hs.t, hs.b, hs.srv
+	pet := hs.pet("Hooky", 1)
 	var order struct {
 		ID int64 `json:"id"`
 	}
 	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": pet.ID, "quantity": 1}, http.StatusCreated, &order)
-	placed := rcv.await(t, "the order's event", func(r received) bool { return r.eventType == "order.placed" })
-	sc.refreshDeliveriesUntil(deliveryRow(placed.eventID)+` !== undefined`, "the order's delivery")
-	if evalAs[bool](b, rowButton(row, "Open event")+` !== undefined`) {
+	placed := hs.rcv.await(t, "the order's event", func(r received) bool { return r.eventType == "order.placed" })
+	hs.refreshDeliveriesUntil(deliveryRow(placed.eventID)+` !== undefined`, "the order's delivery")
+	if evalAs[bool](b, rowButton(deliveryRow(first.eventID), "Open event")+` !== undefined`) {
 		t.Error("a test event's delivery offers Open event: a test event is not in the feed")
 	}
-	sc.click(rowButton(deliveryRow(placed.eventID), "Open event"), "open-event")
+	hs.click(rowButton(deliveryRow(placed.eventID), "Open event"), "open-event")
 	b.wait(`document.activeElement === document.querySelector('section.deliveries section.event-detail')`, "the delivery's event, focused")
 	if got := evalAs[string](b, `document.querySelector('section.deliveries .event-detail dl div:last-child dd')?.textContent ?? ''`); !strings.HasPrefix(got, fmt.Sprintf("Order #%d: 1 × Hooky, placed", order.ID)) {
 		t.Errorf("the delivery's event reads %q", got)
 	}
 	srv.call(t, srv.CustomerKey, "DELETE", fmt.Sprintf("/store/orders/%d", order.ID), nil, http.StatusNoContent, nil)
-
-	// Deleted: gone from the page, the deliveries' panel closed, and from the API.
-	sc.click(rowButton(webhookRow(url), "Delete"), "delete")
-	b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
-	b.wait(webhookRow(url)+` === undefined && document.querySelector('section.deliveries').hidden`, "the endpoint to leave the list")
-	srv.call(t, sc.key, "GET", fmt.Sprintf("/webhooks/%d", hook.ID), nil, http.StatusNotFound, nil)
 }
 
 // rotate rotates the secret of the endpoint at url with the overlap (seconds) chosen
