@@ -7,8 +7,8 @@ const pageSize = 25;
 
 /**
  * The event feed (`GET /events`), oldest first as the API gives it, a page at a time;
- * "Load more" reads on, and past the last event it reads the events that happened
- * since. A type filter keeps one type (only the types the key may read are offered: the
+ * "Load more" follows the feed's links (every page that holds events has one, where
+ * later events will be) until a page comes back empty: caught up. A type filter keeps one type (only the types the key may read are offered: the
  * feed leaves the others out anyway). An event opens (`GET /events/{eventId}`) in a
  * panel that shows its data as the API sent it, from its row or by its id.
  */
@@ -39,7 +39,7 @@ export function eventsView(ctx: Console): HTMLElement {
     h(
       "p",
       { class: "lead" },
-      "What happened in the shop, oldest first, as webhook endpoints are sent it (tests excepted). Events are kept 30 days. Load more reads on; at the end it reads the events that happened since.",
+      "What happened in the shop, oldest first, as webhook endpoints are sent it (tests excepted). Events are kept 30 days. Load more reads on until you are caught up; Refresh starts again from the oldest.",
     ),
     h("div", { class: "feed-tools" }, filters, ctx.may("getEvent") && openByIdForm(detail)),
     detail.element,
