@@ -228,7 +228,10 @@ func (hs *hookScene) failThenRetry() received {
 	if got := evalAs[string](b, webhookRow(url)+`.querySelector('.state .reason').textContent`); got != "Disabled by an admin." {
 		t.Errorf("an endpoint an admin disabled says %q", got)
 	}
-	hs.refreshDeliveriesUntil(row+`?.querySelector('.delivery-status').textContent === 'failed' && `+rowButton(row, "Retry")+` !== undefined`, "the delivery failed, with Retry")
+	hs.refreshDeliveriesUntil(row+`?.querySelector('.delivery-status').textContent === 'failed'`, "the delivery failed")
+	if got := evalAs[string](b, row+`.querySelector('.row-actions').textContent`); got != "Enable the endpoint to retry" {
+		t.Errorf("a failed delivery of a disabled endpoint offers %q", got)
+	}
 
 	// Fixed and enabled again: Retry sends it, and the receiver takes it.
 	hs.rcv.set(true, hs.secret)
@@ -237,6 +240,7 @@ func (hs *hookScene) failThenRetry() received {
 	if !evalAs[bool](b, `document.activeElement === `+rowButton(webhookRow(url), "Disable")) {
 		t.Errorf("after Enable, focus is on %s, not the row's Disable", focused(b))
 	}
+	b.wait(rowButton(row, "Retry")+` !== undefined`, "Retry, the endpoint enabled")
 	hs.click(rowButton(row, "Retry"), "retry")
 	taken := hs.rcv.await(t, "the retried delivery, answered 204", func(r received) bool { return r.eventID == first.eventID && r.status == http.StatusNoContent })
 	if !taken.verified {
@@ -317,6 +321,7 @@ func (sc *scene) rotate(url, overlap string) {
 	b.wait(`document.querySelector('dialog.rotate')?.open === true`, "the rotation's choice")
 	if overlap == "86400" {
 		b.checkAccessibility(sc.axe, "webhooks, rotation")
+		b.screenshot("console-webhooks-rotate.png")
 	}
 	b.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`dialog.rotate input[name=overlap][value="%s"]`, overlap))),
 		chromedp.Click(chromedp.CSS(`dialog.rotate button[type=submit]`)))

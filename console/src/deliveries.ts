@@ -84,8 +84,10 @@ export class DeliveriesPanel {
   }
 
   /** The endpoint changed (a test sent, enabled or disabled): its deliveries are read again when shown. */
-  changed(webhookId: number): void {
-    if (!this.element.hidden && this.hook?.id === webhookId) void this.pages.reload();
+  changed(hook: Webhook): void {
+    if (this.element.hidden || this.hook?.id !== hook.id) return;
+    this.hook = hook;
+    void this.pages.reload();
   }
 
   /** The endpoint was deleted: its deliveries are gone too. */
@@ -134,7 +136,11 @@ export class DeliveriesPanel {
       h("td", { "data-label": "Attempts", class: "attempts" }, d.attempts),
       h("td", { "data-label": "Last attempt", class: "last-attempt" }, ...last),
       h("td", { "data-label": "Next attempt" }, d.nextAttemptAt ? formatDateTime(d.nextAttemptAt) : "None"),
-      h("td", { class: "row-actions" }, h("div", { class: "actions" }, this.readable.has(d.eventType) && open, d.status === "failed" && this.ctx.may("retryDelivery") && retry)),
+      h(
+        "td",
+        { class: "row-actions" },
+        h("div", { class: "actions" }, this.readable.has(d.eventType) && open, d.status === "failed" && this.ctx.may("retryDelivery") && (this.hook?.enabled ? retry : h("span", { class: "hint" }, "Enable the endpoint to retry"))),
+      ),
     );
   }
 }

@@ -200,7 +200,7 @@ class WebhookRow {
   private sendTest(b: HTMLButtonElement): void {
     void this.ctx.run(b, async () => {
       const delivery = await this.ctx.client.webhooks.sendTest(this.hook.id);
-      this.deliveries.changed(this.hook.id);
+      this.deliveries.changed(this.hook);
       this.ctx.done(`Sent a test event (${delivery.eventId}) to ${this.hook.url}: see its delivery under Deliveries.`);
     });
   }
@@ -211,7 +211,7 @@ class WebhookRow {
       this.ctx.run(b, async () => {
         this.hook = await this.ctx.client.webhooks.update(this.hook.id, { enabled });
         this.render();
-        this.deliveries.changed(this.hook.id);
+        this.deliveries.changed(this.hook);
         this.ctx.done(
           enabled
             ? `${this.hook.url} is enabled again. Retry the failed deliveries you still want sent under Deliveries.`
