@@ -14,6 +14,7 @@
 
 import { createPetstore, PetstoreError, type Category, type CurrentAccount, type Petstore } from "@acme-pets/petstore";
 import { categoriesView } from "./categories.js";
+import { eventsView } from "./events.js";
 import { describe, type Console } from "./context.js";
 import { field, h, keepFocus, put } from "./dom.js";
 import { keysView } from "./keys.js";
@@ -23,6 +24,7 @@ import { salesView } from "./sales.js";
 import { loadDocument, Rules } from "./rules.js";
 import { lackedScope, permissions, scopeCatalogue, type ScopeCatalogue } from "./scopes.js";
 import { stockView } from "./stock.js";
+import { webhooksView } from "./webhooks.js";
 
 const keyStorage = "petstore.console.apiKey";
 
@@ -33,6 +35,8 @@ const views = [
   { id: "sales", title: "Sales", reads: "getSalesReport", render: salesView },
   { id: "categories", title: "Categories", reads: "listCategories", render: categoriesView },
   { id: "keys", title: "API keys", reads: "listApiKeys", render: keysView },
+  { id: "webhooks", title: "Webhooks", reads: "listWebhooks", render: webhooksView },
+  { id: "events", title: "Event feed", reads: "listEvents", render: eventsView },
 ] as const;
 
 const root = document.getElementById("console");
