@@ -172,7 +172,7 @@ func TestOWASP_Tokens_SignInTimeDoesNotTellAccounts(t *testing.T) {
 		"a key-only account": "customer@example.com",
 		"a disabled account": "gone@example.com",
 	}
-	const rounds = 15
+	const rounds = 20
 	times := map[string][]time.Duration{}
 	for range rounds {
 		for name, email := range cases {
@@ -185,13 +185,21 @@ func TestOWASP_Tokens_SignInTimeDoesNotTellAccounts(t *testing.T) {
 			times[name] = append(times[name], time.Since(start))
 		}
 	}
-	median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
-	ref := median(times["a wrong password"])
+	// The lower quartile: what a refusal costs when nothing else on the machine (other
+	// tests, other processes) slows it down. Skipping the password check for some
+	// refusals makes them an order of magnitude faster; noise is well within 2×.
+	ref := lowerQuartile(times["a wrong password"])
 	for name, d := range times {
-		m := median(d)
-		t.Logf("%s: median %s", name, m)
-		if m < ref*6/10 || m > ref*16/10 {
-			t.Errorf("%s takes %s (median of %d), a wrong password %s: the time tells them apart", name, m, rounds, ref)
+		q := lowerQuartile(d)
+		t.Logf("%s: lower quartile %s", name, q)
+		if q < ref/2 || q > ref*2 {
+			t.Errorf("%s takes %s (lower quartile of %d), a wrong password %s: the time tells them apart", name, q, rounds, ref)
 		}
 	}
+}
+
+// lowerQuartile is the 25th percentile of d (sorted in place).
+func lowerQuartile(d []time.Duration) time.Duration {
+	slices.Sort(d)
+	return d[len(d)/4]
 }
