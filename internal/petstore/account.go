@@ -288,6 +288,12 @@ const MaxKeysPerAccount = 25
 // event), and CheckKeyCount applies the cap to what is left.
 func KeysNeedRoom(live int) bool { return live >= MaxKeysPerAccount }
 
+// SessionMakesRoom reports whether a new session's key (session) for an account that
+// holds live keys, after its expired ones made room, ends the account's oldest live
+// session instead of failing the cap: signing in never fails for sessions of one's
+// own, while other keys still meet the cap.
+func SessionMakesRoom(live int, session bool) bool { return session && live >= MaxKeysPerAccount }
+
 // CheckKeyCount applies the cap on live keys to an account that holds live of them
 // and wants one more.
 func CheckKeyCount(live int) error {

@@ -43,6 +43,15 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			}
 			live -= len(revoked)
 		}
+		if petstore.SessionMakesRoom(live, k.Session) {
+			// A new session ends the oldest one rather than fail: a person who signs
+			// in often is not locked out by sessions of theirs that are still live.
+			oldest, err := revokeKeys(ctx, tx, now, k.AccountID, keySet{oldestSession: true}, k.By)
+			if err != nil {
+				return nil, err
+			}
+			revoked, live = append(revoked, oldest...), live-len(oldest)
+		}
 		if err := petstore.CheckKeyCount(live); err != nil {
 			return nil, err
 		}
@@ -115,6 +124,8 @@ type keySet struct {
 	expired bool
 	// sessions limits the set to the account's session keys (a password reset's).
 	sessions bool
+	// oldestSession limits it to the account's oldest live session key.
+	oldestSession bool
 }
 
 // revokeKeys revokes the keys of set of an account in tx (at most MaxKeysPerAccount),
@@ -131,6 +142,9 @@ func revokeKeys(ctx context.Context, tx pgx.Tx, at time.Time, accountID int64, s
 	}
 	if set.sessions {
 		which += ` AND session`
+	}
+	if set.oldestSession {
+		which += ` AND id = (SELECT min(id) FROM api_keys WHERE account_id = $2 AND session AND revoked_at IS NULL)`
 	}
 	rows, err := tx.Query(ctx, `WITH k AS (
 			UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL`+which+`

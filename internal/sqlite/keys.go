@@ -38,6 +38,15 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			}
 			live -= len(revoked)
 		}
+		if petstore.SessionMakesRoom(live, k.Session) {
+			// A new session ends the oldest one rather than fail: a person who signs
+			// in often is not locked out by sessions of theirs that are still live.
+			oldest, err := revokeKeys(ctx, tx, now, k.AccountID, keySet{oldestSession: true}, k.By)
+			if err != nil {
+				return nil, err
+			}
+			revoked, live = append(revoked, oldest...), live-len(oldest)
+		}
 		if err := petstore.CheckKeyCount(live); err != nil {
 			return nil, err
 		}
@@ -123,6 +132,8 @@ type keySet struct {
 	expired bool
 	// sessions limits the set to the account's session keys (a password reset's).
 	sessions bool
+	// oldestSession limits it to the account's oldest live session key.
+	oldestSession bool
 }
 
 // revokeKeys revokes the keys of set of an account in tx (at most MaxKeysPerAccount),
@@ -138,6 +149,9 @@ func revokeKeys(ctx context.Context, tx *sql.Tx, now time.Time, accountID int64,
 	}
 	if set.sessions {
 		q += ` AND session = 1`
+	}
+	if set.oldestSession {
+		q, args = q+` AND id = (SELECT min(id) FROM api_keys WHERE account_id = ? AND session = 1 AND revoked_at IS NULL)`, append(args, accountID)
 	}
 	rows, err := tx.QueryContext(ctx, q+` RETURNING id, name, prefix, created_at, scopes, expires_at, last_used_at`, args...)
 	if err != nil {

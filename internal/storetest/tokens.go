@@ -21,6 +21,7 @@ func testTokens(t *testing.T, open Opener) {
 	t.Run("a disabled account's tokens are refused", func(t *testing.T) { testDisabledTokens(t, open) })
 	t.Run("a reset sets the password and revokes session keys alone", func(t *testing.T) { testReset(t, open) })
 	t.Run("the operator revokes any account's key by id", func(t *testing.T) { testRevokeKeyByID(t, open) })
+	t.Run("a session at the cap ends the oldest session; another key meets the cap", func(t *testing.T) { testSessionsAtTheCap(t, open) })
 }
 
 // tokenHash is the stored form of a test's token secret.
@@ -285,4 +286,35 @@ func testRevokeKeyByID(t *testing.T, open Opener) {
 	wantCode(t, err, petstore.ENotFound)
 	_, err = f.s.RevokeKey(f.ctx, 999_999_999)
 	wantCode(t, err, petstore.ENotFound)
+}
+
+func testSessionsAtTheCap(t *testing.T, open Opener) {
+	f := setup(t, open)
+	a := f.account(petstore.Customer)
+	later := time.Now().Add(petstore.SessionLifetime)
+	session := func(i int) (petstore.APIKey, error) {
+		return f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: petstore.SessionKeyName, Prefix: "psk_s",
+			Hash: tokenHash(fmt.Sprint("cap-session-", a.ID, "-", i)), ExpiresAt: &later, Session: true})
+	}
+	integration, err := f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "integration", Prefix: "psk_i", Hash: tokenHash(name("cap-integration"))})
+	must(t, err)
+	var first petstore.APIKey
+	for i := range petstore.MaxKeysPerAccount - 1 {
+		k, err := session(i)
+		must(t, err)
+		if i == 0 {
+			first = k
+		}
+	}
+	// At the cap: another key is refused, another session ends the oldest session.
+	_, err = f.s.CreateAPIKey(f.ctx, petstore.NewAPIKey{AccountID: a.ID, Name: "one more", Prefix: "psk_m", Hash: tokenHash(name("cap-more"))})
+	wantCode(t, err, petstore.EConflict)
+	_, err = session(petstore.MaxKeysPerAccount)
+	must(t, err)
+	keys, err := f.s.APIKeys(f.ctx, a.ID, petstore.Page{Limit: 100})
+	must(t, err)
+	if len(keys) != petstore.MaxKeysPerAccount || keys[0].ID != integration.ID || keys[1].ID == first.ID {
+		t.Errorf("after a session at the cap: %d live keys, first %d then %d; want %d with the integration kept and session %d ended",
+			len(keys), keys[0].ID, keys[1].ID, petstore.MaxKeysPerAccount, first.ID)
+	}
 }
