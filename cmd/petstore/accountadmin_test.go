@@ -3,8 +3,11 @@ package main
 import (
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acme-pets/petstore/internal/mail/mailtest"
 )
 
 func TestAccountsListAndDisable(t *testing.T) {
@@ -152,5 +155,23 @@ func TestAccountsInviteEnableAndRevokeByID(t *testing.T) {
 				t.Errorf("exit %d (%q), want %d saying %q", code, stderr, tt.code, tt.says)
 			}
 		})
+	}
+}
+
+// TestAccountsInviteMailsTheLinkWithSMTP: with --smtp-url the printed link also goes,
+// through a real SMTP server, to the person invited.
+func TestAccountsInviteMailsTheLinkWithSMTP(t *testing.T) {
+	box := mailtest.Start(t, mailtest.Options{})
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	env := func(string) string { return "" }
+	code, stdout, stderr := runExit(t, env, "accounts", "invite", "--email", "clerk@example.com", "--database", db,
+		"--public-url", "https://shop.example.com", "--smtp-url", box.URL("smtp", "", ""), "--smtp-from", "shop@example.com")
+	if code != 0 || !strings.Contains(stderr, "mailed the link to clerk@example.com") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := box.WaitMessages(t, 1)[0]
+	link := strings.TrimSpace(stdout)
+	if got.From != "shop@example.com" || !slices.Equal(got.To, []string{"clerk@example.com"}) || !strings.Contains(got.Text, link) {
+		t.Errorf("the mail from %s to %v does not hold %s:\n%s", got.From, got.To, link, got.Text)
 	}
 }
