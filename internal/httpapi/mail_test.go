@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
@@ -128,5 +129,20 @@ func TestOWASP_Tokens_ResetTimeDoesNotTellAccounts(t *testing.T) {
 	t.Logf("lower quartiles: known %s, unknown %s", known, unknown)
 	if known > unknown*2+time.Millisecond || unknown > known*2+time.Millisecond {
 		t.Errorf("a known email answers in %s, an unknown one in %s: the time tells them apart", known, unknown)
+	}
+}
+
+// TestResetMailsToOneAddressAreLimited: requests from any number of addresses send
+// one mailbox as many reset mails as an email has failed logins (5), then one a minute.
+func TestResetMailsToOneAddressAreLimited(t *testing.T) {
+	mailer, box := withMailpit(t)
+	a := newTestAPI(t, mailer, noCredentialLimit)
+	a.signUp(t, "kate@example.com", "correct horse battery")
+	for i := range 8 {
+		a.do(t, req{Method: "POST", Path: "/v1/password-resets", Body: `{"email":"kate@example.com"}`, From: fmt.Sprintf("127.0.0.%d", 30+i)}).expect(202, "")
+		a.Server.WaitBackground()
+	}
+	if got := len(box.WaitMessages(t, 5)); got != 5 {
+		t.Errorf("%d reset mails to one address, want 5", got)
 	}
 }

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"time"
 
@@ -193,6 +195,13 @@ func (h *Handler) mailReset(ctx context.Context, raw string) {
 		if err != nil && petstore.ErrorCode(err) != petstore.ENotFound {
 			h.log.WarnContext(ctx, "password reset: look up the account", "err", err)
 		}
+		return
+	}
+	// An address is sent as many reset mails as an email has failed logins, then one a
+	// minute: requests from many addresses cannot flood one mailbox.
+	sum := sha256.Sum256([]byte(petstore.EmailKey(a.Email)))
+	if _, ok := h.bookFailure(ctx, "reset:"+hex.EncodeToString(sum[:16])); !ok {
+		h.log.WarnContext(ctx, "password reset: too many for this account; no mail", "account_id", a.ID)
 		return
 	}
 	token, tokenHash := auth.NewToken(auth.ResetPrefix)

@@ -4878,9 +4878,9 @@ func (s *Server) handleReplacePetRequest(args [1]string, argsEscaped bool, w htt
 //
 // The answer is the same `202` with the same message for every email, known or not, and comes before
 // the account is looked up (the lookup and the mail happen after it), so neither its words nor its
-// time tell whether an account exists. A server without mail (no `--smtp-url`) answers
-// `503 unavailable` for every email alike. The guessing limits of HTTP Basic logins apply per client
-// address (policy `"credentials"`).
+// time tell whether an account exists. One account is sent five reset mails, then one a minute,
+// however many ask. A server without mail (no `--smtp-url`) answers `503 unavailable` for every email
+// alike. The guessing limits of HTTP Basic logins apply per client address (policy `"credentials"`).
 //
 // POST /password-resets
 func (s *Server) handleRequestPasswordResetRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {

@@ -2486,7 +2486,8 @@ type ClientInterface interface {
 	//
 	// The answer is the same `202` with the same message for every email, known or not,
 	// and comes before the account is looked up (the lookup and the mail happen after
-	// it), so neither its words nor its time tell whether an account exists. A server
+	// it), so neither its words nor its time tell whether an account exists. One account
+	// is sent five reset mails, then one a minute, however many ask. A server
 	// without mail (no `--smtp-url`) answers `503 unavailable` for every email alike. The
 	// guessing limits of HTTP Basic logins apply per client address (policy
 	// `"credentials"`).
@@ -2505,7 +2506,8 @@ type ClientInterface interface {
 	//
 	// The answer is the same `202` with the same message for every email, known or not,
 	// and comes before the account is looked up (the lookup and the mail happen after
-	// it), so neither its words nor its time tell whether an account exists. A server
+	// it), so neither its words nor its time tell whether an account exists. One account
+	// is sent five reset mails, then one a minute, however many ask. A server
 	// without mail (no `--smtp-url`) answers `503 unavailable` for every email alike. The
 	// guessing limits of HTTP Basic logins apply per client address (policy
 	// `"credentials"`).
@@ -3833,7 +3835,8 @@ func (c *Client) GetMessage(ctx context.Context, messageID string, reqEditors ..
 //
 // The answer is the same `202` with the same message for every email, known or not,
 // and comes before the account is looked up (the lookup and the mail happen after
-// it), so neither its words nor its time tell whether an account exists. A server
+// it), so neither its words nor its time tell whether an account exists. One account
+// is sent five reset mails, then one a minute, however many ask. A server
 // without mail (no `--smtp-url`) answers `503 unavailable` for every email alike. The
 // guessing limits of HTTP Basic logins apply per client address (policy
 // `"credentials"`).
@@ -3862,7 +3865,8 @@ func (c *Client) RequestPasswordResetWithBody(ctx context.Context, contentType s
 //
 // The answer is the same `202` with the same message for every email, known or not,
 // and comes before the account is looked up (the lookup and the mail happen after
-// it), so neither its words nor its time tell whether an account exists. A server
+// it), so neither its words nor its time tell whether an account exists. One account
+// is sent five reset mails, then one a minute, however many ask. A server
 // without mail (no `--smtp-url`) answers `503 unavailable` for every email alike. The
 // guessing limits of HTTP Basic logins apply per client address (policy
 // `"credentials"`).
