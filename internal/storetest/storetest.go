@@ -44,6 +44,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"accounts", testAccounts},
 		{"account administration", testAccountAdmin},
+		{"accounts by role", testAccountRoles},
 		{"api keys", testKeys},
 		{"the cap on keys", testKeyCap},
 		{"caps under parallel writes", testParallelCaps},
