@@ -15,11 +15,13 @@
 import { createPetstore, PetstoreError, type Category, type CurrentAccount, type Petstore } from "@acme-pets/petstore";
 import { categoriesView } from "./categories.js";
 import { describe, type Console } from "./context.js";
+import { customersView } from "./customers.js";
 import { field, h, keepFocus, put } from "./dom.js";
 import { keysView } from "./keys.js";
 import { AccountNames } from "./lookup.js";
 import { ordersView } from "./orders.js";
 import { salesView } from "./sales.js";
+import { staffView } from "./staff.js";
 import { loadDocument, Rules } from "./rules.js";
 import { lackedScope, permissions, scopeCatalogue, type ScopeCatalogue } from "./scopes.js";
 import { stockView } from "./stock.js";
@@ -32,6 +34,8 @@ const views = [
   { id: "orders", title: "Orders", reads: "listOrders", render: ordersView },
   { id: "sales", title: "Sales", reads: "getSalesReport", render: salesView },
   { id: "categories", title: "Categories", reads: "listCategories", render: categoriesView },
+  { id: "customers", title: "Customers", reads: "listAccounts", render: customersView },
+  { id: "staff", title: "Staff", reads: "listAccounts", render: staffView },
   { id: "keys", title: "API keys", reads: "listApiKeys", render: keysView },
 ] as const;
 
