@@ -71,6 +71,8 @@ var consoleScenarios = []struct {
 	{"a narrower key: only the screens and controls its scopes allow", narrowerKey},
 	{"a clerk key sees no Add a pet, Remove or Create a key, and restocks", clerkKey},
 	{"a key without accounts:read: orders name their customers by id, and say why", keyWithoutAccountsRead},
+	{"staff: demote, disable, and the last enabled admin refused (last_admin), by the keyboard too", staffChangeRolesUnderTheLastAdminRule},
+	{"customers: the list, and a customer's orders beneath its row", customersShowTheirOrders},
 	{"phone width and dark", phoneWidthAndDark},
 	{"the accessibility check catches an unlabelled control", axeCatchesAnUnlabelledControl},
 	{"sign out forgets the key", signOutForgetsTheKey},
