@@ -535,7 +535,10 @@ func TestOWASP_API7_ServerSideRequestForgery(t *testing.T) {
 	// A webhook endpoint's URL is the one URL the service fetches: webhook.Sender
 	// checks every address it dials (after DNS) and follows no redirect, and the URL
 	// is checked when it is set (below).
-	fetched := map[string]bool{"NewWebhook.url": true, "WebhookPatch.url": true, "Webhook.url": true}
+	// An invitation's url is a link the service builds from its configured public
+	// URL (never the request's Host; TestInvitationLinksIgnoreTheHostHeader) and
+	// never fetches.
+	fetched := map[string]bool{"NewWebhook.url": true, "WebhookPatch.url": true, "Webhook.url": true, "Invitation.url": true}
 	for name, schema := range doc.Components.Schemas {
 		for prop, p := range schema.Value.Properties {
 			if f := p.Value.Format; (f == "uri" || f == "url" || strings.HasSuffix(strings.ToLower(prop), "url")) && !fetched[name+"."+prop] {

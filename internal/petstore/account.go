@@ -180,6 +180,9 @@ type NewAPIKey struct {
 	// By is who makes the key, for its api_key.created event; the zero Actor is the
 	// operator (petstore keys create, the first start's key).
 	By Actor
+	// Session marks a session's key (POST /sessions and the one-time links): a
+	// password reset revokes those, and no other key.
+	Session bool
 }
 
 // KeyGrant is what a new key may do and for how long, as asked for.
