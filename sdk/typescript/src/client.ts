@@ -12,6 +12,8 @@ import type {
   Event,
   InventoryItem,
   InventoryUpdate,
+  Invitation,
+  InvitationAcceptance,
   ListAccountsQuery,
   ListApiKeysQuery,
   ListCategoriesQuery,
@@ -25,17 +27,23 @@ import type {
   NewAccount,
   NewApiKey,
   NewCategory,
+  NewInvitation,
   NewMessage,
   NewOrder,
   NewPet,
+  NewSession,
   NewWebhook,
   Order,
   OrderUpdate,
+  PasswordResetConfirmation,
+  PasswordResetRequest,
+  PasswordResetRequested,
   Pet,
   PetPatch,
   SalesReport,
   SalesReportQuery,
   SecretRotation,
+  Session,
   Webhook,
   WebhookPatch,
   WebhookWithSecret,
@@ -146,6 +154,26 @@ export interface Petstore {
      * `last_admin`).
      */
     update(accountId: number, patch: AccountPatch, options?: CallOptions): Promise<Account>;
+  };
+  sessions: {
+    /**
+     * Sign in with email and password (no key needed): the answer holds the account and a
+     * new key for the session (`key.key`, 12 hours). Sign out with `apiKeys.revoke(key.id)`.
+     * A wrong email or password, or a disabled account, is one 401 `PetstoreError`.
+     */
+    create(credentials: NewSession, options?: CallOptions): Promise<Session>;
+  };
+  invitations: {
+    /** Invite a person by email and role (admins, with `accounts:manage`): `url` is the one-time link, shown once; `mailed` says whether it was mailed. */
+    create(invitation: NewInvitation, options?: CallOptions): Promise<Invitation>;
+    /** Accept an invitation with its link's token and a password (no key needed), and sign in; a bad token is 400 `invalid_token`. */
+    accept(acceptance: InvitationAcceptance, options?: CallOptions): Promise<Session>;
+  };
+  passwordResets: {
+    /** Ask for a reset link by mail (no key needed): the same answer for every email; 503 `unavailable` when the server has no mail. */
+    request(request: PasswordResetRequest, options?: CallOptions): Promise<PasswordResetRequested>;
+    /** Set a new password with a reset link's token (no key needed), and sign in; a bad token is 400 `invalid_token`. */
+    confirm(confirmation: PasswordResetConfirmation, options?: CallOptions): Promise<Session>;
   };
   apiKeys: {
     /**
@@ -370,6 +398,17 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       list: (query = {}, o) => list((middleware) => raw.GET("/accounts", { params: { query }, middleware, ...init(o) })),
       pages: (query = {}, o) => pages((middleware) => raw.GET("/accounts", { params: { query }, middleware, ...init(o) })),
       update: (accountId, body, o) => unwrap(raw.PATCH("/accounts/{accountId}", { params: { path: { accountId } }, body, ...init(o) })),
+    },
+    sessions: {
+      create: (body, o) => unwrap(raw.POST("/sessions", { body, ...init(o) })),
+    },
+    invitations: {
+      create: (body, o) => unwrap(raw.POST("/invitations", { body, ...init(o) })),
+      accept: (body, o) => unwrap(raw.POST("/invitations/accept", { body, ...init(o) })),
+    },
+    passwordResets: {
+      request: (body, o) => unwrap(raw.POST("/password-resets", { body, ...init(o) })),
+      confirm: (body, o) => unwrap(raw.POST("/password-resets/confirm", { body, ...init(o) })),
     },
     apiKeys: {
       // async: an invalid Date rejects (RangeError) like any failed call, before anything is sent.

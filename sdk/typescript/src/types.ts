@@ -207,6 +207,17 @@ export interface ApiKeyChange extends Omit<Schemas["ApiKeyChange"], "actor" | "s
   actor: Actor;
 }
 
+/** A signed-in person (`sessions.create`, `invitations.accept`, `passwordResets.confirm`): the account, and the session's key (`key.key`, 12 hours). */
+export interface Session extends Omit<Schemas["Session"], "account" | "key"> {
+  account: Account;
+  key: CreatedApiKey;
+}
+/** An invitation: `url` is its one-time link (shown once), `mailed` whether the server mailed it. */
+export interface Invitation extends Omit<Schemas["Invitation"], "role"> {
+  role: Role;
+}
+export type PasswordResetRequested = Schemas["PasswordResetRequested"];
+
 // Requests: closed lists, as the server accepts nothing else.
 export type NewAccount = Schemas["NewAccount"];
 /** A JSON merge patch of an account (admins): `role`, `disabled`; fields left out keep their value. */
@@ -220,6 +231,13 @@ export interface NewApiKey extends Omit<Schemas["NewApiKey"], "expiresAt"> {
   expiresAt?: Date | string;
 }
 export type NewMessage = Schemas["NewMessage"];
+/** Email and password; `scopes` narrows the session's key (every scope of the role without). */
+export type NewSession = Schemas["NewSession"];
+/** `role`: `admin` (the default) or `customer`. */
+export type NewInvitation = Schemas["NewInvitation"];
+export type InvitationAcceptance = Schemas["InvitationAcceptance"];
+export type PasswordResetRequest = Schemas["PasswordResetRequest"];
+export type PasswordResetConfirmation = Schemas["PasswordResetConfirmation"];
 export type NewPet = Schemas["NewPet"];
 /** A JSON merge patch: fields left out keep their value; `price: null` takes the price away. */
 export type PetPatch = Schemas["PetPatch"];
