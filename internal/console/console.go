@@ -33,16 +33,6 @@ var pageHTML string
 // Prefix is where the page lives; its assets are under Prefix + "/assets/".
 const Prefix = "/console"
 
-// The one-time links of invitations and password resets (POST /invitations, POST
-// /password-resets) open the page at these paths, with ?token=: the script reads the
-// token, takes it out of the address bar at once and asks for a password. The page
-// answers Referrer-Policy: no-referrer (webasset.ServePage), as it does at Prefix, so
-// the token never leaves in a Referer.
-const (
-	AcceptPath = Prefix + "/accept"
-	ResetPath  = Prefix + "/reset"
-)
-
 // contentSecurityPolicy allows this origin only: the script and stylesheet of this
 // package, and calls to the API (connect-src). The page builds its elements with
 // the DOM, never from markup, so Trusted Types can be required with no policy at
@@ -79,7 +69,6 @@ var New = sync.OnceValues(func() (*webasset.Page, error) {
 		return nil, fmt.Errorf("console: page: %w", err)
 	}
 	h := webasset.NewPage(Prefix, contentSecurityPolicy, assets...)
-	h.ServeAlsoAt(AcceptPath, ResetPath)
 	h.SetHTML(b.Bytes())
 	return h, nil
 })

@@ -133,7 +133,6 @@ func acceptsGzip(header string) bool {
 // and Asset do: the shell of /docs and of /console.
 type Page struct {
 	path   string
-	also   []string // more paths of the same page (ServeAlsoAt)
 	csp    string
 	html   []byte
 	assets map[string]*Asset // by URL path
@@ -149,28 +148,23 @@ func NewPage(at, csp string, assets ...*Asset) *Page {
 	return p
 }
 
-// ServeAlsoAt serves the page at these paths too, the same HTML under the same
-// headers: the console's one-time links (/console/accept, /console/reset) open it, and
-// its script reads the path.
-func (p *Page) ServeAlsoAt(paths ...string) { p.also = append(p.also, paths...) }
-
 // SetHTML sets the page's HTML.
 func (p *Page) SetHTML(html []byte) { p.html = html }
 
 // Paths lists the URL paths the page serves: its own and each asset's.
 func (p *Page) Paths() []string {
-	paths := make([]string, 0, len(p.assets)+len(p.also)+1)
+	paths := make([]string, 0, len(p.assets)+1)
 	for u := range p.assets {
 		paths = append(paths, u)
 	}
 	slices.Sort(paths)
-	return append(append([]string{p.path}, p.also...), paths...)
+	return append([]string{p.path}, paths...)
 }
 
 // ServeHTTP serves the page at its path and the assets at the other Paths; anything
 // else answers 404 (route only Paths here and let the caller answer the rest).
 func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == p.path || slices.Contains(p.also, r.URL.Path) {
+	if r.URL.Path == p.path {
 		ServePage(w, r, p.html, p.csp)
 		return
 	}
