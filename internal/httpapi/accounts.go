@@ -88,8 +88,8 @@ func (h *Handler) CreateApiKey(ctx context.Context, req *oas.NewApiKey) (oas.Cre
 	if err != nil {
 		return nil, err
 	}
-	return &oas.CreatedApiKey{ID: k.ID, Name: k.Name, Key: key, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC(),
-		Scopes: k.Scopes, ExpiresAt: timeOpt(k.ExpiresAt)}, nil
+	out := createdKey(k, key)
+	return &out, nil
 }
 
 func (h *Handler) ListApiKeys(ctx context.Context, params oas.ListApiKeysParams) (oas.ListApiKeysRes, error) {

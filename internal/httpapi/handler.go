@@ -35,6 +35,12 @@ type Handler struct {
 	// currency is the shop's, which every amount is in (the store's, when the
 	// handler was made).
 	currency string
+	// publicURL starts the links of invitations and resets (Config.PublicURL).
+	publicURL string
+	// mailer sends them; nil when the server has no mail.
+	mailer Mailer
+	// resets runs the lookups and mails of reset requests after their answers.
+	resets *background
 }
 
 var _ oas.Handler = (*Handler)(nil)
