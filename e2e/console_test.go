@@ -73,6 +73,8 @@ var consoleScenarios = []struct {
 	{"a key without accounts:read: orders name their customers by id, and say why", keyWithoutAccountsRead},
 	{"staff: demote, disable, and the last enabled admin refused (last_admin), by the keyboard too", staffChangeRolesUnderTheLastAdminRule},
 	{"customers: the list, and a customer's orders beneath its row", customersShowTheirOrders},
+	{"an invited person accepts the link, signs in with a password, restocks, signs out (the session key then 401)", invitedPersonSignsIn},
+	{"sign-in: a wrong password and a customer refused; forgot password without mail", signInRefusals},
 	{"phone width and dark", phoneWidthAndDark},
 	{"the accessibility check catches an unlabelled control", axeCatchesAnUnlabelledControl},
 	{"sign out forgets the key", signOutForgetsTheKey},
