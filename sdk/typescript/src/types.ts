@@ -75,6 +75,7 @@ export const knownValues = {
     "invalid_transition",
     "not_for_sale",
     "last_admin",
+    "invalid_token",
     "gone",
     "payload_too_large",
     "request_timeout",
