@@ -31,14 +31,17 @@ import (
 // orders are cancelled (after a confirmation) and given a ship date; the Orders screen
 // shows each order's status, dates, total and unit price and filters as the API does,
 // and the Sales screen the API's figures with a bar per day (console_sales_test.go);
-// categories and keys are made and removed; a revoked key is refused at once. The page
+// categories and keys are made and removed; a revoked key is refused at once; webhook
+// endpoints are added, disabled, enabled, rotated and deleted, and a failed delivery
+// retried succeeds at a real receiver; the event feed filters by type and opens an
+// event (console_webhooks_test.go, also at 375px with the keyboard alone). The page
 // is checked with axe-core (no serious or critical violation, light and dark, desktop
 // and phone); every scenario's tab loads nothing from another origin, breaks no rule of
 // the page's Content-Security-Policy, throws nothing and never puts the key in a URL or
 // a cookie. Screenshots at desktop and phone width go to e2e/test-output/.
 //
 // The scenarios share the server and Chromium, started once (console_stock_test.go,
-// console_orders_test.go and console_keys_test.go hold them).
+// console_orders_test.go, console_keys_test.go and console_webhooks_test.go hold them).
 func TestConsole(t *testing.T) {
 	suite := startConsoleSuite(t)
 	for _, s := range consoleScenarios {
@@ -75,6 +78,10 @@ var consoleScenarios = []struct {
 	{"customers: the list, and a customer's orders beneath its row", customersShowTheirOrders},
 	{"an invited person accepts the link, signs in with a password, restocks, signs out (the session key then 401)", invitedPersonSignsIn},
 	{"sign-in: a wrong password and a customer refused; forgot password without mail", signInRefusals},
+	{"webhooks: a failed delivery, retried, succeeds; add, disable, enable, rotate (with and without overlap), delete", webhookRetriesAFailedDelivery},
+	{"event feed: filtered by type, page by page; an event opens with its data", eventFeedFiltersAndOpens},
+	{"webhooks and the event feed at 375px with the keyboard alone", webhooksAndFeedByKeyboardOnPhone},
+	{"webhooks and the event feed for a narrower key: the types it may read", feedAndWebhooksForANarrowerKey},
 	{"phone width and dark", phoneWidthAndDark},
 	{"the accessibility check catches an unlabelled control", axeCatchesAnUnlabelledControl},
 	{"sign out forgets the key", signOutForgetsTheKey},
@@ -96,7 +103,8 @@ type consoleSuite struct {
 
 func startConsoleSuite(t *testing.T) *consoleSuite {
 	chromium := findChromium(t)
-	s := &consoleSuite{axe: axeSource(t), srv: startServer(t)}
+	// Webhook endpoints on 127.0.0.1: the webhooks scenarios' receivers (console_webhooks_test.go).
+	s := &consoleSuite{axe: axeSource(t), srv: startServer(t, "--webhooks-allow-private")}
 	if err := os.MkdirAll(outputDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -279,10 +287,14 @@ func everyScreenStaysHome(sc *scene) {
 		{"sales", `document.querySelector('.sales dl.totals') !== null`},
 		{"categories", `document.querySelector('tr[data-category-id]') !== null`},
 		{"keys", `document.querySelector('tr[data-key-id]') !== null`},
+		{"webhooks", `document.querySelector('#webhooks-title') !== null && !document.querySelector('.pager .count')?.textContent.startsWith('Loading')`},
+		{"events", `document.querySelector('#events-title') !== null && !document.querySelector('.pager .count')?.textContent.startsWith('Loading')`},
 	} {
 		b.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`nav a[href="#%s"]`, screen.hash))))
 		b.wait(screen.ready, "the "+screen.hash+" screen")
 	}
+	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
+	b.wait(`document.querySelector('tr[data-key-id]') !== null`, "the keys screen")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
 	b.wait(`document.querySelectorAll('form.add input[name=scopes]').length > 0`, "the scopes")
 	sc.checkTabStayedHome()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"golang.org/x/text/currency"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
@@ -42,6 +44,9 @@ type serveConfig struct {
 	eventRetention       time.Duration
 	keyMaxLifetime       time.Duration
 	currency             string
+
+	smtpURL  string // a secret: it may hold a password (redactDSN)
+	smtpFrom string
 
 	handlerTimeout time.Duration
 	maxHeaderBytes int
@@ -82,6 +87,8 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.DurationVar(&c.eventRetention, "event-retention", 30*24*time.Hour, "how long the event feed keeps an event and its deliveries")
 	fs.DurationVar(&c.keyMaxLifetime, "key-max-lifetime", 0, "longest lifetime of a new API key, and the lifetime of one made without an expiry; 0 allows keys that never expire")
 	fs.StringVar(&c.currency, "currency", petstore.DefaultCurrency, "the shop's currency, an ISO 4217 code (EUR, USD, JPY): prices and totals are in its minor unit; a shop with orders keeps the one they are in")
+	fs.StringVar(&c.smtpURL, "smtp-url", "", "SMTP server the service sends mail through (invitations, password resets): smtp://user:password@host:port (STARTTLS when offered; port 587 by default) or smtps://… (implicit TLS; 465); put it in the environment, it holds a password")
+	fs.StringVar(&c.smtpFrom, "smtp-from", "", "From address of the mail (\"Pet Store <shop@example.com>\"); default petstore@ and the host of the service's public URL")
 	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
 	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
 	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read request headers")
@@ -167,7 +174,46 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 	if _, err := newLogger(io.Discard, c.logFormat, c.logLevel); err != nil {
 		return c, err
 	}
+	if _, err := c.mailer(); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// mailer is the mail sender of --smtp-url and --smtp-from, nil without --smtp-url.
+// Its errors never quote the URL.
+func (c serveConfig) mailer() (*mail.Sender, error) {
+	if c.smtpFrom != "" {
+		if err := mail.CheckAddress(c.smtpFrom); err != nil {
+			return nil, fmt.Errorf("--smtp-from: %w", err)
+		}
+	}
+	if c.smtpURL == "" {
+		return nil, nil
+	}
+	from := c.smtpFrom
+	if from == "" {
+		from = defaultMailFrom("http://" + c.addr)
+	}
+	s, err := mail.New(c.smtpURL, from)
+	if err != nil {
+		return nil, fmt.Errorf("--smtp-url: %w", hideURL(err, c.smtpURL))
+	}
+	return s, nil
+}
+
+// defaultMailFrom is the From address when --smtp-from is not given: petstore at the
+// host of the service's public URL, or at localhost when that host is an IP address
+// or none (a mail server may refuse either: set --smtp-from).
+func defaultMailFrom(publicURL string) string {
+	host := ""
+	if u, err := url.Parse(publicURL); err == nil {
+		host = u.Hostname()
+	}
+	if host == "" || net.ParseIP(host) != nil || mail.CheckAddress("petstore@"+host) != nil {
+		host = "localhost"
+	}
+	return "petstore@" + strings.ToLower(host)
 }
 
 // defaultAdminAddr is the operator port unless told otherwise: on loopback, so that

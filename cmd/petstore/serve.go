@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/sqlite"
@@ -97,13 +98,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 }
 
 // deps are what the HTTP layer is wired to: the store, the rate limiter, the log,
-// and the webhook sender and dispatcher.
+// the webhook sender and dispatcher, and the mail sender.
 type deps struct {
 	store      petstore.Store
 	limits     limits
 	log        *slog.Logger
 	sender     *webhook.Sender
 	deliveries *webhook.Dispatcher
+	// mail sends the service's mail (--smtp-url); nil when no SMTP server is set.
+	// Hand it to an interface (httpapi's Mailer) only when it is not nil: a nil
+	// *mail.Sender in an interface is an interface that is not nil.
+	mail *mail.Sender
 	// busy is the HTTP server, once made: the dispatcher paces itself while it serves
 	// requests.
 	busy *atomic.Pointer[httpapi.Server]
@@ -113,6 +118,12 @@ type deps struct {
 // data when asked.
 func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Writer) (d deps, err error) {
 	d.log = log
+	if d.mail, err = c.mailer(); err != nil {
+		return d, err
+	}
+	if d.mail != nil {
+		log.Info("mail goes through an SMTP server", "server", d.mail.Host(), "from", d.mail.From())
+	}
 	// The store wakes the dispatcher when a commit queues deliveries; the dispatcher
 	// needs the store, so the hook finds it once it is made.
 	var wake atomic.Pointer[webhook.Dispatcher]

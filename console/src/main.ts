@@ -16,6 +16,7 @@
 
 import { createPetstore, PetstoreError, type Category, type CurrentAccount, type Petstore } from "@acme-pets/petstore";
 import { categoriesView } from "./categories.js";
+import { eventsView } from "./events.js";
 import { describe, type Console } from "./context.js";
 import { customersView } from "./customers.js";
 import { h, keepFocus, put } from "./dom.js";
@@ -28,6 +29,7 @@ import { loadDocument, Rules } from "./rules.js";
 import { lackedScope, permissions, scopeCatalogue, type ScopeCatalogue } from "./scopes.js";
 import { forgetSession, keepSession, keptSession, showLink, showSignIn, takeLinkToken, type SessionKey, type SignInHooks, type SignInMessage } from "./signin.js";
 import { stockView } from "./stock.js";
+import { webhooksView } from "./webhooks.js";
 
 // Each screen with the operation it reads: offered only to a key that may call it.
 const views = [
@@ -38,6 +40,8 @@ const views = [
   { id: "customers", title: "Customers", reads: "listAccounts", render: customersView },
   { id: "staff", title: "Staff", reads: "listAccounts", render: staffView },
   { id: "keys", title: "API keys", reads: "listApiKeys", render: keysView },
+  { id: "webhooks", title: "Webhooks", reads: "listWebhooks", render: webhooksView },
+  { id: "events", title: "Event feed", reads: "listEvents", render: eventsView },
 ] as const;
 
 const root = document.getElementById("console");
