@@ -61,7 +61,7 @@ func (sc *scene) invite(email string) string {
 // (it answers 401); the link does not work twice; and the password signs in again.
 func invitedPersonSignsIn(sc *scene) {
 	t, b, srv := sc.t, sc.b, sc.srv
-	toffee := sc.pet("Toffee", 0)
+	gingersnap := sc.pet("Gingersnap", 0)
 	email := fmt.Sprintf("invited%d@example.com", sc.scenes.Load())
 	sc.signInAsStaff()
 	link := sc.invite(email)
@@ -104,12 +104,12 @@ func invitedPersonSignsIn(sc *scene) {
 	other.wait(`document.querySelector('form.sign-in-password input[name=email]') !== null`, "the sign-in in a new tab")
 
 	// A clerk's task: restock.
-	sc.findPet("Toffee")
-	input := b.mark(stockRow("Toffee")+`.querySelector('input[name=quantity]')`, "stock")
+	sc.findPet("Gingersnap")
+	input := b.mark(stockRow("Gingersnap")+`.querySelector('input[name=quantity]')`, "stock")
 	evalAs[bool](b, `(document.querySelector('`+input+`').value = '', true)`)
 	b.do(chromedp.SendKeys(input, "4\r"))
-	b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Toffee: stock 4, available.'`, "the restock")
-	if got := srv.stock(t, toffee.ID); got.Quantity != 4 {
+	b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Gingersnap: stock 4, available.'`, "the restock")
+	if got := srv.stock(t, gingersnap.ID); got.Quantity != 4 {
 		t.Errorf("stock in the API %d, want 4", got.Quantity)
 	}
 
