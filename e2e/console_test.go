@@ -34,14 +34,19 @@ import (
 // categories and keys are made and removed; a revoked key is refused at once; webhook
 // endpoints are added, disabled, enabled, rotated and deleted, and a failed delivery
 // retried succeeds at a real receiver; the event feed filters by type and opens an
-// event (console_webhooks_test.go, also at 375px with the keyboard alone). The page
+// event (console_webhooks_test.go, also at 375px with the keyboard alone); staff are
+// invited from the Staff screen, accept the link, sign in with a password (a session key
+// kept in the tab only, revoked on sign-out), demote and disable one another under the
+// last-admin rule, and open a customer's orders (console_signin_test.go,
+// console_staff_test.go). The page
 // is checked with axe-core (no serious or critical violation, light and dark, desktop
 // and phone); every scenario's tab loads nothing from another origin, breaks no rule of
 // the page's Content-Security-Policy, throws nothing and never puts the key in a URL or
 // a cookie. Screenshots at desktop and phone width go to e2e/test-output/.
 //
 // The scenarios share the server and Chromium, started once (console_stock_test.go,
-// console_orders_test.go, console_keys_test.go and console_webhooks_test.go hold them).
+// console_orders_test.go, console_keys_test.go, console_webhooks_test.go,
+// console_signin_test.go and console_staff_test.go hold them).
 func TestConsole(t *testing.T) {
 	suite := startConsoleSuite(t)
 	for _, s := range consoleScenarios {
