@@ -214,7 +214,7 @@ function showForgot(app: HTMLElement, hooks: SignInHooks, email: string): void {
         (answer) => put(status, answer.message),
         (problem: unknown) => {
           const unavailable = problem instanceof PetstoreError && problem.status === 503 && problem.code === "unavailable";
-          put(error, unavailable ? `${describe(problem)}. Ask an admin of the shop to help you sign in.` : describe(problem));
+          put(error, unavailable ? `${describe(problem).replace(/\.$/, "")}. Ask an admin of the shop to help you sign in.` : describe(problem));
         },
       )
       .finally(() => {
