@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,7 +45,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	base := baseURL(ln.Addr())
-	api, err := httpapi.New(c.api(d, base))
+	if !c.noBootstrap {
+		// After listening: the first admin's invitation link names the address.
+		if err := bootstrap(ctx, d.store, stdout, cmp.Or(c.publicURL, base)); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	cfg := c.api(d, base)
+	if d.mail != nil {
+		cfg.Mailer = d.mail // never a nil *mail.Sender in the interface
+	}
+	api, err := httpapi.New(cfg)
 	if err != nil {
 		ln.Close()
 		return err
@@ -88,6 +100,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	usesDone := make(chan struct{})
 	go func() { api.RecordKeyUses(uctx); close(usesDone) }()
 	err = listen(ctx, c, log, ln, api, admin)
+	api.WaitBackground() // the reset mails the last requests started
 	stop()
 	stopUses()
 	<-usesDone
@@ -114,7 +127,7 @@ type deps struct {
 	busy *atomic.Pointer[httpapi.Server]
 }
 
-// openDeps opens the store and the limiter, then makes the first admin and the demo
+// openDeps opens the store and the limiter, then makes the demo
 // data when asked.
 func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Writer) (d deps, err error) {
 	d.log = log
@@ -165,11 +178,6 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	}
 	if d.limits, err = newLimits(ctx, c.redis, c.redisPrefix, log); err != nil {
 		return d, err
-	}
-	if !c.noBootstrap {
-		if err := bootstrap(ctx, d.store, stdout); err != nil {
-			return d, err
-		}
 	}
 	if c.demo {
 		if err := fillDemo(ctx, d.store, log); err != nil {
@@ -326,9 +334,11 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 // bootstrapEmail is the admin account made on first start.
 const bootstrapEmail = "admin@petstore.local"
 
-// bootstrap makes an admin account and prints its key once when the database has no
-// account at all, so that a new operator can start working at once.
-func bootstrap(ctx context.Context, st petstore.Store, stdout io.Writer) error {
+// bootstrap makes an admin account when the database has no account at all, and
+// prints its key once and an invitation link that gives it a password (publicURL's
+// /console/accept), so that a new operator can start working at once, with the API
+// or in the console.
+func bootstrap(ctx context.Context, st petstore.Store, stdout io.Writer, publicURL string) error {
 	n, err := st.CountAccounts(ctx)
 	if err != nil || n > 0 {
 		return err
@@ -344,7 +354,14 @@ func bootstrap(ctx context.Context, st petstore.Store, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nFirst start: created the admin account %s. Its API key is shown only this once:\n\n    %s\n\nTurn this off with --no-bootstrap; make more keys with `petstore keys create`.\n\n", bootstrapEmail, key)
+	_, link, err := httpapi.Invite(ctx, st, publicURL, acct.Email, petstore.Admin, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nFirst start: created the admin account %s. Its API key is shown only this once:\n\n    %s\n\n"+
+		"To sign in to the console with a password instead, open this link (once, within 7 days) and choose one:\n\n    %s\n\n"+
+		"Turn this off with --no-bootstrap; make more keys with `petstore keys create`, invite staff with `petstore accounts invite`.\n\n",
+		bootstrapEmail, key, link)
 	return nil
 }
 

@@ -209,7 +209,7 @@ function showForgot(app: HTMLElement, hooks: SignInHooks, email: string): void {
     put(error, "");
     const petstore = hooks.client();
     void petstore.passwordResets
-      .request({ email: input.value.trim() })
+      .request(input.value.trim())
       .then(
         (answer) => put(status, answer.message),
         (problem: unknown) => {

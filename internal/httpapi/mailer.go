@@ -7,21 +7,22 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
-// MailMessage is one plain-text mail to one address.
-type MailMessage struct {
-	To, Subject, Text string
-}
+// MailMessage is one plain-text mail to one address (package mail's).
+type MailMessage = mail.Message
 
-// Mailer sends mail: the command gives the SMTP sender (--smtp-url); nil is a server
-// without mail (invitations are not mailed, and password resets are not offered).
+// Mailer sends mail: the command gives the SMTP sender (--smtp-url, a *mail.Sender);
+// nil is a server without mail (invitations are not mailed, and password resets are
+// not offered).
 type Mailer interface {
-	Send(ctx context.Context, m MailMessage) error
+	Send(ctx context.Context, m mail.Message) error
 }
 
-func invitationMail(to string, role petstore.Role, link string, expires time.Time) MailMessage {
+// InvitationMail is the mail of an invitation to role with its link, which works until expires.
+func InvitationMail(to string, role petstore.Role, link string, expires time.Time) MailMessage {
 	return MailMessage{To: to, Subject: "You are invited to the pet store", Text: fmt.Sprintf(
 		"You are invited to the pet store as %s.\n\nOpen this link to choose your password and sign in:\n\n%s\n\n"+
 			"The link works once, until %s. If you did not expect this mail, ignore it.\n",
@@ -45,10 +46,14 @@ type background struct {
 }
 
 // backgroundJobs is how many reset mails are looked up and sent at once, and
-// backgroundTimeout each one's limit.
+// backgroundTimeout each one's limit. backgroundDelay is how long a job waits before
+// it begins: the answer that started it is on its way by then, so the job's work (a
+// lookup, for an account a write and a mail) does not slow that answer down, which
+// would tell that the email has an account.
 const (
 	backgroundJobs    = 8
 	backgroundTimeout = 30 * time.Second
+	backgroundDelay   = 25 * time.Millisecond
 )
 
 func newBackground() *background { return &background{slots: make(chan struct{}, backgroundJobs)} }
@@ -65,6 +70,7 @@ func (b *background) start(ctx context.Context, log *slog.Logger, job func(conte
 	b.wg.Add(1)
 	go func() {
 		defer func() { <-b.slots; b.wg.Done() }()
+		time.Sleep(backgroundDelay)
 		jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundTimeout)
 		defer cancel()
 		job(jctx)

@@ -24,6 +24,14 @@ const resetRequested = "If this email has an account with a password, a link to 
 // CreateSession signs a person in with email and password. Every refusal is the one
 // of a wrong password, in the same time (checkPassword), a disabled account's too.
 func (h *Handler) CreateSession(ctx context.Context, req *oas.NewSession) (oas.CreateSessionRes, error) {
+	// What the text policy refuses is refused first, from the input alone: it tells
+	// nothing of accounts.
+	if _, err := petstore.CleanNewEmail(req.Email); err != nil {
+		return nil, err
+	}
+	if err := petstore.CheckText("password", req.Password); err != nil {
+		return nil, err
+	}
 	acct, err := h.checkPassword(ctx, info(ctx), req.Email, req.Password)
 	if err != nil {
 		return nil, err
@@ -76,17 +84,14 @@ func (h *Handler) CreateInvitation(ctx context.Context, req *oas.NewInvitation) 
 		return nil, err
 	}
 	role := petstore.Role(req.Role.Or(oas.NewInvitationRoleAdmin))
-	token, hash := auth.NewToken(auth.InvitationPrefix)
-	expires := h.now().Add(petstore.InvitationLifetime).UTC().Truncate(time.Second)
-	inv, err := h.store.CreateInvitation(ctx, petstore.NewToken{Kind: petstore.TokenInvitation, Email: email, Role: role,
-		Hash: hash, ExpiresAt: expires})
+	inv, link, err := Invite(ctx, h.store, h.publicURL, email, role, h.now())
 	if err != nil {
 		return nil, err
 	}
-	link := h.link("/console/accept", token)
+	expires := inv.ExpiresAt
 	mailed := false
 	if h.mailer != nil {
-		err := h.mailer.Send(ctx, invitationMail(email, role, link, expires))
+		err := h.mailer.Send(ctx, InvitationMail(email, role, link, expires))
 		if err != nil {
 			h.log.WarnContext(ctx, "mail an invitation", "err", err, "request_id", RequestID(ctx))
 		}
@@ -97,8 +102,24 @@ func (h *Handler) CreateInvitation(ctx context.Context, req *oas.NewInvitation) 
 }
 
 // link is the public URL of a console page with a token.
-func (h *Handler) link(page, token string) string {
-	return strings.TrimSuffix(h.publicURL, "/") + page + "?token=" + token
+func (h *Handler) link(page, token string) string { return pageLink(h.publicURL, page, token) }
+
+func pageLink(publicURL, page, token string) string {
+	return strings.TrimSuffix(publicURL, "/") + page + "?token=" + token
+}
+
+// Invite stores an invitation of email (a clean address) to role, made at now, and
+// returns it with its one-time link on publicURL: what POST /invitations, `petstore
+// accounts invite` and the first start make.
+func Invite(ctx context.Context, st petstore.TokenStore, publicURL, email string, role petstore.Role, now time.Time) (petstore.Invitation, string, error) {
+	token, hash := auth.NewToken(auth.InvitationPrefix)
+	expires := now.Add(petstore.InvitationLifetime).UTC().Truncate(time.Second)
+	inv, err := st.CreateInvitation(ctx, petstore.NewToken{Kind: petstore.TokenInvitation, Email: email, Role: role,
+		Hash: hash, ExpiresAt: expires})
+	if err != nil {
+		return petstore.Invitation{}, "", err
+	}
+	return inv, pageLink(publicURL, "/console/accept", token), nil
 }
 
 // AcceptInvitation sets an invited account's password and role, and signs it in.
@@ -124,6 +145,9 @@ func (h *Handler) ResetPassword(ctx context.Context, req *oas.PasswordResetConfi
 // used in one transaction; the account's cached keys are forgotten, since its role
 // may have changed and a reset revokes its sessions.
 func (h *Handler) redeem(ctx context.Context, kind petstore.TokenKind, prefix, token, password string) (petstore.Account, error) {
+	if err := petstore.CheckText("token", token); err != nil {
+		return petstore.Account{}, err
+	}
 	if err := petstore.CheckPassword(password); err != nil {
 		return petstore.Account{}, err
 	}
@@ -146,10 +170,13 @@ func (h *Handler) redeem(ctx context.Context, kind petstore.TokenKind, prefix, t
 // account up and mails it afterwards (resets.start), so that neither the words nor
 // the time of the answer tell whether the email has an account.
 func (h *Handler) RequestPasswordReset(ctx context.Context, req *oas.PasswordResetRequest) (oas.RequestPasswordResetRes, error) {
+	email, err := petstore.CleanNewEmail(req.Email)
+	if err != nil {
+		return nil, err
+	}
 	if h.mailer == nil {
 		return nil, errNoResetByMail
 	}
-	email := req.Email
 	h.resets.start(ctx, h.log, func(ctx context.Context) { h.mailReset(ctx, email) })
 	return &oas.PasswordResetRequested{Message: resetRequested}, nil
 }

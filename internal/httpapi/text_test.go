@@ -239,6 +239,11 @@ func TestEveryTextFieldFollowsThePolicyOfItsKind(t *testing.T) {
 		case kindFreeText:
 			kept = "line one\r\nline two\n\tindented; \u05e9\u05dc\u05d5\u05dd\u200f (shalom) 👩\u200d👩\u200d👧 ❤️ می\u200cخواهم"
 		case kindPassword:
+			if f.Field() == "token" || f.Op.ID == "createSession" {
+				// A credential checked against what is stored, not one that is kept:
+				// any other value is refused for not matching (sessions_test.go).
+				continue
+			}
 			kept = sample(f.Kind, "\t\u202e\x1b[31m") // never shown, so nothing to spoof
 		default:
 			continue

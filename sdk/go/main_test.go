@@ -50,6 +50,10 @@ func startPetstore(dir string) (stop func(), err error) {
 			return nil, fmt.Errorf("go build ./cmd/petstore: %v\n%s", err, out)
 		}
 	}
+	smtp, stopMail, err := startMailpit(dir)
+	if err != nil {
+		return nil, err
+	}
 	db := filepath.Join(dir, "petstore.db")
 	for name, role := range map[string]string{"PETSTORE_ADMIN_KEY": "admin", "PETSTORE_API_KEY": "customer"} {
 		out, err := exec.Command(bin, "keys", "create", "--email", role+"@example.com", "--role", role, "--database", db).Output()
@@ -62,7 +66,8 @@ func startPetstore(dir string) (stop func(), err error) {
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--database", db,
 		"--demo", "--no-bootstrap", "--log-level", "warn", "--admin-addr", "off",
 		"--credential-limit", "100", // every example signs up from this one address
-		"--webhooks-allow-private",          // the tests' webhook receivers listen on 127.0.0.1
+		"--webhooks-allow-private",   // the tests' webhook receivers listen on 127.0.0.1
+		"--smtp-url", "smtp://"+smtp, // password resets are mailed (mailpit_test.go)
 		"--sunset", "getPetById=2099-12-31") // so that the deprecated call's example outlives its real sunset
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -83,6 +88,7 @@ func startPetstore(dir string) (stop func(), err error) {
 			_ = cmd.Process.Kill()
 			<-exited
 		}
+		stopMail()
 	}
 
 	// The first line says where it listens: "petstore listening on http://127.0.0.1:PORT".

@@ -12,8 +12,6 @@ import type {
   Event,
   InventoryItem,
   InventoryUpdate,
-  Invitation,
-  InvitationAcceptance,
   ListAccountsQuery,
   ListApiKeysQuery,
   ListCategoriesQuery,
@@ -24,26 +22,26 @@ import type {
   ListPetsQuery,
   ListWebhooksQuery,
   Message,
+  Invitation,
+  InvitationAcceptance,
   NewAccount,
+  NewInvitation,
+  NewSession,
+  PasswordResetConfirmation,
+  Session,
   NewApiKey,
   NewCategory,
-  NewInvitation,
   NewMessage,
   NewOrder,
   NewPet,
-  NewSession,
   NewWebhook,
   Order,
   OrderUpdate,
-  PasswordResetConfirmation,
-  PasswordResetRequest,
-  PasswordResetRequested,
   Pet,
   PetPatch,
   SalesReport,
   SalesReportQuery,
   SecretRotation,
-  Session,
   Webhook,
   WebhookPatch,
   WebhookWithSecret,
@@ -157,22 +155,22 @@ export interface Petstore {
   };
   sessions: {
     /**
-     * Sign in with email and password (no key needed): the answer holds the account and a
-     * new key for the session (`key.key`, 12 hours). Sign out with `apiKeys.revoke(key.id)`.
-     * A wrong email or password, or a disabled account, is one 401 `PetstoreError`.
+     * Sign in with email and password (no key needed): a `Session`, whose `key.key` the
+     * client then uses. A wrong email or password, an account without a password and a
+     * disabled account are one 401 `unauthorized`.
      */
-    create(credentials: NewSession, options?: CallOptions): Promise<Session>;
+    create(session: NewSession, options?: CallOptions): Promise<Session>;
   };
   invitations: {
-    /** Invite a person by email and role (admins, with `accounts:manage`): `url` is the one-time link, shown once; `mailed` says whether it was mailed. */
+    /** Invite a person by email to a role (admins, with `accounts:manage`); `url` is the one-time link. 409 `conflict` for an account that has a password. */
     create(invitation: NewInvitation, options?: CallOptions): Promise<Invitation>;
-    /** Accept an invitation with its link's token and a password (no key needed), and sign in; a bad token is 400 `invalid_token`. */
+    /** Choose the password of an invitation's account with its link's token, and sign in (no key needed); a token that will not do is a 400 `invalid_token`. */
     accept(acceptance: InvitationAcceptance, options?: CallOptions): Promise<Session>;
   };
   passwordResets: {
-    /** Ask for a reset link by mail (no key needed): the same answer for every email; 503 `unavailable` when the server has no mail. */
-    request(request: PasswordResetRequest, options?: CallOptions): Promise<PasswordResetRequested>;
-    /** Set a new password with a reset link's token (no key needed), and sign in; a bad token is 400 `invalid_token`. */
+    /** Ask for a reset link by mail (no key needed); the same answer for every email. A server without mail answers 503 `unavailable`. */
+    request(email: string, options?: CallOptions): Promise<{ message: string }>;
+    /** Set a new password with a reset link's token, and sign in; the account's other sessions end. A token that will not do is a 400 `invalid_token`. */
     confirm(confirmation: PasswordResetConfirmation, options?: CallOptions): Promise<Session>;
   };
   apiKeys: {
@@ -400,15 +398,15 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       update: (accountId, body, o) => unwrap(raw.PATCH("/accounts/{accountId}", { params: { path: { accountId } }, body, ...init(o) })),
     },
     sessions: {
-      create: (body, o) => unwrap(raw.POST("/sessions", { body, ...init(o) })),
+      create: (body, o) => unwrap(raw.POST("/sessions", { body, ...init(o) })) as Promise<Session>,
     },
     invitations: {
-      create: (body, o) => unwrap(raw.POST("/invitations", { body, ...init(o) })),
-      accept: (body, o) => unwrap(raw.POST("/invitations/accept", { body, ...init(o) })),
+      create: (body, o) => unwrap(raw.POST("/invitations", { body, ...init(o) })) as Promise<Invitation>,
+      accept: (body, o) => unwrap(raw.POST("/invitations/accept", { body, ...init(o) })) as Promise<Session>,
     },
     passwordResets: {
-      request: (body, o) => unwrap(raw.POST("/password-resets", { body, ...init(o) })),
-      confirm: (body, o) => unwrap(raw.POST("/password-resets/confirm", { body, ...init(o) })),
+      request: (email, o) => unwrap(raw.POST("/password-resets", { body: { email }, ...init(o) })),
+      confirm: (body, o) => unwrap(raw.POST("/password-resets/confirm", { body, ...init(o) })) as Promise<Session>,
     },
     apiKeys: {
       // async: an invalid Date rejects (RangeError) like any failed call, before anything is sent.

@@ -208,19 +208,29 @@ export interface ApiKeyChange extends Omit<Schemas["ApiKeyChange"], "actor" | "s
   actor: Actor;
 }
 
-/** A signed-in person (`sessions.create`, `invitations.accept`, `passwordResets.confirm`): the account, and the session's key (`key.key`, 12 hours). */
-export interface Session extends Omit<Schemas["Session"], "account" | "key"> {
+/**
+ * A signed-in person: the account, and a key made for the session (12 hours,
+ * `key.expiresAt`), whose secret `key.key` is shown this once. Sign out by revoking it.
+ */
+export interface Session {
   account: Account;
   key: CreatedApiKey;
 }
-/** An invitation: `url` is its one-time link (shown once), `mailed` whether the server mailed it. */
+/** An invitation; `url` is its one-time link (7 days), shown this once; `mailed` says whether the server mailed it. */
 export interface Invitation extends Omit<Schemas["Invitation"], "role"> {
   role: Role;
 }
-export type PasswordResetRequested = Schemas["PasswordResetRequested"];
 
 // Requests: closed lists, as the server accepts nothing else.
 export type NewAccount = Schemas["NewAccount"];
+/** Email and password; `scopes` narrow the session's key (left out: every scope of the role). */
+export type NewSession = Schemas["NewSession"];
+/** Whom to invite; `role` is `admin` unless it says `customer`. */
+export type NewInvitation = Schemas["NewInvitation"];
+/** An invitation's token (`psi_…`, from its link) and the password to choose. */
+export type InvitationAcceptance = Schemas["InvitationAcceptance"];
+/** A reset link's token (`psr_…`) and the new password. */
+export type PasswordResetConfirmation = Schemas["PasswordResetConfirmation"];
 /** A JSON merge patch of an account (admins): `role`, `disabled`; fields left out keep their value. */
 export type AccountPatch = Schemas["AccountPatch"];
 /**
@@ -232,13 +242,6 @@ export interface NewApiKey extends Omit<Schemas["NewApiKey"], "expiresAt"> {
   expiresAt?: Date | string;
 }
 export type NewMessage = Schemas["NewMessage"];
-/** Email and password; `scopes` narrows the session's key (every scope of the role without). */
-export type NewSession = Schemas["NewSession"];
-/** `role`: `admin` (the default) or `customer`. */
-export type NewInvitation = Schemas["NewInvitation"];
-export type InvitationAcceptance = Schemas["InvitationAcceptance"];
-export type PasswordResetRequest = Schemas["PasswordResetRequest"];
-export type PasswordResetConfirmation = Schemas["PasswordResetConfirmation"];
 export type NewPet = Schemas["NewPet"];
 /** A JSON merge patch: fields left out keep their value; `price: null` takes the price away. */
 export type PetPatch = Schemas["PetPatch"];
