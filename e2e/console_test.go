@@ -83,6 +83,7 @@ var consoleScenarios = []struct {
 	{"customers: the list, and a customer's orders beneath its row", customersShowTheirOrders},
 	{"an invited person accepts the link, signs in with a password, restocks, signs out (the session key then 401)", invitedPersonSignsIn},
 	{"sign-in: a wrong password and a customer refused; forgot password without mail", signInRefusals},
+	{"mailed links: an invitation, then a password reset, each sets a password and signs in", mailedLinksSignIn},
 	{"webhooks: a failed delivery, retried, succeeds; add, disable, enable, rotate (with and without overlap), delete", webhookRetriesAFailedDelivery},
 	{"event feed: filtered by type, page by page; an event opens with its data", eventFeedFiltersAndOpens},
 	{"webhooks and the event feed at 375px with the keyboard alone", webhooksAndFeedByKeyboardOnPhone},
