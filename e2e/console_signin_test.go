@@ -157,6 +157,9 @@ func signInRefusals(sc *scene) {
 	b.do(chromedp.EmulateViewport(375, 812))
 	fitsPhone(b, "sign-in")
 	b.screenshot("console-sign-in-phone.png")
+	setColorScheme(b, "dark")
+	b.checkAccessibility(sc.axe, "sign-in, phone, dark")
+	setColorScheme(b, "")
 	b.do(chromedp.EmulateViewport(1280, 900))
 
 	b.do(chromedp.SendKeys(`form.sign-in-password input[name=email]`, "nobody@example.com"))

@@ -106,6 +106,10 @@ func staffChangeRolesUnderTheLastAdminRule(sc *scene) {
 	fitsPhone(b, "staff")
 	b.screenshot("console-staff-phone.png")
 	b.checkAccessibility(own.axe, "staff, phone")
+	setColorScheme(b, "dark")
+	b.screenshot("console-staff-phone-dark.png")
+	b.checkAccessibility(own.axe, "staff, phone, dark")
+	setColorScheme(b, "")
 	own.checkTabStayedHome()
 }
 
