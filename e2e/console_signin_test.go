@@ -127,7 +127,13 @@ func invitedPersonSignsIn(sc *scene) {
 		t.Errorf("the session key answers %d after the sign-out, want 401", status)
 	}
 
-	// The link works once.
+	linkWorksOnceAndPasswordSignsIn(sc, link, email)
+}
+
+// linkWorksOnceAndPasswordSignsIn: a used invitation link says so and leads to the
+// sign-in, where the password chosen with it signs in (by the keyboard).
+func linkWorksOnceAndPasswordSignsIn(sc *scene, link, email string) {
+	t, b, srv := sc.t, sc.b, sc.srv
 	b.do(chromedp.Navigate(srv.URL + link))
 	b.wait(`document.querySelector('form.sign-in-token input[name=password]') !== null`, "the link's page again")
 	b.do(chromedp.SendKeys(`form.sign-in-token input[name=password]`, invitedPassword))
