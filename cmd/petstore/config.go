@@ -263,6 +263,9 @@ func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
 	if c.credLimit == 0 {
 		cfg.CredentialLimit = -1 // off on the command line; zero is the default in httpapi
 	}
+	if d.mail != nil {
+		cfg.Mailer = d.mail // never a nil *mail.Sender in the interface
+	}
 	return cfg
 }
 

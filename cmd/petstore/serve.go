@@ -45,18 +45,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	base := baseURL(ln.Addr())
-	if !c.noBootstrap {
-		// After listening: the first admin's invitation link names the address.
-		if err := bootstrap(ctx, d.store, stdout, cmp.Or(c.publicURL, base)); err != nil {
-			ln.Close()
-			return err
-		}
+	// After listening: the first admin's invitation link names the address.
+	if err := c.bootstrap(ctx, d.store, stdout, base); err != nil {
+		ln.Close()
+		return err
 	}
-	cfg := c.api(d, base)
-	if d.mail != nil {
-		cfg.Mailer = d.mail // never a nil *mail.Sender in the interface
-	}
-	api, err := httpapi.New(cfg)
+	api, err := httpapi.New(c.api(d, base))
 	if err != nil {
 		ln.Close()
 		return err
@@ -333,6 +327,15 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 
 // bootstrapEmail is the admin account made on first start.
 const bootstrapEmail = "admin@petstore.local"
+
+// bootstrap makes the first admin (bootstrap), unless --no-bootstrap; its link is on
+// --public-url, else base (where the server listens).
+func (c serveConfig) bootstrap(ctx context.Context, st petstore.Store, stdout io.Writer, base string) error {
+	if c.noBootstrap {
+		return nil
+	}
+	return bootstrap(ctx, st, stdout, cmp.Or(c.publicURL, base))
+}
 
 // bootstrap makes an admin account when the database has no account at all, and
 // prints its key once and an invitation link that gives it a password (publicURL's

@@ -239,9 +239,7 @@ func TestEveryTextFieldFollowsThePolicyOfItsKind(t *testing.T) {
 		case kindFreeText:
 			kept = "line one\r\nline two\n\tindented; \u05e9\u05dc\u05d5\u05dd\u200f (shalom) 👩\u200d👩\u200d👧 ❤️ می\u200cخواهم"
 		case kindPassword:
-			if f.Field() == "token" || f.Op.ID == "createSession" {
-				// A credential checked against what is stored, not one that is kept:
-				// any other value is refused for not matching (sessions_test.go).
+			if checkedNotKept(f) {
 				continue
 			}
 			kept = sample(f.Kind, "\t\u202e\x1b[31m") // never shown, so nothing to spoof
@@ -416,3 +414,8 @@ func TestProblemsReadLikeSentences(t *testing.T) {
 		})
 	}
 }
+
+// checkedNotKept reports whether a password field is a credential checked against
+// what is stored (a sign-in's password, a link's token), not one that is kept: any
+// other value is refused for not matching (sessions_test.go).
+func checkedNotKept(f textField) bool { return f.Field() == "token" || f.Op.ID == "createSession" }

@@ -31,7 +31,13 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	stop, err := startPetstore(dir)
+	smtp, stopMail, err := startMailpit(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting mailpit for the password resets:", err)
+		return 1
+	}
+	defer stopMail()
+	stop, err := startPetstore(dir, smtp)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting petstore for the examples:", err)
 		return 1
@@ -40,7 +46,8 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-func startPetstore(dir string) (stop func(), err error) {
+// startPetstore starts the service, mailing through the SMTP server at smtp.
+func startPetstore(dir, smtp string) (stop func(), err error) {
 	bin := os.Getenv("PETSTORE_BIN")
 	if bin == "" {
 		bin = filepath.Join(dir, "petstore")
@@ -49,10 +56,6 @@ func startPetstore(dir string) (stop func(), err error) {
 		if out, err := build.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("go build ./cmd/petstore: %v\n%s", err, out)
 		}
-	}
-	smtp, stopMail, err := startMailpit(dir)
-	if err != nil {
-		return nil, err
 	}
 	db := filepath.Join(dir, "petstore.db")
 	for name, role := range map[string]string{"PETSTORE_ADMIN_KEY": "admin", "PETSTORE_API_KEY": "customer"} {
@@ -88,7 +91,6 @@ func startPetstore(dir string) (stop func(), err error) {
 			_ = cmd.Process.Kill()
 			<-exited
 		}
-		stopMail()
 	}
 
 	// The first line says where it listens: "petstore listening on http://127.0.0.1:PORT".
