@@ -38,7 +38,9 @@ func listAccounts(ctx context.Context, args []string, getenv func(string) string
 	defer st.Close()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tEMAIL\tROLE\tDISABLED\tCREATED")
-	err = eachPage(func(p petstore.Page) ([]petstore.Account, error) { return st.Accounts(ctx, nil, p) },
+	err = eachPage(func(p petstore.Page) ([]petstore.Account, error) {
+		return st.Accounts(ctx, petstore.AccountFilter{}, p)
+	},
 		func(a petstore.Account) int64 { return a.ID },
 		func(a petstore.Account) {
 			disabled := "no"

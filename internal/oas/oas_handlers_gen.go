@@ -2960,9 +2960,11 @@ func (s *Server) handleGetWebhookRequest(args [1]string, argsEscaped bool, w htt
 //
 // Admin only. Store staff see who is behind an order's `accountId`: the accounts with the given `ids`
 // (at most 100; ids that match no account are left out, and without `limit` the page holds as many
-// accounts as ids were asked for), or, without `ids`, every account, by id, a page at a time. An email
-// is personal data: only admins may read another account's, with a key that has `accounts:read`. It
-// changes nothing.
+// accounts as ids were asked for), or, without `ids`, every account, by id, a page at a time. `role`
+// keeps the accounts of one role (the staff: `role=admin`; the customers: `role=customer`), a page
+// read from an index of role and id however many accounts the other role has. An email is personal
+// data: only admins may read another account's, with a key that has `accounts:read`. It changes
+// nothing.
 //
 // GET /accounts
 func (s *Server) handleListAccountsRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -3050,6 +3052,10 @@ func (s *Server) handleListAccountsRequest(args [0]string, argsEscaped bool, w h
 					Name: "ids",
 					In:   "query",
 				}: params.Ids,
+				{
+					Name: "role",
+					In:   "query",
+				}: params.Role,
 				{
 					Name: "limit",
 					In:   "query",

@@ -3757,6 +3757,52 @@ func (o OptPetStatus) Or(d PetStatus) PetStatus {
 	return d
 }
 
+// NewOptRole returns new OptRole with value set to v.
+func NewOptRole(v Role) OptRole {
+	return OptRole{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptRole is optional Role.
+type OptRole struct {
+	Value Role
+	Set   bool
+}
+
+// IsSet returns true if OptRole was set.
+func (o OptRole) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptRole) Reset() {
+	var v Role
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptRole) SetTo(v Role) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptRole) Get() (v Role, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptRole) Or(d Role) Role {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptSecretRotation returns new OptSecretRotation with value set to v.
 func NewOptSecretRotation(v SecretRotation) OptSecretRotation {
 	return OptSecretRotation{

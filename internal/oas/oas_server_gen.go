@@ -227,9 +227,11 @@ type Handler interface {
 	//
 	// Admin only. Store staff see who is behind an order's `accountId`: the accounts with the given `ids`
 	// (at most 100; ids that match no account are left out, and without `limit` the page holds as many
-	// accounts as ids were asked for), or, without `ids`, every account, by id, a page at a time. An email
-	// is personal data: only admins may read another account's, with a key that has `accounts:read`. It
-	// changes nothing.
+	// accounts as ids were asked for), or, without `ids`, every account, by id, a page at a time. `role`
+	// keeps the accounts of one role (the staff: `role=admin`; the customers: `role=customer`), a page
+	// read from an index of role and id however many accounts the other role has. An email is personal
+	// data: only admins may read another account's, with a key that has `accounts:read`. It changes
+	// nothing.
 	//
 	// GET /accounts
 	ListAccounts(ctx context.Context, params ListAccountsParams) (ListAccountsRes, error)

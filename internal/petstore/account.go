@@ -29,6 +29,16 @@ type Account struct {
 	Disabled bool
 }
 
+// AccountFilter selects the accounts of a list; every filter set must hold.
+type AccountFilter struct {
+	// IDs, when not empty, keeps only these accounts.
+	IDs []int64
+	// Role, when set, keeps only the accounts of this role (disabled ones too). Stores
+	// read it from an index of (role, id), so a page of the few admins reads no
+	// customer, however many there are. A role that is not known matches none.
+	Role Role
+}
+
 // AccountChange is an admin's change to an account: nil fields keep their value.
 type AccountChange struct {
 	Role     *Role

@@ -67,9 +67,9 @@ type AccountStore interface {
 	UpdateAccount(ctx context.Context, id int64, change AccountChange) (Account, error)
 	// CountAccounts counts all accounts.
 	CountAccounts(ctx context.Context) (int, error)
-	// Accounts lists a page of accounts by id, without password hashes; only those
-	// of ids when it is not empty.
-	Accounts(ctx context.Context, ids []int64, p Page) ([]Account, error)
+	// Accounts lists a page of the accounts that match every filter of f, by id,
+	// without password hashes.
+	Accounts(ctx context.Context, f AccountFilter, p Page) ([]Account, error)
 }
 
 // KeyStore keeps API keys, by the hash of their secret.

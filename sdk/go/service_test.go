@@ -567,6 +567,16 @@ func TestOnlyAdminsLookUpAccounts(t *testing.T) {
 		t.Errorf("the first two pages of one account = %v, want one account each, by id", pages)
 	}
 
+	// By role: the staff are admins, and the customer's account is among the customers only.
+	staff := must(collect(admin.ListAccounts(ctx, &petstore.ListAccountsOptions{Role: petstore.RoleAdmin})))(t)
+	customers := must(collect(admin.ListAccounts(ctx, &petstore.ListAccountsOptions{Role: petstore.RoleCustomer, IDs: []int64{me.ID}})))(t)
+	if len(staff) == 0 || slices.ContainsFunc(staff, func(a *petstore.Account) bool { return a.Role != petstore.RoleAdmin || a.ID == me.ID }) {
+		t.Errorf("role=admin = %+v, want admins only, not %d", staff, me.ID)
+	}
+	if len(customers) != 1 || customers[0].ID != me.ID {
+		t.Errorf("role=customer and ids=%d = %+v, want that account", me.ID, customers)
+	}
+
 	_, err := collect(customer.ListAccounts(ctx, &petstore.ListAccountsOptions{IDs: []int64{me.ID}}))
 	var apiErr *petstore.Error
 	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusForbidden || apiErr.Code != petstore.CodeForbidden {

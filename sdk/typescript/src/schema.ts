@@ -16,8 +16,11 @@ export interface paths {
          * @description Admin only. Store staff see who is behind an order's `accountId`: the accounts
          *     with the given `ids` (at most 100; ids that match no account are left out, and
          *     without `limit` the page holds as many accounts as ids were asked for), or,
-         *     without `ids`, every account, by id, a page at a time. An email is personal data: only admins may read
-         *     another account's, with a key that has `accounts:read`. It changes nothing.
+         *     without `ids`, every account, by id, a page at a time. `role` keeps the accounts
+         *     of one role (the staff: `role=admin`; the customers: `role=customer`), a page
+         *     read from an index of role and id however many accounts the other role has. An
+         *     email is personal data: only admins may read another account's, with a key that
+         *     has `accounts:read`. It changes nothing.
          */
         get: operations["listAccounts"];
         put?: never;
@@ -2642,6 +2645,11 @@ export interface operations {
                  *     or comma-separated).
                  */
                 ids?: components["parameters"]["AccountIds"];
+                /**
+                 * @description Only accounts with this role, disabled ones included (their `disabled` says
+                 *     so). A role the service does not know matches no account.
+                 */
+                role?: components["schemas"]["Role"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description Where the page starts; copy it from the `Link` header of the previous page. */

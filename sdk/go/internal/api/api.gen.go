@@ -1648,6 +1648,10 @@ type ListAccountsParams struct {
 	// or comma-separated).
 	Ids *AccountIds `form:"ids,omitempty" json:"ids,omitempty"`
 
+	// Role Only accounts with this role, disabled ones included (their `disabled` says
+	// so). A role the service does not know matches no account.
+	Role *Role `form:"role,omitempty" json:"role,omitempty"`
+
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
@@ -2099,8 +2103,11 @@ type ClientInterface interface {
 	// Admin only. Store staff see who is behind an order's `accountId`: the accounts
 	// with the given `ids` (at most 100; ids that match no account are left out, and
 	// without `limit` the page holds as many accounts as ids were asked for), or,
-	// without `ids`, every account, by id, a page at a time. An email is personal data: only admins may read
-	// another account's, with a key that has `accounts:read`. It changes nothing.
+	// without `ids`, every account, by id, a page at a time. `role` keeps the accounts
+	// of one role (the staff: `role=admin`; the customers: `role=customer`), a page
+	// read from an index of role and id however many accounts the other role has. An
+	// email is personal data: only admins may read another account's, with a key that
+	// has `accounts:read`. It changes nothing.
 	//
 	// Corresponds with GET /accounts (the `ListAccounts` operationId).
 	ListAccounts(ctx context.Context, params *ListAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3178,8 +3185,11 @@ type ClientInterface interface {
 // Admin only. Store staff see who is behind an order's `accountId`: the accounts
 // with the given `ids` (at most 100; ids that match no account are left out, and
 // without `limit` the page holds as many accounts as ids were asked for), or,
-// without `ids`, every account, by id, a page at a time. An email is personal data: only admins may read
-// another account's, with a key that has `accounts:read`. It changes nothing.
+// without `ids`, every account, by id, a page at a time. `role` keeps the accounts
+// of one role (the staff: `role=admin`; the customers: `role=customer`), a page
+// read from an index of role and id however many accounts the other role has. An
+// email is personal data: only admins may read another account's, with a key that
+// has `accounts:read`. It changes nothing.
 //
 // Corresponds with GET /accounts (the `ListAccounts` operationId).
 func (c *Client) ListAccounts(ctx context.Context, params *ListAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4961,6 +4971,18 @@ func NewListAccountsRequest(server string, params *ListAccountsParams) (*http.Re
 		if params.Ids != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ids", *params.Ids, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Role != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "role", *params.Role, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
