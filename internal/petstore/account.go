@@ -27,7 +27,31 @@ type Account struct {
 	// Disabled is set by an admin (PATCH /accounts/{id}) or the operator (petstore
 	// accounts disable): the account's keys and password then open nothing.
 	Disabled bool
+	// Password is where the account's password came from, which decides whether it
+	// may be made admin (CheckRoleGrant).
+	Password PasswordSource
 }
+
+// PasswordSource says where an account's password came from: who chose it, and
+// whether anyone vouched for that person.
+type PasswordSource string
+
+// The sources of passwords.
+const (
+	// NoPassword: the account signs in with API keys alone (made by `petstore keys
+	// create`, or taken over by the operator).
+	NoPassword PasswordSource = "none"
+	// SignUpPassword: chosen by whoever signed up with the address, which nobody
+	// checked (it may be a stranger's who got there first).
+	SignUpPassword PasswordSource = "signup"
+	// InvitedPassword: set through an invitation's one-time link, which an admin or
+	// the operator made for that address: they vouched for the person they gave it
+	// to, or the mailbox it was mailed to. A password reset keeps the source as it
+	// was: a reset of an invited account mails the same address (it stays invited),
+	// and a reset of a sign-up does not vouch for it (the stranger's keys, which a
+	// reset leaves, would survive a promotion).
+	InvitedPassword PasswordSource = "invitation"
+)
 
 // AccountFilter selects the accounts of a list; every filter set must hold.
 type AccountFilter struct {
@@ -51,17 +75,17 @@ type AccountChange struct {
 // accounts any more but the operator on the server. Stores call it under the lock or
 // transaction that counted enabledAdmins, so that two such changes at once cannot
 // both pass. A role that is not one of the known roles is a validation failure. An
-// admin, like the operator, never makes a sign-up admin (CheckRoleGrant: hasPassword
-// says whether a's owner chose a password): staff are made with keys create, and the
-// invitations of issue 33.
-func (c AccountChange) Apply(a Account, hasPassword bool, enabledAdmins int) (Account, error) {
+// admin, like the operator, never makes a sign-up admin (CheckRoleGrant, by
+// a.Password): staff are made with keys create and invitations, and an invited
+// account made a customer may be made admin again.
+func (c AccountChange) Apply(a Account, enabledAdmins int) (Account, error) {
 	out := a
 	if c.Role != nil {
 		if !c.Role.Valid() {
 			return Account{}, Invalid("role", "must be customer or admin")
 		}
 		if *c.Role != a.Role {
-			if err := CheckRoleGrant(a.Email, hasPassword, *c.Role); err != nil {
+			if err := CheckRoleGrant(a.Email, a.Password, *c.Role); err != nil {
 				return Account{}, err
 			}
 		}
@@ -279,11 +303,13 @@ func (m Message) Validate() error { return CheckMessage(m.Text) }
 const MessageQueued = "queued"
 
 // CheckRoleGrant applies the operator's rule on making an admin: an account whose
-// password its owner chose (a sign-up) is never made admin, or whoever chose that
-// password, perhaps to pre-empt the operator's address, would be admin. The account
-// must be taken over first (its password removed, its keys revoked).
-func CheckRoleGrant(email string, hasPassword bool, role Role) error {
-	if role == Admin && hasPassword {
+// password whoever signed it up chose (source SignUpPassword) is never made admin, or
+// that person, perhaps a stranger who pre-empted the address, would be admin. The
+// account must be taken over first (its password removed, its keys revoked). An
+// account without a password, or whose password was set through an invitation (an
+// admin vouched for the person: say staff made a customer, and back), may be.
+func CheckRoleGrant(email string, source PasswordSource, role Role) error {
+	if role == Admin && source == SignUpPassword {
 		return Errorf(EConflict, "The account %s has a password chosen by whoever signed it up, so it is not made admin: "+
 			"take it over first (petstore keys create --take-over), which removes its password and revokes its keys.", email)
 	}

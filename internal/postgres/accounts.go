@@ -25,7 +25,7 @@ func (db *DB) CreateAccount(ctx context.Context, email, passwordHash string, rol
 	if err != nil {
 		return petstore.Account{}, err
 	}
-	a := petstore.Account{Email: email, Role: role, CreatedAt: timestamp(db.now())}
+	a := petstore.Account{Email: email, Role: role, CreatedAt: timestamp(db.now()), Password: passwordSource(passwordHash, petstore.SignUpPassword)}
 	err = db.pool.QueryRow(ctx,
 		`INSERT INTO accounts (email, email_lower, password_hash, role, created_at)
 		 VALUES ($1, $2, $3, $4, $5) RETURNING id`,
@@ -40,16 +40,31 @@ func (db *DB) CreateAccount(ctx context.Context, email, passwordHash string, rol
 	return a, nil
 }
 
+// accountColumns are what scanAccount reads. The column password_source (migration
+// 18) holds signup or invitation; an account without a password reads as none.
+const accountColumns = `id, email, role, created_at, disabled, password_hash,
+	CASE WHEN password_hash = '' THEN 'none' ELSE password_source END`
+
+// passwordSource is the source of a password hash set from source, as accountColumns
+// reads it back.
+func passwordSource(hash string, source petstore.PasswordSource) petstore.PasswordSource {
+	if hash == "" {
+		return petstore.NoPassword
+	}
+	return source
+}
+
 func scanAccount(row pgx.Row) (petstore.Account, string, error) {
 	var (
-		a    petstore.Account
-		role string
-		hash string
+		a      petstore.Account
+		role   string
+		hash   string
+		source string
 	)
-	if err := row.Scan(&a.ID, &a.Email, &role, &a.CreatedAt, &a.Disabled, &hash); err != nil {
+	if err := row.Scan(&a.ID, &a.Email, &role, &a.CreatedAt, &a.Disabled, &hash, &source); err != nil {
 		return petstore.Account{}, "", err
 	}
-	a.Role = petstore.Role(role)
+	a.Role, a.Password = petstore.Role(role), petstore.PasswordSource(source)
 	return a, hash, nil
 }
 
@@ -57,7 +72,7 @@ func scanAccount(row pgx.Row) (petstore.Account, string, error) {
 // for a key-only account).
 func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Account, string, error) {
 	a, hash, err := scanAccount(db.pool.QueryRow(ctx,
-		`SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE email_lower = $1`,
+		`SELECT `+accountColumns+` FROM accounts WHERE email_lower = $1`,
 		petstore.EmailKey(email)))
 	if noRows(err) {
 		return petstore.Account{}, "", petstore.EmailNotFound()
@@ -73,7 +88,7 @@ func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
 	return one(ctx, db, "account", func() error { return petstore.NotFound("Account", id) }, func(r pgx.Row) (petstore.Account, error) {
 		a, _, err := scanAccount(r)
 		return a, err
-	}, `SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE id = $1`, id)
+	}, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id)
 }
 
 // Accounts lists a page of the accounts that match f, by id, without their password
@@ -89,7 +104,8 @@ func (db *DB) Accounts(ctx context.Context, f petstore.AccountFilter, p petstore
 // accountsQuery is the query of a page of the accounts of f. With a role, the index
 // accounts_role (role, id) serves both the filter and the order.
 func accountsQuery(f petstore.AccountFilter, p petstore.Page) (string, []any) {
-	q, args := `SELECT id, email, role, created_at, disabled, '' FROM accounts WHERE id > $1`, []any{p.After, p.Size()}
+	q, args := `SELECT id, email, role, created_at, disabled, '',
+	   CASE WHEN password_hash = '' THEN 'none' ELSE password_source END FROM accounts WHERE id > $1`, []any{p.After, p.Size()}
 	if len(f.IDs) > 0 {
 		args = append(args, f.IDs)
 		q += fmt.Sprintf(` AND id = ANY($%d)`, len(args))
@@ -119,17 +135,12 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 			email, petstore.EmailKey(email), string(newRole), timestamp(db.now())); err != nil {
 			return err
 		}
-		var (
-			hash string
-			err  error
-		)
-		a, hash, err = scanAccount(tx.QueryRow(ctx,
-			`SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE email_lower = $1 FOR UPDATE`,
-			petstore.EmailKey(email)))
+		var err error
+		a, _, err = scanAccount(tx.QueryRow(ctx, qAccountByEmailForUpdate, petstore.EmailKey(email)))
 		if err != nil {
 			return err
 		}
-		if err := petstore.CheckRoleGrant(a.Email, hash != "", role); err != nil {
+		if err := petstore.CheckRoleGrant(a.Email, a.Password, role); err != nil {
 			return err
 		}
 		if role != "" && role != a.Role {
@@ -151,7 +162,7 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
 	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
 		var id int64
-		err := tx.QueryRow(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = $1 RETURNING id`,
+		err := tx.QueryRow(ctx, `UPDATE accounts SET password_hash = '', password_source = 'signup' WHERE email_lower = $1 RETURNING id`,
 			petstore.EmailKey(email)).Scan(&id)
 		if noRows(err) {
 			return nil, petstore.EmailNotFound()
@@ -193,15 +204,14 @@ func (db *DB) UpdateAccount(ctx context.Context, id int64, change petstore.Accou
 		if err != nil {
 			return err
 		}
-		a, hash, err := scanAccount(tx.QueryRow(ctx,
-			`SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE id = $1 FOR UPDATE`, id))
+		a, _, err := scanAccount(tx.QueryRow(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1 FOR UPDATE`, id))
 		if noRows(err) {
 			return petstore.NotFound("Account", id)
 		}
 		if err != nil {
 			return err
 		}
-		if out, err = change.Apply(a, hash != "", len(admins)); err != nil {
+		if out, err = change.Apply(a, len(admins)); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE accounts SET role = $1, disabled = $2 WHERE id = $3`, string(out.Role), out.Disabled, id)

@@ -13,7 +13,7 @@ import (
 // The one-time tokens of invitations and password resets live in account_tokens
 // (migration 16), by the SHA-256 of their secret.
 
-const qAccountByEmailForUpdate = `SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE email_lower = $1 FOR UPDATE`
+const qAccountByEmailForUpdate = `SELECT ` + accountColumns + ` FROM accounts WHERE email_lower = $1 FOR UPDATE`
 
 // CreateInvitation stores an invitation's token, replacing the open invitation of the
 // same address; an address whose account has a password is EConflict. The account's
@@ -151,17 +151,19 @@ func acceptInvitation(ctx context.Context, tx pgx.Tx, a petstore.Account, exists
 		return petstore.Account{}, err
 	}
 	if !exists {
-		out = petstore.Account{Email: email, Role: out.Role, CreatedAt: now}
+		out = petstore.Account{Email: email, Role: out.Role, CreatedAt: now, Password: passwordSource(passwordHash, petstore.InvitedPassword)}
 		err := tx.QueryRow(ctx,
-			`INSERT INTO accounts (email, email_lower, password_hash, role, created_at)
-			 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email_lower) DO NOTHING RETURNING id`,
+			`INSERT INTO accounts (email, email_lower, password_hash, password_source, role, created_at)
+			 VALUES ($1, $2, $3, 'invitation', $4, $5) ON CONFLICT (email_lower) DO NOTHING RETURNING id`,
 			email, petstore.EmailKey(email), passwordHash, string(out.Role), now).Scan(&out.ID)
 		if noRows(err) {
 			return petstore.Account{}, petstore.ErrInvalidToken()
 		}
 		return out, err
 	}
-	_, err = tx.Exec(ctx, `UPDATE accounts SET password_hash = $1, role = $2 WHERE id = $3`, passwordHash, string(out.Role), a.ID)
+	out.Password = petstore.InvitedPassword
+	_, err = tx.Exec(ctx, `UPDATE accounts SET password_hash = $1, password_source = 'invitation', role = $2 WHERE id = $3`,
+		passwordHash, string(out.Role), a.ID)
 	return out, err
 }
 

@@ -24,7 +24,7 @@ func (db *DB) CreateAccount(ctx context.Context, email, passwordHash string, rol
 	var a petstore.Account
 	err = db.update(ctx, func(tx *sql.Tx) error {
 		var err error
-		a, err = insertAccount(ctx, tx, email, passwordHash, role, db.now())
+		a, err = insertAccount(ctx, tx, email, passwordHash, petstore.SignUpPassword, role, db.now())
 		return err
 	})
 	if err != nil {
@@ -33,12 +33,15 @@ func (db *DB) CreateAccount(ctx context.Context, email, passwordHash string, rol
 	return a, nil
 }
 
-func insertAccount(ctx context.Context, tx *sql.Tx, email, passwordHash string, role petstore.Role, now time.Time) (petstore.Account, error) {
-	a := petstore.Account{Email: email, Role: role, CreatedAt: now.UTC()}
+// insertAccount adds an account whose password (if any) came from source
+// (petstore.SignUpPassword or petstore.InvitedPassword).
+func insertAccount(ctx context.Context, tx *sql.Tx, email, passwordHash string, source petstore.PasswordSource,
+	role petstore.Role, now time.Time) (petstore.Account, error) {
+	a := petstore.Account{Email: email, Role: role, CreatedAt: now.UTC(), Password: passwordSource(passwordHash, source)}
 	err := tx.QueryRowContext(ctx,
-		`INSERT INTO accounts (email, email_lower, password_hash, role, created_at)
-		 VALUES (?, ?, ?, ?, ?) RETURNING id`,
-		email, petstore.EmailKey(email), passwordHash, string(role), formatTime(now),
+		`INSERT INTO accounts (email, email_lower, password_hash, password_source, role, created_at)
+		 VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+		email, petstore.EmailKey(email), passwordHash, string(source), string(role), formatTime(now),
 	).Scan(&a.ID)
 	if isUnique(err) {
 		return petstore.Account{}, petstore.EmailTaken()
@@ -49,7 +52,21 @@ func insertAccount(ctx context.Context, tx *sql.Tx, email, passwordHash string, 
 	return a, nil
 }
 
-const qAccountByEmail = `SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE email_lower = ?`
+// accountColumns are what scanAccount reads. The column password_source (migration
+// 23) holds signup or invitation; an account without a password reads as none.
+const accountColumns = `id, email, role, created_at, disabled, password_hash,
+	CASE WHEN password_hash = '' THEN 'none' ELSE password_source END`
+
+// passwordSource is the source of a password hash set from source, as accountColumns
+// reads it back.
+func passwordSource(hash string, source petstore.PasswordSource) petstore.PasswordSource {
+	if hash == "" {
+		return petstore.NoPassword
+	}
+	return source
+}
+
+const qAccountByEmail = `SELECT ` + accountColumns + ` FROM accounts WHERE email_lower = ?`
 
 func scanAccount(row scanner) (petstore.Account, string, error) {
 	var (
@@ -57,11 +74,12 @@ func scanAccount(row scanner) (petstore.Account, string, error) {
 		role    string
 		created string
 		hash    string
+		source  string
 	)
-	if err := row.Scan(&a.ID, &a.Email, &role, &created, &a.Disabled, &hash); err != nil {
+	if err := row.Scan(&a.ID, &a.Email, &role, &created, &a.Disabled, &hash, &source); err != nil {
 		return petstore.Account{}, "", err
 	}
-	a.Role = petstore.Role(role)
+	a.Role, a.Password = petstore.Role(role), petstore.PasswordSource(source)
 	t, err := parseTime(created)
 	if err != nil {
 		return petstore.Account{}, "", err
@@ -87,7 +105,7 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (petstore.Accoun
 	return a, hash, nil
 }
 
-const qAccount = `SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE id = ?`
+const qAccount = `SELECT ` + accountColumns + ` FROM accounts WHERE id = ?`
 
 // Account finds an account by id.
 func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
@@ -110,7 +128,8 @@ func (db *DB) Accounts(ctx context.Context, f petstore.AccountFilter, p petstore
 // accountsQuery is the query of a page of the accounts of f. With a role, the index
 // accounts_role (role, id) serves both the filter and the order.
 func accountsQuery(f petstore.AccountFilter, p petstore.Page) (string, []any) {
-	q, args := `SELECT id, email, role, created_at, disabled, '' FROM accounts WHERE id > ?`, []any{p.After}
+	q, args := `SELECT id, email, role, created_at, disabled, '',
+	   CASE WHEN password_hash = '' THEN 'none' ELSE password_source END FROM accounts WHERE id > ?`, []any{p.After}
 	if len(f.IDs) > 0 {
 		q, args = q+` AND id IN (SELECT value FROM json_each(?))`, append(args, idsJSON(f.IDs))
 	}
@@ -129,19 +148,16 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 	}
 	var a petstore.Account
 	err = db.update(ctx, func(tx *sql.Tx) error {
-		var (
-			hash string
-			err  error
-		)
-		a, hash, err = scanAccount(tx.QueryRowContext(ctx, qAccountByEmail, petstore.EmailKey(email)))
+		var err error
+		a, _, err = scanAccount(tx.QueryRowContext(ctx, qAccountByEmail, petstore.EmailKey(email)))
 		if errors.Is(err, sql.ErrNoRows) {
-			a, err = insertAccount(ctx, tx, email, "", newRole, db.now())
+			a, err = insertAccount(ctx, tx, email, "", petstore.SignUpPassword, newRole, db.now())
 			return err
 		}
 		if err != nil {
 			return err
 		}
-		if err := petstore.CheckRoleGrant(a.Email, hash != "", role); err != nil {
+		if err := petstore.CheckRoleGrant(a.Email, a.Password, role); err != nil {
 			return err
 		}
 		if role != "" && role != a.Role {
@@ -163,7 +179,7 @@ func (db *DB) EnsureAccount(ctx context.Context, email string, role petstore.Rol
 func (db *DB) TakeOverAccount(ctx context.Context, email string) error {
 	err := db.updateWithEvents(ctx, func(tx *sql.Tx) ([]petstore.Event, error) {
 		var id int64
-		err := tx.QueryRowContext(ctx, `UPDATE accounts SET password_hash = '' WHERE email_lower = ? RETURNING id`,
+		err := tx.QueryRowContext(ctx, `UPDATE accounts SET password_hash = '', password_source = 'signup' WHERE email_lower = ? RETURNING id`,
 			petstore.EmailKey(email)).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, petstore.EmailNotFound()
@@ -197,7 +213,7 @@ const qEnabledAdmins = `SELECT count(*) FROM accounts WHERE role = 'admin' AND d
 func (db *DB) UpdateAccount(ctx context.Context, id int64, change petstore.AccountChange) (petstore.Account, error) {
 	var out petstore.Account
 	err := db.update(ctx, func(tx *sql.Tx) error {
-		a, hash, err := scanAccount(tx.QueryRowContext(ctx, qAccount, id))
+		a, _, err := scanAccount(tx.QueryRowContext(ctx, qAccount, id))
 		if errors.Is(err, sql.ErrNoRows) {
 			return petstore.NotFound("Account", id)
 		}
@@ -208,7 +224,7 @@ func (db *DB) UpdateAccount(ctx context.Context, id int64, change petstore.Accou
 		if err := tx.QueryRowContext(ctx, qEnabledAdmins).Scan(&admins); err != nil {
 			return err
 		}
-		if out, err = change.Apply(a, hash != "", admins); err != nil {
+		if out, err = change.Apply(a, admins); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE accounts SET role = ?, disabled = ? WHERE id = ?`, string(out.Role), out.Disabled, id)

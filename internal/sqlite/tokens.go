@@ -148,9 +148,11 @@ func acceptInvitation(ctx context.Context, tx *sql.Tx, a petstore.Account, exist
 		return petstore.Account{}, err
 	}
 	if !exists {
-		return insertAccount(ctx, tx, email, passwordHash, out.Role, now)
+		return insertAccount(ctx, tx, email, passwordHash, petstore.InvitedPassword, out.Role, now)
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE accounts SET password_hash = ?, role = ? WHERE id = ?`, passwordHash, string(out.Role), a.ID)
+	out.Password = petstore.InvitedPassword
+	_, err = tx.ExecContext(ctx, `UPDATE accounts SET password_hash = ?, password_source = 'invitation', role = ? WHERE id = ?`,
+		passwordHash, string(out.Role), a.ID)
 	return out, err
 }
 

@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"account administration", testAccountAdmin},
 		{"accounts by role", testAccountRoles},
 		{"invitation and reset tokens", testTokens},
+		{"where passwords came from", testPasswordSource},
 		{"api keys", testKeys},
 		{"the cap on keys", testKeyCap},
 		{"caps under parallel writes", testParallelCaps},
