@@ -40,6 +40,12 @@ type Operation struct {
 	// IDs is set when the operation takes a list of ids in the query (ids), which
 	// the service also reads comma-separated.
 	IDs bool
+	// OwnKeyParam, when set (x-scopes-own-key), names the path parameter that holds
+	// an API key's id: when it is the calling key's own, the key needs no scope for
+	// the operation (a key may always revoke itself, as a sign-out does). OwnKeyArg is
+	// that parameter's position among the path's parameters.
+	OwnKeyParam string
+	OwnKeyArg   int
 }
 
 // Scope is a scope an API key may be limited to, as the bearerAuth scheme's x-scopes
@@ -106,8 +112,14 @@ func operations(root *yaml.Node) ([]Operation, error) {
 		errs  []error
 		known = scopes(root)
 	)
-	WalkOperations(root, func(_, _ string, op *yaml.Node) {
+	WalkOperations(root, func(path, _ string, op *yaml.Node) {
 		o := Operation{ID: Scalar(op, "operationId"), Sunset: Scalar(op, "x-deprecated-sunset"), IDs: takesIDs(root, op)}
+		if name := Scalar(op, "x-scopes-own-key"); name != "" {
+			o.OwnKeyParam, o.OwnKeyArg = name, slices.Index(pathParams(path), name)
+			if o.OwnKeyArg < 0 {
+				errs = append(errs, fmt.Errorf("operation %s: x-scopes-own-key names %q, not a parameter of its path %s", o.ID, name, path))
+			}
+		}
 		if list := Value(op, "x-scopes"); list != nil {
 			for _, sc := range list.Content {
 				if !slices.ContainsFunc(known, func(k Scope) bool { return k.Name == sc.Value }) {
@@ -146,6 +158,20 @@ func operations(root *yaml.Node) ([]Operation, error) {
 		ops = append(ops, o)
 	})
 	return ops, errors.Join(errs...)
+}
+
+// pathParams lists the names of a path template's parameters, in order.
+func pathParams(path string) []string {
+	var names []string
+	for rest := path; ; {
+		open := strings.Index(rest, "{")
+		end := strings.Index(rest, "}")
+		if open < 0 || end < open {
+			return names
+		}
+		names = append(names, rest[open+1:end])
+		rest = rest[end+1:]
+	}
 }
 
 // Render returns the document with servers[0].url set to serverURL and the sunset

@@ -50,6 +50,7 @@ func TestAnOperationWithoutRolesIsAnError(t *testing.T) {
 		{"an unknown scope", "operationId: a\n      x-roles: [admin]\n      x-scopes: [pets:eat]", `names "pets:eat"`},
 		{"two scopes", "operationId: a\n      x-roles: [admin]\n      x-scopes: [pets:read, pets:write]", "exactly one scope"},
 		{"a scope on an open operation", "operationId: a\n      security: []\n      x-scopes: [pets:read]", "open to all"},
+		{"an own key not in the path", "operationId: a\n      x-roles: [admin]\n      x-scopes: [pets:read]\n      x-scopes-own-key: keyId", `not a parameter of its path`},
 	}
 	for _, tt := range tests {
 		var root yaml.Node
@@ -118,5 +119,26 @@ func TestOperationsKnowWhichTakeAnIDList(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{"listAccounts", "listInventory", "listPets"}; !slices.Equal(got, want) {
 		t.Errorf("operations with ids: %v, want %v", got, want)
+	}
+}
+
+// Only revokeApiKey is called by a key on itself without its scope, and the path
+// parameter it names is the key's.
+func TestOnlyRevokingAKeyItselfNeedsNoScope(t *testing.T) {
+	ops, err := Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own []Operation
+	for _, op := range ops {
+		if op.OwnKeyParam != "" {
+			own = append(own, op)
+		}
+	}
+	if len(own) != 1 || own[0].ID != "revokeApiKey" || own[0].OwnKeyParam != "keyId" || own[0].OwnKeyArg != 0 {
+		t.Errorf("operations a key calls on itself without their scope: %+v; want revokeApiKey by keyId", own)
+	}
+	if got := pathParams("/a/{x}/b/{keyId}"); !slices.Equal(got, []string{"x", "keyId"}) {
+		t.Errorf("pathParams = %v", got)
 	}
 }

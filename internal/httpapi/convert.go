@@ -56,7 +56,8 @@ func toOrder(o petstore.Order, currency string) oas.Order {
 }
 
 func toAccount(a petstore.Account) oas.Account {
-	return oas.Account{ID: a.ID, Email: a.Email, Role: oas.Role(a.Role), CreatedAt: a.CreatedAt.UTC(), Disabled: a.Disabled}
+	return oas.Account{ID: a.ID, Email: a.Email, Role: oas.Role(a.Role), CreatedAt: a.CreatedAt.UTC(), Disabled: a.Disabled,
+		PasswordSource: string(a.Password)}
 }
 
 func toMessage(m petstore.Message) oas.Message {

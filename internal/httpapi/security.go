@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/acme-pets/petstore/api"
@@ -24,6 +25,10 @@ type security struct {
 	roles map[string][]petstore.Role
 	// scopes are the scope a key needs for each operation (its x-scopes).
 	scopes map[string]string
+	// ownKey holds, for the operations a key calls on itself without their scope
+	// (x-scopes-own-key: revokeApiKey), the position of the path argument that
+	// names the key.
+	ownKey map[string]int
 }
 
 // rolesByOperation reads the role table out of the document's operations.
@@ -44,6 +49,18 @@ func scopesByOperation(ops []api.Operation) map[string]string {
 		scopes[op.ID] = op.Scope
 	}
 	return scopes
+}
+
+// ownKeyByOperation reads, out of the document's operations, which of them a key
+// calls on itself without their scope, and where the path names the key.
+func ownKeyByOperation(ops []api.Operation) map[string]int {
+	own := map[string]int{}
+	for _, op := range ops {
+		if op.OwnKeyParam != "" {
+			own[op.ID] = op.OwnKeyArg
+		}
+	}
+	return own
 }
 
 // keyPolicy is what a new API key may be granted: the scopes each role allows (the
@@ -165,12 +182,30 @@ func (s security) authorize(ri *requestInfo, p petstore.Principal) error {
 	if !slices.Contains(s.roles[op], p.Role) {
 		return errForbidden
 	}
-	if scope := s.scopes[op]; scope == "" || !p.HasScope(scope) {
+	if scope := s.scopes[op]; scope == "" || !p.HasScope(scope) && !s.onOwnKey(ri, p) {
 		e := petstore.Errorf(petstore.EInsufficientScope, "This API key lacks the scope %s, which this operation needs.", scope)
 		e.Scope = scope
 		return e
 	}
 	return ri.refusal
+}
+
+// onOwnKey reports whether the request's operation acts on the calling key itself,
+// which needs no scope where the document says so (x-scopes-own-key): a key may
+// always revoke itself, as signing out does, whatever its scopes; another key of the
+// account still needs the operation's scope. The key's id is read from the path the
+// request was routed by, as the handler will read it.
+func (s security) onOwnKey(ri *requestInfo, p petstore.Principal) bool {
+	i, ok := s.ownKey[ri.operation()]
+	if !ok || p.KeyID == 0 {
+		return false
+	}
+	args := ri.route.Args()
+	if i < 0 || i >= len(args) {
+		return false
+	}
+	id, err := strconv.ParseInt(args[i], 10, 64)
+	return err == nil && id == p.KeyID
 }
 
 // authError is a refusal decided while authenticating, with what its answer's headers

@@ -272,7 +272,7 @@ func New(cfg Config) (*Server, error) {
 		s.limiter = limit(cfg.RateLimit, time.Second)
 		s.ratePolicy = []string{`"default";q=` + strconv.Itoa(cfg.RateLimit) + `;w=1`}
 	}
-	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops), scopes: scopesByOperation(ops)},
+	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops), scopes: scopesByOperation(ops), ownKey: ownKeyByOperation(ops)},
 		oas.WithPathPrefix(apiPrefix),
 		oas.WithErrorHandler(decodeError(cfg.Logger, cfg.ReadTimeout, lazySchemas(doc.JSON, cfg.Logger))),
 		oas.WithNotFound(notFound),

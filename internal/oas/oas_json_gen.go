@@ -194,14 +194,19 @@ func (s *Account) encodeFields(e *jx.Encoder) {
 		e.FieldStart("disabled")
 		e.Bool(s.Disabled)
 	}
+	{
+		e.FieldStart("passwordSource")
+		e.Str(s.PasswordSource)
+	}
 }
 
-var jsonFieldsNameOfAccount = [5]string{
+var jsonFieldsNameOfAccount = [6]string{
 	0: "id",
 	1: "email",
 	2: "role",
 	3: "createdAt",
 	4: "disabled",
+	5: "passwordSource",
 }
 
 // Decode decodes Account from json.
@@ -271,6 +276,18 @@ func (s *Account) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"disabled\"")
 			}
+		case "passwordSource":
+			requiredBitSet[0] |= 1 << 5
+			if err := func() error {
+				v, err := d.Str()
+				s.PasswordSource = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"passwordSource\"")
+			}
 		default:
 			return d.Skip()
 		}
@@ -281,7 +298,7 @@ func (s *Account) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00011111,
+		0b00111111,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -2968,6 +2985,10 @@ func (s *CurrentAccount) encodeFields(e *jx.Encoder) {
 		e.Bool(s.Disabled)
 	}
 	{
+		e.FieldStart("passwordSource")
+		e.Str(s.PasswordSource)
+	}
+	{
 		if s.Key.Set {
 			e.FieldStart("key")
 			s.Key.Encode(e)
@@ -2975,13 +2996,14 @@ func (s *CurrentAccount) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfCurrentAccount = [6]string{
+var jsonFieldsNameOfCurrentAccount = [7]string{
 	0: "id",
 	1: "email",
 	2: "role",
 	3: "createdAt",
 	4: "disabled",
-	5: "key",
+	5: "passwordSource",
+	6: "key",
 }
 
 // Decode decodes CurrentAccount from json.
@@ -3051,6 +3073,18 @@ func (s *CurrentAccount) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"disabled\"")
 			}
+		case "passwordSource":
+			requiredBitSet[0] |= 1 << 5
+			if err := func() error {
+				v, err := d.Str()
+				s.PasswordSource = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"passwordSource\"")
+			}
 		case "key":
 			if err := func() error {
 				s.Key.Reset()
@@ -3071,7 +3105,7 @@ func (s *CurrentAccount) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00011111,
+		0b00111111,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.

@@ -39,6 +39,13 @@ type Account struct {
 	// Set by an admin (`PATCH /accounts/{accountId}`); a disabled account's keys and password open
 	// nothing.
 	Disabled bool `json:"disabled"`
+	// Where the account's password came from: `none` (it signs in with API keys alone), `signup` (chosen
+	// by whoever signed up with the address, which nobody checked), `invitation` (set through an
+	// invitation's one-time link, which an admin or the operator made for that address). A password reset
+	// keeps it. An account whose password came from a sign-up is never made admin (`409 conflict`; the
+	// operator takes it over first); the others may be, say staff who were made a customer and are made
+	// admin again.
+	PasswordSource string `json:"passwordSource"`
 }
 
 // GetID returns the value of ID.
@@ -66,6 +73,11 @@ func (s *Account) GetDisabled() bool {
 	return s.Disabled
 }
 
+// GetPasswordSource returns the value of PasswordSource.
+func (s *Account) GetPasswordSource() string {
+	return s.PasswordSource
+}
+
 // SetID sets the value of ID.
 func (s *Account) SetID(val int64) {
 	s.ID = val
@@ -89,6 +101,11 @@ func (s *Account) SetCreatedAt(val time.Time) {
 // SetDisabled sets the value of Disabled.
 func (s *Account) SetDisabled(val bool) {
 	s.Disabled = val
+}
+
+// SetPasswordSource sets the value of PasswordSource.
+func (s *Account) SetPasswordSource(val string) {
+	s.PasswordSource = val
 }
 
 func (*Account) createAccountRes() {}
@@ -851,8 +868,15 @@ type CurrentAccount struct {
 	CreatedAt time.Time `json:"createdAt"`
 	// Set by an admin (`PATCH /accounts/{accountId}`); a disabled account's keys and password open
 	// nothing.
-	Disabled bool          `json:"disabled"`
-	Key      OptCallingKey `json:"key"`
+	Disabled bool `json:"disabled"`
+	// Where the account's password came from: `none` (it signs in with API keys alone), `signup` (chosen
+	// by whoever signed up with the address, which nobody checked), `invitation` (set through an
+	// invitation's one-time link, which an admin or the operator made for that address). A password reset
+	// keeps it. An account whose password came from a sign-up is never made admin (`409 conflict`; the
+	// operator takes it over first); the others may be, say staff who were made a customer and are made
+	// admin again.
+	PasswordSource string        `json:"passwordSource"`
+	Key            OptCallingKey `json:"key"`
 }
 
 // GetID returns the value of ID.
@@ -878,6 +902,11 @@ func (s *CurrentAccount) GetCreatedAt() time.Time {
 // GetDisabled returns the value of Disabled.
 func (s *CurrentAccount) GetDisabled() bool {
 	return s.Disabled
+}
+
+// GetPasswordSource returns the value of PasswordSource.
+func (s *CurrentAccount) GetPasswordSource() string {
+	return s.PasswordSource
 }
 
 // GetKey returns the value of Key.
@@ -908,6 +937,11 @@ func (s *CurrentAccount) SetCreatedAt(val time.Time) {
 // SetDisabled sets the value of Disabled.
 func (s *CurrentAccount) SetDisabled(val bool) {
 	s.Disabled = val
+}
+
+// SetPasswordSource sets the value of PasswordSource.
+func (s *CurrentAccount) SetPasswordSource(val string) {
+	s.PasswordSource = val
 }
 
 // SetKey sets the value of Key.

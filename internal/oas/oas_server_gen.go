@@ -71,9 +71,10 @@ type Handler interface {
 	// The link starts with the operator's public URL (`--public-url`), never with the address this request
 	// was sent to (see Links). A new invitation to the same email replaces the open one: the older link
 	// stops working. An email whose account already has a password answers `409 conflict` (an invitation
-	// never changes the role of an account whose password someone else chose; change it with
-	// `PATCH /accounts/{accountId}`). An account the operator made without a password
-	// (`petstore keys create`) may be invited: accepting gives it the password and the invited role.
+	// never changes the role of an account whose password someone else chose; an admin changes it with
+	// `PATCH /accounts/{accountId}`, which makes an account admin unless its password came from a
+	// sign-up). An account the operator made without a password (`petstore keys create`) may be invited:
+	// accepting gives it the password and the invited role.
 	//
 	// POST /invitations
 	CreateInvitation(ctx context.Context, req *NewInvitation) (CreateInvitationRes, error)
@@ -402,8 +403,11 @@ type Handler interface {
 	// RevokeApiKey implements revokeApiKey operation.
 	//
 	// Revokes one of the caller's keys. It answers `401` on its very next use (within one second on other
-	// server processes sharing the database). Revoking the key that makes this call is allowed. Makes an
-	// `api_key.revoked` event; a key that is unknown or already revoked (`404`) makes none.
+	// server processes sharing the database). Revoking the key that makes this call is allowed, and needs
+	// no scope: any key may revoke itself, whatever its scopes (signing out, as the console does with its
+	// session's key). Revoking another key of the account needs `keys:manage` (`403 insufficient_scope`
+	// without it). Makes an `api_key.revoked` event; a key that is unknown or already revoked (`404`)
+	// makes none.
 	//
 	// DELETE /api-keys/{keyId}
 	RevokeApiKey(ctx context.Context, params RevokeApiKeyParams) (RevokeApiKeyRes, error)
@@ -471,10 +475,12 @@ type Handler interface {
 	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make another account
 	// admin first. Nothing changes then.
 	//
-	// An account whose password its owner chose at sign-up is not made admin (`409 conflict`), as the
-	// operator's `keys create --role admin` refuses it: whoever signed up with a staff address first would
-	// otherwise be admin. Staff accounts are invited (`POST /invitations`) or made by the operator
-	// (`petstore keys create`).
+	// An account whose password its owner chose at sign-up (`passwordSource: signup`) is not made admin
+	// (`409 conflict`), as the operator's `keys create --role admin` refuses it: whoever signed up with a
+	// staff address first would otherwise be admin. Staff accounts are invited (`POST /invitations`) or
+	// made by the operator (`petstore keys create`). An account whose password was set through an
+	// invitation (`passwordSource: invitation`), or that has none, may be made admin: staff made a
+	// customer are made admin again this way.
 	//
 	// PATCH /accounts/{accountId}
 	UpdateAccount(ctx context.Context, req UpdateAccountReq, params UpdateAccountParams) (UpdateAccountRes, error)

@@ -142,11 +142,13 @@ func (u OrderUpdate) body() api.OrderUpdate {
 }
 
 func accountFrom(a api.Account) *Account {
-	return &Account{ID: a.ID, Email: a.Email, Role: Role(a.Role), CreatedAt: a.CreatedAt, Disabled: a.Disabled}
+	return &Account{ID: a.ID, Email: a.Email, Role: Role(a.Role), CreatedAt: a.CreatedAt, Disabled: a.Disabled,
+		PasswordSource: PasswordSource(a.PasswordSource)}
 }
 
 func currentAccountFrom(a api.CurrentAccount) *Account {
-	acct := &Account{ID: a.ID, Email: a.Email, Role: Role(a.Role), CreatedAt: a.CreatedAt, Disabled: a.Disabled}
+	acct := &Account{ID: a.ID, Email: a.Email, Role: Role(a.Role), CreatedAt: a.CreatedAt, Disabled: a.Disabled,
+		PasswordSource: PasswordSource(a.PasswordSource)}
 	if k := a.Key; k != nil {
 		acct.Key = &CallingKey{ID: k.ID, Scopes: make([]Scope, len(k.Scopes))}
 		for i, s := range k.Scopes {

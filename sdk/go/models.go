@@ -35,6 +35,17 @@ const (
 	RoleAdmin    Role = "admin"    // store staff, made by the operator
 )
 
+// PasswordSource is where an account's password came from. The list is open: treat a
+// source this package does not know as PasswordSignUp.
+type PasswordSource string
+
+// The password sources this package knows.
+const (
+	PasswordNone       PasswordSource = "none"       // the account signs in with API keys alone
+	PasswordSignUp     PasswordSource = "signup"     // chosen by whoever signed up: never made admin
+	PasswordInvitation PasswordSource = "invitation" // set through an invitation's one-time link
+)
+
 // MessageStatus is how far a message got. The list is open: treat a status this
 // package has no constant for as still in progress.
 type MessageStatus string
@@ -237,6 +248,9 @@ type Account struct {
 	// Disabled is set for an account an admin disabled: its keys and password open
 	// nothing until it is enabled again (UpdateAccount).
 	Disabled bool
+	// PasswordSource is where the account's password came from, which says whether
+	// an admin may make it admin (not a sign-up's).
+	PasswordSource PasswordSource
 	// Key is the API key the client called with; only GetCurrentAccount sets it (nil
 	// elsewhere).
 	Key *CallingKey

@@ -91,10 +91,13 @@ export interface paths {
          *     The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
          *     another account admin first. Nothing changes then.
          *
-         *     An account whose password its owner chose at sign-up is not made admin (`409
-         *     conflict`), as the operator's `keys create --role admin` refuses it: whoever
-         *     signed up with a staff address first would otherwise be admin. Staff accounts
-         *     are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
+         *     An account whose password its owner chose at sign-up (`passwordSource: signup`)
+         *     is not made admin (`409 conflict`), as the operator's `keys create --role admin`
+         *     refuses it: whoever signed up with a staff address first would otherwise be
+         *     admin. Staff accounts are invited (`POST /invitations`) or made by the operator
+         *     (`petstore keys create`). An account whose password was set through an
+         *     invitation (`passwordSource: invitation`), or that has none, may be made admin:
+         *     staff made a customer are made admin again this way.
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -144,8 +147,11 @@ export interface paths {
          * Revoke an API key
          * @description Revokes one of the caller's keys. It answers `401` on its very next use (within one
          *     second on other server processes sharing the database). Revoking the key that makes
-         *     this call is allowed. Makes an `api_key.revoked` event; a key that is unknown or
-         *     already revoked (`404`) makes none.
+         *     this call is allowed, and needs no scope: any key may revoke itself, whatever its
+         *     scopes (signing out, as the console does with its session's key). Revoking another
+         *     key of the account needs `keys:manage` (`403 insufficient_scope` without it).
+         *     Makes an `api_key.revoked` event; a key that is unknown or already revoked (`404`)
+         *     makes none.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -208,8 +214,9 @@ export interface paths {
          *     address this request was sent to (see Links). A new invitation to the same email
          *     replaces the open one: the older link stops working. An email whose account
          *     already has a password answers `409 conflict` (an invitation never changes the
-         *     role of an account whose password someone else chose; change it with
-         *     `PATCH /accounts/{accountId}`). An account the operator made without a password
+         *     role of an account whose password someone else chose; an admin changes it with
+         *     `PATCH /accounts/{accountId}`, which makes an account admin unless its password
+         *     came from a sign-up). An account the operator made without a password
          *     (`petstore keys create`) may be invited: accepting gives it the password and the
          *     invited role.
          */
@@ -1549,6 +1556,17 @@ export interface components {
              * @example false
              */
             disabled: boolean;
+            /**
+             * @description Where the account's password came from: `none` (it signs in with API keys
+             *     alone), `signup` (chosen by whoever signed up with the address, which nobody
+             *     checked), `invitation` (set through an invitation's one-time link, which an
+             *     admin or the operator made for that address). A password reset keeps it. An
+             *     account whose password came from a sign-up is never made admin (`409
+             *     conflict`; the operator takes it over first); the others may be, say staff
+             *     who were made a customer and are made admin again.
+             * @example invitation
+             */
+            passwordSource: string;
         };
         /** @description The account of the key that made the call, with that key. */
         CurrentAccount: components["schemas"]["Account"] & {

@@ -61,6 +61,8 @@ export const knownValues = {
   ],
   /** Who made a change an `api_key.*` event tells of. */
   actorType: ["key", "password", "operator"],
+  /** Where an account's password came from (`Account.passwordSource`). */
+  passwordSource: ["none", "signup", "invitation"],
   errorCode: [
     "unauthorized",
     "forbidden",
@@ -93,6 +95,12 @@ export type PetStatus = (typeof knownValues.petStatus)[number] | OtherString;
 export type OrderStatus = (typeof knownValues.orderStatus)[number] | OtherString;
 /** An account's role in an answer; treat one you do not know as no more than `customer`. */
 export type Role = (typeof knownValues.role)[number] | OtherString;
+/**
+ * Where an account's password came from: `none` (keys alone), `signup` (chosen by whoever
+ * signed up; such an account is never made admin), `invitation` (set through an
+ * invitation's link). Treat one you do not know as `signup`.
+ */
+export type PasswordSource = (typeof knownValues.passwordSource)[number] | OtherString;
 /** A message's delivery status in an answer. */
 export type MessageStatus = (typeof knownValues.messageStatus)[number] | OtherString;
 /** An event's type in an answer; ignore an event whose type you do not know. */
@@ -121,8 +129,9 @@ export interface Pet extends Omit<Schemas["Pet"], "status"> {
 export interface InventoryItem extends Omit<Schemas["InventoryItem"], "status"> {
   status: PetStatus;
 }
-export interface Account extends Omit<Schemas["Account"], "role"> {
+export interface Account extends Omit<Schemas["Account"], "role" | "passwordSource"> {
   role: Role;
+  passwordSource: PasswordSource;
 }
 /**
  * The API key a call came with, as `accounts.me()` tells it: `scopes` are what it may do

@@ -55,6 +55,7 @@ test("knownValues match the document's x-extensible-enum lists", () => {
     "Delivery.status": knownValues.deliveryStatus,
     EventType: knownValues.eventType,
     "Actor.type": knownValues.actorType,
+    "Account.passwordSource": knownValues.passwordSource,
   });
 });
 

@@ -289,6 +289,18 @@ type Account struct {
 	// ID Example: 2
 	ID int64 `json:"id"`
 
+	// PasswordSource Where the account's password came from: `none` (it signs in with API keys
+	// alone), `signup` (chosen by whoever signed up with the address, which nobody
+	// checked), `invitation` (set through an invitation's one-time link, which an
+	// admin or the operator made for that address). A password reset keeps it. An
+	// account whose password came from a sign-up is never made admin (`409
+	// conflict`; the operator takes it over first); the others may be, say staff
+	// who were made a customer and are made admin again.
+	//
+	//
+	// Example: invitation
+	PasswordSource string `json:"passwordSource"`
+
 	// Role `customer` (every sign-up) or `admin` (store staff). An open list: a minor
 	// version may add roles, so treat one you do not know as having no more rights
 	// than `customer`.
@@ -522,6 +534,18 @@ type CurrentAccount struct {
 	// is every call of `GET /accounts/me` today; absent for a caller without a key (a
 	// password, where an operation takes one).
 	Key *CallingKey `json:"key,omitempty"`
+
+	// PasswordSource Where the account's password came from: `none` (it signs in with API keys
+	// alone), `signup` (chosen by whoever signed up with the address, which nobody
+	// checked), `invitation` (set through an invitation's one-time link, which an
+	// admin or the operator made for that address). A password reset keeps it. An
+	// account whose password came from a sign-up is never made admin (`409
+	// conflict`; the operator takes it over first); the others may be, say staff
+	// who were made a customer and are made admin again.
+	//
+	//
+	// Example: invitation
+	PasswordSource string `json:"passwordSource"`
 
 	// Role `customer` (every sign-up) or `admin` (store staff). An open list: a minor
 	// version may add roles, so treat one you do not know as having no more rights
@@ -2162,10 +2186,13 @@ type ClientInterface interface {
 	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 	// another account admin first. Nothing changes then.
 	//
-	// An account whose password its owner chose at sign-up is not made admin (`409
-	// conflict`), as the operator's `keys create --role admin` refuses it: whoever
-	// signed up with a staff address first would otherwise be admin. Staff accounts
-	// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
+	// An account whose password its owner chose at sign-up (`passwordSource: signup`)
+	// is not made admin (`409 conflict`), as the operator's `keys create --role admin`
+	// refuses it: whoever signed up with a staff address first would otherwise be
+	// admin. Staff accounts are invited (`POST /invitations`) or made by the operator
+	// (`petstore keys create`). An account whose password was set through an
+	// invitation (`passwordSource: invitation`), or that has none, may be made admin:
+	// staff made a customer are made admin again this way.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2187,10 +2214,13 @@ type ClientInterface interface {
 	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 	// another account admin first. Nothing changes then.
 	//
-	// An account whose password its owner chose at sign-up is not made admin (`409
-	// conflict`), as the operator's `keys create --role admin` refuses it: whoever
-	// signed up with a staff address first would otherwise be admin. Staff accounts
-	// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
+	// An account whose password its owner chose at sign-up (`passwordSource: signup`)
+	// is not made admin (`409 conflict`), as the operator's `keys create --role admin`
+	// refuses it: whoever signed up with a staff address first would otherwise be
+	// admin. Staff accounts are invited (`POST /invitations`) or made by the operator
+	// (`petstore keys create`). An account whose password was set through an
+	// invitation (`passwordSource: invitation`), or that has none, may be made admin:
+	// staff made a customer are made admin again this way.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2212,10 +2242,13 @@ type ClientInterface interface {
 	// The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 	// another account admin first. Nothing changes then.
 	//
-	// An account whose password its owner chose at sign-up is not made admin (`409
-	// conflict`), as the operator's `keys create --role admin` refuses it: whoever
-	// signed up with a staff address first would otherwise be admin. Staff accounts
-	// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
+	// An account whose password its owner chose at sign-up (`passwordSource: signup`)
+	// is not made admin (`409 conflict`), as the operator's `keys create --role admin`
+	// refuses it: whoever signed up with a staff address first would otherwise be
+	// admin. Staff accounts are invited (`POST /invitations`) or made by the operator
+	// (`petstore keys create`). An account whose password was set through an
+	// invitation (`passwordSource: invitation`), or that has none, may be made admin:
+	// staff made a customer are made admin again this way.
 	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
@@ -2265,8 +2298,11 @@ type ClientInterface interface {
 	//
 	// Revokes one of the caller's keys. It answers `401` on its very next use (within one
 	// second on other server processes sharing the database). Revoking the key that makes
-	// this call is allowed. Makes an `api_key.revoked` event; a key that is unknown or
-	// already revoked (`404`) makes none.
+	// this call is allowed, and needs no scope: any key may revoke itself, whatever its
+	// scopes (signing out, as the console does with its session's key). Revoking another
+	// key of the account needs `keys:manage` (`403 insufficient_scope` without it).
+	// Makes an `api_key.revoked` event; a key that is unknown or already revoked (`404`)
+	// makes none.
 	//
 	// Corresponds with DELETE /api-keys/{keyId} (the `RevokeAPIKey` operationId).
 	RevokeAPIKey(ctx context.Context, keyID KeyID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2377,8 +2413,9 @@ type ClientInterface interface {
 	// address this request was sent to (see Links). A new invitation to the same email
 	// replaces the open one: the older link stops working. An email whose account
 	// already has a password answers `409 conflict` (an invitation never changes the
-	// role of an account whose password someone else chose; change it with
-	// `PATCH /accounts/{accountId}`). An account the operator made without a password
+	// role of an account whose password someone else chose; an admin changes it with
+	// `PATCH /accounts/{accountId}`, which makes an account admin unless its password
+	// came from a sign-up). An account the operator made without a password
 	// (`petstore keys create`) may be invited: accepting gives it the password and the
 	// invited role.
 	//
@@ -2401,8 +2438,9 @@ type ClientInterface interface {
 	// address this request was sent to (see Links). A new invitation to the same email
 	// replaces the open one: the older link stops working. An email whose account
 	// already has a password answers `409 conflict` (an invitation never changes the
-	// role of an account whose password someone else chose; change it with
-	// `PATCH /accounts/{accountId}`). An account the operator made without a password
+	// role of an account whose password someone else chose; an admin changes it with
+	// `PATCH /accounts/{accountId}`, which makes an account admin unless its password
+	// came from a sign-up). An account the operator made without a password
 	// (`petstore keys create`) may be invited: accepting gives it the password and the
 	// invited role.
 	//
@@ -3284,10 +3322,13 @@ func (c *Client) GetCurrentAccount(ctx context.Context, reqEditors ...RequestEdi
 // The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 // another account admin first. Nothing changes then.
 //
-// An account whose password its owner chose at sign-up is not made admin (`409
-// conflict`), as the operator's `keys create --role admin` refuses it: whoever
-// signed up with a staff address first would otherwise be admin. Staff accounts
-// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
+// An account whose password its owner chose at sign-up (`passwordSource: signup`)
+// is not made admin (`409 conflict`), as the operator's `keys create --role admin`
+// refuses it: whoever signed up with a staff address first would otherwise be
+// admin. Staff accounts are invited (`POST /invitations`) or made by the operator
+// (`petstore keys create`). An account whose password was set through an
+// invitation (`passwordSource: invitation`), or that has none, may be made admin:
+// staff made a customer are made admin again this way.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3319,10 +3360,13 @@ func (c *Client) UpdateAccountWithBody(ctx context.Context, accountID AccountID,
 // The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 // another account admin first. Nothing changes then.
 //
-// An account whose password its owner chose at sign-up is not made admin (`409
-// conflict`), as the operator's `keys create --role admin` refuses it: whoever
-// signed up with a staff address first would otherwise be admin. Staff accounts
-// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
+// An account whose password its owner chose at sign-up (`passwordSource: signup`)
+// is not made admin (`409 conflict`), as the operator's `keys create --role admin`
+// refuses it: whoever signed up with a staff address first would otherwise be
+// admin. Staff accounts are invited (`POST /invitations`) or made by the operator
+// (`petstore keys create`). An account whose password was set through an
+// invitation (`passwordSource: invitation`), or that has none, may be made admin:
+// staff made a customer are made admin again this way.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3354,10 +3398,13 @@ func (c *Client) UpdateAccount(ctx context.Context, accountID AccountID, body Up
 // The last enabled admin is neither demoted nor disabled (`409 last_admin`): make
 // another account admin first. Nothing changes then.
 //
-// An account whose password its owner chose at sign-up is not made admin (`409
-// conflict`), as the operator's `keys create --role admin` refuses it: whoever
-// signed up with a staff address first would otherwise be admin. Staff accounts
-// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
+// An account whose password its owner chose at sign-up (`passwordSource: signup`)
+// is not made admin (`409 conflict`), as the operator's `keys create --role admin`
+// refuses it: whoever signed up with a staff address first would otherwise be
+// admin. Staff accounts are invited (`POST /invitations`) or made by the operator
+// (`petstore keys create`). An account whose password was set through an
+// invitation (`passwordSource: invitation`), or that has none, may be made admin:
+// staff made a customer are made admin again this way.
 //
 // Takes a body of the `application/merge-patch+json` content type.
 //
@@ -3447,8 +3494,11 @@ func (c *Client) CreateAPIKey(ctx context.Context, body CreateAPIKeyJSONRequestB
 //
 // Revokes one of the caller's keys. It answers `401` on its very next use (within one
 // second on other server processes sharing the database). Revoking the key that makes
-// this call is allowed. Makes an `api_key.revoked` event; a key that is unknown or
-// already revoked (`404`) makes none.
+// this call is allowed, and needs no scope: any key may revoke itself, whatever its
+// scopes (signing out, as the console does with its session's key). Revoking another
+// key of the account needs `keys:manage` (`403 insufficient_scope` without it).
+// Makes an `api_key.revoked` event; a key that is unknown or already revoked (`404`)
+// makes none.
 //
 // Corresponds with DELETE /api-keys/{keyId} (the `RevokeAPIKey` operationId).
 func (c *Client) RevokeAPIKey(ctx context.Context, keyID KeyID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3659,8 +3709,9 @@ func (c *Client) GetEvent(ctx context.Context, eventID EventID, reqEditors ...Re
 // address this request was sent to (see Links). A new invitation to the same email
 // replaces the open one: the older link stops working. An email whose account
 // already has a password answers `409 conflict` (an invitation never changes the
-// role of an account whose password someone else chose; change it with
-// `PATCH /accounts/{accountId}`). An account the operator made without a password
+// role of an account whose password someone else chose; an admin changes it with
+// `PATCH /accounts/{accountId}`, which makes an account admin unless its password
+// came from a sign-up). An account the operator made without a password
 // (`petstore keys create`) may be invited: accepting gives it the password and the
 // invited role.
 //
@@ -3693,8 +3744,9 @@ func (c *Client) CreateInvitationWithBody(ctx context.Context, contentType strin
 // address this request was sent to (see Links). A new invitation to the same email
 // replaces the open one: the older link stops working. An email whose account
 // already has a password answers `409 conflict` (an invitation never changes the
-// role of an account whose password someone else chose; change it with
-// `PATCH /accounts/{accountId}`). An account the operator made without a password
+// role of an account whose password someone else chose; an admin changes it with
+// `PATCH /accounts/{accountId}`, which makes an account admin unless its password
+// came from a sign-up). An account the operator made without a password
 // (`petstore keys create`) may be invited: accepting gives it the password and the
 // invited role.
 //
