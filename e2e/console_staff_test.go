@@ -36,7 +36,16 @@ func accountButton(email, label string) string {
 func staffChangeRolesUnderTheLastAdminRule(sc *scene) {
 	t := sc.t
 	srv := startServer(t) // admin@example.com and customer@example.com
-	srv.createKey(t, "second@example.com", "admin")
+	// second@ accepted an invitation: its password came from it, so it is made admin
+	// again after being made a customer.
+	var inv struct {
+		URL string `json:"url"`
+	}
+	srv.call(t, srv.AdminKey, "POST", "/invitations", map[string]any{"email": "second@example.com", "role": "admin"}, http.StatusCreated, &inv)
+	_, token, _ := strings.Cut(inv.URL, "?token=")
+	srv.call(t, "", "POST", "/invitations/accept", map[string]any{"token": token, "password": "correct horse battery"}, http.StatusCreated, nil)
+	// signedup@ signed up: a customer the screens never offer to make admin.
+	srv.call(t, "", "POST", "/accounts", map[string]any{"email": "signedup@example.com", "password": "correct horse battery"}, http.StatusCreated, nil)
 	own := (&consoleSuite{srv: srv, browser: sc.browser, axe: sc.axe}).scene(t)
 	b := own.b
 	own.signInAsStaff()
@@ -101,6 +110,14 @@ func staffChangeRolesUnderTheLastAdminRule(sc *scene) {
 	b.wait(accountRow("admin@example.com")+`?.textContent.includes('Enabled')`, "the enabled account")
 	srv.call(t, srv.AdminKey, "GET", "/accounts/me", nil, http.StatusOK, nil)
 
+	// The demoted invited staff member is made admin again (PATCH refused that with 409
+	// before accounts knew where their password came from).
+	b.do(chromedp.Click(chromedp.CSS(b.mark(accountButton("second@example.com", "Make admin"), "promote"))))
+	b.wait(`document.querySelector('dialog.confirm[open]') !== null`, "the confirmation")
+	b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
+	b.wait(accountRow("second@example.com")+`?.querySelector('.role')?.textContent === 'admin'`, "the role back to admin in the row")
+	b.wait(`document.querySelector('.notices [role=status]').textContent.includes('second@example.com is now an admin')`, "the confirmation of the change")
+
 	b.do(chromedp.EmulateViewport(375, 812))
 	b.settle()
 	fitsPhone(b, "staff")
@@ -110,6 +127,17 @@ func staffChangeRolesUnderTheLastAdminRule(sc *scene) {
 	b.screenshot("console-staff-phone-dark.png")
 	b.checkAccessibility(own.axe, "staff, phone, dark")
 	setColorScheme(b, "")
+
+	// The Customers screen offers "Make admin" where the service would: for a key-only
+	// customer, never for a sign-up.
+	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#customers"]`)))
+	b.wait(accountRow("signedup@example.com")+` !== undefined && `+accountRow("customer@example.com")+` !== undefined`, "the customers")
+	if evalAs[bool](b, accountButton("signedup@example.com", "Make admin")+` !== undefined`) {
+		t.Error("the Customers screen offers to make a sign-up admin")
+	}
+	if !evalAs[bool](b, accountButton("customer@example.com", "Make admin")+` !== undefined`) {
+		t.Error("the Customers screen does not offer to make the key-only customer admin")
+	}
 	own.checkTabStayedHome()
 }
 

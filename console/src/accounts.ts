@@ -14,8 +14,20 @@ const pageSize = 25;
 export interface AccountRowOptions {
   /** The cells after the email, role and state (the customers screen's orders button). */
   extra?: (account: Account, row: HTMLTableRowElement) => (HTMLElement | false)[];
-  /** Whether the row offers the role change (staff: yes; customers: no, an admin is invited). */
+  /**
+   * Whether the row offers the role change: "Make customer" for an admin, and "Make
+   * admin" for a customer the service would make admin (mayBecomeAdmin).
+   */
   roleChange: boolean;
+}
+
+/**
+ * Whether the service makes `account` admin (`PATCH /accounts/{accountId}`): not when
+ * its password came from a sign-up (whoever signed up chose it; `409 conflict`), nor
+ * from a source this console does not know. Invited staff made a customer may be.
+ */
+export function mayBecomeAdmin(account: Account): boolean {
+  return account.passwordSource === "invitation" || account.passwordSource === "none";
 }
 
 /** A table of the accounts of `role`, a page at a time, each row with its actions. */
@@ -59,7 +71,7 @@ export class AccountTable {
     row.classList.toggle("disabled", account.disabled === true);
     const actions: HTMLElement[] = [];
     if (ctx.may("updateAccount")) {
-      if (this.options.roleChange) actions.push(this.roleButton(row, account, you));
+      if (this.options.roleChange && (account.role === "admin" || mayBecomeAdmin(account))) actions.push(this.roleButton(row, account, you));
       actions.push(this.stateButton(row, account, you));
     }
     put(

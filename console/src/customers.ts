@@ -7,12 +7,13 @@ import { formatMoney, noteCurrency } from "./money.js";
 
 /**
  * The shop's customers (`GET /accounts?role=customer`), a page at a time; open one to
- * see its orders, newest first (`GET /store/orders?accountId=`), and disable or enable
- * it.
+ * see its orders, newest first (`GET /store/orders?accountId=`), disable or enable it,
+ * and make it admin where the service would (staff made a customer, whose password came
+ * from an invitation; never a sign-up).
  */
 export function customersView(ctx: Console): HTMLElement {
   const table = new AccountTable(ctx, "customer", ["customer", "customers"], {
-    roleChange: false,
+    roleChange: true,
     extra: (account, row) => [ctx.may("listOrders") && h("td", { "data-label": "Orders" }, ordersButton(ctx, account, row))],
   });
   void table.pages.reload();
