@@ -42,7 +42,8 @@ func (h *Handler) GetCurrentAccount(ctx context.Context) (oas.GetCurrentAccountR
 		return nil, err
 	}
 	out := toAccount(a)
-	cur := oas.CurrentAccount{ID: out.ID, Email: out.Email, Role: out.Role, CreatedAt: out.CreatedAt, Disabled: out.Disabled}
+	cur := oas.CurrentAccount{ID: out.ID, Email: out.Email, Role: out.Role, CreatedAt: out.CreatedAt, Disabled: out.Disabled,
+		PasswordSource: out.PasswordSource}
 	if p.KeyID != 0 {
 		cur.Key = oas.NewOptCallingKey(h.callingKey(p, a.Role))
 	}

@@ -281,6 +281,10 @@ func messageOf(r *response) string {
 
 var wholeKey = regexp.MustCompile(`psk_[a-z2-7]{32}`)
 
+// passwordSource is an account's passwordSource member, which names where its password
+// came from and is no secret; the search for secrets in answers looks past it alone.
+var passwordSource = regexp.MustCompile(`"passwordsource":"(none|signup|invitation)"`)
+
 // shape is a message with its ids blanked, to compare two answers but for the id.
 var digits = regexp.MustCompile(`msg_[0-9a-z]+|[0-9]+`)
 
@@ -400,7 +404,7 @@ func TestOWASP_API3_BrokenObjectPropertyLevelAuthorization(t *testing.T) {
 		}
 		for _, key := range []string{a.Customer, a.Admin} {
 			res := a.do(t, w.request(t, op, key))
-			low := strings.ToLower(string(res.Body))
+			low := passwordSource.ReplaceAllString(strings.ToLower(string(res.Body)), "")
 			for _, secret := range []string{"password", "hash", "argon2"} {
 				if strings.Contains(low, secret) {
 					t.Errorf("%s answered %d showing %q: %s", op.ID, res.Status, secret, res.Body)

@@ -34,6 +34,13 @@ func TestInvitedStaffMadeACustomerIsMadeAdminAgain(t *testing.T) {
 	a.do(t, req{Method: "POST", Path: "/v1/sessions", Body: `{"email":"clerk@example.com","password":"correct horse battery"}`}).
 		expect(201, "").JSON(&again)
 	a.do(t, req{Method: "GET", Path: "/v1/accounts", Key: again.Key.Key}).expect(200, "")
+	var me struct {
+		PasswordSource string `json:"passwordSource"`
+	}
+	a.do(t, req{Method: "GET", Path: "/v1/accounts/me", Key: again.Key.Key}).expect(200, "").JSON(&me)
+	if me.PasswordSource != "invitation" {
+		t.Errorf("GET /accounts/me says the password came from %q", me.PasswordSource)
+	}
 
 	// A sign-up is still not made admin.
 	var signUp struct {
