@@ -538,7 +538,7 @@ func TestGetCurrentAccountAsksWithTheKey(t *testing.T) {
 	var seen string
 	c := fake(t, func(w http.ResponseWriter, r *http.Request) {
 		seen = r.Method + " " + r.URL.Path + " " + r.Header.Get("Authorization")
-		answer(w, 200, `{"id":2,"email":"ada@example.com","role":"admin","createdAt":"2026-11-21T12:00:00Z"}`)
+		answer(w, 200, `{"id":2,"email":"ada@example.com","role":"admin","createdAt":"2026-11-21T12:00:00Z","passwordSource":"invitation"}`)
 	})
 	acct, err := c.GetCurrentAccount(context.Background())
 	if err != nil {
@@ -548,7 +548,9 @@ func TestGetCurrentAccountAsksWithTheKey(t *testing.T) {
 		t.Errorf("sent %q, want %q", seen, want)
 	}
 	want := petstore.Account{ID: 2, Email: "ada@example.com", Role: petstore.RoleAdmin, CreatedAt: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-	if acct.ID != want.ID || acct.Email != want.Email || acct.Role != want.Role || !acct.CreatedAt.Equal(want.CreatedAt) {
+	want.PasswordSource = petstore.PasswordInvitation
+	if acct.ID != want.ID || acct.Email != want.Email || acct.Role != want.Role || !acct.CreatedAt.Equal(want.CreatedAt) ||
+		acct.PasswordSource != want.PasswordSource {
 		t.Errorf("account = %+v, want %+v", *acct, want)
 	}
 }
