@@ -37,14 +37,9 @@ func staffChangeRolesUnderTheLastAdminRule(sc *scene) {
 	t := sc.t
 	srv := startServer(t) // admin@example.com and customer@example.com
 	// second@ accepted an invitation: its password came from it, so it is made admin
-	// again after being made a customer.
-	var inv struct {
-		URL string `json:"url"`
-	}
-	srv.call(t, srv.AdminKey, "POST", "/invitations", map[string]any{"email": "second@example.com", "role": "admin"}, http.StatusCreated, &inv)
-	_, token, _ := strings.Cut(inv.URL, "?token=")
-	srv.call(t, "", "POST", "/invitations/accept", map[string]any{"token": token, "password": "correct horse battery"}, http.StatusCreated, nil)
-	// signedup@ signed up: a customer the screens never offer to make admin.
+	// again after being made a customer. signedup@ signed up: a customer the screens
+	// never offer to make admin.
+	inviteAndAccept(t, srv, "second@example.com")
 	srv.call(t, "", "POST", "/accounts", map[string]any{"email": "signedup@example.com", "password": "correct horse battery"}, http.StatusCreated, nil)
 	own := (&consoleSuite{srv: srv, browser: sc.browser, axe: sc.axe}).scene(t)
 	b := own.b
@@ -112,24 +107,51 @@ func staffChangeRolesUnderTheLastAdminRule(sc *scene) {
 
 	// The demoted invited staff member is made admin again (PATCH refused that with 409
 	// before accounts knew where their password came from).
-	b.do(chromedp.Click(chromedp.CSS(b.mark(accountButton("second@example.com", "Make admin"), "promote"))))
-	b.wait(`document.querySelector('dialog.confirm[open]') !== null`, "the confirmation")
-	b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
-	b.wait(accountRow("second@example.com")+`?.querySelector('.role')?.textContent === 'admin'`, "the role back to admin in the row")
-	b.wait(`document.querySelector('.notices [role=status]').textContent.includes('second@example.com is now an admin')`, "the confirmation of the change")
+	makeAdminAgain(b, "second@example.com")
 
+	staffOnAPhone(own)
+	customersOfferMakeAdminWhereAllowed(t, b)
+	own.checkTabStayedHome()
+}
+
+// staffOnAPhone: the Staff screen at 375 px, light and dark, fits and passes axe-core.
+func staffOnAPhone(sc *scene) {
+	b := sc.b
 	b.do(chromedp.EmulateViewport(375, 812))
 	b.settle()
 	fitsPhone(b, "staff")
 	b.screenshot("console-staff-phone.png")
-	b.checkAccessibility(own.axe, "staff, phone")
+	b.checkAccessibility(sc.axe, "staff, phone")
 	setColorScheme(b, "dark")
 	b.screenshot("console-staff-phone-dark.png")
-	b.checkAccessibility(own.axe, "staff, phone, dark")
+	b.checkAccessibility(sc.axe, "staff, phone, dark")
 	setColorScheme(b, "")
+}
 
-	// The Customers screen offers "Make admin" where the service would: for a key-only
-	// customer, never for a sign-up.
+// inviteAndAccept makes email an admin through an invitation, accepted: its password
+// comes from the invitation.
+func inviteAndAccept(t *testing.T, srv *server, email string) {
+	var inv struct {
+		URL string `json:"url"`
+	}
+	srv.call(t, srv.AdminKey, "POST", "/invitations", map[string]any{"email": email, "role": "admin"}, http.StatusCreated, &inv)
+	_, token, _ := strings.Cut(inv.URL, "?token=")
+	srv.call(t, "", "POST", "/invitations/accept", map[string]any{"token": token, "password": "correct horse battery"}, http.StatusCreated, nil)
+}
+
+// makeAdminAgain presses "Make admin" on the Staff screen's row of email (a customer
+// now), confirms, and waits for the row and the notice to say so.
+func makeAdminAgain(b *browser, email string) {
+	b.do(chromedp.Click(chromedp.CSS(b.mark(accountButton(email, "Make admin"), "promote"))))
+	b.wait(`document.querySelector('dialog.confirm[open]') !== null`, "the confirmation")
+	b.do(chromedp.Click(chromedp.CSS(`dialog.confirm button.danger`)))
+	b.wait(accountRow(email)+`?.querySelector('.role')?.textContent === 'admin'`, "the role back to admin in the row")
+	b.wait(`document.querySelector('.notices [role=status]').textContent.includes('`+email+` is now an admin')`, "the confirmation of the change")
+}
+
+// customersOfferMakeAdminWhereAllowed: the Customers screen offers "Make admin" where
+// the service would, for a key-only customer, and never for a sign-up.
+func customersOfferMakeAdminWhereAllowed(t *testing.T, b *browser) {
 	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#customers"]`)))
 	b.wait(accountRow("signedup@example.com")+` !== undefined && `+accountRow("customer@example.com")+` !== undefined`, "the customers")
 	if evalAs[bool](b, accountButton("signedup@example.com", "Make admin")+` !== undefined`) {
@@ -138,7 +160,6 @@ func staffChangeRolesUnderTheLastAdminRule(sc *scene) {
 	if !evalAs[bool](b, accountButton("customer@example.com", "Make admin")+` !== undefined`) {
 		t.Error("the Customers screen does not offer to make the key-only customer admin")
 	}
-	own.checkTabStayedHome()
 }
 
 // customersShowTheirOrders: the Customers screen lists customer@example.com (and no
