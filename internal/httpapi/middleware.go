@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rs/cors"
 
+	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -26,7 +28,7 @@ const DefaultHandlerTimeout = 10 * time.Second
 func (s *Server) outer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{id: requestID(r)}
+		ri := &requestInfo{id: requestID(r), conn: r.Context()}
 		// Headers are set by map assignment with canonical keys and, where the value is
 		// fixed, a shared slice: Header.Set would allocate for each.
 		h := w.Header()
@@ -38,6 +40,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		if isAPI {
 			s.metrics.inFlight.Inc()
 			s.inFlight.Add(1)
+			ri.inFlight = &s.inFlight
 			// The budget of an API request; one derived context and one request copy
 			// serve both it and the request info.
 			var cancel context.CancelFunc
@@ -51,8 +54,10 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			}
 			elapsed := time.Since(start)
 			if isAPI {
-				s.metrics.inFlight.Dec()
-				s.inFlight.Add(-1)
+				if !ri.leftInFlight {
+					s.metrics.inFlight.Dec()
+					s.inFlight.Add(-1)
+				}
 				s.metrics.observe(ri.operation(), rw.status, elapsed)
 			}
 			s.logRequest(r, ri, rw.status, elapsed, isAPI)
@@ -393,6 +398,20 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 	}
 	return w.ResponseWriter.Write(b)
 }
+
+// ReadFrom lets a body that writes itself do so (the event stream, eventStream.WriteTo)
+// rather than be copied through io.Copy's buffer, which could not flush each message.
+func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
+	if s, ok := src.(*oas.StreamEventsOK); ok {
+		if wt, ok := s.Data.(io.WriterTo); ok {
+			return wt.WriteTo(w)
+		}
+	}
+	return io.Copy(writerOnly{w}, src)
+}
+
+// writerOnly hides every method of a Writer but Write (io.Copy would call ReadFrom).
+type writerOnly struct{ io.Writer }
 
 // Unwrap lets http.ResponseController reach the connection.
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

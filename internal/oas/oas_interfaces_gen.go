@@ -145,6 +145,10 @@ type SetInventoryRes interface {
 	setInventoryRes()
 }
 
+type StreamEventsRes interface {
+	streamEventsRes()
+}
+
 type UpdateAccountReq interface {
 	updateAccountReq()
 }

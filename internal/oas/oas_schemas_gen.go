@@ -4,6 +4,7 @@ package oas
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/go-faster/errors"
@@ -1675,6 +1676,7 @@ func (*ForbiddenHeaders) rotateWebhookSecretRes() {}
 func (*ForbiddenHeaders) sendMessageRes()         {}
 func (*ForbiddenHeaders) sendTestEventRes()       {}
 func (*ForbiddenHeaders) setInventoryRes()        {}
+func (*ForbiddenHeaders) streamEventsRes()        {}
 func (*ForbiddenHeaders) updateAccountRes()       {}
 func (*ForbiddenHeaders) updateOrderRes()         {}
 func (*ForbiddenHeaders) updatePetRes()           {}
@@ -4167,6 +4169,7 @@ func (*RateLimitedHeaders) rotateWebhookSecretRes() {}
 func (*RateLimitedHeaders) sendMessageRes()         {}
 func (*RateLimitedHeaders) sendTestEventRes()       {}
 func (*RateLimitedHeaders) setInventoryRes()        {}
+func (*RateLimitedHeaders) streamEventsRes()        {}
 func (*RateLimitedHeaders) updateAccountRes()       {}
 func (*RateLimitedHeaders) updateOrderRes()         {}
 func (*RateLimitedHeaders) updatePetRes()           {}
@@ -4771,6 +4774,34 @@ type SetInventoryRequestTimeout Error
 
 func (*SetInventoryRequestTimeout) setInventoryRes() {}
 
+type StreamEventsBadRequest Error
+
+func (*StreamEventsBadRequest) streamEventsRes() {}
+
+type StreamEventsInternalServerError Error
+
+func (*StreamEventsInternalServerError) streamEventsRes() {}
+
+type StreamEventsNotFound Error
+
+func (*StreamEventsNotFound) streamEventsRes() {}
+
+type StreamEventsOK struct {
+	Data io.Reader
+}
+
+// Read reads data from the Data reader.
+//
+// Kept to satisfy the io.Reader interface.
+func (s StreamEventsOK) Read(p []byte) (n int, err error) {
+	if s.Data == nil {
+		return 0, io.EOF
+	}
+	return s.Data.Read(p)
+}
+
+func (*StreamEventsOK) streamEventsRes() {}
+
 // UnauthorizedHeaders wraps Error with response headers.
 type UnauthorizedHeaders struct {
 	WWWAuthenticate string
@@ -4832,6 +4863,7 @@ func (*UnauthorizedHeaders) rotateWebhookSecretRes() {}
 func (*UnauthorizedHeaders) sendMessageRes()         {}
 func (*UnauthorizedHeaders) sendTestEventRes()       {}
 func (*UnauthorizedHeaders) setInventoryRes()        {}
+func (*UnauthorizedHeaders) streamEventsRes()        {}
 func (*UnauthorizedHeaders) updateAccountRes()       {}
 func (*UnauthorizedHeaders) updateOrderRes()         {}
 func (*UnauthorizedHeaders) updatePetRes()           {}
@@ -4899,6 +4931,7 @@ func (*UnavailableHeaders) rotateWebhookSecretRes() {}
 func (*UnavailableHeaders) sendMessageRes()         {}
 func (*UnavailableHeaders) sendTestEventRes()       {}
 func (*UnavailableHeaders) setInventoryRes()        {}
+func (*UnavailableHeaders) streamEventsRes()        {}
 func (*UnavailableHeaders) updateAccountRes()       {}
 func (*UnavailableHeaders) updateOrderRes()         {}
 func (*UnavailableHeaders) updatePetRes()           {}

@@ -4604,6 +4604,30 @@ func (s *SetInventoryRequestTimeout) Validate() error {
 	return nil
 }
 
+func (s *StreamEventsBadRequest) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *StreamEventsInternalServerError) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *StreamEventsNotFound) Validate() error {
+	alias := (*Error)(s)
+	if err := alias.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
 func (s *UnauthorizedHeaders) Validate() error {
 	if s == nil {
 		return validate.ErrNilPointer

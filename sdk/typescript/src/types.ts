@@ -80,6 +80,7 @@ export const knownValues = {
     "request_timeout",
     "idempotency_key_reused",
     "rate_limited",
+    "too_many_streams",
     "internal",
     "not_implemented",
     "unavailable",
