@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/rs/cors"
 
-	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -35,6 +33,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		h["X-Content-Type-Options"] = nosniff
 		h["X-Request-Id"] = []string{ri.id}
 		rw := &responseWriter{ResponseWriter: w}
+		ri.w = rw
 		ctx := r.Context()
 		isAPI := strings.HasPrefix(r.URL.Path, apiPrefix+"/")
 		if isAPI {
@@ -380,11 +379,14 @@ func (w *responseWriter) restoreCORS() {
 func isCORSHeader(canonical string) bool { return strings.HasPrefix(canonical, "Access-Control-") }
 
 func (w *responseWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.status, w.wroteHeader = code, true
-		if w.corsKept {
-			w.restoreCORS()
-		}
+	if w.wroteHeader {
+		// Said already: the event stream writes its answer itself, and the generated
+		// encoder's status after it would only be logged as superfluous.
+		return
+	}
+	w.status, w.wroteHeader = code, true
+	if w.corsKept {
+		w.restoreCORS()
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -398,20 +400,6 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 	}
 	return w.ResponseWriter.Write(b)
 }
-
-// ReadFrom lets a body that writes itself do so (the event stream, eventStream.WriteTo)
-// rather than be copied through io.Copy's buffer, which could not flush each message.
-func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
-	if s, ok := src.(*oas.StreamEventsOK); ok {
-		if wt, ok := s.Data.(io.WriterTo); ok {
-			return wt.WriteTo(w)
-		}
-	}
-	return io.Copy(writerOnly{w}, src)
-}
-
-// writerOnly hides every method of a Writer but Write (io.Copy would call ReadFrom).
-type writerOnly struct{ io.Writer }
 
 // Unwrap lets http.ResponseController reach the connection.
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -34,6 +34,9 @@ type requestInfo struct {
 	// conn is the connection's context, without the request's budget: an event
 	// stream's, which outlives the budget.
 	conn context.Context
+	// w is the response's writer, below the generated server's: the event stream
+	// writes and flushes its messages there itself.
+	w *responseWriter
 	// inFlight is the server's count of API requests being served, which this one
 	// is in until leftInFlight (an event stream leaves it, Handler.leaveInFlight).
 	inFlight     *atomic.Int64

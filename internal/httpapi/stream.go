@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -15,10 +14,9 @@ import (
 
 // The live event stream (GET /events/stream). The generated server authenticates,
 // authorizes and decodes the request like every other's, through the same middleware
-// (rate limit, log line, metrics); StreamEvents answers with an eventStream, which
-// the generated encoder copies to the response: responseWriter.ReadFrom hands it the
-// writer (eventStream.WriteTo), and it writes and flushes each message as it comes,
-// until the client goes, the key stops, or the server shuts down. New events come
+// (rate limit, log line, metrics); StreamEvents then writes the answer itself to the
+// writer under the generated server's (requestInfo.w), flushing each message as it
+// comes, until the client goes, the key stops, or the server shuts down. New events come
 // from the process's one reader (eventhub.Hub); a stream does no database work per
 // event, only its resume's catch-up and its key's recheck.
 
@@ -105,8 +103,21 @@ func (h *Handler) StreamEvents(ctx context.Context, params oas.StreamEventsParam
 	if resume {
 		s.last, s.catchUp = after, after < sub.From
 	}
-	return &oas.StreamEventsOK{Data: s}, nil
+	defer s.close()
+	// The answer is written here, to the writer under the generated server's (it
+	// cannot flush each message); the generated encoder then has nothing to add.
+	w := ri.w
+	w.Header()["Content-Type"] = eventStreamType
+	w.Header()["X-Accel-Buffering"] = noBuffering // nginx: pass each message on
+	w.WriteHeader(http.StatusOK)
+	s.serve(w)
+	return &oas.StreamEventsOK{Data: http.NoBody}, nil
 }
+
+var (
+	eventStreamType = []string{"text/event-stream"}
+	noBuffering     = []string{"no"}
+)
 
 // eventStream is one open stream: its subscription to the hub, and the last event it
 // sent, by which it drops what it has already sent.
@@ -119,44 +130,30 @@ type eventStream struct {
 	principal petstore.Principal
 	last      int64
 	catchUp   bool // a resume: the feed after last is read first, up to sub.From
-	closeOnce sync.Once
 }
 
-// Read is never used: the body writes itself (WriteTo, by responseWriter.ReadFrom).
-func (s *eventStream) Read([]byte) (int, error) { return 0, io.EOF }
-
-// Close ends the subscription and frees the account's place; the generated encoder
-// calls it when the answer is done.
-func (s *eventStream) Close() error {
-	s.closeOnce.Do(func() {
-		s.sub.Cancel()
-		s.h.streams.release(s.principal.AccountID)
-	})
-	return nil
+// close ends the subscription and frees the account's place.
+func (s *eventStream) close() {
+	s.sub.Cancel()
+	s.h.streams.release(s.principal.AccountID)
 }
 
-// WriteTo writes the stream to w until it ends. It reports no error: a write that
-// fails means the client went, which ends the stream as it should.
-func (s *eventStream) WriteTo(w io.Writer) (int64, error) {
+// serve writes the stream to w until it ends: the client goes (a write fails), the
+// key stops, the subscriber falls behind, or the server shuts down.
+func (s *eventStream) serve(w http.ResponseWriter) {
 	s.h.leaveInFlight(s.ri)
-	rw, ok := w.(http.ResponseWriter)
-	if !ok {
-		return 0, errors.New("event stream: not written to an http.ResponseWriter")
-	}
-	rc := http.NewResponseController(rw)
+	rc := http.NewResponseController(w)
 	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
-	var n int64
 	write := func(b []byte) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteWait))
-		m, err := w.Write(b)
-		n += int64(m)
+		_, err := w.Write(b)
 		return err == nil && rc.Flush() == nil
 	}
 	if !write(streamOpen) {
-		return n, nil
+		return
 	}
 	if s.catchUp && !s.catchUpFromFeed(write) {
-		return n, nil
+		return
 	}
 	beat := time.NewTimer(s.h.heartbeat)
 	defer beat.Stop()
@@ -167,41 +164,43 @@ func (s *eventStream) WriteTo(w io.Writer) (int64, error) {
 		select {
 		case m, ok := <-s.sub.C:
 			if !ok {
-				return n, nil // fell behind, or the server shuts down: the client resumes
+				return // fell behind, or the server shuts down: the client resumes
 			}
-			// What is waiting goes in one write.
-			buf = s.append(buf[:0], m)
-			for more := true; more; {
-				select {
-				case m, ok := <-s.sub.C:
-					if !ok {
-						more = false
-						break
-					}
-					buf = s.append(buf, m)
-				default:
-					more = false
-				}
-			}
+			buf = s.drain(s.append(buf[:0], m)) // what is waiting goes in one write
 			if len(buf) == 0 {
 				continue
 			}
 			if !write(buf) {
-				return n, nil
+				return
 			}
 		case <-beat.C:
 			if !write(streamHeartbeat) {
-				return n, nil
+				return
 			}
 		case <-check.C:
 			if !s.keyHolds() {
-				return n, nil
+				return
 			}
 			continue
 		case <-s.ctx.Done():
-			return n, nil
+			return
 		}
 		beat.Reset(s.h.heartbeat)
+	}
+}
+
+// drain appends the messages waiting in the subscription to buf.
+func (s *eventStream) drain(buf []byte) []byte {
+	for {
+		select {
+		case m, ok := <-s.sub.C:
+			if !ok {
+				return buf // the next receive sees the end
+			}
+			buf = s.append(buf, m)
+		default:
+			return buf
+		}
 	}
 }
 
