@@ -111,7 +111,7 @@ func (h *Handler) StreamEvents(ctx context.Context, params oas.StreamEventsParam
 	w.Header()["X-Accel-Buffering"] = noBuffering // nginx: pass each message on
 	w.WriteHeader(http.StatusOK)
 	s.serve(w)
-	return &oas.StreamEventsOK{Data: http.NoBody}, nil
+	return &oas.StreamEventsOKHeaders{XAccelBuffering: oas.NewOptStreamEventsOKXAccelBuffering(oas.StreamEventsOKXAccelBufferingNo), Response: oas.StreamEventsOK{Data: http.NoBody}}, nil
 }
 
 var (

@@ -6773,15 +6773,35 @@ func encodeSetInventoryResponse(response SetInventoryRes, w http.ResponseWriter)
 
 func encodeStreamEventsResponse(response StreamEventsRes, w http.ResponseWriter) error {
 	switch response := response.(type) {
-	case *StreamEventsOK:
+	case *StreamEventsOKHeaders:
 		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Access-Control-Expose-Headers", "X-Accel-Buffering")
+		// Encoding response headers.
+		{
+			h := uri.NewHeaderEncoder(w.Header())
+			// Encode "X-Accel-Buffering" header.
+			{
+				cfg := uri.HeaderParameterEncodingConfig{
+					Name:    "X-Accel-Buffering",
+					Explode: false,
+				}
+				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
+					if val, ok := response.XAccelBuffering.Get(); ok {
+						return e.EncodeValue(conv.StringToString(string(val)))
+					}
+					return nil
+				}); err != nil {
+					return errors.Wrap(err, "encode X-Accel-Buffering header")
+				}
+			}
+		}
 		w.WriteHeader(200)
 
 		writer := w
-		if closer, ok := response.Data.(io.Closer); ok {
+		if closer, ok := response.Response.Data.(io.Closer); ok {
 			defer closer.Close()
 		}
-		if _, err := io.Copy(writer, response); err != nil {
+		if _, err := io.Copy(writer, response.Response); err != nil {
 			return errors.Wrap(err, "write")
 		}
 

@@ -3476,6 +3476,52 @@ func (o OptSecretRotation) Or(d SecretRotation) SecretRotation {
 	return d
 }
 
+// NewOptStreamEventsOKXAccelBuffering returns new OptStreamEventsOKXAccelBuffering with value set to v.
+func NewOptStreamEventsOKXAccelBuffering(v StreamEventsOKXAccelBuffering) OptStreamEventsOKXAccelBuffering {
+	return OptStreamEventsOKXAccelBuffering{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptStreamEventsOKXAccelBuffering is optional StreamEventsOKXAccelBuffering.
+type OptStreamEventsOKXAccelBuffering struct {
+	Value StreamEventsOKXAccelBuffering
+	Set   bool
+}
+
+// IsSet returns true if OptStreamEventsOKXAccelBuffering was set.
+func (o OptStreamEventsOKXAccelBuffering) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptStreamEventsOKXAccelBuffering) Reset() {
+	var v StreamEventsOKXAccelBuffering
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptStreamEventsOKXAccelBuffering) SetTo(v StreamEventsOKXAccelBuffering) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptStreamEventsOKXAccelBuffering) Get() (v StreamEventsOKXAccelBuffering, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptStreamEventsOKXAccelBuffering) Or(d StreamEventsOKXAccelBuffering) StreamEventsOKXAccelBuffering {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptString returns new OptString with value set to v.
 func NewOptString(v string) OptString {
 	return OptString{
@@ -4800,7 +4846,67 @@ func (s StreamEventsOK) Read(p []byte) (n int, err error) {
 	return s.Data.Read(p)
 }
 
-func (*StreamEventsOK) streamEventsRes() {}
+// StreamEventsOKHeaders wraps StreamEventsOK with response headers.
+type StreamEventsOKHeaders struct {
+	XAccelBuffering OptStreamEventsOKXAccelBuffering
+	Response        StreamEventsOK
+}
+
+// GetXAccelBuffering returns the value of XAccelBuffering.
+func (s *StreamEventsOKHeaders) GetXAccelBuffering() OptStreamEventsOKXAccelBuffering {
+	return s.XAccelBuffering
+}
+
+// GetResponse returns the value of Response.
+func (s *StreamEventsOKHeaders) GetResponse() StreamEventsOK {
+	return s.Response
+}
+
+// SetXAccelBuffering sets the value of XAccelBuffering.
+func (s *StreamEventsOKHeaders) SetXAccelBuffering(val OptStreamEventsOKXAccelBuffering) {
+	s.XAccelBuffering = val
+}
+
+// SetResponse sets the value of Response.
+func (s *StreamEventsOKHeaders) SetResponse(val StreamEventsOK) {
+	s.Response = val
+}
+
+func (*StreamEventsOKHeaders) streamEventsRes() {}
+
+type StreamEventsOKXAccelBuffering string
+
+const (
+	StreamEventsOKXAccelBufferingNo StreamEventsOKXAccelBuffering = "no"
+)
+
+// AllValues returns all StreamEventsOKXAccelBuffering values.
+func (StreamEventsOKXAccelBuffering) AllValues() []StreamEventsOKXAccelBuffering {
+	return []StreamEventsOKXAccelBuffering{
+		StreamEventsOKXAccelBufferingNo,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s StreamEventsOKXAccelBuffering) MarshalText() ([]byte, error) {
+	switch s {
+	case StreamEventsOKXAccelBufferingNo:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *StreamEventsOKXAccelBuffering) UnmarshalText(data []byte) error {
+	switch StreamEventsOKXAccelBuffering(data) {
+	case StreamEventsOKXAccelBufferingNo:
+		*s = StreamEventsOKXAccelBufferingNo
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
 
 // UnauthorizedHeaders wraps Error with response headers.
 type UnauthorizedHeaders struct {
