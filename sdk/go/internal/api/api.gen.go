@@ -1551,8 +1551,8 @@ type StreamEventsParams struct {
 	// that cannot send the `Last-Event-ID` header; the header wins when both are sent.
 	LastEventID *string `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
 
-	// LastEventID The id of the last event received (see `lastEventId`).
-	LastEventID *string `json:"Last-Event-ID,omitempty"`
+	// LastEventIDHeader The id of the last event received (see `lastEventId`).
+	LastEventIDHeader *string `json:"Last-Event-ID,omitempty"`
 }
 
 // ListPetsParams defines parameters for ListPets.
@@ -5064,10 +5064,10 @@ func NewStreamEventsRequest(server string, params *StreamEventsParams) (*http.Re
 
 	if params != nil {
 
-		if params.LastEventID != nil {
+		if params.LastEventIDHeader != nil {
 			var headerParam0 string
 
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventIDHeader, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
