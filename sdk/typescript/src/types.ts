@@ -246,3 +246,5 @@ export type ListApiKeysQuery = Query<"listApiKeys">;
 export type ListWebhooksQuery = Query<"listWebhooks">;
 export type ListDeliveriesQuery = Query<"listDeliveries">;
 export type ListEventsQuery = Query<"listEvents">;
+/** `type` keeps one type; `lastEventId` resumes after that event. */
+export type StreamEventsQuery = Query<"streamEvents">;
