@@ -73,6 +73,7 @@ var consoleScenarios = []struct {
 	{"a key without accounts:read: orders name their customers by id, and say why", keyWithoutAccountsRead},
 	{"phone width and dark", phoneWidthAndDark},
 	{"the accessibility check catches an unlabelled control", axeCatchesAnUnlabelledControl},
+	{"live: an order placed through the API shows on the open Orders screen within 2 s, and the Stock screen follows", liveOrdersAndStock},
 	{"sign out forgets the key", signOutForgetsTheKey},
 	{"only its own origin, no CSP violation, no key in a URL", everyScreenStaysHome},
 }

@@ -87,8 +87,12 @@ async function signIn(apiKey: string): Promise<string | undefined> {
 /** Counts sign-ins and sign-outs: work of an earlier session (a call still under way) says nothing. */
 let session = 0;
 
+/** Ends the live streams of the screen shown: aborted when another screen opens, and on sign-out. */
+let screenStreams = new AbortController();
+
 function signOut(message?: string): void {
   session++;
+  screenStreams.abort();
   sessionStorage.removeItem(keyStorage);
   showSignIn(message);
 }
@@ -193,6 +197,20 @@ function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string
     },
     may,
     lacks: lackedScope,
+    live(onEvent, onOpen, query = {}) {
+      if (!may("streamEvents")) return;
+      const { signal } = screenStreams;
+      void (async () => {
+        try {
+          for await (const event of petstore.events.stream(query, { signal, onOpen })) {
+            if (mine !== session || signal.aborted) return;
+            onEvent(event);
+          }
+        } catch (error) {
+          if (!signal.aborted && mine === session) ctx.fail(error);
+        }
+      })();
+    },
   };
 
   const nav = h("nav", { "aria-label": "Sections" });
@@ -223,6 +241,8 @@ function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string
     }
     document.title = `${view.title} — Pet Store console`;
     clearNotices();
+    screenStreams.abort();
+    screenStreams = new AbortController();
     put(main, view.render(ctx));
   }
 

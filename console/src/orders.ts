@@ -80,6 +80,54 @@ export function ordersView(ctx: Console): HTMLElement {
       }
     },
   );
+  /** Shows an order placed since the list was loaded, at the top, when the filters take it. */
+  async function placed(order: Order): Promise<void> {
+    const q = query();
+    const taken =
+      matches(order) &&
+      (q.accountId === undefined || order.accountId === q.accountId) &&
+      (q.createdAfter === undefined || Date.parse(order.createdAt) >= Date.parse(q.createdAfter)) &&
+      (q.createdBefore === undefined || Date.parse(order.createdAt) < Date.parse(q.createdBefore));
+    if (!taken || shown.some((row) => row.id === order.id)) return;
+    const [pets] = await Promise.all([petsById(ctx, [order.petId]), ctx.accounts.load([order.accountId])]);
+    if (shown.some((row) => row.id === order.id)) return;
+    noteCurrency(order.currency);
+    const row = new OrderRow(ctx, order, pets.get(order.petId), {
+      changed: (now) => {
+        if (matches(now)) return;
+        removeRows(row.element);
+        shown.splice(shown.indexOf(row), 1);
+        pages.removed(order);
+      },
+      petChanged: (pet) => {
+        for (const other of shown) other.showPet(pet);
+      },
+    });
+    shown.unshift(row);
+    rows.prepend(row.element);
+    pages.added(order);
+  }
+  // Live: orders placed, completed or cancelled anywhere show here without a refresh.
+  const live = h("span", { class: "live", hidden: true }, "Live");
+  let opened = false;
+  ctx.live(
+    (event) => {
+      const order = event.data as Order;
+      if (event.type === "order.placed") void placed(order).catch(() => {});
+      else if (event.type === "order.completed" || event.type === "order.cancelled") shown.find((row) => row.id === order.id)?.update(order);
+    },
+    () => {
+      live.hidden = false;
+      if (opened) return;
+      opened = true;
+      // Orders placed between the list's first page and the stream's opening: the
+      // first page again, oldest first so that the newest ends on top.
+      void (async () => {
+        const { value } = await ctx.client.orders.pages(query()).next();
+        for (const order of [...(value?.items ?? [])].reverse()) await placed(order);
+      })().catch(() => {});
+    },
+  );
   const refresh = h("button", { type: "button", class: "secondary", onclick: () => void pages.reload() }, "Refresh");
   for (const control of [status, after, before]) control.addEventListener("change", () => void pages.reload());
   let typing: ReturnType<typeof setTimeout> | undefined;
@@ -92,7 +140,7 @@ export function ordersView(ctx: Console): HTMLElement {
   return h(
     "section",
     { "aria-labelledby": "orders-title" },
-    h("div", { class: "title-row" }, h("h1", { id: "orders-title" }, "Orders"), refresh),
+    h("div", { class: "title-row" }, h("h1", { id: "orders-title" }, "Orders", " ", live), refresh),
     h("p", { class: "lead" }, "Newest first. Completing the last order of a pet with no stock left makes it sold; cancelling puts the quantity back in stock and keeps the order, cancelled."),
     filters,
     accountsHint,
@@ -152,6 +200,16 @@ class OrderRow {
     this.element = h("tr", { "data-order-id": order.id });
     this.petCell = h("td", { "data-label": "Pet" });
     this.render();
+  }
+
+  get id(): number {
+    return this.order.id;
+  }
+
+  /** Shows the order as it is now (the live stream told of a change made elsewhere). */
+  update(order: Order): void {
+    if (order.id !== this.order.id) return;
+    this.changed(order);
   }
 
   showPet(pet: Pet): void {

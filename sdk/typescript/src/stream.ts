@@ -12,6 +12,11 @@ export interface StreamOptions {
   idleMs?: number;
   /** Called on each reconnection, with why the connection ended (for logs and tests). */
   onReconnect?: (reason: unknown) => void;
+  /**
+   * Called each time a connection is open (the service answered 200): from then on no
+   * event is missed. A screen that loaded a list before can load it again then.
+   */
+  onOpen?: () => void;
 }
 
 /** Opens the stream once, after `lastEventId` when given; the answer of `GET /events/stream`. */
@@ -67,6 +72,7 @@ export async function* streamEvents(open: OpenStream, query: StreamEventsQuery, 
         if (!reconnectable(response.status)) throw failure;
         reason = failure;
       } else if (response.body) {
+        options.onOpen?.();
         watch();
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffered = "";
