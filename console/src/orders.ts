@@ -120,22 +120,24 @@ export function ordersView(ctx: Console): HTMLElement {
       live.hidden = false;
       if (opened) return;
       opened = true;
-      // Orders placed between the list's first page and the stream's opening: the
-      // first page again, oldest first so that the newest ends on top.
+      // Orders placed between the list's first page and the stream's opening: once the
+      // list is loaded, the first page again, and the orders not shown, oldest first so
+      // that the newest ends on top.
       void (async () => {
+        await loaded;
         const { value } = await ctx.client.orders.pages(query()).next();
         for (const order of [...(value?.items ?? [])].reverse()) await placed(order);
       })().catch(() => {});
     },
   );
   const refresh = h("button", { type: "button", class: "secondary", onclick: () => void pages.reload() }, "Refresh");
+  const loaded = pages.reload();
   for (const control of [status, after, before]) control.addEventListener("change", () => void pages.reload());
   let typing: ReturnType<typeof setTimeout> | undefined;
   account.addEventListener("input", () => {
     clearTimeout(typing);
     typing = setTimeout(() => void pages.reload(), 300);
   });
-  void pages.reload();
 
   return h(
     "section",
