@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/acme-pets/petstore/internal/mail/mailtest"
 )
 
 // The placeholders of the samples, as printed in the document.
@@ -27,6 +29,7 @@ const (
 	sampleKey      = "YOUR_API_KEY"
 	sampleEmail    = "YOUR_EMAIL"
 	samplePassword = "YOUR_PASSWORD"
+	sampleToken    = "YOUR_TOKEN"
 	sampleID       = "1"          // every numeric path id
 	sampleMessage  = "MESSAGE_ID" // the path id of getMessage
 	sampleEvent    = "EVENT_ID"   // the path id of getEvent
@@ -46,12 +49,15 @@ func TestCodeSamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 123 samples with curl, node and python3")
 	}
-	srv := startServer(t)
+	// A real SMTP server: a password reset needs one, and its sample needs the token
+	// of a mailed link.
+	box := mailtest.Start(t, mailtest.Options{})
+	srv := startServer(t, "--smtp-url", box.URL("smtp", "", ""))
 	ops := documentOperations(t, srv.document(t))
 	if len(ops) == 0 {
 		t.Fatal("the served document has no operations")
 	}
-	fx := &fixtures{srv: srv}
+	fx := &fixtures{srv: srv, mail: box}
 	for _, op := range ops {
 		langs := make([]string, 0, len(op.Samples))
 		for _, s := range op.Samples {
@@ -161,6 +167,7 @@ func documentOperations(t *testing.T, doc map[string]any) []operation {
 type filled struct {
 	Key             string            // YOUR_API_KEY
 	Email, Password string            // YOUR_EMAIL, YOUR_PASSWORD
+	Token           string            // YOUR_TOKEN: a one-time link's token
 	PathIDs         map[string]string // path parameter → value
 	BodyIDs         map[string]int64  // "petId" / "categoryId" in a body → value
 }
@@ -209,6 +216,7 @@ func fillSample(t *testing.T, op operation, src string, f filled, base string) s
 		sampleKey, f.Key,
 		sampleEmail, f.Email,
 		samplePassword, f.Password,
+		sampleToken, f.Token,
 	).Replace(src)
 	for _, left := range []string{"localhost:8080", "YOUR_", sampleMessage, sampleEvent} {
 		if strings.Contains(src, left) {
@@ -315,8 +323,35 @@ func (r *recorder) requests() []seenRequest {
 // fixtures makes what the samples need, through the API, with keys of the accounts
 // the server was started with.
 type fixtures struct {
-	srv *server
-	n   atomic.Int64
+	srv  *server
+	mail *mailtest.Server // where the server's mail goes
+	n    atomic.Int64
+}
+
+// signedUp opens an account with a password (POST /accounts) for one sample.
+func (fx *fixtures) signedUp(t *testing.T) (email, password string) {
+	t.Helper()
+	email, password = strings.ReplaceAll(fx.unique("person"), " ", "-")+"@example.com", "sample password 123"
+	fx.srv.call(t, "", "POST", "/accounts", map[string]any{"email": email, "password": password}, http.StatusCreated, nil)
+	return email, password
+}
+
+// mailedToken waits (10 s at most) for the mail to email and returns the token of
+// the link in it.
+func (fx *fixtures) mailedToken(t *testing.T, email string) string {
+	t.Helper()
+	link := regexp.MustCompile(`\?token=(ps[ir]_[A-Za-z0-9_-]{43})`)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, m := range fx.mail.Messages(t) {
+			if slices.Contains(m.To, email) {
+				if found := link.FindStringSubmatch(m.Text); found != nil {
+					return found[1]
+				}
+			}
+		}
+	}
+	t.Fatalf("no mail with a link to %s arrived in 10s", email)
+	return ""
 }
 
 func (fx *fixtures) unique(prefix string) string {
@@ -386,6 +421,30 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 		return filled{Email: email, Password: password}
 	},
 	"listApiKeys": customer,
+	"createSession": func(t *testing.T, fx *fixtures) filled {
+		email, password := fx.signedUp(t)
+		return filled{Email: email, Password: password}
+	},
+	"createInvitation": admin,
+	"acceptInvitation": func(t *testing.T, fx *fixtures) filled {
+		var inv struct{ URL string }
+		email := strings.ReplaceAll(fx.unique("invitee"), " ", "-") + "@example.com"
+		fx.srv.call(t, fx.key(t, "admin"), "POST", "/invitations", map[string]any{"email": email}, http.StatusCreated, &inv)
+		u, err := url.Parse(inv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return filled{Token: u.Query().Get("token")}
+	},
+	"requestPasswordReset": func(t *testing.T, fx *fixtures) filled {
+		email, _ := fx.signedUp(t)
+		return filled{Email: email}
+	},
+	"resetPassword": func(t *testing.T, fx *fixtures) filled {
+		email, _ := fx.signedUp(t)
+		fx.srv.call(t, "", "POST", "/password-resets", map[string]any{"email": email}, http.StatusAccepted, nil)
+		return filled{Token: fx.mailedToken(t, email)}
+	},
 	"revokeApiKey": func(t *testing.T, fx *fixtures) filled {
 		key := fx.key(t, "customer")
 		var other struct{ ID int64 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acme-pets/petstore/internal/mail/mailtest"
 )
 
 func TestAccountsListAndDisable(t *testing.T) {
@@ -73,5 +77,101 @@ func checkAccountsListAndDisable(t *testing.T, db string) {
 	list, _ = must("accounts", "list")
 	if row := strings.Fields(strings.Split(strings.TrimSpace(list), "\n")[1]); row[2] != "admin" || row[3] != "no" {
 		t.Errorf("the last admin after the refusal: %v", row)
+	}
+}
+
+// TestAccountsInviteEnableAndRevokeByID invites a person (the link on stdout), which
+// works once through a running server; enables a disabled account; revokes a key by
+// its id alone; and refuses what it cannot do with the exit codes of the other commands.
+func TestAccountsInviteEnableAndRevokeByID(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	env := func(string) string { return "" }
+	must := func(args ...string) (string, string) {
+		t.Helper()
+		code, stdout, stderr := runExit(t, env, append(args, "--database", db)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return stdout, stderr
+	}
+	must("keys", "create", "--email", "boss@example.com", "--role", "admin")
+	link, stderr := must("accounts", "invite", "--email", "clerk@example.com", "--public-url", "https://shop.example.com")
+	link = strings.TrimSpace(link)
+	if !strings.HasPrefix(link, "https://shop.example.com/console/accept?token=psi_") || strings.Contains(link, "\n") {
+		t.Fatalf("stdout %q, want only the link", link)
+	}
+	if !strings.Contains(stderr, "invited clerk@example.com as admin") {
+		t.Errorf("stderr %q", stderr)
+	}
+	token := link[strings.Index(link, "token=")+len("token="):]
+	base, _ := startServe(t, env, "--database", db, "--no-bootstrap")
+	accept := func() int {
+		res, err := http.Post(base+"/v1/invitations/accept", "application/json",
+			strings.NewReader(`{"token":"`+token+`","password":"correct horse battery"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if got := accept(); got != http.StatusCreated {
+		t.Fatalf("accepting the printed link answered %d", got)
+	}
+	if got := accept(); got != http.StatusBadRequest {
+		t.Fatalf("accepting it again answered %d, want 400", got)
+	}
+
+	must("keys", "create", "--email", "temp@example.com")
+	must("accounts", "disable", "--email", "temp@example.com")
+	if _, stderr := must("accounts", "enable", "--email", "temp@example.com"); !strings.Contains(stderr, "enabled account") {
+		t.Errorf("enable said %q", stderr)
+	}
+	if _, stderr := must("accounts", "enable", "--email", "temp@example.com"); !strings.Contains(stderr, "enabled already") {
+		t.Errorf("enable again said %q", stderr)
+	}
+	keys, _ := must("keys", "list", "--email", "temp@example.com")
+	id := strings.Fields(strings.Split(strings.TrimSpace(keys), "\n")[1])[0]
+	if _, stderr := must("keys", "revoke", id); !strings.Contains(stderr, "revoked key "+id) {
+		t.Errorf("revoke said %q", stderr)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		says string
+	}{
+		{"a key revoked already", []string{"keys", "revoke", id}, 1, "no live key"},
+		{"another account's key, by --email", []string{"keys", "revoke", "1", "--email", "temp@example.com"}, 1, "has no live key"},
+		{"no key id", []string{"keys", "revoke"}, 2, "want 1 argument"},
+		{"an account with a password", []string{"accounts", "invite", "--email", "clerk@example.com"}, 1, "already has a password"},
+		{"no email", []string{"accounts", "invite"}, 2, "--email"},
+		{"an unknown role", []string{"accounts", "invite", "--email", "x@example.com", "--role", "owner"}, 2, "--role"},
+		{"a public URL with a query", []string{"accounts", "invite", "--email", "x@example.com", "--public-url", "https://a.example/?x=1"}, 2, "--public-url"},
+		{"enable an unknown email", []string{"accounts", "enable", "--email", "nobody@example.com"}, 1, "no account"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runExit(t, env, append(tt.args, "--database", db)...)
+			if code != tt.code || !strings.Contains(stderr, tt.says) {
+				t.Errorf("exit %d (%q), want %d saying %q", code, stderr, tt.code, tt.says)
+			}
+		})
+	}
+}
+
+// TestAccountsInviteMailsTheLinkWithSMTP: with --smtp-url the printed link also goes,
+// through a real SMTP server, to the person invited.
+func TestAccountsInviteMailsTheLinkWithSMTP(t *testing.T) {
+	box := mailtest.Start(t, mailtest.Options{})
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	env := func(string) string { return "" }
+	code, stdout, stderr := runExit(t, env, "accounts", "invite", "--email", "clerk@example.com", "--database", db,
+		"--public-url", "https://shop.example.com", "--smtp-url", box.URL("smtp", "", ""), "--smtp-from", "shop@example.com")
+	if code != 0 || !strings.Contains(stderr, "mailed the link to clerk@example.com") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := box.WaitMessages(t, 1)[0]
+	link := strings.TrimSpace(stdout)
+	if got.From != "shop@example.com" || !slices.Equal(got.To, []string{"clerk@example.com"}) || !strings.Contains(got.Text, link) {
+		t.Errorf("the mail from %s to %v does not hold %s:\n%s", got.From, got.To, link, got.Text)
 	}
 }

@@ -55,12 +55,13 @@ func commands() []command {
 		flags: func() *flag.FlagSet { return keyAccountFlags("keys list", new(keyAccountOptions)) },
 		run:   listKeys,
 	}, {
-		name: "keys revoke", args: "--email E ID",
-		summary: "revoke one of an account's API keys",
-		about: "Revokes the account's live key ID (as `petstore keys list` shows it), as the operator: its\n" +
-			"api_key.revoked event says so. A running server refuses the key within a second (its key\n" +
-			"cache). An unknown id, another account's key or one revoked already exits 1.",
-		flags: func() *flag.FlagSet { return keyAccountFlags("keys revoke", new(keyAccountOptions)) },
+		name: "keys revoke", args: "ID [--email E]",
+		summary: "revoke an API key by id",
+		about: "Revokes the live key ID (as `petstore keys list` shows it), whichever account holds it, as the\n" +
+			"operator: its api_key.revoked event says so. --email, when given, is a check: the key must be\n" +
+			"that account's. A running server refuses the key within a second (its key cache). An unknown\n" +
+			"id, a key revoked already, or (with --email) another account's key exits 1.",
+		flags: func() *flag.FlagSet { return revokeFlags(new(keyAccountOptions)) },
 		run:   revokeKey,
 	}, {
 		name: "accounts list", args: "[flags]",
@@ -76,6 +77,22 @@ func commands() []command {
 			"with PATCH /accounts/{id}. The last enabled admin is not disabled (exit 1); an unknown email exits 1.",
 		flags: func() *flag.FlagSet { return keyAccountFlags("accounts disable", new(keyAccountOptions)) },
 		run:   disableAccount,
+	}, {
+		name: "accounts enable", args: "--email E",
+		summary: "enable a disabled account again",
+		about: "Enables the account, as PATCH /accounts/{id} with {\"disabled\": false} does: its keys and\n" +
+			"password work again. An account enabled already is left as it is; an unknown email exits 1.",
+		flags: func() *flag.FlagSet { return keyAccountFlags("accounts enable", new(keyAccountOptions)) },
+		run:   enableAccount,
+	}, {
+		name: "accounts invite", args: "--email E [flags]",
+		summary: "invite a person: print a one-time link that sets a password",
+		about: "Prints on stdout a one-time link (--public-url's /console/accept, 7 days) with which the person\n" +
+			"chooses a password and signs in to the console, as POST /invitations does. The account gets\n" +
+			"--role (admin unless told) when the link is used; a new invitation replaces the open one. An\n" +
+			"account that has a password is not invited (exit 1): it resets its password by mail instead.",
+		flags: func() *flag.FlagSet { return inviteFlags(new(inviteOptions)) },
+		run:   inviteAccount,
 	}, {
 		name: "version", args: "",
 		summary: "print the version and VCS revision",
@@ -98,17 +115,17 @@ func findCommand(args []string) (command, []string, error) {
 			case len(args) > 0 && isHelp(args[0]):
 				name = "keys create" // its first subcommand; let it print its help
 			default:
-				return command{}, nil, usageError{cmd: "keys", err: errors.New("want `petstore keys create --email E`, `keys list --email E` or `keys revoke --email E ID`")}
+				return command{}, nil, usageError{cmd: "keys", err: errors.New("want `petstore keys create --email E`, `keys list --email E` or `keys revoke ID`")}
 			}
 		}
 		if name == "accounts" {
 			switch {
-			case len(args) > 0 && (args[0] == "list" || args[0] == "disable"):
+			case len(args) > 0 && (args[0] == "list" || args[0] == "disable" || args[0] == "enable" || args[0] == "invite"):
 				name, args = "accounts "+args[0], args[1:]
 			case len(args) > 0 && isHelp(args[0]):
 				name = "accounts list" // its first subcommand; let it print its help
 			default:
-				return command{}, nil, usageError{cmd: "accounts list", err: errors.New("want `petstore accounts list` or `accounts disable --email E`")}
+				return command{}, nil, usageError{cmd: "accounts list", err: errors.New("want `petstore accounts list`, `accounts invite --email E`, `accounts disable --email E` or `accounts enable --email E`")}
 			}
 		}
 	}

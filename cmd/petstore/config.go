@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"golang.org/x/text/currency"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
@@ -35,6 +38,7 @@ type serveConfig struct {
 	credLimit   int
 	trusted     string
 	corsOrigins string
+	publicURL   string
 
 	webhooksAllowPrivate bool
 	webhooksDeny         string
@@ -42,6 +46,9 @@ type serveConfig struct {
 	eventRetention       time.Duration
 	keyMaxLifetime       time.Duration
 	currency             string
+
+	smtpURL  string // a secret: it may hold a password (redactDSN)
+	smtpFrom string
 
 	handlerTimeout time.Duration
 	maxHeaderBytes int
@@ -67,21 +74,24 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.StringVar(&c.database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
 	fs.Var(&c.sunsets, "sunset", "`OPERATION_ID=YYYY-MM-DD` overrides a deprecated operation's sunset date (repeatable; the variable takes a comma list)")
 	fs.BoolVar(&c.demo, "demo", false, "fill an empty database with sample categories, pets and stock")
-	fs.BoolVar(&c.noBootstrap, "no-bootstrap", false, "do not create and print an admin key on first start")
+	fs.BoolVar(&c.noBootstrap, "no-bootstrap", false, "do not create and print an admin key (and its invitation link) on first start")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&c.redis, "redis", "", "Redis URL (redis://host:port/db) to share rate limits between processes")
 	fs.StringVar(&c.redisPrefix, "redis-prefix", "petstore:", "start of every key written to Redis, so that deployments can share one")
 	fs.IntVar(&c.rateLimit, "rate-limit", 100, "requests per second per account (or client address without a valid key), with a burst as large; 0 turns it off")
-	fs.IntVar(&c.credLimit, "credential-limit", httpapi.DefaultCredentialLimit, "sign-ups and HTTP Basic logins per minute per client address; 0 turns the limit off")
+	fs.IntVar(&c.credLimit, "credential-limit", httpapi.DefaultCredentialLimit, "sign-ups, HTTP Basic logins and sign-ins (sessions, invitations, resets) per minute per client address; 0 turns the limit off")
 	fs.StringVar(&c.trusted, "trusted-proxies", "", "comma-separated addresses or CIDRs of proxies whose X-Forwarded-For names the client")
 	fs.StringVar(&c.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed to call the API (none by default)")
+	fs.StringVar(&c.publicURL, "public-url", "", "the URL people reach the service at (https://shop.example.com), which invitation and password reset links start with; empty: the address it listens on")
 	fs.BoolVar(&c.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints be private or loopback addresses, over http too (local development; link-local addresses, the process's own ports and --webhooks-deny stay refused)")
 	fs.StringVar(&c.webhooksDeny, "webhooks-deny", defaultWebhooksDeny, "destinations webhooks never reach, even with --webhooks-allow-private (the other instances of a deployment): a comma list of PORT[-PORT] on every private and loopback address, or ADDRESS:PORT[-PORT] (an IP or a CIDR, IPv6 in brackets), or none; the process's own ports are refused on every private and loopback address besides")
 	fs.IntVar(&c.webhookWindow, "webhook-window", petstore.DefaultDeliveryWindow, fmt.Sprintf("deliveries one webhook endpoint is sent at once at most (1 to %d); failures narrow an endpoint's window, successes widen it back", petstore.MaxDeliveryWindow))
 	fs.DurationVar(&c.eventRetention, "event-retention", 30*24*time.Hour, "how long the event feed keeps an event and its deliveries")
 	fs.DurationVar(&c.keyMaxLifetime, "key-max-lifetime", 0, "longest lifetime of a new API key, and the lifetime of one made without an expiry; 0 allows keys that never expire")
 	fs.StringVar(&c.currency, "currency", petstore.DefaultCurrency, "the shop's currency, an ISO 4217 code (EUR, USD, JPY): prices and totals are in its minor unit; a shop with orders keeps the one they are in")
+	fs.StringVar(&c.smtpURL, "smtp-url", "", "SMTP server the service sends mail through (invitations, password resets): smtp://user:password@host:port (STARTTLS when offered; port 587 by default) or smtps://… (implicit TLS; 465); put it in the environment, it holds a password")
+	fs.StringVar(&c.smtpFrom, "smtp-from", "", "From address of the mail (\"Pet Store <shop@example.com>\"); default petstore@ and the host of the service's public URL")
 	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
 	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
 	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read request headers")
@@ -158,6 +168,9 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 		// Expiries are kept to the second: a shorter limit could make keys born expired.
 		return c, fmt.Errorf("--key-max-lifetime %v: want 0 (no limit) or a second or more", c.keyMaxLifetime)
 	}
+	if err := checkPublicURL(c.publicURL); err != nil {
+		return c, err
+	}
 	if c.currency, err = checkCurrency(c.currency); err != nil {
 		return c, err
 	}
@@ -167,7 +180,46 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 	if _, err := newLogger(io.Discard, c.logFormat, c.logLevel); err != nil {
 		return c, err
 	}
+	if _, err := c.mailer(); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// mailer is the mail sender of --smtp-url and --smtp-from, nil without --smtp-url.
+// Its errors never quote the URL.
+func (c serveConfig) mailer() (*mail.Sender, error) {
+	if c.smtpFrom != "" {
+		if err := mail.CheckAddress(c.smtpFrom); err != nil {
+			return nil, fmt.Errorf("--smtp-from: %w", err)
+		}
+	}
+	if c.smtpURL == "" {
+		return nil, nil
+	}
+	from := c.smtpFrom
+	if from == "" {
+		from = defaultMailFrom(cmp.Or(c.publicURL, "http://"+c.addr))
+	}
+	s, err := mail.New(c.smtpURL, from)
+	if err != nil {
+		return nil, fmt.Errorf("--smtp-url: %w", hideURL(err, c.smtpURL))
+	}
+	return s, nil
+}
+
+// defaultMailFrom is the From address when --smtp-from is not given: petstore at the
+// host of the service's public URL, or at localhost when that host is an IP address
+// or none (a mail server may refuse either: set --smtp-from).
+func defaultMailFrom(publicURL string) string {
+	host := ""
+	if u, err := url.Parse(publicURL); err == nil {
+		host = u.Hostname()
+	}
+	if host == "" || net.ParseIP(host) != nil || mail.CheckAddress("petstore@"+host) != nil {
+		host = "localhost"
+	}
+	return "petstore@" + strings.ToLower(host)
 }
 
 // defaultAdminAddr is the operator port unless told otherwise: on loopback, so that
@@ -206,11 +258,28 @@ func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
 		PoolStats:       poolStats(d.store),
 		CheckWebhookURL: d.sender.CheckURL,
 		Collectors:      []prometheus.Collector{d.deliveries},
+		PublicURL:       c.publicURL,
 	}
 	if c.credLimit == 0 {
 		cfg.CredentialLimit = -1 // off on the command line; zero is the default in httpapi
 	}
+	if d.mail != nil {
+		cfg.Mailer = d.mail // never a nil *mail.Sender in the interface
+	}
 	return cfg
+}
+
+// checkPublicURL accepts an empty public URL (the address the server listens on) or
+// an absolute http(s) URL without a query or fragment, which links are built on.
+func checkPublicURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("--public-url %q: want an http:// or https:// URL such as https://shop.example.com, without a query", s)
+	}
+	return nil
 }
 
 // parsePrefixes reads a comma-separated list of addresses and CIDR prefixes.

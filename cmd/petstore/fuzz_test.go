@@ -9,7 +9,8 @@ import (
 // FuzzParseServeConfig gives `petstore serve` any arguments and environment. It never
 // panics, and a configuration it accepts is one the server can run with: positive
 // budgets, limits of 0 or more, trusted proxies as masked prefixes, and an operator
-// port that is off or has a host (never every interface by accident).
+// port that is off or has a host (never every interface by accident), and a mail
+// sender exactly when an SMTP URL is given.
 func FuzzParseServeConfig(f *testing.F) {
 	for _, s := range [][2]string{
 		{"", ""},
@@ -24,6 +25,8 @@ func FuzzParseServeConfig(f *testing.F) {
 		{"--handler-timeout\n-1s", ""},
 		{"", "PETSTORE_CREDENTIAL_LIMIT=-3\nPETSTORE_ADMIN_ADDR=[::1]:0"},
 		{"extra", ""},
+		{"--smtp-url\nsmtps://u:p%40w@mail.example.com\n--smtp-from\nPet Store <shop@example.com>", ""},
+		{"--smtp-from\nshop@example.com", "PETSTORE_SMTP_URL=smtp://u@[::1]:25/"},
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -60,6 +63,9 @@ func FuzzParseServeConfig(f *testing.F) {
 			if err != nil || host == "" {
 				t.Fatalf("operator address %q has no host (%v)", c.adminAddr, err)
 			}
+		}
+		if m, err := c.mailer(); err != nil || (m == nil) != (c.smtpURL == "") {
+			t.Fatalf("accepted --smtp-url %q, and the sender is %v, %v", c.smtpURL, m, err)
 		}
 		_ = c.api(deps{}, "http://127.0.0.1:1").WithDefaults()
 	})

@@ -117,18 +117,58 @@ func when(t *time.Time, none string) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// revokeKey revokes one live key of the account, as the operator (its api_key.revoked
+// revokeFlags registers the flags of `petstore keys revoke`: --email is optional there.
+func revokeFlags(o *keyAccountOptions) *flag.FlagSet {
+	fs := newFlagSet("keys revoke")
+	fs.StringVar(&o.database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
+	fs.StringVar(&o.email, "email", "", "the account the key must belong to (a check; optional)")
+	return fs
+}
+
+// revokeKey revokes one live key by its id, as the operator (its api_key.revoked
 // event says so), through the store's revoke path, as DELETE /api-keys/{id} does.
+// With --email, the key must be that account's.
 func revokeKey(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	st, acct, rest, err := keyAccount(ctx, "keys revoke", args, 1, getenv)
+	var o keyAccountOptions
+	fs := revokeFlags(&o)
+	rest, err := parseInterleaved(fs, args, getenv)
 	if err != nil {
-		return err
+		return badUsage("keys revoke", err)
 	}
-	defer st.Close()
+	if len(rest) != 1 {
+		return usageError{cmd: "keys revoke", err: fmt.Errorf("keys revoke: want 1 argument (the key id), got %d", len(rest))}
+	}
 	id, err := strconv.ParseInt(rest[0], 10, 64)
 	if err != nil || id < 1 {
 		return usageError{cmd: "keys revoke", err: fmt.Errorf("keys revoke: %q is not a key id (a positive integer, as `petstore keys list` shows)", rest[0])}
 	}
+	if o.email != "" {
+		// The old form, with its check: the account's key, or nothing.
+		return revokeKeyOf(ctx, args, getenv, stderr, id)
+	}
+	st, err := openStore(ctx, o.database, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	owner, err := st.RevokeKey(ctx, id)
+	if petstore.ErrorCode(err) == petstore.ENotFound {
+		return fmt.Errorf("no live key %d (unknown, or revoked already)", id)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "petstore: revoked key %d of account %d\n", id, owner)
+	return nil
+}
+
+// revokeKeyOf revokes key id of the account of --email (in args).
+func revokeKeyOf(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, id int64) error {
+	st, acct, _, err := keyAccount(ctx, "keys revoke", args, 1, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	err = st.RevokeAPIKey(ctx, acct.ID, id, petstore.Actor{})
 	if petstore.ErrorCode(err) == petstore.ENotFound {
 		return fmt.Errorf("%s has no live key %d (unknown, another account's, or revoked already)", acct.Email, id)
@@ -138,4 +178,20 @@ func revokeKey(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	fmt.Fprintf(stderr, "petstore: revoked key %d of %s\n", id, acct.Email)
 	return nil
+}
+
+// parseInterleaved parses fs over args with flags before, between or after the
+// positional arguments (`keys revoke 7 --email E`): the flag package stops at the
+// first argument, so parsing goes on after each. It returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string, getenv func(string) string) ([]string, error) {
+	var rest []string
+	for {
+		if err := parseFlags(fs, args, getenv); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
+	}
 }

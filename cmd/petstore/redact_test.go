@@ -23,6 +23,8 @@ func TestRedactDSNHidesPasswords(t *testing.T) {
 		{"postgres://app@db/shop?sslmode=disable", "postgres://app@db/shop?sslmode=disable"},
 		{"postgres://db/shop?password=s3cret&user=app", "postgres://db/shop?password=xxx&user=app"},
 		{"redis://:s3cret@127.0.0.1:6379/0", "redis://:xxx@127.0.0.1:6379/0"},
+		{"smtp://apikey:s3cret@smtp.example.com:587", "smtp://apikey:xxx@smtp.example.com:587"},
+		{"smtps://ann%40example.com:s3%2Fcret@smtp.example.com", "smtps://ann%40example.com:xxx@smtp.example.com"},
 		// Too broken to parse, and the password is hidden still.
 		{"postgres://app:s3c%zzret@db/shop", "postgres://xxx@db/shop"},
 		{"postgres://db:notaport/shop?sslmode=disable&password=s3cret", "postgres://db:notaport/shop?sslmode=disable&password=xxx"},
@@ -44,9 +46,11 @@ func TestRedactDSNHidesPasswords(t *testing.T) {
 
 func TestRedactArgsHidesThePasswordOfEveryURLOnTheCommandLine(t *testing.T) {
 	args := []string{"/usr/local/bin/petstore", "serve", "--database", "postgres://app:s3cret@db/shop",
-		"--redis=redis://:s3cret@cache:6379/0", "-cors-origins", "https://u:s3cret@shop.example", "--addr", ":8080"}
+		"--redis=redis://:s3cret@cache:6379/0", "-cors-origins", "https://u:s3cret@shop.example", "--addr", ":8080",
+		"--smtp-url", "smtps://u:s3cret@mail.example.com"}
 	want := []string{"/usr/local/bin/petstore", "serve", "--database", "postgres://app:xxx@db/shop",
-		"--redis=redis://:xxx@cache:6379/0", "-cors-origins", "https://u:xxx@shop.example", "--addr", ":8080"}
+		"--redis=redis://:xxx@cache:6379/0", "-cors-origins", "https://u:xxx@shop.example", "--addr", ":8080",
+		"--smtp-url", "smtps://u:xxx@mail.example.com"}
 	if got := redactArgs(args); !slices.Equal(got, want) {
 		t.Errorf("redactArgs = %q, want %q", got, want)
 	}
@@ -76,10 +80,10 @@ func TestAnUnusableURLsErrorHidesItsPassword(t *testing.T) {
 	}
 }
 
-// The real binary, given its database URL with a password on the command line,
-// shows it nowhere: not in /debug/pprof/cmdline on the operator port, not in what it
-// prints or logs.
-func TestThePprofCommandLineHidesTheDatabasePassword(t *testing.T) {
+// The real binary, given its database and SMTP URLs with passwords on the command
+// line, shows them nowhere: not in /debug/pprof/cmdline on the operator port, not in
+// what it prints or logs.
+func TestThePprofCommandLineHidesTheDatabaseAndSMTPPasswords(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -92,7 +96,8 @@ func TestThePprofCommandLineHidesTheDatabasePassword(t *testing.T) {
 	u.User = url.UserPassword(u.User.Username(), "s3cret-in-argv")
 	op := freeAddr(t)
 	var log syncBuffer
-	p, err := servetest.Serve(bin, &log, 30*time.Second, "--addr", freeAddr(t), "--admin-addr", op, "--database", u.String(), "--rate-limit", "0")
+	p, err := servetest.Serve(bin, &log, 30*time.Second, "--addr", freeAddr(t), "--admin-addr", op, "--database", u.String(), "--rate-limit", "0",
+		"--smtp-url", "smtp://shop:s3cret-smtp@127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,8 +109,14 @@ func TestThePprofCommandLineHidesTheDatabasePassword(t *testing.T) {
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	args := strings.Split(string(body), "\x00")
-	if res.StatusCode != http.StatusOK || !slices.Contains(args, "--database") || strings.Contains(string(body), "s3cret") || !strings.Contains(string(body), ":xxx@") {
+	if res.StatusCode != http.StatusOK || !slices.Contains(args, "--database") || !slices.Contains(args, "smtp://shop:xxx@127.0.0.1:1") || strings.Contains(string(body), "s3cret") || !strings.Contains(string(body), ":xxx@") {
 		t.Errorf("/debug/pprof/cmdline: %d %q, want the command line with the password hidden", res.StatusCode, args)
+	}
+	// Log lines wait up to 100 ms in the log's buffer (logFlushInterval).
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(log.String(), "server=127.0.0.1:1"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log does not name the SMTP server:\n%s", log.String())
+		}
 	}
 	if strings.Contains(p.Banner+log.String(), "s3cret") {
 		t.Errorf("the password is in what the binary printed:\n%s%s", p.Banner, log.String())

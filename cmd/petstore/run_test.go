@@ -380,3 +380,25 @@ func signedUpWithAKey(t *testing.T, db, email string) (petstore.Account, petstor
 	}
 	return acct, key
 }
+
+// TestTheFirstStartPrintsAnInvitationOfTheFirstAdmin: beside the key, the first start
+// prints a one-time link on the address it listens on, which gives admin@petstore.local
+// a password and signs it in as admin.
+func TestTheFirstStartPrintsAnInvitationOfTheFirstAdmin(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "petstore.db")
+	base, out := startServe(t, noEnv, "--database", db)
+	link := regexp.MustCompile(`http://\S+/console/accept\?token=(psi_[A-Za-z0-9_-]{43})`).FindStringSubmatch(out.String())
+	if link == nil || !strings.HasPrefix(link[0], base+"/console/accept") {
+		t.Fatalf("the first start printed no invitation link on %s:\n%s", base, out)
+	}
+	res, err := http.Post(base+"/v1/invitations/accept", "application/json",
+		strings.NewReader(`{"token":"`+link[1]+`","password":"correct horse battery"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated || !strings.Contains(string(body), `"email":"admin@petstore.local","role":"admin"`) {
+		t.Fatalf("accepting the printed link: %d %s", res.StatusCode, body)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/sqlite"
@@ -43,6 +45,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	base := baseURL(ln.Addr())
+	// After listening: the first admin's invitation link names the address.
+	if err := c.bootstrap(ctx, d.store, stdout, base); err != nil {
+		ln.Close()
+		return err
+	}
 	api, err := httpapi.New(c.api(d, base))
 	if err != nil {
 		ln.Close()
@@ -87,6 +94,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	usesDone := make(chan struct{})
 	go func() { api.RecordKeyUses(uctx); close(usesDone) }()
 	err = listen(ctx, c, log, ln, api, admin)
+	api.WaitBackground() // the reset mails the last requests started
 	stop()
 	stopUses()
 	<-usesDone
@@ -97,22 +105,32 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 }
 
 // deps are what the HTTP layer is wired to: the store, the rate limiter, the log,
-// and the webhook sender and dispatcher.
+// the webhook sender and dispatcher, and the mail sender.
 type deps struct {
 	store      petstore.Store
 	limits     limits
 	log        *slog.Logger
 	sender     *webhook.Sender
 	deliveries *webhook.Dispatcher
+	// mail sends the service's mail (--smtp-url); nil when no SMTP server is set.
+	// Hand it to an interface (httpapi's Mailer) only when it is not nil: a nil
+	// *mail.Sender in an interface is an interface that is not nil.
+	mail *mail.Sender
 	// busy is the HTTP server, once made: the dispatcher paces itself while it serves
 	// requests.
 	busy *atomic.Pointer[httpapi.Server]
 }
 
-// openDeps opens the store and the limiter, then makes the first admin and the demo
+// openDeps opens the store and the limiter, then makes the demo
 // data when asked.
 func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Writer) (d deps, err error) {
 	d.log = log
+	if d.mail, err = c.mailer(); err != nil {
+		return d, err
+	}
+	if d.mail != nil {
+		log.Info("mail goes through an SMTP server", "server", d.mail.Host(), "from", d.mail.From())
+	}
 	// The store wakes the dispatcher when a commit queues deliveries; the dispatcher
 	// needs the store, so the hook finds it once it is made.
 	var wake atomic.Pointer[webhook.Dispatcher]
@@ -161,11 +179,6 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	}
 	if d.limits, err = newLimits(ctx, c.redis, c.redisPrefix, log); err != nil {
 		return d, err
-	}
-	if !c.noBootstrap {
-		if err := bootstrap(ctx, d.store, stdout); err != nil {
-			return d, err
-		}
 	}
 	if c.demo {
 		if err := fillDemo(ctx, d.store, log); err != nil {
@@ -325,9 +338,20 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 // bootstrapEmail is the admin account made on first start.
 const bootstrapEmail = "admin@petstore.local"
 
-// bootstrap makes an admin account and prints its key once when the database has no
-// account at all, so that a new operator can start working at once.
-func bootstrap(ctx context.Context, st petstore.Store, stdout io.Writer) error {
+// bootstrap makes the first admin (bootstrap), unless --no-bootstrap; its link is on
+// --public-url, else base (where the server listens).
+func (c serveConfig) bootstrap(ctx context.Context, st petstore.Store, stdout io.Writer, base string) error {
+	if c.noBootstrap {
+		return nil
+	}
+	return bootstrap(ctx, st, stdout, cmp.Or(c.publicURL, base))
+}
+
+// bootstrap makes an admin account when the database has no account at all, and
+// prints its key once and an invitation link that gives it a password (publicURL's
+// /console/accept), so that a new operator can start working at once, with the API
+// or in the console.
+func bootstrap(ctx context.Context, st petstore.Store, stdout io.Writer, publicURL string) error {
 	n, err := st.CountAccounts(ctx)
 	if err != nil || n > 0 {
 		return err
@@ -343,7 +367,14 @@ func bootstrap(ctx context.Context, st petstore.Store, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nFirst start: created the admin account %s. Its API key is shown only this once:\n\n    %s\n\nTurn this off with --no-bootstrap; make more keys with `petstore keys create`.\n\n", bootstrapEmail, key)
+	_, link, err := httpapi.Invite(ctx, st, publicURL, acct.Email, petstore.Admin, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nFirst start: created the admin account %s. Its API key is shown only this once:\n\n    %s\n\n"+
+		"To sign in to the console with a password instead, open this link (once, within 7 days) and choose one:\n\n    %s\n\n"+
+		"Turn this off with --no-bootstrap; make more keys with `petstore keys create`, invite staff with `petstore accounts invite`.\n\n",
+		bootstrapEmail, key, link)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-import { PetstoreError, type Account, type Category, type Event as PetstoreEvent, type PageIterator, type Petstore, type StreamEventsQuery } from "@acme-pets/petstore";
+import { PetstoreError, type Category, type CurrentAccount, type Event as PetstoreEvent, type PageIterator, type Petstore, type StreamEventsQuery } from "@acme-pets/petstore";
 import { h, put } from "./dom.js";
 import type { AccountNames } from "./lookup.js";
 import type { Rules } from "./rules.js";
@@ -7,7 +7,8 @@ import type { ScopeCatalogue } from "./scopes.js";
 /** What every view of the signed-in console shares. */
 export interface Console {
   client: Petstore;
-  account: Account;
+  /** The signed-in account, with the key the console calls with (its scopes). */
+  account: CurrentAccount;
   /** The key the console is signed in with (to mark it among the account's keys). */
   apiKey: string;
   /** The store's rules and the fields' limits, as the service's document states them. */
@@ -80,7 +81,7 @@ export class Pages<T> {
   private readonly more: HTMLButtonElement;
   private readonly count: HTMLElement;
   private iterator: PageIterator<T> | undefined;
-  private readonly shown = new Set<number>(); // the ids of the items on the page
+  private readonly shown = new Set<number | string>(); // the ids of the items on the page
   private generation = 0; // a reload while a page is on its way makes that page stale
 
   /**
@@ -90,7 +91,7 @@ export class Pages<T> {
   constructor(
     private readonly ctx: Console,
     private readonly noun: [one: string, many: string],
-    private readonly id: (item: T) => number,
+    private readonly id: (item: T) => number | string,
     private readonly open: () => PageIterator<T>,
     private readonly clear: () => void,
     private readonly add: (items: T[], stale: () => boolean) => Promise<void> | void,

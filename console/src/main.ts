@@ -1,7 +1,9 @@
-// The staff console: sign in with an admin key, then run the shop over the public API.
+// The staff console: sign in with email and password (a session key for 12 hours) or an
+// admin key, then run the shop over the public API.
 //
-// The key lives in sessionStorage only (gone when the tab closes, never in a URL, a
-// cookie or a log) and goes to the service as `Authorization: Bearer` on each call. The
+// The key goes to the service as `Authorization: Bearer` on each call, never in a URL, a
+// cookie or a log. A session's key is kept in the tab's sessionStorage (signin.ts says
+// why and how); a pasted key in memory only. The
 // page keeps no other state on the server: every action is a documented /v1 call. The
 // store's rules the screens offer (the changes of status, the fields' limits) and the
 // scopes a new key may have are read from the document the service serves, at sign-in.
@@ -14,17 +16,20 @@
 
 import { createPetstore, PetstoreError, type Category, type CurrentAccount, type Petstore } from "@acme-pets/petstore";
 import { categoriesView } from "./categories.js";
+import { eventsView } from "./events.js";
 import { describe, type Console } from "./context.js";
-import { field, h, keepFocus, put } from "./dom.js";
+import { customersView } from "./customers.js";
+import { h, keepFocus, put } from "./dom.js";
 import { keysView } from "./keys.js";
 import { AccountNames } from "./lookup.js";
 import { ordersView } from "./orders.js";
 import { salesView } from "./sales.js";
+import { staffView } from "./staff.js";
 import { loadDocument, Rules } from "./rules.js";
 import { lackedScope, permissions, scopeCatalogue, type ScopeCatalogue } from "./scopes.js";
+import { forgetSession, keepSession, keptSession, showLink, showSignIn, takeLinkToken, type SessionKey, type SignInHooks, type SignInMessage } from "./signin.js";
 import { stockView } from "./stock.js";
-
-const keyStorage = "petstore.console.apiKey";
+import { webhooksView } from "./webhooks.js";
 
 // Each screen with the operation it reads: offered only to a key that may call it.
 const views = [
@@ -32,17 +37,21 @@ const views = [
   { id: "orders", title: "Orders", reads: "listOrders", render: ordersView },
   { id: "sales", title: "Sales", reads: "getSalesReport", render: salesView },
   { id: "categories", title: "Categories", reads: "listCategories", render: categoriesView },
+  { id: "customers", title: "Customers", reads: "listAccounts", render: customersView },
+  { id: "staff", title: "Staff", reads: "listAccounts", render: staffView },
   { id: "keys", title: "API keys", reads: "listApiKeys", render: keysView },
+  { id: "webhooks", title: "Webhooks", reads: "listWebhooks", render: webhooksView },
+  { id: "events", title: "Event feed", reads: "listEvents", render: eventsView },
 ] as const;
 
 const root = document.getElementById("console");
 if (root === null) throw new Error("console: the page has no #console element");
 const app: HTMLElement = root;
 
-function client(apiKey: string): Petstore {
+function client(apiKey?: string): Petstore {
   return createPetstore({
     baseUrl: new URL("/v1", location.origin).href,
-    apiKey,
+    ...(apiKey === undefined ? {} : { apiKey }),
     // A person is waiting: one quick retry, and no waiting a minute on a Retry-After.
     retries: 1,
     maxRetryDelayMs: 5_000,
@@ -52,9 +61,9 @@ function client(apiKey: string): Petstore {
 /**
  * Checks a key with `GET /accounts/me` and opens the console when it is an admin's. A
  * customer key is refused here, before anything is kept. The service's document is read
- * meanwhile: the screens offer its rules.
+ * meanwhile: the screens offer its rules. A session's key is kept in the tab.
  */
-async function signIn(apiKey: string): Promise<string | undefined> {
+async function signIn(apiKey: string, session?: SessionKey): Promise<string | undefined> {
   let account: CurrentAccount;
   const petstore = client(apiKey);
   const document = loadDocument();
@@ -79,59 +88,45 @@ async function signIn(apiKey: string): Promise<string | undefined> {
   } catch (error) {
     return describe(error);
   }
-  sessionStorage.setItem(keyStorage, apiKey);
+  if (session !== undefined) keepSession(session);
+  current = { petstore, session };
   openConsole(petstore, account, apiKey, rules, doc);
   return undefined;
 }
 
 /** Counts sign-ins and sign-outs: work of an earlier session (a call still under way) says nothing. */
 let session = 0;
+/** The console's client now, and its session's key when it signed in with a password. */
+let current: { petstore: Petstore; session: SessionKey | undefined } | undefined;
 
+const hooks: SignInHooks = { open: signIn, client };
+
+/**
+ * Back to the sign-in: forgets the key. `revoke` (the Sign out button) revokes a session's
+ * key first (`DELETE /api-keys/{keyId}` with the key itself), so that it opens nothing
+ * even if it was copied; a key the service refused is only forgotten.
+ */
 /** Ends the live streams of the screen shown: aborted when another screen opens, and on sign-out. */
 let screenStreams = new AbortController();
 
-function signOut(message?: string): void {
+async function signOut(message: string, revoke = false): Promise<void> {
   session++;
   screenStreams.abort();
-  sessionStorage.removeItem(keyStorage);
-  showSignIn(message);
-}
-
-function showSignIn(message?: string): void {
-  onhashchange = null;
-  document.title = "Sign in — Pet Store console";
-  const key = h("input", { type: "password", name: "apiKey", autocomplete: "off", spellcheck: "false", required: true, "aria-describedby": "sign-in-help" });
-  const error = h("p", { class: "error", role: "alert", id: "sign-in-error" }, message ?? "");
-  const submit = h("button", { type: "submit" }, "Sign in");
-  const form = h(
-    "form",
-    { class: "sign-in", "aria-labelledby": "sign-in-title" },
-    h("h1", { id: "sign-in-title" }, "Pet Store console"),
-    h("p", { id: "sign-in-help" }, "For shop staff. Paste an admin API key (psk_…). It stays in this tab only and is forgotten when you sign out or close the tab."),
-    field("Admin API key", key),
-    error,
-    submit,
-  );
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const value = key.value.trim();
-    if (value === "") {
-      put(error, "Paste an API key first.");
-      key.focus();
-      return;
+  const was = current;
+  current = undefined;
+  forgetSession();
+  let text = message;
+  if (revoke && was?.session !== undefined) {
+    put(app, h("main", { class: "sign-in-page" }, h("p", { role: "status" }, "Signing out…")));
+    try {
+      await was.petstore.apiKeys.revoke(was.session.id);
+      text = "Signed out: the session's key is revoked.";
+    } catch (error) {
+      text = `Signed out in this tab, but the service could not revoke the session's key (${describe(error)}): it works until it expires${was.session.expiresAt ? ` (${new Date(was.session.expiresAt).toLocaleString()})` : ""}.`;
     }
-    submit.disabled = true;
-    put(error, "");
-    void signIn(value).then((problem) => {
-      if (problem === undefined) return;
-      submit.disabled = false;
-      put(error, problem);
-      key.select();
-      key.focus();
-    });
-  });
-  put(app, h("main", { class: "sign-in-page" }, form));
-  key.focus();
+  }
+  const at: SignInMessage["at"] = was === undefined || was.session !== undefined ? "password" : "key";
+  showSignIn(app, hooks, { text, at });
 }
 
 function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string, rules: Rules, doc: unknown): void {
@@ -159,7 +154,7 @@ function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string
     fail(error) {
       if (mine !== session) return;
       if (error instanceof PetstoreError && error.status === 401) {
-        signOut(`Signed out: the service refused the key. ${describe(error)}`);
+        void signOut(`Signed out: the service refused the key. ${describe(error)}`);
         return;
       }
       put(status, "");
@@ -223,7 +218,7 @@ function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string
       "div",
       { class: "who" },
       h("span", {}, account.email, " ", h("span", { class: "role" }, account.role)),
-      h("button", { type: "button", class: "secondary", onclick: () => signOut("Signed out. The key is forgotten.") }, "Sign out"),
+      h("button", { type: "button", class: "secondary", onclick: () => void signOut("Signed out. The key is forgotten.", true) }, "Sign out"),
     ),
     nav,
   );
@@ -257,12 +252,16 @@ function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string
   show(location.hash.slice(1));
 }
 
-// A key from earlier in this tab's session is checked again: it may have been revoked.
-const kept = sessionStorage.getItem(keyStorage);
-if (kept === null) {
-  showSignIn();
+// A one-time link (its token out of the address bar first), or this tab's session,
+// checked again (it may have been revoked or have expired), or the sign-in.
+const link = takeLinkToken();
+const kept = keptSession();
+if (link !== undefined) {
+  showLink(app, hooks, link);
+} else if (kept === undefined) {
+  showSignIn(app, hooks);
 } else {
-  void signIn(kept).then((problem) => {
-    if (problem !== undefined) signOut(problem);
+  void signIn(kept.key, kept).then((problem) => {
+    if (problem !== undefined) void signOut(problem);
   });
 }

@@ -89,6 +89,15 @@ export class Rules {
     return limitsOf(schema);
   }
 
+  /**
+   * The event types a request may name (`FeedEventType`), in the document's order, each
+   * with the scope a key needs to read its events (`EventType`'s `x-read-scopes`).
+   */
+  eventTypes(): { type: string; scope: string | undefined }[] {
+    const scopes = object(this.schema("EventType")["x-read-scopes"]);
+    return strings(this.schema("FeedEventType").enum).map((type) => ({ type, scope: typeof scopes[type] === "string" ? scopes[type] : undefined }));
+  }
+
   private schema(name: string): Json {
     const schema = object(this.schemas[name]);
     if (Object.keys(schema).length === 0) throw new Error(`The service's document has no schema ${name}.`);

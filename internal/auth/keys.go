@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
+	"encoding/base64"
 	"strings"
 )
 
@@ -49,4 +50,34 @@ func WellFormed(s string) bool {
 		}
 	}
 	return true
+}
+
+// The prefixes of the one-time tokens of links, so that secret scanners find them
+// too: an invitation's (psi_) and a password reset's (psr_).
+const (
+	InvitationPrefix = "psi_"
+	ResetPrefix      = "psr_"
+)
+
+// tokenRandomBytes is the entropy of a one-time token: 256 bits.
+const tokenRandomBytes = 32
+
+// NewToken makes a one-time token with prefix (256 random bits, base64url) and
+// returns it with the hash to store (HashKey: its SHA-256).
+func NewToken(prefix string) (token string, hash []byte) {
+	var b [tokenRandomBytes]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	token = prefix + base64.RawURLEncoding.EncodeToString(b[:])
+	return token, HashKey(token)
+}
+
+// TokenWellFormed reports whether s has the shape of a token NewToken(prefix) makes,
+// so that garbage is refused without a database lookup.
+func TokenWellFormed(prefix, s string) bool {
+	rest, ok := strings.CutPrefix(s, prefix)
+	if !ok || len(rest) != base64.RawURLEncoding.EncodedLen(tokenRandomBytes) {
+		return false
+	}
+	_, err := base64.RawURLEncoding.DecodeString(rest)
+	return err == nil
 }

@@ -1,12 +1,15 @@
 // Package console serves the staff console at /console: a web page from which shop
-// staff run the store (stock, pets, categories, open orders, their API keys) with
-// an admin key.
+// staff run the store (stock, pets, categories, orders, customers, staff, their API
+// keys) as an admin.
 //
 // The page is a client of the public API like any other: its script (built from
 // console/src by esbuild, over the TypeScript SDK, and embedded here) makes
-// documented /v1 calls with the key the person pasted, which it keeps in the tab's
-// sessionStorage. The server keeps no session and offers the page nothing the API
-// does not offer everyone.
+// documented /v1 calls with a key: a session's (POST /sessions: email and password,
+// 12 hours; kept in the tab's sessionStorage, revoked on sign-out) or one the person
+// pasted (kept in memory only). The server keeps no session but that key and offers
+// the page nothing the API does not offer everyone. The one-time links of invitations
+// and password resets open the same page (/console/accept, /console/reset: routed by
+// package httpapi).
 //
 // Everything the page loads comes from this package, from the same origin, under a
 // Content-Security-Policy stricter than that of /docs: no inline script or style at

@@ -46,10 +46,15 @@ type placed struct {
 }
 
 type call struct {
-	op    string // the operation's id
-	scope string // its x-scopes
-	read  bool   // a GET
+	op     string // the operation's id
+	scope  string // its x-scopes
+	read   bool   // a GET
+	public bool   // security: [] (signing in, a one-time link): no key, no scope
 }
+
+// signInFiles are the sources of the sign-in and sign-out (the row "Sign-in (every
+// screen)"), not of a screen.
+var signInFiles = map[string]bool{"main.ts": true, "signin.ts": true}
 
 // TestTheDocsListTheScopesTheConsoleCalls holds docs/USING.md's list of the scopes a
 // console key needs, and its table of what each screen needs, to the operations the
@@ -90,6 +95,13 @@ func TestTheDocsListTheScopesTheConsoleCalls(t *testing.T) {
 				t.Errorf("%s calls %s.%s (%s %s), which the document does not have", name, m[1], m[2], r.method, r.path)
 				continue
 			}
+			if c.public {
+				continue // no key, so no scope: signing in, a one-time link
+			}
+			if c.scope == "" {
+				t.Errorf("%s calls %s, which has no x-scopes and is not public", name, c.op)
+				continue
+			}
 			calls[name] = append(calls[name], c)
 			callsAt[name] = append(callsAt[name], placed{c, strings.Index(string(b), m[0])})
 			if !slices.Contains(all, c.scope) {
@@ -127,8 +139,19 @@ func TestTheDocsListTheScopesTheConsoleCalls(t *testing.T) {
 	if !slices.ContainsFunc(calls["main.ts"], func(c call) bool { return c.op == me.op }) {
 		t.Errorf("main.ts does not call %s: the sign-in the docs describe", me.op)
 	}
-	if !slices.Equal(signIn.see, []string{me.scope}) || len(signIn.change) > 0 {
-		t.Errorf("the docs' sign-in row is %+v, want %s to see it and nothing more", signIn, me.scope)
+	// Signing out revokes a session's key: the sign-in's changes are those of its
+	// files' other calls.
+	var signOut []string
+	for file := range signInFiles {
+		for _, c := range calls[file] {
+			if !c.read {
+				signOut = appendNew(signOut, c.scope)
+			}
+		}
+	}
+	slices.Sort(signOut)
+	if !slices.Equal(signIn.see, []string{me.scope}) || !slices.Equal(slices.Sorted(slices.Values(signIn.change)), signOut) {
+		t.Errorf("the docs' sign-in row is %+v, want %s to see it and %v to change things", signIn, me.scope, signOut)
 	}
 
 	// Each view: its row, holding exactly the scopes of its calls: those of its own
@@ -140,7 +163,7 @@ func TestTheDocsListTheScopesTheConsoleCalls(t *testing.T) {
 			fileOf[fn] = m[2] + ".ts"
 		}
 	}
-	viewFiles := map[string]bool{"main.ts": true}
+	viewFiles := maps.Clone(signInFiles)
 	for _, v := range consoleView.FindAllStringSubmatch(sources["main.ts"], -1) {
 		viewFiles[fileOf[v[2]]] = true
 	}
@@ -265,6 +288,9 @@ func documentRoutes(t *testing.T) map[route]call {
 	ops := map[route]call{}
 	api.WalkOperations(root, func(path, method string, op *yaml.Node) {
 		c := call{op: api.Scalar(op, "operationId"), read: method == "get"}
+		if s := api.Value(op, "security"); s != nil && len(s.Content) == 0 {
+			c.public = true
+		}
 		if s := api.Value(op, "x-scopes"); s != nil && len(s.Content) == 1 {
 			c.scope = s.Content[0].Value
 		}

@@ -88,8 +88,8 @@ func (h *Handler) CreateApiKey(ctx context.Context, req *oas.NewApiKey) (oas.Cre
 	if err != nil {
 		return nil, err
 	}
-	return &oas.CreatedApiKey{ID: k.ID, Name: k.Name, Key: key, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC(),
-		Scopes: k.Scopes, ExpiresAt: timeOpt(k.ExpiresAt)}, nil
+	out := createdKey(k, key)
+	return &out, nil
 }
 
 func (h *Handler) ListApiKeys(ctx context.Context, params oas.ListApiKeysParams) (oas.ListApiKeysRes, error) {
@@ -124,14 +124,18 @@ func (h *Handler) ListAccounts(ctx context.Context, params oas.ListAccountsParam
 	if err != nil {
 		return nil, err
 	}
-	page = batchPage(page, params.Ids, params.Limit)
-	accounts, err := h.store.Accounts(ctx, params.Ids, listPage(page))
+	f := petstore.AccountFilter{IDs: params.Ids, Role: petstore.Role(params.Role.Or(""))}
+	page = batchPage(page, f.IDs, params.Limit)
+	accounts, err := h.store.Accounts(ctx, f, listPage(page))
 	if err != nil {
 		return nil, err
 	}
 	accounts, link := nextLink(accounts, page, "/accounts", func() url.Values {
 		q := url.Values{}
-		setIDs(q, params.Ids)
+		setIDs(q, f.IDs)
+		if f.Role != "" {
+			q.Set("role", string(f.Role))
+		}
 		return q
 	}, func(a petstore.Account) int64 { return a.ID })
 	return &oas.ListAccountsOKHeaders{Link: link, Response: mapSlice(accounts, toAccount)}, nil

@@ -31,6 +31,7 @@ var statusByCode = map[string]int{
 	petstore.EInvalidJSON:          http.StatusBadRequest,
 	petstore.EInvalidContentType:   http.StatusBadRequest,
 	petstore.EValidationFailed:     http.StatusBadRequest,
+	petstore.EInvalidToken:         http.StatusBadRequest,
 	petstore.EConflict:             http.StatusConflict,
 	petstore.EInsufficientStock:    http.StatusConflict,
 	petstore.EInvalidTransition:    http.StatusConflict,

@@ -41,6 +41,12 @@ type Handler struct {
 	hub       *eventhub.Hub
 	streams   *streams
 	heartbeat time.Duration
+	// publicURL starts the links of invitations and resets (Config.PublicURL).
+	publicURL string
+	// mailer sends them; nil when the server has no mail.
+	mailer Mailer
+	// resets runs the lookups and mails of reset requests after their answers.
+	resets *background
 }
 
 var _ oas.Handler = (*Handler)(nil)

@@ -150,7 +150,7 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		if s.limiter != nil && !s.allow(w, r, ri, scheme, credentials) {
 			return
 		}
-		if (op == createAccount || strings.EqualFold(scheme, "Basic")) && !s.allowCredentials(w, r, ri) {
+		if (credentialOps[op] || strings.EqualFold(scheme, "Basic")) && !s.allowCredentials(w, r, ri) {
 			return
 		}
 		if deprecated && s.h.depr.gone(w, s.cfg.Now()) {
@@ -243,6 +243,12 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 
 // createAccount is the operation the middleware treats apart: the sign-up.
 const createAccount = "createAccount"
+
+// credentialOps are the operations open to all that take a password or a one-time
+// token: they count against the stricter limit of credential checks per client
+// address, as HTTP Basic logins do.
+var credentialOps = map[string]bool{createAccount: true, "createSession": true, "acceptInvitation": true,
+	"requestPasswordReset": true, "resetPassword": true}
 
 // allowCredentials applies the stricter limit on requests that carry a password
 // (sign-ups and HTTP Basic) per client address, adds its headers to those of the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
@@ -86,6 +87,9 @@ type owaspWorld struct {
 	eventID    string
 	// Other is the key of a second customer.
 	Other string
+	// invitation and reset are open one-time tokens: an invitation of
+	// invitee@example.com and a reset of reset@example.com's password.
+	invitation, reset string
 }
 
 func newOWASPWorld(t *testing.T, a *testAPI) *owaspWorld {
@@ -101,6 +105,7 @@ func newOWASPWorld(t *testing.T, a *testAPI) *owaspWorld {
 	a.do(t, req{Method: "POST", Path: "/v1/messages", Key: a.Customer, Body: `{"message":"hello"}`}).expect(201, "").JSON(&m)
 	w.messageID = m.ID
 	w.Other, _ = a.newKey("other@example.com", petstore.Customer)
+	w.invitation, w.reset = worldTokens(t, a.Store)
 	// The endpoint, its delivery and the event come from the store: the world is also
 	// made under a rate limit of 5 a second (API4).
 	ctx := context.Background()
@@ -129,6 +134,27 @@ func newOWASPWorld(t *testing.T, a *testAPI) *owaspWorld {
 	}
 	w.eventID = placed[0].ID
 	return w
+}
+
+// worldTokens stores an invitation of invitee@example.com and a reset of the
+// password of a new reset@example.com, and returns their tokens.
+func worldTokens(t testing.TB, st petstore.Store) (invitation, reset string) {
+	t.Helper()
+	ctx := context.Background()
+	invitation, hash := auth.NewToken(auth.InvitationPrefix)
+	if _, err := st.CreateInvitation(ctx, petstore.NewToken{Kind: petstore.TokenInvitation, Email: "invitee@example.com",
+		Role: petstore.Customer, Hash: hash, ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateAccount(ctx, "reset@example.com", "$argon2id$stand-in", petstore.Customer); err != nil {
+		t.Fatal(err)
+	}
+	reset, hash = auth.NewToken(auth.ResetPrefix)
+	if err := st.CreatePasswordReset(ctx, petstore.NewToken{Kind: petstore.TokenReset, Email: "reset@example.com",
+		Hash: hash, ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	return invitation, reset
 }
 
 // request is a valid request of op on the world's objects, with key.
@@ -163,6 +189,13 @@ func (w *owaspWorld) request(t testing.TB, op docOp, key string) req {
 		"updateAccount": `{"disabled":false}`,
 		// Its body is optional; the groups send one, which is what they test.
 		"rotateWebhookSecret": `{"overlapSeconds":3600}`,
+		// Sign-in and the one-time links: a wrong password, and the world's tokens
+		// (each works once: the first request that gets through uses it).
+		"createSession":        `{"email":"customer@example.com","password":"not the password"}`,
+		"createInvitation":     `{"email":"invitee@example.com","role":"admin"}`,
+		"acceptInvitation":     `{"token":"` + w.invitation + `","password":"correct horse battery"}`,
+		"requestPasswordReset": `{"email":"customer@example.com"}`,
+		"resetPassword":        `{"token":"` + w.reset + `","password":"correct horse battery"}`,
 	}
 	r := req{Method: op.Method, Path: path, Key: key}
 	if op.HasBody {
@@ -177,6 +210,10 @@ func (w *owaspWorld) request(t testing.TB, op docOp, key string) req {
 
 // ownedByAccount are the operations on one account's object (its order, key or
 // message), by the parameter that names it.
+// credentialOperations are the operations open to all that take a password.
+var credentialOperations = map[string]bool{"createAccount": true, "createSession": true, "acceptInvitation": true,
+	"requestPasswordReset": true, "resetPassword": true}
+
 var ownedByAccount = map[string]bool{"getOrder": true, "cancelOrder": true, "revokeApiKey": true, "getMessage": true}
 
 // TestOWASPFixturesCoverEveryOperation keeps the groups honest: every operation of
@@ -314,16 +351,20 @@ func TestOWASP_API3_BrokenObjectPropertyLevelAuthorization(t *testing.T) {
 	w := newOWASPWorld(t, a)
 	before := a.state(t)
 	massAssign := map[string][]string{
-		"createAccount": {`"role":"admin"`, `"id":1`, `"createdAt":"2020-01-01T00:00:00Z"`},
-		"createApiKey":  {`"accountId":1`, `"prefix":"psk_aaaa"`, `"key":"psk_` + strings.Repeat("a", 32) + `"`},
-		"placeOrder":    {`"accountId":1`, `"complete":true`, `"id":1`, `"status":"delivered"`},
-		"createPet":     {`"id":1`, `"stock":100`, `"quantity":100`},
-		"replacePet":    {`"id":1`, `"stock":100`},
-		"updatePet":     {`"id":1`, `"stock":100`},
-		"updateOrder":   {`"accountId":1`, `"quantity":100`, `"petId":1`},
-		"sendMessage":   {`"status":"sent"`, `"id":"msg_x"`},
-		"createWebhook": {`"secret":"whsec_chosen"`, `"enabled":false`, `"id":1`, `"disabledReason":"x"`},
-		"updateWebhook": {`"secret":"whsec_chosen"`, `"previousSecretExpiresAt":"2099-01-01T00:00:00Z"`, `"failingSince":"2020-01-01T00:00:00Z"`, `"id":1`},
+		"createAccount":    {`"role":"admin"`, `"id":1`, `"createdAt":"2020-01-01T00:00:00Z"`},
+		"createApiKey":     {`"accountId":1`, `"prefix":"psk_aaaa"`, `"key":"psk_` + strings.Repeat("a", 32) + `"`},
+		"placeOrder":       {`"accountId":1`, `"complete":true`, `"id":1`, `"status":"delivered"`},
+		"createPet":        {`"id":1`, `"stock":100`, `"quantity":100`},
+		"replacePet":       {`"id":1`, `"stock":100`},
+		"updatePet":        {`"id":1`, `"stock":100`},
+		"updateOrder":      {`"accountId":1`, `"quantity":100`, `"petId":1`},
+		"sendMessage":      {`"status":"sent"`, `"id":"msg_x"`},
+		"createWebhook":    {`"secret":"whsec_chosen"`, `"enabled":false`, `"id":1`, `"disabledReason":"x"`},
+		"updateWebhook":    {`"secret":"whsec_chosen"`, `"previousSecretExpiresAt":"2099-01-01T00:00:00Z"`, `"failingSince":"2020-01-01T00:00:00Z"`, `"id":1`},
+		"createSession":    {`"role":"admin"`, `"expiresAt":"2099-01-01T00:00:00Z"`, `"accountId":1`},
+		"createInvitation": {`"url":"https://evil.example/console/accept"`, `"mailed":true`, `"expiresAt":"2099-01-01T00:00:00Z"`, `"id":1`},
+		"acceptInvitation": {`"role":"admin"`, `"email":"other@example.com"`},
+		"resetPassword":    {`"email":"admin@example.com"`, `"accountId":1`},
 	}
 	tried := 0
 	for _, op := range a.documentOps(t) {
@@ -352,7 +393,9 @@ func TestOWASP_API3_BrokenObjectPropertyLevelAuthorization(t *testing.T) {
 	}
 	// Every answer of every operation, to its owner and to an admin, shows no secret.
 	for _, op := range a.documentOps(t) {
-		if op.Method == "DELETE" || op.ID == "createAccount" || op.ID == "cancelOrder" {
+		// The sign-up and the sign-in calls ask for a password and name it in their
+		// answers; what they show is checked in sessions_test.go.
+		if op.Method == "DELETE" || op.ID == "cancelOrder" || credentialOperations[op.ID] {
 			continue
 		}
 		for _, key := range []string{a.Customer, a.Admin} {
@@ -535,7 +578,10 @@ func TestOWASP_API7_ServerSideRequestForgery(t *testing.T) {
 	// A webhook endpoint's URL is the one URL the service fetches: webhook.Sender
 	// checks every address it dials (after DNS) and follows no redirect, and the URL
 	// is checked when it is set (below).
-	fetched := map[string]bool{"NewWebhook.url": true, "WebhookPatch.url": true, "Webhook.url": true}
+	// An invitation's url is a link the service builds from its configured public
+	// URL (never the request's Host; TestInvitationLinksIgnoreTheHostHeader) and
+	// never fetches.
+	fetched := map[string]bool{"NewWebhook.url": true, "WebhookPatch.url": true, "Webhook.url": true, "Invitation.url": true}
 	for name, schema := range doc.Components.Schemas {
 		for prop, p := range schema.Value.Properties {
 			if f := p.Value.Format; (f == "uri" || f == "url" || strings.HasSuffix(strings.ToLower(prop), "url")) && !fetched[name+"."+prop] {

@@ -74,16 +74,31 @@ func (s security) HandleBearerAuth(ctx context.Context, op oas.OperationName, t 
 
 func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t oas.BasicAuth) (context.Context, error) {
 	ri := info(ctx)
-	email, err := petstore.CleanEmail(t.Username)
+	acct, err := s.h.checkPassword(ctx, ri, t.Username, t.Password)
+	if err != nil {
+		return ctx, err
+	}
+	if acct.Disabled {
+		// Said only to whoever knows the password, as an expired key is to its holder.
+		return ctx, errAccountDisabled
+	}
+	return ctx, s.authorize(ri, petstore.Principal{AccountID: acct.ID, Role: acct.Role})
+}
+
+// checkPassword is the one password login, of HTTP Basic and of POST /sessions: the
+// account with rawEmail when password is its password (a disabled one too: the
+// caller decides what to say), else errBadPassword, with the guessing limits applied.
+func (h *Handler) checkPassword(ctx context.Context, ri *requestInfo, rawEmail, password string) (petstore.Account, error) {
+	email, err := petstore.CleanEmail(rawEmail)
 	// Failed logins are counted per email, known or not (so that the count tells
 	// nothing about which emails have accounts); past the limit, the password is not
 	// even checked until the wait is over.
 	// The email is hashed: a shared limit keeps its keys in Redis, which need not hold
 	// addresses.
 	sum := sha256.Sum256([]byte(petstore.EmailKey(email)))
-	booked, ok := s.bookFailure(ctx, "login:"+hex.EncodeToString(sum[:16]))
+	booked, ok := h.bookFailure(ctx, "login:"+hex.EncodeToString(sum[:16]))
 	if !ok {
-		return ctx, &authError{err: errTooManyFailures, retryAfter: max(ceilSeconds(booked.RetryAfter), 1)}
+		return petstore.Account{}, &authError{err: errTooManyFailures, retryAfter: max(ceilSeconds(booked.RetryAfter), 1)}
 	}
 	// A login that ends with no verdict on the password, or a right one, was no
 	// failure: its booking is given back (to what it was, not reset: a right password
@@ -97,27 +112,23 @@ func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t o
 		hash string
 	)
 	if err == nil {
-		acct, hash, err = s.h.store.AccountByEmail(ctx, email)
+		acct, hash, err = h.store.AccountByEmail(ctx, email)
 		if err != nil && petstore.ErrorCode(err) != petstore.ENotFound {
 			unbook()
-			return ctx, asAuthFailure(err)
+			return petstore.Account{}, asAuthFailure(err)
 		}
 	}
-	match, cerr := s.h.passwords.Check(ctx, t.Password, hash)
+	match, cerr := h.passwords.Check(ctx, password, hash)
 	switch {
 	case cerr != nil:
 		unbook()
-		return ctx, asAuthFailure(cerr)
+		return petstore.Account{}, asAuthFailure(cerr)
 	case err != nil || !match:
-		s.h.log.WarnContext(ctx, "failed login", "client", ri.client, "account_id", acct.ID, "request_id", ri.id)
-		return ctx, errBadPassword
+		h.log.WarnContext(ctx, "failed login", "client", ri.client, "account_id", acct.ID, "request_id", ri.id)
+		return petstore.Account{}, errBadPassword
 	}
 	unbook()
-	if acct.Disabled {
-		// Said only to whoever knows the password, as an expired key is to its holder.
-		return ctx, errAccountDisabled
-	}
-	return ctx, s.authorize(ri, petstore.Principal{AccountID: acct.ID, Role: acct.Role})
+	return acct, nil
 }
 
 // bookFailure books a failed login of key before its password is checked, and
@@ -125,13 +136,13 @@ func (s security) HandleBasicAuth(ctx context.Context, op oas.OperationName, t o
 // check, is what holds the limit: every login being checked holds its booking, so
 // no number of parallel guesses, from any addresses and processes, gets more checks
 // than the limit has room for.
-func (s security) bookFailure(ctx context.Context, key string) (ratelimit.Reservation, bool) {
-	if s.h.failedLogins == nil {
+func (h *Handler) bookFailure(ctx context.Context, key string) (ratelimit.Reservation, bool) {
+	if h.failedLogins == nil {
 		return ratelimit.Reservation{}, true
 	}
 	// The limiter counts in memory while a shared store does not answer
 	// (ratelimit.Failover); an error of another limiter refuses.
-	r, err := s.h.failedLogins.Reserve(ctx, key)
+	r, err := h.failedLogins.Reserve(ctx, key)
 	return r, err == nil && r.Allowed
 }
 

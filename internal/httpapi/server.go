@@ -99,7 +99,13 @@ type Config struct {
 	StreamHeartbeat   time.Duration
 	StreamsPerAccount int
 	StreamPoll        time.Duration
-	Now               func() time.Time
+	// PublicURL is where people reach the service (scheme://host[:port][/path]): the
+	// links of invitations and password resets start with it, never with a request's
+	// Host header, which the client chooses. Empty is ServerURL.
+	PublicURL string
+	// Mailer sends invitations and reset links; nil for a server without mail.
+	Mailer Mailer
+	Now    func() time.Time
 }
 
 // DefaultServerURL is the server URL the document names when none is configured.
@@ -126,6 +132,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ServerURL == "" {
 		c.ServerURL = DefaultServerURL
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = c.ServerURL
 	}
 	if c.CredentialLimit == 0 {
 		c.CredentialLimit = DefaultCredentialLimit
@@ -182,6 +191,10 @@ type Server struct {
 	// without a scrape), for Busy.
 	inFlight atomic.Int64
 }
+
+// WaitBackground waits for the work that answers started and left running (the
+// lookups and mails of password resets).
+func (s *Server) WaitBackground() { s.h.resets.Wait() }
 
 // Busy reports whether API requests are being served: background work (webhook
 // deliveries) paces itself while they are, so that a sale never waits for it.
@@ -257,6 +270,9 @@ func New(cfg Config) (*Server, error) {
 		currency:  cfg.Store.Currency(),
 		streams:   &streams{open: map[int64]int{}, limit: cfg.StreamsPerAccount},
 		heartbeat: cfg.StreamHeartbeat,
+		publicURL: cfg.PublicURL,
+		mailer:    cfg.Mailer,
+		resets:    newBackground(),
 	}
 	h.hub = eventhub.New(eventhub.Options{Feed: cfg.Store, Encode: EventEncoder(h.currency), Poll: cfg.StreamPoll, Logger: cfg.Logger})
 	limit := limits(cfg, m)
@@ -342,12 +358,42 @@ func (s *Server) routes() {
 		mux.Handle("GET "+p, s.console)
 	}
 	mux.Handle("GET /console/{$}", http.RedirectHandler("/console", http.StatusMovedPermanently))
+	// The pages of the one-time links (invitations, password resets) are the console's
+	// page, which reads the token; Referrer-Policy: no-referrer (webasset.ServePage)
+	// keeps the token out of every request the page makes.
+	for _, p := range linkPages {
+		mux.HandleFunc("GET "+p, s.serveLinkPage)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("/", notFound)
 	s.handler = s.outer(mux)
+}
+
+// linkPages are the console's pages that the links of invitations and resets open.
+var linkPages = []string{console.Prefix + "/accept", console.Prefix + "/reset"}
+
+// serveLinkPage serves the console's page at a link's path, never stored by a cache
+// (the URL holds a token).
+func (s *Server) serveLinkPage(w http.ResponseWriter, r *http.Request) {
+	r2 := r.Clone(r.Context())
+	r2.URL.Path = console.Prefix
+	s.console.ServeHTTP(noStoreWriter{w}, r2)
+}
+
+// noStoreWriter makes its response Cache-Control: no-store, whatever the handler set.
+type noStoreWriter struct{ http.ResponseWriter }
+
+func (w noStoreWriter) WriteHeader(code int) {
+	w.Header()["Cache-Control"] = noStore
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w noStoreWriter) Write(b []byte) (int, error) {
+	w.Header()["Cache-Control"] = noStore
+	return w.ResponseWriter.Write(b)
 }
 
 // serveAPI serves an API request by the operation the middleware found for it (v1),

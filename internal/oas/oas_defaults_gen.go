@@ -3,6 +3,14 @@
 package oas
 
 // setDefaults set default value of fields.
+func (s *NewInvitation) setDefaults() {
+	{
+		val := NewInvitationRole("admin")
+		s.Role.SetTo(val)
+	}
+}
+
+// setDefaults set default value of fields.
 func (s *NewPet) setDefaults() {
 	{
 		val := NewPetStatus("available")

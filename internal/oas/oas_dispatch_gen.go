@@ -10,6 +10,8 @@ import "net/http"
 // unescaped.
 func (s *Server) ServeRoute(route Route, w http.ResponseWriter, r *http.Request) bool {
 	switch route.name {
+	case AcceptInvitationOperation:
+		s.handleAcceptInvitationRequest([0]string{}, false, w, r)
 	case CancelOrderOperation:
 		s.handleCancelOrderRequest([1]string{route.args[0]}, false, w, r)
 	case CreateAccountOperation:
@@ -18,8 +20,12 @@ func (s *Server) ServeRoute(route Route, w http.ResponseWriter, r *http.Request)
 		s.handleCreateApiKeyRequest([0]string{}, false, w, r)
 	case CreateCategoryOperation:
 		s.handleCreateCategoryRequest([0]string{}, false, w, r)
+	case CreateInvitationOperation:
+		s.handleCreateInvitationRequest([0]string{}, false, w, r)
 	case CreatePetOperation:
 		s.handleCreatePetRequest([0]string{}, false, w, r)
+	case CreateSessionOperation:
+		s.handleCreateSessionRequest([0]string{}, false, w, r)
 	case CreateWebhookOperation:
 		s.handleCreateWebhookRequest([0]string{}, false, w, r)
 	case DeleteCategoryOperation:
@@ -70,6 +76,10 @@ func (s *Server) ServeRoute(route Route, w http.ResponseWriter, r *http.Request)
 		s.handleReplaceCategoryRequest([1]string{route.args[0]}, false, w, r)
 	case ReplacePetOperation:
 		s.handleReplacePetRequest([1]string{route.args[0]}, false, w, r)
+	case RequestPasswordResetOperation:
+		s.handleRequestPasswordResetRequest([0]string{}, false, w, r)
+	case ResetPasswordOperation:
+		s.handleResetPasswordRequest([0]string{}, false, w, r)
 	case RetryDeliveryOperation:
 		s.handleRetryDeliveryRequest([2]string{route.args[0], route.args[1]}, false, w, r)
 	case RevokeApiKeyOperation:

@@ -28,6 +28,110 @@ func (c *codeRecorder) Unwrap() http.ResponseWriter {
 
 func recordError(string, error) {}
 
+// handleAcceptInvitationRequest handles acceptInvitation operation.
+//
+// Public: the token of an invitation's link (`psi_…`) is the proof. Makes the account with the
+// invited role, or gives an account the operator made without a password its password and that role,
+// and signs in: the answer is a `Session`, as `POST /sessions` gives. The password follows sign-up's
+// rules (12–128 characters).
+//
+// The token works once. A token that is unknown, used, expired, replaced by a newer invitation, or
+// that is a password reset's, and the invitation of a disabled account, all answer the same
+// `400 invalid_token` ("This link is not valid: it may have expired or already been used. Ask for a
+// new one."). The guessing limits of HTTP Basic logins apply (policy `"credentials"`). The answer is
+// `Cache-Control: no-store`.
+//
+// POST /invitations/accept
+func (s *Server) handleAcceptInvitationRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
+	statusWriter := &codeRecorder{ResponseWriter: w}
+	w = statusWriter
+	ctx := r.Context()
+
+	var (
+		err          error
+		opErrContext = ogenerrors.OperationContext{
+			Name: AcceptInvitationOperation,
+			ID:   "acceptInvitation",
+		}
+	)
+
+	var rawBody []byte
+	request, rawBody, close, err := s.decodeAcceptInvitationRequest(r)
+	if err != nil {
+		err = &ogenerrors.DecodeRequestError{
+			OperationContext: opErrContext,
+			Err:              err,
+		}
+		defer recordError("DecodeRequest", err)
+		s.cfg.ErrorHandler(ctx, w, r, err)
+		return
+	}
+	defer func() {
+		if err := close(); err != nil {
+			recordError("CloseRequest", err)
+		}
+	}()
+
+	var response AcceptInvitationRes
+	if m := s.cfg.Middleware; m != nil {
+		mreq := middleware.Request{
+			Context:          ctx,
+			OperationName:    AcceptInvitationOperation,
+			OperationSummary: "Accept an invitation and choose a password",
+			OperationID:      "acceptInvitation",
+			Body:             request,
+			RawBody:          rawBody,
+			Params:           middleware.Parameters{},
+			Raw:              r,
+		}
+
+		type (
+			Request  = *InvitationAcceptance
+			Params   = struct{}
+			Response = AcceptInvitationRes
+		)
+		response, err = middleware.HookMiddleware[
+			Request,
+			Params,
+			Response,
+		](
+			m,
+			mreq,
+			nil,
+			func(ctx context.Context, request Request, params Params) (response Response, err error) {
+				response, err = s.h.AcceptInvitation(ctx, request)
+				return response, err
+			},
+		)
+	} else {
+		response, err = s.h.AcceptInvitation(ctx, request)
+	}
+	if err != nil {
+		if errRes, ok := errors.Into[*DefaultStatusCodeWithHeaders](err); ok {
+			if err := encodeErrorResponse(errRes, w); err != nil {
+				defer recordError("Internal", err)
+			}
+			return
+		}
+		if errors.Is(err, ht.ErrNotImplemented) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+			return
+		}
+		if err := encodeErrorResponse(s.h.NewError(ctx, err), w); err != nil {
+			defer recordError("Internal", err)
+		}
+		return
+	}
+
+	if err := encodeAcceptInvitationResponse(response, w); err != nil {
+		defer recordError("EncodeResponse", err)
+		if !errors.Is(err, ht.ErrInternalServerErrorResponse) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+		}
+		return
+	}
+}
+
 // handleCancelOrderRequest handles cancelOrder operation.
 //
 // Cancels a placed order: its quantity goes back on the pet's stock and a `pending` pet becomes
@@ -577,6 +681,159 @@ func (s *Server) handleCreateCategoryRequest(args [0]string, argsEscaped bool, w
 	}
 }
 
+// handleCreateInvitationRequest handles createInvitation operation.
+//
+// Admin only. Invites a person by email to an account with a role (`admin`, store staff, unless `role`
+// says `customer`). The answer holds `url`, a one-time link to the console
+// (`/console/accept?token=psi_…`) where the person chooses a password and is signed in
+// (`POST /invitations/accept`). The link works once, for 7 days; the service keeps only a SHA-256 hash
+// of its token, so it is shown this once. Give it to the person over a channel you trust; with mail
+// configured on the server (`--smtp-url`) it is also mailed to them, and `mailed` says so.
+//
+// The link starts with the operator's public URL (`--public-url`), never with the address this request
+// was sent to (see Links). A new invitation to the same email replaces the open one: the older link
+// stops working. An email whose account already has a password answers `409 conflict` (an invitation
+// never changes the role of an account whose password someone else chose; change it with
+// `PATCH /accounts/{accountId}`). An account the operator made without a password
+// (`petstore keys create`) may be invited: accepting gives it the password and the invited role.
+//
+// POST /invitations
+func (s *Server) handleCreateInvitationRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
+	statusWriter := &codeRecorder{ResponseWriter: w}
+	w = statusWriter
+	ctx := r.Context()
+
+	var (
+		err          error
+		opErrContext = ogenerrors.OperationContext{
+			Name: CreateInvitationOperation,
+			ID:   "createInvitation",
+		}
+	)
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			sctx, ok, err := s.securityBearerAuth(ctx, CreateInvitationOperation, r)
+			if err != nil {
+				err = &ogenerrors.SecurityError{
+					OperationContext: opErrContext,
+					Security:         "BearerAuth",
+					Err:              err,
+				}
+				if encodeErr := encodeErrorResponse(s.h.NewError(ctx, err), w); encodeErr != nil {
+					defer recordError("Security:BearerAuth", err)
+				}
+				return
+			}
+			if ok {
+				satisfied[0] |= 1 << 0
+				ctx = sctx
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			err = &ogenerrors.SecurityError{
+				OperationContext: opErrContext,
+				Err:              ogenerrors.ErrSecurityRequirementIsNotSatisfied,
+			}
+			if encodeErr := encodeErrorResponse(s.h.NewError(ctx, err), w); encodeErr != nil {
+				defer recordError("Security", err)
+			}
+			return
+		}
+	}
+
+	var rawBody []byte
+	request, rawBody, close, err := s.decodeCreateInvitationRequest(r)
+	if err != nil {
+		err = &ogenerrors.DecodeRequestError{
+			OperationContext: opErrContext,
+			Err:              err,
+		}
+		defer recordError("DecodeRequest", err)
+		s.cfg.ErrorHandler(ctx, w, r, err)
+		return
+	}
+	defer func() {
+		if err := close(); err != nil {
+			recordError("CloseRequest", err)
+		}
+	}()
+
+	var response CreateInvitationRes
+	if m := s.cfg.Middleware; m != nil {
+		mreq := middleware.Request{
+			Context:          ctx,
+			OperationName:    CreateInvitationOperation,
+			OperationSummary: "Invite a person to an account (admins)",
+			OperationID:      "createInvitation",
+			Body:             request,
+			RawBody:          rawBody,
+			Params:           middleware.Parameters{},
+			Raw:              r,
+		}
+
+		type (
+			Request  = *NewInvitation
+			Params   = struct{}
+			Response = CreateInvitationRes
+		)
+		response, err = middleware.HookMiddleware[
+			Request,
+			Params,
+			Response,
+		](
+			m,
+			mreq,
+			nil,
+			func(ctx context.Context, request Request, params Params) (response Response, err error) {
+				response, err = s.h.CreateInvitation(ctx, request)
+				return response, err
+			},
+		)
+	} else {
+		response, err = s.h.CreateInvitation(ctx, request)
+	}
+	if err != nil {
+		if errRes, ok := errors.Into[*DefaultStatusCodeWithHeaders](err); ok {
+			if err := encodeErrorResponse(errRes, w); err != nil {
+				defer recordError("Internal", err)
+			}
+			return
+		}
+		if errors.Is(err, ht.ErrNotImplemented) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+			return
+		}
+		if err := encodeErrorResponse(s.h.NewError(ctx, err), w); err != nil {
+			defer recordError("Internal", err)
+		}
+		return
+	}
+
+	if err := encodeCreateInvitationResponse(response, w); err != nil {
+		defer recordError("EncodeResponse", err)
+		if !errors.Is(err, ht.ErrInternalServerErrorResponse) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+		}
+		return
+	}
+}
+
 // handleCreatePetRequest handles createPet operation.
 //
 // Admin only. `status` defaults to `available`; the new pet's stock is 0 (set it with
@@ -712,6 +969,112 @@ func (s *Server) handleCreatePetRequest(args [0]string, argsEscaped bool, w http
 	}
 
 	if err := encodeCreatePetResponse(response, w); err != nil {
+		defer recordError("EncodeResponse", err)
+		if !errors.Is(err, ht.ErrInternalServerErrorResponse) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+		}
+		return
+	}
+}
+
+// handleCreateSessionRequest handles createSession operation.
+//
+// Signs in as a person does in the console: the answer holds the account and a new short-lived API key
+// (`psk_…`, named `console session`) that expires 12 hours from now, with every scope of the
+// account's role, or only the `scopes` asked for. Send it as `Authorization: Bearer <key>` as any key;
+// sign out by revoking it (`DELETE /api-keys/{keyId}` with the key itself). Keep it in memory, not on
+// disk.
+//
+// A wrong email or password, an account without a password (made by the operator with
+// `petstore keys create`, until it accepts an invitation) and a disabled account all answer the same
+// `401 unauthorized`, with the same message and in the same time, so the answer does not tell whether
+// an account exists. The guessing limits of HTTP Basic logins apply (policy `"credentials"`, see Rate
+// limits). The `401` carries `WWW-Authenticate: Bearer`, never `Basic`, so a browser shows no dialog
+// of its own. The answer is `Cache-Control: no-store`.
+//
+// POST /sessions
+func (s *Server) handleCreateSessionRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
+	statusWriter := &codeRecorder{ResponseWriter: w}
+	w = statusWriter
+	ctx := r.Context()
+
+	var (
+		err          error
+		opErrContext = ogenerrors.OperationContext{
+			Name: CreateSessionOperation,
+			ID:   "createSession",
+		}
+	)
+
+	var rawBody []byte
+	request, rawBody, close, err := s.decodeCreateSessionRequest(r)
+	if err != nil {
+		err = &ogenerrors.DecodeRequestError{
+			OperationContext: opErrContext,
+			Err:              err,
+		}
+		defer recordError("DecodeRequest", err)
+		s.cfg.ErrorHandler(ctx, w, r, err)
+		return
+	}
+	defer func() {
+		if err := close(); err != nil {
+			recordError("CloseRequest", err)
+		}
+	}()
+
+	var response CreateSessionRes
+	if m := s.cfg.Middleware; m != nil {
+		mreq := middleware.Request{
+			Context:          ctx,
+			OperationName:    CreateSessionOperation,
+			OperationSummary: "Sign in with email and password",
+			OperationID:      "createSession",
+			Body:             request,
+			RawBody:          rawBody,
+			Params:           middleware.Parameters{},
+			Raw:              r,
+		}
+
+		type (
+			Request  = *NewSession
+			Params   = struct{}
+			Response = CreateSessionRes
+		)
+		response, err = middleware.HookMiddleware[
+			Request,
+			Params,
+			Response,
+		](
+			m,
+			mreq,
+			nil,
+			func(ctx context.Context, request Request, params Params) (response Response, err error) {
+				response, err = s.h.CreateSession(ctx, request)
+				return response, err
+			},
+		)
+	} else {
+		response, err = s.h.CreateSession(ctx, request)
+	}
+	if err != nil {
+		if errRes, ok := errors.Into[*DefaultStatusCodeWithHeaders](err); ok {
+			if err := encodeErrorResponse(errRes, w); err != nil {
+				defer recordError("Internal", err)
+			}
+			return
+		}
+		if errors.Is(err, ht.ErrNotImplemented) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+			return
+		}
+		if err := encodeErrorResponse(s.h.NewError(ctx, err), w); err != nil {
+			defer recordError("Internal", err)
+		}
+		return
+	}
+
+	if err := encodeCreateSessionResponse(response, w); err != nil {
 		defer recordError("EncodeResponse", err)
 		if !errors.Is(err, ht.ErrInternalServerErrorResponse) {
 			s.cfg.ErrorHandler(ctx, w, r, err)
@@ -2597,9 +2960,11 @@ func (s *Server) handleGetWebhookRequest(args [1]string, argsEscaped bool, w htt
 //
 // Admin only. Store staff see who is behind an order's `accountId`: the accounts with the given `ids`
 // (at most 100; ids that match no account are left out, and without `limit` the page holds as many
-// accounts as ids were asked for), or, without `ids`, every account, by id, a page at a time. An email
-// is personal data: only admins may read another account's, with a key that has `accounts:read`. It
-// changes nothing.
+// accounts as ids were asked for), or, without `ids`, every account, by id, a page at a time. `role`
+// keeps the accounts of one role (the staff: `role=admin`; the customers: `role=customer`), a page
+// read from an index of role and id however many accounts the other role has. An email is personal
+// data: only admins may read another account's, with a key that has `accounts:read`. It changes
+// nothing.
 //
 // GET /accounts
 func (s *Server) handleListAccountsRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -2687,6 +3052,10 @@ func (s *Server) handleListAccountsRequest(args [0]string, argsEscaped bool, w h
 					Name: "ids",
 					In:   "query",
 				}: params.Ids,
+				{
+					Name: "role",
+					In:   "query",
+				}: params.Role,
 				{
 					Name: "limit",
 					In:   "query",
@@ -4506,6 +4875,214 @@ func (s *Server) handleReplacePetRequest(args [1]string, argsEscaped bool, w htt
 	}
 }
 
+// handleRequestPasswordResetRequest handles requestPasswordReset operation.
+//
+// Public. When the email belongs to an enabled account with a password, mails it a one-time link to
+// the console (`/console/reset?token=psr_…`, from the operator's `--public-url`) that sets a new
+// password (`POST /password-resets/confirm`); the link works once, for 1 hour, and a newer request
+// replaces it.
+//
+// The answer is the same `202` with the same message for every email, known or not, and comes before
+// the account is looked up (the lookup and the mail happen after it), so neither its words nor its
+// time tell whether an account exists. One account is sent five reset mails, then one a minute,
+// however many ask. A server without mail (no `--smtp-url`) answers `503 unavailable` for every email
+// alike. The guessing limits of HTTP Basic logins apply per client address (policy `"credentials"`).
+//
+// POST /password-resets
+func (s *Server) handleRequestPasswordResetRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
+	statusWriter := &codeRecorder{ResponseWriter: w}
+	w = statusWriter
+	ctx := r.Context()
+
+	var (
+		err          error
+		opErrContext = ogenerrors.OperationContext{
+			Name: RequestPasswordResetOperation,
+			ID:   "requestPasswordReset",
+		}
+	)
+
+	var rawBody []byte
+	request, rawBody, close, err := s.decodeRequestPasswordResetRequest(r)
+	if err != nil {
+		err = &ogenerrors.DecodeRequestError{
+			OperationContext: opErrContext,
+			Err:              err,
+		}
+		defer recordError("DecodeRequest", err)
+		s.cfg.ErrorHandler(ctx, w, r, err)
+		return
+	}
+	defer func() {
+		if err := close(); err != nil {
+			recordError("CloseRequest", err)
+		}
+	}()
+
+	var response RequestPasswordResetRes
+	if m := s.cfg.Middleware; m != nil {
+		mreq := middleware.Request{
+			Context:          ctx,
+			OperationName:    RequestPasswordResetOperation,
+			OperationSummary: "Ask for a password reset link by mail",
+			OperationID:      "requestPasswordReset",
+			Body:             request,
+			RawBody:          rawBody,
+			Params:           middleware.Parameters{},
+			Raw:              r,
+		}
+
+		type (
+			Request  = *PasswordResetRequest
+			Params   = struct{}
+			Response = RequestPasswordResetRes
+		)
+		response, err = middleware.HookMiddleware[
+			Request,
+			Params,
+			Response,
+		](
+			m,
+			mreq,
+			nil,
+			func(ctx context.Context, request Request, params Params) (response Response, err error) {
+				response, err = s.h.RequestPasswordReset(ctx, request)
+				return response, err
+			},
+		)
+	} else {
+		response, err = s.h.RequestPasswordReset(ctx, request)
+	}
+	if err != nil {
+		if errRes, ok := errors.Into[*DefaultStatusCodeWithHeaders](err); ok {
+			if err := encodeErrorResponse(errRes, w); err != nil {
+				defer recordError("Internal", err)
+			}
+			return
+		}
+		if errors.Is(err, ht.ErrNotImplemented) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+			return
+		}
+		if err := encodeErrorResponse(s.h.NewError(ctx, err), w); err != nil {
+			defer recordError("Internal", err)
+		}
+		return
+	}
+
+	if err := encodeRequestPasswordResetResponse(response, w); err != nil {
+		defer recordError("EncodeResponse", err)
+		if !errors.Is(err, ht.ErrInternalServerErrorResponse) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+		}
+		return
+	}
+}
+
+// handleResetPasswordRequest handles resetPassword operation.
+//
+// Public: the token of a reset link (`psr_…`) is the proof. Sets the account's new password
+// (12–128 characters, as at sign-up) and signs in: the answer is a `Session`, as `POST /sessions`
+// gives. The reset signs out the account's other console sessions (the keys that `POST /sessions`,
+// `POST /invitations/accept` and this operation made); its other API keys keep working: revoke them
+// with `DELETE /api-keys/{keyId}` if the password was stolen.
+//
+// The token works once. A token that is unknown, used, expired, replaced by a newer request, or that
+// is an invitation's, and the token of an account disabled since, all answer the same
+// `400 invalid_token`. The guessing limits of HTTP Basic logins apply (policy `"credentials"`). The
+// answer is `Cache-Control: no-store`.
+//
+// POST /password-resets/confirm
+func (s *Server) handleResetPasswordRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
+	statusWriter := &codeRecorder{ResponseWriter: w}
+	w = statusWriter
+	ctx := r.Context()
+
+	var (
+		err          error
+		opErrContext = ogenerrors.OperationContext{
+			Name: ResetPasswordOperation,
+			ID:   "resetPassword",
+		}
+	)
+
+	var rawBody []byte
+	request, rawBody, close, err := s.decodeResetPasswordRequest(r)
+	if err != nil {
+		err = &ogenerrors.DecodeRequestError{
+			OperationContext: opErrContext,
+			Err:              err,
+		}
+		defer recordError("DecodeRequest", err)
+		s.cfg.ErrorHandler(ctx, w, r, err)
+		return
+	}
+	defer func() {
+		if err := close(); err != nil {
+			recordError("CloseRequest", err)
+		}
+	}()
+
+	var response ResetPasswordRes
+	if m := s.cfg.Middleware; m != nil {
+		mreq := middleware.Request{
+			Context:          ctx,
+			OperationName:    ResetPasswordOperation,
+			OperationSummary: "Set a new password with a reset link's token",
+			OperationID:      "resetPassword",
+			Body:             request,
+			RawBody:          rawBody,
+			Params:           middleware.Parameters{},
+			Raw:              r,
+		}
+
+		type (
+			Request  = *PasswordResetConfirmation
+			Params   = struct{}
+			Response = ResetPasswordRes
+		)
+		response, err = middleware.HookMiddleware[
+			Request,
+			Params,
+			Response,
+		](
+			m,
+			mreq,
+			nil,
+			func(ctx context.Context, request Request, params Params) (response Response, err error) {
+				response, err = s.h.ResetPassword(ctx, request)
+				return response, err
+			},
+		)
+	} else {
+		response, err = s.h.ResetPassword(ctx, request)
+	}
+	if err != nil {
+		if errRes, ok := errors.Into[*DefaultStatusCodeWithHeaders](err); ok {
+			if err := encodeErrorResponse(errRes, w); err != nil {
+				defer recordError("Internal", err)
+			}
+			return
+		}
+		if errors.Is(err, ht.ErrNotImplemented) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+			return
+		}
+		if err := encodeErrorResponse(s.h.NewError(ctx, err), w); err != nil {
+			defer recordError("Internal", err)
+		}
+		return
+	}
+
+	if err := encodeResetPasswordResponse(response, w); err != nil {
+		defer recordError("EncodeResponse", err)
+		if !errors.Is(err, ht.ErrInternalServerErrorResponse) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+		}
+		return
+	}
+}
+
 // handleRetryDeliveryRequest handles retryDelivery operation.
 //
 // Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of retries
@@ -5629,7 +6206,8 @@ func (s *Server) handleStreamEventsRequest(args [0]string, argsEscaped bool, w h
 //
 // An account whose password its owner chose at sign-up is not made admin (`409 conflict`), as the
 // operator's `keys create --role admin` refuses it: whoever signed up with a staff address first would
-// otherwise be admin. Staff accounts sign in with keys made by the operator (`petstore keys create`).
+// otherwise be admin. Staff accounts are invited (`POST /invitations`) or made by the operator
+// (`petstore keys create`).
 //
 // PATCH /accounts/{accountId}
 func (s *Server) handleUpdateAccountRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {

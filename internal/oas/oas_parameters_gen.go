@@ -1219,6 +1219,9 @@ func decodeGetWebhookParams(args [1]string, argsEscaped bool, r *http.Request) (
 type ListAccountsParams struct {
 	// Only these accounts, at most 100 ids, sent as `ids` of `listPets` are (repeated or comma-separated).
 	Ids []int64 `json:",omitempty"`
+	// Only accounts with this role, disabled ones included (their `disabled` says so). A role the service
+	// does not know matches no account.
+	Role OptRole `json:",omitempty,omitzero"`
 	// Page size.
 	Limit OptInt32 `json:",omitempty,omitzero"`
 	// Where the page starts; copy it from the `Link` header of the previous page.
@@ -1233,6 +1236,15 @@ func unpackListAccountsParams(packed middleware.Parameters) (params ListAccounts
 		}
 		if v, ok := packed[key]; ok {
 			params.Ids = v.([]int64)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "role",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Role = v.(OptRole)
 		}
 	}
 	{
@@ -1341,6 +1353,69 @@ func decodeListAccountsParams(args [0]string, argsEscaped bool, r *http.Request)
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "ids",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: role.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "role",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotRoleVal Role
+				if err := func() error {
+					var paramsDotRoleValVal string
+					if err := func() error {
+						val, err := d.DecodeValue()
+						if err != nil {
+							return err
+						}
+
+						c, err := conv.ToString(val)
+						if err != nil {
+							return err
+						}
+
+						paramsDotRoleValVal = c
+						return nil
+					}(); err != nil {
+						return err
+					}
+					paramsDotRoleVal = Role(paramsDotRoleValVal)
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Role.SetTo(paramsDotRoleVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Role.Get(); ok {
+					if err := func() error {
+						if err := value.Validate(); err != nil {
+							return err
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "role",
 			In:   "query",
 			Err:  err,
 		}

@@ -11,95 +11,110 @@ import (
 )
 
 var (
-	rn4AllowedHeaders = map[string]string{
+	rn5AllowedHeaders = map[string]string{
 		"GET":  "Authorization",
 		"POST": "Content-Type",
 	}
-	rn16AllowedHeaders = map[string]string{
+	rn20AllowedHeaders = map[string]string{
 		"GET": "Authorization",
 	}
-	rn40AllowedHeaders = map[string]string{
+	rn47AllowedHeaders = map[string]string{
 		"PATCH": "Authorization,Content-Type",
-	}
-	rn6AllowedHeaders = map[string]string{
-		"GET":  "Authorization",
-		"POST": "Authorization,Content-Type",
-	}
-	rn33AllowedHeaders = map[string]string{
-		"DELETE": "Authorization",
 	}
 	rn7AllowedHeaders = map[string]string{
 		"GET":  "Authorization",
 		"POST": "Authorization,Content-Type",
 	}
-	rn11AllowedHeaders = map[string]string{
+	rn40AllowedHeaders = map[string]string{
 		"DELETE": "Authorization",
-		"GET":    "Authorization",
-		"PUT":    "Authorization,Content-Type",
-	}
-	rn26AllowedHeaders = map[string]string{
-		"GET": "Authorization",
-	}
-	rn38AllowedHeaders = map[string]string{
-		"GET": "Authorization,Last-Event-Id",
-	}
-	rn18AllowedHeaders = map[string]string{
-		"GET": "Authorization",
-	}
-	rn36AllowedHeaders = map[string]string{
-		"POST": "Authorization,Content-Type",
-	}
-	rn23AllowedHeaders = map[string]string{
-		"GET": "Authorization",
 	}
 	rn8AllowedHeaders = map[string]string{
-		"GET":  "Authorization",
-		"POST": "Authorization,Content-Type",
-	}
-	rn13AllowedHeaders = map[string]string{
-		"DELETE": "Authorization",
-		"GET":    "Authorization",
-		"PATCH":  "Authorization,Content-Type",
-		"PUT":    "Authorization,Content-Type",
-	}
-	rn27AllowedHeaders = map[string]string{
-		"GET": "Authorization",
-	}
-	rn21AllowedHeaders = map[string]string{
-		"GET": "Authorization",
-		"PUT": "Authorization,Content-Type",
-	}
-	rn28AllowedHeaders = map[string]string{
-		"GET":  "Authorization",
-		"POST": "Authorization,Content-Type,Idempotency-Key",
-	}
-	rn2AllowedHeaders = map[string]string{
-		"DELETE": "Authorization",
-		"GET":    "Authorization",
-		"PATCH":  "Authorization,Content-Type",
-	}
-	rn24AllowedHeaders = map[string]string{
-		"GET": "Authorization",
-	}
-	rn9AllowedHeaders = map[string]string{
 		"GET":  "Authorization",
 		"POST": "Authorization,Content-Type",
 	}
 	rn15AllowedHeaders = map[string]string{
 		"DELETE": "Authorization",
 		"GET":    "Authorization",
+		"PUT":    "Authorization,Content-Type",
+	}
+	rn30AllowedHeaders = map[string]string{
+		"GET": "Authorization",
+	}
+	rn45AllowedHeaders = map[string]string{
+		"GET": "Authorization,Last-Event-Id",
+	}
+	rn22AllowedHeaders = map[string]string{
+		"GET": "Authorization",
+	}
+	rn9AllowedHeaders = map[string]string{
+		"POST": "Authorization,Content-Type",
+	}
+	rn1AllowedHeaders = map[string]string{
+		"POST": "Content-Type",
+	}
+	rn43AllowedHeaders = map[string]string{
+		"POST": "Authorization,Content-Type",
+	}
+	rn27AllowedHeaders = map[string]string{
+		"GET": "Authorization",
+	}
+	rn34AllowedHeaders = map[string]string{
+		"POST": "Content-Type",
+	}
+	rn35AllowedHeaders = map[string]string{
+		"POST": "Content-Type",
+	}
+	rn10AllowedHeaders = map[string]string{
+		"GET":  "Authorization",
+		"POST": "Authorization,Content-Type",
+	}
+	rn17AllowedHeaders = map[string]string{
+		"DELETE": "Authorization",
+		"GET":    "Authorization",
 		"PATCH":  "Authorization,Content-Type",
+		"PUT":    "Authorization,Content-Type",
+	}
+	rn12AllowedHeaders = map[string]string{
+		"POST": "Content-Type",
+	}
+	rn31AllowedHeaders = map[string]string{
+		"GET": "Authorization",
 	}
 	rn25AllowedHeaders = map[string]string{
 		"GET": "Authorization",
+		"PUT": "Authorization,Content-Type",
 	}
-	rn31AllowedHeaders = map[string]string{
-		"POST": "Authorization",
+	rn32AllowedHeaders = map[string]string{
+		"GET":  "Authorization",
+		"POST": "Authorization,Content-Type,Idempotency-Key",
 	}
-	rn35AllowedHeaders = map[string]string{
+	rn4AllowedHeaders = map[string]string{
+		"DELETE": "Authorization",
+		"GET":    "Authorization",
+		"PATCH":  "Authorization,Content-Type",
+	}
+	rn28AllowedHeaders = map[string]string{
+		"GET": "Authorization",
+	}
+	rn13AllowedHeaders = map[string]string{
+		"GET":  "Authorization",
 		"POST": "Authorization,Content-Type",
 	}
-	rn37AllowedHeaders = map[string]string{
+	rn19AllowedHeaders = map[string]string{
+		"DELETE": "Authorization",
+		"GET":    "Authorization",
+		"PATCH":  "Authorization,Content-Type",
+	}
+	rn29AllowedHeaders = map[string]string{
+		"GET": "Authorization",
+	}
+	rn38AllowedHeaders = map[string]string{
+		"POST": "Authorization",
+	}
+	rn42AllowedHeaders = map[string]string{
+		"POST": "Authorization,Content-Type",
+	}
+	rn44AllowedHeaders = map[string]string{
 		"POST": "Authorization",
 	}
 )
@@ -184,7 +199,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						default:
 							s.notAllowed(w, r, notAllowedParams{
 								allowedMethods: "GET,POST",
-								allowedHeaders: rn4AllowedHeaders,
+								allowedHeaders: rn5AllowedHeaders,
 								acceptPost:     "application/json",
 								acceptPatch:    "",
 							})
@@ -221,7 +236,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 								default:
 									s.notAllowed(w, r, notAllowedParams{
 										allowedMethods: "GET",
-										allowedHeaders: rn16AllowedHeaders,
+										allowedHeaders: rn20AllowedHeaders,
 										acceptPost:     "",
 										acceptPatch:    "",
 									})
@@ -251,7 +266,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 							default:
 								s.notAllowed(w, r, notAllowedParams{
 									allowedMethods: "PATCH",
-									allowedHeaders: rn40AllowedHeaders,
+									allowedHeaders: rn47AllowedHeaders,
 									acceptPost:     "",
 									acceptPatch:    "application/json,application/merge-patch+json",
 								})
@@ -279,7 +294,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						default:
 							s.notAllowed(w, r, notAllowedParams{
 								allowedMethods: "GET,POST",
-								allowedHeaders: rn6AllowedHeaders,
+								allowedHeaders: rn7AllowedHeaders,
 								acceptPost:     "application/json",
 								acceptPatch:    "",
 							})
@@ -315,7 +330,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 							default:
 								s.notAllowed(w, r, notAllowedParams{
 									allowedMethods: "DELETE",
-									allowedHeaders: rn33AllowedHeaders,
+									allowedHeaders: rn40AllowedHeaders,
 									acceptPost:     "",
 									acceptPatch:    "",
 								})
@@ -345,7 +360,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					default:
 						s.notAllowed(w, r, notAllowedParams{
 							allowedMethods: "GET,POST",
-							allowedHeaders: rn7AllowedHeaders,
+							allowedHeaders: rn8AllowedHeaders,
 							acceptPost:     "application/json",
 							acceptPatch:    "",
 						})
@@ -389,7 +404,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						default:
 							s.notAllowed(w, r, notAllowedParams{
 								allowedMethods: "DELETE,GET,PUT",
-								allowedHeaders: rn11AllowedHeaders,
+								allowedHeaders: rn15AllowedHeaders,
 								acceptPost:     "",
 								acceptPatch:    "",
 							})
@@ -415,7 +430,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					default:
 						s.notAllowed(w, r, notAllowedParams{
 							allowedMethods: "GET",
-							allowedHeaders: rn26AllowedHeaders,
+							allowedHeaders: rn30AllowedHeaders,
 							acceptPost:     "",
 							acceptPatch:    "",
 						})
@@ -452,7 +467,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 							default:
 								s.notAllowed(w, r, notAllowedParams{
 									allowedMethods: "GET",
-									allowedHeaders: rn38AllowedHeaders,
+									allowedHeaders: rn45AllowedHeaders,
 									acceptPost:     "",
 									acceptPatch:    "",
 								})
@@ -482,8 +497,59 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						default:
 							s.notAllowed(w, r, notAllowedParams{
 								allowedMethods: "GET",
-								allowedHeaders: rn18AllowedHeaders,
+								allowedHeaders: rn22AllowedHeaders,
 								acceptPost:     "",
+								acceptPatch:    "",
+							})
+						}
+
+						return
+					}
+
+				}
+
+			case 'i': // Prefix: "invitations"
+
+				if l := len("invitations"); len(elem) >= l && elem[0:l] == "invitations" {
+					elem = elem[l:]
+				} else {
+					break
+				}
+
+				if len(elem) == 0 {
+					switch r.Method {
+					case "POST":
+						s.handleCreateInvitationRequest([0]string{}, elemIsEscaped, w, r)
+					default:
+						s.notAllowed(w, r, notAllowedParams{
+							allowedMethods: "POST",
+							allowedHeaders: rn9AllowedHeaders,
+							acceptPost:     "application/json",
+							acceptPatch:    "",
+						})
+					}
+
+					return
+				}
+				switch elem[0] {
+				case '/': // Prefix: "/accept"
+
+					if l := len("/accept"); len(elem) >= l && elem[0:l] == "/accept" {
+						elem = elem[l:]
+					} else {
+						break
+					}
+
+					if len(elem) == 0 {
+						// Leaf node.
+						switch r.Method {
+						case "POST":
+							s.handleAcceptInvitationRequest([0]string{}, elemIsEscaped, w, r)
+						default:
+							s.notAllowed(w, r, notAllowedParams{
+								allowedMethods: "POST",
+								allowedHeaders: rn1AllowedHeaders,
+								acceptPost:     "application/json",
 								acceptPatch:    "",
 							})
 						}
@@ -508,7 +574,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					default:
 						s.notAllowed(w, r, notAllowedParams{
 							allowedMethods: "POST",
-							allowedHeaders: rn36AllowedHeaders,
+							allowedHeaders: rn43AllowedHeaders,
 							acceptPost:     "application/json",
 							acceptPatch:    "",
 						})
@@ -544,7 +610,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						default:
 							s.notAllowed(w, r, notAllowedParams{
 								allowedMethods: "GET",
-								allowedHeaders: rn23AllowedHeaders,
+								allowedHeaders: rn27AllowedHeaders,
 								acceptPost:     "",
 								acceptPatch:    "",
 							})
@@ -555,97 +621,72 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 				}
 
-			case 'p': // Prefix: "pets"
+			case 'p': // Prefix: "p"
 
-				if l := len("pets"); len(elem) >= l && elem[0:l] == "pets" {
+				if l := len("p"); len(elem) >= l && elem[0:l] == "p" {
 					elem = elem[l:]
 				} else {
 					break
 				}
 
 				if len(elem) == 0 {
-					switch r.Method {
-					case "GET":
-						s.handleListPetsRequest([0]string{}, elemIsEscaped, w, r)
-					case "POST":
-						s.handleCreatePetRequest([0]string{}, elemIsEscaped, w, r)
-					default:
-						s.notAllowed(w, r, notAllowedParams{
-							allowedMethods: "GET,POST",
-							allowedHeaders: rn8AllowedHeaders,
-							acceptPost:     "application/json",
-							acceptPatch:    "",
-						})
-					}
-
-					return
+					break
 				}
 				switch elem[0] {
-				case '/': // Prefix: "/"
+				case 'a': // Prefix: "assword-resets"
 
-					if l := len("/"); len(elem) >= l && elem[0:l] == "/" {
+					if l := len("assword-resets"); len(elem) >= l && elem[0:l] == "assword-resets" {
 						elem = elem[l:]
 					} else {
 						break
 					}
 
-					// Param: "petId"
-					// Leaf parameter, slashes are prohibited
-					idx := strings.IndexByte(elem, '/')
-					if idx >= 0 {
-						break
-					}
-					args[0] = elem
-					elem = ""
-
 					if len(elem) == 0 {
-						// Leaf node.
 						switch r.Method {
-						case "DELETE":
-							s.handleDeletePetRequest([1]string{
-								args[0],
-							}, elemIsEscaped, w, r)
-						case "GET":
-							s.handleGetPetByIdRequest([1]string{
-								args[0],
-							}, elemIsEscaped, w, r)
-						case "PATCH":
-							s.handleUpdatePetRequest([1]string{
-								args[0],
-							}, elemIsEscaped, w, r)
-						case "PUT":
-							s.handleReplacePetRequest([1]string{
-								args[0],
-							}, elemIsEscaped, w, r)
+						case "POST":
+							s.handleRequestPasswordResetRequest([0]string{}, elemIsEscaped, w, r)
 						default:
 							s.notAllowed(w, r, notAllowedParams{
-								allowedMethods: "DELETE,GET,PATCH,PUT",
-								allowedHeaders: rn13AllowedHeaders,
-								acceptPost:     "",
-								acceptPatch:    "application/json,application/merge-patch+json",
+								allowedMethods: "POST",
+								allowedHeaders: rn34AllowedHeaders,
+								acceptPost:     "application/json",
+								acceptPatch:    "",
 							})
 						}
 
 						return
 					}
+					switch elem[0] {
+					case '/': // Prefix: "/confirm"
 
-				}
+						if l := len("/confirm"); len(elem) >= l && elem[0:l] == "/confirm" {
+							elem = elem[l:]
+						} else {
+							break
+						}
 
-			case 's': // Prefix: "store/"
+						if len(elem) == 0 {
+							// Leaf node.
+							switch r.Method {
+							case "POST":
+								s.handleResetPasswordRequest([0]string{}, elemIsEscaped, w, r)
+							default:
+								s.notAllowed(w, r, notAllowedParams{
+									allowedMethods: "POST",
+									allowedHeaders: rn35AllowedHeaders,
+									acceptPost:     "application/json",
+									acceptPatch:    "",
+								})
+							}
 
-				if l := len("store/"); len(elem) >= l && elem[0:l] == "store/" {
-					elem = elem[l:]
-				} else {
-					break
-				}
+							return
+						}
 
-				if len(elem) == 0 {
-					break
-				}
-				switch elem[0] {
-				case 'i': // Prefix: "inventory"
+					}
 
-					if l := len("inventory"); len(elem) >= l && elem[0:l] == "inventory" {
+				case 'e': // Prefix: "ets"
+
+					if l := len("ets"); len(elem) >= l && elem[0:l] == "ets" {
 						elem = elem[l:]
 					} else {
 						break
@@ -654,12 +695,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					if len(elem) == 0 {
 						switch r.Method {
 						case "GET":
-							s.handleListInventoryRequest([0]string{}, elemIsEscaped, w, r)
+							s.handleListPetsRequest([0]string{}, elemIsEscaped, w, r)
+						case "POST":
+							s.handleCreatePetRequest([0]string{}, elemIsEscaped, w, r)
 						default:
 							s.notAllowed(w, r, notAllowedParams{
-								allowedMethods: "GET",
-								allowedHeaders: rn27AllowedHeaders,
-								acceptPost:     "",
+								allowedMethods: "GET,POST",
+								allowedHeaders: rn10AllowedHeaders,
+								acceptPost:     "application/json",
 								acceptPatch:    "",
 							})
 						}
@@ -687,92 +730,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						if len(elem) == 0 {
 							// Leaf node.
 							switch r.Method {
-							case "GET":
-								s.handleGetInventoryRequest([1]string{
-									args[0],
-								}, elemIsEscaped, w, r)
-							case "PUT":
-								s.handleSetInventoryRequest([1]string{
-									args[0],
-								}, elemIsEscaped, w, r)
-							default:
-								s.notAllowed(w, r, notAllowedParams{
-									allowedMethods: "GET,PUT",
-									allowedHeaders: rn21AllowedHeaders,
-									acceptPost:     "",
-									acceptPatch:    "",
-								})
-							}
-
-							return
-						}
-
-					}
-
-				case 'o': // Prefix: "orders"
-
-					if l := len("orders"); len(elem) >= l && elem[0:l] == "orders" {
-						elem = elem[l:]
-					} else {
-						break
-					}
-
-					if len(elem) == 0 {
-						switch r.Method {
-						case "GET":
-							s.handleListOrdersRequest([0]string{}, elemIsEscaped, w, r)
-						case "POST":
-							s.handlePlaceOrderRequest([0]string{}, elemIsEscaped, w, r)
-						default:
-							s.notAllowed(w, r, notAllowedParams{
-								allowedMethods: "GET,POST",
-								allowedHeaders: rn28AllowedHeaders,
-								acceptPost:     "application/json",
-								acceptPatch:    "",
-							})
-						}
-
-						return
-					}
-					switch elem[0] {
-					case '/': // Prefix: "/"
-
-						if l := len("/"); len(elem) >= l && elem[0:l] == "/" {
-							elem = elem[l:]
-						} else {
-							break
-						}
-
-						// Param: "orderId"
-						// Leaf parameter, slashes are prohibited
-						idx := strings.IndexByte(elem, '/')
-						if idx >= 0 {
-							break
-						}
-						args[0] = elem
-						elem = ""
-
-						if len(elem) == 0 {
-							// Leaf node.
-							switch r.Method {
 							case "DELETE":
-								s.handleCancelOrderRequest([1]string{
+								s.handleDeletePetRequest([1]string{
 									args[0],
 								}, elemIsEscaped, w, r)
 							case "GET":
-								s.handleGetOrderRequest([1]string{
+								s.handleGetPetByIdRequest([1]string{
 									args[0],
 								}, elemIsEscaped, w, r)
 							case "PATCH":
-								s.handleUpdateOrderRequest([1]string{
+								s.handleUpdatePetRequest([1]string{
+									args[0],
+								}, elemIsEscaped, w, r)
+							case "PUT":
+								s.handleReplacePetRequest([1]string{
 									args[0],
 								}, elemIsEscaped, w, r)
 							default:
 								s.notAllowed(w, r, notAllowedParams{
-									allowedMethods: "DELETE,GET,PATCH",
-									allowedHeaders: rn2AllowedHeaders,
+									allowedMethods: "DELETE,GET,PATCH,PUT",
+									allowedHeaders: rn17AllowedHeaders,
 									acceptPost:     "",
-									acceptPatch:    "application/json",
+									acceptPatch:    "application/json,application/merge-patch+json",
 								})
 							}
 
@@ -781,9 +760,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 					}
 
-				case 's': // Prefix: "sales"
+				}
 
-					if l := len("sales"); len(elem) >= l && elem[0:l] == "sales" {
+			case 's': // Prefix: "s"
+
+				if l := len("s"); len(elem) >= l && elem[0:l] == "s" {
+					elem = elem[l:]
+				} else {
+					break
+				}
+
+				if len(elem) == 0 {
+					break
+				}
+				switch elem[0] {
+				case 'e': // Prefix: "essions"
+
+					if l := len("essions"); len(elem) >= l && elem[0:l] == "essions" {
 						elem = elem[l:]
 					} else {
 						break
@@ -792,18 +785,195 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					if len(elem) == 0 {
 						// Leaf node.
 						switch r.Method {
-						case "GET":
-							s.handleGetSalesReportRequest([0]string{}, elemIsEscaped, w, r)
+						case "POST":
+							s.handleCreateSessionRequest([0]string{}, elemIsEscaped, w, r)
 						default:
 							s.notAllowed(w, r, notAllowedParams{
-								allowedMethods: "GET",
-								allowedHeaders: rn24AllowedHeaders,
-								acceptPost:     "",
+								allowedMethods: "POST",
+								allowedHeaders: rn12AllowedHeaders,
+								acceptPost:     "application/json",
 								acceptPatch:    "",
 							})
 						}
 
 						return
+					}
+
+				case 't': // Prefix: "tore/"
+
+					if l := len("tore/"); len(elem) >= l && elem[0:l] == "tore/" {
+						elem = elem[l:]
+					} else {
+						break
+					}
+
+					if len(elem) == 0 {
+						break
+					}
+					switch elem[0] {
+					case 'i': // Prefix: "inventory"
+
+						if l := len("inventory"); len(elem) >= l && elem[0:l] == "inventory" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							switch r.Method {
+							case "GET":
+								s.handleListInventoryRequest([0]string{}, elemIsEscaped, w, r)
+							default:
+								s.notAllowed(w, r, notAllowedParams{
+									allowedMethods: "GET",
+									allowedHeaders: rn31AllowedHeaders,
+									acceptPost:     "",
+									acceptPatch:    "",
+								})
+							}
+
+							return
+						}
+						switch elem[0] {
+						case '/': // Prefix: "/"
+
+							if l := len("/"); len(elem) >= l && elem[0:l] == "/" {
+								elem = elem[l:]
+							} else {
+								break
+							}
+
+							// Param: "petId"
+							// Leaf parameter, slashes are prohibited
+							idx := strings.IndexByte(elem, '/')
+							if idx >= 0 {
+								break
+							}
+							args[0] = elem
+							elem = ""
+
+							if len(elem) == 0 {
+								// Leaf node.
+								switch r.Method {
+								case "GET":
+									s.handleGetInventoryRequest([1]string{
+										args[0],
+									}, elemIsEscaped, w, r)
+								case "PUT":
+									s.handleSetInventoryRequest([1]string{
+										args[0],
+									}, elemIsEscaped, w, r)
+								default:
+									s.notAllowed(w, r, notAllowedParams{
+										allowedMethods: "GET,PUT",
+										allowedHeaders: rn25AllowedHeaders,
+										acceptPost:     "",
+										acceptPatch:    "",
+									})
+								}
+
+								return
+							}
+
+						}
+
+					case 'o': // Prefix: "orders"
+
+						if l := len("orders"); len(elem) >= l && elem[0:l] == "orders" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							switch r.Method {
+							case "GET":
+								s.handleListOrdersRequest([0]string{}, elemIsEscaped, w, r)
+							case "POST":
+								s.handlePlaceOrderRequest([0]string{}, elemIsEscaped, w, r)
+							default:
+								s.notAllowed(w, r, notAllowedParams{
+									allowedMethods: "GET,POST",
+									allowedHeaders: rn32AllowedHeaders,
+									acceptPost:     "application/json",
+									acceptPatch:    "",
+								})
+							}
+
+							return
+						}
+						switch elem[0] {
+						case '/': // Prefix: "/"
+
+							if l := len("/"); len(elem) >= l && elem[0:l] == "/" {
+								elem = elem[l:]
+							} else {
+								break
+							}
+
+							// Param: "orderId"
+							// Leaf parameter, slashes are prohibited
+							idx := strings.IndexByte(elem, '/')
+							if idx >= 0 {
+								break
+							}
+							args[0] = elem
+							elem = ""
+
+							if len(elem) == 0 {
+								// Leaf node.
+								switch r.Method {
+								case "DELETE":
+									s.handleCancelOrderRequest([1]string{
+										args[0],
+									}, elemIsEscaped, w, r)
+								case "GET":
+									s.handleGetOrderRequest([1]string{
+										args[0],
+									}, elemIsEscaped, w, r)
+								case "PATCH":
+									s.handleUpdateOrderRequest([1]string{
+										args[0],
+									}, elemIsEscaped, w, r)
+								default:
+									s.notAllowed(w, r, notAllowedParams{
+										allowedMethods: "DELETE,GET,PATCH",
+										allowedHeaders: rn4AllowedHeaders,
+										acceptPost:     "",
+										acceptPatch:    "application/json",
+									})
+								}
+
+								return
+							}
+
+						}
+
+					case 's': // Prefix: "sales"
+
+						if l := len("sales"); len(elem) >= l && elem[0:l] == "sales" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch r.Method {
+							case "GET":
+								s.handleGetSalesReportRequest([0]string{}, elemIsEscaped, w, r)
+							default:
+								s.notAllowed(w, r, notAllowedParams{
+									allowedMethods: "GET",
+									allowedHeaders: rn28AllowedHeaders,
+									acceptPost:     "",
+									acceptPatch:    "",
+								})
+							}
+
+							return
+						}
+
 					}
 
 				}
@@ -825,7 +995,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					default:
 						s.notAllowed(w, r, notAllowedParams{
 							allowedMethods: "GET,POST",
-							allowedHeaders: rn9AllowedHeaders,
+							allowedHeaders: rn13AllowedHeaders,
 							acceptPost:     "application/json",
 							acceptPatch:    "",
 						})
@@ -868,7 +1038,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						default:
 							s.notAllowed(w, r, notAllowedParams{
 								allowedMethods: "DELETE,GET,PATCH",
-								allowedHeaders: rn15AllowedHeaders,
+								allowedHeaders: rn19AllowedHeaders,
 								acceptPost:     "",
 								acceptPatch:    "application/json,application/merge-patch+json",
 							})
@@ -906,7 +1076,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 								default:
 									s.notAllowed(w, r, notAllowedParams{
 										allowedMethods: "GET",
-										allowedHeaders: rn25AllowedHeaders,
+										allowedHeaders: rn29AllowedHeaders,
 										acceptPost:     "",
 										acceptPatch:    "",
 									})
@@ -955,7 +1125,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 										default:
 											s.notAllowed(w, r, notAllowedParams{
 												allowedMethods: "POST",
-												allowedHeaders: rn31AllowedHeaders,
+												allowedHeaders: rn38AllowedHeaders,
 												acceptPost:     "",
 												acceptPatch:    "",
 											})
@@ -986,7 +1156,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 								default:
 									s.notAllowed(w, r, notAllowedParams{
 										allowedMethods: "POST",
-										allowedHeaders: rn35AllowedHeaders,
+										allowedHeaders: rn42AllowedHeaders,
 										acceptPost:     "application/json",
 										acceptPatch:    "",
 									})
@@ -1013,7 +1183,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 								default:
 									s.notAllowed(w, r, notAllowedParams{
 										allowedMethods: "POST",
-										allowedHeaders: rn37AllowedHeaders,
+										allowedHeaders: rn44AllowedHeaders,
 										acceptPost:     "",
 										acceptPatch:    "",
 									})
@@ -1489,6 +1659,57 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 
 				}
 
+			case 'i': // Prefix: "invitations"
+
+				if l := len("invitations"); len(elem) >= l && elem[0:l] == "invitations" {
+					elem = elem[l:]
+				} else {
+					break
+				}
+
+				if len(elem) == 0 {
+					switch method {
+					case "POST":
+						r.name = CreateInvitationOperation
+						r.summary = "Invite a person to an account (admins)"
+						r.operationID = "createInvitation"
+						r.operationGroup = ""
+						r.pathPattern = "/invitations"
+						r.args = args
+						r.count = 0
+						return r, true
+					default:
+						return
+					}
+				}
+				switch elem[0] {
+				case '/': // Prefix: "/accept"
+
+					if l := len("/accept"); len(elem) >= l && elem[0:l] == "/accept" {
+						elem = elem[l:]
+					} else {
+						break
+					}
+
+					if len(elem) == 0 {
+						// Leaf node.
+						switch method {
+						case "POST":
+							r.name = AcceptInvitationOperation
+							r.summary = "Accept an invitation and choose a password"
+							r.operationID = "acceptInvitation"
+							r.operationGroup = ""
+							r.pathPattern = "/invitations/accept"
+							r.args = args
+							r.count = 0
+							return r, true
+						default:
+							return
+						}
+					}
+
+				}
+
 			case 'm': // Prefix: "messages"
 
 				if l := len("messages"); len(elem) >= l && elem[0:l] == "messages" {
@@ -1549,117 +1770,72 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 
 				}
 
-			case 'p': // Prefix: "pets"
+			case 'p': // Prefix: "p"
 
-				if l := len("pets"); len(elem) >= l && elem[0:l] == "pets" {
+				if l := len("p"); len(elem) >= l && elem[0:l] == "p" {
 					elem = elem[l:]
 				} else {
 					break
 				}
 
 				if len(elem) == 0 {
-					switch method {
-					case "GET":
-						r.name = ListPetsOperation
-						r.summary = "List pets"
-						r.operationID = "listPets"
-						r.operationGroup = ""
-						r.pathPattern = "/pets"
-						r.args = args
-						r.count = 0
-						return r, true
-					case "POST":
-						r.name = CreatePetOperation
-						r.summary = "Add a pet"
-						r.operationID = "createPet"
-						r.operationGroup = ""
-						r.pathPattern = "/pets"
-						r.args = args
-						r.count = 0
-						return r, true
-					default:
-						return
-					}
+					break
 				}
 				switch elem[0] {
-				case '/': // Prefix: "/"
+				case 'a': // Prefix: "assword-resets"
 
-					if l := len("/"); len(elem) >= l && elem[0:l] == "/" {
+					if l := len("assword-resets"); len(elem) >= l && elem[0:l] == "assword-resets" {
 						elem = elem[l:]
 					} else {
 						break
 					}
 
-					// Param: "petId"
-					// Leaf parameter, slashes are prohibited
-					idx := strings.IndexByte(elem, '/')
-					if idx >= 0 {
-						break
-					}
-					args[0] = elem
-					elem = ""
-
 					if len(elem) == 0 {
-						// Leaf node.
 						switch method {
-						case "DELETE":
-							r.name = DeletePetOperation
-							r.summary = "Remove a pet"
-							r.operationID = "deletePet"
+						case "POST":
+							r.name = RequestPasswordResetOperation
+							r.summary = "Ask for a password reset link by mail"
+							r.operationID = "requestPasswordReset"
 							r.operationGroup = ""
-							r.pathPattern = "/pets/{petId}"
+							r.pathPattern = "/password-resets"
 							r.args = args
-							r.count = 1
-							return r, true
-						case "GET":
-							r.name = GetPetByIdOperation
-							r.summary = "Find a pet by id (deprecated)"
-							r.operationID = "getPetById"
-							r.operationGroup = ""
-							r.pathPattern = "/pets/{petId}"
-							r.args = args
-							r.count = 1
-							return r, true
-						case "PATCH":
-							r.name = UpdatePetOperation
-							r.summary = "Change some fields of a pet"
-							r.operationID = "updatePet"
-							r.operationGroup = ""
-							r.pathPattern = "/pets/{petId}"
-							r.args = args
-							r.count = 1
-							return r, true
-						case "PUT":
-							r.name = ReplacePetOperation
-							r.summary = "Replace a pet"
-							r.operationID = "replacePet"
-							r.operationGroup = ""
-							r.pathPattern = "/pets/{petId}"
-							r.args = args
-							r.count = 1
+							r.count = 0
 							return r, true
 						default:
 							return
 						}
 					}
+					switch elem[0] {
+					case '/': // Prefix: "/confirm"
 
-				}
+						if l := len("/confirm"); len(elem) >= l && elem[0:l] == "/confirm" {
+							elem = elem[l:]
+						} else {
+							break
+						}
 
-			case 's': // Prefix: "store/"
+						if len(elem) == 0 {
+							// Leaf node.
+							switch method {
+							case "POST":
+								r.name = ResetPasswordOperation
+								r.summary = "Set a new password with a reset link's token"
+								r.operationID = "resetPassword"
+								r.operationGroup = ""
+								r.pathPattern = "/password-resets/confirm"
+								r.args = args
+								r.count = 0
+								return r, true
+							default:
+								return
+							}
+						}
 
-				if l := len("store/"); len(elem) >= l && elem[0:l] == "store/" {
-					elem = elem[l:]
-				} else {
-					break
-				}
+					}
 
-				if len(elem) == 0 {
-					break
-				}
-				switch elem[0] {
-				case 'i': // Prefix: "inventory"
+				case 'e': // Prefix: "ets"
 
-					if l := len("inventory"); len(elem) >= l && elem[0:l] == "inventory" {
+					if l := len("ets"); len(elem) >= l && elem[0:l] == "ets" {
 						elem = elem[l:]
 					} else {
 						break
@@ -1668,11 +1844,20 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 					if len(elem) == 0 {
 						switch method {
 						case "GET":
-							r.name = ListInventoryOperation
-							r.summary = "List stock per pet"
-							r.operationID = "listInventory"
+							r.name = ListPetsOperation
+							r.summary = "List pets"
+							r.operationID = "listPets"
 							r.operationGroup = ""
-							r.pathPattern = "/store/inventory"
+							r.pathPattern = "/pets"
+							r.args = args
+							r.count = 0
+							return r, true
+						case "POST":
+							r.name = CreatePetOperation
+							r.summary = "Add a pet"
+							r.operationID = "createPet"
+							r.operationGroup = ""
+							r.pathPattern = "/pets"
 							r.args = args
 							r.count = 0
 							return r, true
@@ -1701,108 +1886,39 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 						if len(elem) == 0 {
 							// Leaf node.
 							switch method {
-							case "GET":
-								r.name = GetInventoryOperation
-								r.summary = "Stock of one pet"
-								r.operationID = "getInventory"
-								r.operationGroup = ""
-								r.pathPattern = "/store/inventory/{petId}"
-								r.args = args
-								r.count = 1
-								return r, true
-							case "PUT":
-								r.name = SetInventoryOperation
-								r.summary = "Set the stock of one pet"
-								r.operationID = "setInventory"
-								r.operationGroup = ""
-								r.pathPattern = "/store/inventory/{petId}"
-								r.args = args
-								r.count = 1
-								return r, true
-							default:
-								return
-							}
-						}
-
-					}
-
-				case 'o': // Prefix: "orders"
-
-					if l := len("orders"); len(elem) >= l && elem[0:l] == "orders" {
-						elem = elem[l:]
-					} else {
-						break
-					}
-
-					if len(elem) == 0 {
-						switch method {
-						case "GET":
-							r.name = ListOrdersOperation
-							r.summary = "List orders"
-							r.operationID = "listOrders"
-							r.operationGroup = ""
-							r.pathPattern = "/store/orders"
-							r.args = args
-							r.count = 0
-							return r, true
-						case "POST":
-							r.name = PlaceOrderOperation
-							r.summary = "Place an order"
-							r.operationID = "placeOrder"
-							r.operationGroup = ""
-							r.pathPattern = "/store/orders"
-							r.args = args
-							r.count = 0
-							return r, true
-						default:
-							return
-						}
-					}
-					switch elem[0] {
-					case '/': // Prefix: "/"
-
-						if l := len("/"); len(elem) >= l && elem[0:l] == "/" {
-							elem = elem[l:]
-						} else {
-							break
-						}
-
-						// Param: "orderId"
-						// Leaf parameter, slashes are prohibited
-						idx := strings.IndexByte(elem, '/')
-						if idx >= 0 {
-							break
-						}
-						args[0] = elem
-						elem = ""
-
-						if len(elem) == 0 {
-							// Leaf node.
-							switch method {
 							case "DELETE":
-								r.name = CancelOrderOperation
-								r.summary = "Cancel an order"
-								r.operationID = "cancelOrder"
+								r.name = DeletePetOperation
+								r.summary = "Remove a pet"
+								r.operationID = "deletePet"
 								r.operationGroup = ""
-								r.pathPattern = "/store/orders/{orderId}"
+								r.pathPattern = "/pets/{petId}"
 								r.args = args
 								r.count = 1
 								return r, true
 							case "GET":
-								r.name = GetOrderOperation
-								r.summary = "Find an order by id"
-								r.operationID = "getOrder"
+								r.name = GetPetByIdOperation
+								r.summary = "Find a pet by id (deprecated)"
+								r.operationID = "getPetById"
 								r.operationGroup = ""
-								r.pathPattern = "/store/orders/{orderId}"
+								r.pathPattern = "/pets/{petId}"
 								r.args = args
 								r.count = 1
 								return r, true
 							case "PATCH":
-								r.name = UpdateOrderOperation
-								r.summary = "Complete an order or set its ship date"
-								r.operationID = "updateOrder"
+								r.name = UpdatePetOperation
+								r.summary = "Change some fields of a pet"
+								r.operationID = "updatePet"
 								r.operationGroup = ""
-								r.pathPattern = "/store/orders/{orderId}"
+								r.pathPattern = "/pets/{petId}"
+								r.args = args
+								r.count = 1
+								return r, true
+							case "PUT":
+								r.name = ReplacePetOperation
+								r.summary = "Replace a pet"
+								r.operationID = "replacePet"
+								r.operationGroup = ""
+								r.pathPattern = "/pets/{petId}"
 								r.args = args
 								r.count = 1
 								return r, true
@@ -1813,9 +1929,23 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 
 					}
 
-				case 's': // Prefix: "sales"
+				}
 
-					if l := len("sales"); len(elem) >= l && elem[0:l] == "sales" {
+			case 's': // Prefix: "s"
+
+				if l := len("s"); len(elem) >= l && elem[0:l] == "s" {
+					elem = elem[l:]
+				} else {
+					break
+				}
+
+				if len(elem) == 0 {
+					break
+				}
+				switch elem[0] {
+				case 'e': // Prefix: "essions"
+
+					if l := len("essions"); len(elem) >= l && elem[0:l] == "essions" {
 						elem = elem[l:]
 					} else {
 						break
@@ -1824,18 +1954,213 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 					if len(elem) == 0 {
 						// Leaf node.
 						switch method {
-						case "GET":
-							r.name = GetSalesReportOperation
-							r.summary = "Sales report"
-							r.operationID = "getSalesReport"
+						case "POST":
+							r.name = CreateSessionOperation
+							r.summary = "Sign in with email and password"
+							r.operationID = "createSession"
 							r.operationGroup = ""
-							r.pathPattern = "/store/sales"
+							r.pathPattern = "/sessions"
 							r.args = args
 							r.count = 0
 							return r, true
 						default:
 							return
 						}
+					}
+
+				case 't': // Prefix: "tore/"
+
+					if l := len("tore/"); len(elem) >= l && elem[0:l] == "tore/" {
+						elem = elem[l:]
+					} else {
+						break
+					}
+
+					if len(elem) == 0 {
+						break
+					}
+					switch elem[0] {
+					case 'i': // Prefix: "inventory"
+
+						if l := len("inventory"); len(elem) >= l && elem[0:l] == "inventory" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							switch method {
+							case "GET":
+								r.name = ListInventoryOperation
+								r.summary = "List stock per pet"
+								r.operationID = "listInventory"
+								r.operationGroup = ""
+								r.pathPattern = "/store/inventory"
+								r.args = args
+								r.count = 0
+								return r, true
+							default:
+								return
+							}
+						}
+						switch elem[0] {
+						case '/': // Prefix: "/"
+
+							if l := len("/"); len(elem) >= l && elem[0:l] == "/" {
+								elem = elem[l:]
+							} else {
+								break
+							}
+
+							// Param: "petId"
+							// Leaf parameter, slashes are prohibited
+							idx := strings.IndexByte(elem, '/')
+							if idx >= 0 {
+								break
+							}
+							args[0] = elem
+							elem = ""
+
+							if len(elem) == 0 {
+								// Leaf node.
+								switch method {
+								case "GET":
+									r.name = GetInventoryOperation
+									r.summary = "Stock of one pet"
+									r.operationID = "getInventory"
+									r.operationGroup = ""
+									r.pathPattern = "/store/inventory/{petId}"
+									r.args = args
+									r.count = 1
+									return r, true
+								case "PUT":
+									r.name = SetInventoryOperation
+									r.summary = "Set the stock of one pet"
+									r.operationID = "setInventory"
+									r.operationGroup = ""
+									r.pathPattern = "/store/inventory/{petId}"
+									r.args = args
+									r.count = 1
+									return r, true
+								default:
+									return
+								}
+							}
+
+						}
+
+					case 'o': // Prefix: "orders"
+
+						if l := len("orders"); len(elem) >= l && elem[0:l] == "orders" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							switch method {
+							case "GET":
+								r.name = ListOrdersOperation
+								r.summary = "List orders"
+								r.operationID = "listOrders"
+								r.operationGroup = ""
+								r.pathPattern = "/store/orders"
+								r.args = args
+								r.count = 0
+								return r, true
+							case "POST":
+								r.name = PlaceOrderOperation
+								r.summary = "Place an order"
+								r.operationID = "placeOrder"
+								r.operationGroup = ""
+								r.pathPattern = "/store/orders"
+								r.args = args
+								r.count = 0
+								return r, true
+							default:
+								return
+							}
+						}
+						switch elem[0] {
+						case '/': // Prefix: "/"
+
+							if l := len("/"); len(elem) >= l && elem[0:l] == "/" {
+								elem = elem[l:]
+							} else {
+								break
+							}
+
+							// Param: "orderId"
+							// Leaf parameter, slashes are prohibited
+							idx := strings.IndexByte(elem, '/')
+							if idx >= 0 {
+								break
+							}
+							args[0] = elem
+							elem = ""
+
+							if len(elem) == 0 {
+								// Leaf node.
+								switch method {
+								case "DELETE":
+									r.name = CancelOrderOperation
+									r.summary = "Cancel an order"
+									r.operationID = "cancelOrder"
+									r.operationGroup = ""
+									r.pathPattern = "/store/orders/{orderId}"
+									r.args = args
+									r.count = 1
+									return r, true
+								case "GET":
+									r.name = GetOrderOperation
+									r.summary = "Find an order by id"
+									r.operationID = "getOrder"
+									r.operationGroup = ""
+									r.pathPattern = "/store/orders/{orderId}"
+									r.args = args
+									r.count = 1
+									return r, true
+								case "PATCH":
+									r.name = UpdateOrderOperation
+									r.summary = "Complete an order or set its ship date"
+									r.operationID = "updateOrder"
+									r.operationGroup = ""
+									r.pathPattern = "/store/orders/{orderId}"
+									r.args = args
+									r.count = 1
+									return r, true
+								default:
+									return
+								}
+							}
+
+						}
+
+					case 's': // Prefix: "sales"
+
+						if l := len("sales"); len(elem) >= l && elem[0:l] == "sales" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch method {
+							case "GET":
+								r.name = GetSalesReportOperation
+								r.summary = "Sales report"
+								r.operationID = "getSalesReport"
+								r.operationGroup = ""
+								r.pathPattern = "/store/sales"
+								r.args = args
+								r.count = 0
+								return r, true
+							default:
+								return
+							}
+						}
+
 					}
 
 				}

@@ -14,6 +14,22 @@ func (s *DefaultStatusCodeWithHeaders) Error() string {
 	return fmt.Sprintf("code %d: %+v", s.StatusCode, s.Response)
 }
 
+type AcceptInvitationBadRequest Error
+
+func (*AcceptInvitationBadRequest) acceptInvitationRes() {}
+
+type AcceptInvitationInternalServerError Error
+
+func (*AcceptInvitationInternalServerError) acceptInvitationRes() {}
+
+type AcceptInvitationRequestEntityTooLarge Error
+
+func (*AcceptInvitationRequestEntityTooLarge) acceptInvitationRes() {}
+
+type AcceptInvitationRequestTimeout Error
+
+func (*AcceptInvitationRequestTimeout) acceptInvitationRes() {}
+
 // An account.
 // Ref: #/components/schemas/Account
 type Account struct {
@@ -667,6 +683,26 @@ type CreateCategoryRequestTimeout Error
 
 func (*CreateCategoryRequestTimeout) createCategoryRes() {}
 
+type CreateInvitationBadRequest Error
+
+func (*CreateInvitationBadRequest) createInvitationRes() {}
+
+type CreateInvitationConflict Error
+
+func (*CreateInvitationConflict) createInvitationRes() {}
+
+type CreateInvitationInternalServerError Error
+
+func (*CreateInvitationInternalServerError) createInvitationRes() {}
+
+type CreateInvitationRequestEntityTooLarge Error
+
+func (*CreateInvitationRequestEntityTooLarge) createInvitationRes() {}
+
+type CreateInvitationRequestTimeout Error
+
+func (*CreateInvitationRequestTimeout) createInvitationRes() {}
+
 type CreatePetBadRequest Error
 
 func (*CreatePetBadRequest) createPetRes() {}
@@ -682,6 +718,22 @@ func (*CreatePetRequestEntityTooLarge) createPetRes() {}
 type CreatePetRequestTimeout Error
 
 func (*CreatePetRequestTimeout) createPetRes() {}
+
+type CreateSessionBadRequest Error
+
+func (*CreateSessionBadRequest) createSessionRes() {}
+
+type CreateSessionInternalServerError Error
+
+func (*CreateSessionInternalServerError) createSessionRes() {}
+
+type CreateSessionRequestEntityTooLarge Error
+
+func (*CreateSessionRequestEntityTooLarge) createSessionRes() {}
+
+type CreateSessionRequestTimeout Error
+
+func (*CreateSessionRequestTimeout) createSessionRes() {}
 
 type CreateWebhookBadRequest Error
 
@@ -1644,6 +1696,7 @@ func (s *ForbiddenHeaders) SetResponse(val Error) {
 func (*ForbiddenHeaders) cancelOrderRes()         {}
 func (*ForbiddenHeaders) createApiKeyRes()        {}
 func (*ForbiddenHeaders) createCategoryRes()      {}
+func (*ForbiddenHeaders) createInvitationRes()    {}
 func (*ForbiddenHeaders) createPetRes()           {}
 func (*ForbiddenHeaders) createWebhookRes()       {}
 func (*ForbiddenHeaders) deleteCategoryRes()      {}
@@ -1946,6 +1999,123 @@ func (s *InventoryUpdate) GetQuantity() int32 {
 // SetQuantity sets the value of Quantity.
 func (s *InventoryUpdate) SetQuantity(val int32) {
 	s.Quantity = val
+}
+
+// An invitation; `url` is its one-time link, shown this once.
+// Ref: #/components/schemas/Invitation
+type Invitation struct {
+	ID        int64     `json:"id"`
+	Email     string    `json:"email"`
+	Role      Role      `json:"role"`
+	CreatedAt time.Time `json:"createdAt"`
+	// When the link stops working (7 days after it was made).
+	ExpiresAt time.Time `json:"expiresAt"`
+	// The one-time link, `<public URL>/console/accept?token=psi_…`: the operator's `--public-url`, never
+	// the address of the request.
+	URL string `json:"url"`
+	// `true` when the server mailed the link (`--smtp-url` set and the mail handed to the SMTP server).
+	Mailed bool `json:"mailed"`
+}
+
+// GetID returns the value of ID.
+func (s *Invitation) GetID() int64 {
+	return s.ID
+}
+
+// GetEmail returns the value of Email.
+func (s *Invitation) GetEmail() string {
+	return s.Email
+}
+
+// GetRole returns the value of Role.
+func (s *Invitation) GetRole() Role {
+	return s.Role
+}
+
+// GetCreatedAt returns the value of CreatedAt.
+func (s *Invitation) GetCreatedAt() time.Time {
+	return s.CreatedAt
+}
+
+// GetExpiresAt returns the value of ExpiresAt.
+func (s *Invitation) GetExpiresAt() time.Time {
+	return s.ExpiresAt
+}
+
+// GetURL returns the value of URL.
+func (s *Invitation) GetURL() string {
+	return s.URL
+}
+
+// GetMailed returns the value of Mailed.
+func (s *Invitation) GetMailed() bool {
+	return s.Mailed
+}
+
+// SetID sets the value of ID.
+func (s *Invitation) SetID(val int64) {
+	s.ID = val
+}
+
+// SetEmail sets the value of Email.
+func (s *Invitation) SetEmail(val string) {
+	s.Email = val
+}
+
+// SetRole sets the value of Role.
+func (s *Invitation) SetRole(val Role) {
+	s.Role = val
+}
+
+// SetCreatedAt sets the value of CreatedAt.
+func (s *Invitation) SetCreatedAt(val time.Time) {
+	s.CreatedAt = val
+}
+
+// SetExpiresAt sets the value of ExpiresAt.
+func (s *Invitation) SetExpiresAt(val time.Time) {
+	s.ExpiresAt = val
+}
+
+// SetURL sets the value of URL.
+func (s *Invitation) SetURL(val string) {
+	s.URL = val
+}
+
+// SetMailed sets the value of Mailed.
+func (s *Invitation) SetMailed(val bool) {
+	s.Mailed = val
+}
+
+func (*Invitation) createInvitationRes() {}
+
+// An invitation's token and the password to choose.
+// Ref: #/components/schemas/InvitationAcceptance
+type InvitationAcceptance struct {
+	// The `token` of the invitation's link (`psi_…`).
+	Token string `json:"token"`
+	// 12–128 characters, any but NUL; stored only as an argon2id hash.
+	Password string `json:"password"`
+}
+
+// GetToken returns the value of Token.
+func (s *InvitationAcceptance) GetToken() string {
+	return s.Token
+}
+
+// GetPassword returns the value of Password.
+func (s *InvitationAcceptance) GetPassword() string {
+	return s.Password
+}
+
+// SetToken sets the value of Token.
+func (s *InvitationAcceptance) SetToken(val string) {
+	s.Token = val
+}
+
+// SetPassword sets the value of Password.
+func (s *InvitationAcceptance) SetPassword(val string) {
+	s.Password = val
 }
 
 type ListAccountsBadRequest Error
@@ -2482,6 +2652,77 @@ func (s *NewCategory) SetDescription(val OptString) {
 	s.Description = val
 }
 
+// Whom to invite, and to which role.
+// Ref: #/components/schemas/NewInvitation
+type NewInvitation struct {
+	// The person's email (the rules of a new account's email, see `NewAccount`).
+	Email string `json:"email"`
+	// The role the account gets when the invitation is accepted.
+	Role OptNewInvitationRole `json:"role"`
+}
+
+// GetEmail returns the value of Email.
+func (s *NewInvitation) GetEmail() string {
+	return s.Email
+}
+
+// GetRole returns the value of Role.
+func (s *NewInvitation) GetRole() OptNewInvitationRole {
+	return s.Role
+}
+
+// SetEmail sets the value of Email.
+func (s *NewInvitation) SetEmail(val string) {
+	s.Email = val
+}
+
+// SetRole sets the value of Role.
+func (s *NewInvitation) SetRole(val OptNewInvitationRole) {
+	s.Role = val
+}
+
+// The role the account gets when the invitation is accepted.
+type NewInvitationRole string
+
+const (
+	NewInvitationRoleAdmin    NewInvitationRole = "admin"
+	NewInvitationRoleCustomer NewInvitationRole = "customer"
+)
+
+// AllValues returns all NewInvitationRole values.
+func (NewInvitationRole) AllValues() []NewInvitationRole {
+	return []NewInvitationRole{
+		NewInvitationRoleAdmin,
+		NewInvitationRoleCustomer,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s NewInvitationRole) MarshalText() ([]byte, error) {
+	switch s {
+	case NewInvitationRoleAdmin:
+		return []byte(s), nil
+	case NewInvitationRoleCustomer:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *NewInvitationRole) UnmarshalText(data []byte) error {
+	switch NewInvitationRole(data) {
+	case NewInvitationRoleAdmin:
+		*s = NewInvitationRoleAdmin
+		return nil
+	case NewInvitationRoleCustomer:
+		*s = NewInvitationRoleCustomer
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 // A message to send.
 // Ref: #/components/schemas/NewMessage
 type NewMessage struct {
@@ -2645,6 +2886,48 @@ func (s *NewPetStatus) UnmarshalText(data []byte) error {
 	default:
 		return errors.Errorf("invalid value: %q", data)
 	}
+}
+
+// Email and password to sign in with.
+// Ref: #/components/schemas/NewSession
+type NewSession struct {
+	// The account's email, in any letter case.
+	Email string `json:"email"`
+	// The account's password.
+	Password string `json:"password"`
+	// The scopes the session's key may use; left out, every scope of the account's role. A scope the role
+	// does not allow is refused (`400`, naming it).
+	Scopes []Scope `json:"scopes"`
+}
+
+// GetEmail returns the value of Email.
+func (s *NewSession) GetEmail() string {
+	return s.Email
+}
+
+// GetPassword returns the value of Password.
+func (s *NewSession) GetPassword() string {
+	return s.Password
+}
+
+// GetScopes returns the value of Scopes.
+func (s *NewSession) GetScopes() []Scope {
+	return s.Scopes
+}
+
+// SetEmail sets the value of Email.
+func (s *NewSession) SetEmail(val string) {
+	s.Email = val
+}
+
+// SetPassword sets the value of Password.
+func (s *NewSession) SetPassword(val string) {
+	s.Password = val
+}
+
+// SetScopes sets the value of Scopes.
+func (s *NewSession) SetScopes(val []Scope) {
+	s.Scopes = val
 }
 
 // A webhook endpoint to add.
@@ -3156,6 +3439,52 @@ func (o OptListOrdersSort) Or(d ListOrdersSort) ListOrdersSort {
 	return d
 }
 
+// NewOptNewInvitationRole returns new OptNewInvitationRole with value set to v.
+func NewOptNewInvitationRole(v NewInvitationRole) OptNewInvitationRole {
+	return OptNewInvitationRole{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNewInvitationRole is optional NewInvitationRole.
+type OptNewInvitationRole struct {
+	Value NewInvitationRole
+	Set   bool
+}
+
+// IsSet returns true if OptNewInvitationRole was set.
+func (o OptNewInvitationRole) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNewInvitationRole) Reset() {
+	var v NewInvitationRole
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptNewInvitationRole) SetTo(v NewInvitationRole) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNewInvitationRole) Get() (v NewInvitationRole, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNewInvitationRole) Or(d NewInvitationRole) NewInvitationRole {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptNewPetStatus returns new OptNewPetStatus with value set to v.
 func NewOptNewPetStatus(v NewPetStatus) OptNewPetStatus {
 	return OptNewPetStatus{
@@ -3424,6 +3753,52 @@ func (o OptPetStatus) Get() (v PetStatus, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptPetStatus) Or(d PetStatus) PetStatus {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptRole returns new OptRole with value set to v.
+func NewOptRole(v Role) OptRole {
+	return OptRole{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptRole is optional Role.
+type OptRole struct {
+	Value Role
+	Set   bool
+}
+
+// IsSet returns true if OptRole was set.
+func (o OptRole) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptRole) Reset() {
+	var v Role
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptRole) SetTo(v Role) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptRole) Get() (v Role, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptRole) Or(d Role) Role {
 	if v, ok := o.Get(); ok {
 		return v
 	}
@@ -3860,6 +4235,70 @@ func (s *OrderUpdate) SetShipDate(val OptDateTime) {
 	s.ShipDate = val
 }
 
+// A reset link's token and the new password.
+// Ref: #/components/schemas/PasswordResetConfirmation
+type PasswordResetConfirmation struct {
+	// The `token` of the reset link (`psr_…`).
+	Token string `json:"token"`
+	// 12–128 characters, any but NUL; stored only as an argon2id hash.
+	Password string `json:"password"`
+}
+
+// GetToken returns the value of Token.
+func (s *PasswordResetConfirmation) GetToken() string {
+	return s.Token
+}
+
+// GetPassword returns the value of Password.
+func (s *PasswordResetConfirmation) GetPassword() string {
+	return s.Password
+}
+
+// SetToken sets the value of Token.
+func (s *PasswordResetConfirmation) SetToken(val string) {
+	s.Token = val
+}
+
+// SetPassword sets the value of Password.
+func (s *PasswordResetConfirmation) SetPassword(val string) {
+	s.Password = val
+}
+
+// The email to send a reset link to.
+// Ref: #/components/schemas/PasswordResetRequest
+type PasswordResetRequest struct {
+	// The account's email, in any letter case.
+	Email string `json:"email"`
+}
+
+// GetEmail returns the value of Email.
+func (s *PasswordResetRequest) GetEmail() string {
+	return s.Email
+}
+
+// SetEmail sets the value of Email.
+func (s *PasswordResetRequest) SetEmail(val string) {
+	s.Email = val
+}
+
+// The same answer for every email.
+// Ref: #/components/schemas/PasswordResetRequested
+type PasswordResetRequested struct {
+	Message string `json:"message"`
+}
+
+// GetMessage returns the value of Message.
+func (s *PasswordResetRequested) GetMessage() string {
+	return s.Message
+}
+
+// SetMessage sets the value of Message.
+func (s *PasswordResetRequested) SetMessage(val string) {
+	s.Message = val
+}
+
+func (*PasswordResetRequested) requestPasswordResetRes() {}
+
 // An animal in the store. It can be ordered when it has a `price`, its `status` is `available` and its
 // `stock` covers the quantity: a new pet is `available` with a stock of 0 until an admin restocks it
 // (`PUT /store/inventory/{petId}`), so a storefront shows a pet with no stock as sold out rather than
@@ -4179,47 +4618,52 @@ func (s *RateLimitedHeaders) SetResponse(val Error) {
 	s.Response = val
 }
 
-func (*RateLimitedHeaders) cancelOrderRes()         {}
-func (*RateLimitedHeaders) createAccountRes()       {}
-func (*RateLimitedHeaders) createApiKeyRes()        {}
-func (*RateLimitedHeaders) createCategoryRes()      {}
-func (*RateLimitedHeaders) createPetRes()           {}
-func (*RateLimitedHeaders) createWebhookRes()       {}
-func (*RateLimitedHeaders) deleteCategoryRes()      {}
-func (*RateLimitedHeaders) deletePetRes()           {}
-func (*RateLimitedHeaders) deleteWebhookRes()       {}
-func (*RateLimitedHeaders) getCategoryRes()         {}
-func (*RateLimitedHeaders) getCurrentAccountRes()   {}
-func (*RateLimitedHeaders) getEventRes()            {}
-func (*RateLimitedHeaders) getInventoryRes()        {}
-func (*RateLimitedHeaders) getMessageRes()          {}
-func (*RateLimitedHeaders) getOrderRes()            {}
-func (*RateLimitedHeaders) getPetByIdRes()          {}
-func (*RateLimitedHeaders) getSalesReportRes()      {}
-func (*RateLimitedHeaders) getWebhookRes()          {}
-func (*RateLimitedHeaders) listAccountsRes()        {}
-func (*RateLimitedHeaders) listApiKeysRes()         {}
-func (*RateLimitedHeaders) listCategoriesRes()      {}
-func (*RateLimitedHeaders) listDeliveriesRes()      {}
-func (*RateLimitedHeaders) listEventsRes()          {}
-func (*RateLimitedHeaders) listInventoryRes()       {}
-func (*RateLimitedHeaders) listOrdersRes()          {}
-func (*RateLimitedHeaders) listPetsRes()            {}
-func (*RateLimitedHeaders) listWebhooksRes()        {}
-func (*RateLimitedHeaders) placeOrderRes()          {}
-func (*RateLimitedHeaders) replaceCategoryRes()     {}
-func (*RateLimitedHeaders) replacePetRes()          {}
-func (*RateLimitedHeaders) retryDeliveryRes()       {}
-func (*RateLimitedHeaders) revokeApiKeyRes()        {}
-func (*RateLimitedHeaders) rotateWebhookSecretRes() {}
-func (*RateLimitedHeaders) sendMessageRes()         {}
-func (*RateLimitedHeaders) sendTestEventRes()       {}
-func (*RateLimitedHeaders) setInventoryRes()        {}
-func (*RateLimitedHeaders) streamEventsRes()        {}
-func (*RateLimitedHeaders) updateAccountRes()       {}
-func (*RateLimitedHeaders) updateOrderRes()         {}
-func (*RateLimitedHeaders) updatePetRes()           {}
-func (*RateLimitedHeaders) updateWebhookRes()       {}
+func (*RateLimitedHeaders) acceptInvitationRes()     {}
+func (*RateLimitedHeaders) cancelOrderRes()          {}
+func (*RateLimitedHeaders) createAccountRes()        {}
+func (*RateLimitedHeaders) createApiKeyRes()         {}
+func (*RateLimitedHeaders) createCategoryRes()       {}
+func (*RateLimitedHeaders) createInvitationRes()     {}
+func (*RateLimitedHeaders) createPetRes()            {}
+func (*RateLimitedHeaders) createSessionRes()        {}
+func (*RateLimitedHeaders) createWebhookRes()        {}
+func (*RateLimitedHeaders) deleteCategoryRes()       {}
+func (*RateLimitedHeaders) deletePetRes()            {}
+func (*RateLimitedHeaders) deleteWebhookRes()        {}
+func (*RateLimitedHeaders) getCategoryRes()          {}
+func (*RateLimitedHeaders) getCurrentAccountRes()    {}
+func (*RateLimitedHeaders) getEventRes()             {}
+func (*RateLimitedHeaders) getInventoryRes()         {}
+func (*RateLimitedHeaders) getMessageRes()           {}
+func (*RateLimitedHeaders) getOrderRes()             {}
+func (*RateLimitedHeaders) getPetByIdRes()           {}
+func (*RateLimitedHeaders) getSalesReportRes()       {}
+func (*RateLimitedHeaders) getWebhookRes()           {}
+func (*RateLimitedHeaders) listAccountsRes()         {}
+func (*RateLimitedHeaders) listApiKeysRes()          {}
+func (*RateLimitedHeaders) listCategoriesRes()       {}
+func (*RateLimitedHeaders) listDeliveriesRes()       {}
+func (*RateLimitedHeaders) listEventsRes()           {}
+func (*RateLimitedHeaders) listInventoryRes()        {}
+func (*RateLimitedHeaders) listOrdersRes()           {}
+func (*RateLimitedHeaders) listPetsRes()             {}
+func (*RateLimitedHeaders) listWebhooksRes()         {}
+func (*RateLimitedHeaders) placeOrderRes()           {}
+func (*RateLimitedHeaders) replaceCategoryRes()      {}
+func (*RateLimitedHeaders) replacePetRes()           {}
+func (*RateLimitedHeaders) requestPasswordResetRes() {}
+func (*RateLimitedHeaders) resetPasswordRes()        {}
+func (*RateLimitedHeaders) retryDeliveryRes()        {}
+func (*RateLimitedHeaders) revokeApiKeyRes()         {}
+func (*RateLimitedHeaders) rotateWebhookSecretRes()  {}
+func (*RateLimitedHeaders) sendMessageRes()          {}
+func (*RateLimitedHeaders) sendTestEventRes()        {}
+func (*RateLimitedHeaders) setInventoryRes()         {}
+func (*RateLimitedHeaders) streamEventsRes()         {}
+func (*RateLimitedHeaders) updateAccountRes()        {}
+func (*RateLimitedHeaders) updateOrderRes()          {}
+func (*RateLimitedHeaders) updatePetRes()            {}
+func (*RateLimitedHeaders) updateWebhookRes()        {}
 
 type ReplaceCategoryBadRequest Error
 
@@ -4268,6 +4712,38 @@ func (*ReplacePetRequestEntityTooLarge) replacePetRes() {}
 type ReplacePetRequestTimeout Error
 
 func (*ReplacePetRequestTimeout) replacePetRes() {}
+
+type RequestPasswordResetBadRequest Error
+
+func (*RequestPasswordResetBadRequest) requestPasswordResetRes() {}
+
+type RequestPasswordResetInternalServerError Error
+
+func (*RequestPasswordResetInternalServerError) requestPasswordResetRes() {}
+
+type RequestPasswordResetRequestEntityTooLarge Error
+
+func (*RequestPasswordResetRequestEntityTooLarge) requestPasswordResetRes() {}
+
+type RequestPasswordResetRequestTimeout Error
+
+func (*RequestPasswordResetRequestTimeout) requestPasswordResetRes() {}
+
+type ResetPasswordBadRequest Error
+
+func (*ResetPasswordBadRequest) resetPasswordRes() {}
+
+type ResetPasswordInternalServerError Error
+
+func (*ResetPasswordInternalServerError) resetPasswordRes() {}
+
+type ResetPasswordRequestEntityTooLarge Error
+
+func (*ResetPasswordRequestEntityTooLarge) resetPasswordRes() {}
+
+type ResetPasswordRequestTimeout Error
+
+func (*ResetPasswordRequestTimeout) resetPasswordRes() {}
 
 type RetryDeliveryBadRequest Error
 
@@ -4796,6 +5272,38 @@ type SendTestEventNotFound Error
 
 func (*SendTestEventNotFound) sendTestEventRes() {}
 
+// A signed-in person: the account, and the session's key. The key expires 12 hours after it was made
+// (`key.expiresAt`); `key.key` is its secret, shown this once.
+// Ref: #/components/schemas/Session
+type Session struct {
+	Account Account       `json:"account"`
+	Key     CreatedApiKey `json:"key"`
+}
+
+// GetAccount returns the value of Account.
+func (s *Session) GetAccount() Account {
+	return s.Account
+}
+
+// GetKey returns the value of Key.
+func (s *Session) GetKey() CreatedApiKey {
+	return s.Key
+}
+
+// SetAccount sets the value of Account.
+func (s *Session) SetAccount(val Account) {
+	s.Account = val
+}
+
+// SetKey sets the value of Key.
+func (s *Session) SetKey(val CreatedApiKey) {
+	s.Key = val
+}
+
+func (*Session) acceptInvitationRes() {}
+func (*Session) createSessionRes()    {}
+func (*Session) resetPasswordRes()    {}
+
 type SetInventoryBadRequest Error
 
 func (*SetInventoryBadRequest) setInventoryRes() {}
@@ -4937,7 +5445,9 @@ func (s *UnauthorizedHeaders) SetResponse(val Error) {
 func (*UnauthorizedHeaders) cancelOrderRes()         {}
 func (*UnauthorizedHeaders) createApiKeyRes()        {}
 func (*UnauthorizedHeaders) createCategoryRes()      {}
+func (*UnauthorizedHeaders) createInvitationRes()    {}
 func (*UnauthorizedHeaders) createPetRes()           {}
+func (*UnauthorizedHeaders) createSessionRes()       {}
 func (*UnauthorizedHeaders) createWebhookRes()       {}
 func (*UnauthorizedHeaders) deleteCategoryRes()      {}
 func (*UnauthorizedHeaders) deletePetRes()           {}
@@ -5001,47 +5511,52 @@ func (s *UnavailableHeaders) SetResponse(val Error) {
 	s.Response = val
 }
 
-func (*UnavailableHeaders) cancelOrderRes()         {}
-func (*UnavailableHeaders) createAccountRes()       {}
-func (*UnavailableHeaders) createApiKeyRes()        {}
-func (*UnavailableHeaders) createCategoryRes()      {}
-func (*UnavailableHeaders) createPetRes()           {}
-func (*UnavailableHeaders) createWebhookRes()       {}
-func (*UnavailableHeaders) deleteCategoryRes()      {}
-func (*UnavailableHeaders) deletePetRes()           {}
-func (*UnavailableHeaders) deleteWebhookRes()       {}
-func (*UnavailableHeaders) getCategoryRes()         {}
-func (*UnavailableHeaders) getCurrentAccountRes()   {}
-func (*UnavailableHeaders) getEventRes()            {}
-func (*UnavailableHeaders) getInventoryRes()        {}
-func (*UnavailableHeaders) getMessageRes()          {}
-func (*UnavailableHeaders) getOrderRes()            {}
-func (*UnavailableHeaders) getPetByIdRes()          {}
-func (*UnavailableHeaders) getSalesReportRes()      {}
-func (*UnavailableHeaders) getWebhookRes()          {}
-func (*UnavailableHeaders) listAccountsRes()        {}
-func (*UnavailableHeaders) listApiKeysRes()         {}
-func (*UnavailableHeaders) listCategoriesRes()      {}
-func (*UnavailableHeaders) listDeliveriesRes()      {}
-func (*UnavailableHeaders) listEventsRes()          {}
-func (*UnavailableHeaders) listInventoryRes()       {}
-func (*UnavailableHeaders) listOrdersRes()          {}
-func (*UnavailableHeaders) listPetsRes()            {}
-func (*UnavailableHeaders) listWebhooksRes()        {}
-func (*UnavailableHeaders) placeOrderRes()          {}
-func (*UnavailableHeaders) replaceCategoryRes()     {}
-func (*UnavailableHeaders) replacePetRes()          {}
-func (*UnavailableHeaders) retryDeliveryRes()       {}
-func (*UnavailableHeaders) revokeApiKeyRes()        {}
-func (*UnavailableHeaders) rotateWebhookSecretRes() {}
-func (*UnavailableHeaders) sendMessageRes()         {}
-func (*UnavailableHeaders) sendTestEventRes()       {}
-func (*UnavailableHeaders) setInventoryRes()        {}
-func (*UnavailableHeaders) streamEventsRes()        {}
-func (*UnavailableHeaders) updateAccountRes()       {}
-func (*UnavailableHeaders) updateOrderRes()         {}
-func (*UnavailableHeaders) updatePetRes()           {}
-func (*UnavailableHeaders) updateWebhookRes()       {}
+func (*UnavailableHeaders) acceptInvitationRes()     {}
+func (*UnavailableHeaders) cancelOrderRes()          {}
+func (*UnavailableHeaders) createAccountRes()        {}
+func (*UnavailableHeaders) createApiKeyRes()         {}
+func (*UnavailableHeaders) createCategoryRes()       {}
+func (*UnavailableHeaders) createInvitationRes()     {}
+func (*UnavailableHeaders) createPetRes()            {}
+func (*UnavailableHeaders) createSessionRes()        {}
+func (*UnavailableHeaders) createWebhookRes()        {}
+func (*UnavailableHeaders) deleteCategoryRes()       {}
+func (*UnavailableHeaders) deletePetRes()            {}
+func (*UnavailableHeaders) deleteWebhookRes()        {}
+func (*UnavailableHeaders) getCategoryRes()          {}
+func (*UnavailableHeaders) getCurrentAccountRes()    {}
+func (*UnavailableHeaders) getEventRes()             {}
+func (*UnavailableHeaders) getInventoryRes()         {}
+func (*UnavailableHeaders) getMessageRes()           {}
+func (*UnavailableHeaders) getOrderRes()             {}
+func (*UnavailableHeaders) getPetByIdRes()           {}
+func (*UnavailableHeaders) getSalesReportRes()       {}
+func (*UnavailableHeaders) getWebhookRes()           {}
+func (*UnavailableHeaders) listAccountsRes()         {}
+func (*UnavailableHeaders) listApiKeysRes()          {}
+func (*UnavailableHeaders) listCategoriesRes()       {}
+func (*UnavailableHeaders) listDeliveriesRes()       {}
+func (*UnavailableHeaders) listEventsRes()           {}
+func (*UnavailableHeaders) listInventoryRes()        {}
+func (*UnavailableHeaders) listOrdersRes()           {}
+func (*UnavailableHeaders) listPetsRes()             {}
+func (*UnavailableHeaders) listWebhooksRes()         {}
+func (*UnavailableHeaders) placeOrderRes()           {}
+func (*UnavailableHeaders) replaceCategoryRes()      {}
+func (*UnavailableHeaders) replacePetRes()           {}
+func (*UnavailableHeaders) requestPasswordResetRes() {}
+func (*UnavailableHeaders) resetPasswordRes()        {}
+func (*UnavailableHeaders) retryDeliveryRes()        {}
+func (*UnavailableHeaders) revokeApiKeyRes()         {}
+func (*UnavailableHeaders) rotateWebhookSecretRes()  {}
+func (*UnavailableHeaders) sendMessageRes()          {}
+func (*UnavailableHeaders) sendTestEventRes()        {}
+func (*UnavailableHeaders) setInventoryRes()         {}
+func (*UnavailableHeaders) streamEventsRes()         {}
+func (*UnavailableHeaders) updateAccountRes()        {}
+func (*UnavailableHeaders) updateOrderRes()          {}
+func (*UnavailableHeaders) updatePetRes()            {}
+func (*UnavailableHeaders) updateWebhookRes()        {}
 
 type UpdateAccountApplicationJSON AccountPatch
 

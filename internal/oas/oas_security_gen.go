@@ -73,6 +73,7 @@ var operationRolesBearerAuth = map[string][]string{
 	CancelOrderOperation:         []string{},
 	CreateApiKeyOperation:        []string{},
 	CreateCategoryOperation:      []string{},
+	CreateInvitationOperation:    []string{},
 	CreatePetOperation:           []string{},
 	CreateWebhookOperation:       []string{},
 	DeleteCategoryOperation:      []string{},

@@ -8,6 +8,21 @@ import (
 
 // Handler handles operations described by OpenAPI v3 specification.
 type Handler interface {
+	// AcceptInvitation implements acceptInvitation operation.
+	//
+	// Public: the token of an invitation's link (`psi_…`) is the proof. Makes the account with the
+	// invited role, or gives an account the operator made without a password its password and that role,
+	// and signs in: the answer is a `Session`, as `POST /sessions` gives. The password follows sign-up's
+	// rules (12–128 characters).
+	//
+	// The token works once. A token that is unknown, used, expired, replaced by a newer invitation, or
+	// that is a password reset's, and the invitation of a disabled account, all answer the same
+	// `400 invalid_token` ("This link is not valid: it may have expired or already been used. Ask for a
+	// new one."). The guessing limits of HTTP Basic logins apply (policy `"credentials"`). The answer is
+	// `Cache-Control: no-store`.
+	//
+	// POST /invitations/accept
+	AcceptInvitation(ctx context.Context, req *InvitationAcceptance) (AcceptInvitationRes, error)
 	// CancelOrder implements cancelOrder operation.
 	//
 	// Cancels a placed order: its quantity goes back on the pet's stock and a `pending` pet becomes
@@ -44,6 +59,24 @@ type Handler interface {
 	//
 	// POST /categories
 	CreateCategory(ctx context.Context, req *NewCategory) (CreateCategoryRes, error)
+	// CreateInvitation implements createInvitation operation.
+	//
+	// Admin only. Invites a person by email to an account with a role (`admin`, store staff, unless `role`
+	// says `customer`). The answer holds `url`, a one-time link to the console
+	// (`/console/accept?token=psi_…`) where the person chooses a password and is signed in
+	// (`POST /invitations/accept`). The link works once, for 7 days; the service keeps only a SHA-256 hash
+	// of its token, so it is shown this once. Give it to the person over a channel you trust; with mail
+	// configured on the server (`--smtp-url`) it is also mailed to them, and `mailed` says so.
+	//
+	// The link starts with the operator's public URL (`--public-url`), never with the address this request
+	// was sent to (see Links). A new invitation to the same email replaces the open one: the older link
+	// stops working. An email whose account already has a password answers `409 conflict` (an invitation
+	// never changes the role of an account whose password someone else chose; change it with
+	// `PATCH /accounts/{accountId}`). An account the operator made without a password
+	// (`petstore keys create`) may be invited: accepting gives it the password and the invited role.
+	//
+	// POST /invitations
+	CreateInvitation(ctx context.Context, req *NewInvitation) (CreateInvitationRes, error)
 	// CreatePet implements createPet operation.
 	//
 	// Admin only. `status` defaults to `available`; the new pet's stock is 0 (set it with
@@ -52,6 +85,23 @@ type Handler interface {
 	//
 	// POST /pets
 	CreatePet(ctx context.Context, req *NewPet) (CreatePetRes, error)
+	// CreateSession implements createSession operation.
+	//
+	// Signs in as a person does in the console: the answer holds the account and a new short-lived API key
+	// (`psk_…`, named `console session`) that expires 12 hours from now, with every scope of the
+	// account's role, or only the `scopes` asked for. Send it as `Authorization: Bearer <key>` as any key;
+	// sign out by revoking it (`DELETE /api-keys/{keyId}` with the key itself). Keep it in memory, not on
+	// disk.
+	//
+	// A wrong email or password, an account without a password (made by the operator with
+	// `petstore keys create`, until it accepts an invitation) and a disabled account all answer the same
+	// `401 unauthorized`, with the same message and in the same time, so the answer does not tell whether
+	// an account exists. The guessing limits of HTTP Basic logins apply (policy `"credentials"`, see Rate
+	// limits). The `401` carries `WWW-Authenticate: Bearer`, never `Basic`, so a browser shows no dialog
+	// of its own. The answer is `Cache-Control: no-store`.
+	//
+	// POST /sessions
+	CreateSession(ctx context.Context, req *NewSession) (CreateSessionRes, error)
 	// CreateWebhook implements createWebhook operation.
 	//
 	// Admin only. Registers an endpoint that receives the events it subscribes to (`events`: types, or `*`
@@ -177,9 +227,11 @@ type Handler interface {
 	//
 	// Admin only. Store staff see who is behind an order's `accountId`: the accounts with the given `ids`
 	// (at most 100; ids that match no account are left out, and without `limit` the page holds as many
-	// accounts as ids were asked for), or, without `ids`, every account, by id, a page at a time. An email
-	// is personal data: only admins may read another account's, with a key that has `accounts:read`. It
-	// changes nothing.
+	// accounts as ids were asked for), or, without `ids`, every account, by id, a page at a time. `role`
+	// keeps the accounts of one role (the staff: `role=admin`; the customers: `role=customer`), a page
+	// read from an index of role and id however many accounts the other role has. An email is personal
+	// data: only admins may read another account's, with a key that has `accounts:read`. It changes
+	// nothing.
 	//
 	// GET /accounts
 	ListAccounts(ctx context.Context, params ListAccountsParams) (ListAccountsRes, error)
@@ -306,6 +358,36 @@ type Handler interface {
 	//
 	// PUT /pets/{petId}
 	ReplacePet(ctx context.Context, req *NewPet, params ReplacePetParams) (ReplacePetRes, error)
+	// RequestPasswordReset implements requestPasswordReset operation.
+	//
+	// Public. When the email belongs to an enabled account with a password, mails it a one-time link to
+	// the console (`/console/reset?token=psr_…`, from the operator's `--public-url`) that sets a new
+	// password (`POST /password-resets/confirm`); the link works once, for 1 hour, and a newer request
+	// replaces it.
+	//
+	// The answer is the same `202` with the same message for every email, known or not, and comes before
+	// the account is looked up (the lookup and the mail happen after it), so neither its words nor its
+	// time tell whether an account exists. One account is sent five reset mails, then one a minute,
+	// however many ask. A server without mail (no `--smtp-url`) answers `503 unavailable` for every email
+	// alike. The guessing limits of HTTP Basic logins apply per client address (policy `"credentials"`).
+	//
+	// POST /password-resets
+	RequestPasswordReset(ctx context.Context, req *PasswordResetRequest) (RequestPasswordResetRes, error)
+	// ResetPassword implements resetPassword operation.
+	//
+	// Public: the token of a reset link (`psr_…`) is the proof. Sets the account's new password
+	// (12–128 characters, as at sign-up) and signs in: the answer is a `Session`, as `POST /sessions`
+	// gives. The reset signs out the account's other console sessions (the keys that `POST /sessions`,
+	// `POST /invitations/accept` and this operation made); its other API keys keep working: revoke them
+	// with `DELETE /api-keys/{keyId}` if the password was stolen.
+	//
+	// The token works once. A token that is unknown, used, expired, replaced by a newer request, or that
+	// is an invitation's, and the token of an account disabled since, all answer the same
+	// `400 invalid_token`. The guessing limits of HTTP Basic logins apply (policy `"credentials"`). The
+	// answer is `Cache-Control: no-store`.
+	//
+	// POST /password-resets/confirm
+	ResetPassword(ctx context.Context, req *PasswordResetConfirmation) (ResetPasswordRes, error)
 	// RetryDelivery implements retryDelivery operation.
 	//
 	// Admin only. Makes a `failed` delivery `pending` again, due at once, with a fresh 72 hours of retries
@@ -423,7 +505,8 @@ type Handler interface {
 	//
 	// An account whose password its owner chose at sign-up is not made admin (`409 conflict`), as the
 	// operator's `keys create --role admin` refuses it: whoever signed up with a staff address first would
-	// otherwise be admin. Staff accounts sign in with keys made by the operator (`petstore keys create`).
+	// otherwise be admin. Staff accounts are invited (`POST /invitations`) or made by the operator
+	// (`petstore keys create`).
 	//
 	// PATCH /accounts/{accountId}
 	UpdateAccount(ctx context.Context, req UpdateAccountReq, params UpdateAccountParams) (UpdateAccountRes, error)

@@ -29,6 +29,16 @@ type Account struct {
 	Disabled bool
 }
 
+// AccountFilter selects the accounts of a list; every filter set must hold.
+type AccountFilter struct {
+	// IDs, when not empty, keeps only these accounts.
+	IDs []int64
+	// Role, when set, keeps only the accounts of this role (disabled ones too). Stores
+	// read it from an index of (role, id), so a page of the few admins reads no
+	// customer, however many there are. A role that is not known matches none.
+	Role Role
+}
+
 // AccountChange is an admin's change to an account: nil fields keep their value.
 type AccountChange struct {
 	Role     *Role
@@ -170,6 +180,9 @@ type NewAPIKey struct {
 	// By is who makes the key, for its api_key.created event; the zero Actor is the
 	// operator (petstore keys create, the first start's key).
 	By Actor
+	// Session marks a session's key (POST /sessions and the one-time links): a
+	// password reset revokes those, and no other key.
+	Session bool
 }
 
 // KeyGrant is what a new key may do and for how long, as asked for.
@@ -284,6 +297,12 @@ const MaxKeysPerAccount = 25
 // before it is given one more: its keys that expired are then revoked (each with its
 // event), and CheckKeyCount applies the cap to what is left.
 func KeysNeedRoom(live int) bool { return live >= MaxKeysPerAccount }
+
+// SessionMakesRoom reports whether a new session's key (session) for an account that
+// holds live keys, after its expired ones made room, ends the account's oldest live
+// session instead of failing the cap: signing in never fails for sessions of one's
+// own, while other keys still meet the cap.
+func SessionMakesRoom(live int, session bool) bool { return session && live >= MaxKeysPerAccount }
 
 // CheckKeyCount applies the cap on live keys to an account that holds live of them
 // and wants one more.

@@ -90,3 +90,20 @@ func TestANewAccountIsHeldToThePolicyOfAddressesAndPasswords(t *testing.T) {
 		})
 	}
 }
+
+func TestASessionAtTheCapMakesRoomAndAnotherKeyDoesNot(t *testing.T) {
+	for _, tt := range []struct {
+		live    int
+		session bool
+		want    bool
+	}{
+		{MaxKeysPerAccount - 1, true, false},
+		{MaxKeysPerAccount, true, true},
+		{MaxKeysPerAccount, false, false},
+		{MaxKeysPerAccount + 1, true, true},
+	} {
+		if got := SessionMakesRoom(tt.live, tt.session); got != tt.want {
+			t.Errorf("SessionMakesRoom(%d, %v) = %v, want %v", tt.live, tt.session, got, tt.want)
+		}
+	}
+}

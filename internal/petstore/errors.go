@@ -24,6 +24,7 @@ const (
 	EInvalidTransition    = "invalid_transition"
 	ENotForSale           = "not_for_sale"
 	ELastAdmin            = "last_admin"
+	EInvalidToken         = "invalid_token"
 	EGone                 = "gone"
 	EPayloadTooLarge      = "payload_too_large"
 	ERequestTimeout       = "request_timeout"

@@ -14,6 +14,7 @@ import (
 type Store interface {
 	AccountStore
 	KeyStore
+	TokenStore
 	MessageStore
 	CatalogStore
 	InventoryStore
@@ -66,9 +67,9 @@ type AccountStore interface {
 	UpdateAccount(ctx context.Context, id int64, change AccountChange) (Account, error)
 	// CountAccounts counts all accounts.
 	CountAccounts(ctx context.Context) (int, error)
-	// Accounts lists a page of accounts by id, without password hashes; only those
-	// of ids when it is not empty.
-	Accounts(ctx context.Context, ids []int64, p Page) ([]Account, error)
+	// Accounts lists a page of the accounts that match every filter of f, by id,
+	// without password hashes.
+	Accounts(ctx context.Context, f AccountFilter, p Page) ([]Account, error)
 }
 
 // KeyStore keeps API keys, by the hash of their secret.
@@ -256,4 +257,25 @@ type WebhookStore interface {
 	// QueueStats counts the deliveries waiting: pending ones and events not yet
 	// fanned out.
 	QueueStats(ctx context.Context) (QueueStats, error)
+}
+
+// TokenStore keeps the one-time tokens of invitations and password resets, by the
+// hash of their secret. A token works once: Redeem closes it in the transaction that
+// applies it, so of two redemptions at once exactly one succeeds.
+type TokenStore interface {
+	// CreateInvitation stores an invitation's token (t.Kind TokenInvitation), which
+	// replaces the open invitation of the same email (in any letter case); an email
+	// whose account has a password is EConflict (CheckInvitation).
+	CreateInvitation(ctx context.Context, t NewToken) (Invitation, error)
+	// CreatePasswordReset stores a reset's token for the account with t.Email, which
+	// replaces its open one; ENotFound for no account.
+	CreatePasswordReset(ctx context.Context, t NewToken) error
+	// Redeem uses a token of r.Kind once, in one transaction: an invitation creates its
+	// account, or gives a key-only one its password and role (AcceptInto); a reset sets
+	// the password (ResetInto) and revokes the account's session keys. Unknown, used,
+	// replaced or expired tokens are ErrInvalidToken. It returns the account as it now is.
+	Redeem(ctx context.Context, r Redemption) (Account, error)
+	// RevokeKey revokes the live key with this id of any account, as the operator;
+	// ENotFound for an unknown or revoked key. It returns the key's account id.
+	RevokeKey(ctx context.Context, keyID int64) (int64, error)
 }

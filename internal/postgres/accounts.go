@@ -76,21 +76,27 @@ func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
 	}, `SELECT id, email, role, created_at, disabled, password_hash FROM accounts WHERE id = $1`, id)
 }
 
-// Accounts lists a page of accounts by id (only those of ids, when given), without
-// their password hashes, which the query leaves unread.
-func (db *DB) Accounts(ctx context.Context, ids []int64, p petstore.Page) ([]petstore.Account, error) {
-	q, args := accountsQuery(ids, p)
+// Accounts lists a page of the accounts that match f, by id, without their password
+// hashes, which the query leaves unread.
+func (db *DB) Accounts(ctx context.Context, f petstore.AccountFilter, p petstore.Page) ([]petstore.Account, error) {
+	q, args := accountsQuery(f, p)
 	return list(ctx, db, "accounts", 0, func(row pgx.Row) (petstore.Account, error) {
 		a, _, err := scanAccount(row)
 		return a, err
 	}, q, args...)
 }
 
-// accountsQuery is the query of a page of accounts, of ids when given.
-func accountsQuery(ids []int64, p petstore.Page) (string, []any) {
+// accountsQuery is the query of a page of the accounts of f. With a role, the index
+// accounts_role (role, id) serves both the filter and the order.
+func accountsQuery(f petstore.AccountFilter, p petstore.Page) (string, []any) {
 	q, args := `SELECT id, email, role, created_at, disabled, '' FROM accounts WHERE id > $1`, []any{p.After, p.Size()}
-	if len(ids) > 0 {
-		q, args = q+` AND id = ANY($3)`, append(args, ids)
+	if len(f.IDs) > 0 {
+		args = append(args, f.IDs)
+		q += fmt.Sprintf(` AND id = ANY($%d)`, len(args))
+	}
+	if f.Role != "" {
+		args = append(args, string(f.Role))
+		q += fmt.Sprintf(` AND role = $%d`, len(args))
 	}
 	return q + ` ORDER BY id LIMIT $2`, args
 }

@@ -43,13 +43,22 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			}
 			live -= len(revoked)
 		}
+		if petstore.SessionMakesRoom(live, k.Session) {
+			// A new session ends the oldest one rather than fail: a person who signs
+			// in often is not locked out by sessions of theirs that are still live.
+			oldest, err := revokeKeys(ctx, tx, now, k.AccountID, keySet{oldestSession: true}, k.By)
+			if err != nil {
+				return nil, err
+			}
+			revoked, live = append(revoked, oldest...), live-len(oldest)
+		}
 		if err := petstore.CheckKeyCount(live); err != nil {
 			return nil, err
 		}
 		if err := tx.QueryRow(ctx,
-			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at, scopes, expires_at)
-			 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-			k.AccountID, k.Name, k.Prefix, k.Hash, now, petstore.JoinScopes(k.Scopes), k.ExpiresAt,
+			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at, scopes, expires_at, session)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+			k.AccountID, k.Name, k.Prefix, k.Hash, now, petstore.JoinScopes(k.Scopes), k.ExpiresAt, k.Session,
 		).Scan(&key.ID); err != nil {
 			return nil, err
 		}
@@ -108,10 +117,15 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petst
 }
 
 // keySet names which of an account's live keys revokeKeys revokes: the one with id,
-// or all of them when id is 0; with expired, only those past their expiry.
+// or all of them when id is 0; with expired, only those past their expiry; with
+// sessions, only the keys of sessions.
 type keySet struct {
 	id      int64
 	expired bool
+	// sessions limits the set to the account's session keys (a password reset's).
+	sessions bool
+	// oldestSession limits it to the account's oldest live session key.
+	oldestSession bool
 }
 
 // revokeKeys revokes the keys of set of an account in tx (at most MaxKeysPerAccount),
@@ -125,6 +139,12 @@ func revokeKeys(ctx context.Context, tx pgx.Tx, at time.Time, accountID int64, s
 	}
 	if set.expired {
 		which += ` AND expires_at <= $1`
+	}
+	if set.sessions {
+		which += ` AND session`
+	}
+	if set.oldestSession {
+		which += ` AND id = (SELECT min(id) FROM api_keys WHERE account_id = $2 AND session AND revoked_at IS NULL)`
 	}
 	rows, err := tx.Query(ctx, `WITH k AS (
 			UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL`+which+`

@@ -112,8 +112,16 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 		{"an account's keys", true, query(postgres.APIKeysForTest, d.Account, 0, 20), ""},
 		{"the enabled admins, locked", true, query(postgres.EnabledAdminsForTest), ""},
 		{"an account's live keys, counted", true, query(postgres.LiveKeysForTest, d.Account), ""},
-		{"accounts by ids", true, func() (string, []any) { return postgres.AccountsForTest([]int64{d.Account}, page) }, ""},
-		{"accounts, a page", false, func() (string, []any) { return postgres.AccountsForTest(nil, after) }, ""},
+		{"accounts by ids", true, func() (string, []any) {
+			return postgres.AccountsForTest(petstore.AccountFilter{IDs: []int64{d.Account}}, page)
+		}, ""},
+		{"accounts, a page", false, func() (string, []any) { return postgres.AccountsForTest(petstore.AccountFilter{}, after) }, ""},
+		{"the admins, a page", true, func() (string, []any) {
+			return postgres.AccountsForTest(petstore.AccountFilter{Role: petstore.Admin}, page)
+		}, ""},
+		{"the customers after a cursor", false, func() (string, []any) {
+			return postgres.AccountsForTest(petstore.AccountFilter{Role: petstore.Customer}, after)
+		}, ""},
 		// The webhook and delivery queries change with the fan-out; a row each.
 		{"webhooks", false, query(postgres.WebhooksForTest, 0, 20), tinyTable},
 		// Not selective here: each of the plan data's five endpoints holds a fifth of

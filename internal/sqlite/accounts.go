@@ -97,21 +97,25 @@ func (db *DB) Account(ctx context.Context, id int64) (petstore.Account, error) {
 	}, qAccount, id)
 }
 
-// Accounts lists a page of accounts by id (only those of ids, when given), without
-// their password hashes, which the query leaves unread.
-func (db *DB) Accounts(ctx context.Context, ids []int64, p petstore.Page) ([]petstore.Account, error) {
-	q, args := accountsQuery(ids, p)
+// Accounts lists a page of the accounts that match f, by id, without their password
+// hashes, which the query leaves unread.
+func (db *DB) Accounts(ctx context.Context, f petstore.AccountFilter, p petstore.Page) ([]petstore.Account, error) {
+	q, args := accountsQuery(f, p)
 	return list(uncancelled(ctx), db, "accounts", 0, func(row scanner) (petstore.Account, error) {
 		a, _, err := scanAccount(row)
 		return a, err
 	}, q, args...)
 }
 
-// accountsQuery is the query of a page of accounts, of ids when given.
-func accountsQuery(ids []int64, p petstore.Page) (string, []any) {
+// accountsQuery is the query of a page of the accounts of f. With a role, the index
+// accounts_role (role, id) serves both the filter and the order.
+func accountsQuery(f petstore.AccountFilter, p petstore.Page) (string, []any) {
 	q, args := `SELECT id, email, role, created_at, disabled, '' FROM accounts WHERE id > ?`, []any{p.After}
-	if len(ids) > 0 {
-		q, args = q+` AND id IN (SELECT value FROM json_each(?))`, append(args, idsJSON(ids))
+	if len(f.IDs) > 0 {
+		q, args = q+` AND id IN (SELECT value FROM json_each(?))`, append(args, idsJSON(f.IDs))
+	}
+	if f.Role != "" {
+		q, args = q+` AND role = ?`, append(args, string(f.Role))
 	}
 	return q + ` ORDER BY id LIMIT ?`, append(args, p.Size())
 }

@@ -38,13 +38,22 @@ func (db *DB) CreateAPIKey(ctx context.Context, k petstore.NewAPIKey) (petstore.
 			}
 			live -= len(revoked)
 		}
+		if petstore.SessionMakesRoom(live, k.Session) {
+			// A new session ends the oldest one rather than fail: a person who signs
+			// in often is not locked out by sessions of theirs that are still live.
+			oldest, err := revokeKeys(ctx, tx, now, k.AccountID, keySet{oldestSession: true}, k.By)
+			if err != nil {
+				return nil, err
+			}
+			revoked, live = append(revoked, oldest...), live-len(oldest)
+		}
 		if err := petstore.CheckKeyCount(live); err != nil {
 			return nil, err
 		}
 		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at, scopes, expires_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			k.AccountID, k.Name, k.Prefix, k.Hash, formatTime(now), petstore.JoinScopes(k.Scopes), nullTime(k.ExpiresAt),
+			`INSERT INTO api_keys (account_id, name, prefix, hash, created_at, scopes, expires_at, session)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			k.AccountID, k.Name, k.Prefix, k.Hash, formatTime(now), petstore.JoinScopes(k.Scopes), nullTime(k.ExpiresAt), k.Session,
 		).Scan(&key.ID); err != nil {
 			return nil, err
 		}
@@ -116,10 +125,15 @@ func (db *DB) RevokeAPIKey(ctx context.Context, accountID, keyID int64, by petst
 }
 
 // keySet names which of an account's live keys revokeKeys revokes: the one with id,
-// or all of them when id is 0; with expired, only those past their expiry.
+// or all of them when id is 0; with expired, only those past their expiry; with
+// sessions, only the keys of sessions.
 type keySet struct {
 	id      int64
 	expired bool
+	// sessions limits the set to the account's session keys (a password reset's).
+	sessions bool
+	// oldestSession limits it to the account's oldest live session key.
+	oldestSession bool
 }
 
 // revokeKeys revokes the keys of set of an account in tx (at most MaxKeysPerAccount),
@@ -132,6 +146,12 @@ func revokeKeys(ctx context.Context, tx *sql.Tx, now time.Time, accountID int64,
 	}
 	if set.expired {
 		q, args = q+` AND expires_at <= ?`, append(args, formatTime(now))
+	}
+	if set.sessions {
+		q += ` AND session = 1`
+	}
+	if set.oldestSession {
+		q, args = q+` AND id = (SELECT min(id) FROM api_keys WHERE account_id = ? AND session = 1 AND revoked_at IS NULL)`, append(args, accountID)
 	}
 	rows, err := tx.QueryContext(ctx, q+` RETURNING id, name, prefix, created_at, scopes, expires_at, last_used_at`, args...)
 	if err != nil {

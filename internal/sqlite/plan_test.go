@@ -110,8 +110,12 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 		{"an account's keys", true, query(qAPIKeys, d.Account, 0, 20), ""},
 		{"the enabled admins, counted", true, query(qEnabledAdmins), ""},
 		{"an account's live keys, counted", true, query(`SELECT (`+qLiveKeys+`) FROM accounts a WHERE a.id = ?`, d.Account), ""},
-		{"accounts by ids", true, func() (string, []any) { return accountsQuery([]int64{d.Account}, page) }, ""},
-		{"accounts, a page", false, func() (string, []any) { return accountsQuery(nil, after) }, ""},
+		{"accounts by ids", true, func() (string, []any) { return accountsQuery(petstore.AccountFilter{IDs: []int64{d.Account}}, page) }, ""},
+		{"accounts, a page", false, func() (string, []any) { return accountsQuery(petstore.AccountFilter{}, after) }, ""},
+		{"the admins, a page", true, func() (string, []any) { return accountsQuery(petstore.AccountFilter{Role: petstore.Admin}, page) }, ""},
+		{"the customers after a cursor", false, func() (string, []any) {
+			return accountsQuery(petstore.AccountFilter{Role: petstore.Customer}, after)
+		}, ""},
 		// The webhook and delivery queries change with the fan-out; a row each.
 		{"webhooks", false, query(qWebhooks, 0, 20), ""},
 		{"an endpoint's delivery rows", true, query(qDeliveryRows, d.Webhook, 0, 20), ""},

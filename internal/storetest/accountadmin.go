@@ -44,7 +44,7 @@ func testAccountChanged(t *testing.T, open Opener) {
 	if read != got {
 		t.Errorf("read back %+v, want %+v", read, got)
 	}
-	listed, err := f.s.Accounts(f.ctx, []int64{a.ID}, petstore.Page{Limit: 10})
+	listed, err := f.s.Accounts(f.ctx, petstore.AccountFilter{IDs: []int64{a.ID}}, petstore.Page{Limit: 10})
 	must(t, err)
 	if len(listed) != 1 || listed[0] != got {
 		t.Errorf("listed %+v, want %+v", listed, got)

@@ -53,17 +53,17 @@ func testAccountsListed(t *testing.T, open Opener) {
 	for range 4 {
 		made = append(made, f.account(petstore.Customer))
 	}
-	got, err := f.s.Accounts(f.ctx, []int64{made[2].ID, 999999, made[0].ID}, petstore.Page{Limit: 100})
+	got, err := f.s.Accounts(f.ctx, petstore.AccountFilter{IDs: []int64{made[2].ID, 999999, made[0].ID}}, petstore.Page{Limit: 100})
 	must(t, err)
 	if len(got) != 2 || got[0] != made[0] || got[1] != made[2] {
 		t.Errorf("accounts by ids = %+v, want %+v and %+v", got, made[0], made[2])
 	}
-	got, err = f.s.Accounts(f.ctx, nil, petstore.Page{Limit: 2, After: made[0].ID})
+	got, err = f.s.Accounts(f.ctx, petstore.AccountFilter{}, petstore.Page{Limit: 2, After: made[0].ID})
 	must(t, err)
 	if len(got) != 2 || got[0] != made[1] || got[1] != made[2] {
 		t.Errorf("a page of accounts = %+v, want %+v and %+v", got, made[1], made[2])
 	}
-	got, err = f.s.Accounts(f.ctx, []int64{999999}, petstore.Page{})
+	got, err = f.s.Accounts(f.ctx, petstore.AccountFilter{IDs: []int64{999999}}, petstore.Page{})
 	must(t, err)
 	if len(got) != 0 {
 		t.Errorf("unknown ids found %+v", got)

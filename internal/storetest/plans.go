@@ -14,7 +14,7 @@ import (
 // PlanData names rows of a store that BuildPlanData filled, for the arguments of the
 // queries whose plans a store's plan test reads.
 type PlanData struct {
-	Account  int64   // a customer with orders and keys
+	Account  int64   // a customer with orders and keys (one account in 100 is an admin)
 	Category int64   // one of the categories, with a share of the pets
 	Webhook  int64   // an endpoint with deliveries
 	PetIDs   []int64 // a page of pet ids, for the batch lookups
@@ -77,13 +77,17 @@ func BuildPlanData(t *testing.T, st petstore.Store) PlanData {
 	return d
 }
 
-// fillPlanAccounts creates the customers of BuildPlanData with 5 keys each, and
-// returns their ids.
+// fillPlanAccounts creates the accounts of BuildPlanData with 5 keys each, and returns
+// their ids: customers, and one admin in 100 (staff are few), the first a customer.
 func fillPlanAccounts(t *testing.T, ctx context.Context, st petstore.Store) []int64 {
 	t.Helper()
 	accounts := make([]int64, planAccounts)
 	parallel(t, planAccounts, func(i int) error {
-		a, err := st.CreateAccount(ctx, fmt.Sprintf("plan%d@example.com", i), "", petstore.Customer)
+		role := petstore.Customer
+		if i%100 == 99 {
+			role = petstore.Admin
+		}
+		a, err := st.CreateAccount(ctx, fmt.Sprintf("plan%d@example.com", i), "", role)
 		if err != nil {
 			return err
 		}

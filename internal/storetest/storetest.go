@@ -44,6 +44,8 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"accounts", testAccounts},
 		{"account administration", testAccountAdmin},
+		{"accounts by role", testAccountRoles},
+		{"invitation and reset tokens", testTokens},
 		{"api keys", testKeys},
 		{"the cap on keys", testKeyCap},
 		{"caps under parallel writes", testParallelCaps},

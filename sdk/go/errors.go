@@ -92,6 +92,7 @@ const (
 	CodeInvalidTransition    ErrorCode = "invalid_transition"     // 409: a status change the rules forbid
 	CodeNotForSale           ErrorCode = "not_for_sale"           // 409: the pet has no price, so it cannot be ordered
 	CodeLastAdmin            ErrorCode = "last_admin"             // 409: the last enabled admin is neither demoted nor disabled
+	CodeInvalidToken         ErrorCode = "invalid_token"          // 400: an invitation's or reset's link is unknown, used, expired or replaced
 	CodeGone                 ErrorCode = "gone"                   // 410: a deprecated operation past its sunset
 	CodePayloadTooLarge      ErrorCode = "payload_too_large"      // 413
 	CodeRequestTimeout       ErrorCode = "request_timeout"        // 408: the body came slower than the server allows; nothing was done

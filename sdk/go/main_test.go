@@ -31,7 +31,13 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	stop, err := startPetstore(dir)
+	smtp, stopMail, err := startMailpit(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting mailpit for the password resets:", err)
+		return 1
+	}
+	defer stopMail()
+	stop, err := startPetstore(dir, smtp)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting petstore for the examples:", err)
 		return 1
@@ -40,7 +46,8 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-func startPetstore(dir string) (stop func(), err error) {
+// startPetstore starts the service, mailing through the SMTP server at smtp.
+func startPetstore(dir, smtp string) (stop func(), err error) {
 	bin := os.Getenv("PETSTORE_BIN")
 	if bin == "" {
 		bin = filepath.Join(dir, "petstore")
@@ -62,7 +69,8 @@ func startPetstore(dir string) (stop func(), err error) {
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--database", db,
 		"--demo", "--no-bootstrap", "--log-level", "warn", "--admin-addr", "off",
 		"--credential-limit", "100", // every example signs up from this one address
-		"--webhooks-allow-private",          // the tests' webhook receivers listen on 127.0.0.1
+		"--webhooks-allow-private",   // the tests' webhook receivers listen on 127.0.0.1
+		"--smtp-url", "smtp://"+smtp, // password resets are mailed (mailpit_test.go)
 		"--sunset", "getPetById=2099-12-31") // so that the deprecated call's example outlives its real sunset
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

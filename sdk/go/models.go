@@ -435,8 +435,11 @@ type ListOptions struct {
 
 // ListAccountsOptions filter ListAccounts.
 type ListAccountsOptions struct {
-	IDs   []int64 // at most 100; ids that match no account are left out
-	Limit int     // items per page, 1–100; 0 for the service's default (with IDs, all of them)
+	IDs []int64 // at most 100; ids that match no account are left out
+	// Role keeps the accounts of one role, disabled ones too (RoleAdmin: the staff);
+	// "" for every role.
+	Role  Role
+	Limit int // items per page, 1–100; 0 for the service's default (with IDs, all of them)
 	// Cursor is where the list starts: the Next of a page fetched with the same
 	// filters, to go on from there; "" for the start.
 	Cursor string

@@ -41,6 +41,7 @@ func (c *Client) ListAccountsPages(ctx context.Context, opts *ListAccountsOption
 	if opts != nil {
 		params = api.ListAccountsParams{
 			Ids:    optionalIDs(opts.IDs),
+			Role:   optional(api.Role(opts.Role)),
 			Limit:  optional(int32Of(opts.Limit)),
 			Cursor: optional(opts.Cursor),
 		}

@@ -224,6 +224,41 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 		t.Errorf("enabled = %+v", on)
 	}
 
+	// Staff invite a person, who accepts with a password and signs in with it.
+	staffEmail := "staff+" + suffix + "@example.com"
+	inv := must(admin.CreateInvitation(ctx, petstore.NewInvitation{Email: staffEmail, Role: petstore.RoleAdmin}))(t)
+	token, ok := strings.CutPrefix(inv.URL[strings.Index(inv.URL, "?"):], "?token=")
+	if inv.Role != petstore.RoleAdmin || !inv.Mailed || !ok || !strings.HasPrefix(token, "psi_") {
+		t.Fatalf("invitation = %+v", inv)
+	}
+	anyone := service(t, rec, "")
+	accepted := must(anyone.AcceptInvitation(ctx, token, "staff horse battery"))(t)
+	if accepted.Account.Email != staffEmail || accepted.Account.Role != petstore.RoleAdmin || !strings.HasPrefix(accepted.Key.Key, "psk_") ||
+		time.Until(accepted.Key.ExpiresAt) > 12*time.Hour {
+		t.Errorf("accepted = %+v", accepted)
+	}
+	var invalid *petstore.Error
+	if _, err := anyone.AcceptInvitation(ctx, token, "staff horse battery"); !errors.As(err, &invalid) || invalid.Code != petstore.CodeInvalidToken {
+		t.Errorf("a used invitation: err = %v, want invalid_token", err)
+	}
+	signedIn := must(anyone.CreateSession(ctx, petstore.NewSession{Email: staffEmail, Password: "staff horse battery",
+		Scopes: []petstore.Scope{petstore.ScopeOrdersRead}}))(t)
+	if !slices.Equal(signedIn.Key.Scopes, []petstore.Scope{petstore.ScopeOrdersRead}) || signedIn.Account.ID != accepted.Account.ID {
+		t.Errorf("signed in = %+v", signedIn)
+	}
+
+	// A forgotten password: the link comes by mail, sets a new one and signs in.
+	if msg := must(anyone.RequestPasswordReset(ctx, staffEmail))(t); msg == "" {
+		t.Error("the reset request answered no message")
+	}
+	reset := must(anyone.ResetPassword(ctx, mailedToken(t, staffEmail, "psr_"), "a new staff horse battery"))(t)
+	if reset.Account.ID != accepted.Account.ID {
+		t.Errorf("reset = %+v", reset)
+	}
+	if _, err := anyone.CreateSession(ctx, petstore.NewSession{Email: staffEmail, Password: "staff horse battery"}); err == nil {
+		t.Error("the old password still signs in after a reset")
+	}
+
 	// A webhook endpoint, before the orders whose events it is sent.
 	hooks := newReceiver(t)
 	hook := must(admin.CreateWebhook(ctx, petstore.NewWebhook{
@@ -550,6 +585,16 @@ func TestOnlyAdminsLookUpAccounts(t *testing.T) {
 	}
 	if len(pages) != 2 || len(pages[0]) != 1 || len(pages[1]) != 1 || pages[0][0] >= pages[1][0] {
 		t.Errorf("the first two pages of one account = %v, want one account each, by id", pages)
+	}
+
+	// By role: the staff are admins, and the customer's account is among the customers only.
+	staff := must(collect(admin.ListAccounts(ctx, &petstore.ListAccountsOptions{Role: petstore.RoleAdmin})))(t)
+	customers := must(collect(admin.ListAccounts(ctx, &petstore.ListAccountsOptions{Role: petstore.RoleCustomer, IDs: []int64{me.ID}})))(t)
+	if len(staff) == 0 || slices.ContainsFunc(staff, func(a *petstore.Account) bool { return a.Role != petstore.RoleAdmin || a.ID == me.ID }) {
+		t.Errorf("role=admin = %+v, want admins only, not %d", staff, me.ID)
+	}
+	if len(customers) != 1 || customers[0].ID != me.ID {
+		t.Errorf("role=customer and ids=%d = %+v, want that account", me.ID, customers)
 	}
 
 	_, err := collect(customer.ListAccounts(ctx, &petstore.ListAccountsOptions{IDs: []int64{me.ID}}))

@@ -23,7 +23,13 @@ import type {
   ListPetsQuery,
   ListWebhooksQuery,
   Message,
+  Invitation,
+  InvitationAcceptance,
   NewAccount,
+  NewInvitation,
+  NewSession,
+  PasswordResetConfirmation,
+  Session,
   NewApiKey,
   NewCategory,
   NewMessage,
@@ -148,6 +154,26 @@ export interface Petstore {
      * `last_admin`).
      */
     update(accountId: number, patch: AccountPatch, options?: CallOptions): Promise<Account>;
+  };
+  sessions: {
+    /**
+     * Sign in with email and password (no key needed): a `Session`, whose `key.key` the
+     * client then uses. A wrong email or password, an account without a password and a
+     * disabled account are one 401 `unauthorized`.
+     */
+    create(session: NewSession, options?: CallOptions): Promise<Session>;
+  };
+  invitations: {
+    /** Invite a person by email to a role (admins, with `accounts:manage`); `url` is the one-time link. 409 `conflict` for an account that has a password. */
+    create(invitation: NewInvitation, options?: CallOptions): Promise<Invitation>;
+    /** Choose the password of an invitation's account with its link's token, and sign in (no key needed); a token that will not do is a 400 `invalid_token`. */
+    accept(acceptance: InvitationAcceptance, options?: CallOptions): Promise<Session>;
+  };
+  passwordResets: {
+    /** Ask for a reset link by mail (no key needed); the same answer for every email. A server without mail answers 503 `unavailable`. */
+    request(email: string, options?: CallOptions): Promise<{ message: string }>;
+    /** Set a new password with a reset link's token, and sign in; the account's other sessions end. A token that will not do is a 400 `invalid_token`. */
+    confirm(confirmation: PasswordResetConfirmation, options?: CallOptions): Promise<Session>;
   };
   apiKeys: {
     /**
@@ -380,6 +406,17 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       list: (query = {}, o) => list((middleware) => raw.GET("/accounts", { params: { query }, middleware, ...init(o) })),
       pages: (query = {}, o) => pages((middleware) => raw.GET("/accounts", { params: { query }, middleware, ...init(o) })),
       update: (accountId, body, o) => unwrap(raw.PATCH("/accounts/{accountId}", { params: { path: { accountId } }, body, ...init(o) })),
+    },
+    sessions: {
+      create: (body, o) => unwrap(raw.POST("/sessions", { body, ...init(o) })) as Promise<Session>,
+    },
+    invitations: {
+      create: (body, o) => unwrap(raw.POST("/invitations", { body, ...init(o) })) as Promise<Invitation>,
+      accept: (body, o) => unwrap(raw.POST("/invitations/accept", { body, ...init(o) })) as Promise<Session>,
+    },
+    passwordResets: {
+      request: (email, o) => unwrap(raw.POST("/password-resets", { body: { email }, ...init(o) })),
+      confirm: (body, o) => unwrap(raw.POST("/password-resets/confirm", { body, ...init(o) })) as Promise<Session>,
     },
     apiKeys: {
       // async: an invalid Date rejects (RangeError) like any failed call, before anything is sent.

@@ -16,8 +16,11 @@ export interface paths {
          * @description Admin only. Store staff see who is behind an order's `accountId`: the accounts
          *     with the given `ids` (at most 100; ids that match no account are left out, and
          *     without `limit` the page holds as many accounts as ids were asked for), or,
-         *     without `ids`, every account, by id, a page at a time. An email is personal data: only admins may read
-         *     another account's, with a key that has `accounts:read`. It changes nothing.
+         *     without `ids`, every account, by id, a page at a time. `role` keeps the accounts
+         *     of one role (the staff: `role=admin`; the customers: `role=customer`), a page
+         *     read from an index of role and id however many accounts the other role has. An
+         *     email is personal data: only admins may read another account's, with a key that
+         *     has `accounts:read`. It changes nothing.
          */
         get: operations["listAccounts"];
         put?: never;
@@ -91,7 +94,7 @@ export interface paths {
          *     An account whose password its owner chose at sign-up is not made admin (`409
          *     conflict`), as the operator's `keys create --role admin` refuses it: whoever
          *     signed up with a staff address first would otherwise be admin. Staff accounts
-         *     sign in with keys made by the operator (`petstore keys create`).
+         *     are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -145,6 +148,164 @@ export interface paths {
          *     already revoked (`404`) makes none.
          */
         delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password
+         * @description Signs in as a person does in the console: the answer holds the account and a new
+         *     short-lived API key (`psk_…`, named `console session`) that expires 12 hours from
+         *     now, with every scope of the account's role, or only the `scopes` asked for. Send
+         *     it as `Authorization: Bearer <key>` as any key; sign out by revoking it
+         *     (`DELETE /api-keys/{keyId}` with the key itself). Keep it in memory, not on disk.
+         *
+         *     A wrong email or password, an account without a password (made by the operator
+         *     with `petstore keys create`, until it accepts an invitation) and a disabled account
+         *     all answer the same `401 unauthorized`, with the same message and in the same
+         *     time, so the answer does not tell whether an account exists. The guessing limits
+         *     of HTTP Basic logins apply (policy `"credentials"`, see Rate limits). The `401`
+         *     carries `WWW-Authenticate: Bearer`, never `Basic`, so a browser shows no dialog of
+         *     its own. The answer is `Cache-Control: no-store`.
+         */
+        post: operations["createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a person to an account (admins)
+         * @description Admin only. Invites a person by email to an account with a role (`admin`, store
+         *     staff, unless `role` says `customer`). The answer holds `url`, a one-time link to
+         *     the console (`/console/accept?token=psi_…`) where the person chooses a password and
+         *     is signed in (`POST /invitations/accept`). The link works once, for 7 days; the
+         *     service keeps only a SHA-256 hash of its token, so it is shown this once. Give it
+         *     to the person over a channel you trust; with mail configured on the server
+         *     (`--smtp-url`) it is also mailed to them, and `mailed` says so.
+         *
+         *     The link starts with the operator's public URL (`--public-url`), never with the
+         *     address this request was sent to (see Links). A new invitation to the same email
+         *     replaces the open one: the older link stops working. An email whose account
+         *     already has a password answers `409 conflict` (an invitation never changes the
+         *     role of an account whose password someone else chose; change it with
+         *     `PATCH /accounts/{accountId}`). An account the operator made without a password
+         *     (`petstore keys create`) may be invited: accepting gives it the password and the
+         *     invited role.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation and choose a password
+         * @description Public: the token of an invitation's link (`psi_…`) is the proof. Makes the account
+         *     with the invited role, or gives an account the operator made without a password
+         *     its password and that role, and signs in: the answer is a `Session`, as
+         *     `POST /sessions` gives. The password follows sign-up's rules (12–128 characters).
+         *
+         *     The token works once. A token that is unknown, used, expired, replaced by a newer
+         *     invitation, or that is a password reset's, and the invitation of a disabled
+         *     account, all answer the same `400 invalid_token` ("This link is not valid: it may
+         *     have expired or already been used. Ask for a new one."). The guessing limits of
+         *     HTTP Basic logins apply (policy `"credentials"`). The answer is
+         *     `Cache-Control: no-store`.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password-resets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset link by mail
+         * @description Public. When the email belongs to an enabled account with a password, mails it a
+         *     one-time link to the console (`/console/reset?token=psr_…`, from the operator's
+         *     `--public-url`) that sets a new password (`POST /password-resets/confirm`); the
+         *     link works once, for 1 hour, and a newer request replaces it.
+         *
+         *     The answer is the same `202` with the same message for every email, known or not,
+         *     and comes before the account is looked up (the lookup and the mail happen after
+         *     it), so neither its words nor its time tell whether an account exists. One account
+         *     is sent five reset mails, then one a minute, however many ask. A server
+         *     without mail (no `--smtp-url`) answers `503 unavailable` for every email alike. The
+         *     guessing limits of HTTP Basic logins apply per client address (policy
+         *     `"credentials"`).
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password-resets/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link's token
+         * @description Public: the token of a reset link (`psr_…`) is the proof. Sets the account's new
+         *     password (12–128 characters, as at sign-up) and signs in: the answer is a
+         *     `Session`, as `POST /sessions` gives. The reset signs out the account's other
+         *     console sessions (the keys that `POST /sessions`, `POST /invitations/accept` and
+         *     this operation made); its other API keys keep working: revoke them with
+         *     `DELETE /api-keys/{keyId}` if the password was stolen.
+         *
+         *     The token works once. A token that is unknown, used, expired, replaced by a newer
+         *     request, or that is an invitation's, and the token of an account disabled since,
+         *     all answer the same `400 invalid_token`. The guessing limits of HTTP Basic logins
+         *     apply (policy `"credentials"`). The answer is `Cache-Control: no-store`.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1593,6 +1754,132 @@ export interface components {
              */
             expiresAt?: string;
         };
+        /** @description Email and password to sign in with. */
+        NewSession: {
+            /**
+             * Format: email
+             * @description The account's email, in any letter case.
+             * @example ada@example.com
+             */
+            email: string;
+            /**
+             * Format: password
+             * @description The account's password.
+             * @example correct horse battery
+             */
+            password: string;
+            /**
+             * @description The scopes the session's key may use; left out, every scope of the account's
+             *     role. A scope the role does not allow is refused (`400`, naming it).
+             * @example [
+             *       "pets:read",
+             *       "orders:read",
+             *       "orders:write"
+             *     ]
+             */
+            scopes?: components["schemas"]["Scope"][];
+        };
+        /**
+         * @description A signed-in person: the account, and the session's key. The key expires 12 hours
+         *     after it was made (`key.expiresAt`); `key.key` is its secret, shown this once.
+         */
+        Session: {
+            account: components["schemas"]["Account"];
+            key: components["schemas"]["CreatedApiKey"];
+        };
+        /** @description Whom to invite, and to which role. */
+        NewInvitation: {
+            /**
+             * Format: email
+             * @description The person's email (the rules of a new account's email, see `NewAccount`).
+             * @example clerk@example.com
+             */
+            email: string;
+            /**
+             * @description The role the account gets when the invitation is accepted.
+             * @default admin
+             * @example admin
+             * @enum {string}
+             */
+            role?: "admin" | "customer";
+        };
+        /** @description An invitation; `url` is its one-time link, shown this once. */
+        Invitation: {
+            /**
+             * Format: int64
+             * @example 4
+             */
+            id: number;
+            /** @example clerk@example.com */
+            email: string;
+            role: components["schemas"]["Role"];
+            /**
+             * Format: date-time
+             * @example 2026-11-27T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working (7 days after it was made).
+             * @example 2026-12-04T12:00:00Z
+             */
+            expiresAt: string;
+            /**
+             * @description The one-time link, `<public URL>/console/accept?token=psi_…`: the operator's
+             *     `--public-url`, never the address of the request.
+             * @example https://shop.example.com/console/accept?token=psi_2Lq0u0vN4m3yV8cXcQ7d9y7n0cXlH0p6o1rJk3bqU9Q
+             */
+            url: string;
+            /**
+             * @description `true` when the server mailed the link (`--smtp-url` set and the mail handed to the SMTP server).
+             * @example false
+             */
+            mailed: boolean;
+        };
+        /** @description An invitation's token and the password to choose. */
+        InvitationAcceptance: {
+            /**
+             * Format: password
+             * @description The `token` of the invitation's link (`psi_…`).
+             * @example psi_2Lq0u0vN4m3yV8cXcQ7d9y7n0cXlH0p6o1rJk3bqU9Q
+             */
+            token: string;
+            /**
+             * Format: password
+             * @description 12–128 characters, any but NUL; stored only as an argon2id hash.
+             * @example correct horse battery
+             */
+            password: string;
+        };
+        /** @description The email to send a reset link to. */
+        PasswordResetRequest: {
+            /**
+             * Format: email
+             * @description The account's email, in any letter case.
+             * @example ada@example.com
+             */
+            email: string;
+        };
+        /** @description The same answer for every email. */
+        PasswordResetRequested: {
+            /** @example If this email has an account with a password, a link to reset it is on its way; it works once, for 1 hour. */
+            message: string;
+        };
+        /** @description A reset link's token and the new password. */
+        PasswordResetConfirmation: {
+            /**
+             * Format: password
+             * @description The `token` of the reset link (`psr_…`).
+             * @example psr_Vb0M5x8k2Qy1Zc7n3Lr9Tq4Wp6Hs0Ju2Df8Gk1Ae5Yo
+             */
+            token: string;
+            /**
+             * Format: password
+             * @description 12–128 characters, any but NUL; stored only as an argon2id hash.
+             * @example a new horse battery
+             */
+            password: string;
+        };
         /** @description A message to send. */
         NewMessage: {
             /**
@@ -2036,8 +2323,10 @@ export interface components {
     responses: {
         /**
          * @description The request is malformed: `invalid_json` (not JSON, or trailing data),
-         *     `invalid_content_type` (not `application/json`) or `validation_failed`
-         *     (a parameter or field breaks its rules, an unknown field; see `details`).
+         *     `invalid_content_type` (not `application/json`), `validation_failed`
+         *     (a parameter or field breaks its rules, an unknown field; see `details`) or
+         *     `invalid_token` (the token of an invitation's or a password reset's link is
+         *     unknown, used, expired or replaced).
          */
         BadRequest: {
             headers: {
@@ -2406,6 +2695,11 @@ export interface operations {
                  *     or comma-separated).
                  */
                 ids?: components["parameters"]["AccountIds"];
+                /**
+                 * @description Only accounts with this role, disabled ones included (their `disabled` says
+                 *     so). A role the service does not know matches no account.
+                 */
+                role?: components["schemas"]["Role"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description Where the page starts; copy it from the `Link` header of the previous page. */
@@ -2644,6 +2938,175 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSession"];
+            };
+        };
+        responses: {
+            /** @description Signed in; `key.key` is the session's key, shown this once. */
+            201: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewInvitation"];
+            };
+        };
+        responses: {
+            /** @description The invitation; `url` is shown this once. */
+            201: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationAcceptance"];
+            };
+        };
+        responses: {
+            /** @description The account has its password and is signed in. */
+            201: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted; a link is mailed if the email has an account that may have one. */
+            202: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResetRequested"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetConfirmation"];
+            };
+        };
+        responses: {
+            /** @description The password is set and the account signed in. */
+            201: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -75,6 +75,7 @@ export const knownValues = {
     "invalid_transition",
     "not_for_sale",
     "last_admin",
+    "invalid_token",
     "gone",
     "payload_too_large",
     "request_timeout",
@@ -208,8 +209,29 @@ export interface ApiKeyChange extends Omit<Schemas["ApiKeyChange"], "actor" | "s
   actor: Actor;
 }
 
+/**
+ * A signed-in person: the account, and a key made for the session (12 hours,
+ * `key.expiresAt`), whose secret `key.key` is shown this once. Sign out by revoking it.
+ */
+export interface Session {
+  account: Account;
+  key: CreatedApiKey;
+}
+/** An invitation; `url` is its one-time link (7 days), shown this once; `mailed` says whether the server mailed it. */
+export interface Invitation extends Omit<Schemas["Invitation"], "role"> {
+  role: Role;
+}
+
 // Requests: closed lists, as the server accepts nothing else.
 export type NewAccount = Schemas["NewAccount"];
+/** Email and password; `scopes` narrow the session's key (left out: every scope of the role). */
+export type NewSession = Schemas["NewSession"];
+/** Whom to invite; `role` is `admin` unless it says `customer`. */
+export type NewInvitation = Schemas["NewInvitation"];
+/** An invitation's token (`psi_…`, from its link) and the password to choose. */
+export type InvitationAcceptance = Schemas["InvitationAcceptance"];
+/** A reset link's token (`psr_…`) and the new password. */
+export type PasswordResetConfirmation = Schemas["PasswordResetConfirmation"];
 /** A JSON merge patch of an account (admins): `role`, `disabled`; fields left out keep their value. */
 export type AccountPatch = Schemas["AccountPatch"];
 /**

@@ -262,6 +262,31 @@ test("API keys: listed and revoked with the password, and the revoked key stops 
   assert.ok(revoked instanceof PetstoreError && revoked.code === "unauthorized", String(revoked));
 });
 
+test("staff: an invitation is accepted once, and the password then signs in with a narrowed session", async () => {
+  const invitation = await admin.invitations.create({ email: "clerk@example.com", role: "admin" });
+  assert.equal(invitation.role, "admin");
+  assert.equal(invitation.mailed, false);
+  const token = new URL(invitation.url).searchParams.get("token") ?? "";
+  assert.match(token, /^psi_[A-Za-z0-9_-]{43}$/);
+  const anonymous = createPetstore({ baseUrl: server.baseUrl });
+  const accepted = await anonymous.invitations.accept({ token, password: "clerk horse battery" });
+  assert.equal(accepted.account.email, "clerk@example.com");
+  assert.equal(accepted.account.role, "admin");
+  assert.match(accepted.key.key, /^psk_/);
+  const replay = await failure(anonymous.invitations.accept({ token, password: "clerk horse battery" }));
+  assert.ok(replay instanceof PetstoreError && replay.code === "invalid_token", String(replay));
+  const session = await anonymous.sessions.create({ email: "clerk@example.com", password: "clerk horse battery", scopes: ["orders:read"] });
+  assert.deepEqual(session.key.scopes, ["orders:read"]);
+  const wrong = await failure(anonymous.sessions.create({ email: "clerk@example.com", password: "not the password" }));
+  assert.ok(wrong instanceof PetstoreError && wrong.status === 401, String(wrong));
+  // Sign-out revokes the session's key with itself (a session without keys:manage
+  // cannot: it ends when it expires).
+  const signedIn = createPetstore({ baseUrl: server.baseUrl, apiKey: accepted.key.key });
+  await signedIn.apiKeys.revoke(accepted.key.id);
+  const out = await failure(signedIn.accounts.me());
+  assert.ok(out instanceof PetstoreError && out.status === 401, String(out));
+});
+
 test("the README's SDK example says sold out once an order took the last units (insufficient_stock, though the pet is pending)", async () => {
   const category = await admin.categories.create({ name: `Sold out ${Date.now()}` });
   const pet = await admin.pets.create({ name: "Last one", categoryId: category.id, price: 1999 });

@@ -20,16 +20,16 @@ import (
 
 // Defines values for AccountPatchRole.
 const (
-	Admin    AccountPatchRole = "admin"
-	Customer AccountPatchRole = "customer"
+	AccountPatchRoleAdmin    AccountPatchRole = "admin"
+	AccountPatchRoleCustomer AccountPatchRole = "customer"
 )
 
 // Valid indicates whether the value is a known member of the AccountPatchRole enum.
 func (e AccountPatchRole) Valid() bool {
 	switch e {
-	case Admin:
+	case AccountPatchRoleAdmin:
 		return true
-	case Customer:
+	case AccountPatchRoleCustomer:
 		return true
 	default:
 		return false
@@ -111,6 +111,24 @@ func (e FeedEventType) Valid() bool {
 	case FeedEventTypePetSoldOut:
 		return true
 	case FeedEventTypePetStatusChanged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NewInvitationRole.
+const (
+	NewInvitationRoleAdmin    NewInvitationRole = "admin"
+	NewInvitationRoleCustomer NewInvitationRole = "customer"
+)
+
+// Valid indicates whether the value is a known member of the NewInvitationRole enum.
+func (e NewInvitationRole) Valid() bool {
+	switch e {
+	case NewInvitationRoleAdmin:
+		return true
+	case NewInvitationRoleCustomer:
 		return true
 	default:
 		return false
@@ -774,6 +792,56 @@ type InventoryUpdate struct {
 	Quantity int32 `json:"quantity"`
 }
 
+// Invitation An invitation; `url` is its one-time link, shown this once.
+type Invitation struct {
+	// CreatedAt Example: 2026-11-27T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Email Example: clerk@example.com
+	Email string `json:"email"`
+
+	// ExpiresAt When the link stops working (7 days after it was made).
+	//
+	// Example: 2026-12-04T12:00:00Z
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// ID Example: 4
+	ID int64 `json:"id"`
+
+	// Mailed `true` when the server mailed the link (`--smtp-url` set and the mail handed to the SMTP server).
+	//
+	// Example: false
+	Mailed bool `json:"mailed"`
+
+	// Role `customer` (every sign-up) or `admin` (store staff). An open list: a minor
+	// version may add roles, so treat one you do not know as having no more rights
+	// than `customer`.
+	//
+	//
+	// Example: customer
+	Role Role `json:"role"`
+
+	// URL The one-time link, `<public URL>/console/accept?token=psi_…`: the operator's
+	// `--public-url`, never the address of the request.
+	//
+	//
+	// Example: https://shop.example.com/console/accept?token=psi_2Lq0u0vN4m3yV8cXcQ7d9y7n0cXlH0p6o1rJk3bqU9Q
+	URL string `json:"url"`
+}
+
+// InvitationAcceptance An invitation's token and the password to choose.
+type InvitationAcceptance struct {
+	// Password 12–128 characters, any but NUL; stored only as an argon2id hash.
+	//
+	// Example: correct horse battery
+	Password string `json:"password"`
+
+	// Token The `token` of the invitation's link (`psi_…`).
+	//
+	// Example: psi_2Lq0u0vN4m3yV8cXcQ7d9y7n0cXlH0p6o1rJk3bqU9Q
+	Token string `json:"token"`
+}
+
 // Message A message and its delivery status.
 type Message struct {
 	// CreatedAt When the message was accepted (RFC 3339).
@@ -859,6 +927,24 @@ type NewCategory struct {
 	Name string `json:"name"`
 }
 
+// NewInvitation Whom to invite, and to which role.
+type NewInvitation struct {
+	// Email The person's email (the rules of a new account's email, see `NewAccount`).
+	//
+	// Example: clerk@example.com
+	Email string `json:"email"`
+
+	// Role The role the account gets when the invitation is accepted.
+	//
+	// Example: admin
+	Role *NewInvitationRole `json:"role,omitempty"`
+}
+
+// NewInvitationRole The role the account gets when the invitation is accepted.
+//
+// Example: admin
+type NewInvitationRole string
+
 // NewMessage A message to send.
 type NewMessage struct {
 	// Message The text (1–2,000 characters; free text: line breaks and tabs kept, no other
@@ -913,6 +999,26 @@ type NewPet struct {
 
 	// Status Status of the animal; `available` when left out.
 	Status *PetStatus `json:"status,omitempty"`
+}
+
+// NewSession Email and password to sign in with.
+type NewSession struct {
+	// Email The account's email, in any letter case.
+	//
+	// Example: ada@example.com
+	Email string `json:"email"`
+
+	// Password The account's password.
+	//
+	// Example: correct horse battery
+	Password string `json:"password"`
+
+	// Scopes The scopes the session's key may use; left out, every scope of the account's
+	// role. A scope the role does not allow is refused (`400`, naming it).
+	//
+	//
+	// Example: ["pets:read","orders:read","orders:write"]
+	Scopes *[]Scope `json:"scopes,omitempty"`
 }
 
 // NewWebhook A webhook endpoint to add.
@@ -1050,6 +1156,33 @@ type OrderUpdate struct {
 	//
 	// Example: 2026-12-24T10:00:00Z
 	ShipDate *time.Time `json:"shipDate,omitempty"`
+}
+
+// PasswordResetConfirmation A reset link's token and the new password.
+type PasswordResetConfirmation struct {
+	// Password 12–128 characters, any but NUL; stored only as an argon2id hash.
+	//
+	// Example: a new horse battery
+	Password string `json:"password"`
+
+	// Token The `token` of the reset link (`psr_…`).
+	//
+	// Example: psr_Vb0M5x8k2Qy1Zc7n3Lr9Tq4Wp6Hs0Ju2Df8Gk1Ae5Yo
+	Token string `json:"token"`
+}
+
+// PasswordResetRequest The email to send a reset link to.
+type PasswordResetRequest struct {
+	// Email The account's email, in any letter case.
+	//
+	// Example: ada@example.com
+	Email string `json:"email"`
+}
+
+// PasswordResetRequested The same answer for every email.
+type PasswordResetRequested struct {
+	// Message Example: If this email has an account with a password, a link to reset it is on its way; it works once, for 1 hour.
+	Message string `json:"message"`
 }
 
 // Pet An animal in the store. It can be ordered when it has a `price`, its `status` is
@@ -1273,6 +1406,16 @@ type SecretRotation struct {
 	//
 	// Example: 0
 	OverlapSeconds *int32 `json:"overlapSeconds,omitempty"`
+}
+
+// Session A signed-in person: the account, and the session's key. The key expires 12 hours
+// after it was made (`key.expiresAt`); `key.key` is its secret, shown this once.
+type Session struct {
+	// Account An account.
+	Account Account `json:"account"`
+
+	// Key A new API key, with its secret shown this once.
+	Key CreatedAPIKey `json:"key"`
 }
 
 // Webhook A webhook endpoint, without its secret.
@@ -1505,6 +1648,10 @@ type ListAccountsParams struct {
 	// or comma-separated).
 	Ids *AccountIds `form:"ids,omitempty" json:"ids,omitempty"`
 
+	// Role Only accounts with this role, disabled ones included (their `disabled` says
+	// so). A role the service does not know matches no account.
+	Role *Role `form:"role,omitempty" json:"role,omitempty"`
+
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
@@ -1699,8 +1846,20 @@ type CreateCategoryJSONRequestBody = NewCategory
 // ReplaceCategoryJSONRequestBody defines body for ReplaceCategory for application/json ContentType.
 type ReplaceCategoryJSONRequestBody = NewCategory
 
+// CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
+type CreateInvitationJSONRequestBody = NewInvitation
+
+// AcceptInvitationJSONRequestBody defines body for AcceptInvitation for application/json ContentType.
+type AcceptInvitationJSONRequestBody = InvitationAcceptance
+
 // SendMessageJSONRequestBody defines body for SendMessage for application/json ContentType.
 type SendMessageJSONRequestBody = NewMessage
+
+// RequestPasswordResetJSONRequestBody defines body for RequestPasswordReset for application/json ContentType.
+type RequestPasswordResetJSONRequestBody = PasswordResetRequest
+
+// ResetPasswordJSONRequestBody defines body for ResetPassword for application/json ContentType.
+type ResetPasswordJSONRequestBody = PasswordResetConfirmation
 
 // CreatePetJSONRequestBody defines body for CreatePet for application/json ContentType.
 type CreatePetJSONRequestBody = NewPet
@@ -1713,6 +1872,9 @@ type UpdatePetApplicationMergePatchPlusJSONRequestBody = PetPatch
 
 // ReplacePetJSONRequestBody defines body for ReplacePet for application/json ContentType.
 type ReplacePetJSONRequestBody = NewPet
+
+// CreateSessionJSONRequestBody defines body for CreateSession for application/json ContentType.
+type CreateSessionJSONRequestBody = NewSession
 
 // SetInventoryJSONRequestBody defines body for SetInventory for application/json ContentType.
 type SetInventoryJSONRequestBody = InventoryUpdate
@@ -1954,8 +2116,11 @@ type ClientInterface interface {
 	// Admin only. Store staff see who is behind an order's `accountId`: the accounts
 	// with the given `ids` (at most 100; ids that match no account are left out, and
 	// without `limit` the page holds as many accounts as ids were asked for), or,
-	// without `ids`, every account, by id, a page at a time. An email is personal data: only admins may read
-	// another account's, with a key that has `accounts:read`. It changes nothing.
+	// without `ids`, every account, by id, a page at a time. `role` keeps the accounts
+	// of one role (the staff: `role=admin`; the customers: `role=customer`), a page
+	// read from an index of role and id however many accounts the other role has. An
+	// email is personal data: only admins may read another account's, with a key that
+	// has `accounts:read`. It changes nothing.
 	//
 	// Corresponds with GET /accounts (the `ListAccounts` operationId).
 	ListAccounts(ctx context.Context, params *ListAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2013,7 +2178,7 @@ type ClientInterface interface {
 	// An account whose password its owner chose at sign-up is not made admin (`409
 	// conflict`), as the operator's `keys create --role admin` refuses it: whoever
 	// signed up with a staff address first would otherwise be admin. Staff accounts
-	// sign in with keys made by the operator (`petstore keys create`).
+	// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2038,7 +2203,7 @@ type ClientInterface interface {
 	// An account whose password its owner chose at sign-up is not made admin (`409
 	// conflict`), as the operator's `keys create --role admin` refuses it: whoever
 	// signed up with a staff address first would otherwise be admin. Staff accounts
-	// sign in with keys made by the operator (`petstore keys create`).
+	// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2063,7 +2228,7 @@ type ClientInterface interface {
 	// An account whose password its owner chose at sign-up is not made admin (`409
 	// conflict`), as the operator's `keys create --role admin` refuses it: whoever
 	// signed up with a staff address first would otherwise be admin. Staff accounts
-	// sign in with keys made by the operator (`petstore keys create`).
+	// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
 	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
@@ -2248,6 +2413,92 @@ type ClientInterface interface {
 	// Corresponds with GET /events/{eventId} (the `GetEvent` operationId).
 	GetEvent(ctx context.Context, eventID EventID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CreateInvitationWithBody Invite a person to an account (admins)
+	//
+	// Admin only. Invites a person by email to an account with a role (`admin`, store
+	// staff, unless `role` says `customer`). The answer holds `url`, a one-time link to
+	// the console (`/console/accept?token=psi_…`) where the person chooses a password and
+	// is signed in (`POST /invitations/accept`). The link works once, for 7 days; the
+	// service keeps only a SHA-256 hash of its token, so it is shown this once. Give it
+	// to the person over a channel you trust; with mail configured on the server
+	// (`--smtp-url`) it is also mailed to them, and `mailed` says so.
+	//
+	// The link starts with the operator's public URL (`--public-url`), never with the
+	// address this request was sent to (see Links). A new invitation to the same email
+	// replaces the open one: the older link stops working. An email whose account
+	// already has a password answers `409 conflict` (an invitation never changes the
+	// role of an account whose password someone else chose; change it with
+	// `PATCH /accounts/{accountId}`). An account the operator made without a password
+	// (`petstore keys create`) may be invited: accepting gives it the password and the
+	// invited role.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /invitations (the `CreateInvitation` operationId).
+	CreateInvitationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateInvitation Invite a person to an account (admins)
+	//
+	// Admin only. Invites a person by email to an account with a role (`admin`, store
+	// staff, unless `role` says `customer`). The answer holds `url`, a one-time link to
+	// the console (`/console/accept?token=psi_…`) where the person chooses a password and
+	// is signed in (`POST /invitations/accept`). The link works once, for 7 days; the
+	// service keeps only a SHA-256 hash of its token, so it is shown this once. Give it
+	// to the person over a channel you trust; with mail configured on the server
+	// (`--smtp-url`) it is also mailed to them, and `mailed` says so.
+	//
+	// The link starts with the operator's public URL (`--public-url`), never with the
+	// address this request was sent to (see Links). A new invitation to the same email
+	// replaces the open one: the older link stops working. An email whose account
+	// already has a password answers `409 conflict` (an invitation never changes the
+	// role of an account whose password someone else chose; change it with
+	// `PATCH /accounts/{accountId}`). An account the operator made without a password
+	// (`petstore keys create`) may be invited: accepting gives it the password and the
+	// invited role.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /invitations (the `CreateInvitation` operationId).
+	CreateInvitation(ctx context.Context, body CreateInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptInvitationWithBody Accept an invitation and choose a password
+	//
+	// Public: the token of an invitation's link (`psi_…`) is the proof. Makes the account
+	// with the invited role, or gives an account the operator made without a password
+	// its password and that role, and signs in: the answer is a `Session`, as
+	// `POST /sessions` gives. The password follows sign-up's rules (12–128 characters).
+	//
+	// The token works once. A token that is unknown, used, expired, replaced by a newer
+	// invitation, or that is a password reset's, and the invitation of a disabled
+	// account, all answer the same `400 invalid_token` ("This link is not valid: it may
+	// have expired or already been used. Ask for a new one."). The guessing limits of
+	// HTTP Basic logins apply (policy `"credentials"`). The answer is
+	// `Cache-Control: no-store`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /invitations/accept (the `AcceptInvitation` operationId).
+	AcceptInvitationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptInvitation Accept an invitation and choose a password
+	//
+	// Public: the token of an invitation's link (`psi_…`) is the proof. Makes the account
+	// with the invited role, or gives an account the operator made without a password
+	// its password and that role, and signs in: the answer is a `Session`, as
+	// `POST /sessions` gives. The password follows sign-up's rules (12–128 characters).
+	//
+	// The token works once. A token that is unknown, used, expired, replaced by a newer
+	// invitation, or that is a password reset's, and the invitation of a disabled
+	// account, all answer the same `400 invalid_token` ("This link is not valid: it may
+	// have expired or already been used. Ask for a new one."). The guessing limits of
+	// HTTP Basic logins apply (policy `"credentials"`). The answer is
+	// `Cache-Control: no-store`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /invitations/accept (the `AcceptInvitation` operationId).
+	AcceptInvitation(ctx context.Context, body AcceptInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SendMessageWithBody Send a message (getting started)
 	//
 	// The getting-started call: proves that your key works. The message (1–2,000
@@ -2282,6 +2533,84 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /messages/{messageId} (the `GetMessage` operationId).
 	GetMessage(ctx context.Context, messageID string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RequestPasswordResetWithBody Ask for a password reset link by mail
+	//
+	// Public. When the email belongs to an enabled account with a password, mails it a
+	// one-time link to the console (`/console/reset?token=psr_…`, from the operator's
+	// `--public-url`) that sets a new password (`POST /password-resets/confirm`); the
+	// link works once, for 1 hour, and a newer request replaces it.
+	//
+	// The answer is the same `202` with the same message for every email, known or not,
+	// and comes before the account is looked up (the lookup and the mail happen after
+	// it), so neither its words nor its time tell whether an account exists. One account
+	// is sent five reset mails, then one a minute, however many ask. A server
+	// without mail (no `--smtp-url`) answers `503 unavailable` for every email alike. The
+	// guessing limits of HTTP Basic logins apply per client address (policy
+	// `"credentials"`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /password-resets (the `RequestPasswordReset` operationId).
+	RequestPasswordResetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RequestPasswordReset Ask for a password reset link by mail
+	//
+	// Public. When the email belongs to an enabled account with a password, mails it a
+	// one-time link to the console (`/console/reset?token=psr_…`, from the operator's
+	// `--public-url`) that sets a new password (`POST /password-resets/confirm`); the
+	// link works once, for 1 hour, and a newer request replaces it.
+	//
+	// The answer is the same `202` with the same message for every email, known or not,
+	// and comes before the account is looked up (the lookup and the mail happen after
+	// it), so neither its words nor its time tell whether an account exists. One account
+	// is sent five reset mails, then one a minute, however many ask. A server
+	// without mail (no `--smtp-url`) answers `503 unavailable` for every email alike. The
+	// guessing limits of HTTP Basic logins apply per client address (policy
+	// `"credentials"`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /password-resets (the `RequestPasswordReset` operationId).
+	RequestPasswordReset(ctx context.Context, body RequestPasswordResetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetPasswordWithBody Set a new password with a reset link's token
+	//
+	// Public: the token of a reset link (`psr_…`) is the proof. Sets the account's new
+	// password (12–128 characters, as at sign-up) and signs in: the answer is a
+	// `Session`, as `POST /sessions` gives. The reset signs out the account's other
+	// console sessions (the keys that `POST /sessions`, `POST /invitations/accept` and
+	// this operation made); its other API keys keep working: revoke them with
+	// `DELETE /api-keys/{keyId}` if the password was stolen.
+	//
+	// The token works once. A token that is unknown, used, expired, replaced by a newer
+	// request, or that is an invitation's, and the token of an account disabled since,
+	// all answer the same `400 invalid_token`. The guessing limits of HTTP Basic logins
+	// apply (policy `"credentials"`). The answer is `Cache-Control: no-store`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /password-resets/confirm (the `ResetPassword` operationId).
+	ResetPasswordWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetPassword Set a new password with a reset link's token
+	//
+	// Public: the token of a reset link (`psr_…`) is the proof. Sets the account's new
+	// password (12–128 characters, as at sign-up) and signs in: the answer is a
+	// `Session`, as `POST /sessions` gives. The reset signs out the account's other
+	// console sessions (the keys that `POST /sessions`, `POST /invitations/accept` and
+	// this operation made); its other API keys keep working: revoke them with
+	// `DELETE /api-keys/{keyId}` if the password was stolen.
+	//
+	// The token works once. A token that is unknown, used, expired, replaced by a newer
+	// request, or that is an invitation's, and the token of an account disabled since,
+	// all answer the same `400 invalid_token`. The guessing limits of HTTP Basic logins
+	// apply (policy `"credentials"`). The answer is `Cache-Control: no-store`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /password-resets/confirm (the `ResetPassword` operationId).
+	ResetPassword(ctx context.Context, body ResetPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPets List pets
 	//
@@ -2404,6 +2733,48 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /pets/{petId} (the `ReplacePet` operationId).
 	ReplacePet(ctx context.Context, petID PetID, body ReplacePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSessionWithBody Sign in with email and password
+	//
+	// Signs in as a person does in the console: the answer holds the account and a new
+	// short-lived API key (`psk_…`, named `console session`) that expires 12 hours from
+	// now, with every scope of the account's role, or only the `scopes` asked for. Send
+	// it as `Authorization: Bearer <key>` as any key; sign out by revoking it
+	// (`DELETE /api-keys/{keyId}` with the key itself). Keep it in memory, not on disk.
+	//
+	// A wrong email or password, an account without a password (made by the operator
+	// with `petstore keys create`, until it accepts an invitation) and a disabled account
+	// all answer the same `401 unauthorized`, with the same message and in the same
+	// time, so the answer does not tell whether an account exists. The guessing limits
+	// of HTTP Basic logins apply (policy `"credentials"`, see Rate limits). The `401`
+	// carries `WWW-Authenticate: Bearer`, never `Basic`, so a browser shows no dialog of
+	// its own. The answer is `Cache-Control: no-store`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sessions (the `CreateSession` operationId).
+	CreateSessionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSession Sign in with email and password
+	//
+	// Signs in as a person does in the console: the answer holds the account and a new
+	// short-lived API key (`psk_…`, named `console session`) that expires 12 hours from
+	// now, with every scope of the account's role, or only the `scopes` asked for. Send
+	// it as `Authorization: Bearer <key>` as any key; sign out by revoking it
+	// (`DELETE /api-keys/{keyId}` with the key itself). Keep it in memory, not on disk.
+	//
+	// A wrong email or password, an account without a password (made by the operator
+	// with `petstore keys create`, until it accepts an invitation) and a disabled account
+	// all answer the same `401 unauthorized`, with the same message and in the same
+	// time, so the answer does not tell whether an account exists. The guessing limits
+	// of HTTP Basic logins apply (policy `"credentials"`, see Rate limits). The `401`
+	// carries `WWW-Authenticate: Bearer`, never `Basic`, so a browser shows no dialog of
+	// its own. The answer is `Cache-Control: no-store`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sessions (the `CreateSession` operationId).
+	CreateSession(ctx context.Context, body CreateSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListInventory List stock per pet
 	//
@@ -2864,8 +3235,11 @@ type ClientInterface interface {
 // Admin only. Store staff see who is behind an order's `accountId`: the accounts
 // with the given `ids` (at most 100; ids that match no account are left out, and
 // without `limit` the page holds as many accounts as ids were asked for), or,
-// without `ids`, every account, by id, a page at a time. An email is personal data: only admins may read
-// another account's, with a key that has `accounts:read`. It changes nothing.
+// without `ids`, every account, by id, a page at a time. `role` keeps the accounts
+// of one role (the staff: `role=admin`; the customers: `role=customer`), a page
+// read from an index of role and id however many accounts the other role has. An
+// email is personal data: only admins may read another account's, with a key that
+// has `accounts:read`. It changes nothing.
 //
 // Corresponds with GET /accounts (the `ListAccounts` operationId).
 func (c *Client) ListAccounts(ctx context.Context, params *ListAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2963,7 +3337,7 @@ func (c *Client) GetCurrentAccount(ctx context.Context, reqEditors ...RequestEdi
 // An account whose password its owner chose at sign-up is not made admin (`409
 // conflict`), as the operator's `keys create --role admin` refuses it: whoever
 // signed up with a staff address first would otherwise be admin. Staff accounts
-// sign in with keys made by the operator (`petstore keys create`).
+// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
 //
 // Takes any type of body and a specified content type.
 //
@@ -2998,7 +3372,7 @@ func (c *Client) UpdateAccountWithBody(ctx context.Context, accountID AccountID,
 // An account whose password its owner chose at sign-up is not made admin (`409
 // conflict`), as the operator's `keys create --role admin` refuses it: whoever
 // signed up with a staff address first would otherwise be admin. Staff accounts
-// sign in with keys made by the operator (`petstore keys create`).
+// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3033,7 +3407,7 @@ func (c *Client) UpdateAccount(ctx context.Context, accountID AccountID, body Up
 // An account whose password its owner chose at sign-up is not made admin (`409
 // conflict`), as the operator's `keys create --role admin` refuses it: whoever
 // signed up with a staff address first would otherwise be admin. Staff accounts
-// sign in with keys made by the operator (`petstore keys create`).
+// are invited (`POST /invitations`) or made by the operator (`petstore keys create`).
 //
 // Takes a body of the `application/merge-patch+json` content type.
 //
@@ -3368,6 +3742,132 @@ func (c *Client) GetEvent(ctx context.Context, eventID EventID, reqEditors ...Re
 	return c.Client.Do(req)
 }
 
+// CreateInvitationWithBody Invite a person to an account (admins)
+//
+// Admin only. Invites a person by email to an account with a role (`admin`, store
+// staff, unless `role` says `customer`). The answer holds `url`, a one-time link to
+// the console (`/console/accept?token=psi_…`) where the person chooses a password and
+// is signed in (`POST /invitations/accept`). The link works once, for 7 days; the
+// service keeps only a SHA-256 hash of its token, so it is shown this once. Give it
+// to the person over a channel you trust; with mail configured on the server
+// (`--smtp-url`) it is also mailed to them, and `mailed` says so.
+//
+// The link starts with the operator's public URL (`--public-url`), never with the
+// address this request was sent to (see Links). A new invitation to the same email
+// replaces the open one: the older link stops working. An email whose account
+// already has a password answers `409 conflict` (an invitation never changes the
+// role of an account whose password someone else chose; change it with
+// `PATCH /accounts/{accountId}`). An account the operator made without a password
+// (`petstore keys create`) may be invited: accepting gives it the password and the
+// invited role.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /invitations (the `CreateInvitation` operationId).
+func (c *Client) CreateInvitationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateInvitationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateInvitation Invite a person to an account (admins)
+//
+// Admin only. Invites a person by email to an account with a role (`admin`, store
+// staff, unless `role` says `customer`). The answer holds `url`, a one-time link to
+// the console (`/console/accept?token=psi_…`) where the person chooses a password and
+// is signed in (`POST /invitations/accept`). The link works once, for 7 days; the
+// service keeps only a SHA-256 hash of its token, so it is shown this once. Give it
+// to the person over a channel you trust; with mail configured on the server
+// (`--smtp-url`) it is also mailed to them, and `mailed` says so.
+//
+// The link starts with the operator's public URL (`--public-url`), never with the
+// address this request was sent to (see Links). A new invitation to the same email
+// replaces the open one: the older link stops working. An email whose account
+// already has a password answers `409 conflict` (an invitation never changes the
+// role of an account whose password someone else chose; change it with
+// `PATCH /accounts/{accountId}`). An account the operator made without a password
+// (`petstore keys create`) may be invited: accepting gives it the password and the
+// invited role.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /invitations (the `CreateInvitation` operationId).
+func (c *Client) CreateInvitation(ctx context.Context, body CreateInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateInvitationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptInvitationWithBody Accept an invitation and choose a password
+//
+// Public: the token of an invitation's link (`psi_…`) is the proof. Makes the account
+// with the invited role, or gives an account the operator made without a password
+// its password and that role, and signs in: the answer is a `Session`, as
+// `POST /sessions` gives. The password follows sign-up's rules (12–128 characters).
+//
+// The token works once. A token that is unknown, used, expired, replaced by a newer
+// invitation, or that is a password reset's, and the invitation of a disabled
+// account, all answer the same `400 invalid_token` ("This link is not valid: it may
+// have expired or already been used. Ask for a new one."). The guessing limits of
+// HTTP Basic logins apply (policy `"credentials"`). The answer is
+// `Cache-Control: no-store`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /invitations/accept (the `AcceptInvitation` operationId).
+func (c *Client) AcceptInvitationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptInvitationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptInvitation Accept an invitation and choose a password
+//
+// Public: the token of an invitation's link (`psi_…`) is the proof. Makes the account
+// with the invited role, or gives an account the operator made without a password
+// its password and that role, and signs in: the answer is a `Session`, as
+// `POST /sessions` gives. The password follows sign-up's rules (12–128 characters).
+//
+// The token works once. A token that is unknown, used, expired, replaced by a newer
+// invitation, or that is a password reset's, and the invitation of a disabled
+// account, all answer the same `400 invalid_token` ("This link is not valid: it may
+// have expired or already been used. Ask for a new one."). The guessing limits of
+// HTTP Basic logins apply (policy `"credentials"`). The answer is
+// `Cache-Control: no-store`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /invitations/accept (the `AcceptInvitation` operationId).
+func (c *Client) AcceptInvitation(ctx context.Context, body AcceptInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptInvitationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SendMessageWithBody Send a message (getting started)
 //
 // The getting-started call: proves that your key works. The message (1–2,000
@@ -3423,6 +3923,124 @@ func (c *Client) SendMessage(ctx context.Context, body SendMessageJSONRequestBod
 // Corresponds with GET /messages/{messageId} (the `GetMessage` operationId).
 func (c *Client) GetMessage(ctx context.Context, messageID string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMessageRequest(c.Server, messageID)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RequestPasswordResetWithBody Ask for a password reset link by mail
+//
+// Public. When the email belongs to an enabled account with a password, mails it a
+// one-time link to the console (`/console/reset?token=psr_…`, from the operator's
+// `--public-url`) that sets a new password (`POST /password-resets/confirm`); the
+// link works once, for 1 hour, and a newer request replaces it.
+//
+// The answer is the same `202` with the same message for every email, known or not,
+// and comes before the account is looked up (the lookup and the mail happen after
+// it), so neither its words nor its time tell whether an account exists. One account
+// is sent five reset mails, then one a minute, however many ask. A server
+// without mail (no `--smtp-url`) answers `503 unavailable` for every email alike. The
+// guessing limits of HTTP Basic logins apply per client address (policy
+// `"credentials"`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /password-resets (the `RequestPasswordReset` operationId).
+func (c *Client) RequestPasswordResetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRequestPasswordResetRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RequestPasswordReset Ask for a password reset link by mail
+//
+// Public. When the email belongs to an enabled account with a password, mails it a
+// one-time link to the console (`/console/reset?token=psr_…`, from the operator's
+// `--public-url`) that sets a new password (`POST /password-resets/confirm`); the
+// link works once, for 1 hour, and a newer request replaces it.
+//
+// The answer is the same `202` with the same message for every email, known or not,
+// and comes before the account is looked up (the lookup and the mail happen after
+// it), so neither its words nor its time tell whether an account exists. One account
+// is sent five reset mails, then one a minute, however many ask. A server
+// without mail (no `--smtp-url`) answers `503 unavailable` for every email alike. The
+// guessing limits of HTTP Basic logins apply per client address (policy
+// `"credentials"`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /password-resets (the `RequestPasswordReset` operationId).
+func (c *Client) RequestPasswordReset(ctx context.Context, body RequestPasswordResetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRequestPasswordResetRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetPasswordWithBody Set a new password with a reset link's token
+//
+// Public: the token of a reset link (`psr_…`) is the proof. Sets the account's new
+// password (12–128 characters, as at sign-up) and signs in: the answer is a
+// `Session`, as `POST /sessions` gives. The reset signs out the account's other
+// console sessions (the keys that `POST /sessions`, `POST /invitations/accept` and
+// this operation made); its other API keys keep working: revoke them with
+// `DELETE /api-keys/{keyId}` if the password was stolen.
+//
+// The token works once. A token that is unknown, used, expired, replaced by a newer
+// request, or that is an invitation's, and the token of an account disabled since,
+// all answer the same `400 invalid_token`. The guessing limits of HTTP Basic logins
+// apply (policy `"credentials"`). The answer is `Cache-Control: no-store`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /password-resets/confirm (the `ResetPassword` operationId).
+func (c *Client) ResetPasswordWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetPasswordRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetPassword Set a new password with a reset link's token
+//
+// Public: the token of a reset link (`psr_…`) is the proof. Sets the account's new
+// password (12–128 characters, as at sign-up) and signs in: the answer is a
+// `Session`, as `POST /sessions` gives. The reset signs out the account's other
+// console sessions (the keys that `POST /sessions`, `POST /invitations/accept` and
+// this operation made); its other API keys keep working: revoke them with
+// `DELETE /api-keys/{keyId}` if the password was stolen.
+//
+// The token works once. A token that is unknown, used, expired, replaced by a newer
+// request, or that is an invitation's, and the token of an account disabled since,
+// all answer the same `400 invalid_token`. The guessing limits of HTTP Basic logins
+// apply (policy `"credentials"`). The answer is `Cache-Control: no-store`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /password-resets/confirm (the `ResetPassword` operationId).
+func (c *Client) ResetPassword(ctx context.Context, body ResetPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetPasswordRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3644,6 +4262,68 @@ func (c *Client) ReplacePetWithBody(ctx context.Context, petID PetID, contentTyp
 // Corresponds with PUT /pets/{petId} (the `ReplacePet` operationId).
 func (c *Client) ReplacePet(ctx context.Context, petID PetID, body ReplacePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReplacePetRequest(c.Server, petID, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSessionWithBody Sign in with email and password
+//
+// Signs in as a person does in the console: the answer holds the account and a new
+// short-lived API key (`psk_…`, named `console session`) that expires 12 hours from
+// now, with every scope of the account's role, or only the `scopes` asked for. Send
+// it as `Authorization: Bearer <key>` as any key; sign out by revoking it
+// (`DELETE /api-keys/{keyId}` with the key itself). Keep it in memory, not on disk.
+//
+// A wrong email or password, an account without a password (made by the operator
+// with `petstore keys create`, until it accepts an invitation) and a disabled account
+// all answer the same `401 unauthorized`, with the same message and in the same
+// time, so the answer does not tell whether an account exists. The guessing limits
+// of HTTP Basic logins apply (policy `"credentials"`, see Rate limits). The `401`
+// carries `WWW-Authenticate: Bearer`, never `Basic`, so a browser shows no dialog of
+// its own. The answer is `Cache-Control: no-store`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sessions (the `CreateSession` operationId).
+func (c *Client) CreateSessionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSessionRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSession Sign in with email and password
+//
+// Signs in as a person does in the console: the answer holds the account and a new
+// short-lived API key (`psk_…`, named `console session`) that expires 12 hours from
+// now, with every scope of the account's role, or only the `scopes` asked for. Send
+// it as `Authorization: Bearer <key>` as any key; sign out by revoking it
+// (`DELETE /api-keys/{keyId}` with the key itself). Keep it in memory, not on disk.
+//
+// A wrong email or password, an account without a password (made by the operator
+// with `petstore keys create`, until it accepts an invitation) and a disabled account
+// all answer the same `401 unauthorized`, with the same message and in the same
+// time, so the answer does not tell whether an account exists. The guessing limits
+// of HTTP Basic logins apply (policy `"credentials"`, see Rate limits). The `401`
+// carries `WWW-Authenticate: Bearer`, never `Basic`, so a browser shows no dialog of
+// its own. The answer is `Cache-Control: no-store`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sessions (the `CreateSession` operationId).
+func (c *Client) CreateSession(ctx context.Context, body CreateSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSessionRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4397,6 +5077,18 @@ func NewListAccountsRequest(server string, params *ListAccountsParams) (*http.Re
 
 		}
 
+		if params.Role != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "role", *params.Role, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
@@ -5114,6 +5806,86 @@ func NewGetEventRequest(server string, eventID EventID) (*http.Request, error) {
 	return req, nil
 }
 
+// NewCreateInvitationRequest calls the generic CreateInvitation builder with application/json body
+func NewCreateInvitationRequest(server string, body CreateInvitationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateInvitationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateInvitationRequestWithBody constructs an http.Request for the CreateInvitation method, with any body, and a specified content type
+func NewCreateInvitationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/invitations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAcceptInvitationRequest calls the generic AcceptInvitation builder with application/json body
+func NewAcceptInvitationRequest(server string, body AcceptInvitationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAcceptInvitationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewAcceptInvitationRequestWithBody constructs an http.Request for the AcceptInvitation method, with any body, and a specified content type
+func NewAcceptInvitationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/invitations/accept")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSendMessageRequest calls the generic SendMessage builder with application/json body
 func NewSendMessageRequest(server string, body SendMessageJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -5184,6 +5956,86 @@ func NewGetMessageRequest(server string, messageID string) (*http.Request, error
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewRequestPasswordResetRequest calls the generic RequestPasswordReset builder with application/json body
+func NewRequestPasswordResetRequest(server string, body RequestPasswordResetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRequestPasswordResetRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRequestPasswordResetRequestWithBody constructs an http.Request for the RequestPasswordReset method, with any body, and a specified content type
+func NewRequestPasswordResetRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/password-resets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewResetPasswordRequest calls the generic ResetPassword builder with application/json body
+func NewResetPasswordRequest(server string, body ResetPasswordJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewResetPasswordRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewResetPasswordRequestWithBody constructs an http.Request for the ResetPassword method, with any body, and a specified content type
+func NewResetPasswordRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/password-resets/confirm")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -5506,6 +6358,46 @@ func NewReplacePetRequestWithBody(server string, petID PetID, contentType string
 	}
 
 	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateSessionRequest calls the generic CreateSession builder with application/json body
+func NewCreateSessionRequest(server string, body CreateSessionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateSessionRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateSessionRequestWithBody constructs an http.Request for the CreateSession method, with any body, and a specified content type
+func NewCreateSessionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sessions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
