@@ -123,20 +123,33 @@ export function ordersView(ctx: Console): HTMLElement {
       // Orders placed between the list's first page and the stream's opening: once the
       // list is loaded, the first page again, and the orders not shown, oldest first so
       // that the newest ends on top.
+      // A load begun meanwhile shows them itself: the filling then stops.
       void (async () => {
-        await loaded;
+        const before = reloads;
+        await loading;
         const { value } = await ctx.client.orders.pages(query()).next();
-        for (const order of [...(value?.items ?? [])].reverse()) await placed(order);
+        for (const order of [...(value?.items ?? [])].reverse()) {
+          if (reloads !== before) return;
+          await placed(order);
+        }
       })().catch(() => {});
     },
   );
-  const refresh = h("button", { type: "button", class: "secondary", onclick: () => void pages.reload() }, "Refresh");
-  const loaded = pages.reload();
-  for (const control of [status, after, before]) control.addEventListener("change", () => void pages.reload());
+  // Every load of the list goes through reload, which the stream's gap filling watches.
+  let reloads = 0;
+  let loading: Promise<void> = Promise.resolve();
+  const reload = () => {
+    reloads++;
+    loading = pages.reload();
+    return loading;
+  };
+  const refresh = h("button", { type: "button", class: "secondary", onclick: () => void reload() }, "Refresh");
+  void reload();
+  for (const control of [status, after, before]) control.addEventListener("change", () => void reload());
   let typing: ReturnType<typeof setTimeout> | undefined;
   account.addEventListener("input", () => {
     clearTimeout(typing);
-    typing = setTimeout(() => void pages.reload(), 300);
+    typing = setTimeout(() => void reload(), 300);
   });
 
   return h(
