@@ -64,35 +64,15 @@ export function ordersView(ctx: Console): HTMLElement {
       put(accountsHint, unnamed ?? "");
       for (const order of orders) {
         noteCurrency(order.currency);
-        const row = new OrderRow(ctx, order, pets.get(order.petId), {
-          changed: (now) => {
-            if (matches(now)) return;
-            removeRows(row.element);
-            shown.splice(shown.indexOf(row), 1);
-            pages.removed(order);
-          },
-          petChanged: (pet) => {
-            for (const other of shown) other.showPet(pet);
-          },
-        });
+        const row = newRow(order, pets.get(order.petId));
         shown.push(row);
         rows.append(row.element);
       }
     },
   );
-  /** Shows an order placed since the list was loaded, at the top, when the filters take it. */
-  async function placed(order: Order): Promise<void> {
-    const q = query();
-    const taken =
-      matches(order) &&
-      (q.accountId === undefined || order.accountId === q.accountId) &&
-      (q.createdAfter === undefined || Date.parse(order.createdAt) >= Date.parse(q.createdAfter)) &&
-      (q.createdBefore === undefined || Date.parse(order.createdAt) < Date.parse(q.createdBefore));
-    if (!taken || shown.some((row) => row.id === order.id)) return;
-    const [pets] = await Promise.all([petsById(ctx, [order.petId]), ctx.accounts.load([order.accountId])]);
-    if (shown.some((row) => row.id === order.id)) return;
-    noteCurrency(order.currency);
-    const row = new OrderRow(ctx, order, pets.get(order.petId), {
+  /** A row of the list: it leaves when its order no longer matches the filters. */
+  function newRow(order: Order, pet: Pet | undefined): OrderRow {
+    const row: OrderRow = new OrderRow(ctx, order, pet, {
       changed: (now) => {
         if (matches(now)) return;
         removeRows(row.element);
@@ -103,38 +83,9 @@ export function ordersView(ctx: Console): HTMLElement {
         for (const other of shown) other.showPet(pet);
       },
     });
-    shown.unshift(row);
-    rows.prepend(row.element);
-    pages.added(order);
+    return row;
   }
-  // Live: orders placed, completed or cancelled anywhere show here without a refresh.
-  const live = h("span", { class: "live", hidden: true }, "Live");
-  let opened = false;
-  ctx.live(
-    (event) => {
-      const order = event.data as Order;
-      if (event.type === "order.placed") void placed(order).catch(() => {});
-      else if (event.type === "order.completed" || event.type === "order.cancelled") shown.find((row) => row.id === order.id)?.update(order);
-    },
-    () => {
-      live.hidden = false;
-      if (opened) return;
-      opened = true;
-      // Orders placed between the list's first page and the stream's opening: once the
-      // list is loaded, the first page again, and the orders not shown, oldest first so
-      // that the newest ends on top.
-      // A load begun meanwhile shows them itself: the filling then stops.
-      void (async () => {
-        const before = reloads;
-        await loading;
-        const { value } = await ctx.client.orders.pages(query()).next();
-        for (const order of [...(value?.items ?? [])].reverse()) {
-          if (reloads !== before) return;
-          await placed(order);
-        }
-      })().catch(() => {});
-    },
-  );
+  const live = followOrders(ctx, { query, matches, shown, rows, pages, newRow, reloads: () => reloads, loading: () => loading });
   // Every load of the list goes through reload, which the stream's gap filling watches.
   let reloads = 0;
   let loading: Promise<void> = Promise.resolve();
@@ -186,6 +137,72 @@ export function ordersView(ctx: Console): HTMLElement {
     ),
     pages.footer,
   );
+}
+
+/** What the live stream needs of the orders list. */
+interface LiveOrders {
+  query(): ListOrdersQuery;
+  matches(order: Order): boolean;
+  shown: OrderRow[];
+  rows: HTMLElement;
+  pages: Pages<Order>;
+  newRow(order: Order, pet: Pet | undefined): OrderRow;
+  /** How many loads of the list were begun, and the last one. */
+  reloads(): number;
+  loading(): Promise<void>;
+}
+
+/**
+ * Follows the event stream: an order placed anywhere shows at the top of the list when the
+ * filters take it, one completed or cancelled changes (or leaves) its row. Returns the
+ * "Live" mark, shown while the stream is open.
+ */
+function followOrders(ctx: Console, list: LiveOrders): HTMLElement {
+  const { shown } = list;
+  async function placed(order: Order): Promise<void> {
+    const q = list.query();
+    const taken =
+      list.matches(order) &&
+      (q.accountId === undefined || order.accountId === q.accountId) &&
+      (q.createdAfter === undefined || Date.parse(order.createdAt) >= Date.parse(q.createdAfter)) &&
+      (q.createdBefore === undefined || Date.parse(order.createdAt) < Date.parse(q.createdBefore));
+    if (!taken || shown.some((row) => row.id === order.id)) return;
+    const [pets] = await Promise.all([petsById(ctx, [order.petId]), ctx.accounts.load([order.accountId])]);
+    if (shown.some((row) => row.id === order.id)) return;
+    noteCurrency(order.currency);
+    const row = list.newRow(order, pets.get(order.petId));
+    shown.unshift(row);
+    list.rows.prepend(row.element);
+    list.pages.added(order);
+  }
+  const live = h("span", { class: "live", hidden: true }, "Live");
+  let opened = false;
+  ctx.live(
+    (event) => {
+      const order = event.data as Order;
+      if (event.type === "order.placed") void placed(order).catch(() => {});
+      else if (event.type === "order.completed" || event.type === "order.cancelled") shown.find((row) => row.id === order.id)?.update(order);
+    },
+    () => {
+      live.hidden = false;
+      if (opened) return;
+      opened = true;
+      // Orders placed between the list's first page and the stream's opening: once the
+      // list is loaded, the first page again, and the orders not shown, oldest first so
+      // that the newest ends on top. A load begun meanwhile shows them itself: the
+      // filling then stops.
+      void (async () => {
+        const before = list.reloads();
+        await list.loading();
+        const { value } = await ctx.client.orders.pages(list.query()).next();
+        for (const order of [...(value?.items ?? [])].reverse()) {
+          if (list.reloads() !== before) return;
+          await placed(order);
+        }
+      })().catch(() => {});
+    },
+  );
+  return live;
 }
 
 /** The instant a local day (`YYYY-MM-DD`, plus `days`) starts, as RFC 3339; undefined for none. */

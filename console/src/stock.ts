@@ -88,25 +88,7 @@ export function stockView(ctx: Console): HTMLElement {
   );
   void pages.reload();
   // Live: stock and status changes made anywhere (an order, another person) show here.
-  const live = h("span", { class: "live", hidden: true }, "Live");
-  let opened = false;
-  ctx.live(
-    (event) => {
-      if (event.type === "inventory.updated" || event.type === "pet.sold_out" || event.type === "pet.restocked") {
-        const item = event.data as InventoryItem;
-        for (const row of shown) row.showStock(item);
-      }
-    },
-    () => {
-      live.hidden = false;
-      if (opened) return;
-      opened = true;
-      // Stock that changed between the page's loading and the stream's opening.
-      void petsById(ctx, shown.map((row) => row.petId)).then((pets) => {
-        for (const pet of pets.values()) for (const row of shown) row.showStock({ petId: pet.id, quantity: pet.stock, status: pet.status });
-      }, () => {});
-    },
-  );
+  const live = followStock(ctx, shown);
 
   return h(
     "section",
@@ -149,6 +131,36 @@ export function stockView(ctx: Console): HTMLElement {
     ),
     pages.footer,
   );
+}
+
+/**
+ * Follows the event stream: stock changed anywhere (an order, another person) shows in the
+ * rows. Returns the "Live" mark, shown while the stream is open.
+ */
+function followStock(ctx: Console, shown: PetRow[]): HTMLElement {
+  const live = h("span", { class: "live", hidden: true }, "Live");
+  let opened = false;
+  ctx.live(
+    (event) => {
+      if (event.type === "inventory.updated" || event.type === "pet.sold_out" || event.type === "pet.restocked") {
+        const item = event.data as InventoryItem;
+        for (const row of shown) row.showStock(item);
+      }
+    },
+    () => {
+      live.hidden = false;
+      if (opened) return;
+      opened = true;
+      // Stock that changed between the page's loading and the stream's opening.
+      void petsById(ctx, shown.map((row) => row.petId)).then(
+        (pets) => {
+          for (const pet of pets.values()) for (const row of shown) row.showStock({ petId: pet.id, quantity: pet.stock, status: pet.status });
+        },
+        () => {},
+      );
+    },
+  );
+  return live;
 }
 
 export function categoryOptions(categories: Map<number, Category>, selected?: number): HTMLOptionElement[] {
