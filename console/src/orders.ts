@@ -159,16 +159,23 @@ interface LiveOrders {
  */
 function followOrders(ctx: Console, list: LiveOrders): HTMLElement {
   const { shown } = list;
-  async function placed(order: Order): Promise<void> {
+  /** Whether the list, as its filters stand, takes the order and does not show it yet. */
+  function wanted(order: Order): boolean {
     const q = list.query();
-    const taken =
+    return (
       list.matches(order) &&
       (q.accountId === undefined || order.accountId === q.accountId) &&
       (q.createdAfter === undefined || Date.parse(order.createdAt) >= Date.parse(q.createdAfter)) &&
-      (q.createdBefore === undefined || Date.parse(order.createdAt) < Date.parse(q.createdBefore));
-    if (!taken || shown.some((row) => row.id === order.id)) return;
+      (q.createdBefore === undefined || Date.parse(order.createdAt) < Date.parse(q.createdBefore)) &&
+      !shown.some((row) => row.id === order.id)
+    );
+  }
+  async function placed(order: Order): Promise<void> {
+    const load = list.reloads();
+    if (!wanted(order)) return;
     const [pets] = await Promise.all([petsById(ctx, [order.petId]), ctx.accounts.load([order.accountId])]);
-    if (shown.some((row) => row.id === order.id)) return;
+    // A load begun meanwhile shows it, if its filters take it.
+    if (list.reloads() !== load || !wanted(order)) return;
     noteCurrency(order.currency);
     const row = list.newRow(order, pets.get(order.petId));
     shown.unshift(row);
