@@ -85,6 +85,8 @@ type Hub struct {
 	startMu sync.Mutex
 	started bool
 
+	readMu sync.Mutex // one read of the feed at a time
+
 	mu      sync.Mutex
 	subs    map[*Subscription]struct{}
 	cursor  int64 // every event up to it was handed out
@@ -155,8 +157,9 @@ func (s *Subscription) Cancel() {
 	}
 }
 
-// Subscribe adds a subscriber that takes the events match accepts. The first
-// subscription finds the feed's end (ctx bounds that read) and starts the reader.
+// Subscribe adds a subscriber that takes the events match accepts, from the events
+// committed after it (as far as the feed shows them). The first subscription finds
+// the feed's end (ctx bounds that read) and starts the reader.
 func (h *Hub) Subscribe(ctx context.Context, match func(petstore.EventType) bool) (*Subscription, error) {
 	h.startMu.Lock()
 	if !h.started {
@@ -168,6 +171,12 @@ func (h *Hub) Subscribe(ctx context.Context, match func(petstore.EventType) bool
 		h.started = true
 	}
 	h.startMu.Unlock()
+	// The reader is brought up to date first, so that a new subscriber gets the events
+	// committed after it came, not those committed before that the reader had not
+	// read yet (it reads on a wake, or at its next poll).
+	if err := h.read(ctx); err != nil {
+		return nil, fmt.Errorf("eventhub: read new events: %w", err)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -247,8 +256,11 @@ func (h *Hub) run() {
 	}
 }
 
-// read hands out every event after the cursor, a page at a time.
+// read hands out every event after the cursor, a page at a time; one read at a time
+// (the reader's, or a new subscription's).
 func (h *Hub) read(ctx context.Context) error {
+	h.readMu.Lock()
+	defer h.readMu.Unlock()
 	for {
 		h.mu.Lock()
 		after := h.cursor
