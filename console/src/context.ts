@@ -83,6 +83,8 @@ export class Pages<T> {
   private iterator: PageIterator<T> | undefined;
   private readonly shown = new Set<number | string>(); // the ids of the items on the page
   private generation = 0; // a reload while a page is on its way makes that page stale
+  private unloaded = true; // pages of the list are still to come (or the first is on its way)
+  private last: T | undefined; // the last item of the pages loaded: where the next page starts
 
   /**
    * `add` shows a page's items; when it awaits something first (the pets' stock, say), it
@@ -108,9 +110,21 @@ export class Pages<T> {
     void this.iterator?.return(undefined).catch(() => {});
     this.iterator = this.open();
     this.shown.clear();
+    this.unloaded = true;
+    this.last = undefined;
     this.more.hidden = true;
     this.clear();
     await this.next();
+  }
+
+  /**
+   * Whether `item` lies beyond the pages loaded: more are to come and it sorts after the
+   * last item loaded (`after(a, b)`: a comes after b in the list's order). Such an item
+   * comes with a later page; shown now it would be out of its place and the page would
+   * skip it.
+   */
+  beyond(item: T, after: (a: T, b: T) => boolean): boolean {
+    return this.unloaded && (this.last === undefined || after(item, this.last));
   }
 
   /** An item more on the page (the reader added it here). */
@@ -141,6 +155,8 @@ export class Pages<T> {
       await this.add(items, stale);
       if (stale()) return;
       for (const item of items) this.shown.add(this.id(item));
+      this.last = page.items.at(-1) ?? this.last;
+      this.unloaded = page.hasNext;
       this.showCount(page.hasNext);
     } catch (error) {
       if (stale()) return;

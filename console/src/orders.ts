@@ -63,13 +63,24 @@ export function ordersView(ctx: Console): HTMLElement {
       accountsHint.hidden = unnamed === undefined;
       put(accountsHint, unnamed ?? "");
       for (const order of orders) {
+        // The stream showed it while the page was on its way.
+        if (shown.some((row) => row.id === order.id)) continue;
         noteCurrency(order.currency);
-        const row = newRow(order, pets.get(order.petId));
-        shown.push(row);
-        rows.append(row.element);
+        place(newRow(order, pets.get(order.petId)));
       }
     },
   );
+  /** Puts a row where its order goes in the list (newest first), whenever it came. */
+  function place(row: OrderRow): void {
+    const at = shown.findIndex((other) => comesAfter(other.current, row.current));
+    if (at === -1) {
+      shown.push(row);
+      rows.append(row.element);
+    } else {
+      shown[at]!.element.before(row.element);
+      shown.splice(at, 0, row);
+    }
+  }
   /** A row of the list: it leaves when its order no longer matches the filters. */
   function newRow(order: Order, pet: Pet | undefined): OrderRow {
     const row: OrderRow = new OrderRow(ctx, order, pet, {
@@ -85,7 +96,7 @@ export function ordersView(ctx: Console): HTMLElement {
     });
     return row;
   }
-  const live = followOrders(ctx, { query, matches, shown, rows, pages, newRow, reloads: () => reloads, loading: () => loading });
+  const live = followOrders(ctx, { query, matches, shown, place, pages, newRow, reloads: () => reloads, loading: () => loading });
   // Every load of the list goes through reload, which the stream's gap filling watches.
   let reloads = 0;
   let loading: Promise<void> = Promise.resolve();
@@ -144,7 +155,8 @@ interface LiveOrders {
   query(): ListOrdersQuery;
   matches(order: Order): boolean;
   shown: OrderRow[];
-  rows: HTMLElement;
+  /** Shows a row in its place in the list. */
+  place(row: OrderRow): void;
   pages: Pages<Order>;
   newRow(order: Order, pet: Pet | undefined): OrderRow;
   /** How many loads of the list were begun, and the last one. */
@@ -173,13 +185,14 @@ function followOrders(ctx: Console, list: LiveOrders): HTMLElement {
   async function placed(order: Order): Promise<void> {
     const load = list.reloads();
     if (!wanted(order)) return;
-    const [pets] = await Promise.all([petsById(ctx, [order.petId]), ctx.accounts.load([order.accountId])]);
-    // A load begun meanwhile shows it, if its filters take it.
-    if (list.reloads() !== load || !wanted(order)) return;
+    // The list's first page first: what it holds and where its pages end.
+    const [pets] = await Promise.all([petsById(ctx, [order.petId]), ctx.accounts.load([order.accountId]), list.loading()]);
+    // A load begun meanwhile shows it, if its filters take it; one older than the rows
+    // loaded, with pages still to come, comes with its page (an event late, or the gap
+    // filling's), in its place and once.
+    if (list.reloads() !== load || !wanted(order) || list.pages.beyond(order, comesAfter)) return;
     noteCurrency(order.currency);
-    const row = list.newRow(order, pets.get(order.petId));
-    shown.unshift(row);
-    list.rows.prepend(row.element);
+    list.place(list.newRow(order, pets.get(order.petId)));
     list.pages.added(order);
   }
   const live = h("span", { class: "live", hidden: true }, "Live");
@@ -195,9 +208,8 @@ function followOrders(ctx: Console, list: LiveOrders): HTMLElement {
       if (opened) return;
       opened = true;
       // Orders placed between the list's first page and the stream's opening: once the
-      // list is loaded, the first page again, and the orders not shown, oldest first so
-      // that the newest ends on top. A load begun meanwhile shows them itself: the
-      // filling then stops.
+      // list is loaded, the first page again, and the orders not shown, each in its place.
+      // A load begun meanwhile shows them itself: the filling then stops.
       void (async () => {
         const before = list.reloads();
         await list.loading();
@@ -210,6 +222,12 @@ function followOrders(ctx: Console, list: LiveOrders): HTMLElement {
     },
   );
   return live;
+}
+
+/** Whether order `a` comes after `b` in the list: older (the API's order, created_at then id, newest first). */
+function comesAfter(a: Order, b: Order): boolean {
+  const [at, bt] = [Date.parse(a.createdAt), Date.parse(b.createdAt)];
+  return at < bt || (at === bt && a.id < b.id);
 }
 
 /** The instant a local day (`YYYY-MM-DD`, plus `days`) starts, as RFC 3339; undefined for none. */
@@ -243,6 +261,11 @@ class OrderRow {
 
   get id(): number {
     return this.order.id;
+  }
+
+  /** The order as the row shows it. */
+  get current(): Order {
+    return this.order;
   }
 
   /** Shows the order as it is now (the live stream told of a change made elsewhere). */
