@@ -225,6 +225,23 @@ func keyRow(name string) string {
 	return fmt.Sprintf(`[...document.querySelectorAll('tr[data-key-id]')].find(r => r.querySelector('.name')?.textContent === %q)`, name)
 }
 
+// openScreen follows the menu's link to a screen and waits until the console shows it.
+func (b *browser) openScreen(id string) {
+	b.t.Helper()
+	b.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`nav a[href="#%s"]`, id))))
+	b.waitScreen(id)
+}
+
+// waitScreen waits until main holds the screen id (its data-screen, which the console
+// sets once the screen is drawn) and the screen's lists have loaded their first page.
+// Until the screen is drawn, the one it replaces is in the page, with controls of the
+// same names (details.add summary, .pager): one found then is removed before chromedp
+// acts on it ("Could not find node with given id"), or the wait sees the old screen.
+func (b *browser) waitScreen(id string) {
+	b.t.Helper()
+	b.wait(fmt.Sprintf(`document.querySelector('main')?.dataset.screen === %q && ![...document.querySelectorAll('main .pager .count')].some(c => c.textContent.startsWith('Loading'))`, id), "the "+id+" screen")
+}
+
 // signOut presses the header's Sign out.
 func (sc *scene) signOut() {
 	sc.t.Helper()
