@@ -174,11 +174,15 @@ func (sc *scene) twoPagesOfPets() {
 	}
 }
 
-// findPet searches the stock list for name and waits for its row.
+// findPet searches the stock list for name and waits for its row in the list of the
+// search. The search reloads the list 300 ms after the input: a row of the list shown
+// before (the first page may hold the pet) would be drawn again under the test's next
+// action, so the wait is for a list of matching names alone, loaded.
 func (sc *scene) findPet(name string) {
 	sc.t.Helper()
-	sc.search(strings.ToLower(name))
-	sc.b.wait(stockRow(name)+` !== undefined`, name)
+	q := strings.ToLower(name)
+	sc.search(q)
+	sc.b.wait(fmt.Sprintf(`%s !== undefined && [...document.querySelectorAll('tr[data-pet-id] .name')].every(e => e.textContent.toLowerCase().includes(%q)) && !document.querySelector('main .pager .count')?.textContent.startsWith('Loading')`, stockRow(name), q), name)
 }
 
 // search puts q in the stock list's search box at once, with one input event. Typed
