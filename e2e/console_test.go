@@ -90,6 +90,7 @@ var consoleScenarios = []struct {
 	{"webhooks and the event feed for a narrower key: the types it may read", feedAndWebhooksForANarrowerKey},
 	{"phone width and dark", phoneWidthAndDark},
 	{"the accessibility check catches an unlabelled control", axeCatchesAnUnlabelledControl},
+	{"live: an order placed through the API shows on the open Orders screen within 2 s, and the Stock screen follows", liveOrdersAndStock},
 	{"sign out forgets the key", signOutForgetsTheKey},
 	{"only its own origin, no CSP violation, no key in a URL", everyScreenStaysHome},
 }

@@ -47,7 +47,7 @@ const (
 // suite's tests that walk every operation of the document.
 func TestCodeSamples(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 118 samples with curl, node and python3")
+		t.Skip("runs 123 samples with curl, node and python3")
 	}
 	// A real SMTP server: a password reset needs one, and its sample needs the token
 	// of a mailed link.
@@ -515,6 +515,41 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 		}
 		return filled{Key: key, PathIDs: map[string]string{"eventId": events[0].ID}}
 	},
+	"streamEvents": streamAs,
+}
+
+// streamAs: an admin, and orders placed now and then until the sample is done, so
+// that the stream it opens has an order.placed to show (and stop at).
+func streamAs(t *testing.T, fx *fixtures) filled {
+	key := fx.key(t, "admin")
+	buyer := fx.key(t, "customer")
+	petID, _ := fx.pet(t, key, 1000)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { stop(); <-done })
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(300 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			body := strings.NewReader(fmt.Sprintf(`{"petId":%d,"quantity":1}`, petID))
+			req, err := http.NewRequestWithContext(ctx, "POST", fx.srv.URL+"/v1/store/orders", body)
+			if err != nil {
+				return
+			}
+			req.Header.Set("Authorization", "Bearer "+buyer)
+			req.Header.Set("Content-Type", "application/json")
+			if res, err := http.DefaultClient.Do(req); err == nil {
+				res.Body.Close()
+			}
+		}
+	}()
+	return filled{Key: key}
 }
 
 // webhookAs: a new endpoint (on a name nobody resolves here); the sample runs as an

@@ -110,14 +110,20 @@ const defaultDatabase = "petstore.db"
 // for a postgres:// or postgresql:// URL, else an SQLite file. wake, when set, is
 // called after a commit that gave the webhook dispatcher work.
 func openStore(ctx context.Context, dsn string, wake func()) (petstore.Store, error) {
+	return openStoreWith(ctx, dsn, wake, nil)
+}
+
+// openStoreWith is openStore that also calls feed after every commit that wrote
+// events (the event streams' reader, httpapi.Server.WakeStreams).
+func openStoreWith(ctx context.Context, dsn string, wake, feed func()) (petstore.Store, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{WakeDispatcher: wake})
+		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{WakeDispatcher: wake, WakeFeed: feed})
 		if err != nil {
 			return nil, hideURL(err, dsn) // pgx hides the password too
 		}
 		return db, nil
 	}
-	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{WakeDispatcher: wake})
+	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{WakeDispatcher: wake, WakeFeed: feed})
 	if err != nil {
 		// A mistyped URL ("postgress://app:pw@db/shop") is taken for a file name,
 		// which the error quotes.

@@ -139,7 +139,16 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 			w.Nudge()
 		}
 	}
-	if d.store, err = openStore(ctx, c.database, nudge); err != nil {
+	// The event streams' reader is the HTTP server's, made after the store: the
+	// hook finds it once it is made, as the dispatcher's does.
+	busy := new(atomic.Pointer[httpapi.Server])
+	d.busy = busy
+	feed := func() {
+		if s := busy.Load(); s != nil {
+			s.WakeStreams()
+		}
+	}
+	if d.store, err = openStoreWith(ctx, c.database, nudge, feed); err != nil {
 		return d, err
 	}
 	if err := d.store.SetCurrency(ctx, c.currency); err != nil {
@@ -150,8 +159,6 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 		return d, err
 	}
 	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, Deny: c.webhookDeny, UserAgent: "petstore-webhooks/1"})
-	busy := new(atomic.Pointer[httpapi.Server])
-	d.busy = busy
 	d.deliveries = webhook.NewDispatcher(webhook.DispatcherOptions{
 		Queue: d.store, Sender: d.sender, Encode: httpapi.EventEncoder(d.store.Currency()), Window: c.webhookWindow, Logger: log,
 		Busy: func() bool {
@@ -205,6 +212,9 @@ func listen(ctx context.Context, c serveConfig, log *slog.Logger, ln net.Listene
 		// finish, and the grace period bounds how long.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	// Shutdown waits for the requests being served; an event stream ends only when
+	// told, so the shutdown tells the streams first (their clients reconnect).
+	srv.RegisterOnShutdown(api.CloseStreams)
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	var op *http.Server

@@ -1,4 +1,4 @@
-import { PetstoreError, type Category, type CurrentAccount, type PageIterator, type Petstore } from "@acme-pets/petstore";
+import { PetstoreError, type Category, type CurrentAccount, type Event as PetstoreEvent, type PageIterator, type Petstore, type StreamEventsQuery } from "@acme-pets/petstore";
 import { h, put } from "./dom.js";
 import type { AccountNames } from "./lookup.js";
 import type { Rules } from "./rules.js";
@@ -37,6 +37,14 @@ export interface Console {
    * answer did not name it); for any other error, undefined.
    */
   lacks(error: unknown): string | undefined;
+  /**
+   * Calls `onEvent` with each event of the live stream (`events.stream`, fetch streaming:
+   * EventSource cannot send the key) while the screen that asked is shown; nothing when the
+   * key may not read the stream. The stream resumes after a dropped connection by itself;
+   * `onOpen` is called when it is open (events from then on are not missed), first and
+   * after each reconnection.
+   */
+  live(onEvent: (event: PetstoreEvent) => void, onOpen?: () => void, query?: StreamEventsQuery): void;
 }
 
 /**

@@ -106,8 +106,12 @@ const hooks: SignInHooks = { open: signIn, client };
  * key first (`DELETE /api-keys/{keyId}` with the key itself), so that it opens nothing
  * even if it was copied; a key the service refused is only forgotten.
  */
+/** Ends the live streams of the screen shown: aborted when another screen opens, and on sign-out. */
+let screenStreams = new AbortController();
+
 async function signOut(message: string, revoke = false): Promise<void> {
   session++;
+  screenStreams.abort();
   const was = current;
   current = undefined;
   forgetSession();
@@ -188,6 +192,20 @@ function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string
     },
     may,
     lacks: lackedScope,
+    live(onEvent, onOpen, query = {}) {
+      if (!may("streamEvents")) return;
+      const { signal } = screenStreams;
+      void (async () => {
+        try {
+          for await (const event of petstore.events.stream(query, { signal, onOpen })) {
+            if (mine !== session || signal.aborted) return;
+            onEvent(event);
+          }
+        } catch (error) {
+          if (!signal.aborted && mine === session) ctx.fail(error);
+        }
+      })();
+    },
   };
 
   const nav = h("nav", { "aria-label": "Sections" });
@@ -221,6 +239,8 @@ function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string
     }
     document.title = `${view.title} — Pet Store console`;
     clearNotices();
+    screenStreams.abort();
+    screenStreams = new AbortController();
     put(main, view.render(ctx));
     // Which screen main holds: set once it is drawn, so that what waits for a screen
     // does not act on the controls of the one it replaces.

@@ -64,35 +64,49 @@ export function ordersView(ctx: Console): HTMLElement {
       put(accountsHint, unnamed ?? "");
       for (const order of orders) {
         noteCurrency(order.currency);
-        const row = new OrderRow(ctx, order, pets.get(order.petId), {
-          changed: (now) => {
-            if (matches(now)) return;
-            removeRows(row.element);
-            shown.splice(shown.indexOf(row), 1);
-            pages.removed(order);
-          },
-          petChanged: (pet) => {
-            for (const other of shown) other.showPet(pet);
-          },
-        });
+        const row = newRow(order, pets.get(order.petId));
         shown.push(row);
         rows.append(row.element);
       }
     },
   );
-  const refresh = h("button", { type: "button", class: "secondary", onclick: () => void pages.reload() }, "Refresh");
-  for (const control of [status, after, before]) control.addEventListener("change", () => void pages.reload());
+  /** A row of the list: it leaves when its order no longer matches the filters. */
+  function newRow(order: Order, pet: Pet | undefined): OrderRow {
+    const row: OrderRow = new OrderRow(ctx, order, pet, {
+      changed: (now) => {
+        if (matches(now)) return;
+        removeRows(row.element);
+        shown.splice(shown.indexOf(row), 1);
+        pages.removed(order);
+      },
+      petChanged: (pet) => {
+        for (const other of shown) other.showPet(pet);
+      },
+    });
+    return row;
+  }
+  const live = followOrders(ctx, { query, matches, shown, rows, pages, newRow, reloads: () => reloads, loading: () => loading });
+  // Every load of the list goes through reload, which the stream's gap filling watches.
+  let reloads = 0;
+  let loading: Promise<void> = Promise.resolve();
+  const reload = () => {
+    reloads++;
+    loading = pages.reload();
+    return loading;
+  };
+  const refresh = h("button", { type: "button", class: "secondary", onclick: () => void reload() }, "Refresh");
+  void reload();
+  for (const control of [status, after, before]) control.addEventListener("change", () => void reload());
   let typing: ReturnType<typeof setTimeout> | undefined;
   account.addEventListener("input", () => {
     clearTimeout(typing);
-    typing = setTimeout(() => void pages.reload(), 300);
+    typing = setTimeout(() => void reload(), 300);
   });
-  void pages.reload();
 
   return h(
     "section",
     { "aria-labelledby": "orders-title" },
-    h("div", { class: "title-row" }, h("h1", { id: "orders-title" }, "Orders"), refresh),
+    h("div", { class: "title-row" }, h("h1", { id: "orders-title" }, "Orders", " ", live), refresh),
     h("p", { class: "lead" }, "Newest first. Completing the last order of a pet with no stock left makes it sold; cancelling puts the quantity back in stock and keeps the order, cancelled."),
     filters,
     accountsHint,
@@ -125,6 +139,79 @@ export function ordersView(ctx: Console): HTMLElement {
   );
 }
 
+/** What the live stream needs of the orders list. */
+interface LiveOrders {
+  query(): ListOrdersQuery;
+  matches(order: Order): boolean;
+  shown: OrderRow[];
+  rows: HTMLElement;
+  pages: Pages<Order>;
+  newRow(order: Order, pet: Pet | undefined): OrderRow;
+  /** How many loads of the list were begun, and the last one. */
+  reloads(): number;
+  loading(): Promise<void>;
+}
+
+/**
+ * Follows the event stream: an order placed anywhere shows at the top of the list when the
+ * filters take it, one completed or cancelled changes (or leaves) its row. Returns the
+ * "Live" mark, shown while the stream is open.
+ */
+function followOrders(ctx: Console, list: LiveOrders): HTMLElement {
+  const { shown } = list;
+  /** Whether the list, as its filters stand, takes the order and does not show it yet. */
+  function wanted(order: Order): boolean {
+    const q = list.query();
+    return (
+      list.matches(order) &&
+      (q.accountId === undefined || order.accountId === q.accountId) &&
+      (q.createdAfter === undefined || Date.parse(order.createdAt) >= Date.parse(q.createdAfter)) &&
+      (q.createdBefore === undefined || Date.parse(order.createdAt) < Date.parse(q.createdBefore)) &&
+      !shown.some((row) => row.id === order.id)
+    );
+  }
+  async function placed(order: Order): Promise<void> {
+    const load = list.reloads();
+    if (!wanted(order)) return;
+    const [pets] = await Promise.all([petsById(ctx, [order.petId]), ctx.accounts.load([order.accountId])]);
+    // A load begun meanwhile shows it, if its filters take it.
+    if (list.reloads() !== load || !wanted(order)) return;
+    noteCurrency(order.currency);
+    const row = list.newRow(order, pets.get(order.petId));
+    shown.unshift(row);
+    list.rows.prepend(row.element);
+    list.pages.added(order);
+  }
+  const live = h("span", { class: "live", hidden: true }, "Live");
+  let opened = false;
+  ctx.live(
+    (event) => {
+      const order = event.data as Order;
+      if (event.type === "order.placed") void placed(order).catch(() => {});
+      else if (event.type === "order.completed" || event.type === "order.cancelled") shown.find((row) => row.id === order.id)?.update(order);
+    },
+    () => {
+      live.hidden = false;
+      if (opened) return;
+      opened = true;
+      // Orders placed between the list's first page and the stream's opening: once the
+      // list is loaded, the first page again, and the orders not shown, oldest first so
+      // that the newest ends on top. A load begun meanwhile shows them itself: the
+      // filling then stops.
+      void (async () => {
+        const before = list.reloads();
+        await list.loading();
+        const { value } = await ctx.client.orders.pages(list.query()).next();
+        for (const order of [...(value?.items ?? [])].reverse()) {
+          if (list.reloads() !== before) return;
+          await placed(order);
+        }
+      })().catch(() => {});
+    },
+  );
+  return live;
+}
+
 /** The instant a local day (`YYYY-MM-DD`, plus `days`) starts, as RFC 3339; undefined for none. */
 function startOfDay(day: string, days: number): string | undefined {
   const [y, m, d] = day.split("-").map(Number);
@@ -152,6 +239,16 @@ class OrderRow {
     this.element = h("tr", { "data-order-id": order.id });
     this.petCell = h("td", { "data-label": "Pet" });
     this.render();
+  }
+
+  get id(): number {
+    return this.order.id;
+  }
+
+  /** Shows the order as it is now (the live stream told of a change made elsewhere). */
+  update(order: Order): void {
+    if (order.id !== this.order.id) return;
+    this.changed(order);
   }
 
   showPet(pet: Pet): void {

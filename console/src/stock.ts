@@ -1,4 +1,4 @@
-import type { Category, Pet } from "@acme-pets/petstore";
+import type { Category, InventoryItem, Pet } from "@acme-pets/petstore";
 import { Pages, type Console } from "./context.js";
 import { petsById } from "./lookup.js";
 import { confirmAction, field, h, put, removeRows } from "./dom.js";
@@ -87,11 +87,13 @@ export function stockView(ctx: Console): HTMLElement {
     (error: unknown) => ctx.fail(error),
   );
   void pages.reload();
+  // Live: stock and status changes made anywhere (an order, another person) show here.
+  const live = followStock(ctx, shown);
 
   return h(
     "section",
     { "aria-labelledby": "stock-title" },
-    h("h1", { id: "stock-title" }, "Stock"),
+    h("h1", { id: "stock-title" }, "Stock", " ", live),
     filters,
     ctx.may("createPet") &&
     addPetForm(ctx, (pet, categories) => {
@@ -131,6 +133,36 @@ export function stockView(ctx: Console): HTMLElement {
   );
 }
 
+/**
+ * Follows the event stream: stock changed anywhere (an order, another person) shows in the
+ * rows. Returns the "Live" mark, shown while the stream is open.
+ */
+function followStock(ctx: Console, shown: PetRow[]): HTMLElement {
+  const live = h("span", { class: "live", hidden: true }, "Live");
+  let opened = false;
+  ctx.live(
+    (event) => {
+      if (event.type === "inventory.updated" || event.type === "pet.sold_out" || event.type === "pet.restocked") {
+        const item = event.data as InventoryItem;
+        for (const row of shown) row.showStock(item);
+      }
+    },
+    () => {
+      live.hidden = false;
+      if (opened) return;
+      opened = true;
+      // Stock that changed between the page's loading and the stream's opening.
+      void petsById(ctx, shown.map((row) => row.petId)).then(
+        (pets) => {
+          for (const pet of pets.values()) for (const row of shown) row.showStock({ petId: pet.id, quantity: pet.stock, status: pet.status });
+        },
+        () => {},
+      );
+    },
+  );
+  return live;
+}
+
 export function categoryOptions(categories: Map<number, Category>, selected?: number): HTMLOptionElement[] {
   return [...categories.values()]
     .sort((a, b) => a.name.localeCompare(b.name))
@@ -161,6 +193,24 @@ class PetRow {
   private async refresh(): Promise<void> {
     const pets = await petsById(this.ctx, [this.pet.id]);
     this.pet = pets.get(this.pet.id) ?? this.pet;
+  }
+
+  get petId(): number {
+    return this.pet.id;
+  }
+
+  /**
+   * Shows a stock count the live stream told of. A row being edited keeps what the reader
+   * typed: only the highlight follows until it is left.
+   */
+  showStock(item: InventoryItem): void {
+    if (item.petId !== this.pet.id) return;
+    this.pet = { ...this.pet, status: item.status, stock: item.quantity };
+    if (this.element.contains(document.activeElement) || this.editor.contains(document.activeElement)) {
+      this.highlight();
+      return;
+    }
+    this.render();
   }
 
   /** Marks the row sold out (stock 0) or low (at or below the threshold). */

@@ -42,6 +42,7 @@ var statusByCode = map[string]int{
 	petstore.ERequestTimeout:       http.StatusRequestTimeout,
 	petstore.EIdempotencyKeyReused: http.StatusUnprocessableEntity,
 	petstore.ERateLimited:          http.StatusTooManyRequests,
+	petstore.ETooManyStreams:       http.StatusTooManyRequests,
 	petstore.EInternal:             http.StatusInternalServerError,
 	petstore.ENotImplemented:       http.StatusNotImplemented,
 	petstore.EUnavailable:          http.StatusServiceUnavailable,

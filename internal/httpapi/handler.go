@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/eventhub"
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
@@ -35,6 +36,11 @@ type Handler struct {
 	// currency is the shop's, which every amount is in (the store's, when the
 	// handler was made).
 	currency string
+	// hub is the event streams' reader, streams their count per account, and
+	// heartbeat the time between their heartbeats (stream.go).
+	hub       *eventhub.Hub
+	streams   *streams
+	heartbeat time.Duration
 	// publicURL starts the links of invitations and resets (Config.PublicURL).
 	publicURL string
 	// mailer sends them; nil when the server has no mail.

@@ -26,18 +26,20 @@ const DefaultHandlerTimeout = 10 * time.Second
 func (s *Server) outer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{id: requestID(r)}
+		ri := &requestInfo{id: requestID(r), conn: r.Context()}
 		// Headers are set by map assignment with canonical keys and, where the value is
 		// fixed, a shared slice: Header.Set would allocate for each.
 		h := w.Header()
 		h["X-Content-Type-Options"] = nosniff
 		h["X-Request-Id"] = []string{ri.id}
 		rw := &responseWriter{ResponseWriter: w}
+		ri.w = rw
 		ctx := r.Context()
 		isAPI := strings.HasPrefix(r.URL.Path, apiPrefix+"/")
 		if isAPI {
 			s.metrics.inFlight.Inc()
 			s.inFlight.Add(1)
+			ri.inFlight = &s.inFlight
 			// The budget of an API request; one derived context and one request copy
 			// serve both it and the request info.
 			var cancel context.CancelFunc
@@ -51,8 +53,10 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			}
 			elapsed := time.Since(start)
 			if isAPI {
-				s.metrics.inFlight.Dec()
-				s.inFlight.Add(-1)
+				if !ri.leftInFlight {
+					s.metrics.inFlight.Dec()
+					s.inFlight.Add(-1)
+				}
 				s.metrics.observe(ri.operation(), rw.status, elapsed)
 			}
 			s.logRequest(r, ri, rw.status, elapsed, isAPI)
@@ -381,11 +385,14 @@ func (w *responseWriter) restoreCORS() {
 func isCORSHeader(canonical string) bool { return strings.HasPrefix(canonical, "Access-Control-") }
 
 func (w *responseWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.status, w.wroteHeader = code, true
-		if w.corsKept {
-			w.restoreCORS()
-		}
+	if w.wroteHeader {
+		// Said already: the event stream writes its answer itself, and the generated
+		// encoder's status after it would only be logged as superfluous.
+		return
+	}
+	w.status, w.wroteHeader = code, true
+	if w.corsKept {
+		w.restoreCORS()
 	}
 	w.ResponseWriter.WriteHeader(code)
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -30,6 +31,16 @@ type requestInfo struct {
 	// answered once the caller is authenticated and authorized, as every other check
 	// of the request is (security.authorize).
 	refusal error
+	// conn is the connection's context, without the request's budget: an event
+	// stream's, which outlives the budget.
+	conn context.Context
+	// w is the response's writer, below the generated server's: the event stream
+	// writes and flushes its messages there itself.
+	w *responseWriter
+	// inFlight is the server's count of API requests being served, which this one
+	// is in until leftInFlight (an event stream leaves it, Handler.leaveInFlight).
+	inFlight     *atomic.Int64
+	leftInFlight bool
 }
 
 // keyCheck is the verdict on one Bearer key: its owner, or why it was refused

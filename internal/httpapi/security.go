@@ -77,6 +77,8 @@ func (s security) HandleBearerAuth(ctx context.Context, op oas.OperationName, t 
 	k := ri.key
 	if !k.done || k.token != t.Token {
 		k.p, k.err = s.h.auth.Authenticate(ctx, t.Token)
+		k.done, k.token = true, t.Token
+		ri.key = k // an event stream checks its key again (eventStream.keyHolds)
 	}
 	if k.err != nil {
 		if petstore.ErrorCode(k.err) == petstore.EUnauthorized {

@@ -21,6 +21,7 @@ import (
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/console"
 	"github.com/acme-pets/petstore/internal/docs"
+	"github.com/acme-pets/petstore/internal/eventhub"
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
@@ -90,6 +91,14 @@ type Config struct {
 	// Collectors are more metrics served at /metrics, such as the webhook
 	// dispatcher's; their label values must come from fixed sets, as the API's do.
 	Collectors []prometheus.Collector
+	// StreamHeartbeat is the time between an event stream's heartbeat comments
+	// (DefaultStreamHeartbeat), StreamsPerAccount how many streams an account may
+	// hold open at once in this process (DefaultStreamsPerAccount), and StreamPoll how
+	// often the streams' reader reads the feed when no commit of this process woke it
+	// (eventhub.DefaultPoll).
+	StreamHeartbeat   time.Duration
+	StreamsPerAccount int
+	StreamPoll        time.Duration
 	// PublicURL is where people reach the service (scheme://host[:port][/path]): the
 	// links of invitations and password resets start with it, never with a request's
 	// Host header, which the client chooses. Empty is ServerURL.
@@ -132,6 +141,15 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.FailedLoginLimit == 0 {
 		c.FailedLoginLimit = DefaultFailedLoginLimit
+	}
+	if c.StreamHeartbeat == 0 {
+		c.StreamHeartbeat = DefaultStreamHeartbeat
+	}
+	if c.StreamsPerAccount == 0 {
+		c.StreamsPerAccount = DefaultStreamsPerAccount
+	}
+	if c.StreamPoll == 0 {
+		c.StreamPoll = eventhub.DefaultPoll
 	}
 	if c.CheckWebhookURL == nil {
 		// The safe side: what a sender that may not reach private addresses accepts.
@@ -250,10 +268,13 @@ func New(cfg Config) (*Server, error) {
 		checkURL:  cfg.CheckWebhookURL,
 		keys:      keyPolicy{allowed: api.RoleScopes(ops), maxLifetime: cfg.KeyMaxLifetime},
 		currency:  cfg.Store.Currency(),
+		streams:   &streams{open: map[int64]int{}, limit: cfg.StreamsPerAccount},
+		heartbeat: cfg.StreamHeartbeat,
 		publicURL: cfg.PublicURL,
 		mailer:    cfg.Mailer,
 		resets:    newBackground(),
 	}
+	h.hub = eventhub.New(eventhub.Options{Feed: cfg.Store, Encode: EventEncoder(h.currency), Poll: cfg.StreamPoll, Logger: cfg.Logger})
 	limit := limits(cfg, m)
 	if cfg.FailedLoginLimit > 0 {
 		n := cfg.FailedLoginLimit

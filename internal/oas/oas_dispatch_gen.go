@@ -92,6 +92,8 @@ func (s *Server) ServeRoute(route Route, w http.ResponseWriter, r *http.Request)
 		s.handleSendTestEventRequest([1]string{route.args[0]}, false, w, r)
 	case SetInventoryOperation:
 		s.handleSetInventoryRequest([1]string{route.args[0]}, false, w, r)
+	case StreamEventsOperation:
+		s.handleStreamEventsRequest([0]string{}, false, w, r)
 	case UpdateAccountOperation:
 		s.handleUpdateAccountRequest([1]string{route.args[0]}, false, w, r)
 	case UpdateOrderOperation:

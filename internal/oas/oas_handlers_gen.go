@@ -6019,6 +6019,181 @@ func (s *Server) handleSetInventoryRequest(args [1]string, argsEscaped bool, w h
 	}
 }
 
+// handleStreamEventsRequest handles streamEvents operation.
+//
+// Admin only. The feed of `GET /events`, live: the same events, with the same ids, bodies, `type`
+// filter and scope rules (a key is sent only the types it may read), as [Server-Sent Events] that
+// arrive as they are committed. Each event is one message:
+//
+//	id: evt_mfrggzdfmztwq2lknnwg23tpob
+//	event: order.placed
+//	data: {"id":"evt_mfrggzdfmztwq2lknnwg23tpob","type":"order.placed","createdAt":"…","data":{…}}
+//
+// `data` is the event's JSON on one line, byte for byte what `GET /events/{eventId}` answers. Lines
+// that start with `:` are comments: one when the stream opens, and a heartbeat every 15 seconds, so
+// that proxies keep the connection and a reader can tell a quiet shop from a dead connection (none for
+// 45 seconds: reconnect).
+//
+// Resuming. A stream opened without `Last-Event-ID` starts with the events committed after it opens.
+// To resume after a dropped connection, send the `id` of the last event you handled as the
+// `Last-Event-ID` header (a browser's `EventSource` does so itself), or as `lastEventId` in the query:
+// the stream first sends every event after that one, then goes on live, with no event missed and none
+// sent twice. An id the feed no longer holds (past the retention) answers `404 not_found`; read
+// `GET /events` instead.
+//
+// Limits. An account may hold 5 streams open at once (in each server process); one more answers
+// `429 too_many_streams`. A reader too slow to take the events as fast as they come (a buffer of 256
+// events falls behind) is disconnected; it resumes with `Last-Event-ID`. The stream ends when the key
+// is revoked or expires, or its account is disabled (within about a second, as every key check), and
+// when the server shuts down: reconnect. Opening a stream counts as one request toward the rate limit.
+//
+// GET /events/stream
+//
+// [Server-Sent Events]: https://html.spec.whatwg.org/multipage/server-sent-events.html
+func (s *Server) handleStreamEventsRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
+	statusWriter := &codeRecorder{ResponseWriter: w}
+	w = statusWriter
+	ctx := r.Context()
+
+	var (
+		err          error
+		opErrContext = ogenerrors.OperationContext{
+			Name: StreamEventsOperation,
+			ID:   "streamEvents",
+		}
+	)
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			sctx, ok, err := s.securityBearerAuth(ctx, StreamEventsOperation, r)
+			if err != nil {
+				err = &ogenerrors.SecurityError{
+					OperationContext: opErrContext,
+					Security:         "BearerAuth",
+					Err:              err,
+				}
+				if encodeErr := encodeErrorResponse(s.h.NewError(ctx, err), w); encodeErr != nil {
+					defer recordError("Security:BearerAuth", err)
+				}
+				return
+			}
+			if ok {
+				satisfied[0] |= 1 << 0
+				ctx = sctx
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			err = &ogenerrors.SecurityError{
+				OperationContext: opErrContext,
+				Err:              ogenerrors.ErrSecurityRequirementIsNotSatisfied,
+			}
+			if encodeErr := encodeErrorResponse(s.h.NewError(ctx, err), w); encodeErr != nil {
+				defer recordError("Security", err)
+			}
+			return
+		}
+	}
+	params, err := decodeStreamEventsParams(args, argsEscaped, r)
+	if err != nil {
+		err = &ogenerrors.DecodeParamsError{
+			OperationContext: opErrContext,
+			Err:              err,
+		}
+		defer recordError("DecodeParams", err)
+		s.cfg.ErrorHandler(ctx, w, r, err)
+		return
+	}
+
+	var rawBody []byte
+
+	var response StreamEventsRes
+	if m := s.cfg.Middleware; m != nil {
+		mreq := middleware.Request{
+			Context:          ctx,
+			OperationName:    StreamEventsOperation,
+			OperationSummary: "Stream events as they happen (Server-Sent Events)",
+			OperationID:      "streamEvents",
+			Body:             nil,
+			RawBody:          rawBody,
+			Params: middleware.Parameters{
+				{
+					Name: "type",
+					In:   "query",
+				}: params.Type,
+				{
+					Name: "lastEventId",
+					In:   "query",
+				}: params.LastEventId,
+				{
+					Name: "Last-Event-ID",
+					In:   "header",
+				}: params.LastEventID,
+			},
+			Raw: r,
+		}
+
+		type (
+			Request  = struct{}
+			Params   = StreamEventsParams
+			Response = StreamEventsRes
+		)
+		response, err = middleware.HookMiddleware[
+			Request,
+			Params,
+			Response,
+		](
+			m,
+			mreq,
+			unpackStreamEventsParams,
+			func(ctx context.Context, request Request, params Params) (response Response, err error) {
+				response, err = s.h.StreamEvents(ctx, params)
+				return response, err
+			},
+		)
+	} else {
+		response, err = s.h.StreamEvents(ctx, params)
+	}
+	if err != nil {
+		if errRes, ok := errors.Into[*DefaultStatusCodeWithHeaders](err); ok {
+			if err := encodeErrorResponse(errRes, w); err != nil {
+				defer recordError("Internal", err)
+			}
+			return
+		}
+		if errors.Is(err, ht.ErrNotImplemented) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+			return
+		}
+		if err := encodeErrorResponse(s.h.NewError(ctx, err), w); err != nil {
+			defer recordError("Internal", err)
+		}
+		return
+	}
+
+	if err := encodeStreamEventsResponse(response, w); err != nil {
+		defer recordError("EncodeResponse", err)
+		if !errors.Is(err, ht.ErrInternalServerErrorResponse) {
+			s.cfg.ErrorHandler(ctx, w, r, err)
+		}
+		return
+	}
+}
+
 // handleUpdateAccountRequest handles updateAccount operation.
 //
 // Admin only. A JSON merge patch (RFC 7396) of `role` and `disabled`: fields left out keep their

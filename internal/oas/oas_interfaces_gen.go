@@ -165,6 +165,10 @@ type SetInventoryRes interface {
 	setInventoryRes()
 }
 
+type StreamEventsRes interface {
+	streamEventsRes()
+}
+
 type UpdateAccountReq interface {
 	updateAccountReq()
 }

@@ -47,6 +47,7 @@ const (
 	SendMessageOperation          OperationName = "SendMessage"
 	SendTestEventOperation        OperationName = "SendTestEvent"
 	SetInventoryOperation         OperationName = "SetInventory"
+	StreamEventsOperation         OperationName = "StreamEvents"
 	UpdateAccountOperation        OperationName = "UpdateAccount"
 	UpdateOrderOperation          OperationName = "UpdateOrder"
 	UpdatePetOperation            OperationName = "UpdatePet"

@@ -4702,6 +4702,244 @@ func decodeSetInventoryParams(args [1]string, argsEscaped bool, r *http.Request)
 	return params, nil
 }
 
+// StreamEventsParams is parameters of streamEvents operation.
+type StreamEventsParams struct {
+	// Only events of this type (one the key may read, see `EventType`).
+	Type OptFeedEventType `json:",omitempty,omitzero"`
+	// The id of the last event received: the stream starts after it. For clients that cannot send the
+	// `Last-Event-ID` header; the header wins when both are sent.
+	LastEventId OptString `json:",omitempty,omitzero"`
+	// The id of the last event received (see `lastEventId`).
+	LastEventID OptString `json:",omitempty,omitzero"`
+}
+
+func unpackStreamEventsParams(packed middleware.Parameters) (params StreamEventsParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "type",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Type = v.(OptFeedEventType)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "lastEventId",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.LastEventId = v.(OptString)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "Last-Event-ID",
+			In:   "header",
+		}
+		if v, ok := packed[key]; ok {
+			params.LastEventID = v.(OptString)
+		}
+	}
+	return params
+}
+
+func decodeStreamEventsParams(args [0]string, argsEscaped bool, r *http.Request) (params StreamEventsParams, _ error) {
+	q := uri.NewQueryDecoder(r.URL.Query())
+	h := uri.NewHeaderDecoder(r.Header)
+	// Decode query: type.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "type",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotTypeVal FeedEventType
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotTypeVal = FeedEventType(c)
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Type.SetTo(paramsDotTypeVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.Type.Get(); ok {
+					if err := func() error {
+						if err := value.Validate(); err != nil {
+							return err
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "type",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: lastEventId.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "lastEventId",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotLastEventIdVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotLastEventIdVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.LastEventId.SetTo(paramsDotLastEventIdVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.LastEventId.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     30,
+							MinLengthSet:  true,
+							MaxLength:     30,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         regexMap["^evt_[a-z2-7]{26}$"],
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "lastEventId",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode header: Last-Event-ID.
+	if err := func() error {
+		cfg := uri.HeaderParameterDecodingConfig{
+			Name:    "Last-Event-ID",
+			Explode: false,
+		}
+		if err := h.HasParam(cfg); err == nil {
+			if err := h.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotLastEventIDVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotLastEventIDVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.LastEventID.SetTo(paramsDotLastEventIDVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if value, ok := params.LastEventID.Get(); ok {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     30,
+							MinLengthSet:  true,
+							MaxLength:     30,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         regexMap["^evt_[a-z2-7]{26}$"],
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(value)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						return nil
+					}(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "Last-Event-ID",
+			In:   "header",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
 // UpdateAccountParams is parameters of updateAccount operation.
 type UpdateAccountParams struct {
 	// The account's id (from `GET /accounts`).

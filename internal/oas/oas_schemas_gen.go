@@ -4,6 +4,7 @@ package oas
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/go-faster/errors"
@@ -1762,6 +1763,7 @@ func (*ForbiddenHeaders) rotateWebhookSecretRes() {}
 func (*ForbiddenHeaders) sendMessageRes()         {}
 func (*ForbiddenHeaders) sendTestEventRes()       {}
 func (*ForbiddenHeaders) setInventoryRes()        {}
+func (*ForbiddenHeaders) streamEventsRes()        {}
 func (*ForbiddenHeaders) updateAccountRes()       {}
 func (*ForbiddenHeaders) updateOrderRes()         {}
 func (*ForbiddenHeaders) updatePetRes()           {}
@@ -3883,6 +3885,52 @@ func (o OptSecretRotation) Or(d SecretRotation) SecretRotation {
 	return d
 }
 
+// NewOptStreamEventsOKXAccelBuffering returns new OptStreamEventsOKXAccelBuffering with value set to v.
+func NewOptStreamEventsOKXAccelBuffering(v StreamEventsOKXAccelBuffering) OptStreamEventsOKXAccelBuffering {
+	return OptStreamEventsOKXAccelBuffering{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptStreamEventsOKXAccelBuffering is optional StreamEventsOKXAccelBuffering.
+type OptStreamEventsOKXAccelBuffering struct {
+	Value StreamEventsOKXAccelBuffering
+	Set   bool
+}
+
+// IsSet returns true if OptStreamEventsOKXAccelBuffering was set.
+func (o OptStreamEventsOKXAccelBuffering) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptStreamEventsOKXAccelBuffering) Reset() {
+	var v StreamEventsOKXAccelBuffering
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptStreamEventsOKXAccelBuffering) SetTo(v StreamEventsOKXAccelBuffering) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptStreamEventsOKXAccelBuffering) Get() (v StreamEventsOKXAccelBuffering, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptStreamEventsOKXAccelBuffering) Or(d StreamEventsOKXAccelBuffering) StreamEventsOKXAccelBuffering {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptString returns new OptString with value set to v.
 func NewOptString(v string) OptString {
 	return OptString{
@@ -4645,6 +4693,7 @@ func (*RateLimitedHeaders) rotateWebhookSecretRes()  {}
 func (*RateLimitedHeaders) sendMessageRes()          {}
 func (*RateLimitedHeaders) sendTestEventRes()        {}
 func (*RateLimitedHeaders) setInventoryRes()         {}
+func (*RateLimitedHeaders) streamEventsRes()         {}
 func (*RateLimitedHeaders) updateAccountRes()        {}
 func (*RateLimitedHeaders) updateOrderRes()          {}
 func (*RateLimitedHeaders) updatePetRes()            {}
@@ -5313,6 +5362,94 @@ type SetInventoryRequestTimeout Error
 
 func (*SetInventoryRequestTimeout) setInventoryRes() {}
 
+type StreamEventsBadRequest Error
+
+func (*StreamEventsBadRequest) streamEventsRes() {}
+
+type StreamEventsInternalServerError Error
+
+func (*StreamEventsInternalServerError) streamEventsRes() {}
+
+type StreamEventsNotFound Error
+
+func (*StreamEventsNotFound) streamEventsRes() {}
+
+type StreamEventsOK struct {
+	Data io.Reader
+}
+
+// Read reads data from the Data reader.
+//
+// Kept to satisfy the io.Reader interface.
+func (s StreamEventsOK) Read(p []byte) (n int, err error) {
+	if s.Data == nil {
+		return 0, io.EOF
+	}
+	return s.Data.Read(p)
+}
+
+// StreamEventsOKHeaders wraps StreamEventsOK with response headers.
+type StreamEventsOKHeaders struct {
+	XAccelBuffering OptStreamEventsOKXAccelBuffering
+	Response        StreamEventsOK
+}
+
+// GetXAccelBuffering returns the value of XAccelBuffering.
+func (s *StreamEventsOKHeaders) GetXAccelBuffering() OptStreamEventsOKXAccelBuffering {
+	return s.XAccelBuffering
+}
+
+// GetResponse returns the value of Response.
+func (s *StreamEventsOKHeaders) GetResponse() StreamEventsOK {
+	return s.Response
+}
+
+// SetXAccelBuffering sets the value of XAccelBuffering.
+func (s *StreamEventsOKHeaders) SetXAccelBuffering(val OptStreamEventsOKXAccelBuffering) {
+	s.XAccelBuffering = val
+}
+
+// SetResponse sets the value of Response.
+func (s *StreamEventsOKHeaders) SetResponse(val StreamEventsOK) {
+	s.Response = val
+}
+
+func (*StreamEventsOKHeaders) streamEventsRes() {}
+
+type StreamEventsOKXAccelBuffering string
+
+const (
+	StreamEventsOKXAccelBufferingNo StreamEventsOKXAccelBuffering = "no"
+)
+
+// AllValues returns all StreamEventsOKXAccelBuffering values.
+func (StreamEventsOKXAccelBuffering) AllValues() []StreamEventsOKXAccelBuffering {
+	return []StreamEventsOKXAccelBuffering{
+		StreamEventsOKXAccelBufferingNo,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s StreamEventsOKXAccelBuffering) MarshalText() ([]byte, error) {
+	switch s {
+	case StreamEventsOKXAccelBufferingNo:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *StreamEventsOKXAccelBuffering) UnmarshalText(data []byte) error {
+	switch StreamEventsOKXAccelBuffering(data) {
+	case StreamEventsOKXAccelBufferingNo:
+		*s = StreamEventsOKXAccelBufferingNo
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 // UnauthorizedHeaders wraps Error with response headers.
 type UnauthorizedHeaders struct {
 	WWWAuthenticate string
@@ -5376,6 +5513,7 @@ func (*UnauthorizedHeaders) rotateWebhookSecretRes() {}
 func (*UnauthorizedHeaders) sendMessageRes()         {}
 func (*UnauthorizedHeaders) sendTestEventRes()       {}
 func (*UnauthorizedHeaders) setInventoryRes()        {}
+func (*UnauthorizedHeaders) streamEventsRes()        {}
 func (*UnauthorizedHeaders) updateAccountRes()       {}
 func (*UnauthorizedHeaders) updateOrderRes()         {}
 func (*UnauthorizedHeaders) updatePetRes()           {}
@@ -5448,6 +5586,7 @@ func (*UnavailableHeaders) rotateWebhookSecretRes()  {}
 func (*UnavailableHeaders) sendMessageRes()          {}
 func (*UnavailableHeaders) sendTestEventRes()        {}
 func (*UnavailableHeaders) setInventoryRes()         {}
+func (*UnavailableHeaders) streamEventsRes()         {}
 func (*UnavailableHeaders) updateAccountRes()        {}
 func (*UnavailableHeaders) updateOrderRes()          {}
 func (*UnavailableHeaders) updatePetRes()            {}

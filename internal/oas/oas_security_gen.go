@@ -106,6 +106,7 @@ var operationRolesBearerAuth = map[string][]string{
 	SendMessageOperation:         []string{},
 	SendTestEventOperation:       []string{},
 	SetInventoryOperation:        []string{},
+	StreamEventsOperation:        []string{},
 	UpdateAccountOperation:       []string{},
 	UpdateOrderOperation:         []string{},
 	UpdatePetOperation:           []string{},

@@ -461,6 +461,38 @@ type Handler interface {
 	//
 	// PUT /store/inventory/{petId}
 	SetInventory(ctx context.Context, req *InventoryUpdate, params SetInventoryParams) (SetInventoryRes, error)
+	// StreamEvents implements streamEvents operation.
+	//
+	// Admin only. The feed of `GET /events`, live: the same events, with the same ids, bodies, `type`
+	// filter and scope rules (a key is sent only the types it may read), as [Server-Sent Events] that
+	// arrive as they are committed. Each event is one message:
+	//
+	// 	id: evt_mfrggzdfmztwq2lknnwg23tpob
+	// 	event: order.placed
+	// 	data: {"id":"evt_mfrggzdfmztwq2lknnwg23tpob","type":"order.placed","createdAt":"…","data":{…}}
+	//
+	// `data` is the event's JSON on one line, byte for byte what `GET /events/{eventId}` answers. Lines
+	// that start with `:` are comments: one when the stream opens, and a heartbeat every 15 seconds, so
+	// that proxies keep the connection and a reader can tell a quiet shop from a dead connection (none for
+	// 45 seconds: reconnect).
+	//
+	// Resuming. A stream opened without `Last-Event-ID` starts with the events committed after it opens.
+	// To resume after a dropped connection, send the `id` of the last event you handled as the
+	// `Last-Event-ID` header (a browser's `EventSource` does so itself), or as `lastEventId` in the query:
+	// the stream first sends every event after that one, then goes on live, with no event missed and none
+	// sent twice. An id the feed no longer holds (past the retention) answers `404 not_found`; read
+	// `GET /events` instead.
+	//
+	// Limits. An account may hold 5 streams open at once (in each server process); one more answers
+	// `429 too_many_streams`. A reader too slow to take the events as fast as they come (a buffer of 256
+	// events falls behind) is disconnected; it resumes with `Last-Event-ID`. The stream ends when the key
+	// is revoked or expires, or its account is disabled (within about a second, as every key check), and
+	// when the server shuts down: reconnect. Opening a stream counts as one request toward the rate limit.
+	//
+	// [Server-Sent Events]: https://html.spec.whatwg.org/multipage/server-sent-events.html
+	//
+	// GET /events/stream
+	StreamEvents(ctx context.Context, params StreamEventsParams) (StreamEventsRes, error)
 	// UpdateAccount implements updateAccount operation.
 	//
 	// Admin only. A JSON merge patch (RFC 7396) of `role` and `disabled`: fields left out keep their

@@ -30,6 +30,7 @@ const (
 	ERequestTimeout       = "request_timeout"
 	EIdempotencyKeyReused = "idempotency_key_reused"
 	ERateLimited          = "rate_limited"
+	ETooManyStreams       = "too_many_streams"
 	EInternal             = "internal"
 	ENotImplemented       = "not_implemented"
 	EUnavailable          = "unavailable"

@@ -40,6 +40,7 @@ type DB struct {
 	placers  []*groupcommit.Batcher[petstore.NewOrder, petstore.PlacedOrder]
 	now      func() time.Time
 	wakeHook func()
+	feedHook func()
 	// commit is a batch of orders' second round trip: sendWrites, which tests replace
 	// to hold or fail a batch before its COMMIT (SetBeforeCommitForTest).
 	commit func(ctx context.Context, conn *pgx.Conn, w *pgx.Batch) (pgconn.CommandTag, error)
@@ -74,6 +75,9 @@ type Options struct {
 	// dispatcher in the process can start on them without waiting for its next poll.
 	// It is called on the committing goroutine and must not block.
 	WakeDispatcher func()
+	// WakeFeed, when set, is called after every commit that wrote events, to wake
+	// the live stream's reader of this process (eventhub.Hub.Wake). It must not block.
+	WakeFeed func()
 }
 
 var _ petstore.Store = (*DB)(nil)
@@ -119,7 +123,7 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	if o.Loops == 0 {
 		o.Loops = max(1, int(cfg.MaxConns)/2)
 	}
-	db := &DB{pool: pool, now: o.Now, wakeHook: o.WakeDispatcher, commit: sendWrites,
+	db := &DB{pool: pool, now: o.Now, wakeHook: o.WakeDispatcher, feedHook: o.WakeFeed, commit: sendWrites,
 		purgeChunk: purgeChunk, purged: func(int64) {}}
 	if err := db.loadCurrency(ctx); err != nil {
 		pool.Close()

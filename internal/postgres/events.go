@@ -71,12 +71,16 @@ func eventArgs(events []petstore.Event) ([]any, error) {
 // they are written in its transaction. A commit of events that an enabled endpoint
 // may want wakes the dispatcher (Options.WakeDispatcher).
 func (db *DB) updateWithEvents(ctx context.Context, fn func(tx pgx.Tx) ([]petstore.Event, error)) error {
-	var wanted int64
+	var (
+		wanted int64
+		wrote  bool
+	)
 	err := db.update(ctx, func(tx pgx.Tx) error {
 		events, err := fn(tx)
 		if err != nil || len(events) == 0 {
 			return err
 		}
+		wrote = true
 		args, err := eventArgs(events)
 		if err != nil {
 			return err
@@ -88,10 +92,20 @@ func (db *DB) updateWithEvents(ctx context.Context, fn func(tx pgx.Tx) ([]petsto
 		wanted = tag.RowsAffected()
 		return nil
 	})
+	if err == nil && wrote {
+		db.feedWritten()
+	}
 	if err == nil && wanted > 0 {
 		db.wake()
 	}
 	return err
+}
+
+// feedWritten tells the live stream's reader that events were committed.
+func (db *DB) feedWritten() {
+	if db.feedHook != nil {
+		db.feedHook()
+	}
 }
 
 // wake tells the dispatcher of this process that it may have work.

@@ -121,6 +121,9 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	for i := range out {
 		out[i].Value, out[i].Err = batch.Answer(i)
 	}
+	if w.events {
+		db.feedWritten()
+	}
 	if wanted {
 		db.wake()
 	}

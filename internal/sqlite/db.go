@@ -64,6 +64,9 @@ type Options struct {
 	// dispatcher work (events an enabled endpoint may want, a test event, a retry by
 	// hand), to wake the dispatcher of this process.
 	WakeDispatcher func()
+	// WakeFeed, when set, is called after every commit that wrote events, to wake
+	// the live stream's reader of this process (eventhub.Hub.Wake).
+	WakeFeed func()
 }
 
 // DB is the SQLite store. It implements petstore.Store and is safe for concurrent use.
@@ -82,6 +85,7 @@ type DB struct {
 	pets     *petCache
 	now      func() time.Time
 	wakeHook func()
+	feedHook func()
 	// beforeCommit runs last in each batch of orders' transaction: nothing, but in
 	// tests that hold or fail a batch before its commit (SetBeforeCommitForTest).
 	beforeCommit func() error
@@ -158,7 +162,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	if o.PetCacheTTL == 0 {
 		o.PetCacheTTL = DefaultPetCacheTTL
 	}
-	db := &DB{write: write, read: read, now: o.Now, wakeHook: o.WakeDispatcher, beforeCommit: func() error { return nil },
+	db := &DB{write: write, read: read, now: o.Now, wakeHook: o.WakeDispatcher, feedHook: o.WakeFeed, beforeCommit: func() error { return nil },
 		purgeChunk: purgeChunk, purged: func(int64) {}, writeStmts: make(map[string]*sql.Stmt),
 		pets: newPetCache(o.PetCacheTTL)}
 	db.readStmts.db = read

@@ -25,15 +25,19 @@ const (
 // they are written in its transaction. A commit of events that an enabled endpoint
 // may want calls WakeDispatcher.
 func (db *DB) updateWithEvents(ctx context.Context, fn func(tx *sql.Tx) ([]petstore.Event, error)) error {
-	var wanted bool
+	var wanted, wrote bool
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		events, err := fn(tx)
 		if err != nil {
 			return err
 		}
+		wrote = len(events) > 0
 		wanted, err = db.writeEvents(ctx, tx, events)
 		return err
 	})
+	if err == nil && wrote {
+		db.feedWritten()
+	}
 	if err == nil && wanted {
 		db.wake()
 	}
@@ -67,6 +71,13 @@ func (db *DB) writeEvents(ctx context.Context, tx *sql.Tx, events []petstore.Eve
 		return false, fmt.Errorf("write events: %w", err)
 	}
 	return wanted, nil
+}
+
+// feedWritten tells the live stream's reader that events were committed.
+func (db *DB) feedWritten() {
+	if db.feedHook != nil {
+		db.feedHook()
+	}
 }
 
 // wake tells the dispatcher that deliveries are due.

@@ -75,6 +75,7 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 	if err != nil {
 		return err
 	}
+	db.feedWritten() // a batch that commits places orders: order.placed
 	if wanted {
 		db.wake()
 	}

@@ -98,6 +98,7 @@ const (
 	CodeRequestTimeout       ErrorCode = "request_timeout"        // 408: the body came slower than the server allows; nothing was done
 	CodeIdempotencyKeyReused ErrorCode = "idempotency_key_reused" // 422: the key was used with another order
 	CodeRateLimited          ErrorCode = "rate_limited"           // 429: see RetryAfter
+	CodeTooManyStreams       ErrorCode = "too_many_streams"       // 429: the account has as many event streams open as it may; close one
 	CodeInternal             ErrorCode = "internal"               // 500: quote RequestID
 	CodeNotImplemented       ErrorCode = "not_implemented"        // 501
 	CodeUnavailable          ErrorCode = "unavailable"            // 503: see RetryAfter

@@ -422,6 +422,26 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 	if got := must(admin.GetEvent(ctx, fed.ID))(t); got.Type != petstore.EventTypeOrderPlaced || !reflect.DeepEqual(got.Order, fed.Order) {
 		t.Errorf("event = %+v, want %+v", got, fed)
 	}
+	// The live stream, resumed after the first order's event: the second order's
+	// comes next (of this story's orders; other tests may place theirs between).
+	sctx, stopStream := context.WithTimeout(ctx, 20*time.Second)
+	var streamed *petstore.Event
+	for e, err := range admin.StreamEvents(sctx, &petstore.StreamEventsOptions{Type: petstore.EventTypeOrderPlaced, LastEventID: fed.ID}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Order != nil && e.Order.ID == second.ID {
+			streamed = e
+			break
+		}
+		if e.Order != nil && e.Order.ID == order.ID {
+			t.Errorf("the stream resumed after %s sent it again", fed.ID)
+		}
+	}
+	stopStream()
+	if streamed == nil {
+		t.Errorf("the stream resumed after order %d's event did not send order %d's", order.ID, second.ID)
+	}
 
 	// Removing what the story made.
 	if err := admin.DeleteWebhook(ctx, hook.ID); err != nil {

@@ -17,6 +17,7 @@ import type {
   ListCategoriesQuery,
   ListDeliveriesQuery,
   ListEventsQuery,
+  StreamEventsQuery,
   ListInventoryQuery,
   ListOrdersQuery,
   ListPetsQuery,
@@ -46,6 +47,7 @@ import type {
   WebhookPatch,
   WebhookWithSecret,
 } from "./types.js";
+import { streamEvents, type StreamOptions } from "./stream.js";
 import { deprecationMiddleware, linkTarget, retryingFetch, warnOncePerOperation, type DeprecationNotice, type Fetch } from "./transport.js";
 
 /** The items of a list, page after page, following `Link: <…>; rel="next"`. */
@@ -303,6 +305,14 @@ export interface Petstore {
     pages(query?: ListEventsQuery, options?: CallOptions): PageIterator<Event>;
     /** One event of the feed; a `webhook.test` event or one past the retention is a `not_found`. */
     get(eventId: string, options?: CallOptions): Promise<Event>;
+    /**
+     * The events as they are committed, live (`GET /events/stream`): the feed's events,
+     * with the same ids and bodies. A dropped connection is opened again after the last
+     * event yielded (`Last-Event-ID`), so each event comes once, in order; keep the last
+     * `id` and pass it as `lastEventId` to go on after a restart. Ends when `signal`
+     * aborts; throws `PetstoreError` for an answer no reconnection cures (a revoked key).
+     */
+    stream(query?: StreamEventsQuery, options?: StreamOptions): AsyncGenerator<Event, void, undefined>;
   };
   /** The underlying openapi-fetch client (same key, retries and deprecation handling), for anything else. */
   raw: Client<paths>;
@@ -484,6 +494,17 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       list: (query = {}, o) => list((middleware) => raw.GET("/events", { params: { query }, middleware, ...init(o) })),
       pages: (query = {}, o) => pages((middleware) => raw.GET("/events", { params: { query }, middleware, ...init(o) })),
       get: (eventId, o) => unwrap(raw.GET("/events/{eventId}", { params: { path: { eventId } }, ...init(o) })),
+      stream: ({ lastEventId, ...query } = {}, o = {}) =>
+        streamEvents(
+          (last, signal) =>
+            raw.GET("/events/stream", {
+              params: { query, header: last === undefined ? {} : { "Last-Event-ID": last } },
+              parseAs: "stream",
+              signal,
+            }),
+          { ...query, lastEventId },
+          o,
+        ),
     },
   };
 }

@@ -983,6 +983,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events as they happen (Server-Sent Events)
+         * @description Admin only. The feed of `GET /events`, live: the same events, with the same
+         *     ids, bodies, `type` filter and scope rules (a key is sent only the types it may
+         *     read), as [Server-Sent Events](https://html.spec.whatwg.org/multipage/server-sent-events.html)
+         *     that arrive as they are committed. Each event is one message:
+         *
+         *     ```
+         *     id: evt_mfrggzdfmztwq2lknnwg23tpob
+         *     event: order.placed
+         *     data: {"id":"evt_mfrggzdfmztwq2lknnwg23tpob","type":"order.placed","createdAt":"…","data":{…}}
+         *     ```
+         *
+         *     `data` is the event's JSON on one line, byte for byte what `GET /events/{eventId}`
+         *     answers. Lines that start with `:` are comments: one when the stream opens, and a
+         *     heartbeat every 15 seconds, so that proxies keep the connection and a reader can
+         *     tell a quiet shop from a dead connection (none for 45 seconds: reconnect).
+         *
+         *     **Resuming.** A stream opened without `Last-Event-ID` starts with the events
+         *     committed after it opens. To resume after a dropped connection, send the `id` of
+         *     the last event you handled as the `Last-Event-ID` header (a browser's
+         *     `EventSource` does so itself), or as `lastEventId` in the query: the stream first
+         *     sends every event after that one, then goes on live, with no event missed and
+         *     none sent twice. An id the feed no longer holds (past the retention) answers
+         *     `404 not_found`; read `GET /events` instead.
+         *
+         *     **Limits.** An account may hold 5 streams open at once (in each server process);
+         *     one more answers `429 too_many_streams`. A reader too slow to take the events as
+         *     fast as they come (a buffer of 256 events falls behind) is disconnected; it
+         *     resumes with `Last-Event-ID`. The stream ends when the key is revoked or expires,
+         *     or its account is disabled (within about a second, as every key check), and when
+         *     the server shuts down: reconnect.
+         *     Opening a stream counts as one request toward the rate limit.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/{eventId}": {
         parameters: {
             query?: never;
@@ -4348,6 +4398,53 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this type (one the key may read, see `EventType`). */
+                type?: components["schemas"]["FeedEventType"];
+                /**
+                 * @description The id of the last event received: the stream starts after it. For clients
+                 *     that cannot send the `Last-Event-ID` header; the header wins when both are sent.
+                 * @example evt_mfrggzdfmztwq2lknnwg23tpob
+                 */
+                lastEventId?: string;
+            };
+            header?: {
+                /**
+                 * @description The id of the last event received (see `lastEventId`).
+                 * @example evt_mfrggzdfmztwq2lknnwg23tpob
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of events, as they are committed; it does not end on its own. */
+            200: {
+                headers: {
+                    /** @description `no`: a proxy (nginx) is asked to pass each message on at once, not to buffer the stream. */
+                    "X-Accel-Buffering"?: "no";
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -83,6 +83,7 @@ export const knownValues = {
     "request_timeout",
     "idempotency_key_reused",
     "rate_limited",
+    "too_many_streams",
     "internal",
     "not_implemented",
     "unavailable",
@@ -276,3 +277,5 @@ export type ListApiKeysQuery = Query<"listApiKeys">;
 export type ListWebhooksQuery = Query<"listWebhooks">;
 export type ListDeliveriesQuery = Query<"listDeliveries">;
 export type ListEventsQuery = Query<"listEvents">;
+/** `type` keeps one type; `lastEventId` resumes after that event. */
+export type StreamEventsQuery = Query<"streamEvents">;

@@ -33,6 +33,12 @@ function documentOperations(): Map<string, Operation> {
 /** The first page (one request) of a list. */
 const first = (items: AsyncIterator<unknown>) => items.next();
 
+/** Opens the event stream once: a reconnection ends it. */
+function onceStream(c: Petstore, query: Parameters<Petstore["events"]["stream"]>[0]) {
+  const stop = new AbortController();
+  return first(c.events.stream(query, { signal: stop.signal, onReconnect: () => stop.abort() }));
+}
+
 /**
  * Each operation's SDK calls (a list's iterator and its `pages`). They may use only the
  * SDK's own methods: `raw` is refused.
@@ -83,6 +89,9 @@ const sdkCalls: Record<string, ((client: Petstore) => Promise<unknown>)[]> = {
   retryDelivery: [(c) => c.deliveries.retry(1, 2)],
   listEvents: [(c) => first(c.events.list()), (c) => first(c.events.pages())],
   getEvent: [(c) => c.events.get("evt_mfrggzdfmztwq2lknnwg23tpob")],
+  // The stub's answer ends at once, which a stream takes for a dropped connection: it stops
+  // there rather than reconnect.
+  streamEvents: [(c) => onceStream(c, {}), (c) => onceStream(c, { type: "order.placed", lastEventId: "evt_mfrggzdfmztwq2lknnwg23tpob" })],
 };
 
 /** Whether `pathname` (with the /v1 of the base URL) is an instance of the path template. */

@@ -535,6 +535,16 @@ test("webhook deliveries verify with constructEvent: a test event, a real one al
     assert.deepEqual(caughtUp, { items: [], hasNext: false });
     assert.equal((await feedPages.next()).done, true);
 
+    // The live stream, resumed after that event: the next order's comes, and only it.
+    const next = await customer.orders.place({ petId: 2, quantity: 1 });
+    const stop = new AbortController();
+    const streamed: unknown[] = [];
+    for await (const e of admin.events.stream({ type: "order.placed", lastEventId: event.id }, { signal: stop.signal })) {
+      streamed.push(e.data);
+      stop.abort();
+    }
+    assert.deepEqual(streamed, [next]);
+
     // The delivery is listed, done at its first attempt.
     const listed = await eventually(
       () => all(admin.deliveries.list(hook.id)),

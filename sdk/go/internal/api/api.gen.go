@@ -1713,6 +1713,19 @@ type ListEventsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// StreamEventsParams defines parameters for StreamEvents.
+type StreamEventsParams struct {
+	// Type Only events of this type (one the key may read, see `EventType`).
+	Type *FeedEventType `form:"type,omitempty" json:"type,omitempty"`
+
+	// LastEventID The id of the last event received: the stream starts after it. For clients
+	// that cannot send the `Last-Event-ID` header; the header wins when both are sent.
+	LastEventID *string `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
+	// LastEventIDHeader The id of the last event received (see `lastEventId`).
+	LastEventIDHeader *string `json:"Last-Event-ID,omitempty"`
+}
+
 // ListPetsParams defines parameters for ListPets.
 type ListPetsParams struct {
 	// Status Only pets with this status.
@@ -2388,6 +2401,43 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StreamEvents Stream events as they happen (Server-Sent Events)
+	//
+	// Admin only. The feed of `GET /events`, live: the same events, with the same
+	// ids, bodies, `type` filter and scope rules (a key is sent only the types it may
+	// read), as [Server-Sent Events](https://html.spec.whatwg.org/multipage/server-sent-events.html)
+	// that arrive as they are committed. Each event is one message:
+	//
+	// ```
+	// id: evt_mfrggzdfmztwq2lknnwg23tpob
+	// event: order.placed
+	// data: {"id":"evt_mfrggzdfmztwq2lknnwg23tpob","type":"order.placed","createdAt":"…","data":{…}}
+	// ```
+	//
+	// `data` is the event's JSON on one line, byte for byte what `GET /events/{eventId}`
+	// answers. Lines that start with `:` are comments: one when the stream opens, and a
+	// heartbeat every 15 seconds, so that proxies keep the connection and a reader can
+	// tell a quiet shop from a dead connection (none for 45 seconds: reconnect).
+	//
+	// **Resuming.** A stream opened without `Last-Event-ID` starts with the events
+	// committed after it opens. To resume after a dropped connection, send the `id` of
+	// the last event you handled as the `Last-Event-ID` header (a browser's
+	// `EventSource` does so itself), or as `lastEventId` in the query: the stream first
+	// sends every event after that one, then goes on live, with no event missed and
+	// none sent twice. An id the feed no longer holds (past the retention) answers
+	// `404 not_found`; read `GET /events` instead.
+	//
+	// **Limits.** An account may hold 5 streams open at once (in each server process);
+	// one more answers `429 too_many_streams`. A reader too slow to take the events as
+	// fast as they come (a buffer of 256 events falls behind) is disconnected; it
+	// resumes with `Last-Event-ID`. The stream ends when the key is revoked or expires,
+	// or its account is disabled (within about a second, as every key check), and when
+	// the server shuts down: reconnect.
+	// Opening a stream counts as one request toward the rate limit.
+	//
+	// Corresponds with GET /events/stream (the `StreamEvents` operationId).
+	StreamEvents(ctx context.Context, params *StreamEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetEvent Find an event by id
 	//
@@ -3665,6 +3715,53 @@ func (c *Client) ReplaceCategory(ctx context.Context, categoryID CategoryID, bod
 // Corresponds with GET /events (the `ListEvents` operationId).
 func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StreamEvents Stream events as they happen (Server-Sent Events)
+//
+// Admin only. The feed of `GET /events`, live: the same events, with the same
+// ids, bodies, `type` filter and scope rules (a key is sent only the types it may
+// read), as [Server-Sent Events](https://html.spec.whatwg.org/multipage/server-sent-events.html)
+// that arrive as they are committed. Each event is one message:
+//
+// ```
+// id: evt_mfrggzdfmztwq2lknnwg23tpob
+// event: order.placed
+// data: {"id":"evt_mfrggzdfmztwq2lknnwg23tpob","type":"order.placed","createdAt":"…","data":{…}}
+// ```
+//
+// `data` is the event's JSON on one line, byte for byte what `GET /events/{eventId}`
+// answers. Lines that start with `:` are comments: one when the stream opens, and a
+// heartbeat every 15 seconds, so that proxies keep the connection and a reader can
+// tell a quiet shop from a dead connection (none for 45 seconds: reconnect).
+//
+// **Resuming.** A stream opened without `Last-Event-ID` starts with the events
+// committed after it opens. To resume after a dropped connection, send the `id` of
+// the last event you handled as the `Last-Event-ID` header (a browser's
+// `EventSource` does so itself), or as `lastEventId` in the query: the stream first
+// sends every event after that one, then goes on live, with no event missed and
+// none sent twice. An id the feed no longer holds (past the retention) answers
+// `404 not_found`; read `GET /events` instead.
+//
+// **Limits.** An account may hold 5 streams open at once (in each server process);
+// one more answers `429 too_many_streams`. A reader too slow to take the events as
+// fast as they come (a buffer of 256 events falls behind) is disconnected; it
+// resumes with `Last-Event-ID`. The stream ends when the key is revoked or expires,
+// or its account is disabled (within about a second, as every key check), and when
+// the server shuts down: reconnect.
+// Opening a stream counts as one request toward the rate limit.
+//
+// Corresponds with GET /events/stream (the `StreamEvents` operationId).
+func (c *Client) StreamEvents(ctx context.Context, params *StreamEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStreamEventsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5641,6 +5738,87 @@ func NewListEventsRequest(server string, params *ListEventsParams) (*http.Reques
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStreamEventsRequest constructs an http.Request for the StreamEvents method
+func NewStreamEventsRequest(server string, params *StreamEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/events/stream")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Type != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.LastEventID != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lastEventId", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.LastEventIDHeader != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventIDHeader, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam0)
+		}
+
 	}
 
 	return req, nil
