@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/acme-pets/petstore/api"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -142,9 +143,29 @@ func (s *consoleSuite) scene(t *testing.T) *scene {
 	sc := &scene{consoleSuite: s, t: t, email: email, key: s.srv.createKey(t, email, "admin")}
 	sc.b = s.browser.newTab(t)
 	t.Cleanup(sc.checkTabStayedHome) // before the tab closes
+	throttleCPU(t, sc.b)
 	sc.b.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(s.srv.URL+"/console"))
 	sc.b.wait(`!!document.querySelector('form.sign-in input[type=password]')`, "the sign-in form")
 	return sc
+}
+
+// throttleCPU slows the tab's page down by the factor in PETSTORE_E2E_CPU_THROTTLE (say
+// 8), as a busy CI machine does: a test that acts on a control before the screen has
+// settled (a list drawn again, a screen not yet replaced) then fails every few runs
+// instead of once in a hundred.
+func throttleCPU(t *testing.T, b *browser) {
+	t.Helper()
+	v := os.Getenv("PETSTORE_E2E_CPU_THROTTLE")
+	if v == "" {
+		return
+	}
+	rate, err := strconv.ParseFloat(v, 64)
+	if err != nil || rate < 1 {
+		t.Fatalf("PETSTORE_E2E_CPU_THROTTLE=%q: want a factor of 1 or more", v)
+	}
+	if _, err := chromedp.Call(b.ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: rate}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // signInAsStaff signs the console in with the scenario's own admin key.
