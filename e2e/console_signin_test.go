@@ -38,8 +38,7 @@ func sessionKey(b *browser) (id int64, key string) {
 func (sc *scene) invite(email string, mailed bool) string {
 	sc.t.Helper()
 	t, b := sc.t, sc.b
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#staff"]`)))
-	b.wait(`document.querySelector('form.invite-form') !== null`, "the invitation form")
+	b.openScreen("staff")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
 	b.do(chromedp.SendKeys(`form.invite-form input[name=email]`, email+"\r"))
 	b.wait(`!document.querySelector('.created').hidden && document.querySelector('.created input.secret')?.value.includes('/console/accept?token=psi_')`, "the invitation's link")

@@ -44,7 +44,7 @@ func staffChangeRolesUnderTheLastAdminRule(sc *scene) {
 	own := (&consoleSuite{srv: srv, browser: sc.browser, axe: sc.axe}).scene(t)
 	b := own.b
 	own.signInAsStaff()
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#staff"]`)))
+	b.openScreen("staff")
 	b.wait(accountRow("second@example.com")+` !== undefined && `+accountRow(own.email)+`?.textContent.includes('You')`, "the staff list, with the console's own account marked")
 	if got := evalAs[int](b, `document.querySelectorAll('tr[data-account-id]').length`); got != 3 {
 		t.Errorf("the staff list has %d rows, want the 3 admins", got)
@@ -152,7 +152,7 @@ func makeAdminAgain(b *browser, email string) {
 // customersOfferMakeAdminWhereAllowed: the Customers screen offers "Make admin" where
 // the service would, for a key-only customer, and never for a sign-up.
 func customersOfferMakeAdminWhereAllowed(t *testing.T, b *browser) {
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#customers"]`)))
+	b.openScreen("customers")
 	b.wait(accountRow("signedup@example.com")+` !== undefined && `+accountRow("customer@example.com")+` !== undefined`, "the customers")
 	if evalAs[bool](b, accountButton("signedup@example.com", "Make admin")+` !== undefined`) {
 		t.Error("the Customers screen offers to make a sign-up admin")
@@ -170,7 +170,7 @@ func customersShowTheirOrders(sc *scene) {
 	var order orderJSON
 	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": crumpet.ID, "quantity": 2}, http.StatusCreated, &order)
 	sc.signInAsStaff()
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#customers"]`)))
+	b.openScreen("customers")
 	b.wait(accountRow("customer@example.com")+` !== undefined`, "the customer in the list")
 	if evalAs[bool](b, accountRow(sc.email)+` !== undefined`) {
 		t.Error("the customers list shows the console's own admin account")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/acme-pets/petstore/api"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -142,9 +143,29 @@ func (s *consoleSuite) scene(t *testing.T) *scene {
 	sc := &scene{consoleSuite: s, t: t, email: email, key: s.srv.createKey(t, email, "admin")}
 	sc.b = s.browser.newTab(t)
 	t.Cleanup(sc.checkTabStayedHome) // before the tab closes
+	throttleCPU(t, sc.b)
 	sc.b.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(s.srv.URL+"/console"))
 	sc.b.wait(`!!document.querySelector('form.sign-in input[type=password]')`, "the sign-in form")
 	return sc
+}
+
+// throttleCPU slows the tab's page down by the factor in PETSTORE_E2E_CPU_THROTTLE (say
+// 8), as a busy CI machine does: a test that acts on a control before the screen has
+// settled (a list drawn again, a screen not yet replaced) then fails every few runs
+// instead of once in a hundred.
+func throttleCPU(t *testing.T, b *browser) {
+	t.Helper()
+	v := os.Getenv("PETSTORE_E2E_CPU_THROTTLE")
+	if v == "" {
+		return
+	}
+	rate, err := strconv.ParseFloat(v, 64)
+	if err != nil || rate < 1 {
+		t.Fatalf("PETSTORE_E2E_CPU_THROTTLE=%q: want a factor of 1 or more", v)
+	}
+	if _, err := chromedp.Call(b.ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: rate}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // signInAsStaff signs the console in with the scenario's own admin key.
@@ -175,11 +196,15 @@ func (sc *scene) twoPagesOfPets() {
 	}
 }
 
-// findPet searches the stock list for name and waits for its row.
+// findPet searches the stock list for name and waits for its row in the list of the
+// search. The search reloads the list 300 ms after the input: a row of the list shown
+// before (the first page may hold the pet) would be drawn again under the test's next
+// action, so the wait is for a list of matching names alone, loaded.
 func (sc *scene) findPet(name string) {
 	sc.t.Helper()
-	sc.search(strings.ToLower(name))
-	sc.b.wait(stockRow(name)+` !== undefined`, name)
+	q := strings.ToLower(name)
+	sc.search(q)
+	sc.b.wait(fmt.Sprintf(`%s !== undefined && [...document.querySelectorAll('tr[data-pet-id] .name')].every(e => e.textContent.toLowerCase().includes(%q)) && !document.querySelector('main .pager .count')?.textContent.startsWith('Loading')`, stockRow(name), q), name)
 }
 
 // search puts q in the stock list's search box at once, with one input event. Typed
@@ -224,6 +249,23 @@ func stockRow(name string) string {
 // keyRow is the keys list's row of the key called name (undefined when not shown).
 func keyRow(name string) string {
 	return fmt.Sprintf(`[...document.querySelectorAll('tr[data-key-id]')].find(r => r.querySelector('.name')?.textContent === %q)`, name)
+}
+
+// openScreen follows the menu's link to a screen and waits until the console shows it.
+func (b *browser) openScreen(id string) {
+	b.t.Helper()
+	b.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`nav a[href="#%s"]`, id))))
+	b.waitScreen(id)
+}
+
+// waitScreen waits until main holds the screen id (its data-screen, which the console
+// sets once the screen is drawn) and the screen's lists have loaded their first page.
+// Until the screen is drawn, the one it replaces is in the page, with controls of the
+// same names (details.add summary, .pager): one found then is removed before chromedp
+// acts on it ("Could not find node with given id"), or the wait sees the old screen.
+func (b *browser) waitScreen(id string) {
+	b.t.Helper()
+	b.wait(fmt.Sprintf(`document.querySelector('main')?.dataset.screen === %q && ![...document.querySelectorAll('main .pager .count')].some(c => c.textContent.startsWith('Loading'))`, id), "the "+id+" screen")
 }
 
 // signOut presses the header's Sign out.

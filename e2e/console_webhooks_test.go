@@ -174,8 +174,7 @@ type hookScene struct {
 // secret the console shows once.
 func (hs *hookScene) add() {
 	t, b, url := hs.t, hs.b, hs.url
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#webhooks"]`)))
-	b.wait(`!document.querySelector('.pager .count')?.textContent.startsWith('Loading')`, "the endpoints")
+	b.openScreen("webhooks")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
 	b.do(chromedp.SendKeys(`form.webhook-form input[name=url]`, url),
 		chromedp.SendKeys(`form.webhook-form input[name=description]`, "Order desk"),
@@ -339,7 +338,7 @@ func eventFeedFiltersAndOpens(sc *scene) {
 		srv.call(t, srv.AdminKey, "PUT", fmt.Sprintf("/store/inventory/%d", pet.ID), map[string]any{"quantity": n}, http.StatusOK, nil)
 	}
 	sc.signInAsStaff()
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#events"]`)))
+	b.openScreen("events")
 	b.wait(`document.querySelector('tr[data-event-id]') !== null`, "the feed")
 	b.do(chromedp.SetValue(`form.filters select[name=type]`, "inventory.updated"))
 	evalAs[bool](b, `(document.querySelector('form.filters select[name=type]').dispatchEvent(new Event('change')), true)`)
@@ -449,7 +448,7 @@ func webhooksAndFeedByKeyboardOnPhone(sc *scene) {
 	b.do(chromedp.EmulateViewport(375, 812))
 	sc.tabTo(`document.activeElement?.matches('nav a[href="#webhooks"]')`, "the Webhooks link")
 	press(b, kb.Enter)
-	b.wait(`document.querySelector('#webhooks-title') !== null && !document.querySelector('.pager .count')?.textContent.startsWith('Loading')`, "the webhooks screen")
+	b.waitScreen("webhooks")
 	sc.tabTo(`document.activeElement?.matches('details.add summary')`, "Add an endpoint")
 	press(b, kb.Enter)
 	press(b, kb.Tab)
@@ -491,6 +490,7 @@ func webhooksAndFeedByKeyboardOnPhone(sc *scene) {
 	// The feed: the Event feed link, the type filter (arrow keys), an event opened and closed.
 	sc.tabBackTo(`document.activeElement?.matches('nav a[href="#events"]')`, "the Event feed link")
 	press(b, kb.Enter)
+	b.waitScreen("events")
 	b.wait(`document.querySelector('tr[data-event-id]') !== null`, "the feed")
 	sc.tabTo(`document.activeElement?.matches('select[name=type]')`, "the type filter")
 	press(b, kb.ArrowDown) // the first type of the list
@@ -549,16 +549,14 @@ func feedAndWebhooksForANarrowerKey(sc *scene) {
 		t.Errorf("the menu offers %v, want the stock, categories, webhooks and the feed", got)
 	}
 	petTypes := []string{"pet.sold_out", "pet.restocked", "pet.status_changed", "inventory.updated"}
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#events"]`)))
-	b.wait(`document.querySelector('select[name=type]') !== null && !document.querySelector('.pager .count')?.textContent.startsWith('Loading')`, "the feed")
+	b.openScreen("events")
 	if got := evalAs[[]string](b, `[...document.querySelectorAll('select[name=type] option')].map(o => o.value).filter(v => v)`); !slices.Equal(got, petTypes) {
 		t.Errorf("the feed's filter offers %v to a key with pets:read alone, want %v", got, petTypes)
 	}
 	if got := evalAs[[]string](b, `[...new Set([...document.querySelectorAll('tr[data-event-id] .event-type')].map(e => e.textContent))]`); slices.ContainsFunc(got, func(s string) bool { return !slices.Contains(petTypes, s) }) {
 		t.Errorf("the feed shows the types %v to a key with pets:read alone", got)
 	}
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#webhooks"]`)))
-	b.wait(`document.querySelector('details.add summary') !== null`, "the webhooks screen")
+	b.openScreen("webhooks")
 	if got := evalAs[[]string](b, `[...document.querySelectorAll('form.webhook-form input[name=events]')].map(e => e.value)`); !slices.Equal(got, petTypes) {
 		t.Errorf("the endpoint form offers %v to a key with pets:read alone, want %v", got, petTypes)
 	}

@@ -225,6 +225,9 @@ function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string
 
   function show(id: string): void {
     const view = offered.find((v) => v.id === id) ?? offered[0];
+    // The screen shown already (its link, when the address had no hash yet): drawing it
+    // again would reload its lists under the reader, a flicker and lost state for nothing.
+    if (view !== undefined && main.dataset.screen === view.id) return;
     if (view === undefined) {
       document.title = "Pet Store console";
       put(main, h("p", { class: "lead" }, "This key may use none of the console's screens: its scopes allow none of the lists they show. Sign in with a key that has more scopes."));
@@ -239,6 +242,9 @@ function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string
     screenStreams.abort();
     screenStreams = new AbortController();
     put(main, view.render(ctx));
+    // Which screen main holds: set once it is drawn, so that what waits for a screen
+    // does not act on the controls of the one it replaces.
+    main.dataset.screen = view.id;
   }
 
   put(nav, ...offered.map((v) => h("a", { href: `#${v.id}` }, v.title)));

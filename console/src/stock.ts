@@ -204,7 +204,10 @@ class PetRow {
    * typed: only the highlight follows until it is left.
    */
   showStock(item: InventoryItem): void {
-    if (item.petId !== this.pet.id) return;
+    // Nothing new (the stream's catch-up when it opens, or the event of a change this row
+    // made and shows already): drawn again, the row would flicker and its controls be
+    // replaced under the reader's pointer.
+    if (item.petId !== this.pet.id || (item.quantity === this.pet.stock && item.status === this.pet.status)) return;
     this.pet = { ...this.pet, status: item.status, stock: item.quantity };
     if (this.element.contains(document.activeElement) || this.editor.contains(document.activeElement)) {
       this.highlight();
