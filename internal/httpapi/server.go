@@ -275,24 +275,12 @@ func New(cfg Config) (*Server, error) {
 		resets:    newBackground(),
 	}
 	h.hub = eventhub.New(eventhub.Options{Feed: cfg.Store, Encode: EventEncoder(h.currency), Poll: cfg.StreamPoll, Logger: cfg.Logger})
-	limit := limits(cfg, m)
-	if cfg.FailedLoginLimit > 0 {
-		n := cfg.FailedLoginLimit
-		h.failedLogins = limit(n, time.Duration(n)*time.Minute)
-	}
 	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m, idLists: map[string]bool{}, open: map[string]bool{}}
 	for _, op := range ops {
 		s.idLists[op.ID] = op.IDs
 		s.open[op.ID] = op.Open
 	}
-	if cfg.CredentialLimit > 0 {
-		s.credentials = limit(cfg.CredentialLimit, time.Minute)
-		s.credentialPolicy = `"credentials";q=` + strconv.Itoa(cfg.CredentialLimit) + `;w=60`
-	}
-	if cfg.RateLimit > 0 {
-		s.limiter = limit(cfg.RateLimit, time.Second)
-		s.ratePolicy = []string{`"default";q=` + strconv.Itoa(cfg.RateLimit) + `;w=1`}
-	}
+	s.setLimits()
 	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops), scopes: scopesByOperation(ops), ownKey: ownKeyByOperation(ops)},
 		oas.WithPathPrefix(apiPrefix),
 		oas.WithErrorHandler(decodeError(cfg.Logger, cfg.ReadTimeout, lazySchemas(doc.JSON, cfg.Logger))),
@@ -310,6 +298,24 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.routes()
 	return s, nil
+}
+
+// setLimits makes the server's rate limiters from its configuration: per account,
+// per address for credential checks, and per email for failed logins.
+func (s *Server) setLimits() {
+	cfg := s.cfg
+	limit := limits(cfg, s.metrics)
+	if n := cfg.FailedLoginLimit; n > 0 {
+		s.h.failedLogins = limit(n, time.Duration(n)*time.Minute)
+	}
+	if cfg.CredentialLimit > 0 {
+		s.credentials = limit(cfg.CredentialLimit, time.Minute)
+		s.credentialPolicy = `"credentials";q=` + strconv.Itoa(cfg.CredentialLimit) + `;w=60`
+	}
+	if cfg.RateLimit > 0 {
+		s.limiter = limit(cfg.RateLimit, time.Second)
+		s.ratePolicy = []string{`"default";q=` + strconv.Itoa(cfg.RateLimit) + `;w=1`}
+	}
 }
 
 // lazySchemas reads the request schemas of doc on the first refused request: the
