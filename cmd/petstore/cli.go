@@ -94,6 +94,14 @@ func commands() []command {
 		flags: func() *flag.FlagSet { return inviteFlags(new(inviteOptions)) },
 		run:   inviteAccount,
 	}, {
+		name: "replica restore", args: "--from URL --to FILE [--timestamp T]",
+		summary: "restore the database from its continuous copy (serve --replicate-to)",
+		about: "Writes the database that the replica at --from held, at its latest or as it was at --timestamp,\n" +
+			"to the new SQLite file --to, which `petstore serve --database FILE` then serves (copying it on\n" +
+			"with --replicate-to to a new place or prefix). It prints the span of time the replica holds.",
+		flags: func() *flag.FlagSet { return replicaRestoreFlags(new(replicaRestoreOptions)) },
+		run:   replicaRestore,
+	}, {
 		name: "version", args: "",
 		summary: "print the version and VCS revision",
 		about:   "Prints the module version, the VCS revision and time, and whether the tree was modified.",
@@ -126,6 +134,15 @@ func findCommand(args []string) (command, []string, error) {
 				name = "accounts list" // its first subcommand; let it print its help
 			default:
 				return command{}, nil, usageError{cmd: "accounts list", err: errors.New("want `petstore accounts list`, `accounts invite --email E`, `accounts disable --email E` or `accounts enable --email E`")}
+			}
+		}
+		if name == "replica" {
+			if len(args) == 0 || args[0] != "restore" && !isHelp(args[0]) {
+				return command{}, nil, usageError{cmd: "replica restore", err: errors.New("want `petstore replica restore --from URL --to FILE`")}
+			}
+			name = "replica restore"
+			if args[0] == "restore" {
+				args = args[1:]
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/replica"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
 
@@ -59,6 +60,9 @@ type serveConfig struct {
 	idleTimeout       time.Duration
 	shutdownGrace     time.Duration
 
+	replicateTo       string // may hold a key in its URL (redactDSN)
+	replicateInterval time.Duration
+
 	// Parsed from the fields above by parseServeConfig.
 	sunsetDates    map[string]string
 	trustedProxies []netip.Prefix
@@ -99,6 +103,8 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.DurationVar(&c.writeTimeout, "write-timeout", 30*time.Second, "time to write a response")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 120*time.Second, "how long an idle keep-alive connection stays open")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 20*time.Second, "how long in-flight requests may run after SIGINT/SIGTERM")
+	fs.StringVar(&c.replicateTo, "replicate-to", "", "copy the SQLite database continuously to file:///dir or s3://bucket/prefix (?endpoint=http://host:port for an S3-compatible server; keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY); see docs/OPERATING.md")
+	fs.DurationVar(&c.replicateInterval, "replicate-interval", replica.DefaultInterval, "how often --replicate-to ships new writes; a lost disk loses about two intervals at most")
 	return fs
 }
 
@@ -181,6 +187,9 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 		return c, err
 	}
 	if _, err := c.mailer(); err != nil {
+		return c, err
+	}
+	if err := c.checkReplicate(); err != nil {
 		return c, err
 	}
 	return c, nil

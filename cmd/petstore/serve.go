@@ -18,6 +18,7 @@ import (
 	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
+	"github.com/acme-pets/petstore/internal/replica"
 	"github.com/acme-pets/petstore/internal/sqlite"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
@@ -119,6 +120,8 @@ type deps struct {
 	// busy is the HTTP server, once made: the dispatcher paces itself while it serves
 	// requests.
 	busy *atomic.Pointer[httpapi.Server]
+	// replica is the continuous copy of the database (--replicate-to), or nil.
+	replica *replica.Replicator
 }
 
 // openDeps opens the store and the limiter, then makes the demo
@@ -148,11 +151,11 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 			s.WakeStreams()
 		}
 	}
-	if d.store, err = openStoreWith(ctx, c.database, nudge, feed); err != nil {
+	if d.store, d.replica, err = openServeStore(ctx, c, log, nudge, feed); err != nil {
 		return d, err
 	}
 	if err := d.store.SetCurrency(ctx, c.currency); err != nil {
-		d.store.Close()
+		closeStore(d.store, d.replica, log)
 		if e := (*petstore.Error)(nil); errors.As(err, &e) && e.Code == petstore.EConflict {
 			return d, fmt.Errorf("--currency %s: %s", c.currency, e.Message)
 		}
@@ -192,9 +195,7 @@ func (d deps) close() {
 	if d.limits.close != nil {
 		d.limits.close()
 	}
-	if d.store != nil {
-		d.store.Close()
-	}
+	closeStore(d.store, d.replica, d.log)
 }
 
 // listen serves api on ln (and the operator routes on admin, when there is one) until

@@ -67,6 +67,10 @@ type Options struct {
 	// WakeFeed, when set, is called after every commit that wrote events, to wake
 	// the live stream's reader of this process (eventhub.Hub.Wake).
 	WakeFeed func()
+	// ExternalCheckpoints leaves checkpoints to another program (Litestream, which
+	// must read every WAL frame before it is checkpointed: internal/replica): no
+	// automatic checkpoint after commits, none at Close.
+	ExternalCheckpoints bool
 }
 
 // DB is the SQLite store. It implements petstore.Store and is safe for concurrent use.
@@ -97,6 +101,8 @@ type DB struct {
 	// purged is told each full chunk.
 	purgeChunk int
 	purged     func(int64)
+	// checkpointOnClose is false when another program owns the checkpoints.
+	checkpointOnClose bool
 }
 
 var _ petstore.Store = (*DB)(nil)
@@ -117,7 +123,11 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	// in a file name cannot be taken for URI syntax.
 	uri := "file:" + (&url.URL{Path: path}).EscapedPath()
 
-	write, err := sql.Open("sqlite", uri+"?"+pragmas+"&_txlock=immediate")
+	dsn := uri + "?" + pragmas + "&_txlock=immediate"
+	if o.ExternalCheckpoints {
+		dsn += "&_pragma=wal_autocheckpoint(0)"
+	}
+	write, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite writer: %w", err)
 	}
@@ -164,7 +174,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	}
 	db := &DB{write: write, read: read, now: o.Now, wakeHook: o.WakeDispatcher, feedHook: o.WakeFeed, beforeCommit: func() error { return nil },
 		purgeChunk: purgeChunk, purged: func(int64) {}, writeStmts: make(map[string]*sql.Stmt),
-		pets: newPetCache(o.PetCacheTTL)}
+		pets: newPetCache(o.PetCacheTTL), checkpointOnClose: !o.ExternalCheckpoints}
 	db.readStmts.db = read
 	for _, q := range hotWrites {
 		s, err := write.PrepareContext(ctx, q)
@@ -228,7 +238,8 @@ func (db *DB) Unavailable(err error) bool {
 	return false
 }
 
-// Close checkpoints the write-ahead log into the database file and closes both pools.
+// Close checkpoints the write-ahead log into the database file (unless another program
+// owns the checkpoints) and closes both pools.
 func (db *DB) Close() error {
 	if db.placer != nil {
 		db.placer.Close()
@@ -242,8 +253,10 @@ func (db *DB) Close() error {
 		errs = append(errs, fmt.Errorf("close sqlite reader: %w", err))
 	}
 	// With the readers gone the checkpoint can copy every frame and truncate the log.
-	if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
-		errs = append(errs, fmt.Errorf("checkpoint sqlite: %w", err))
+	if db.checkpointOnClose {
+		if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			errs = append(errs, fmt.Errorf("checkpoint sqlite: %w", err))
+		}
 	}
 	if err := db.write.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close sqlite writer: %w", err))
