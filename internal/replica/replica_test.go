@@ -19,7 +19,7 @@ func TestCheckURL(t *testing.T) {
 		{"file:///var/backups/petstore", true},
 		{"s3://bucket/petstore", true},
 		{"s3://bucket/petstore?endpoint=http://127.0.0.1:8333", true},
-		{"file://host/dir", false},  // a host is not a directory
+		{"file://host/dir", false},   // a host is not a directory
 		{"file:relative/dir", false}, // no absolute path
 		{"s3:///prefix", false},      // no bucket
 		{"gs://bucket/prefix", false},
