@@ -92,7 +92,7 @@ func Start(ctx context.Context, path, u string, o Options) (*Replicator, error) 
 	r.SyncInterval = o.Interval
 	db.Replica = r
 	store := litestream.NewStore([]*litestream.DB{db}, litestream.DefaultCompactionLevels)
-	store.Logger = o.Logger.With("system", "litestream")
+	store.Logger = slog.New(quieter{o.Logger.Handler()}).With("system", "litestream")
 	db.SetLogger(store.Logger.With("db", filepath.Base(path)))
 	if err := store.Open(ctx); err != nil {
 		return nil, fmt.Errorf("replicate %s: %w", redact(u), err)
@@ -164,6 +164,30 @@ func newClient(ctx context.Context, u string) (litestream.ReplicaClient, error) 
 		return nil, fmt.Errorf("replica %s: %w", redact(u), err)
 	}
 	return client, nil
+}
+
+// quieter logs Litestream's Info as Debug: it says at Info every monitor it starts
+// and every snapshot it takes, which the service's log need not show. Its warnings and
+// errors stay.
+type quieter struct{ slog.Handler }
+
+func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
+	return q.Handler.Enabled(ctx, demote(l))
+}
+
+func (q quieter) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = demote(r.Level)
+	return q.Handler.Handle(ctx, r)
+}
+
+func (q quieter) WithAttrs(as []slog.Attr) slog.Handler { return quieter{q.Handler.WithAttrs(as)} }
+func (q quieter) WithGroup(g string) slog.Handler       { return quieter{q.Handler.WithGroup(g)} }
+
+func demote(l slog.Level) slog.Level {
+	if l == slog.LevelInfo {
+		return slog.LevelDebug
+	}
+	return l
 }
 
 // redact drops a password from a URL for errors and logs (credentials belong in
