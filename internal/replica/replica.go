@@ -161,6 +161,11 @@ func newClient(ctx context.Context, u string) (litestream.ReplicaClient, error) 
 		return nil, fmt.Errorf("replica URL %s: %w", redact(u), err)
 	}
 	if err := client.Init(ctx); err != nil {
+		if client.Type() == "s3" && os.Getenv("AWS_CA_BUNDLE") != "" {
+			// Litestream gives the AWS SDK an HTTP client of its own, to which the SDK
+			// cannot add the bundle's certificates.
+			err = fmt.Errorf("%w (unset AWS_CA_BUNDLE: Litestream's S3 client cannot use it; SSL_CERT_FILE adds a CA)", err)
+		}
 		return nil, fmt.Errorf("replica %s: %w", redact(u), err)
 	}
 	return client, nil
