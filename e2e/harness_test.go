@@ -159,7 +159,7 @@ func startServer(t *testing.T, extra ...string) *server {
 // createKey runs `petstore keys create` and returns the key it prints.
 func (s *server) createKey(t *testing.T, email, role string) string {
 	t.Helper()
-	out, err := exec.Command(s.bin, "keys", "create", "--email", email, "--role", role, "--database", s.database).Output()
+	out, err := exec.Command(s.bin, "keys", "create", "--create", "--email", email, "--role", role, "--database", s.database).Output()
 	if err != nil {
 		t.Fatalf("petstore keys create --email %s: %v", email, err)
 	}

@@ -31,7 +31,7 @@ func listAccounts(ctx context.Context, args []string, getenv func(string) string
 	if fs.NArg() > 0 {
 		return usageError{cmd: "accounts list", err: fmt.Errorf("accounts list: unexpected argument %q", fs.Arg(0))}
 	}
-	st, err := openStore(ctx, database, nil)
+	st, err := openExisting(ctx, database, nil)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,10 @@ func enableAccount(ctx context.Context, args []string, getenv func(string) strin
 }
 
 // inviteOptions are the flags of `petstore accounts invite`.
-type inviteOptions struct{ database, email, role, publicURL, smtpURL, smtpFrom string }
+type inviteOptions struct {
+	database, email, role, publicURL, smtpURL, smtpFrom string
+	create                                              bool
+}
 
 // inviteFlags registers the flags of `petstore accounts invite`, writing into o.
 func inviteFlags(o *inviteOptions) *flag.FlagSet {
@@ -111,6 +114,7 @@ func inviteFlags(o *inviteOptions) *flag.FlagSet {
 	fs.StringVar(&o.publicURL, "public-url", "http://"+defaultAddr, "the URL people reach the service at, as serve's --public-url: the link starts with it")
 	fs.StringVar(&o.smtpURL, "smtp-url", "", "SMTP server to mail the link through, as serve's --smtp-url (put it in the environment); without it the link is only printed")
 	fs.StringVar(&o.smtpFrom, "smtp-from", "", "From address of the mail, as serve's --smtp-from")
+	fs.BoolVar(&o.create, "create", false, createUsage)
 	return fs
 }
 
@@ -140,7 +144,7 @@ func inviteAccount(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return usageError{cmd: "accounts invite", err: err}
 	}
-	st, err := openStore(ctx, o.database, nil)
+	st, err := openExisting(ctx, o.database, &o.create)
 	if err != nil {
 		return err
 	}
