@@ -177,9 +177,11 @@ type Server struct {
 	// open are the operations anyone may call, without credentials (security: []).
 	open    map[string]bool
 	handler http.Handler
-	// docs and console are the pages at /docs and /console, with their assets.
+	// docs and console are the pages at /docs and /console, with their assets; home
+	// is what / answers, the way to them.
 	docs    *webasset.Page
 	console *webasset.Page
+	home    *home
 	// limiter is the general limit (nil when off), and ratePolicy its
 	// RateLimit-Policy header value.
 	limiter    ratelimit.Limiter
@@ -296,6 +298,9 @@ func New(cfg Config) (*Server, error) {
 	if s.console, err = console.New(); err != nil {
 		return nil, fmt.Errorf("console page: %w", err)
 	}
+	if s.home, err = newHome(doc.JSON); err != nil {
+		return nil, err
+	}
 	s.routes()
 	return s, nil
 }
@@ -374,6 +379,9 @@ func (s *Server) routes() {
 		writeStatus(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
+	// Every method, so that one other than GET and HEAD gets the 405 of the error body,
+	// not the 404 of the catch-all below.
+	mux.Handle("/{$}", s.home)
 	mux.HandleFunc("/", notFound)
 	s.handler = s.outer(mux)
 }
