@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/invite"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -149,7 +149,7 @@ func inviteAccount(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	defer st.Close()
-	inv, link, err := httpapi.Invite(ctx, st, o.publicURL, email, role, time.Now())
+	inv, link, err := invite.Create(ctx, st, o.publicURL, email, role, time.Now())
 	if err != nil {
 		if petstore.ErrorCode(err) == petstore.EConflict {
 			return fmt.Errorf("%s already has a password: it signs in with it (a forgotten one is reset by mail); change its role with PATCH /accounts/{id}", email)
@@ -161,7 +161,7 @@ func inviteAccount(ctx context.Context, args []string, getenv func(string) strin
 	if sender == nil {
 		return nil
 	}
-	if err := sender.Send(ctx, httpapi.InvitationMail(inv.Email, inv.Role, link, inv.ExpiresAt)); err != nil {
+	if err := sender.Send(ctx, invite.Mail(inv.Email, inv.Role, link, inv.ExpiresAt)); err != nil {
 		return fmt.Errorf("the invitation is made (the link above works), but mailing it failed: %w", err)
 	}
 	fmt.Fprintf(stderr, "petstore: mailed the link to %s\n", inv.Email)

@@ -22,6 +22,7 @@ import (
 	"github.com/acme-pets/petstore/internal/console"
 	"github.com/acme-pets/petstore/internal/docs"
 	"github.com/acme-pets/petstore/internal/eventhub"
+	"github.com/acme-pets/petstore/internal/invite"
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
@@ -387,7 +388,7 @@ func (s *Server) routes() {
 }
 
 // linkPages are the console's pages that the links of invitations and resets open.
-var linkPages = []string{console.Prefix + "/accept", console.Prefix + "/reset"}
+var linkPages = []string{invite.AcceptPath, resetPath}
 
 // serveLinkPage serves the console's page at a link's path, never stored by a cache
 // (the URL holds a token).
