@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -34,10 +33,6 @@ func (c serveConfig) checkReplicate() error {
 		return fmt.Errorf("--replicate-to: %w", err)
 	}
 	return nil
-}
-
-func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
 // openServeStore opens the store of `petstore serve` and, with --replicate-to,
