@@ -47,7 +47,7 @@ const replStock = 1_000_000
 func serveReplicated(t *testing.T, bin, dsn string, args ...string) (key string, base string, stop func(time.Duration), kill func()) {
 	t.Helper()
 	if _, err := os.Stat(dsn); err != nil {
-		out, err := exec.Command(bin, "keys", "create", "--email", "ops@example.com", "--role", "admin", "--database", dsn).Output()
+		out, err := exec.Command(bin, "keys", "create", "--create", "--email", "ops@example.com", "--role", "admin", "--database", dsn).Output()
 		if err != nil {
 			t.Fatalf("keys create: %v", err)
 		}
