@@ -73,6 +73,9 @@ type Options struct {
 type DB struct {
 	write *sql.DB // one connection; every transaction is BEGIN IMMEDIATE
 	read  *sql.DB // read-only pool
+	// lock is the shared lock on the database's lock file, held until Close, so that
+	// no restore replaces the file under the process (lock.go).
+	lock *fileLock
 
 	// writeStmts are prepared in Open, before any transaction can hold the only
 	// writer connection: preparing on the writer pool inside a transaction would wait
@@ -117,6 +120,21 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	// in a file name cannot be taken for URI syntax.
 	uri := "file:" + (&url.URL{Path: path}).EscapedPath()
 
+	lock, err := lockShared(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	db, err := openLocked(ctx, path, uri, o)
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	db.lock = lock
+	return db, nil
+}
+
+// openLocked is OpenWith once the database's shared lock is held.
+func openLocked(ctx context.Context, path, uri string, o Options) (*DB, error) {
 	write, err := sql.Open("sqlite", uri+"?"+pragmas+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite writer: %w", err)
@@ -247,6 +265,10 @@ func (db *DB) Close() error {
 	}
 	if err := db.write.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close sqlite writer: %w", err))
+	}
+	// Last: the files are closed, so a restore may replace them now.
+	if err := db.lock.Unlock(); err != nil {
+		errs = append(errs, fmt.Errorf("unlock sqlite: %w", err))
 	}
 	return errors.Join(errs...)
 }
