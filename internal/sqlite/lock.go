@@ -3,6 +3,7 @@ package sqlite
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 )
@@ -37,7 +38,16 @@ func lockFile(path string, exclusive bool) (*fileLock, error) {
 	name := lockPath(path)
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		// A read-only disk or directory: a lock file that is there is locked through a
+		// read-only descriptor. Where none can be made, no restore can replace the
+		// database either (it writes beside it): a shared lock is not needed then.
+		var rerr error
+		if f, rerr = os.Open(name); rerr != nil {
+			if !exclusive && errors.Is(rerr, fs.ErrNotExist) {
+				return &fileLock{}, nil
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
 	}
 	held, err := flock(f, exclusive)
 	if err != nil {
@@ -62,7 +72,7 @@ func lockFile(path string, exclusive bool) (*fileLock, error) {
 // Unlock lets the lock go. The lock file stays: removing it could let two processes
 // lock two different files of the same name.
 func (l *fileLock) Unlock() error {
-	if l == nil {
+	if l == nil || l.f == nil {
 		return nil
 	}
 	err := funlock(l.f)
