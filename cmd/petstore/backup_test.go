@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -120,6 +121,12 @@ func TestTheRestoreDrill(t *testing.T) {
 	waitUntil(t, 30*time.Second, func() bool { return acked() >= atBackup+300 }, "300 more orders acknowledged")
 	server.Kill()
 	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+
+	// In place too, over the database the killed server left: the database it
+	// replaces, write-ahead log and all, is kept whole, every acknowledged order in it.
+	checkKept(t, bin, backup, dsn, orders)
 
 	fresh := filepath.Join(t.TempDir(), "fresh", "p.db")
 	if out, err := exec.Command(bin, "restore", "--from", backup, "--database", fresh).CombinedOutput(); err != nil {
@@ -129,8 +136,6 @@ func TestTheRestoreDrill(t *testing.T) {
 	startBinary(t, bin, "--addr", addr2, "--database", fresh, "--no-bootstrap", "--rate-limit", "0", "--admin-addr", "off")
 	restored := adminClient{t: t, base: "http://" + addr2 + "/v1", key: key}
 
-	mu.Lock()
-	defer mu.Unlock()
 	before, lost := 0, 0
 	for id, o := range orders {
 		if !o.placed.Before(instant) {
@@ -230,6 +235,38 @@ func unknownCount(ids map[int64]bool, orders map[int64]*drillOrder) int {
 		}
 	}
 	return n
+}
+
+// checkKept restores backup over the database at path and checks that the database
+// it replaced is kept with every order in orders.
+func checkKept(t *testing.T, bin, backup, path string, orders map[int64]*drillOrder) {
+	t.Helper()
+	// The kill left commits in the log, which the kept database must have folded in.
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
+		t.Errorf("the killed server left no write-ahead log to keep: %v", err)
+	}
+	out, err := exec.Command(bin, "restore", "--from", backup, "--database", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("petstore restore over the killed server's database: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`kept as (\S+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("petstore restore does not say where it kept the old database:\n%s", out)
+	}
+	kept, err := sqlite.Open(context.Background(), string(m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kept.Close()
+	missing := 0
+	for id := range orders {
+		if _, err := kept.Order(context.Background(), id, 0); err != nil {
+			missing++
+		}
+	}
+	if missing > 0 {
+		t.Errorf("%d of %d acknowledged orders are missing from the kept database %s", missing, len(orders), m[1])
+	}
 }
 
 func cancelledCount(orders map[int64]*drillOrder) int {
