@@ -97,6 +97,26 @@ func commands() []command {
 		flags: func() *flag.FlagSet { return inviteFlags(new(inviteOptions)) },
 		run:   inviteAccount,
 	}, {
+		name: "backup", args: "--to FILE [flags]",
+		summary: "copy the live SQLite database into a checked backup file",
+		about: "Copies the SQLite database, while servers keep serving it, as of one instant (VACUUM INTO, one read\n" +
+			"transaction), into FILE: written beside it under a temporary name, synced, then renamed, so that FILE\n" +
+			"is a whole backup or none. The copy is checked (integrity_check, its migration) and what it holds is\n" +
+			"printed, with its instant: every order acknowledged before it is in the copy. FILE must not exist\n" +
+			"unless --force. On PostgreSQL use pg_dump (docs/OPERATING.md#backups).",
+		flags: func() *flag.FlagSet { return backupFlags(new(backupOptions)) },
+		run:   backupCmd,
+	}, {
+		name: "restore", args: "--from FILE [flags]",
+		summary: "put a checked backup in place of the SQLite database",
+		about: "Checks the backup (integrity_check; a petstore database of a migration this build knows), then puts it\n" +
+			"in place of the database atomically, keeping the database it replaces as\n" +
+			"<database>.before-restore-<UTC time> unless --discard-current. It refuses while any petstore process\n" +
+			"has the database open (each holds a shared lock on <database>.lock): stop the servers first.\n" +
+			"On PostgreSQL use pg_restore or psql (docs/OPERATING.md#backups).",
+		flags: func() *flag.FlagSet { return restoreFlags(new(restoreOptions)) },
+		run:   restoreCmd,
+	}, {
 		name: "version", args: "",
 		summary: "print the version and VCS revision",
 		about:   "Prints the module version, the VCS revision and time, and whether the tree was modified.",

@@ -53,6 +53,10 @@ type serveConfig struct {
 	handlerTimeout time.Duration
 	maxHeaderBytes int
 
+	backupDir   string
+	backupEvery time.Duration
+	backupKeep  int
+
 	readHeaderTimeout time.Duration
 	readTimeout       time.Duration
 	writeTimeout      time.Duration
@@ -92,6 +96,9 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.StringVar(&c.currency, "currency", petstore.DefaultCurrency, "the shop's currency, an ISO 4217 code (EUR, USD, JPY): prices and totals are in its minor unit; a shop with orders keeps the one they are in")
 	fs.StringVar(&c.smtpURL, "smtp-url", "", "SMTP server the service sends mail through (invitations, password resets): smtp://user:password@host:port (STARTTLS when offered; port 587 by default) or smtps://… (implicit TLS; 465); put it in the environment, it holds a password")
 	fs.StringVar(&c.smtpFrom, "smtp-from", "", "From address of the mail (\"Pet Store <shop@example.com>\"); default petstore@ and the host of the service's public URL")
+	fs.StringVar(&c.backupDir, "backup-dir", "", "directory for scheduled backups of the SQLite database (petstore-<UTC time>.db); none by default")
+	fs.DurationVar(&c.backupEvery, "backup-every", time.Hour, "how often to take a scheduled backup (1s or more); the first is due this long after the newest backup in --backup-dir, at once if there is none")
+	fs.IntVar(&c.backupKeep, "backup-keep", 48, "how many scheduled backups to keep in --backup-dir; older ones are removed")
 	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
 	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
 	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read request headers")
@@ -172,6 +179,9 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 		return c, err
 	}
 	if c.currency, err = checkCurrency(c.currency); err != nil {
+		return c, err
+	}
+	if err := c.checkBackups(); err != nil {
 		return c, err
 	}
 	if c.maxHeaderBytes <= 0 {
@@ -259,6 +269,9 @@ func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
 		CheckWebhookURL: d.sender.CheckURL,
 		Collectors:      []prometheus.Collector{d.deliveries},
 		PublicURL:       c.publicURL,
+	}
+	if d.backups != nil {
+		cfg.Collectors = append(cfg.Collectors, d.backups.collectors()...)
 	}
 	if c.credLimit == 0 {
 		cfg.CredentialLimit = -1 // off on the command line; zero is the default in httpapi

@@ -82,6 +82,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if admin != nil {
 		fmt.Fprintf(stdout, "  operator  http://%s/metrics, http://%s/debug/pprof/\n", admin.Addr(), admin.Addr())
 	}
+	backedUp := make(chan struct{})
+	if d.backups != nil {
+		go func() { d.backups.run(ctx); close(backedUp) }()
+	} else {
+		close(backedUp)
+	}
 	go purgeIdempotencyKeys(ctx, d.store, log)
 	go purgeEvents(ctx, d.store, c.eventRetention, log)
 	// The dispatcher stops with ctx and is waited for, so that its last attempts are
@@ -96,6 +102,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() { api.RecordKeyUses(uctx); close(usesDone) }()
 	err = listen(ctx, c, log, ln, api, admin)
 	api.WaitBackground() // the reset mails the last requests started
+	<-backedUp           // a backup under way ends (cancelled) before the store closes
 	stop()
 	stopUses()
 	<-usesDone
@@ -120,6 +127,8 @@ type deps struct {
 	// busy is the HTTP server, once made: the dispatcher paces itself while it serves
 	// requests.
 	busy *atomic.Pointer[httpapi.Server]
+	// backups takes the scheduled backups (--backup-dir); nil without them.
+	backups *backupSchedule
 }
 
 // openDeps opens the store and the limiter, then makes the demo
@@ -183,6 +192,15 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	}
 	if c.demo {
 		if err := fillDemo(ctx, d.store, log); err != nil {
+			return d, err
+		}
+	}
+	if c.backupDir != "" {
+		db, ok := d.store.(*sqlite.DB)
+		if !ok {
+			return d, fmt.Errorf("--backup-dir: %s", pgBackupHint)
+		}
+		if d.backups, err = newBackupSchedule(db, c.backupDir, c.backupEvery, c.backupKeep, log); err != nil {
 			return d, err
 		}
 	}

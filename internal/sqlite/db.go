@@ -83,6 +83,9 @@ var ErrNoDatabase = errors.New("no database file")
 type DB struct {
 	write *sql.DB // one connection; every transaction is BEGIN IMMEDIATE
 	read  *sql.DB // read-only pool
+	// lock is the shared lock on the database's lock file, held until Close, so that
+	// no restore replaces the file under the process (lock.go).
+	lock *fileLock
 
 	// writeStmts are prepared in Open, before any transaction can hold the only
 	// writer connection: preparing on the writer pool inside a transaction would wait
@@ -129,11 +132,28 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 
 	mode := ""
 	if o.MustExist {
+		// Checked before the lock, whose file would otherwise be made beside nothing.
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("open sqlite %s: %w", path, ErrNoDatabase)
 		}
 		mode = "mode=rw&"
 	}
+	lock, err := lockShared(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	db, err := openLocked(ctx, path, uri, mode, o)
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	db.lock = lock
+	return db, nil
+}
+
+// openLocked is OpenWith once the database's shared lock is held; mode is the URI's
+// open mode ("mode=rw&" when the file must already exist).
+func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, error) {
 	write, err := sql.Open("sqlite", uri+"?"+mode+pragmas+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite writer: %w", err)
@@ -264,6 +284,10 @@ func (db *DB) Close() error {
 	}
 	if err := db.write.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close sqlite writer: %w", err))
+	}
+	// Last: the files are closed, so a restore may replace them now.
+	if err := db.lock.Unlock(); err != nil {
+		errs = append(errs, fmt.Errorf("unlock sqlite: %w", err))
 	}
 	return errors.Join(errs...)
 }
