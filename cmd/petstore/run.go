@@ -116,7 +116,7 @@ func openStore(ctx context.Context, dsn string, wake func()) (petstore.Store, er
 // openStoreWith is openStore that also calls feed after every commit that wrote
 // events (the event streams' reader, httpapi.Server.WakeStreams).
 func openStoreWith(ctx context.Context, dsn string, wake, feed func()) (petstore.Store, error) {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if isPostgres(dsn) {
 		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{WakeDispatcher: wake, WakeFeed: feed})
 		if err != nil {
 			return nil, hideURL(err, dsn) // pgx hides the password too
