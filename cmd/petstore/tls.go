@@ -149,10 +149,21 @@ func (c serveConfig) acmeManager() (*autocert.Manager, error) {
 	return &autocert.Manager{
 		Prompt:     autocert.AcceptTOS, // documented: --tls-domain accepts the CA's terms
 		Cache:      autocert.DirCache(c.acmeCacheDir),
-		HostPolicy: autocert.HostWhitelist(c.domains...),
+		HostPolicy: hostsWithoutPort(autocert.HostWhitelist(c.domains...)),
 		Email:      c.acmeEmail,
 		Client:     client,
 	}, nil
+}
+
+// hostsWithoutPort lets a challenge come to a redirect listener that is not on port
+// 80: the HTTP-01 answer checks the request's Host, which then names the port.
+func hostsWithoutPort(allowed autocert.HostPolicy) autocert.HostPolicy {
+	return func(ctx context.Context, host string) error {
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		return allowed(ctx, host)
+	}
 }
 
 // start runs what HTTPS needs beside the listener until ctx ends: with files, a
