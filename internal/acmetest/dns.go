@@ -19,9 +19,9 @@ type DNS struct {
 	// Addr is where it listens, 127.0.0.1:PORT.
 	Addr string
 
-	udp  net.PacketConn
-	tcp  net.Listener
-	mu   sync.Mutex
+	udp net.PacketConn
+	tcp net.Listener
+	mu  sync.Mutex
 	// asked holds the names of the A questions so far; mu guards it.
 	asked []string
 }
