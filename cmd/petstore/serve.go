@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -196,7 +197,7 @@ func serveOn(ctx context.Context, c serveConfig, log *slog.Logger, ls listeners,
 		WriteTimeout:      c.writeTimeout,
 		IdleTimeout:       c.idleTimeout,
 		MaxHeaderBytes:    c.maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorLog:          serverErrorLog(log),
 		// Requests must outlive the signal that starts the shutdown: Shutdown lets them
 		// finish, and the grace period bounds how long.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
@@ -242,6 +243,25 @@ func serveOn(ctx context.Context, c serveConfig, log *slog.Logger, ls listeners,
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// serverErrorLog is the error log of the http.Servers, at warn. A failed TLS
+// handshake is the client's doing (a scanner, an old client, a cut connection) and
+// would fill a public server's log: it is at debug, unless ACME failed in it.
+func serverErrorLog(l *slog.Logger) *log.Logger {
+	return log.New(errorLogWriter{l}, "", 0)
+}
+
+type errorLogWriter struct{ log *slog.Logger }
+
+func (w errorLogWriter) Write(p []byte) (int, error) {
+	msg := strings.TrimSuffix(string(p), "\n")
+	level := slog.LevelWarn
+	if strings.HasPrefix(msg, "http: TLS handshake error") && !strings.Contains(msg, "acme/autocert") {
+		level = slog.LevelDebug
+	}
+	w.log.Log(context.Background(), level, msg)
+	return len(p), nil
 }
 
 // sideServers are the servers of the operator port and of the redirect to HTTPS, in

@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"io"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -359,4 +360,21 @@ func (ca *testCA) client() *http.Client {
 		TLSClientConfig:   &tls.Config{RootCAs: ca.pool},
 		ForceAttemptHTTP2: true,
 	}}
+}
+
+func TestAFailedTLSHandshakeIsLoggedAtDebugUnlessACMEFailed(t *testing.T) {
+	tests := []struct {
+		line, level string
+	}{
+		{"http: TLS handshake error from 192.0.2.1:5555: EOF", "DEBUG"},
+		{"http: TLS handshake error from 192.0.2.1:5555: acme/autocert: missing certificate", "WARN"},
+		{"http: Accept error: too many open files; retrying in 5ms", "WARN"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		serverErrorLog(slog.New(slog.NewTextHandler(&b, &slog.HandlerOptions{Level: slog.LevelDebug}))).Print(tt.line)
+		if !strings.Contains(b.String(), "level="+tt.level) {
+			t.Errorf("%q logged as %s; want %s", tt.line, b.String(), tt.level)
+		}
+	}
 }
