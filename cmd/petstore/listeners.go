@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 )
 
 // listeners are the sockets serve listens on: the API's, the operator port's and the
@@ -13,6 +14,10 @@ type listeners struct {
 	api, admin, redirect net.Listener
 	// https is how the API listener speaks HTTPS; nil for plain HTTP.
 	https *httpsOn
+	// toHTTPS is the redirect listener's handler. It is made with the listener: with
+	// ACME, making it turns HTTP-01 on, which must be before the first certificate is
+	// asked for (httpsOn.start), or that order would try TLS-ALPN-01 alone.
+	toHTTPS http.Handler
 }
 
 // listen opens the listeners of c. The operator port on its default address may be
@@ -41,6 +46,7 @@ func (c serveConfig) listen(log *slog.Logger, https *httpsOn) (ls listeners, err
 		if ls.redirect, err = net.Listen("tcp", c.httpRedirectAddr); err != nil {
 			return ls, fmt.Errorf("--http-redirect-addr: %w", err)
 		}
+		ls.toHTTPS = https.redirect(c.publicURL, ls.api.Addr().String())
 	}
 	return ls, nil
 }

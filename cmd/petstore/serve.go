@@ -280,7 +280,7 @@ func (c serveConfig) sideServers(ls listeners, api *httpapi.Server, errorLog *lo
 	}
 	if ls.redirect != nil {
 		out = append(out, &http.Server{
-			Handler:           ls.https.redirect(c.publicURL, ls.api.Addr().String()),
+			Handler:           ls.toHTTPS,
 			ReadHeaderTimeout: c.readHeaderTimeout,
 			ReadTimeout:       c.readTimeout,
 			WriteTimeout:      c.writeTimeout,
