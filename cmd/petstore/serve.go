@@ -348,7 +348,8 @@ func purgeEvents(ctx context.Context, st petstore.Store, retention time.Duration
 }
 
 // baseURL is how a client on this machine reaches a listener with scheme (http or
-// https): an unspecified host (":8080", "0.0.0.0") becomes localhost.
+// https): an unspecified host (":8080", "0.0.0.0") becomes localhost, and the
+// scheme's own port (80, 443) is left out.
 func baseURL(scheme string, a net.Addr) string {
 	host, port, err := net.SplitHostPort(a.String())
 	if err != nil {
@@ -356,6 +357,9 @@ func baseURL(scheme string, a net.Addr) string {
 	}
 	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
 		host = "localhost"
+	}
+	if scheme == "https" && port == "443" || scheme == "http" && port == "80" {
+		return scheme + "://" + strings.TrimSuffix(net.JoinHostPort(host, port), ":"+port)
 	}
 	return scheme + "://" + net.JoinHostPort(host, port)
 }

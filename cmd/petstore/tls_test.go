@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -375,6 +376,21 @@ func TestAFailedTLSHandshakeIsLoggedAtDebugUnlessACMEFailed(t *testing.T) {
 		serverErrorLog(slog.New(slog.NewTextHandler(&b, &slog.HandlerOptions{Level: slog.LevelDebug}))).Print(tt.line)
 		if !strings.Contains(b.String(), "level="+tt.level) {
 			t.Errorf("%q logged as %s; want %s", tt.line, b.String(), tt.level)
+		}
+	}
+}
+
+func TestTheBaseURLLeavesOutTheSchemesOwnPort(t *testing.T) {
+	tests := []struct{ scheme, addr, want string }{
+		{"https", "0.0.0.0:443", "https://localhost"},
+		{"https", "[::1]:443", "https://[::1]"},
+		{"https", "127.0.0.1:8443", "https://127.0.0.1:8443"},
+		{"http", "[::]:80", "http://localhost"},
+		{"http", "127.0.0.1:443", "http://127.0.0.1:443"},
+	}
+	for _, tt := range tests {
+		if got := baseURL(tt.scheme, net.TCPAddrFromAddrPort(netip.MustParseAddrPort(tt.addr))); got != tt.want {
+			t.Errorf("baseURL(%s, %s) = %s, want %s", tt.scheme, tt.addr, got, tt.want)
 		}
 	}
 }
