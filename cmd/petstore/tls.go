@@ -79,10 +79,6 @@ func (c *serveConfig) checkTLS() error {
 	return nil
 }
 
-func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
-
 // httpsOn is how serve speaks HTTPS: the API listener's TLS configuration, and either
 // the certificate files (reloaded on SIGHUP) or the ACME manager.
 type httpsOn struct {
