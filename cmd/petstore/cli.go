@@ -27,6 +27,8 @@ func commands() []command {
 		name: "serve", args: "[flags]",
 		summary: "run the service (what a bare `petstore` does)",
 		about: "Runs the API, its docs and console, and the operator port until SIGINT or SIGTERM.\n" +
+			"With --tls-cert and --tls-key it serves HTTPS, and SIGHUP reads the files again; with\n" +
+			"--tls-domain it gets its certificates through ACME (Let's Encrypt).\n" +
 			"It listens on loopback unless told otherwise: --addr :8080 (or PETSTORE_ADDR=0.0.0.0:8080)\n" +
 			"listens on every interface, as a container or a server behind a load balancer needs.",
 		flags: func() *flag.FlagSet { return serveFlags(new(serveConfig)) },

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/crypto/acme"
 	"golang.org/x/text/currency"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
@@ -56,6 +57,16 @@ type serveConfig struct {
 	backupDir   string
 	backupEvery time.Duration
 	backupKeep  int
+	// HTTPS (tls.go): certificate files, or certificates through ACME for tlsDomains.
+	tlsCert          string
+	tlsKey           string
+	tlsDomains       repeated
+	acmeCacheDir     string // set by parseServeConfig when empty: beside an SQLite file
+	acmeDirectory    string
+	acmeEmail        string
+	acmeCACert       string
+	httpRedirectAddr string
+	hstsMaxAge       time.Duration
 
 	readHeaderTimeout time.Duration
 	readTimeout       time.Duration
@@ -67,6 +78,7 @@ type serveConfig struct {
 	sunsetDates    map[string]string
 	trustedProxies []netip.Prefix
 	webhookDeny    []webhook.Deny
+	domains        []string // tlsDomains, split at commas and in lower case
 }
 
 // serveFlags registers every flag of `petstore serve` on a new flag set, with its
@@ -99,6 +111,15 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.StringVar(&c.backupDir, "backup-dir", "", "directory for scheduled backups of the SQLite database (petstore-<UTC time>.db); none by default")
 	fs.DurationVar(&c.backupEvery, "backup-every", time.Hour, "how often to take a scheduled backup (1s or more); the first is due this long after the newest backup in --backup-dir, at once if there is none")
 	fs.IntVar(&c.backupKeep, "backup-keep", 48, "how many scheduled backups to keep in --backup-dir; older ones are removed")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate file (the chain, leaf first): serve HTTPS with it and --tls-key; SIGHUP reads both files again")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key file of --tls-cert")
+	fs.Var(&c.tlsDomains, "tls-domain", "`DOMAIN` to get a certificate for through ACME (Let's Encrypt by default), accepting the CA's terms of service: serve HTTPS with it (repeatable, or a comma list)")
+	fs.StringVar(&c.acmeCacheDir, "acme-cache-dir", "", "directory that keeps the ACME account key and the certificates; default acme beside an SQLite database (a PostgreSQL database needs it set)")
+	fs.StringVar(&c.acmeDirectory, "acme-directory", acme.LetsEncryptURL, "directory URL of the ACME CA that --tls-domain asks")
+	fs.StringVar(&c.acmeEmail, "acme-email", "", "contact address given to the ACME CA (expiry and incident notices)")
+	fs.StringVar(&c.acmeCACert, "acme-ca-cert", "", "PEM file of root certificates to trust, besides the system's, for the ACME directory's own HTTPS (a private CA)")
+	fs.StringVar(&c.httpRedirectAddr, "http-redirect-addr", "", "with HTTPS, a plain HTTP address (:80) that redirects to it and answers ACME HTTP-01 challenges")
+	fs.DurationVar(&c.hstsMaxAge, "hsts-max-age", 2*365*24*time.Hour, "with HTTPS, the max-age of the Strict-Transport-Security header; 0 sends none")
 	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
 	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
 	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read request headers")
@@ -190,6 +211,9 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 	if _, err := newLogger(io.Discard, c.logFormat, c.logLevel); err != nil {
 		return c, err
 	}
+	if err := c.checkTLS(); err != nil {
+		return c, err
+	}
 	if _, err := c.mailer(); err != nil {
 		return c, err
 	}
@@ -209,7 +233,7 @@ func (c serveConfig) mailer() (*mail.Sender, error) {
 	}
 	from := c.smtpFrom
 	if from == "" {
-		from = defaultMailFrom(cmp.Or(c.publicURL, "http://"+c.addr))
+		from = defaultMailFrom(cmp.Or(c.publicURL, "http://"+c.addr)) // only the host counts
 	}
 	s, err := mail.New(c.smtpURL, from)
 	if err != nil {

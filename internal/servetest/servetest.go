@@ -43,6 +43,12 @@ type Process struct {
 // where it listens and answers /healthz there. It fails when the process exits first
 // or within is over; the process is killed then.
 func Serve(bin string, stderr io.Writer, within time.Duration, args ...string) (*Process, error) {
+	return ServeWith(http.DefaultClient, bin, stderr, within, args...)
+}
+
+// ServeWith is Serve that asks for /healthz with client: one that trusts the
+// certificate of a server that speaks HTTPS.
+func ServeWith(client *http.Client, bin string, stderr io.Writer, within time.Duration, args ...string) (*Process, error) {
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
@@ -80,7 +86,7 @@ func Serve(bin string, stderr io.Writer, within time.Duration, args ...string) (
 		return nil, errors.New("petstore serve did not say where it listens")
 	}
 	for {
-		res, err := http.Get(p.URL + "/healthz")
+		res, err := client.Get(p.URL + "/healthz")
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
