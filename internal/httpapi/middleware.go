@@ -40,7 +40,6 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		var span trace.Span // nil unless tracing is on (Config.Tracer)
 		if isAPI && s.tracer != nil {
 			ctx, span = s.startSpan(ctx, r, ri)
-			ri.span = span
 		}
 		if isAPI {
 			s.metrics.inFlight.Inc()
@@ -141,7 +140,9 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		}
 		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
 			ri.route = route
-			nameSpan(ri)
+			if s.tracer != nil {
+				nameSpan(trace.SpanFromContext(r.Context()), ri)
+			}
 		}
 		op := ri.operation()
 		if s.idLists[op] {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
@@ -43,8 +41,6 @@ type requestInfo struct {
 	// is in until leftInFlight (an event stream leaves it, Handler.leaveInFlight).
 	inFlight     *atomic.Int64
 	leftInFlight bool
-	// span is the request's span, nil when tracing is off (tracing.go).
-	span trace.Span
 }
 
 // keyCheck is the verdict on one Bearer key: its owner, or why it was refused

@@ -40,15 +40,13 @@ func (s *Server) startSpan(ctx context.Context, r *http.Request, ri *requestInfo
 	return ctx, span
 }
 
-// nameSpan names the request's span, if it has one, after the operation v1 found.
-func nameSpan(ri *requestInfo) {
-	if ri.span == nil {
-		return
-	}
+// nameSpan names the request's span after the operation v1 found. (The span is not
+// kept in requestInfo: a larger requestInfo costs every request, traced or not.)
+func nameSpan(span trace.Span, ri *requestInfo) {
 	if op := ri.operation(); op != "" {
-		ri.span.SetName(op)
-		if ri.span.IsRecording() {
-			ri.span.SetAttributes(attribute.String("http.route", apiPrefix+ri.route.PathPattern()))
+		span.SetName(op)
+		if span.IsRecording() {
+			span.SetAttributes(attribute.String("http.route", apiPrefix+ri.route.PathPattern()))
 		}
 	}
 }
