@@ -43,7 +43,16 @@ type Process struct {
 // where it listens and answers /healthz there. It fails when the process exits first
 // or within is over; the process is killed then.
 func Serve(bin string, stderr io.Writer, within time.Duration, args ...string) (*Process, error) {
+	return ServeEnv(bin, nil, stderr, within, args...)
+}
+
+// ServeEnv is Serve with env ("NAME=value") added to the test's environment, for the
+// variables that have no flag (the OTEL_* ones).
+func ServeEnv(bin string, env []string, stderr io.Writer, within time.Duration, args ...string) (*Process, error) {
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
