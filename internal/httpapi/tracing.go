@@ -22,7 +22,11 @@ import (
 // its traceparent header names one. Its name is the method until v1 finds the
 // operation (nameSpan).
 func (s *Server) startSpan(ctx context.Context, r *http.Request, ri *requestInfo) (context.Context, trace.Span) {
-	ctx = tracing.Propagator.Extract(ctx, propagation.HeaderCarrier(r.Header))
+	// Header.Get of the lower-case names the propagator asks for allocates their
+	// canonical form: without the header, which most requests lack, there is no call.
+	if len(r.Header["Traceparent"]) > 0 {
+		ctx = tracing.Propagator.Extract(ctx, propagation.HeaderCarrier(r.Header))
+	}
 	ctx, span := s.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer))
 	if span.IsRecording() {
 		client, _, err := net.SplitHostPort(r.RemoteAddr)

@@ -11,7 +11,8 @@ import (
 )
 
 // Store wraps st so that its hot calls, the reads and writes of pets, stock and
-// orders, are spans of their own ("store.PlaceOrder"), children of the request's.
+// orders, are spans of their own ("store.PlaceOrder"), children of the request's
+// when that is recorded (sampled); under an unrecorded span the calls pass through.
 // The other calls (accounts, keys, webhooks, the admin's rarer reads) pass through
 // untraced: the embedded Store answers them. system names the database
 // ("sqlite", "postgresql") in the spans' db.system.name.
@@ -46,7 +47,13 @@ func end(span trace.Span, err error) {
 	span.End()
 }
 
+// traced runs call in a span named name, when the caller's span is recorded: under
+// an unsampled request (most of them, at a ratio below 1) a store span would never be
+// exported either, and costs the call a span, a context and a closure for nothing.
 func traced[T any](s *tracedStore, ctx context.Context, name string, call func(context.Context) (T, error)) (T, error) {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return call(ctx)
+	}
 	ctx, span := s.start(ctx, name)
 	v, err := call(ctx)
 	end(span, err)

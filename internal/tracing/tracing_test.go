@@ -166,3 +166,24 @@ func TestTheHotStoreCallsAreSpansOfTheirCaller(t *testing.T) {
 		t.Errorf("spans %v, want %s", names, want)
 	}
 }
+
+// TestAStoreCallUnderAnUnsampledSpanMakesNone: a store span under a request that is
+// not recorded would never be exported, so none is made.
+func TestAStoreCallUnderAnUnsampledSpanMakesNone(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec), sdktrace.WithSampler(sdktrace.NeverSample()))
+	ctx, parent := tp.Tracer("test").Start(ctx, "request")
+	if _, err := tracing.Store(db, tp, "sqlite").Pet(ctx, 1); petstore.ErrorCode(err) != petstore.ENotFound {
+		t.Fatalf("Pet of no pet: %v", err)
+	}
+	parent.End()
+	if n := len(rec.Started()); n != 0 {
+		t.Errorf("%d spans were started under an unsampled request, want none", n)
+	}
+}
