@@ -66,10 +66,12 @@ type options struct {
 }
 
 // Traced makes each batch a span named name, made by tracer. Its parent is the span
-// of the first request it carries whose trace is sampled (else of its first
-// request), so that the batch shows in that request's trace, and it links to the
-// span of every request it carries: a request batched with others finds the batch,
-// and the batch all its requests. ApplyFunc's ctx holds the span.
+// of the first request it carries whose trace is sampled, so that the batch shows in
+// that request's trace, and it links to the span of every request it carries: a
+// request batched with others finds the batch, and the batch all its requests.
+// ApplyFunc's ctx holds the span. A batch of unsampled requests only is no span: its
+// ctx holds its first request's span context, so that what it writes still names
+// that trace.
 func Traced(tracer trace.Tracer, name string) Option {
 	return func(o *options) { o.tracer, o.name = tracer, name }
 }
@@ -255,18 +257,25 @@ func (q *Batcher[Req, Res]) trace(live []*call[Req, Res]) context.Context {
 		return context.Background()
 	}
 	var parent trace.SpanContext
-	links := make([]trace.Link, 0, len(live))
 	for _, c := range live {
 		sc := trace.SpanContextFromContext(c.ctx)
-		if !sc.IsValid() {
-			continue
-		}
-		links = append(links, trace.Link{SpanContext: sc})
-		if !parent.IsValid() || (!parent.IsSampled() && sc.IsSampled()) {
+		if sc.IsValid() && (!parent.IsValid() || (!parent.IsSampled() && sc.IsSampled())) {
 			parent = sc
 		}
 	}
-	ctx, _ := q.tracer.Start(trace.ContextWithSpanContext(context.Background(), parent), q.name,
+	base := trace.ContextWithSpanContext(context.Background(), parent)
+	if !parent.IsSampled() {
+		// No request of the batch is sampled: a span would be recorded by no
+		// parent-based sampler. The batch goes on in its first request's trace.
+		return base
+	}
+	links := make([]trace.Link, 0, len(live))
+	for _, c := range live {
+		if sc := trace.SpanContextFromContext(c.ctx); sc.IsValid() {
+			links = append(links, trace.Link{SpanContext: sc})
+		}
+	}
+	ctx, _ := q.tracer.Start(base, q.name,
 		trace.WithLinks(links...), trace.WithAttributes(attribute.Int("petstore.batch.size", len(live))))
 	return ctx
 }

@@ -106,3 +106,23 @@ func TestAnUntracedBatcherGivesApplyNoSpan(t *testing.T) {
 		t.Errorf("apply's context has span %v, want none", got)
 	}
 }
+
+// TestABatchOfUnsampledRequestsIsNoSpan: no parent-based sampler would record it;
+// apply's context holds the first request's span context instead.
+func TestABatchOfUnsampledRequestsIsNoSpan(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	var got trace.SpanContext
+	q := New(func(ctx context.Context, reqs []int, out []Outcome[int]) { got = trace.SpanContextFromContext(ctx) },
+		5, time.Second, Traced(tp.Tracer("test"), "groupcommit.batch"))
+	defer q.Close()
+	if _, err := q.Do(spanOf(7, false), 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.Started()); n != 0 {
+		t.Errorf("%d spans for a batch of an unsampled request, want none", n)
+	}
+	if got.TraceID() != (trace.TraceID{7}) {
+		t.Errorf("apply's context is in trace %v, want the request's", got.TraceID())
+	}
+}
