@@ -153,7 +153,7 @@ func TestTheHotStoreCallsAreSpansOfTheirCaller(t *testing.T) {
 		}
 		attrs := map[string]string{}
 		for _, a := range s.Attributes() {
-			attrs[string(a.Key)] = a.Value.Emit()
+			attrs[string(a.Key)] = a.Value.String()
 		}
 		if attrs["db.system.name"] != "sqlite" {
 			t.Errorf("%s has db.system.name %q", s.Name(), attrs["db.system.name"])
