@@ -34,9 +34,10 @@ func commands() []command {
 	}, {
 		name: "migrate", args: "[flags]",
 		summary: "apply the database migrations and exit",
-		about:   "Applies the migrations and exits. Every command that opens the database migrates it first anyway.",
-		flags:   func() *flag.FlagSet { return migrateFlags(new(string)) },
-		run:     migrate,
+		about: "Applies the migrations and exits. Every command that opens the database migrates it first anyway.\n" +
+			"An SQLite file that does not exist is refused, naming the path looked at, unless --create.",
+		flags: func() *flag.FlagSet { return migrateFlags(new(string), new(bool)) },
+		run:   migrate,
 	}, {
 		name: "keys create", args: "--email E [flags]",
 		summary: "create an account if needed and print a new API key",
@@ -44,7 +45,8 @@ func commands() []command {
 			"It never makes admin an account that signed up with a password; --take-over does, after\n" +
 			"removing that password and revoking the account's keys. --scope limits the key to some of\n" +
 			"the role's scopes and --expires-in gives it a lifetime, as POST /api-keys does; serve's\n" +
-			"--key-max-lifetime does not bind the operator's keys.",
+			"--key-max-lifetime does not bind the operator's keys. An SQLite file that does not exist is\n" +
+			"refused, naming the path looked at (run it where serve runs, or give --database), unless --create.",
 		flags: func() *flag.FlagSet { return keyFlags(new(keyOptions)) },
 		run:   createKey,
 	}, {
@@ -90,7 +92,8 @@ func commands() []command {
 		about: "Prints on stdout a one-time link (--public-url's /console/accept, 7 days) with which the person\n" +
 			"chooses a password and signs in to the console, as POST /invitations does. The account gets\n" +
 			"--role (admin unless told) when the link is used; a new invitation replaces the open one. An\n" +
-			"account that has a password is not invited (exit 1): it resets its password by mail instead.",
+			"account that has a password is not invited (exit 1): it resets its password by mail instead.\n" +
+			"An SQLite file that does not exist is refused, naming the path looked at, unless --create.",
 		flags: func() *flag.FlagSet { return inviteFlags(new(inviteOptions)) },
 		run:   inviteAccount,
 	}, {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"go.opentelemetry.io/otel/trace"
@@ -126,7 +127,7 @@ type storeHooks struct {
 
 // openStoreWith is openStore with the hooks of a serving store.
 func openStoreWith(ctx context.Context, dsn string, h storeHooks) (petstore.Store, error) {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if isPostgres(dsn) {
 		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{WakeDispatcher: h.wake, WakeFeed: h.feed, Tracer: h.tracer})
 		if err != nil {
 			return nil, hideURL(err, dsn) // pgx hides the password too
@@ -142,23 +143,62 @@ func openStoreWith(ctx context.Context, dsn string, h storeHooks) (petstore.Stor
 	return db, nil
 }
 
+// isPostgres reports whether dsn names a PostgreSQL database rather than an SQLite file.
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// openExisting opens the database of an operator's command (every command but serve,
+// which makes its database): an SQLite file that does not exist is refused, naming the
+// absolute path looked at, so that a mistyped --database or another working directory
+// never gets a new database, with a key or an invitation in it that the server never
+// sees. create is the command's --create, which makes the file; nil for a command
+// without one (a list or a revoke has nothing to do on a new database). PostgreSQL
+// databases are never created by the service.
+func openExisting(ctx context.Context, dsn string, create *bool) (petstore.Store, error) {
+	if isPostgres(dsn) || (create != nil && *create) {
+		return openStore(ctx, dsn, nil)
+	}
+	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{MustExist: true})
+	if errors.Is(err, sqlite.ErrNoDatabase) {
+		abs, aerr := filepath.Abs(dsn)
+		if aerr != nil {
+			abs = dsn
+		}
+		hint := ""
+		if create != nil {
+			hint = "; --create makes a new one there"
+		}
+		return nil, fmt.Errorf("no database at %s: --database names the SQLite file `petstore serve` uses (%s in the directory it runs in, unless told otherwise)%s",
+			abs, defaultDatabase, hint)
+	}
+	if err != nil {
+		return nil, hideURL(err, dsn)
+	}
+	return db, nil
+}
+
+// createUsage is the help of --create, the same for every command that has it.
+const createUsage = "make the SQLite file if it does not exist (without it the command refuses, naming the file it looked for)"
+
 // migrateFlags registers the flags of `petstore migrate`.
-func migrateFlags(database *string) *flag.FlagSet {
+func migrateFlags(database *string, create *bool) *flag.FlagSet {
 	fs := newFlagSet("migrate")
 	fs.StringVar(database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
+	fs.BoolVar(create, "create", false, createUsage)
 	return fs
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	database := new(string)
-	fs := migrateFlags(database)
+	database, create := new(string), new(bool)
+	fs := migrateFlags(database, create)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return badUsage("migrate", err)
 	}
 	if fs.NArg() > 0 {
 		return usageError{cmd: "migrate", err: fmt.Errorf("migrate: unexpected argument %q", fs.Arg(0))}
 	}
-	st, err := openStore(ctx, *database, nil)
+	st, err := openExisting(ctx, *database, create)
 	if err != nil {
 		return err
 	}

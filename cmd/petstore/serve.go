@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/invite"
 	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
@@ -382,7 +383,7 @@ func bootstrap(ctx context.Context, st petstore.Store, stdout io.Writer, publicU
 	if err != nil {
 		return err
 	}
-	_, link, err := httpapi.Invite(ctx, st, publicURL, acct.Email, petstore.Admin, time.Now())
+	_, link, err := invite.Create(ctx, st, publicURL, acct.Email, petstore.Admin, time.Now())
 	if err != nil {
 		return err
 	}

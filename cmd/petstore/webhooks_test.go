@@ -275,7 +275,7 @@ func nextLinkPath(link string) string {
 // adminKey makes an admin key in the database with the binary's own command.
 func adminKey(t *testing.T, bin, dsn string) string {
 	t.Helper()
-	out, err := exec.Command(bin, "keys", "create", "--email", "ops@example.com", "--role", "admin", "--database", dsn).Output()
+	out, err := exec.Command(bin, "keys", "create", "--create", "--email", "ops@example.com", "--role", "admin", "--database", dsn).Output()
 	if err != nil {
 		t.Fatalf("keys create: %v", err)
 	}

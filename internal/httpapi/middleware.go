@@ -162,7 +162,11 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		if s.limiter != nil && !s.allow(w, r, ri, scheme, credentials) {
 			return
 		}
-		if (credentialOps[op] || strings.EqualFold(scheme, "Basic")) && !s.allowCredentials(w, r, ri) {
+		// The operations open to all (security: []) are those that take a password or
+		// a one-time token: sign-up, sign-in, invitations, resets. They count against
+		// the stricter limit of credential checks per client address, as HTTP Basic
+		// logins do; read from the document, so a new one cannot be left out.
+		if (s.open[op] || strings.EqualFold(scheme, "Basic")) && !s.allowCredentials(w, r, ri) {
 			return
 		}
 		if deprecated && s.h.depr.gone(w, s.cfg.Now()) {
@@ -252,15 +256,6 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	writeError(w, petstore.Errorf(petstore.ERateLimited, "Too many requests; retry after %d second(s).", retry))
 	return false
 }
-
-// createAccount is the operation the middleware treats apart: the sign-up.
-const createAccount = "createAccount"
-
-// credentialOps are the operations open to all that take a password or a one-time
-// token: they count against the stricter limit of credential checks per client
-// address, as HTTP Basic logins do.
-var credentialOps = map[string]bool{createAccount: true, "createSession": true, "acceptInvitation": true,
-	"requestPasswordReset": true, "resetPassword": true}
 
 // allowCredentials applies the stricter limit on requests that carry a password
 // (sign-ups and HTTP Basic) per client address, adds its headers to those of the

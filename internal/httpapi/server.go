@@ -23,6 +23,7 @@ import (
 	"github.com/acme-pets/petstore/internal/console"
 	"github.com/acme-pets/petstore/internal/docs"
 	"github.com/acme-pets/petstore/internal/eventhub"
+	"github.com/acme-pets/petstore/internal/invite"
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
@@ -183,9 +184,11 @@ type Server struct {
 	// open are the operations anyone may call, without credentials (security: []).
 	open    map[string]bool
 	handler http.Handler
-	// docs and console are the pages at /docs and /console, with their assets.
+	// docs and console are the pages at /docs and /console, with their assets; home
+	// is what / answers, the way to them.
 	docs    *webasset.Page
 	console *webasset.Page
+	home    *home
 	// limiter is the general limit (nil when off), and ratePolicy its
 	// RateLimit-Policy header value.
 	limiter    ratelimit.Limiter
@@ -307,6 +310,9 @@ func New(cfg Config) (*Server, error) {
 	if s.console, err = console.New(); err != nil {
 		return nil, fmt.Errorf("console page: %w", err)
 	}
+	if s.home, err = newHome(doc.JSON); err != nil {
+		return nil, err
+	}
 	s.routes()
 	return s, nil
 }
@@ -385,12 +391,15 @@ func (s *Server) routes() {
 		writeStatus(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
+	// Every method, so that one other than GET and HEAD gets the 405 of the error body,
+	// not the 404 of the catch-all below.
+	mux.Handle("/{$}", s.home)
 	mux.HandleFunc("/", notFound)
 	s.handler = s.outer(mux)
 }
 
 // linkPages are the console's pages that the links of invitations and resets open.
-var linkPages = []string{console.Prefix + "/accept", console.Prefix + "/reset"}
+var linkPages = []string{invite.AcceptPath, resetPath}
 
 // serveLinkPage serves the console's page at a link's path, never stored by a cache
 // (the URL holds a token).

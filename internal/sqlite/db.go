@@ -17,8 +17,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -73,7 +75,15 @@ type Options struct {
 	// Tracer, when set, makes each batch of orders a span ("groupcommit.batch") linked
 	// to the requests it carries (groupcommit.Traced); nil for none.
 	Tracer trace.TracerProvider
+	// MustExist refuses a file that does not exist (ErrNoDatabase) instead of creating
+	// it: the operator's commands work on the database the server uses, and a
+	// mistyped path must not get a new one with a key in it. SQLite checks it as it
+	// opens (mode=rw), so no other process can make the file in between.
+	MustExist bool
 }
+
+// ErrNoDatabase is the error of OpenWith with MustExist when the file does not exist.
+var ErrNoDatabase = errors.New("no database file")
 
 // DB is the SQLite store. It implements petstore.Store and is safe for concurrent use.
 type DB struct {
@@ -123,7 +133,14 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	// in a file name cannot be taken for URI syntax.
 	uri := "file:" + (&url.URL{Path: path}).EscapedPath()
 
-	write, err := sql.Open("sqlite", uri+"?"+pragmas+"&_txlock=immediate")
+	mode := ""
+	if o.MustExist {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("open sqlite %s: %w", path, ErrNoDatabase)
+		}
+		mode = "mode=rw&"
+	}
+	write, err := sql.Open("sqlite", uri+"?"+mode+pragmas+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite writer: %w", err)
 	}
