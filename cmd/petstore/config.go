@@ -18,6 +18,7 @@ import (
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/tracing"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
 
@@ -302,6 +303,11 @@ func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
 	}
 	if d.mail != nil {
 		cfg.Mailer = d.mail // never a nil *mail.Sender in the interface
+	}
+	if d.tracer != nil {
+		// The hot store calls become spans; PoolStats above reads the store itself.
+		cfg.Tracer = d.tracer
+		cfg.Store = tracing.Store(d.store, d.tracer, storeSystem(d.store))
 	}
 	return cfg
 }

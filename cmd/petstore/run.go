@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/sqlite"
@@ -111,20 +113,28 @@ const defaultDatabase = "petstore.db"
 // for a postgres:// or postgresql:// URL, else an SQLite file. wake, when set, is
 // called after a commit that gave the webhook dispatcher work.
 func openStore(ctx context.Context, dsn string, wake func()) (petstore.Store, error) {
-	return openStoreWith(ctx, dsn, wake, nil)
+	return openStoreWith(ctx, dsn, storeHooks{wake: wake})
 }
 
-// openStoreWith is openStore that also calls feed after every commit that wrote
-// events (the event streams' reader, httpapi.Server.WakeStreams).
-func openStoreWith(ctx context.Context, dsn string, wake, feed func()) (petstore.Store, error) {
+// storeHooks are what a serving store is wired to: wake after every commit that gave
+// the webhook dispatcher work, feed after every commit that wrote events (the event
+// streams' reader, httpapi.Server.WakeStreams), and the tracer of its batches of
+// orders (nil: none).
+type storeHooks struct {
+	wake, feed func()
+	tracer     trace.TracerProvider
+}
+
+// openStoreWith is openStore with the hooks of a serving store.
+func openStoreWith(ctx context.Context, dsn string, h storeHooks) (petstore.Store, error) {
 	if isPostgres(dsn) {
-		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{WakeDispatcher: wake, WakeFeed: feed})
+		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{WakeDispatcher: h.wake, WakeFeed: h.feed, Tracer: h.tracer})
 		if err != nil {
 			return nil, hideURL(err, dsn) // pgx hides the password too
 		}
 		return db, nil
 	}
-	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{WakeDispatcher: wake, WakeFeed: feed})
+	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{WakeDispatcher: h.wake, WakeFeed: h.feed, Tracer: h.tracer})
 	if err != nil {
 		// A mistyped URL ("postgress://app:pw@db/shop") is taken for a file name,
 		// which the error quotes.

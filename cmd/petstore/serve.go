@@ -16,12 +16,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/invite"
 	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/sqlite"
+	"github.com/acme-pets/petstore/internal/tracing"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
 
@@ -42,7 +45,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	d, err := openDeps(ctx, c, log, stdout)
+	tp, log, stopTracing, err := startTracing(ctx, getenv, log)
+	if err != nil {
+		return err
+	}
+	// After the store closes (deferred below, so run before this): the spans of the
+	// last requests and deliveries are flushed.
+	defer stopTracing()
+	d, err := openDeps(ctx, c, log, stdout, tp)
 	if err != nil {
 		return err
 	}
@@ -118,12 +128,17 @@ type deps struct {
 	busy *atomic.Pointer[httpapi.Server]
 	// backups takes the scheduled backups (--backup-dir); nil without them.
 	backups *backupSchedule
+	// tracer makes the spans; nil while tracing is off.
+	tracer trace.TracerProvider
 }
 
 // openDeps opens the store and the limiter, then makes the demo
 // data when asked.
-func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Writer) (d deps, err error) {
+func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Writer, tp *tracing.Provider) (d deps, err error) {
 	d.log = log
+	if tp != nil { // never a nil *tracing.Provider in the interface
+		d.tracer = tp
+	}
 	if d.mail, err = c.mailer(); err != nil {
 		return d, err
 	}
@@ -147,7 +162,7 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 			s.WakeStreams()
 		}
 	}
-	if d.store, err = openStoreWith(ctx, c.database, nudge, feed); err != nil {
+	if d.store, err = openStoreWith(ctx, c.database, storeHooks{wake: nudge, feed: feed, tracer: d.tracer}); err != nil {
 		return d, err
 	}
 	if err := d.store.SetCurrency(ctx, c.currency); err != nil {
@@ -159,7 +174,7 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	}
 	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, Deny: c.webhookDeny, UserAgent: "petstore-webhooks/1"})
 	d.deliveries = webhook.NewDispatcher(webhook.DispatcherOptions{
-		Queue: d.store, Sender: d.sender, Encode: httpapi.EventEncoder(d.store.Currency()), Window: c.webhookWindow, Logger: log,
+		Queue: d.store, Sender: d.sender, Encode: httpapi.EventEncoder(d.store.Currency()), Window: c.webhookWindow, Logger: log, Tracer: d.tracer,
 		Busy: func() bool {
 			s := busy.Load()
 			return s != nil && s.Busy()
@@ -462,4 +477,12 @@ func poolStats(st petstore.Store) func() []httpapi.PoolStats {
 		}
 	}
 	return nil
+}
+
+// storeSystem names the database of st as OpenTelemetry does (db.system.name).
+func storeSystem(st petstore.Store) string {
+	if _, ok := st.(*postgres.DB); ok {
+		return "postgresql"
+	}
+	return "sqlite"
 }

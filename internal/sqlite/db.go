@@ -30,8 +30,11 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/acme-pets/petstore/internal/groupcommit"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/tracing"
 )
 
 //go:embed migrations/*.sql
@@ -69,6 +72,9 @@ type Options struct {
 	// WakeFeed, when set, is called after every commit that wrote events, to wake
 	// the live stream's reader of this process (eventhub.Hub.Wake).
 	WakeFeed func()
+	// Tracer, when set, makes each batch of orders a span ("groupcommit.batch") linked
+	// to the requests it carries (groupcommit.Traced); nil for none.
+	Tracer trace.TracerProvider
 	// MustExist refuses a file that does not exist (ErrNoDatabase) instead of creating
 	// it: the operator's commands work on the database the server uses, and a
 	// mistyped path must not get a new one with a key in it. SQLite checks it as it
@@ -215,7 +221,7 @@ func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, er
 		db.Close()
 		return nil, err
 	}
-	db.placer = groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout)
+	db.placer = groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout, batchTracing(o.Tracer)...)
 	return db, nil
 }
 
@@ -453,4 +459,12 @@ func isUnique(err error) bool {
 
 func isForeignKey(err error) bool {
 	return sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
+// batchTracing is the groupcommit options of tp: none when it is nil.
+func batchTracing(tp trace.TracerProvider) []groupcommit.Option {
+	if tp == nil {
+		return nil
+	}
+	return []groupcommit.Option{groupcommit.Traced(tp.Tracer(tracing.Name), "groupcommit.batch")}
 }
