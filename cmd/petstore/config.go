@@ -276,11 +276,14 @@ func loopbackUnlessTold(addr string) (string, error) {
 
 // api is the configuration of the HTTP layer that `petstore serve` runs with. Fields
 // it leaves zero take httpapi's defaults (Config.WithDefaults): the key cache above all.
-func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
+// listening is the address it listens on; the served document names the public URL
+// when there is one, since that is where /docs and clients reach the API (behind a
+// proxy, or under an ACME domain), not the socket.
+func (c serveConfig) api(d deps, listening string) httpapi.Config {
 	cfg := httpapi.Config{
 		Store:           d.store,
 		Logger:          d.log,
-		ServerURL:       serverURL,
+		ServerURL:       cmp.Or(c.publicURL, listening),
 		Sunsets:         c.sunsetDates,
 		HandlerTimeout:  c.handlerTimeout,
 		ReadTimeout:     c.readTimeout,

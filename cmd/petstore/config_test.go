@@ -105,6 +105,16 @@ func TestServeRunsWithTheHTTPLayersDefaults(t *testing.T) {
 	if got.HandlerTimeout != c.handlerTimeout || got.BodyLimit == 0 {
 		t.Errorf("handler timeout %v (flag %v), body limit %d", got.HandlerTimeout, c.handlerTimeout, got.BodyLimit)
 	}
+	if got.ServerURL != "http://127.0.0.1:1" {
+		t.Errorf("without --public-url the document names %q, want the address it listens on", got.ServerURL)
+	}
+	pub, err := parseServeConfig([]string{"--public-url", "https://shop.example.com/store"}, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pub.api(deps{}, "http://127.0.0.1:1").WithDefaults(); got.ServerURL != "https://shop.example.com/store" || got.PublicURL != "https://shop.example.com/store" {
+		t.Errorf("with --public-url the document names %q and links start with %q, want the public URL", got.ServerURL, got.PublicURL)
+	}
 }
 
 // The key cache must be on in the binary as shipped: a key revoked by another process
