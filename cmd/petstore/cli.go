@@ -27,6 +27,8 @@ func commands() []command {
 		name: "serve", args: "[flags]",
 		summary: "run the service (what a bare `petstore` does)",
 		about: "Runs the API, its docs and console, and the operator port until SIGINT or SIGTERM.\n" +
+			"With --tls-cert and --tls-key it serves HTTPS, and SIGHUP reads the files again; with\n" +
+			"--tls-domain it gets its certificates through ACME (Let's Encrypt).\n" +
 			"It listens on loopback unless told otherwise: --addr :8080 (or PETSTORE_ADDR=0.0.0.0:8080)\n" +
 			"listens on every interface, as a container or a server behind a load balancer needs.",
 		flags: func() *flag.FlagSet { return serveFlags(new(serveConfig)) },
@@ -96,6 +98,26 @@ func commands() []command {
 			"An SQLite file that does not exist is refused, naming the path looked at, unless --create.",
 		flags: func() *flag.FlagSet { return inviteFlags(new(inviteOptions)) },
 		run:   inviteAccount,
+	}, {
+		name: "backup", args: "--to FILE [flags]",
+		summary: "copy the live SQLite database into a checked backup file",
+		about: "Copies the SQLite database, while servers keep serving it, as of one instant (VACUUM INTO, one read\n" +
+			"transaction), into FILE: written beside it under a temporary name, synced, then renamed, so that FILE\n" +
+			"is a whole backup or none. The copy is checked (integrity_check, its migration) and what it holds is\n" +
+			"printed, with its instant: every order acknowledged before it is in the copy. FILE must not exist\n" +
+			"unless --force. On PostgreSQL use pg_dump (docs/OPERATING.md#backups).",
+		flags: func() *flag.FlagSet { return backupFlags(new(backupOptions)) },
+		run:   backupCmd,
+	}, {
+		name: "restore", args: "--from FILE [flags]",
+		summary: "put a checked backup in place of the SQLite database",
+		about: "Checks the backup (integrity_check; a petstore database of a migration this build knows), then puts it\n" +
+			"in place of the database atomically, keeping the database it replaces as\n" +
+			"<database>.before-restore-<UTC time> unless --discard-current. It refuses while any petstore process\n" +
+			"has the database open (each holds a shared lock on <database>.lock): stop the servers first.\n" +
+			"On PostgreSQL use pg_restore or psql (docs/OPERATING.md#backups).",
+		flags: func() *flag.FlagSet { return restoreFlags(new(restoreOptions)) },
+		run:   restoreCmd,
 	}, {
 		name: "replica restore", args: "--from URL --to FILE [--timestamp T]",
 		summary: "restore the database from its continuous copy (serve --replicate-to)",
@@ -207,7 +229,7 @@ func writeHelp(w io.Writer, c command) {
 	first := true
 	fs.VisitAll(func(f *flag.Flag) {
 		if first {
-			fmt.Fprint(w, "\nFlags (each also read from its environment variable; a flag given wins):\n")
+			fmt.Fprint(w, "\nFlags (each also read from its environment variable unless said otherwise; a flag given wins):\n")
 			first = false
 		}
 		typ, usage := flag.UnquoteUsage(f)
@@ -218,6 +240,9 @@ func writeHelp(w io.Writer, c command) {
 		facts := envName(f.Name)
 		if alias := envAliases[facts]; alias != "" {
 			facts += " or " + alias
+		}
+		if commandLineOnly[f.Name] {
+			facts = "command line only"
 		}
 		if f.DefValue != "" && f.DefValue != "false" {
 			facts += ", default " + f.DefValue

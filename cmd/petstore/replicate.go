@@ -38,12 +38,12 @@ func (c serveConfig) checkReplicate() error {
 // openServeStore opens the store of `petstore serve` and, with --replicate-to,
 // starts its continuous copy, which then owns the checkpoints of the WAL. The copy
 // is closed by closeStore, after the store.
-func openServeStore(ctx context.Context, c serveConfig, log *slog.Logger, wake, feed func()) (petstore.Store, *replica.Replicator, error) {
+func openServeStore(ctx context.Context, c serveConfig, log *slog.Logger, h storeHooks) (petstore.Store, *replica.Replicator, error) {
 	if c.replicateTo == "" {
-		st, err := openStoreWith(ctx, c.database, wake, feed)
+		st, err := openStoreWith(ctx, c.database, h)
 		return st, nil, err
 	}
-	db, err := sqlite.OpenWith(ctx, c.database, sqlite.Options{WakeDispatcher: wake, WakeFeed: feed, ExternalCheckpoints: true})
+	db, err := sqlite.OpenWith(ctx, c.database, sqlite.Options{WakeDispatcher: h.wake, WakeFeed: h.feed, Tracer: h.tracer, ExternalCheckpoints: true})
 	if err != nil {
 		return nil, nil, hideURL(err, c.database)
 	}

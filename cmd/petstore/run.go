@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/sqlite"
@@ -47,6 +49,17 @@ func envName(flagName string) string {
 	return "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
+// commandLineOnly are the flags no variable sets: each says yes to something that
+// cannot be undone (make a database file, replace a file, discard the database a
+// restore replaces, take over an account) for the one command it is given to. A
+// variable left in a shell's environment would say yes for every later command.
+var commandLineOnly = map[string]bool{
+	"create":          true,
+	"force":           true,
+	"discard-current": true,
+	"take-over":       true,
+}
+
 // envAliases are further names the contract gives some variables.
 var envAliases = map[string]string{
 	"PETSTORE_DATABASE": "PETSTORE_DATABASE_URL",
@@ -64,7 +77,7 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) err
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
-		if given[f.Name] || err != nil {
+		if given[f.Name] || err != nil || commandLineOnly[f.Name] {
 			return
 		}
 		name := envName(f.Name)
@@ -111,20 +124,28 @@ const defaultDatabase = "petstore.db"
 // for a postgres:// or postgresql:// URL, else an SQLite file. wake, when set, is
 // called after a commit that gave the webhook dispatcher work.
 func openStore(ctx context.Context, dsn string, wake func()) (petstore.Store, error) {
-	return openStoreWith(ctx, dsn, wake, nil)
+	return openStoreWith(ctx, dsn, storeHooks{wake: wake})
 }
 
-// openStoreWith is openStore that also calls feed after every commit that wrote
-// events (the event streams' reader, httpapi.Server.WakeStreams).
-func openStoreWith(ctx context.Context, dsn string, wake, feed func()) (petstore.Store, error) {
+// storeHooks are what a serving store is wired to: wake after every commit that gave
+// the webhook dispatcher work, feed after every commit that wrote events (the event
+// streams' reader, httpapi.Server.WakeStreams), and the tracer of its batches of
+// orders (nil: none).
+type storeHooks struct {
+	wake, feed func()
+	tracer     trace.TracerProvider
+}
+
+// openStoreWith is openStore with the hooks of a serving store.
+func openStoreWith(ctx context.Context, dsn string, h storeHooks) (petstore.Store, error) {
 	if isPostgres(dsn) {
-		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{WakeDispatcher: wake, WakeFeed: feed})
+		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{WakeDispatcher: h.wake, WakeFeed: h.feed, Tracer: h.tracer})
 		if err != nil {
 			return nil, hideURL(err, dsn) // pgx hides the password too
 		}
 		return db, nil
 	}
-	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{WakeDispatcher: wake, WakeFeed: feed})
+	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{WakeDispatcher: h.wake, WakeFeed: h.feed, Tracer: h.tracer})
 	if err != nil {
 		// A mistyped URL ("postgress://app:pw@db/shop") is taken for a file name,
 		// which the error quotes.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme-pets/petstore/api"
 	"github.com/acme-pets/petstore/internal/auth"
@@ -26,6 +27,7 @@ import (
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
+	"github.com/acme-pets/petstore/internal/tracing"
 	"github.com/acme-pets/petstore/internal/webasset"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
@@ -106,6 +108,10 @@ type Config struct {
 	PublicURL string
 	// Mailer sends invitations and reset links; nil for a server without mail.
 	Mailer Mailer
+	// Tracer, when set, makes a span of each API request, named by its operation id,
+	// under the caller's trace when its traceparent header names one; nil (tracing
+	// off) costs a request nothing.
+	Tracer trace.TracerProvider
 	Now    func() time.Time
 }
 
@@ -190,6 +196,8 @@ type Server struct {
 	// credentials limits requests with a password per client address.
 	credentials      ratelimit.Limiter
 	credentialPolicy string
+	// tracer makes the requests' spans; nil when tracing is off.
+	tracer trace.Tracer
 	// inFlight counts the API requests being served (the metric's twin, readable
 	// without a scrape), for Busy.
 	inFlight atomic.Int64
@@ -284,6 +292,9 @@ func New(cfg Config) (*Server, error) {
 		s.open[op.ID] = op.Open
 	}
 	s.setLimits()
+	if cfg.Tracer != nil {
+		s.tracer = cfg.Tracer.Tracer(tracing.Name)
+	}
 	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops), scopes: scopesByOperation(ops), ownKey: ownKeyByOperation(ops)},
 		oas.WithPathPrefix(apiPrefix),
 		oas.WithErrorHandler(decodeError(cfg.Logger, cfg.ReadTimeout, lazySchemas(doc.JSON, cfg.Logger))),
