@@ -158,30 +158,39 @@ func TestVersionSaysWhichBuildThisIs(t *testing.T) {
 		}
 		return s
 	}
+	release := stamp{"v1.2.4", "0123456789abcdef", "2026-11-27T10:00:00Z"}
 	tests := []struct {
-		name string
-		info *debug.BuildInfo
-		ok   bool
-		want string
+		name  string
+		stamp stamp
+		info  *debug.BuildInfo
+		ok    bool
+		want  string
 	}{
-		{"a release from a modified tree", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
+		{"a release from a modified tree", stamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
 			"vcs", "git", "vcs.revision", "abcdef1234567890", "vcs.time", "2026-11-20T10:00:00Z", "vcs.modified", "true")},
 			true, "petstore v1.2.3 (rev abcdef1, 2026-11-20T10:00:00Z, modified)"},
-		{"a clean tree", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
+		{"a clean tree", stamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
 			"vcs.revision", "abcdef1234567890", "vcs.time", "2026-11-20T10:00:00Z", "vcs.modified", "false")},
 			true, "petstore v1.2.3 (rev abcdef1, 2026-11-20T10:00:00Z)"},
-		{"go run, without VCS information", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "petstore (devel)"},
-		{"no version recorded", &debug.BuildInfo{}, true, "petstore (devel)"},
-		{"no build information", nil, false, "petstore (devel)"},
+		{"go run, without VCS information", stamp{}, &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "petstore (devel)"},
+		{"no version recorded", stamp{}, &debug.BuildInfo{}, true, "petstore (devel)"},
+		{"no build information", stamp{}, nil, false, "petstore (devel)"},
+		{"a release, built from git archive", release, &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true,
+			"petstore v1.2.4 (rev 0123456, 2026-11-27T10:00:00Z)"},
+		{"a release stamp wins over what the go command saw", release, &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-x"}, Settings: settings(
+			"vcs.revision", "abcdef1234567890", "vcs.time", "2026-11-20T10:00:00Z", "vcs.modified", "true")},
+			true, "petstore v1.2.4 (rev 0123456, 2026-11-27T10:00:00Z)"},
+		{"go install of a module version", stamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261127100000-0123456789ab"}}, true,
+			"petstore v0.0.0-20261127100000-0123456789ab"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := versionLine(tt.info, tt.ok); got != tt.want {
+			if got := versionLine(tt.stamp, tt.info, tt.ok); got != tt.want {
 				t.Errorf("versionLine = %q, want %q", got, tt.want)
 			}
 		})
 	}
-	want := versionLine(debug.ReadBuildInfo()) + "\n"
+	want := versionLine(releaseStamp(), debug.ReadBuildInfo()) + "\n"
 	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
 		code, stdout, stderr := runExit(t, noEnv, args...)
 		if code != 0 || stdout != want || stderr != "" {
