@@ -288,7 +288,8 @@ func printVersion(ctx context.Context, args []string, getenv func(string) string
 	if fs.NArg() > 0 {
 		return usageError{cmd: "version", err: fmt.Errorf("version: unexpected argument %q", fs.Arg(0))}
 	}
-	fmt.Fprintln(stdout, versionLine(releaseStamp(), debug.ReadBuildInfo()))
+	info, ok := debug.ReadBuildInfo()
+	fmt.Fprintln(stdout, versionLine(releaseStamp(), info, ok))
 	return nil
 }
 
