@@ -38,8 +38,8 @@ var containerFlags = []string{"--runtime", "runc", "--ulimit", "nofile=4096:4096
 
 // scripts/image builds the image with podman; it runs, as the README says, with a
 // published port and a named volume: it answers /healthz, an account signs up and
-// makes a key that works, and the SQLite file is on the volume, owned by the image's
-// user.
+// makes a key that works, the SQLite file is on the volume, owned by the image's
+// user, and the CA certificates are there.
 func TestTheImageServesTheAPIAndKeepsItsDatabaseOnTheVolume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a container image")
@@ -95,6 +95,15 @@ func TestTheImageServesTheAPIAndKeepsItsDatabaseOnTheVolume(t *testing.T) {
 	}
 	if code, body := call(t, "GET", base+"/v1/accounts/me", key.Key, ""); code != http.StatusOK || !strings.Contains(body, "ada@example.com") {
 		t.Fatalf("GET /v1/accounts/me with the new key: %d %s", code, body)
+	}
+
+	// The roots outgoing TLS (webhooks, SMTP) checks against: the build machine's.
+	certs := filepath.Join(t.TempDir(), "ca.crt")
+	podman(t, "cp", name+":/etc/ssl/certs/ca-certificates.crt", certs)
+	if got, err := os.ReadFile(certs); err != nil || len(got) == 0 {
+		t.Errorf("the image has no CA certificates: %v", err)
+	} else if want, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt"); err == nil && !bytes.Equal(got, want) {
+		t.Errorf("the image's CA certificates (%d bytes) are not this machine's (%d bytes)", len(got), len(want))
 	}
 
 	mount := strings.TrimSpace(podman(t, "volume", "inspect", "--format", "{{.Mountpoint}}", name))
