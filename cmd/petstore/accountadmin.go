@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/invite"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -31,7 +31,7 @@ func listAccounts(ctx context.Context, args []string, getenv func(string) string
 	if fs.NArg() > 0 {
 		return usageError{cmd: "accounts list", err: fmt.Errorf("accounts list: unexpected argument %q", fs.Arg(0))}
 	}
-	st, err := openStore(ctx, database, nil)
+	st, err := openExisting(ctx, database, nil)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,10 @@ func enableAccount(ctx context.Context, args []string, getenv func(string) strin
 }
 
 // inviteOptions are the flags of `petstore accounts invite`.
-type inviteOptions struct{ database, email, role, publicURL, smtpURL, smtpFrom string }
+type inviteOptions struct {
+	database, email, role, publicURL, smtpURL, smtpFrom string
+	create                                              bool
+}
 
 // inviteFlags registers the flags of `petstore accounts invite`, writing into o.
 func inviteFlags(o *inviteOptions) *flag.FlagSet {
@@ -111,6 +114,7 @@ func inviteFlags(o *inviteOptions) *flag.FlagSet {
 	fs.StringVar(&o.publicURL, "public-url", "http://"+defaultAddr, "the URL people reach the service at, as serve's --public-url: the link starts with it")
 	fs.StringVar(&o.smtpURL, "smtp-url", "", "SMTP server to mail the link through, as serve's --smtp-url (put it in the environment); without it the link is only printed")
 	fs.StringVar(&o.smtpFrom, "smtp-from", "", "From address of the mail, as serve's --smtp-from")
+	fs.BoolVar(&o.create, "create", false, createUsage)
 	return fs
 }
 
@@ -140,12 +144,12 @@ func inviteAccount(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return usageError{cmd: "accounts invite", err: err}
 	}
-	st, err := openStore(ctx, o.database, nil)
+	st, err := openExisting(ctx, o.database, &o.create)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	inv, link, err := httpapi.Invite(ctx, st, o.publicURL, email, role, time.Now())
+	inv, link, err := invite.Create(ctx, st, o.publicURL, email, role, time.Now())
 	if err != nil {
 		if petstore.ErrorCode(err) == petstore.EConflict {
 			return fmt.Errorf("%s already has a password: it signs in with it (a forgotten one is reset by mail); change its role with PATCH /accounts/{id}", email)
@@ -157,7 +161,7 @@ func inviteAccount(ctx context.Context, args []string, getenv func(string) strin
 	if sender == nil {
 		return nil
 	}
-	if err := sender.Send(ctx, httpapi.InvitationMail(inv.Email, inv.Role, link, inv.ExpiresAt)); err != nil {
+	if err := sender.Send(ctx, invite.Mail(inv.Email, inv.Role, link, inv.ExpiresAt)); err != nil {
 		return fmt.Errorf("the invitation is made (the link above works), but mailing it failed: %w", err)
 	}
 	fmt.Fprintf(stderr, "petstore: mailed the link to %s\n", inv.Email)

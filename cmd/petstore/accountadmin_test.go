@@ -32,7 +32,7 @@ func checkAccountsListAndDisable(t *testing.T, db string) {
 		}
 		return stdout, stderr
 	}
-	must("keys", "create", "--email", "boss@example.com", "--role", "admin")
+	must("keys", "create", "--create", "--email", "boss@example.com", "--role", "admin")
 	must("keys", "create", "--email", "clerk@example.com")
 
 	list, _ := must("accounts", "list")
@@ -94,7 +94,7 @@ func TestAccountsInviteEnableAndRevokeByID(t *testing.T) {
 		}
 		return stdout, stderr
 	}
-	must("keys", "create", "--email", "boss@example.com", "--role", "admin")
+	must("keys", "create", "--create", "--email", "boss@example.com", "--role", "admin")
 	link, stderr := must("accounts", "invite", "--email", "clerk@example.com", "--public-url", "https://shop.example.com")
 	link = strings.TrimSpace(link)
 	if !strings.HasPrefix(link, "https://shop.example.com/console/accept?token=psi_") || strings.Contains(link, "\n") {
@@ -164,7 +164,7 @@ func TestAccountsInviteMailsTheLinkWithSMTP(t *testing.T) {
 	box := mailtest.Start(t, mailtest.Options{})
 	db := filepath.Join(t.TempDir(), "petstore.db")
 	env := func(string) string { return "" }
-	code, stdout, stderr := runExit(t, env, "accounts", "invite", "--email", "clerk@example.com", "--database", db,
+	code, stdout, stderr := runExit(t, env, "accounts", "invite", "--create", "--email", "clerk@example.com", "--database", db,
 		"--public-url", "https://shop.example.com", "--smtp-url", box.URL("smtp", "", ""), "--smtp-from", "shop@example.com")
 	if code != 0 || !strings.Contains(stderr, "mailed the link to clerk@example.com") {
 		t.Fatalf("exit %d: %s", code, stderr)

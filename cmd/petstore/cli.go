@@ -27,6 +27,8 @@ func commands() []command {
 		name: "serve", args: "[flags]",
 		summary: "run the service (what a bare `petstore` does)",
 		about: "Runs the API, its docs and console, and the operator port until SIGINT or SIGTERM.\n" +
+			"With --tls-cert and --tls-key it serves HTTPS, and SIGHUP reads the files again; with\n" +
+			"--tls-domain it gets its certificates through ACME (Let's Encrypt).\n" +
 			"It listens on loopback unless told otherwise: --addr :8080 (or PETSTORE_ADDR=0.0.0.0:8080)\n" +
 			"listens on every interface, as a container or a server behind a load balancer needs.",
 		flags: func() *flag.FlagSet { return serveFlags(new(serveConfig)) },
@@ -34,9 +36,10 @@ func commands() []command {
 	}, {
 		name: "migrate", args: "[flags]",
 		summary: "apply the database migrations and exit",
-		about:   "Applies the migrations and exits. Every command that opens the database migrates it first anyway.",
-		flags:   func() *flag.FlagSet { return migrateFlags(new(string)) },
-		run:     migrate,
+		about: "Applies the migrations and exits. Every command that opens the database migrates it first anyway.\n" +
+			"An SQLite file that does not exist is refused, naming the path looked at, unless --create.",
+		flags: func() *flag.FlagSet { return migrateFlags(new(string), new(bool)) },
+		run:   migrate,
 	}, {
 		name: "keys create", args: "--email E [flags]",
 		summary: "create an account if needed and print a new API key",
@@ -44,7 +47,8 @@ func commands() []command {
 			"It never makes admin an account that signed up with a password; --take-over does, after\n" +
 			"removing that password and revoking the account's keys. --scope limits the key to some of\n" +
 			"the role's scopes and --expires-in gives it a lifetime, as POST /api-keys does; serve's\n" +
-			"--key-max-lifetime does not bind the operator's keys.",
+			"--key-max-lifetime does not bind the operator's keys. An SQLite file that does not exist is\n" +
+			"refused, naming the path looked at (run it where serve runs, or give --database), unless --create.",
 		flags: func() *flag.FlagSet { return keyFlags(new(keyOptions)) },
 		run:   createKey,
 	}, {
@@ -90,9 +94,30 @@ func commands() []command {
 		about: "Prints on stdout a one-time link (--public-url's /console/accept, 7 days) with which the person\n" +
 			"chooses a password and signs in to the console, as POST /invitations does. The account gets\n" +
 			"--role (admin unless told) when the link is used; a new invitation replaces the open one. An\n" +
-			"account that has a password is not invited (exit 1): it resets its password by mail instead.",
+			"account that has a password is not invited (exit 1): it resets its password by mail instead.\n" +
+			"An SQLite file that does not exist is refused, naming the path looked at, unless --create.",
 		flags: func() *flag.FlagSet { return inviteFlags(new(inviteOptions)) },
 		run:   inviteAccount,
+	}, {
+		name: "backup", args: "--to FILE [flags]",
+		summary: "copy the live SQLite database into a checked backup file",
+		about: "Copies the SQLite database, while servers keep serving it, as of one instant (VACUUM INTO, one read\n" +
+			"transaction), into FILE: written beside it under a temporary name, synced, then renamed, so that FILE\n" +
+			"is a whole backup or none. The copy is checked (integrity_check, its migration) and what it holds is\n" +
+			"printed, with its instant: every order acknowledged before it is in the copy. FILE must not exist\n" +
+			"unless --force. On PostgreSQL use pg_dump (docs/OPERATING.md#backups).",
+		flags: func() *flag.FlagSet { return backupFlags(new(backupOptions)) },
+		run:   backupCmd,
+	}, {
+		name: "restore", args: "--from FILE [flags]",
+		summary: "put a checked backup in place of the SQLite database",
+		about: "Checks the backup (integrity_check; a petstore database of a migration this build knows), then puts it\n" +
+			"in place of the database atomically, keeping the database it replaces as\n" +
+			"<database>.before-restore-<UTC time> unless --discard-current. It refuses while any petstore process\n" +
+			"has the database open (each holds a shared lock on <database>.lock): stop the servers first.\n" +
+			"On PostgreSQL use pg_restore or psql (docs/OPERATING.md#backups).",
+		flags: func() *flag.FlagSet { return restoreFlags(new(restoreOptions)) },
+		run:   restoreCmd,
 	}, {
 		name: "version", args: "",
 		summary: "print the version and VCS revision",
@@ -187,7 +212,7 @@ func writeHelp(w io.Writer, c command) {
 	first := true
 	fs.VisitAll(func(f *flag.Flag) {
 		if first {
-			fmt.Fprint(w, "\nFlags (each also read from its environment variable; a flag given wins):\n")
+			fmt.Fprint(w, "\nFlags (each also read from its environment variable unless said otherwise; a flag given wins):\n")
 			first = false
 		}
 		typ, usage := flag.UnquoteUsage(f)
@@ -198,6 +223,9 @@ func writeHelp(w io.Writer, c command) {
 		facts := envName(f.Name)
 		if alias := envAliases[facts]; alias != "" {
 			facts += " or " + alias
+		}
+		if commandLineOnly[f.Name] {
+			facts = "command line only"
 		}
 		if f.DefValue != "" && f.DefValue != "false" {
 			facts += ", default " + f.DefValue
@@ -299,19 +327,19 @@ func printVersion(ctx context.Context, args []string, getenv func(string) string
 // empty in any other build, where the go command's build information says what it knows.
 var stampVersion, stampRevision, stampTime string
 
-// stamp is what the release script said about a build: its version, the commit it
+// buildStamp is what the release script said about a build: its version, the commit it
 // was built from and that commit's time. A release builds from `git archive`, a tree
 // without .git, so the go command records no VCS information of its own there.
-type stamp struct{ version, revision, time string }
+type buildStamp struct{ version, revision, time string }
 
-func releaseStamp() stamp { return stamp{stampVersion, stampRevision, stampTime} }
+func releaseStamp() buildStamp { return buildStamp{stampVersion, stampRevision, stampTime} }
 
 // versionLine says which build this is: "petstore v1.2.3 (rev abcdef1,
 // 2026-11-20T10:00:00Z, modified)", from the release stamp where there is one, else from
 // what the go command recorded in the binary (the module version for `go install
 // …@version`, the VCS revision for a build in a clone), or "petstore (devel)" for a
 // build without either (go run).
-func versionLine(st stamp, info *debug.BuildInfo, ok bool) string {
+func versionLine(st buildStamp, info *debug.BuildInfo, ok bool) string {
 	version := "(devel)"
 	if ok && info.Main.Version != "" {
 		version = info.Main.Version

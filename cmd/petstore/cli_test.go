@@ -27,7 +27,7 @@ func runExit(t *testing.T, getenv func(string) string, args ...string) (code int
 
 func TestHelpIsPrintedOnStdoutAndExitsZero(t *testing.T) {
 	commandList := func(t *testing.T, out string) {
-		for _, want := range []string{"petstore [serve] [flags]", "petstore migrate", "petstore keys create", "petstore version", "petstore help", "PETSTORE_"} {
+		for _, want := range []string{"petstore [serve] [flags]", "petstore migrate", "petstore keys create", "petstore backup --to FILE", "petstore restore --from FILE", "petstore version", "petstore help", "PETSTORE_"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("the list of commands lacks %q:\n%s", want, out)
 			}
@@ -41,8 +41,12 @@ func TestHelpIsPrintedOnStdoutAndExitsZero(t *testing.T) {
 					t.Errorf("--%s is not in the help:\n%s", f.Name, out)
 					return
 				}
-				if !strings.Contains(line, envName(f.Name)) {
-					t.Errorf("--%s: the help does not name %s: %q", f.Name, envName(f.Name), line)
+				want := envName(f.Name)
+				if commandLineOnly[f.Name] {
+					want = "command line only"
+				}
+				if !strings.Contains(line, want) {
+					t.Errorf("--%s: the help does not say %s: %q", f.Name, want, line)
 				}
 				if f.DefValue != "" && f.DefValue != "false" && !strings.Contains(line, "default "+f.DefValue) {
 					t.Errorf("--%s: the help does not give the default %s: %q", f.Name, f.DefValue, line)
@@ -52,7 +56,7 @@ func TestHelpIsPrintedOnStdoutAndExitsZero(t *testing.T) {
 	}
 	serveHelp := flagsOf(serveFlags(new(serveConfig)))
 	keysHelp := flagsOf(keyFlags(new(keyOptions)))
-	migrateHelp := flagsOf(migrateFlags(new(string)))
+	migrateHelp := flagsOf(migrateFlags(new(string), new(bool)))
 	tests := []struct {
 		args  []string
 		check func(t *testing.T, out string)
@@ -125,6 +129,12 @@ func TestACommandLineItCannotFollowExitsTwoWithAHint(t *testing.T) {
 		{args: []string{"keys", "create"}, hint: "petstore keys create --help", says: "--email"},
 		{args: []string{"keys", "create", "--email", "a@example.com", "--role", "owner"}, hint: "petstore keys create --help", says: "--role"},
 		{args: []string{"version", "extra"}, hint: "petstore version --help", says: `unexpected argument "extra"`},
+		{args: []string{"backup"}, hint: "petstore backup --help", says: "--to FILE is required"},
+		{args: []string{"restore", "--to", "x"}, hint: "petstore restore --help", says: "not defined: --to"},
+		{args: []string{"restore"}, hint: "petstore restore --help", says: "--from FILE is required"},
+		{args: []string{"serve", "--backup-every", "500ms"}, hint: "petstore serve --help", says: "--backup-every 500ms: want 1s or more"},
+		{args: []string{"serve", "--backup-keep", "0"}, hint: "petstore serve --help", says: "--backup-keep 0"},
+		{args: []string{"serve", "--backup-dir", "b", "--database", "postgres://db/shop"}, hint: "petstore serve --help", says: "pg_dump"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -144,7 +154,7 @@ func TestACommandLineItCannotFollowExitsTwoWithAHint(t *testing.T) {
 
 func TestAFailureOtherThanTheCommandLineExitsOne(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "missing", "petstore.db")
-	code, _, stderr := runExit(t, noEnv, "migrate", "--database", db)
+	code, _, stderr := runExit(t, noEnv, "migrate", "--create", "--database", db)
 	if code != 1 || !strings.HasPrefix(stderr, "petstore: ") || strings.Contains(stderr, "--help") {
 		t.Errorf("migrate into a missing folder: exit %d, stderr %q; want 1 and the error alone", code, stderr)
 	}
@@ -158,29 +168,29 @@ func TestVersionSaysWhichBuildThisIs(t *testing.T) {
 		}
 		return s
 	}
-	release := stamp{"v1.2.4", "0123456789abcdef", "2026-11-27T10:00:00Z"}
+	release := buildStamp{"v1.2.4", "0123456789abcdef", "2026-11-27T10:00:00Z"}
 	tests := []struct {
 		name  string
-		stamp stamp
+		stamp buildStamp
 		info  *debug.BuildInfo
 		ok    bool
 		want  string
 	}{
-		{"a release from a modified tree", stamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
+		{"a release from a modified tree", buildStamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
 			"vcs", "git", "vcs.revision", "abcdef1234567890", "vcs.time", "2026-11-20T10:00:00Z", "vcs.modified", "true")},
 			true, "petstore v1.2.3 (rev abcdef1, 2026-11-20T10:00:00Z, modified)"},
-		{"a clean tree", stamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
+		{"a clean tree", buildStamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
 			"vcs.revision", "abcdef1234567890", "vcs.time", "2026-11-20T10:00:00Z", "vcs.modified", "false")},
 			true, "petstore v1.2.3 (rev abcdef1, 2026-11-20T10:00:00Z)"},
-		{"go run, without VCS information", stamp{}, &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "petstore (devel)"},
-		{"no version recorded", stamp{}, &debug.BuildInfo{}, true, "petstore (devel)"},
-		{"no build information", stamp{}, nil, false, "petstore (devel)"},
+		{"go run, without VCS information", buildStamp{}, &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "petstore (devel)"},
+		{"no version recorded", buildStamp{}, &debug.BuildInfo{}, true, "petstore (devel)"},
+		{"no build information", buildStamp{}, nil, false, "petstore (devel)"},
 		{"a release, built from git archive", release, &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true,
 			"petstore v1.2.4 (rev 0123456, 2026-11-27T10:00:00Z)"},
 		{"a release stamp wins over what the go command saw", release, &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-x"}, Settings: settings(
 			"vcs.revision", "abcdef1234567890", "vcs.time", "2026-11-20T10:00:00Z", "vcs.modified", "true")},
 			true, "petstore v1.2.4 (rev 0123456, 2026-11-27T10:00:00Z)"},
-		{"go install of a module version", stamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261127100000-0123456789ab"}}, true,
+		{"go install of a module version", buildStamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261127100000-0123456789ab"}}, true,
 			"petstore v0.0.0-20261127100000-0123456789ab"},
 	}
 	for _, tt := range tests {
@@ -276,7 +286,7 @@ func TestACLIErrorSaysPetstoreOnce(t *testing.T) {
 		{"a sign-up made admin", []string{"keys", "create", "--database", db, "--email", "signup@example.com", "--role", "admin"}, 1, "petstore: "},
 		{"a flag value that is not a number", []string{"serve", "--rate-limit", "x"}, 2, `petstore: invalid value "x" for flag --rate-limit`},
 		{"a database that cannot be reached", []string{"migrate", "--database", "postgres://nobody@127.0.0.1:1/x?connect_timeout=2"}, 1, "petstore: migrate: "},
-		{"a database file that cannot be made", []string{"migrate", "--database", filepath.Join(dir, "missing", "p.db")}, 1, "petstore: "},
+		{"a database file that cannot be made", []string{"migrate", "--create", "--database", filepath.Join(dir, "missing", "p.db")}, 1, "petstore: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/crypto/acme"
 	"golang.org/x/text/currency"
 
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/tracing"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
 
@@ -53,6 +55,20 @@ type serveConfig struct {
 	handlerTimeout time.Duration
 	maxHeaderBytes int
 
+	backupDir   string
+	backupEvery time.Duration
+	backupKeep  int
+	// HTTPS (tls.go): certificate files, or certificates through ACME for tlsDomains.
+	tlsCert          string
+	tlsKey           string
+	tlsDomains       repeated
+	acmeCacheDir     string // set by parseServeConfig when empty: beside an SQLite file
+	acmeDirectory    string
+	acmeEmail        string
+	acmeCACert       string
+	httpRedirectAddr string
+	hstsMaxAge       time.Duration
+
 	readHeaderTimeout time.Duration
 	readTimeout       time.Duration
 	writeTimeout      time.Duration
@@ -63,6 +79,7 @@ type serveConfig struct {
 	sunsetDates    map[string]string
 	trustedProxies []netip.Prefix
 	webhookDeny    []webhook.Deny
+	domains        []string // tlsDomains, split at commas and in lower case
 }
 
 // serveFlags registers every flag of `petstore serve` on a new flag set, with its
@@ -92,6 +109,18 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.StringVar(&c.currency, "currency", petstore.DefaultCurrency, "the shop's currency, an ISO 4217 code (EUR, USD, JPY): prices and totals are in its minor unit; a shop with orders keeps the one they are in")
 	fs.StringVar(&c.smtpURL, "smtp-url", "", "SMTP server the service sends mail through (invitations, password resets): smtp://user:password@host:port (STARTTLS when offered; port 587 by default) or smtps://… (implicit TLS; 465); put it in the environment, it holds a password")
 	fs.StringVar(&c.smtpFrom, "smtp-from", "", "From address of the mail (\"Pet Store <shop@example.com>\"); default petstore@ and the host of the service's public URL")
+	fs.StringVar(&c.backupDir, "backup-dir", "", "directory for scheduled backups of the SQLite database (petstore-<UTC time>.db); none by default")
+	fs.DurationVar(&c.backupEvery, "backup-every", time.Hour, "how often to take a scheduled backup (1s or more); the first is due this long after the newest backup in --backup-dir, at once if there is none")
+	fs.IntVar(&c.backupKeep, "backup-keep", 48, "how many scheduled backups to keep in --backup-dir; older ones are removed")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate file (the chain, leaf first): serve HTTPS with it and --tls-key; SIGHUP reads both files again")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key file of --tls-cert")
+	fs.Var(&c.tlsDomains, "tls-domain", "`DOMAIN` to get a certificate for through ACME (Let's Encrypt by default), accepting the CA's terms of service: serve HTTPS with it (repeatable, or a comma list)")
+	fs.StringVar(&c.acmeCacheDir, "acme-cache-dir", "", "directory that keeps the ACME account key and the certificates; default acme beside an SQLite database (a PostgreSQL database needs it set)")
+	fs.StringVar(&c.acmeDirectory, "acme-directory", acme.LetsEncryptURL, "directory URL of the ACME CA that --tls-domain asks")
+	fs.StringVar(&c.acmeEmail, "acme-email", "", "contact address given to the ACME CA (expiry and incident notices)")
+	fs.StringVar(&c.acmeCACert, "acme-ca-cert", "", "PEM file of root certificates to trust, besides the system's, for the ACME directory's own HTTPS (a private CA)")
+	fs.StringVar(&c.httpRedirectAddr, "http-redirect-addr", "", "with HTTPS, a plain HTTP address (:80) that redirects to it and answers ACME HTTP-01 challenges")
+	fs.DurationVar(&c.hstsMaxAge, "hsts-max-age", 2*365*24*time.Hour, "with HTTPS, the max-age of the Strict-Transport-Security header; 0 sends none")
 	fs.DurationVar(&c.handlerTimeout, "handler-timeout", httpapi.DefaultHandlerTimeout, "budget of one request; past it the answer is 503")
 	fs.IntVar(&c.maxHeaderBytes, "max-header-bytes", 32<<10, "largest request header block accepted")
 	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read request headers")
@@ -174,10 +203,16 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 	if c.currency, err = checkCurrency(c.currency); err != nil {
 		return c, err
 	}
+	if err := c.checkBackups(); err != nil {
+		return c, err
+	}
 	if c.maxHeaderBytes <= 0 {
 		return c, fmt.Errorf("--max-header-bytes %d: want a positive size", c.maxHeaderBytes)
 	}
 	if _, err := newLogger(io.Discard, c.logFormat, c.logLevel); err != nil {
+		return c, err
+	}
+	if err := c.checkTLS(); err != nil {
 		return c, err
 	}
 	if _, err := c.mailer(); err != nil {
@@ -199,7 +234,7 @@ func (c serveConfig) mailer() (*mail.Sender, error) {
 	}
 	from := c.smtpFrom
 	if from == "" {
-		from = defaultMailFrom(cmp.Or(c.publicURL, "http://"+c.addr))
+		from = defaultMailFrom(cmp.Or(c.publicURL, "http://"+c.addr)) // only the host counts
 	}
 	s, err := mail.New(c.smtpURL, from)
 	if err != nil {
@@ -241,11 +276,14 @@ func loopbackUnlessTold(addr string) (string, error) {
 
 // api is the configuration of the HTTP layer that `petstore serve` runs with. Fields
 // it leaves zero take httpapi's defaults (Config.WithDefaults): the key cache above all.
-func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
+// listening is the address it listens on; the served document names the public URL
+// when there is one, since that is where /docs and clients reach the API (behind a
+// proxy, or under an ACME domain), not the socket.
+func (c serveConfig) api(d deps, listening string) httpapi.Config {
 	cfg := httpapi.Config{
 		Store:           d.store,
 		Logger:          d.log,
-		ServerURL:       serverURL,
+		ServerURL:       cmp.Or(c.publicURL, listening),
 		Sunsets:         c.sunsetDates,
 		HandlerTimeout:  c.handlerTimeout,
 		ReadTimeout:     c.readTimeout,
@@ -260,11 +298,19 @@ func (c serveConfig) api(d deps, serverURL string) httpapi.Config {
 		Collectors:      []prometheus.Collector{d.deliveries},
 		PublicURL:       c.publicURL,
 	}
+	if d.backups != nil {
+		cfg.Collectors = append(cfg.Collectors, d.backups.collectors()...)
+	}
 	if c.credLimit == 0 {
 		cfg.CredentialLimit = -1 // off on the command line; zero is the default in httpapi
 	}
 	if d.mail != nil {
 		cfg.Mailer = d.mail // never a nil *mail.Sender in the interface
+	}
+	if d.tracer != nil {
+		// The hot store calls become spans; PoolStats above reads the store itself.
+		cfg.Tracer = d.tracer
+		cfg.Store = tracing.Store(d.store, d.tracer, storeSystem(d.store))
 	}
 	return cfg
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -21,7 +23,7 @@ import (
 
 // readmeRow matches a row of a table of flags in the docs:
 // | `--flag` | `PETSTORE_FLAG` | default | meaning |
-var readmeRow = regexp.MustCompile("(?m)^\\| `--([a-z-]+)[^`]*` \\| `([A-Z_]+)`[^|]* \\| ([^|]+) \\|")
+var readmeRow = regexp.MustCompile("(?m)^\\| `--([a-z-]+)[^`]*` \\| (?:`([A-Z_]+)`[^|]*|none \\(command line only\\)) \\| ([^|]+) \\|")
 
 func TestTheREADMEConfigurationTableIsTheFlagsAndTheirDefaults(t *testing.T) {
 	checkFlagTable(t, "README.md", "## Configuration", "serve", serveFlags(new(serveConfig)))
@@ -62,7 +64,11 @@ func checkFlagTable(t *testing.T, doc, heading, cmd string, fs *flag.FlagSet) {
 			return
 		}
 		delete(rows, f.Name)
-		if want := "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_")); r.variable != want {
+		want := "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if commandLineOnly[f.Name] {
+			want = "" // the row says "none (command line only)"
+		}
+		if r.variable != want {
 			t.Errorf("--%s: %s names %s, want %s", f.Name, doc, r.variable, want)
 		}
 		if !sameDefault(f, r.def) {
@@ -104,6 +110,16 @@ func TestServeRunsWithTheHTTPLayersDefaults(t *testing.T) {
 	}
 	if got.HandlerTimeout != c.handlerTimeout || got.BodyLimit == 0 {
 		t.Errorf("handler timeout %v (flag %v), body limit %d", got.HandlerTimeout, c.handlerTimeout, got.BodyLimit)
+	}
+	if got.ServerURL != "http://127.0.0.1:1" {
+		t.Errorf("without --public-url the document names %q, want the address it listens on", got.ServerURL)
+	}
+	pub, err := parseServeConfig([]string{"--public-url", "https://shop.example.com/store"}, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pub.api(deps{}, "http://127.0.0.1:1").WithDefaults(); got.ServerURL != "https://shop.example.com/store" || got.PublicURL != "https://shop.example.com/store" {
+		t.Errorf("with --public-url the document names %q and links start with %q, want the public URL", got.ServerURL, got.PublicURL)
 	}
 }
 
@@ -254,5 +270,30 @@ func TestServeRefusesToChangeTheCurrencyOfAShopWithOrders(t *testing.T) {
 	err = run(sctx, []string{"serve", "--addr", freeAddr(t), "--database", path, "--admin-addr", "off", "--currency", "usd"}, noEnv, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--currency USD: The shop's orders are in EUR") || !strings.Contains(err.Error(), "--currency EUR") {
 		t.Fatalf("serve --currency usd on a shop with orders in EUR: %v", err)
+	}
+}
+
+// A variable never says yes for a command-line-only flag: PETSTORE_CREATE left in a
+// shell must not make a database file in the wrong directory.
+func TestCommandLineOnlyFlagsIgnoreTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "none.db")
+	env := func(name string) string {
+		switch name {
+		case "PETSTORE_CREATE", "PETSTORE_FORCE", "PETSTORE_TAKE_OVER", "PETSTORE_DISCARD_CURRENT":
+			return "true"
+		}
+		return ""
+	}
+	err := run(context.Background(), []string{"keys", "create", "--email", "a@example.com", "--database", db}, env, io.Discard, io.Discard)
+	if err == nil {
+		t.Fatal("keys create made a key in a database that did not exist, told so only by PETSTORE_CREATE")
+	}
+	if _, serr := os.Stat(db); !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("%s exists after the refusal (%v)", db, serr)
+	}
+	var c keyOptions
+	if err := parseFlags(keyFlags(&c), nil, env); err != nil || c.create || c.takeOver {
+		t.Errorf("keys create's flags from the environment: create %v, take-over %v, err %v", c.create, c.takeOver, err)
 	}
 }

@@ -103,7 +103,7 @@ func TestAnAcknowledgedOrderSurvivesKill9(t *testing.T) {
 	for name, setUp := range stores {
 		t.Run(name, func(t *testing.T) {
 			dsn, open := setUp(t)
-			out, err := exec.Command(bin, "keys", "create", "--email", "ops@example.com", "--role", "admin", "--database", dsn).Output()
+			out, err := exec.Command(bin, "keys", "create", "--create", "--email", "ops@example.com", "--role", "admin", "--database", dsn).Output()
 			if err != nil {
 				t.Fatalf("keys create: %v", err)
 			}

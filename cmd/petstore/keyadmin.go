@@ -49,7 +49,7 @@ func keyAccount(ctx context.Context, name string, args []string, want int, geten
 	if err != nil {
 		return nil, petstore.Account{}, nil, usageError{cmd: name, err: errors.New("--email: an email address is required")}
 	}
-	st, err := openStore(ctx, o.database, nil)
+	st, err := openExisting(ctx, o.database, nil)
 	if err != nil {
 		return nil, petstore.Account{}, nil, err
 	}
@@ -146,7 +146,7 @@ func revokeKey(ctx context.Context, args []string, getenv func(string) string, s
 		// The old form, with its check: the account's key, or nothing.
 		return revokeKeyOf(ctx, args, getenv, stderr, id)
 	}
-	st, err := openStore(ctx, o.database, nil)
+	st, err := openExisting(ctx, o.database, nil)
 	if err != nil {
 		return err
 	}

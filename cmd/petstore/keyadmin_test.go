@@ -27,7 +27,7 @@ func checkKeysListAndRevoke(t *testing.T, db string) {
 		}
 		return stdout
 	}
-	must("keys", "create", "--email", "ops@example.com", "--name", "laptop")
+	must("keys", "create", "--create", "--email", "ops@example.com", "--name", "laptop")
 	must("keys", "create", "--email", "ops@example.com", "--name", "ci", "--scope", "pets:read", "--expires-in", "1h")
 	must("keys", "create", "--email", "other@example.com")
 

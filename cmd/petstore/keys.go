@@ -20,7 +20,7 @@ type keyOptions struct {
 	database, email, role, name string
 	scopes                      repeated
 	expiresIn                   time.Duration
-	takeOver                    bool
+	takeOver, create            bool
 }
 
 // keyFlags registers the flags of `petstore keys create`, writing into o.
@@ -32,6 +32,7 @@ func keyFlags(o *keyOptions) *flag.FlagSet {
 	fs.StringVar(&o.name, "name", "cli", "what the key is for")
 	fs.Var(&o.scopes, "scope", "limit the key to this `SCOPE` of the account's role: repeatable, or a comma list (pets:read,orders:write); left out, the key has every scope of the role, now and as scopes are added")
 	fs.DurationVar(&o.expiresIn, "expires-in", 0, "lifetime of the key, from now (720h is 30 days); 0 for a key that never expires. serve's --key-max-lifetime does not bind the operator's keys")
+	fs.BoolVar(&o.create, "create", false, createUsage)
 	fs.BoolVar(&o.takeOver, "take-over", false, "remove the account's password and revoke its keys first (needed to make an account that signed up with a password admin)")
 	return fs
 }
@@ -74,7 +75,7 @@ func createKey(ctx context.Context, args []string, getenv func(string) string, s
 			return usageError{cmd: "keys create", err: err}
 		}
 	}
-	st, err := openStore(ctx, o.database, nil)
+	st, err := openExisting(ctx, o.database, &o.create)
 	if err != nil {
 		return err
 	}

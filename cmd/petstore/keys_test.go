@@ -67,7 +67,7 @@ func TestKeysCreateLimitsTheKeyToTheScopesAndLifetimeAskedFor(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "petstore.db")
 			before := time.Now()
 			code, stdout, stderr := runExit(t, func(k string) string { return tt.env[k] },
-				append([]string{"keys", "create", "--database", db}, tt.args...)...)
+				append([]string{"keys", "create", "--create", "--database", db}, tt.args...)...)
 			after := time.Now()
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
@@ -152,7 +152,7 @@ func TestKeysCreateRefusesAScopeOrLifetimeItCannotGrant(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "petstore.db")
 			code, stdout, stderr := runExit(t, func(k string) string { return tt.env[k] },
-				append([]string{"keys", "create", "--email", "c@example.com", "--database", db}, tt.args...)...)
+				append([]string{"keys", "create", "--create", "--email", "c@example.com", "--database", db}, tt.args...)...)
 			if code != 2 || stdout != "" {
 				t.Fatalf("exit %d, stdout %q; want 2 and no key (stderr %q)", code, stdout, stderr)
 			}
@@ -217,7 +217,7 @@ func TestAKeyFromKeysCreateIsEnforcedByServeOnPostgres(t *testing.T) {
 func checkKeysCreateIsEnforced(t *testing.T, database string) {
 	t.Helper()
 	before := time.Now()
-	code, stdout, stderr := runExit(t, noEnv, "keys", "create", "--email", "shop@example.com", "--name", "storefront",
+	code, stdout, stderr := runExit(t, noEnv, "keys", "create", "--create", "--email", "shop@example.com", "--name", "storefront",
 		"--scope", "pets:read", "--expires-in", "1h", "--database", database)
 	if code != 0 {
 		t.Fatalf("keys create: exit %d, %s", code, stderr)

@@ -75,7 +75,7 @@ func TestServeCarriesAMailSenderThatSends(t *testing.T) {
 			t.Fatal(err)
 		}
 		var logs bytes.Buffer
-		d, err := openDeps(ctx, c, slog.New(slog.NewTextHandler(&logs, nil)), new(bytes.Buffer))
+		d, err := openDeps(ctx, c, slog.New(slog.NewTextHandler(&logs, nil)), new(bytes.Buffer), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
@@ -46,6 +49,17 @@ func envName(flagName string) string {
 	return "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
+// commandLineOnly are the flags no variable sets: each says yes to something that
+// cannot be undone (make a database file, replace a file, discard the database a
+// restore replaces, take over an account) for the one command it is given to. A
+// variable left in a shell's environment would say yes for every later command.
+var commandLineOnly = map[string]bool{
+	"create":          true,
+	"force":           true,
+	"discard-current": true,
+	"take-over":       true,
+}
+
 // envAliases are further names the contract gives some variables.
 var envAliases = map[string]string{
 	"PETSTORE_DATABASE": "PETSTORE_DATABASE_URL",
@@ -63,7 +77,7 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) err
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
-		if given[f.Name] || err != nil {
+		if given[f.Name] || err != nil || commandLineOnly[f.Name] {
 			return
 		}
 		name := envName(f.Name)
@@ -110,20 +124,28 @@ const defaultDatabase = "petstore.db"
 // for a postgres:// or postgresql:// URL, else an SQLite file. wake, when set, is
 // called after a commit that gave the webhook dispatcher work.
 func openStore(ctx context.Context, dsn string, wake func()) (petstore.Store, error) {
-	return openStoreWith(ctx, dsn, wake, nil)
+	return openStoreWith(ctx, dsn, storeHooks{wake: wake})
 }
 
-// openStoreWith is openStore that also calls feed after every commit that wrote
-// events (the event streams' reader, httpapi.Server.WakeStreams).
-func openStoreWith(ctx context.Context, dsn string, wake, feed func()) (petstore.Store, error) {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{WakeDispatcher: wake, WakeFeed: feed})
+// storeHooks are what a serving store is wired to: wake after every commit that gave
+// the webhook dispatcher work, feed after every commit that wrote events (the event
+// streams' reader, httpapi.Server.WakeStreams), and the tracer of its batches of
+// orders (nil: none).
+type storeHooks struct {
+	wake, feed func()
+	tracer     trace.TracerProvider
+}
+
+// openStoreWith is openStore with the hooks of a serving store.
+func openStoreWith(ctx context.Context, dsn string, h storeHooks) (petstore.Store, error) {
+	if isPostgres(dsn) {
+		db, err := postgres.OpenWith(ctx, dsn, postgres.Options{WakeDispatcher: h.wake, WakeFeed: h.feed, Tracer: h.tracer})
 		if err != nil {
 			return nil, hideURL(err, dsn) // pgx hides the password too
 		}
 		return db, nil
 	}
-	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{WakeDispatcher: wake, WakeFeed: feed})
+	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{WakeDispatcher: h.wake, WakeFeed: h.feed, Tracer: h.tracer})
 	if err != nil {
 		// A mistyped URL ("postgress://app:pw@db/shop") is taken for a file name,
 		// which the error quotes.
@@ -132,23 +154,62 @@ func openStoreWith(ctx context.Context, dsn string, wake, feed func()) (petstore
 	return db, nil
 }
 
+// isPostgres reports whether dsn names a PostgreSQL database rather than an SQLite file.
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// openExisting opens the database of an operator's command (every command but serve,
+// which makes its database): an SQLite file that does not exist is refused, naming the
+// absolute path looked at, so that a mistyped --database or another working directory
+// never gets a new database, with a key or an invitation in it that the server never
+// sees. create is the command's --create, which makes the file; nil for a command
+// without one (a list or a revoke has nothing to do on a new database). PostgreSQL
+// databases are never created by the service.
+func openExisting(ctx context.Context, dsn string, create *bool) (petstore.Store, error) {
+	if isPostgres(dsn) || (create != nil && *create) {
+		return openStore(ctx, dsn, nil)
+	}
+	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{MustExist: true})
+	if errors.Is(err, sqlite.ErrNoDatabase) {
+		abs, aerr := filepath.Abs(dsn)
+		if aerr != nil {
+			abs = dsn
+		}
+		hint := ""
+		if create != nil {
+			hint = "; --create makes a new one there"
+		}
+		return nil, fmt.Errorf("no database at %s: --database names the SQLite file `petstore serve` uses (%s in the directory it runs in, unless told otherwise)%s",
+			abs, defaultDatabase, hint)
+	}
+	if err != nil {
+		return nil, hideURL(err, dsn)
+	}
+	return db, nil
+}
+
+// createUsage is the help of --create, the same for every command that has it.
+const createUsage = "make the SQLite file if it does not exist (without it the command refuses, naming the file it looked for)"
+
 // migrateFlags registers the flags of `petstore migrate`.
-func migrateFlags(database *string) *flag.FlagSet {
+func migrateFlags(database *string, create *bool) *flag.FlagSet {
 	fs := newFlagSet("migrate")
 	fs.StringVar(database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
+	fs.BoolVar(create, "create", false, createUsage)
 	return fs
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	database := new(string)
-	fs := migrateFlags(database)
+	database, create := new(string), new(bool)
+	fs := migrateFlags(database, create)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return badUsage("migrate", err)
 	}
 	if fs.NArg() > 0 {
 		return usageError{cmd: "migrate", err: fmt.Errorf("migrate: unexpected argument %q", fs.Arg(0))}
 	}
-	st, err := openStore(ctx, *database, nil)
+	st, err := openExisting(ctx, *database, create)
 	if err != nil {
 		return err
 	}

@@ -145,7 +145,7 @@ func TestFirstStartPrintsAnAdminKeyOnceAndDemoDataIsThere(t *testing.T) {
 func TestTheAdminKeyIsPrintedOnceAndNotWithNoBootstrap(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "petstore.db")
 	var buf bytes.Buffer
-	if err := run(context.Background(), []string{"migrate", "--database", db}, noEnv, &buf, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"migrate", "--create", "--database", db}, noEnv, &buf, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	_, out := startServe(t, noEnv, "--database", db, "--no-bootstrap")
@@ -165,7 +165,7 @@ func TestTheAdminKeyIsPrintedOnceAndNotWithNoBootstrap(t *testing.T) {
 func TestKeysCreateMakesAnAdminAndPrintsOnlyTheKey(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "petstore.db")
 	var out bytes.Buffer
-	err := run(context.Background(), []string{"keys", "create", "--email", "ops@example.com", "--role", "admin", "--database", db}, noEnv, &out, io.Discard)
+	err := run(context.Background(), []string{"keys", "create", "--create", "--email", "ops@example.com", "--role", "admin", "--database", db}, noEnv, &out, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestKeysCreateRefusesAnEmailOutsideTheTextPolicy(t *testing.T) {
 		"admin@petstore.local\U000e0041": "invisible characters",
 	} {
 		var out bytes.Buffer
-		err := run(context.Background(), []string{"keys", "create", "--email", email, "--database", db}, noEnv, &out, io.Discard)
+		err := run(context.Background(), []string{"keys", "create", "--create", "--email", email, "--database", db}, noEnv, &out, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "--email") || !strings.Contains(err.Error(), why) || out.Len() != 0 {
 			t.Errorf("keys create --email %q: %v, stdout %q; want a refusal for %s and no key", email, err, out.String(), why)
 		}

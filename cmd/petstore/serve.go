@@ -6,19 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/invite"
 	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/sqlite"
+	"github.com/acme-pets/petstore/internal/tracing"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
 
@@ -35,52 +41,52 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	d, err := openDeps(ctx, c, log, stdout)
+	tlsOn, err := c.newHTTPS()
+	if err != nil {
+		return err
+	}
+	tp, log, stopTracing, err := startTracing(ctx, getenv, log)
+	if err != nil {
+		return err
+	}
+	// After the store closes (deferred below, so run before this): the spans of the
+	// last requests and deliveries are flushed.
+	defer stopTracing()
+	d, err := openDeps(ctx, c, log, stdout, tp)
 	if err != nil {
 		return err
 	}
 	defer d.close()
-	ln, err := net.Listen("tcp", c.addr)
+	ls, err := c.listen(log, tlsOn)
 	if err != nil {
 		return err
 	}
-	base := baseURL(ln.Addr())
+	base := ls.baseURL()
 	// After listening: the first admin's invitation link names the address.
 	if err := c.bootstrap(ctx, d.store, stdout, base); err != nil {
-		ln.Close()
+		ls.close()
 		return err
 	}
 	api, err := httpapi.New(c.api(d, base))
 	if err != nil {
-		ln.Close()
+		ls.close()
 		return err
 	}
 	d.busy.Store(api)
-	var admin net.Listener
-	if c.adminAddr != "" {
-		admin, err = net.Listen("tcp", c.adminAddr)
-		switch {
-		case err != nil && c.adminAddr == defaultAdminAddr:
-			// The default port is taken (another server on this machine): serve the
-			// API anyway, and say that this one has no operator port.
-			log.Warn("the operator port is taken; /metrics and /debug/pprof are off (set --admin-addr)", "addr", c.adminAddr, "err", err)
-			admin = nil
-		case err != nil:
-			ln.Close()
-			return fmt.Errorf("--admin-addr: %w", err)
-		}
-	}
 	// No webhook may aim at this service's own ports, allowed addresses or not (nor at
 	// the deployment's others, --webhooks-deny).
-	own := []net.Addr{ln.Addr()}
-	if admin != nil {
-		own = append(own, admin.Addr())
+	d.sender.RefuseOwn(ls.addrs()...)
+	if tlsOn != nil {
+		// Before the server says it listens: from then on, SIGHUP reloads.
+		defer tlsOn.start(ctx, c.domains, log)()
 	}
-	d.sender.RefuseOwn(own...)
-	fmt.Fprintf(stdout, "petstore listening on %s\n  API       %s/v1\n  docs      %s/docs\n  console   %s/console\n  document  %s/openapi.yaml\n", base, base, base, base, base)
-	if admin != nil {
-		fmt.Fprintf(stdout, "  operator  http://%s/metrics, http://%s/debug/pprof/\n", admin.Addr(), admin.Addr())
+	backedUp := make(chan struct{})
+	if d.backups != nil {
+		go func() { d.backups.run(ctx); close(backedUp) }()
+	} else {
+		close(backedUp)
 	}
+	ls.announce(stdout, base)
 	go purgeIdempotencyKeys(ctx, d.store, log)
 	go purgeEvents(ctx, d.store, c.eventRetention, log)
 	// The dispatcher stops with ctx and is waited for, so that its last attempts are
@@ -93,8 +99,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	uctx, stopUses := context.WithCancel(context.WithoutCancel(ctx))
 	usesDone := make(chan struct{})
 	go func() { api.RecordKeyUses(uctx); close(usesDone) }()
-	err = listen(ctx, c, log, ln, api, admin)
+	err = serveOn(ctx, c, log, ls, api)
 	api.WaitBackground() // the reset mails the last requests started
+	<-backedUp           // a backup under way ends (cancelled) before the store closes
 	stop()
 	stopUses()
 	<-usesDone
@@ -119,12 +126,19 @@ type deps struct {
 	// busy is the HTTP server, once made: the dispatcher paces itself while it serves
 	// requests.
 	busy *atomic.Pointer[httpapi.Server]
+	// backups takes the scheduled backups (--backup-dir); nil without them.
+	backups *backupSchedule
+	// tracer makes the spans; nil while tracing is off.
+	tracer trace.TracerProvider
 }
 
 // openDeps opens the store and the limiter, then makes the demo
 // data when asked.
-func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Writer) (d deps, err error) {
+func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Writer, tp *tracing.Provider) (d deps, err error) {
 	d.log = log
+	if tp != nil { // never a nil *tracing.Provider in the interface
+		d.tracer = tp
+	}
 	if d.mail, err = c.mailer(); err != nil {
 		return d, err
 	}
@@ -148,7 +162,7 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 			s.WakeStreams()
 		}
 	}
-	if d.store, err = openStoreWith(ctx, c.database, nudge, feed); err != nil {
+	if d.store, err = openStoreWith(ctx, c.database, storeHooks{wake: nudge, feed: feed, tracer: d.tracer}); err != nil {
 		return d, err
 	}
 	if err := d.store.SetCurrency(ctx, c.currency); err != nil {
@@ -160,7 +174,7 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	}
 	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, Deny: c.webhookDeny, UserAgent: "petstore-webhooks/1"})
 	d.deliveries = webhook.NewDispatcher(webhook.DispatcherOptions{
-		Queue: d.store, Sender: d.sender, Encode: httpapi.EventEncoder(d.store.Currency()), Window: c.webhookWindow, Logger: log,
+		Queue: d.store, Sender: d.sender, Encode: httpapi.EventEncoder(d.store.Currency()), Window: c.webhookWindow, Logger: log, Tracer: d.tracer,
 		Busy: func() bool {
 			s := busy.Load()
 			return s != nil && s.Busy()
@@ -185,6 +199,15 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 			return d, err
 		}
 	}
+	if c.backupDir != "" {
+		db, ok := d.store.(*sqlite.DB)
+		if !ok {
+			return d, fmt.Errorf("--backup-dir: %s", pgBackupHint)
+		}
+		if d.backups, err = newBackupSchedule(db, c.backupDir, c.backupEvery, c.backupKeep, log); err != nil {
+			return d, err
+		}
+	}
 	return d, nil
 }
 
@@ -197,9 +220,10 @@ func (d deps) close() {
 	}
 }
 
-// listen serves api on ln (and the operator routes on admin, when there is one) until
-// ctx ends, then shuts down gracefully: in-flight requests get the grace period.
-func listen(ctx context.Context, c serveConfig, log *slog.Logger, ln net.Listener, api *httpapi.Server, admin net.Listener) error {
+// serveOn serves api on the API listener (over HTTPS when ls.https says), the operator
+// routes and the redirect to HTTPS on theirs, until ctx ends; then it shuts down
+// gracefully: in-flight requests get the grace period.
+func serveOn(ctx context.Context, c serveConfig, log *slog.Logger, ls listeners, api *httpapi.Server) error {
 	srv := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: c.readHeaderTimeout,
@@ -207,7 +231,7 @@ func listen(ctx context.Context, c serveConfig, log *slog.Logger, ln net.Listene
 		WriteTimeout:      c.writeTimeout,
 		IdleTimeout:       c.idleTimeout,
 		MaxHeaderBytes:    c.maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorLog:          serverErrorLog(log),
 		// Requests must outlive the signal that starts the shutdown: Shutdown lets them
 		// finish, and the grace period bounds how long.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
@@ -215,33 +239,36 @@ func listen(ctx context.Context, c serveConfig, log *slog.Logger, ln net.Listene
 	// Shutdown waits for the requests being served; an event stream ends only when
 	// told, so the shutdown tells the streams first (their clients reconnect).
 	srv.RegisterOnShutdown(api.CloseStreams)
-	errc := make(chan error, 2)
-	go func() { errc <- srv.Serve(ln) }()
-	var op *http.Server
-	if admin != nil {
-		op = &http.Server{
-			// The process's own command line, as pprof would show it (redacted).
-			Handler:           operatorRoutes(api, os.Args),
-			ReadHeaderTimeout: c.readHeaderTimeout,
-			IdleTimeout:       c.idleTimeout,
-			ErrorLog:          srv.ErrorLog,
-			// No write timeout: a CPU profile streams for as long as it is asked to.
+	errc := make(chan error, 3)
+	if ls.https != nil {
+		srv.Handler = ls.https.handler(api)
+		// ServeTLS adds h2 to the configuration's protocols: HTTP/2 with HTTP/1.1.
+		srv.TLSConfig = ls.https.config
+		go func() { errc <- srv.ServeTLS(ls.api, "", "") }()
+	} else {
+		go func() { errc <- srv.Serve(ls.api) }()
+	}
+	others := c.sideServers(ls, api, srv.ErrorLog)
+	if ls.admin != nil {
+		go func() { errc <- others[0].Serve(ls.admin) }()
+	}
+	if ls.redirect != nil {
+		go func() { errc <- others[len(others)-1].Serve(ls.redirect) }()
+	}
+	closeOthers := func() {
+		for _, s := range others {
+			s.Close()
 		}
-		go func() { errc <- op.Serve(admin) }()
 	}
 	select {
 	case err := <-errc:
 		srv.Close()
-		if op != nil {
-			op.Close()
-		}
+		closeOthers()
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down", "grace", c.shutdownGrace)
-	if op != nil {
-		op.Close() // profiles and scrapes need no grace
-	}
+	closeOthers() // profiles, scrapes and redirects need no grace
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -250,6 +277,53 @@ func listen(ctx context.Context, c serveConfig, log *slog.Logger, ln net.Listene
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// serverErrorLog is the error log of the http.Servers, at warn. A failed TLS
+// handshake is the client's doing (a scanner, an old client, a cut connection) and
+// would fill a public server's log: it is at debug, unless ACME failed in it.
+func serverErrorLog(l *slog.Logger) *log.Logger {
+	return log.New(errorLogWriter{l}, "", 0)
+}
+
+type errorLogWriter struct{ log *slog.Logger }
+
+func (w errorLogWriter) Write(p []byte) (int, error) {
+	msg := strings.TrimSuffix(string(p), "\n")
+	level := slog.LevelWarn
+	if strings.HasPrefix(msg, "http: TLS handshake error") && !strings.Contains(msg, "acme/autocert") {
+		level = slog.LevelDebug
+	}
+	w.log.Log(context.Background(), level, msg)
+	return len(p), nil
+}
+
+// sideServers are the servers of the operator port and of the redirect to HTTPS, in
+// that order, for those of ls that are there.
+func (c serveConfig) sideServers(ls listeners, api *httpapi.Server, errorLog *log.Logger) []*http.Server {
+	var out []*http.Server
+	if ls.admin != nil {
+		out = append(out, &http.Server{
+			// The process's own command line, as pprof would show it (redacted).
+			Handler:           operatorRoutes(api, os.Args),
+			ReadHeaderTimeout: c.readHeaderTimeout,
+			IdleTimeout:       c.idleTimeout,
+			ErrorLog:          errorLog,
+			// No write timeout: a CPU profile streams for as long as it is asked to.
+		})
+	}
+	if ls.redirect != nil {
+		out = append(out, &http.Server{
+			Handler:           ls.toHTTPS,
+			ReadHeaderTimeout: c.readHeaderTimeout,
+			ReadTimeout:       c.readTimeout,
+			WriteTimeout:      c.writeTimeout,
+			IdleTimeout:       c.idleTimeout,
+			MaxHeaderBytes:    c.maxHeaderBytes,
+			ErrorLog:          errorLog,
+		})
+	}
+	return out
 }
 
 // operatorRoutes are the routes of the operator port: the metrics and the Go
@@ -307,17 +381,21 @@ func purgeEvents(ctx context.Context, st petstore.Store, retention time.Duration
 	}
 }
 
-// baseURL is how a client on this machine reaches a listener: an unspecified host
-// (":8080", "0.0.0.0") becomes localhost.
-func baseURL(a net.Addr) string {
+// baseURL is how a client on this machine reaches a listener with scheme (http or
+// https): an unspecified host (":8080", "0.0.0.0") becomes localhost, and the
+// scheme's own port (80, 443) is left out.
+func baseURL(scheme string, a net.Addr) string {
 	host, port, err := net.SplitHostPort(a.String())
 	if err != nil {
-		return "http://" + a.String()
+		return scheme + "://" + a.String()
 	}
 	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
 		host = "localhost"
 	}
-	return "http://" + net.JoinHostPort(host, port)
+	if scheme == "https" && port == "443" || scheme == "http" && port == "80" {
+		return scheme + "://" + strings.TrimSuffix(net.JoinHostPort(host, port), ":"+port)
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
 }
 
 func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
@@ -367,7 +445,7 @@ func bootstrap(ctx context.Context, st petstore.Store, stdout io.Writer, publicU
 	if err != nil {
 		return err
 	}
-	_, link, err := httpapi.Invite(ctx, st, publicURL, acct.Email, petstore.Admin, time.Now())
+	_, link, err := invite.Create(ctx, st, publicURL, acct.Email, petstore.Admin, time.Now())
 	if err != nil {
 		return err
 	}
@@ -399,4 +477,12 @@ func poolStats(st petstore.Store) func() []httpapi.PoolStats {
 		}
 	}
 	return nil
+}
+
+// storeSystem names the database of st as OpenTelemetry does (db.system.name).
+func storeSystem(st petstore.Store) string {
+	if _, ok := st.(*postgres.DB); ok {
+		return "postgresql"
+	}
+	return "sqlite"
 }

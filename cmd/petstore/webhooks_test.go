@@ -44,6 +44,8 @@ type delivered struct {
 	// signature is the Petstore-Signature header, and body what it signs.
 	signature string
 	body      []byte
+	// traceparent is the delivery's W3C traceparent header, "" when it had none.
+	traceparent string
 }
 
 func newReceiver(t *testing.T) *receiver {
@@ -104,7 +106,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	r.mu.Lock()
 	r.got = append(r.got, delivered{id: e.ID, typ: e.Type, object: max(e.Data.ID, e.Data.PetID), at: time.Now(),
-		signature: req.Header.Get("Petstore-Signature"), body: body})
+		signature: req.Header.Get("Petstore-Signature"), body: body, traceparent: req.Header.Get("Traceparent")})
 	r.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -273,7 +275,7 @@ func nextLinkPath(link string) string {
 // adminKey makes an admin key in the database with the binary's own command.
 func adminKey(t *testing.T, bin, dsn string) string {
 	t.Helper()
-	out, err := exec.Command(bin, "keys", "create", "--email", "ops@example.com", "--role", "admin", "--database", dsn).Output()
+	out, err := exec.Command(bin, "keys", "create", "--create", "--email", "ops@example.com", "--role", "admin", "--database", dsn).Output()
 	if err != nil {
 		t.Fatalf("keys create: %v", err)
 	}

@@ -74,24 +74,33 @@ func Frame(e petstore.Event, data []byte) []byte {
 }
 
 // Hub is the process's one reader of new events. It starts on the first
-// subscription and reads until Close.
+// subscription and runs until Close, reading only while someone subscribes: with no
+// subscriber it reads nothing, and the next subscription starts from the feed's end.
 type Hub struct {
 	o    Options
 	wake chan struct{}
 	stop chan struct{}
 	done chan struct{}
 
-	// startMu makes the first subscription find the feed's end, once it succeeds.
-	startMu sync.Mutex
-	started bool
+	// readMu makes reading the feed, and a subscription's catching up with it and
+	// joining, one at a time: the reader never reads between a subscriber's
+	// catching up and its joining. Taken before mu.
+	readMu sync.Mutex
 
-	readMu sync.Mutex // one read of the feed at a time
-
-	mu      sync.Mutex
-	subs    map[*Subscription]struct{}
-	cursor  int64 // every event up to it was handed out
+	mu   sync.Mutex // guards what follows
+	subs map[*Subscription]struct{}
+	// cursor is the last event handed out; it is not kept up while idle.
+	cursor int64
+	// idle is set when the reader skipped a read for want of subscribers (and at
+	// first, before any): cursor is behind the feed, and a new subscriber finds the
+	// feed's end instead of reading (and encoding) the events it missed.
+	idle    bool
 	closed  bool
 	running bool
+
+	// idleWakes counts the wakes and polls on which the reader read nothing for want
+	// of subscribers (guarded by readMu; the tests read it).
+	idleWakes int
 }
 
 // New returns a hub over o.Feed; it reads nothing until the first Subscribe.
@@ -106,7 +115,7 @@ func New(o Options) *Hub {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Hub{o: o, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		subs: map[*Subscription]struct{}{}}
+		subs: map[*Subscription]struct{}{}, idle: true}
 }
 
 // Wake tells the hub that events were committed; it never blocks. The stores call it
@@ -158,29 +167,22 @@ func (s *Subscription) Cancel() {
 }
 
 // Subscribe adds a subscriber that takes the events match accepts, from the events
-// committed after it (as far as the feed shows them). The first subscription finds
-// the feed's end (ctx bounds that read) and starts the reader.
+// committed after it (as far as the feed shows them). The first subscription starts
+// the reader; one that finds the hub idle finds the feed's end (ctx bounds that read).
 func (h *Hub) Subscribe(ctx context.Context, match func(petstore.EventType) bool) (*Subscription, error) {
-	h.startMu.Lock()
-	if !h.started {
-		// A failed start is tried again by the next subscription.
-		if err := h.begin(ctx); err != nil {
-			h.startMu.Unlock()
-			return nil, err
-		}
-		h.started = true
-	}
-	h.startMu.Unlock()
-	// The reader is brought up to date first, so that a new subscriber gets the events
-	// committed after it came, not those committed before that the reader had not
-	// read yet (it reads on a wake, or at its next poll).
-	if err := h.read(ctx); err != nil {
-		return nil, fmt.Errorf("eventhub: read new events: %w", err)
+	h.readMu.Lock()
+	defer h.readMu.Unlock()
+	if err := h.catchUp(ctx); err != nil {
+		return nil, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, ErrClosed
+	}
+	if !h.running {
+		h.running = true
+		go h.run()
 	}
 	ch := make(chan *Message, h.o.Buffer)
 	s := &Subscription{C: ch, From: h.cursor, h: h, ch: ch, match: match}
@@ -188,19 +190,29 @@ func (h *Hub) Subscribe(ctx context.Context, match func(petstore.EventType) bool
 	return s, nil
 }
 
-// begin finds the end of the feed and starts the reader from there.
-func (h *Hub) begin(ctx context.Context) error {
+// catchUp brings the cursor to the feed's end for a new subscriber, so that it gets
+// the events committed after it came, not those committed before that the reader had
+// not read yet (it reads on a wake, or at its next poll). While others subscribe,
+// that is a read like the reader's, handing those events to them; while idle, the
+// feed's end is found without reading the events between. The caller holds readMu.
+func (h *Hub) catchUp(ctx context.Context) error {
+	h.mu.Lock()
+	idle := h.idle && len(h.subs) == 0
+	h.mu.Unlock()
+	if !idle {
+		if err := h.read(ctx); err != nil {
+			return fmt.Errorf("eventhub: read new events: %w", err)
+		}
+		return nil
+	}
+	// A failure leaves the hub idle; the next subscription tries again.
 	end, err := lastSeq(ctx, h.o.Feed)
 	if err != nil {
 		return fmt.Errorf("eventhub: find the feed's end: %w", err)
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return ErrClosed
-	}
-	h.cursor, h.running = end, true
-	go h.run()
+	h.cursor, h.idle = end, false
+	h.mu.Unlock()
 	return nil
 }
 
@@ -250,17 +262,33 @@ func (h *Hub) run() {
 		case <-h.wake:
 		case <-t.C:
 		}
-		if err := h.read(ctx); err != nil && ctx.Err() == nil {
+		if err := h.readIfSubscribed(ctx); err != nil && ctx.Err() == nil {
 			h.o.Logger.Warn("read new events for the event streams; trying again at the next poll", "err", err)
 		}
 	}
 }
 
-// read hands out every event after the cursor, a page at a time; one read at a time
-// (the reader's, or a new subscription's).
-func (h *Hub) read(ctx context.Context) error {
+// readIfSubscribed is the reader's read, skipped while nobody subscribes: the hub is
+// then idle, and the next subscription starts from the feed's end.
+func (h *Hub) readIfSubscribed(ctx context.Context) error {
 	h.readMu.Lock()
 	defer h.readMu.Unlock()
+	h.mu.Lock()
+	idle := len(h.subs) == 0
+	if idle {
+		h.idle = true
+	}
+	h.mu.Unlock()
+	if idle {
+		h.idleWakes++
+		return nil
+	}
+	return h.read(ctx)
+}
+
+// read hands out every event after the cursor, a page at a time. The caller holds
+// readMu: one read at a time (the reader's, or a new subscription's).
+func (h *Hub) read(ctx context.Context) error {
 	for {
 		h.mu.Lock()
 		after := h.cursor

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,5 +120,78 @@ func TestHubCloseEndsSubscriptions(t *testing.T) {
 	}
 	if _, err := h.Subscribe(context.Background(), Match(petstore.EventFilter{})); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Subscribe after Close: %v", err)
+	}
+}
+
+// countingFeed counts the reads of a memFeed.
+type countingFeed struct {
+	*memFeed
+	reads atomic.Int64
+}
+
+func (f *countingFeed) Events(ctx context.Context, filter petstore.EventFilter, p petstore.Page) ([]petstore.Event, error) {
+	f.reads.Add(1)
+	return f.memFeed.Events(ctx, filter, p)
+}
+
+// With no subscriber the reader reads nothing, however often it is woken or polls;
+// the next subscription starts at the feed's end, without reading (or encoding) the
+// events committed meanwhile, and gets the ones after it.
+func TestAnIdleHubReadsNothingAndStartsAgainFromTheEnd(t *testing.T) {
+	f := &countingFeed{memFeed: &memFeed{}}
+	var encoded atomic.Int64
+	h := New(Options{Feed: f, Poll: time.Millisecond, Buffer: 16,
+		Encode: func(petstore.Event) ([]byte, error) { encoded.Add(1); return []byte(`{}`), nil }})
+	t.Cleanup(h.Close)
+	ctx := context.Background()
+
+	first, err := h.Subscribe(ctx, Match(petstore.EventFilter{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Cancel()
+	idleWakes := func() int {
+		h.readMu.Lock()
+		defer h.readMu.Unlock()
+		return h.idleWakes
+	}
+	// Wait for one idle wake: from then on the reader knows it has no subscriber.
+	for deadline := time.Now().Add(5 * time.Second); idleWakes() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the reader never woke")
+		}
+	}
+	reads := f.reads.Load()
+	for range 5 {
+		f.add(petstore.OrderPlaced)
+	}
+	wakes := idleWakes()
+	for deadline := time.Now().Add(5 * time.Second); idleWakes() < wakes+20; time.Sleep(time.Millisecond) {
+		h.Wake()
+		if time.Now().After(deadline) {
+			t.Fatal("the reader did not wake 20 times")
+		}
+	}
+	if got := f.reads.Load(); got != reads {
+		t.Fatalf("with no subscriber the hub read the feed %d times over %d wakes", got-reads, idleWakes()-wakes)
+	}
+	if encoded.Load() != 0 {
+		t.Fatalf("with no subscriber the hub encoded %d events", encoded.Load())
+	}
+
+	again, err := h.Subscribe(ctx, Match(petstore.EventFilter{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.From != 15 {
+		t.Fatalf("From = %d, want the feed's end, 15", again.From)
+	}
+	if encoded.Load() != 0 {
+		t.Fatalf("starting again encoded %d events it had missed", encoded.Load())
+	}
+	f.add(petstore.InventoryUpdated)
+	h.Wake()
+	if m := receive(t, again); m.Seq != 18 {
+		t.Fatalf("the new subscriber got %d first, want the event after it came, 18", m.Seq)
 	}
 }

@@ -16,6 +16,9 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Outcome is the answer to one request of a batch.
@@ -49,6 +52,28 @@ type Batcher[Req, Res any] struct {
 	done   chan struct{}
 	once   sync.Once
 	pool   sync.Pool
+	// tracer makes a span of each batch (nil: no spans, at no cost); name is its name.
+	tracer trace.Tracer
+	name   string
+}
+
+// Option sets up a Batcher.
+type Option func(*options)
+
+type options struct {
+	tracer trace.Tracer
+	name   string
+}
+
+// Traced makes each batch a span named name, made by tracer. Its parent is the span
+// of the first request it carries whose trace is sampled, so that the batch shows in
+// that request's trace, and it links to the span of every request it carries: a
+// request batched with others finds the batch, and the batch all its requests.
+// ApplyFunc's ctx holds the span. A batch of unsampled requests only is no span: its
+// ctx holds its first request's span context, so that what it writes still names
+// that trace.
+func Traced(tracer trace.Tracer, name string) Option {
+	return func(o *options) { o.tracer, o.name = tracer, name }
 }
 
 type call[Req, Res any] struct {
@@ -60,9 +85,13 @@ type call[Req, Res any] struct {
 
 // New starts a queue that applies batches of at most max requests with apply, each
 // batch within timeout.
-func New[Req, Res any](apply ApplyFunc[Req, Res], max int, timeout time.Duration) *Batcher[Req, Res] {
+func New[Req, Res any](apply ApplyFunc[Req, Res], max int, timeout time.Duration, opts ...Option) *Batcher[Req, Res] {
 	if max < 1 {
 		max = 1
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
 	q := &Batcher[Req, Res]{
 		apply:   apply,
@@ -71,6 +100,8 @@ func New[Req, Res any](apply ApplyFunc[Req, Res], max int, timeout time.Duration
 		wake:    make(chan struct{}, 1),
 		closed:  make(chan struct{}),
 		done:    make(chan struct{}),
+		tracer:  o.tracer,
+		name:    o.name,
 	}
 	q.pool.New = func() any { return &call[Req, Res]{ready: make(chan struct{}, 1)} }
 	go q.loop()
@@ -205,7 +236,7 @@ func (q *Batcher[Req, Res]) loop() {
 				reqs = append(reqs, c.req)
 			}
 			if len(live) > 0 {
-				q.run(reqs, out[:len(live)])
+				q.run(q.trace(live), reqs, out[:len(live)])
 				for i, c := range live {
 					c.res = out[i]
 					out[i] = Outcome[Res]{}
@@ -219,11 +250,43 @@ func (q *Batcher[Req, Res]) loop() {
 	}
 }
 
-// run applies one batch. A panic in apply fails the batch instead of the process, and
-// never leaves a caller waiting.
-func (q *Batcher[Req, Res]) run(reqs []Req, out []Outcome[Res]) {
-	ctx, cancel := context.WithTimeout(context.Background(), q.timeout)
+// trace starts the span of a batch of live calls (see Traced) and returns the
+// batch's base context, which holds it; Background when the Batcher is not traced.
+func (q *Batcher[Req, Res]) trace(live []*call[Req, Res]) context.Context {
+	if q.tracer == nil {
+		return context.Background()
+	}
+	var parent trace.SpanContext
+	for _, c := range live {
+		sc := trace.SpanContextFromContext(c.ctx)
+		if sc.IsValid() && (!parent.IsValid() || (!parent.IsSampled() && sc.IsSampled())) {
+			parent = sc
+		}
+	}
+	base := trace.ContextWithSpanContext(context.Background(), parent)
+	if !parent.IsSampled() {
+		// No request of the batch is sampled: a span would be recorded by no
+		// parent-based sampler. The batch goes on in its first request's trace.
+		return base
+	}
+	links := make([]trace.Link, 0, len(live))
+	for _, c := range live {
+		if sc := trace.SpanContextFromContext(c.ctx); sc.IsValid() {
+			links = append(links, trace.Link{SpanContext: sc})
+		}
+	}
+	ctx, _ := q.tracer.Start(base, q.name,
+		trace.WithLinks(links...), trace.WithAttributes(attribute.Int("petstore.batch.size", len(live))))
+	return ctx
+}
+
+// run applies one batch within base (which holds its span, if any, ended here). A
+// panic in apply fails the batch instead of the process, and never leaves a caller
+// waiting.
+func (q *Batcher[Req, Res]) run(base context.Context, reqs []Req, out []Outcome[Res]) {
+	ctx, cancel := context.WithTimeout(base, q.timeout)
 	defer cancel()
+	defer trace.SpanFromContext(base).End()
 	defer func() {
 		if v := recover(); v != nil {
 			err := fmt.Errorf("groupcommit: batch panicked: %v", v)

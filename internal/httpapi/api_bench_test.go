@@ -9,10 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/sqlite"
+	"github.com/acme-pets/petstore/internal/tracing"
 )
 
 // benchAPI is the full handler stack (middleware, auth, generated router and codecs,
@@ -23,7 +27,10 @@ type benchAPI struct {
 	petID int64
 }
 
-func newBenchAPI(b *testing.B) *benchAPI {
+func newBenchAPI(b *testing.B) *benchAPI { return newBenchAPIWith(b, nil) }
+
+// newBenchAPIWith is newBenchAPI with tp as the tracer of the requests and the store.
+func newBenchAPIWith(b *testing.B, tp trace.TracerProvider) *benchAPI {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
@@ -47,7 +54,11 @@ func newBenchAPI(b *testing.B) *benchAPI {
 			first = p.ID
 		}
 	}
-	h, err := httpapi.New(httpapi.Config{Store: st})
+	cfg := httpapi.Config{Store: st}
+	if tp != nil {
+		cfg.Tracer, cfg.Store = tp, tracing.Store(st, tp, "sqlite")
+	}
+	h, err := httpapi.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,6 +91,24 @@ func (a *benchAPI) run(b *testing.B, method, target, body string, want int) {
 func BenchmarkGetPetByID(b *testing.B) {
 	a := newBenchAPI(b)
 	a.run(b, "GET", fmt.Sprintf("/v1/pets/%d", a.petID), "", http.StatusOK)
+}
+
+// BenchmarkGetPetByIDTraced is BenchmarkGetPetByID with every request traced
+// (sampled, its spans ended but exported nowhere): the cost of tracing on, less the
+// export's, beside tracing off.
+func BenchmarkGetPetByIDTraced(b *testing.B) {
+	for _, sampled := range []bool{true, false} {
+		b.Run(fmt.Sprintf("sampled=%v", sampled), func(b *testing.B) {
+			sampler := sdktrace.NeverSample()
+			if sampled {
+				sampler = sdktrace.AlwaysSample()
+			}
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler))
+			b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+			a := newBenchAPIWith(b, tp)
+			a.run(b, "GET", fmt.Sprintf("/v1/pets/%d", a.petID), "", http.StatusOK)
+		})
+	}
 }
 
 func BenchmarkListPets20(b *testing.B) {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/acme-pets/petstore/internal/mail"
-	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 // MailMessage is one plain-text mail to one address (package mail's).
@@ -21,14 +20,7 @@ type Mailer interface {
 	Send(ctx context.Context, m mail.Message) error
 }
 
-// InvitationMail is the mail of an invitation to role with its link, which works until expires.
-func InvitationMail(to string, role petstore.Role, link string, expires time.Time) MailMessage {
-	return MailMessage{To: to, Subject: "You are invited to the pet store", Text: fmt.Sprintf(
-		"You are invited to the pet store as %s.\n\nOpen this link to choose your password and sign in:\n\n%s\n\n"+
-			"The link works once, until %s. If you did not expect this mail, ignore it.\n",
-		role, link, expires.UTC().Format(time.RFC1123))}
-}
-
+// resetMail is the mail of a password reset with its link, which works until expires.
 func resetMail(to, link string, expires time.Time) MailMessage {
 	return MailMessage{To: to, Subject: "Reset your pet store password", Text: fmt.Sprintf(
 		"Someone asked to reset the password of your pet store account.\n\nOpen this link to choose a new one:\n\n%s\n\n"+

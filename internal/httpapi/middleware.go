@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rs/cors"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 )
@@ -36,6 +37,10 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		ri.w = rw
 		ctx := r.Context()
 		isAPI := strings.HasPrefix(r.URL.Path, apiPrefix+"/")
+		var span trace.Span // nil unless tracing is on (Config.Tracer)
+		if isAPI && s.tracer != nil {
+			ctx, span = s.startSpan(ctx, r, ri)
+		}
 		if isAPI {
 			s.metrics.inFlight.Inc()
 			s.inFlight.Add(1)
@@ -49,7 +54,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		defer func() {
 			v := recover()
 			if v != nil && v != http.ErrAbortHandler {
-				s.recovered(v, rw, r, ri)
+				s.recovered(ctx, v, rw, ri)
 			}
 			elapsed := time.Since(start)
 			if isAPI {
@@ -59,7 +64,10 @@ func (s *Server) outer(next http.Handler) http.Handler {
 				}
 				s.metrics.observe(ri.operation(), rw.status, elapsed)
 			}
-			s.logRequest(r, ri, rw.status, elapsed, isAPI)
+			s.logRequest(ctx, r, ri, rw.status, elapsed, isAPI)
+			if span != nil {
+				endSpan(span, ri, rw.status)
+			}
 			if v == http.ErrAbortHandler {
 				panic(v) // net/http's way to abort the connection; let it through
 			}
@@ -80,22 +88,23 @@ var (
 
 // recovered answers a request whose handler panicked with v: 500 internal if nothing
 // was written yet; the panic is logged with the request id, never shown.
-func (s *Server) recovered(v any, w *responseWriter, r *http.Request, ri *requestInfo) {
-	s.cfg.Logger.ErrorContext(r.Context(), "panic", "panic", v, "request_id", ri.id, "operation", ri.operation())
+func (s *Server) recovered(ctx context.Context, v any, w *responseWriter, ri *requestInfo) {
+	s.cfg.Logger.ErrorContext(ctx, "panic", "panic", v, "request_id", ri.id, "operation", ri.operation())
 	if !w.wroteHeader {
 		writeError(w, errInternal)
 	}
 }
 
-// logRequest writes the one line of a request. It never logs headers or bodies, so no
-// key, password or Authorization header can reach the log.
-func (s *Server) logRequest(r *http.Request, ri *requestInfo, status int, elapsed time.Duration, isAPI bool) {
+// logRequest writes the one line of a request, with ctx, which holds its span when it
+// is traced (tracing.LogHandler adds the trace id). It never logs headers or bodies,
+// so no key, password or Authorization header can reach the log.
+func (s *Server) logRequest(ctx context.Context, r *http.Request, ri *requestInfo, status int, elapsed time.Duration, isAPI bool) {
 	level := slog.LevelInfo
 	if !isAPI {
 		level = slog.LevelDebug // probes, metrics scrapes and the document are noise
 	}
 	log := s.cfg.Logger
-	if !log.Enabled(r.Context(), level) {
+	if !log.Enabled(ctx, level) {
 		return
 	}
 	route := ri.route.PathPattern()
@@ -116,7 +125,7 @@ func (s *Server) logRequest(r *http.Request, ri *requestInfo, status int, elapse
 	if ri.principal.AccountID != 0 {
 		attrs = append(attrs, slog.Int64("account_id", ri.principal.AccountID))
 	}
-	log.LogAttrs(r.Context(), level, "request", attrs...)
+	log.LogAttrs(ctx, level, "request", attrs...)
 }
 
 // v1 is the middleware of the API proper.
@@ -131,6 +140,9 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		}
 		if route, ok := s.api.FindPath(r.Method, r.URL); ok {
 			ri.route = route
+			if s.tracer != nil {
+				nameSpan(trace.SpanFromContext(r.Context()), ri)
+			}
 		}
 		op := ri.operation()
 		if s.idLists[op] {
@@ -150,7 +162,11 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		if s.limiter != nil && !s.allow(w, r, ri, scheme, credentials) {
 			return
 		}
-		if (credentialOps[op] || strings.EqualFold(scheme, "Basic")) && !s.allowCredentials(w, r, ri) {
+		// The operations open to all (security: []) are those that take a password or
+		// a one-time token: sign-up, sign-in, invitations, resets. They count against
+		// the stricter limit of credential checks per client address, as HTTP Basic
+		// logins do; read from the document, so a new one cannot be left out.
+		if (s.open[op] || strings.EqualFold(scheme, "Basic")) && !s.allowCredentials(w, r, ri) {
 			return
 		}
 		if deprecated && s.h.depr.gone(w, s.cfg.Now()) {
@@ -240,15 +256,6 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, ri *requestInfo, 
 	writeError(w, petstore.Errorf(petstore.ERateLimited, "Too many requests; retry after %d second(s).", retry))
 	return false
 }
-
-// createAccount is the operation the middleware treats apart: the sign-up.
-const createAccount = "createAccount"
-
-// credentialOps are the operations open to all that take a password or a one-time
-// token: they count against the stricter limit of credential checks per client
-// address, as HTTP Basic logins do.
-var credentialOps = map[string]bool{createAccount: true, "createSession": true, "acceptInvitation": true,
-	"requestPasswordReset": true, "resetPassword": true}
 
 // allowCredentials applies the stricter limit on requests that carry a password
 // (sign-ups and HTTP Basic) per client address, adds its headers to those of the

@@ -16,15 +16,18 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme-pets/petstore/api"
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/console"
 	"github.com/acme-pets/petstore/internal/docs"
 	"github.com/acme-pets/petstore/internal/eventhub"
+	"github.com/acme-pets/petstore/internal/invite"
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
+	"github.com/acme-pets/petstore/internal/tracing"
 	"github.com/acme-pets/petstore/internal/webasset"
 	"github.com/acme-pets/petstore/internal/webhook"
 )
@@ -105,6 +108,10 @@ type Config struct {
 	PublicURL string
 	// Mailer sends invitations and reset links; nil for a server without mail.
 	Mailer Mailer
+	// Tracer, when set, makes a span of each API request, named by its operation id,
+	// under the caller's trace when its traceparent header names one; nil (tracing
+	// off) costs a request nothing.
+	Tracer trace.TracerProvider
 	Now    func() time.Time
 }
 
@@ -177,9 +184,11 @@ type Server struct {
 	// open are the operations anyone may call, without credentials (security: []).
 	open    map[string]bool
 	handler http.Handler
-	// docs and console are the pages at /docs and /console, with their assets.
+	// docs and console are the pages at /docs and /console, with their assets; home
+	// is what / answers, the way to them.
 	docs    *webasset.Page
 	console *webasset.Page
+	home    *home
 	// limiter is the general limit (nil when off), and ratePolicy its
 	// RateLimit-Policy header value.
 	limiter    ratelimit.Limiter
@@ -187,6 +196,8 @@ type Server struct {
 	// credentials limits requests with a password per client address.
 	credentials      ratelimit.Limiter
 	credentialPolicy string
+	// tracer makes the requests' spans; nil when tracing is off.
+	tracer trace.Tracer
 	// inFlight counts the API requests being served (the metric's twin, readable
 	// without a scrape), for Busy.
 	inFlight atomic.Int64
@@ -281,6 +292,9 @@ func New(cfg Config) (*Server, error) {
 		s.open[op.ID] = op.Open
 	}
 	s.setLimits()
+	if cfg.Tracer != nil {
+		s.tracer = cfg.Tracer.Tracer(tracing.Name)
+	}
 	s.api, err = oas.NewServer(h, security{h: h, roles: rolesByOperation(ops), scopes: scopesByOperation(ops), ownKey: ownKeyByOperation(ops)},
 		oas.WithPathPrefix(apiPrefix),
 		oas.WithErrorHandler(decodeError(cfg.Logger, cfg.ReadTimeout, lazySchemas(doc.JSON, cfg.Logger))),
@@ -295,6 +309,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.console, err = console.New(); err != nil {
 		return nil, fmt.Errorf("console page: %w", err)
+	}
+	if s.home, err = newHome(doc.JSON); err != nil {
+		return nil, err
 	}
 	s.routes()
 	return s, nil
@@ -374,12 +391,15 @@ func (s *Server) routes() {
 		writeStatus(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
+	// Every method, so that one other than GET and HEAD gets the 405 of the error body,
+	// not the 404 of the catch-all below.
+	mux.Handle("/{$}", s.home)
 	mux.HandleFunc("/", notFound)
 	s.handler = s.outer(mux)
 }
 
 // linkPages are the console's pages that the links of invitations and resets open.
-var linkPages = []string{console.Prefix + "/accept", console.Prefix + "/reset"}
+var linkPages = []string{invite.AcceptPath, resetPath}
 
 // serveLinkPage serves the console's page at a link's path, never stored by a cache
 // (the URL holds a token).

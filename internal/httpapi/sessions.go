@@ -4,10 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/auth"
+	"github.com/acme-pets/petstore/internal/console"
+	"github.com/acme-pets/petstore/internal/invite"
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
@@ -19,6 +20,9 @@ import (
 
 // errNoResetByMail answers a reset request on a server without mail, for every email.
 var errNoResetByMail = petstore.Errorf(petstore.EUnavailable, "Password reset by mail is not configured on this server; ask an admin for an invitation instead.")
+
+// resetPath is the console's page that a password reset's link opens.
+const resetPath = console.Prefix + "/reset"
 
 // resetRequested is the one answer to a reset request, whatever the email.
 const resetRequested = "If this email has an account with a password, a link to reset it is on its way; it works once, for 1 hour."
@@ -86,14 +90,14 @@ func (h *Handler) CreateInvitation(ctx context.Context, req *oas.NewInvitation) 
 		return nil, err
 	}
 	role := petstore.Role(req.Role.Or(oas.NewInvitationRoleAdmin))
-	inv, link, err := Invite(ctx, h.store, h.publicURL, email, role, h.now())
+	inv, link, err := invite.Create(ctx, h.store, h.publicURL, email, role, h.now())
 	if err != nil {
 		return nil, err
 	}
 	expires := inv.ExpiresAt
 	mailed := false
 	if h.mailer != nil {
-		err := h.mailer.Send(ctx, InvitationMail(email, role, link, expires))
+		err := h.mailer.Send(ctx, invite.Mail(email, role, link, expires))
 		if err != nil {
 			h.log.WarnContext(ctx, "mail an invitation", "err", err, "request_id", RequestID(ctx))
 		}
@@ -104,25 +108,7 @@ func (h *Handler) CreateInvitation(ctx context.Context, req *oas.NewInvitation) 
 }
 
 // link is the public URL of a console page with a token.
-func (h *Handler) link(page, token string) string { return pageLink(h.publicURL, page, token) }
-
-func pageLink(publicURL, page, token string) string {
-	return strings.TrimSuffix(publicURL, "/") + page + "?token=" + token
-}
-
-// Invite stores an invitation of email (a clean address) to role, made at now, and
-// returns it with its one-time link on publicURL: what POST /invitations, `petstore
-// accounts invite` and the first start make.
-func Invite(ctx context.Context, st petstore.TokenStore, publicURL, email string, role petstore.Role, now time.Time) (petstore.Invitation, string, error) {
-	token, hash := auth.NewToken(auth.InvitationPrefix)
-	expires := now.Add(petstore.InvitationLifetime).UTC().Truncate(time.Second)
-	inv, err := st.CreateInvitation(ctx, petstore.NewToken{Kind: petstore.TokenInvitation, Email: email, Role: role,
-		Hash: hash, ExpiresAt: expires})
-	if err != nil {
-		return petstore.Invitation{}, "", err
-	}
-	return inv, pageLink(publicURL, "/console/accept", token), nil
-}
+func (h *Handler) link(page, token string) string { return invite.Link(h.publicURL, page, token) }
 
 // AcceptInvitation sets an invited account's password and role, and signs it in.
 func (h *Handler) AcceptInvitation(ctx context.Context, req *oas.InvitationAcceptance) (oas.AcceptInvitationRes, error) {
@@ -211,7 +197,7 @@ func (h *Handler) mailReset(ctx context.Context, raw string) {
 		h.log.WarnContext(ctx, "password reset: store the token", "err", err, "account_id", a.ID)
 		return
 	}
-	if err := h.mailer.Send(ctx, resetMail(a.Email, h.link("/console/reset", token), expires)); err != nil {
+	if err := h.mailer.Send(ctx, resetMail(a.Email, h.link(resetPath, token), expires)); err != nil {
 		h.log.WarnContext(ctx, "password reset: mail the link", "err", err, "account_id", a.ID)
 	}
 }

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -214,5 +215,32 @@ func TestTheLinkPagesAreTheConsoleWithoutReferrer(t *testing.T) {
 			res.Header.Get("Content-Security-Policy") == "" {
 			t.Errorf("GET %s: %d %v", p, res.StatusCode, res.Header)
 		}
+	}
+}
+
+// Every operation open to all (security: [] in the document) counts against the
+// limit of credential checks per address: a new one is limited without being listed.
+func TestEveryOpenOperationCountsAgainstTheCredentialLimit(t *testing.T) {
+	a := newTestAPI(t, func(c *httpapi.Config) { c.CredentialLimit = 2 })
+	open := 0
+	for _, op := range a.documentOps(t) {
+		if op.Secured {
+			continue
+		}
+		open++
+		from := fmt.Sprintf("127.0.1.%d", open) // an allowance of its own
+		t.Run(op.ID, func(t *testing.T) {
+			var last *response
+			for range 3 {
+				last = a.do(t, req{Method: op.Method, Path: "/v1" + op.Path, Body: `{}`, From: from})
+			}
+			last.expect(429, petstore.ERateLimited)
+			if !strings.Contains(last.Header.Get("RateLimit-Policy"), `"credentials"`) {
+				t.Errorf("RateLimit-Policy %q", last.Header.Get("RateLimit-Policy"))
+			}
+		})
+	}
+	if open < 5 {
+		t.Fatalf("the document has %d operations open to all, want the 5 of sign-up, sign-in, invitations and resets at least", open)
 	}
 }

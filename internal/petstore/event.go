@@ -213,6 +213,23 @@ type Event struct {
 	Webhook *Webhook
 	// Key is the API key of an api_key.* event, with who changed it.
 	Key *KeyChange
+	// TraceParent is the W3C traceparent of the span that wrote the event (the
+	// request's store call, or the batch of orders it was placed in), "" when it was
+	// not traced: the event's webhook deliveries go on in that trace. The stores keep
+	// it with the event's data (StampTrace); the API never shows it.
+	TraceParent string
+}
+
+// StampTrace gives traceparent to every event that has none.
+func StampTrace(events []Event, traceparent string) {
+	if traceparent == "" {
+		return
+	}
+	for i := range events {
+		if events[i].TraceParent == "" {
+			events[i].TraceParent = traceparent
+		}
+	}
 }
 
 // KeyChange is what an api_key.* event tells of: the key (never its secret or its

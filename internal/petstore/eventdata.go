@@ -16,6 +16,8 @@ type eventData struct {
 	Inventory *storedInventory `json:"inventory,omitempty"`
 	Webhook   *storedWebhook   `json:"webhook,omitempty"`
 	Key       *storedKey       `json:"apiKey,omitempty"`
+	// TraceParent is Event.TraceParent.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // storedOrder keeps an order. An event stored before orders kept their history has
@@ -104,6 +106,7 @@ func MarshalEventData(e Event) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("event %s (%s) has no resource", e.ID, e.Type)
 	}
+	d.TraceParent = e.TraceParent
 	return json.Marshal(d)
 }
 
@@ -113,6 +116,7 @@ func UnmarshalEventData(e *Event, data []byte) error {
 	if err := json.Unmarshal(data, &d); err != nil {
 		return fmt.Errorf("event %s: stored data: %w", e.ID, err)
 	}
+	e.TraceParent = d.TraceParent
 	switch {
 	case d.Order != nil:
 		o := Order(*d.Order)

@@ -27,8 +27,11 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/acme-pets/petstore/internal/groupcommit"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/tracing"
 )
 
 // DB is the PostgreSQL store. It implements petstore.Store and is safe for
@@ -78,6 +81,9 @@ type Options struct {
 	// WakeFeed, when set, is called after every commit that wrote events, to wake
 	// the live stream's reader of this process (eventhub.Hub.Wake). It must not block.
 	WakeFeed func()
+	// Tracer, when set, makes each batch of orders a span ("groupcommit.batch") linked
+	// to the requests it carries (groupcommit.Traced); nil for none.
+	Tracer trace.TracerProvider
 }
 
 var _ petstore.Store = (*DB)(nil)
@@ -130,7 +136,7 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 		return nil, err
 	}
 	for range o.Loops {
-		db.placers = append(db.placers, groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout))
+		db.placers = append(db.placers, groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout, batchTracing(o.Tracer)...))
 	}
 	return db, nil
 }
@@ -250,3 +256,11 @@ func isForeignKey(err error) bool { return pgCode(err) == foreignKeyViolation }
 
 // noRows reports whether a single-row query found nothing.
 func noRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// batchTracing is the groupcommit options of tp: none when it is nil.
+func batchTracing(tp trace.TracerProvider) []groupcommit.Option {
+	if tp == nil {
+		return nil
+	}
+	return []groupcommit.Option{groupcommit.Traced(tp.Tracer(tracing.Name), "groupcommit.batch")}
+}

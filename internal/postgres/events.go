@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/tracing"
 )
 
 // Events (the outbox). A transaction that makes events writes them in one statement
@@ -48,11 +49,13 @@ const (
 	notTest     = `type <> 'webhook.test'`
 )
 
-// eventArgs makes the arguments of qInsertEvents.
-func eventArgs(events []petstore.Event) ([]any, error) {
+// eventArgs makes the arguments of qInsertEvents; the events keep the trace of
+// ctx's span (petstore.StampTrace).
+func eventArgs(ctx context.Context, events []petstore.Event) ([]any, error) {
 	if len(events) > maxEventsPerTx {
 		return nil, fmt.Errorf("write events: %d in one transaction, at most %d", len(events), maxEventsPerTx)
 	}
+	petstore.StampTrace(events, tracing.TraceParent(ctx))
 	n := len(events)
 	ids, types, data := make([]string, n), make([]string, n), make([]string, n)
 	created := make([]time.Time, n)
@@ -81,7 +84,7 @@ func (db *DB) updateWithEvents(ctx context.Context, fn func(tx pgx.Tx) ([]petsto
 			return err
 		}
 		wrote = true
-		args, err := eventArgs(events)
+		args, err := eventArgs(ctx, events)
 		if err != nil {
 			return err
 		}

@@ -39,7 +39,7 @@ func MigrateUpToForTest(ctx context.Context, url string, version int64) error {
 // commits only once release is closed: a change in flight, for the feed's tests.
 func (db *DB) HoldEventsForTest(ctx context.Context, events []petstore.Event, written chan<- struct{}, release <-chan struct{}) error {
 	return db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
-		args, err := eventArgs(events)
+		args, err := eventArgs(ctx, events)
 		if err != nil {
 			return nil, err
 		}

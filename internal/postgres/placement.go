@@ -110,7 +110,7 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 		return err
 	}
 	batch := petstore.PlanOrders(reqs, st.pets, st.catalog, st.records, timestamp(db.now()), db.Currency())
-	w, err := queueWrites(reqs, &batch, st)
+	w, err := queueWrites(ctx, reqs, &batch, st)
 	if err != nil {
 		return err
 	}
@@ -271,8 +271,9 @@ type batchWrites struct {
 }
 
 // queueWrites queues what PlanOrders decided: each changed pet once, the placed
-// orders and their sales, the keys (in key order), and the events, last.
-func queueWrites(reqs []petstore.NewOrder, batch *petstore.OrderBatch, st batchState) (*batchWrites, error) {
+// orders and their sales, the keys (in key order), and the events, last, which keep
+// the trace of ctx's span (the batch's).
+func queueWrites(ctx context.Context, reqs []petstore.NewOrder, batch *petstore.OrderBatch, st batchState) (*batchWrites, error) {
 	w := &batchWrites{}
 	queuePets(&w.Batch, batch)
 	w.orders = queueOrders(&w.Batch, batch, st.ids)
@@ -281,7 +282,7 @@ func queueWrites(reqs []petstore.NewOrder, batch *petstore.OrderBatch, st batchS
 	}
 	// The events go last, so that their result is the last of the writes.
 	if events := batch.Events(st.before, st.catalog); len(events) > 0 {
-		args, err := eventArgs(events)
+		args, err := eventArgs(ctx, events)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -14,8 +15,10 @@ type Redis struct {
 	client  redis.UniversalClient
 	limiter *redis_rate.Limiter
 	limit   redis_rate.Limit
-	// prefix starts every key it writes, so that deployments can share one Redis.
-	prefix string
+	// keyPrefix starts every key this limiter writes: the deployment's prefix, then
+	// "rl:", so that deployments can share one Redis and an ACL (~petstore:*) can hold
+	// each to its own keys.
+	keyPrefix string
 }
 
 // NewRedis returns a Redis limiter of perSecond requests per second per caller
@@ -27,12 +30,52 @@ func NewRedis(client redis.UniversalClient, prefix string, perSecond int) *Redis
 // NewRedisWindow returns a Redis limiter of n requests per window per caller (burst n),
 // whose keys start with prefix.
 func NewRedisWindow(client redis.UniversalClient, prefix string, n int, window time.Duration) *Redis {
+	keyPrefix := prefix + "rl:"
 	return &Redis{
-		client:  client,
-		limiter: redis_rate.NewLimiter(client),
-		limit:   redis_rate.Limit{Rate: n, Burst: n, Period: window},
-		prefix:  prefix + "rl:",
+		client:    client,
+		limiter:   redis_rate.NewLimiter(prefixed{UniversalClient: client, prefix: keyPrefix}),
+		limit:     redis_rate.Limit{Rate: n, Burst: n, Period: window},
+		keyPrefix: keyPrefix,
 	}
+}
+
+// prefixed is the client redis_rate is given. redis_rate starts every key it writes
+// with "rate:", a constant of its own (redisPrefix) that no option changes, so the
+// deployment's prefix would come second and an ACL that allows only ~petstore:* would
+// refuse every call. prefixed puts the limiter's prefix in the place of "rate:" in the
+// keys of the only commands redis_rate sends with keys (its scripts, and Del in
+// Reset); redis_rate's script and its reckoning stay as they are.
+type prefixed struct {
+	redis.UniversalClient
+	prefix string
+}
+
+func (p prefixed) keys(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = p.prefix + strings.TrimPrefix(k, redisRatePrefix)
+	}
+	return out
+}
+
+func (p prefixed) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	return p.UniversalClient.Eval(ctx, script, p.keys(keys), args...)
+}
+
+func (p prefixed) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
+	return p.UniversalClient.EvalSha(ctx, sha1, p.keys(keys), args...)
+}
+
+func (p prefixed) EvalRO(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	return p.UniversalClient.EvalRO(ctx, script, p.keys(keys), args...)
+}
+
+func (p prefixed) EvalShaRO(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
+	return p.UniversalClient.EvalShaRO(ctx, sha1, p.keys(keys), args...)
+}
+
+func (p prefixed) Del(ctx context.Context, keys ...string) *redis.IntCmd {
+	return p.UniversalClient.Del(ctx, p.keys(keys)...)
 }
 
 // InRedis is the Factory of limiters kept in client's Redis under prefix.
@@ -42,7 +85,7 @@ func InRedis(client redis.UniversalClient, prefix string) Factory {
 
 // Allow takes one request off the caller's allowance in Redis.
 func (r *Redis) Allow(ctx context.Context, key string) (Decision, error) {
-	res, err := r.limiter.Allow(ctx, r.prefix+key, r.limit)
+	res, err := r.limiter.Allow(ctx, key, r.limit)
 	if err != nil {
 		return Decision{}, fmt.Errorf("rate limit: %w", err)
 	}
@@ -72,13 +115,14 @@ func (r *Redis) Reserve(ctx context.Context, key string) (Reservation, error) {
 // bucket comes out full, so a lone request could not be given back.)
 func (r *Redis) refund(ctx context.Context, key string) error {
 	interval := r.limit.Period.Seconds() / float64(r.limit.Rate)
-	if err := refundScript.Run(ctx, r.client, []string{redisRatePrefix + r.prefix + key}, interval).Err(); err != nil {
+	if err := refundScript.Run(ctx, r.client, []string{r.keyPrefix + key}, interval).Err(); err != nil {
 		return fmt.Errorf("rate limit refund: %w", err)
 	}
 	return nil
 }
 
-// redisRatePrefix starts every key redis_rate writes (its redisPrefix).
+// redisRatePrefix starts every key redis_rate names (its redisPrefix); prefixed
+// replaces it before the command leaves.
 const redisRatePrefix = "rate:"
 
 // refundScript moves a redis_rate key's time one interval (ARGV[1], in seconds)

@@ -43,7 +43,26 @@ type Process struct {
 // where it listens and answers /healthz there. It fails when the process exits first
 // or within is over; the process is killed then.
 func Serve(bin string, stderr io.Writer, within time.Duration, args ...string) (*Process, error) {
+	return serve(http.DefaultClient, nil, bin, stderr, within, args...)
+}
+
+// ServeWith is Serve that asks for /healthz with client: one that trusts the
+// certificate of a server that speaks HTTPS.
+func ServeWith(client *http.Client, bin string, stderr io.Writer, within time.Duration, args ...string) (*Process, error) {
+	return serve(client, nil, bin, stderr, within, args...)
+}
+
+// ServeEnv is Serve with env ("NAME=value") added to the test's environment, for the
+// variables that have no flag (the OTEL_* ones).
+func ServeEnv(bin string, env []string, stderr io.Writer, within time.Duration, args ...string) (*Process, error) {
+	return serve(http.DefaultClient, env, bin, stderr, within, args...)
+}
+
+func serve(client *http.Client, env []string, bin string, stderr io.Writer, within time.Duration, args ...string) (*Process, error) {
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -80,7 +99,7 @@ func Serve(bin string, stderr io.Writer, within time.Duration, args ...string) (
 		return nil, errors.New("petstore serve did not say where it listens")
 	}
 	for {
-		res, err := http.Get(p.URL + "/healthz")
+		res, err := client.Get(p.URL + "/healthz")
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {

@@ -17,8 +17,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -28,8 +30,11 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/acme-pets/petstore/internal/groupcommit"
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/tracing"
 )
 
 //go:embed migrations/*.sql
@@ -67,12 +72,26 @@ type Options struct {
 	// WakeFeed, when set, is called after every commit that wrote events, to wake
 	// the live stream's reader of this process (eventhub.Hub.Wake).
 	WakeFeed func()
+	// Tracer, when set, makes each batch of orders a span ("groupcommit.batch") linked
+	// to the requests it carries (groupcommit.Traced); nil for none.
+	Tracer trace.TracerProvider
+	// MustExist refuses a file that does not exist (ErrNoDatabase) instead of creating
+	// it: the operator's commands work on the database the server uses, and a
+	// mistyped path must not get a new one with a key in it. SQLite checks it as it
+	// opens (mode=rw), so no other process can make the file in between.
+	MustExist bool
 }
+
+// ErrNoDatabase is the error of OpenWith with MustExist when the file does not exist.
+var ErrNoDatabase = errors.New("no database file")
 
 // DB is the SQLite store. It implements petstore.Store and is safe for concurrent use.
 type DB struct {
 	write *sql.DB // one connection; every transaction is BEGIN IMMEDIATE
 	read  *sql.DB // read-only pool
+	// lock is the shared lock on the database's lock file, held until Close, so that
+	// no restore replaces the file under the process (lock.go).
+	lock *fileLock
 
 	// writeStmts are prepared in Open, before any transaction can hold the only
 	// writer connection: preparing on the writer pool inside a transaction would wait
@@ -117,7 +136,31 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	// in a file name cannot be taken for URI syntax.
 	uri := "file:" + (&url.URL{Path: path}).EscapedPath()
 
-	write, err := sql.Open("sqlite", uri+"?"+pragmas+"&_txlock=immediate")
+	mode := ""
+	if o.MustExist {
+		// Checked before the lock, whose file would otherwise be made beside nothing.
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("open sqlite %s: %w", path, ErrNoDatabase)
+		}
+		mode = "mode=rw&"
+	}
+	lock, err := lockShared(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	db, err := openLocked(ctx, path, uri, mode, o)
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	db.lock = lock
+	return db, nil
+}
+
+// openLocked is OpenWith once the database's shared lock is held; mode is the URI's
+// open mode ("mode=rw&" when the file must already exist).
+func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, error) {
+	write, err := sql.Open("sqlite", uri+"?"+mode+pragmas+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite writer: %w", err)
 	}
@@ -178,7 +221,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	db.placer = groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout)
+	db.placer = groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout, batchTracing(o.Tracer)...)
 	return db, nil
 }
 
@@ -247,6 +290,10 @@ func (db *DB) Close() error {
 	}
 	if err := db.write.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close sqlite writer: %w", err))
+	}
+	// Last: the files are closed, so a restore may replace them now.
+	if err := db.lock.Unlock(); err != nil {
+		errs = append(errs, fmt.Errorf("unlock sqlite: %w", err))
 	}
 	return errors.Join(errs...)
 }
@@ -412,4 +459,12 @@ func isUnique(err error) bool {
 
 func isForeignKey(err error) bool {
 	return sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
+// batchTracing is the groupcommit options of tp: none when it is nil.
+func batchTracing(tp trace.TracerProvider) []groupcommit.Option {
+	if tp == nil {
+		return nil
+	}
+	return []groupcommit.Option{groupcommit.Traced(tp.Tracer(tracing.Name), "groupcommit.batch")}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/tracing"
 )
 
 // The outbox: a change writes its events in its own write transaction
@@ -54,6 +55,7 @@ func (db *DB) writeEvents(ctx context.Context, tx *sql.Tx, events []petstore.Eve
 	if err != nil {
 		return false, err
 	}
+	petstore.StampTrace(events, tracing.TraceParent(ctx))
 	for _, e := range events {
 		data, err := petstore.MarshalEventData(e)
 		if err != nil {

@@ -3,6 +3,9 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -306,4 +309,28 @@ func BenchmarkNameSearch(b *testing.B) {
 		b.Cleanup(func() { db.Close() })
 		return db
 	}, nil, 1000, 100000)
+}
+
+func TestMustExistRefusesAMissingFileAndMakesNone(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "petstore.db")
+	if db, err := sqlite.OpenWith(ctx, path, sqlite.Options{MustExist: true}); !errors.Is(err, sqlite.ErrNoDatabase) {
+		if db != nil {
+			db.Close()
+		}
+		t.Fatalf("a missing file opened with MustExist: %v", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the refused open left a file behind: %v", err)
+	}
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err = sqlite.OpenWith(ctx, path, sqlite.Options{MustExist: true})
+	if err != nil {
+		t.Fatalf("an existing file refused: %v", err)
+	}
+	db.Close()
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -25,6 +27,32 @@ func testEvents(t *testing.T, open Opener) {
 	t.Run("setting the stock writes its stock events", func(t *testing.T) { testEventsOfStock(t, open) })
 	t.Run("changing a pet's status writes pet.status_changed; other catalogue changes write none", func(t *testing.T) { testEventsOfPetChanges(t, open) })
 	t.Run("the feed lists events by Seq, filters by type, pages by Seq and finds one by id", func(t *testing.T) { testFeedListing(t, open) })
+	t.Run("an event keeps the traceparent of the span that wrote it; one written without a span has none", func(t *testing.T) { testEventsKeepTheirTrace(t, open) })
+}
+
+// testEventsKeepTheirTrace writes stock events without a span, then with one, and
+// reads them back from the feed: webhook deliveries go on in the writer's trace
+// (petstore.Event.TraceParent).
+func testEventsKeepTheirTrace(t *testing.T, open Opener) {
+	f := setup(t, open)
+	fd := f.feed()
+	p := f.availablePet(1)
+	for _, e := range fd.next(invUpd, restocked) {
+		if e.TraceParent != "" {
+			t.Errorf("%s written without a span has traceparent %q", e.Type, e.TraceParent)
+		}
+	}
+	sc := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{0xab, 1}, SpanID: trace.SpanID{0xcd, 2}, TraceFlags: trace.FlagsSampled,
+	})
+	_, err := f.s.SetInventory(trace.ContextWithSpanContext(f.ctx, sc), p.ID, 5)
+	must(t, err)
+	want := "00-ab010000000000000000000000000000-cd02000000000000-01"
+	for _, e := range fd.next(invUpd) {
+		if e.TraceParent != want {
+			t.Errorf("%s written in a span has traceparent %q, want %q", e.Type, e.TraceParent, want)
+		}
+	}
 }
 
 func testEventsOfPlacing(t *testing.T, open Opener) {

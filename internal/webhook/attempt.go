@@ -8,13 +8,19 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/tracing"
 )
 
 // One attempt: the send, its outcome and the words the API shows for a failure.
@@ -32,6 +38,14 @@ func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) (fin
 		res         Result
 		receiverErr = true // false when the failure is ours, not the endpoint's
 	)
+	// The attempt goes on in the trace of the request that made the event (the
+	// sender passes it on as traceparent), in a span of its own when tracing is on.
+	ctx = tracing.WithTraceParent(ctx, job.Event.TraceParent)
+	if d.tracer != nil {
+		var span trace.Span
+		ctx, span = d.startAttempt(ctx, job)
+		defer func() { endAttempt(span, res) }()
+	}
 	body, err := d.bodies.get(job.Event, d.encode)
 	if err != nil {
 		d.log.Error("webhook delivery: encode the event", "err", err, "delivery", job.Delivery.ID, "webhook", job.Webhook.ID, "event", job.Event.ID)
@@ -94,6 +108,44 @@ func (d *Dispatcher) attempt(ctx context.Context, job petstore.DeliveryJob) (fin
 		}
 	}
 	return finished{job: job, result: r, outcome: outcome}, true
+}
+
+// startAttempt starts the span of an attempt at job.
+func (d *Dispatcher) startAttempt(ctx context.Context, job petstore.DeliveryJob) (context.Context, trace.Span) {
+	ctx, span := d.tracer.Start(ctx, "webhook.attempt", trace.WithSpanKind(trace.SpanKindClient))
+	if span.IsRecording() {
+		// The endpoint's host, not its URL, whose query may hold the receiver's token.
+		var host string
+		if u, err := url.Parse(job.Webhook.URL); err == nil {
+			host = u.Hostname()
+		}
+		span.SetAttributes(
+			attribute.Int64("petstore.webhook.id", job.Webhook.ID),
+			attribute.String("petstore.event.id", job.Event.ID),
+			attribute.String("petstore.event.type", string(job.Event.Type)),
+			attribute.Int("petstore.delivery.attempt", job.Delivery.Attempts+1),
+			attribute.String("http.request.method", "POST"),
+			attribute.String("server.address", host),
+		)
+	}
+	return ctx, span
+}
+
+// endAttempt ends an attempt's span with its result.
+func endAttempt(span trace.Span, res Result) {
+	if span.IsRecording() {
+		if res.Status != 0 {
+			span.SetAttributes(attribute.Int("http.response.status_code", res.Status))
+		}
+		if !res.OK() {
+			msg := "the endpoint answered " + strconv.Itoa(res.Status)
+			if res.Err != nil {
+				msg = withoutURL(res.Err).Error()
+			}
+			span.SetStatus(codes.Error, msg)
+		}
+	}
+	span.End()
 }
 
 func (d *Dispatcher) nextAttempt(first, now time.Time, attempt int) (time.Time, bool) {

@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/time/rate"
 
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/tracing"
 )
 
 // Queue is the part of petstore.WebhookStore the Dispatcher uses, with the same
@@ -82,6 +84,10 @@ type DispatcherOptions struct {
 	// BusyRate is the pace of attempts while Busy (default DefaultBusyRate).
 	BusyRate int
 	Logger   *slog.Logger
+	// Tracer, when set, makes each attempt a span ("webhook.attempt") in the trace of
+	// the event's request (Event.TraceParent), else a trace of its own; nil for none.
+	// Either way a delivery carries a traceparent when one is known (Sender.Send).
+	Tracer trace.TracerProvider
 }
 
 // DefaultDisableAfter is how long an endpoint may fail before it is disabled.
@@ -130,6 +136,8 @@ type Dispatcher struct {
 	grace        time.Duration
 	disableAfter time.Duration
 	log          *slog.Logger
+	// tracer makes the attempts' spans; nil when tracing is off.
+	tracer trace.Tracer
 
 	randMu sync.Mutex
 	rand   *rand.Rand
@@ -196,6 +204,9 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 			Name: "petstore_webhook_deliveries_total",
 			Help: "Webhook delivery attempts by outcome: succeeded (2xx), retried (failed, tried again later) or failed (failed, no more retries).",
 		}, []string{"outcome"}),
+	}
+	if o.Tracer != nil {
+		d.tracer = o.Tracer.Tracer(tracing.Name)
 	}
 	// Every outcome is exported from the start, at 0, so that a rate over it is
 	// defined before the first failure.

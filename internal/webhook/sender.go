@@ -18,8 +18,10 @@ import (
 	"time"
 
 	"code.dny.dev/ssrf"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/tracing"
 )
 
 // SenderOptions configure a Sender.
@@ -307,6 +309,9 @@ func (s *Sender) send(ctx context.Context, endpoint, eventID string, body []byte
 	if s.userAgent != "" {
 		req.Header.Set("User-Agent", s.userAgent)
 	}
+	// The trace of ctx's span, if it has one (the attempt's, or the event's request's
+	// when tracing is off here), so that the receiver's work joins the trace.
+	tracing.Propagator.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	res, err := client.Do(req)
 	var at Result
 	ip := got.Load()

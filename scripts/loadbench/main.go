@@ -202,7 +202,7 @@ func runScenarios(ctx context.Context, b *bench, bin, database, only, out string
 		}
 		defer drop()
 	}
-	key, err := exec.CommandContext(ctx, bin, "keys", "create", "--email", "bench@example.com", "--role", "admin", "--database", dsn).Output()
+	key, err := exec.CommandContext(ctx, bin, "keys", "create", "--create", "--email", "bench@example.com", "--role", "admin", "--database", dsn).Output()
 	if err != nil {
 		return fmt.Errorf("keys create: %w", err)
 	}
