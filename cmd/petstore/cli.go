@@ -36,9 +36,9 @@ func commands() []command {
 	}, {
 		name: "migrate", args: "[flags]",
 		summary: "apply the database migrations and exit",
-		about: "Applies the migrations and exits. Every command that opens the database migrates it first anyway.\n" +
-			"An SQLite file that does not exist is refused, naming the path looked at, unless --create.",
-		flags: func() *flag.FlagSet { return migrateFlags(new(string), new(bool)) },
+		about: "Applies the migrations and exits, making an SQLite file that does not exist, as serve does.\n" +
+			"Every command that opens the database migrates it first anyway.",
+		flags: func() *flag.FlagSet { return migrateFlags(new(string)) },
 		run:   migrate,
 	}, {
 		name: "keys create", args: "--email E [flags]",

@@ -56,7 +56,7 @@ func TestHelpIsPrintedOnStdoutAndExitsZero(t *testing.T) {
 	}
 	serveHelp := flagsOf(serveFlags(new(serveConfig)))
 	keysHelp := flagsOf(keyFlags(new(keyOptions)))
-	migrateHelp := flagsOf(migrateFlags(new(string), new(bool)))
+	migrateHelp := flagsOf(migrateFlags(new(string)))
 	tests := []struct {
 		args  []string
 		check func(t *testing.T, out string)
@@ -154,7 +154,7 @@ func TestACommandLineItCannotFollowExitsTwoWithAHint(t *testing.T) {
 
 func TestAFailureOtherThanTheCommandLineExitsOne(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "missing", "petstore.db")
-	code, _, stderr := runExit(t, noEnv, "migrate", "--create", "--database", db)
+	code, _, stderr := runExit(t, noEnv, "migrate", "--database", db)
 	if code != 1 || !strings.HasPrefix(stderr, "petstore: ") || strings.Contains(stderr, "--help") {
 		t.Errorf("migrate into a missing folder: exit %d, stderr %q; want 1 and the error alone", code, stderr)
 	}
@@ -286,7 +286,7 @@ func TestACLIErrorSaysPetstoreOnce(t *testing.T) {
 		{"a sign-up made admin", []string{"keys", "create", "--database", db, "--email", "signup@example.com", "--role", "admin"}, 1, "petstore: "},
 		{"a flag value that is not a number", []string{"serve", "--rate-limit", "x"}, 2, `petstore: invalid value "x" for flag --rate-limit`},
 		{"a database that cannot be reached", []string{"migrate", "--database", "postgres://nobody@127.0.0.1:1/x?connect_timeout=2"}, 1, "petstore: migrate: "},
-		{"a database file that cannot be made", []string{"migrate", "--create", "--database", filepath.Join(dir, "missing", "p.db")}, 1, "petstore: "},
+		{"a database file that cannot be made", []string{"migrate", "--database", filepath.Join(dir, "missing", "p.db")}, 1, "petstore: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
