@@ -23,7 +23,7 @@ import (
 func TestBackupRefusesWhatItCannotDoWell(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "p.db")
-	if err := run(context.Background(), []string{"migrate", "--create", "--database", db}, noEnv, io.Discard, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"migrate", "--database", db}, noEnv, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	taken := filepath.Join(dir, "taken.db")

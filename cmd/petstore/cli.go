@@ -36,9 +36,9 @@ func commands() []command {
 	}, {
 		name: "migrate", args: "[flags]",
 		summary: "apply the database migrations and exit",
-		about: "Applies the migrations and exits. Every command that opens the database migrates it first anyway.\n" +
-			"An SQLite file that does not exist is refused, naming the path looked at, unless --create.",
-		flags: func() *flag.FlagSet { return migrateFlags(new(string), new(bool)) },
+		about: "Applies the migrations and exits, making an SQLite file that does not exist, as serve does.\n" +
+			"Every command that opens the database migrates it first anyway.",
+		flags: func() *flag.FlagSet { return migrateFlags(new(string)) },
 		run:   migrate,
 	}, {
 		name: "keys create", args: "--email E [flags]",
@@ -333,22 +333,37 @@ func printVersion(ctx context.Context, args []string, getenv func(string) string
 	if fs.NArg() > 0 {
 		return usageError{cmd: "version", err: fmt.Errorf("version: unexpected argument %q", fs.Arg(0))}
 	}
-	fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
+	info, ok := debug.ReadBuildInfo()
+	fmt.Fprintln(stdout, versionLine(releaseStamp(), info, ok))
 	return nil
 }
 
-// versionLine says which build this is, from what the go command recorded in the
-// binary: "petstore v1.2.3 (rev abcdef1, 2026-11-20T10:00:00Z, modified)", or
-// "petstore (devel)" for a build without a version or VCS information (go run).
-func versionLine(info *debug.BuildInfo, ok bool) string {
+// What scripts/release stamps into a release binary with the linker
+// (-ldflags "-X main.stampVersion=v1.2.3 ..."). The linker can set package-level
+// strings only, hence these variables; nothing assigns them at run time. They are
+// empty in any other build, where the go command's build information says what it knows.
+var stampVersion, stampRevision, stampTime string
+
+// buildStamp is what the release script said about a build: its version, the commit it
+// was built from and that commit's time. A release builds from `git archive`, a tree
+// without .git, so the go command records no VCS information of its own there.
+type buildStamp struct{ version, revision, time string }
+
+func releaseStamp() buildStamp { return buildStamp{stampVersion, stampRevision, stampTime} }
+
+// versionLine says which build this is: "petstore v1.2.3 (rev abcdef1,
+// 2026-11-20T10:00:00Z, modified)", from the release stamp where there is one, else from
+// what the go command recorded in the binary (the module version for `go install
+// …@version`, the VCS revision for a build in a clone), or "petstore (devel)" for a
+// build without either (go run).
+func versionLine(st buildStamp, info *debug.BuildInfo, ok bool) string {
 	version := "(devel)"
 	if ok && info.Main.Version != "" {
 		version = info.Main.Version
 	}
-	var vcs []string
+	var rev, at string
+	modified := false
 	if ok {
-		var rev, at string
-		modified := false
 		for _, s := range info.Settings {
 			switch s.Key {
 			case "vcs.revision":
@@ -359,15 +374,22 @@ func versionLine(info *debug.BuildInfo, ok bool) string {
 				modified = s.Value == "true"
 			}
 		}
-		if rev != "" {
-			vcs = append(vcs, "rev "+rev[:min(7, len(rev))])
-		}
-		if at != "" {
-			vcs = append(vcs, at)
-		}
-		if modified {
-			vcs = append(vcs, "modified")
-		}
+	}
+	if st.version != "" {
+		version = st.version
+	}
+	if st.revision != "" {
+		rev, at, modified = st.revision, st.time, false
+	}
+	var vcs []string
+	if rev != "" {
+		vcs = append(vcs, "rev "+rev[:min(7, len(rev))])
+	}
+	if at != "" {
+		vcs = append(vcs, at)
+	}
+	if modified {
+		vcs = append(vcs, "modified")
 	}
 	if len(vcs) == 0 {
 		return "petstore " + version

@@ -56,7 +56,7 @@ func TestHelpIsPrintedOnStdoutAndExitsZero(t *testing.T) {
 	}
 	serveHelp := flagsOf(serveFlags(new(serveConfig)))
 	keysHelp := flagsOf(keyFlags(new(keyOptions)))
-	migrateHelp := flagsOf(migrateFlags(new(string), new(bool)))
+	migrateHelp := flagsOf(migrateFlags(new(string)))
 	tests := []struct {
 		args  []string
 		check func(t *testing.T, out string)
@@ -154,7 +154,7 @@ func TestACommandLineItCannotFollowExitsTwoWithAHint(t *testing.T) {
 
 func TestAFailureOtherThanTheCommandLineExitsOne(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "missing", "petstore.db")
-	code, _, stderr := runExit(t, noEnv, "migrate", "--create", "--database", db)
+	code, _, stderr := runExit(t, noEnv, "migrate", "--database", db)
 	if code != 1 || !strings.HasPrefix(stderr, "petstore: ") || strings.Contains(stderr, "--help") {
 		t.Errorf("migrate into a missing folder: exit %d, stderr %q; want 1 and the error alone", code, stderr)
 	}
@@ -168,30 +168,40 @@ func TestVersionSaysWhichBuildThisIs(t *testing.T) {
 		}
 		return s
 	}
+	release := buildStamp{"v1.2.4", "0123456789abcdef", "2026-11-27T10:00:00Z"}
 	tests := []struct {
-		name string
-		info *debug.BuildInfo
-		ok   bool
-		want string
+		name  string
+		stamp buildStamp
+		info  *debug.BuildInfo
+		ok    bool
+		want  string
 	}{
-		{"a release from a modified tree", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
+		{"a release from a modified tree", buildStamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
 			"vcs", "git", "vcs.revision", "abcdef1234567890", "vcs.time", "2026-11-20T10:00:00Z", "vcs.modified", "true")},
 			true, "petstore v1.2.3 (rev abcdef1, 2026-11-20T10:00:00Z, modified)"},
-		{"a clean tree", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
+		{"a clean tree", buildStamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: settings(
 			"vcs.revision", "abcdef1234567890", "vcs.time", "2026-11-20T10:00:00Z", "vcs.modified", "false")},
 			true, "petstore v1.2.3 (rev abcdef1, 2026-11-20T10:00:00Z)"},
-		{"go run, without VCS information", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "petstore (devel)"},
-		{"no version recorded", &debug.BuildInfo{}, true, "petstore (devel)"},
-		{"no build information", nil, false, "petstore (devel)"},
+		{"go run, without VCS information", buildStamp{}, &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "petstore (devel)"},
+		{"no version recorded", buildStamp{}, &debug.BuildInfo{}, true, "petstore (devel)"},
+		{"no build information", buildStamp{}, nil, false, "petstore (devel)"},
+		{"a release, built from git archive", release, &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true,
+			"petstore v1.2.4 (rev 0123456, 2026-11-27T10:00:00Z)"},
+		{"a release stamp wins over what the go command saw", release, &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-x"}, Settings: settings(
+			"vcs.revision", "abcdef1234567890", "vcs.time", "2026-11-20T10:00:00Z", "vcs.modified", "true")},
+			true, "petstore v1.2.4 (rev 0123456, 2026-11-27T10:00:00Z)"},
+		{"go install of a module version", buildStamp{}, &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261127100000-0123456789ab"}}, true,
+			"petstore v0.0.0-20261127100000-0123456789ab"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := versionLine(tt.info, tt.ok); got != tt.want {
+			if got := versionLine(tt.stamp, tt.info, tt.ok); got != tt.want {
 				t.Errorf("versionLine = %q, want %q", got, tt.want)
 			}
 		})
 	}
-	want := versionLine(debug.ReadBuildInfo()) + "\n"
+	info, ok := debug.ReadBuildInfo()
+	want := versionLine(releaseStamp(), info, ok) + "\n"
 	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
 		code, stdout, stderr := runExit(t, noEnv, args...)
 		if code != 0 || stdout != want || stderr != "" {
@@ -276,7 +286,7 @@ func TestACLIErrorSaysPetstoreOnce(t *testing.T) {
 		{"a sign-up made admin", []string{"keys", "create", "--database", db, "--email", "signup@example.com", "--role", "admin"}, 1, "petstore: "},
 		{"a flag value that is not a number", []string{"serve", "--rate-limit", "x"}, 2, `petstore: invalid value "x" for flag --rate-limit`},
 		{"a database that cannot be reached", []string{"migrate", "--database", "postgres://nobody@127.0.0.1:1/x?connect_timeout=2"}, 1, "petstore: migrate: "},
-		{"a database file that cannot be made", []string{"migrate", "--create", "--database", filepath.Join(dir, "missing", "p.db")}, 1, "petstore: "},
+		{"a database file that cannot be made", []string{"migrate", "--database", filepath.Join(dir, "missing", "p.db")}, 1, "petstore: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

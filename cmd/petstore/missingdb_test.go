@@ -14,7 +14,7 @@ import (
 // Every command but serve works on the database the server uses: run in the wrong
 // directory, or with a mistyped --database, it refuses, naming the absolute path it
 // looked at, and makes no file; a key or an invitation is never made where the server
-// will not see it. --create (keys create, accounts invite, migrate) makes the file.
+// will not see it. --create (keys create, accounts invite) makes the file; migrate, like serve, always does.
 func TestCommandsRefuseASQLiteFileThatDoesNotExist(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -29,7 +29,6 @@ func TestCommandsRefuseASQLiteFileThatDoesNotExist(t *testing.T) {
 		{"accounts disable", []string{"accounts", "disable", "--email", "ops@example.com"}, false},
 		{"accounts enable", []string{"accounts", "enable", "--email", "ops@example.com"}, false},
 		{"accounts invite", []string{"accounts", "invite", "--email", "ops@example.com"}, true},
-		{"migrate", []string{"migrate"}, true},
 	}
 	for _, tt := range tests {
 		for _, given := range []string{"the default", "shop/petstore.db"} {
@@ -69,5 +68,20 @@ func TestKeysCreateWithCreateMakesTheDatabase(t *testing.T) {
 	// Now that it exists, the other commands find it.
 	if code, stdout, stderr := runExit(t, noEnv, "keys", "list", "--email", "ops@example.com"); code != 0 || !strings.Contains(stdout, "cli") {
 		t.Fatalf("keys list: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// migrate prepares a database before a first start (a deploy step, the peers'
+// benchmark): it makes the file, as serve does, and names where.
+func TestMigrateMakesTheDatabaseAndNamesIt(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, stdout, stderr := runExit(t, noEnv, "migrate", "--database", "shop.db")
+	want := filepath.Join(dir, "shop.db")
+	if code != 0 || stdout != "migrations applied to "+want+"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want the migrations applied to %s", code, stdout, stderr, want)
+	}
+	if code, stdout, stderr := runExit(t, noEnv, "keys", "create", "--email", "ops@example.com", "--role", "admin", "--database", "shop.db"); code != 0 || !auth.WellFormed(strings.TrimSpace(stdout)) {
+		t.Fatalf("keys create on the migrated file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -193,26 +193,35 @@ func openExisting(ctx context.Context, dsn string, create *bool) (petstore.Store
 const createUsage = "make the SQLite file if it does not exist (without it the command refuses, naming the file it looked for)"
 
 // migrateFlags registers the flags of `petstore migrate`.
-func migrateFlags(database *string, create *bool) *flag.FlagSet {
+func migrateFlags(database *string) *flag.FlagSet {
 	fs := newFlagSet("migrate")
-	fs.StringVar(database, "database", defaultDatabase, "SQLite file, or a postgres:// URL")
-	fs.BoolVar(create, "create", false, createUsage)
+	fs.StringVar(database, "database", defaultDatabase, "SQLite file (made if it does not exist), or a postgres:// URL")
 	return fs
 }
 
+// migrate makes the database ready for serve: like serve, and unlike the commands
+// that put things in a database, it makes a missing SQLite file, since preparing
+// one before the first start (a deploy step, a benchmark's setup) is its job. It
+// names the file it worked on, so a wrong directory shows.
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	database, create := new(string), new(bool)
-	fs := migrateFlags(database, create)
+	database := new(string)
+	fs := migrateFlags(database)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return badUsage("migrate", err)
 	}
 	if fs.NArg() > 0 {
 		return usageError{cmd: "migrate", err: fmt.Errorf("migrate: unexpected argument %q", fs.Arg(0))}
 	}
-	st, err := openExisting(ctx, *database, create)
+	st, err := openStore(ctx, *database, nil)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "migrations applied to %s\n", redactDSN(*database))
+	where := redactDSN(*database)
+	if !isPostgres(*database) {
+		if abs, err := filepath.Abs(*database); err == nil {
+			where = abs
+		}
+	}
+	fmt.Fprintf(stdout, "migrations applied to %s\n", where)
 	return st.Close()
 }

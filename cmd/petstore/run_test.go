@@ -145,7 +145,7 @@ func TestFirstStartPrintsAnAdminKeyOnceAndDemoDataIsThere(t *testing.T) {
 func TestTheAdminKeyIsPrintedOnceAndNotWithNoBootstrap(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "petstore.db")
 	var buf bytes.Buffer
-	if err := run(context.Background(), []string{"migrate", "--create", "--database", db}, noEnv, &buf, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"migrate", "--database", db}, noEnv, &buf, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	_, out := startServe(t, noEnv, "--database", db, "--no-bootstrap")
