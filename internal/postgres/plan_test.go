@@ -158,8 +158,12 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 			plan := explain(t, db, q, args)
 			why := planProblem(plan, pc.selective)
 			switch {
-			case pc.known != "" && why == "":
+			case pc.known != "" && why == "" && pc.known != tinyTable:
 				t.Errorf("the query no longer walks its table; drop the note %q", pc.known)
+			case pc.known == tinyTable && why == "":
+				// A table of a page or so (sales_days holds one to salesStripes rows a
+				// day, the stripe of each order drawn at random) is read by its index or
+				// whole as its statistics fall: either is one page.
 			case pc.known != "":
 				t.Logf("accepted (%s): %s", pc.known, why)
 			case why != "":

@@ -59,7 +59,7 @@ func startPetstore(dir, smtp string) (stop func(), err error) {
 	}
 	db := filepath.Join(dir, "petstore.db")
 	for name, role := range map[string]string{"PETSTORE_ADMIN_KEY": "admin", "PETSTORE_API_KEY": "customer"} {
-		out, err := exec.Command(bin, "keys", "create", "--email", role+"@example.com", "--role", role, "--database", db).Output()
+		out, err := exec.Command(bin, "keys", "create", "--create", "--email", role+"@example.com", "--role", role, "--database", db).Output()
 		if err != nil {
 			return nil, fmt.Errorf("petstore keys create: %w", err)
 		}

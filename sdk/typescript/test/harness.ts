@@ -35,7 +35,7 @@ export async function startPetstore(): Promise<Server> {
   const dir = await mkdtemp(path.join(tmpdir(), "petstore-ts-"));
   const database = path.join(dir, "petstore.db");
   const createKey = async (email: string, role: "admin" | "customer") => {
-    const { stdout } = await promisify(execFile)(bin, ["keys", "create", "--email", email, "--role", role, "--database", database]);
+    const { stdout } = await promisify(execFile)(bin, ["keys", "create", "--create", "--email", email, "--role", role, "--database", database]);
     return stdout.trim();
   };
   const adminKey = await createKey("admin@example.com", "admin");
