@@ -71,7 +71,9 @@ func (s *backupSchedule) run(ctx context.Context) {
 	wait := time.Duration(0)
 	if names := s.backups(); len(names) > 0 {
 		if at, err := time.Parse(backupStamp, stamp(names[len(names)-1])); err == nil {
-			wait = max(at.Add(s.every).Sub(s.now()), 0)
+			// At most one interval: a newest backup named in the future (a clock
+			// stepped back, a directory from another machine) must not stop the schedule.
+			wait = min(max(at.Add(s.every).Sub(s.now()), 0), s.every)
 		}
 	}
 	s.log.Info("scheduled backups", "dir", s.dir, "every", s.every, "keep", s.keep, "first in", wait.Round(time.Second))

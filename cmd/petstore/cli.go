@@ -357,10 +357,7 @@ func releaseStamp() buildStamp { return buildStamp{stampVersion, stampRevision, 
 // …@version`, the VCS revision for a build in a clone), or "petstore (devel)" for a
 // build without either (go run).
 func versionLine(st buildStamp, info *debug.BuildInfo, ok bool) string {
-	version := "(devel)"
-	if ok && info.Main.Version != "" {
-		version = info.Main.Version
-	}
+	version := moduleVersion(info, ok)
 	var rev, at string
 	modified := false
 	if ok {
@@ -395,4 +392,23 @@ func versionLine(st buildStamp, info *debug.BuildInfo, ok bool) string {
 		return "petstore " + version
 	}
 	return "petstore " + version + " (" + strings.Join(vcs, ", ") + ")"
+}
+
+// buildVersion is the version of this build (the traces' service.version): the
+// release's stamp, else the module version the go command recorded, else "(devel)".
+func buildVersion(st buildStamp) string {
+	if st.version != "" {
+		return st.version
+	}
+	info, ok := debug.ReadBuildInfo()
+	return moduleVersion(info, ok)
+}
+
+// moduleVersion is the module version the go command recorded ("v1.2.3" for `go
+// install …@v1.2.3`), or "(devel)".
+func moduleVersion(info *debug.BuildInfo, ok bool) string {
+	if ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
 }

@@ -297,3 +297,15 @@ func TestACLIErrorSaysPetstoreOnce(t *testing.T) {
 		})
 	}
 }
+
+// A release's traces name its version: the stamp, which a release build has and the
+// go command's build information does not (it builds from `git archive`).
+func TestBuildVersionIsTheReleaseStampFirst(t *testing.T) {
+	if got := buildVersion(buildStamp{version: "v1.2.3", revision: "abcdef1"}); got != "v1.2.3" {
+		t.Errorf("with a stamp: %q, want v1.2.3", got)
+	}
+	info, ok := debug.ReadBuildInfo()
+	if got, want := buildVersion(buildStamp{}), moduleVersion(info, ok); got != want || got == "" {
+		t.Errorf("without a stamp: %q, want the module's %q", got, want)
+	}
+}

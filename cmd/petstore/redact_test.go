@@ -66,10 +66,10 @@ func TestRedactArgsHidesThePasswordOfEveryURLOnTheCommandLine(t *testing.T) {
 // SQLite file name, and go-redis quotes a URL it cannot parse.
 func TestAnUnusableURLsErrorHidesItsPassword(t *testing.T) {
 	ctx := context.Background()
-	if _, err := openStore(ctx, "postgress://app:s3cret@db/shop", nil); err == nil || strings.Contains(err.Error(), "s3cret") {
+	if _, err := openStore(ctx, "postgress://app:s3cret@db/shop"); err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("a mistyped scheme: %v", err)
 	}
-	if _, err := openStore(ctx, "postgres://app:s3cret@db:notaport/shop", nil); err == nil || strings.Contains(err.Error(), "s3cret") {
+	if _, err := openStore(ctx, "postgres://app:s3cret@db:notaport/shop"); err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("a port that is not one: %v", err)
 	}
 	if _, err := newLimits(ctx, "redis://:s3c%zzret@127.0.0.1:1/0", "p:", slog.New(slog.DiscardHandler)); err == nil || strings.Contains(err.Error(), "s3c") {

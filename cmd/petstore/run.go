@@ -120,11 +120,11 @@ func (r *repeated) Set(v string) error {
 
 const defaultDatabase = "petstore.db"
 
-// openStore opens (creating and migrating) the database named by dsn: PostgreSQL
-// for a postgres:// or postgresql:// URL, else an SQLite file. wake, when set, is
-// called after a commit that gave the webhook dispatcher work.
-func openStore(ctx context.Context, dsn string, wake func()) (petstore.Store, error) {
-	return openStoreWith(ctx, dsn, storeHooks{wake: wake})
+// openStore opens (creating and migrating) the database named by dsn for an
+// operator's command: PostgreSQL for a postgres:// or postgresql:// URL, else an
+// SQLite file, which it leaves to the servers to checkpoint (sqlite.Options.ShortLived).
+func openStore(ctx context.Context, dsn string) (petstore.Store, error) {
+	return openStoreWith(ctx, dsn, storeHooks{shortLived: true})
 }
 
 // storeHooks are what a serving store is wired to: wake after every commit that gave
@@ -134,6 +134,8 @@ func openStore(ctx context.Context, dsn string, wake func()) (petstore.Store, er
 type storeHooks struct {
 	wake, feed func()
 	tracer     trace.TracerProvider
+	// shortLived: an operator's command, not a server (sqlite.Options.ShortLived).
+	shortLived bool
 }
 
 // openStoreWith is openStore with the hooks of a serving store.
@@ -145,7 +147,7 @@ func openStoreWith(ctx context.Context, dsn string, h storeHooks) (petstore.Stor
 		}
 		return db, nil
 	}
-	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{WakeDispatcher: h.wake, WakeFeed: h.feed, Tracer: h.tracer})
+	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{WakeDispatcher: h.wake, WakeFeed: h.feed, Tracer: h.tracer, ShortLived: h.shortLived})
 	if err != nil {
 		// A mistyped URL ("postgress://app:pw@db/shop") is taken for a file name,
 		// which the error quotes.
@@ -168,9 +170,9 @@ func isPostgres(dsn string) bool {
 // databases are never created by the service.
 func openExisting(ctx context.Context, dsn string, create *bool) (petstore.Store, error) {
 	if isPostgres(dsn) || (create != nil && *create) {
-		return openStore(ctx, dsn, nil)
+		return openStore(ctx, dsn)
 	}
-	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{MustExist: true})
+	db, err := sqlite.OpenWith(ctx, dsn, sqlite.Options{MustExist: true, ShortLived: true})
 	if errors.Is(err, sqlite.ErrNoDatabase) {
 		abs, aerr := filepath.Abs(dsn)
 		if aerr != nil {
@@ -212,7 +214,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if fs.NArg() > 0 {
 		return usageError{cmd: "migrate", err: fmt.Errorf("migrate: unexpected argument %q", fs.Arg(0))}
 	}
-	st, err := openStore(ctx, *database, nil)
+	st, err := openStore(ctx, *database)
 	if err != nil {
 		return err
 	}

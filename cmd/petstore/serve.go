@@ -81,9 +81,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		// Before the server says it listens: from then on, SIGHUP reloads.
 		defer tlsOn.start(ctx, c.domains, log)()
 	}
+	// The schedule stops with its own context: serveOn may return before ctx ends
+	// (a listener failed), and waiting for it then would hang the process.
+	bctx, stopBackups := context.WithCancel(ctx)
+	defer stopBackups()
 	backedUp := make(chan struct{})
 	if d.backups != nil {
-		go func() { d.backups.run(ctx); close(backedUp) }()
+		go func() { d.backups.run(bctx); close(backedUp) }()
 	} else {
 		close(backedUp)
 	}
@@ -102,7 +106,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() { api.RecordKeyUses(uctx); close(usesDone) }()
 	err = serveOn(ctx, c, log, ls, api)
 	api.WaitBackground() // the reset mails the last requests started
-	<-backedUp           // a backup under way ends (cancelled) before the store closes
+	stopBackups()
+	<-backedUp // a backup under way ends (cancelled) before the store closes
 	stop()
 	stopUses()
 	<-usesDone

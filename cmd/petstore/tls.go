@@ -48,6 +48,11 @@ func (c *serveConfig) checkTLS() error {
 		return errors.New("--http-redirect-addr redirects to HTTPS: it needs --tls-cert and --tls-key, or --tls-domain")
 	case c.hstsMaxAge < 0 || c.hstsMaxAge%time.Second != 0:
 		return fmt.Errorf("--hsts-max-age %v: want 0 (no header) or whole seconds", c.hstsMaxAge)
+	case (files || acmeOn) && strings.HasPrefix(c.publicURL, "http://"):
+		// The redirect listener sends every request to the public URL: an http://
+		// one would send browsers round in a loop, and links in mail would go out
+		// in the clear.
+		return fmt.Errorf("--public-url %q: the service speaks HTTPS, so its public URL is https://", c.publicURL)
 	}
 	if !acmeOn {
 		return nil

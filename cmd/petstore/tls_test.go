@@ -41,6 +41,8 @@ func TestTheTLSFlagsThatDoNotGoTogetherAreUsageErrors(t *testing.T) {
 		{"an IP address for a domain", []string{"--tls-domain", "192.0.2.1"}, "want a DNS name"},
 		{"a URL for a domain", []string{"--tls-domain", "https://shop.example.com"}, "want a DNS name"},
 		{"an ACME directory over plain HTTP", []string{"--tls-domain", "shop.example.com", "--acme-directory", "http://ca.example/dir"}, "want an https:// URL"},
+		{"an http:// public URL with HTTPS", []string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--public-url", "http://shop.example.com"}, "its public URL is https://"},
+		{"an http:// public URL with ACME", []string{"--tls-domain", "shop.example.com", "--public-url", "http://shop.example.com"}, "its public URL is https://"},
 		{"an ACME contact that is no address", []string{"--tls-domain", "shop.example.com", "--acme-email", "ops"}, "--acme-email"},
 		{"ACME on PostgreSQL without a cache directory", []string{"--tls-domain", "shop.example.com", "--database", "postgres://db/shop"}, "needs --acme-cache-dir"},
 		{"a negative HSTS max-age", []string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--hsts-max-age", "-1s"}, "--hsts-max-age"},

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"runtime/debug"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -15,11 +14,7 @@ import (
 // leave tracing off) and returns the logger to use: log, whose lines then carry the
 // trace and span ids of a sampled request. stop flushes the spans not yet exported.
 func startTracing(ctx context.Context, getenv func(string) string, log *slog.Logger) (tp *tracing.Provider, logger *slog.Logger, stop func(), err error) {
-	version := "(devel)"
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		version = info.Main.Version
-	}
-	tp, err = tracing.FromEnv(ctx, getenv, version)
+	tp, err = tracing.FromEnv(ctx, getenv, buildVersion(releaseStamp()))
 	if err != nil || tp == nil {
 		return nil, log, func() {}, err
 	}

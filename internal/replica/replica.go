@@ -54,22 +54,26 @@ type Replicator struct {
 func CheckURL(u string) error {
 	p, err := url.Parse(u)
 	if err != nil {
-		return fmt.Errorf("replica URL: %w", err)
+		// Not %w: url.Error quotes the URL, which may hold a password.
+		return errors.New("replica URL: not a URL; want file:///absolute/dir or s3://bucket/prefix")
 	}
 	switch p.Scheme {
 	case "file":
 		if p.Path == "" || p.Host != "" {
-			return fmt.Errorf("replica URL %q: want file:///absolute/dir", u)
+			return fmt.Errorf("replica URL %q: want file:///absolute/dir", redact(u))
 		}
 	case "s3":
 		if p.Host == "" {
-			return fmt.Errorf("replica URL %q: want s3://bucket/prefix", u)
+			return fmt.Errorf("replica URL %q: want s3://bucket/prefix", redact(u))
 		}
 	default:
-		return fmt.Errorf("replica URL %q: the scheme is file or s3", u)
+		return fmt.Errorf("replica URL %q: the scheme is file or s3", redact(u))
 	}
-	_, err = litestream.NewReplicaClientFromURL(u)
-	return err
+	if _, err := litestream.NewReplicaClientFromURL(u); err != nil {
+		// Litestream's error may quote the URL, password and all.
+		return fmt.Errorf("replica URL %q: %s", redact(u), strings.ReplaceAll(err.Error(), u, redact(u)))
+	}
+	return nil
 }
 
 // Start begins replicating the SQLite database at path (which must exist, in WAL

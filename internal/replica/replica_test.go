@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,12 @@ func TestCheckURL(t *testing.T) {
 	} {
 		if err := CheckURL(c.url); (err == nil) != c.ok {
 			t.Errorf("CheckURL(%q) = %v, want ok %v", c.url, err, c.ok)
+		}
+	}
+	// A refusal never quotes a password in the URL.
+	for _, u := range []string{"gs://key:s3cret@bucket/prefix", "file://key:s3cret@host/dir", "s3://key:s3cret@%zz/prefix"} {
+		if err := CheckURL(u); err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("CheckURL(%q) = %v, want a refusal without the password", u, err)
 		}
 	}
 }

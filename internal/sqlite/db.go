@@ -76,6 +76,12 @@ type Options struct {
 	// must read every WAL frame before it is checkpointed: internal/replica): no
 	// automatic checkpoint after commits, none at Close.
 	ExternalCheckpoints bool
+	// ShortLived marks an operator's command (keys create, accounts invite…) that
+	// opens the database beside running servers: it leaves the checkpoint at Close to
+	// them. A TRUNCATE checkpoint waits for every reader to leave the log, Litestream's
+	// long read above all, and holds the servers' writers meanwhile; when the command
+	// is the last connection, SQLite checkpoints as it closes anyway.
+	ShortLived bool
 	// Tracer, when set, makes each batch of orders a span ("groupcommit.batch") linked
 	// to the requests it carries (groupcommit.Traced); nil for none.
 	Tracer trace.TracerProvider
@@ -217,7 +223,7 @@ func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, er
 	}
 	db := &DB{write: write, read: read, now: o.Now, wakeHook: o.WakeDispatcher, feedHook: o.WakeFeed, beforeCommit: func() error { return nil },
 		purgeChunk: purgeChunk, purged: func(int64) {}, writeStmts: make(map[string]*sql.Stmt),
-		pets: newPetCache(o.PetCacheTTL), checkpointOnClose: !o.ExternalCheckpoints}
+		pets: newPetCache(o.PetCacheTTL), checkpointOnClose: !o.ExternalCheckpoints && !o.ShortLived}
 	db.readStmts.db = read
 	for _, q := range hotWrites {
 		s, err := write.PrepareContext(ctx, q)
