@@ -38,7 +38,7 @@ func (c serveConfig) checkReplicate() error {
 // openServeStore opens the store of `petstore serve` and, with --replicate-to,
 // starts its continuous copy, which then owns the checkpoints of the WAL. The copy
 // is closed by closeStore, after the store.
-func openServeStore(ctx context.Context, c serveConfig, log *slog.Logger, h storeHooks) (petstore.Store, *replica.Replicator, error) {
+func openServeStore(ctx context.Context, c serveConfig, log *slog.Logger, h storeHooks) (petstore.Store, *replicating, error) {
 	if c.replicateTo == "" {
 		st, err := openStoreWith(ctx, c.database, h)
 		return st, nil, err
@@ -47,26 +47,42 @@ func openServeStore(ctx context.Context, c serveConfig, log *slog.Logger, h stor
 	if err != nil {
 		return nil, nil, hideURL(err, c.database)
 	}
-	r, err := replica.Start(ctx, c.database, c.replicateTo, replica.Options{Interval: c.replicateInterval, Logger: log})
+	// Litestream's connection outlives the store's close (its last sync): it holds
+	// the database's lock of its own until then, so that a restore waits for it.
+	held, err := sqlite.Hold(c.database)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
 	}
+	r, err := replica.Start(ctx, c.database, c.replicateTo, replica.Options{Interval: c.replicateInterval, Logger: log})
+	if err != nil {
+		db.Close()
+		held.Unlock()
+		return nil, nil, err
+	}
 	log.Info("the database is copied continuously", "to", redactDSN(c.replicateTo), "interval", c.replicateInterval)
-	return db, r, nil
+	return db, &replicating{r, held}, nil
+}
+
+// replicating is the continuous copy of serve's database, and the lock it holds on
+// the database until its last sync is done.
+type replicating struct {
+	r    *replica.Replicator
+	held interface{ Unlock() error }
 }
 
 // closeStore closes the store, then the copy: Litestream's connection, open until
 // then, keeps the store's last close from checkpointing frames it has not shipped,
 // and its own close ships the last ones.
-func closeStore(st petstore.Store, r *replica.Replicator, log *slog.Logger) {
+func closeStore(st petstore.Store, r *replicating, log *slog.Logger) {
 	if st != nil {
 		st.Close()
 	}
 	if r != nil {
-		if err := r.Close(context.Background()); err != nil {
+		if err := r.r.Close(context.Background()); err != nil {
 			log.Error("the database's copy: last sync", "err", err)
 		}
+		r.held.Unlock() // Litestream's files are closed: a restore may replace them now
 	}
 }
 

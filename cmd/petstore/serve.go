@@ -23,7 +23,6 @@ import (
 	"github.com/acme-pets/petstore/internal/mail"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
-	"github.com/acme-pets/petstore/internal/replica"
 	"github.com/acme-pets/petstore/internal/sqlite"
 	"github.com/acme-pets/petstore/internal/tracing"
 	"github.com/acme-pets/petstore/internal/webhook"
@@ -133,7 +132,7 @@ type deps struct {
 	// requests.
 	busy *atomic.Pointer[httpapi.Server]
 	// replica is the continuous copy of the database (--replicate-to), or nil.
-	replica *replica.Replicator
+	replica *replicating
 	// backups takes the scheduled backups (--backup-dir); nil without them.
 	backups *backupSchedule
 	// tracer makes the spans; nil while tracing is off.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -20,8 +21,15 @@ import (
 // process holds the lock of the database.
 var ErrInUse = errors.New("the database is in use")
 
-// lockPath is the lock file of the database at path.
-func lockPath(path string) string { return path + ".lock" }
+// lockPath is the lock file of the database at path: beside the file itself when
+// path is a symbolic link, so that a server started with the link's name and a
+// restore given the file's (or the other way round) take one lock.
+func lockPath(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	return path + ".lock"
+}
 
 // fileLock is a lock held on a lock file; Unlock lets it go and closes the file.
 type fileLock struct{ f *os.File }
@@ -80,4 +88,12 @@ func (l *fileLock) Unlock() error {
 		err = cerr
 	}
 	return err
+}
+
+// Hold takes the shared lock of the database at path for a user of the database
+// beside the store that keeps it open after the store's Close (Litestream's last
+// sync, internal/replica): until Unlock, a restore refuses, as it does while the
+// store is open.
+func Hold(path string) (interface{ Unlock() error }, error) {
+	return lockShared(path)
 }

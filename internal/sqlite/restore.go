@@ -39,9 +39,13 @@ func Restore(ctx context.Context, from, path string, o RestoreOptions) (Restored
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	snap, err := Inspect(ctx, from)
-	if err != nil {
-		return Restored{}, fmt.Errorf("restore: the backup: %w", err)
+	// A database reached through a symbolic link is restored where the link points:
+	// the link stays, and the kept copy is of the data, not of the link.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	if err := checkBackupFile(from, path); err != nil {
+		return Restored{}, fmt.Errorf("restore: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return Restored{}, fmt.Errorf("restore: %w", err)
@@ -56,8 +60,18 @@ func Restore(ctx context.Context, from, path string, o RestoreOptions) (Restored
 		return Restored{}, fmt.Errorf("restore: %w", err)
 	}
 	defer os.Remove(tmp) // gone already once renamed
+	// The copy is what is checked, so what goes in place is what passed the check,
+	// whatever happens to the backup file meanwhile.
+	snap, err := Inspect(ctx, tmp)
+	if err != nil {
+		return Restored{}, fmt.Errorf("restore: the backup %s: %w", from, err)
+	}
+	snap.Path = from
+	if err := removeSidecars(tmp); err != nil { // a read-only open may leave an -shm
+		return Restored{}, fmt.Errorf("restore: %w", err)
+	}
 	r := Restored{Snapshot: snap}
-	switch old, err := os.Lstat(path); {
+	switch old, err := os.Stat(path); {
 	case err == nil:
 		// The new file gets the old one's permissions (a temporary file has 0600).
 		if err := os.Chmod(tmp, old.Mode().Perm()); err != nil {
@@ -174,4 +188,22 @@ func copyBeside(from, path string) (string, error) {
 		return "", err
 	}
 	return dst.Name(), nil
+}
+
+// checkBackupFile refuses a backup that cannot be restored as one file: the database
+// itself, or a file with a write-ahead log beside it that holds frames (a live
+// database's file, copied while it ran, whose newest commits are in the log, not in
+// it: a backup is made by petstore backup, or VACUUM INTO).
+func checkBackupFile(from, path string) error {
+	fi, err := os.Stat(from)
+	if err != nil {
+		return err
+	}
+	if cur, err := os.Stat(path); err == nil && os.SameFile(fi, cur) {
+		return fmt.Errorf("%s is the database itself, not a backup of it", from)
+	}
+	if wal, err := os.Stat(from + "-wal"); err == nil && wal.Size() > 0 {
+		return fmt.Errorf("%s has a write-ahead log beside it (%s-wal, %d bytes): it is a live database's file, not a backup; make one with petstore backup", from, from, wal.Size())
+	}
+	return nil
 }
