@@ -80,22 +80,32 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		// Before the server says it listens: from then on, SIGHUP reloads.
 		defer tlsOn.start(ctx, c.domains, log)()
 	}
-	// The schedule stops with its own context: serveOn may return before ctx ends
-	// (a listener failed), and waiting for it then would hang the process.
+	ls.announce(stdout, base)
+	finish := startBackground(ctx, c, &d, api, log)
+	err = serveOn(ctx, c, log, ls, api)
+	finish()
+	return err
+}
+
+// startBackground starts the work beside the requests: the scheduled backups, the
+// purges, the webhook dispatcher and the record of keys' last uses. finish, called
+// once the server has shut down, stops them and waits, so that what they write is
+// written before the store closes.
+func startBackground(ctx context.Context, c serveConfig, d *deps, api *httpapi.Server, log *slog.Logger) (finish func()) {
+	// The schedule and the dispatcher stop with contexts of their own: the server
+	// may stop before ctx ends (a listener failed), and waiting on them then would
+	// hang the process.
 	bctx, stopBackups := context.WithCancel(ctx)
-	defer stopBackups()
 	backedUp := make(chan struct{})
 	if d.backups != nil {
 		go func() { d.backups.run(bctx); close(backedUp) }()
 	} else {
 		close(backedUp)
 	}
-	ls.announce(stdout, base)
 	go purgeIdempotencyKeys(ctx, d.store, log)
 	go purgeEvents(ctx, d.store, c.eventRetention, log)
-	// The dispatcher stops with ctx and is waited for, so that its last attempts are
-	// recorded before the store closes.
-	dctx, stop := context.WithCancel(ctx)
+	// The dispatcher's last attempts are recorded before the store closes.
+	dctx, stopDeliveries := context.WithCancel(ctx)
 	delivered := make(chan error, 1)
 	go func() { delivered <- d.deliveries.Run(dctx) }()
 	// Keys' last uses are written until the server has shut down, so that the
@@ -103,17 +113,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	uctx, stopUses := context.WithCancel(context.WithoutCancel(ctx))
 	usesDone := make(chan struct{})
 	go func() { api.RecordKeyUses(uctx); close(usesDone) }()
-	err = serveOn(ctx, c, log, ls, api)
-	api.WaitBackground() // the reset mails the last requests started
-	stopBackups()
-	<-backedUp // a backup under way ends (cancelled) before the store closes
-	stop()
-	stopUses()
-	<-usesDone
-	if derr := <-delivered; derr != nil {
-		log.Error("webhook deliveries", "err", derr)
+	return func() {
+		api.WaitBackground() // the reset mails the last requests started
+		stopBackups()
+		<-backedUp // a backup under way ends (cancelled)
+		stopDeliveries()
+		stopUses()
+		<-usesDone
+		if err := <-delivered; err != nil {
+			log.Error("webhook deliveries", "err", err)
+		}
 	}
-	return err
 }
 
 // deps are what the HTTP layer is wired to: the store, the rate limiter, the log,
