@@ -166,7 +166,12 @@ const streamWait = 5 * time.Second
 func TestStreamFormat(t *testing.T) {
 	a := newTestAPI(t)
 	p := a.pet(t, "Streamed", 10)
-	s := a.openStream(t, a.Admin, "", nil)
+	// Only order.placed: on PostgreSQL the feed shows a transaction's events once
+	// every older transaction in the cluster has ended, so the keys' and the pet's
+	// events, committed just before the stream opened, may still come after it (the
+	// contract's "as far as the feed shows them"), as a parallel test's open
+	// transaction made them do in CI.
+	s := a.openStream(t, a.Admin, "type=order.placed", nil)
 	var first sseMessage
 	select {
 	case first = <-s.msgs:
