@@ -216,7 +216,7 @@ func TestDocsPage(t *testing.T) {
 	t.Run("try-it on GET /pets with a pasted key answers 200", func(t *testing.T) {
 		b := b.in(t)
 		b.scrollToTop()
-		b.do(chromedp.SendKeys(chromedp.CSS(`input[placeholder="Token"]`), srv.CustomerKey))
+		b.do(sendKeys(chromedp.CSS(`input[placeholder="Token"]`), srv.CustomerKey))
 		b.do(chromedp.Click(chromedp.CSS(b.mark(`__e2e.section("/GET/pets").then(s => s.querySelector('.show-api-client-button'))`, "test-request"))))
 		b.wait(`!!`+clientWindow, "the API client window to open")
 		b.do(chromedp.Click(chromedp.CSS(b.mark(sendButton, "send"))))
@@ -622,4 +622,12 @@ func (b *browser) waitRequest(method, path string) sentRequest {
 	b.screenshot("failure.png")
 	b.t.Fatalf("the page sent no %s %s (or had no answer)", method, path)
 	return sentRequest{}
+}
+
+// sendKeys types text into the first visible element sel finds, as chromedp.SendKeys
+// does (focus, then a key event per character) without SendKeys' read of the node's
+// attributes, which chromedp v0.23.0 makes outside the node's lock (query.go), racing
+// with the DOM events that change them: the race detector caught it in CI.
+func sendKeys[S chromedp.Selectable](sel S, text string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.Focus(sel, append(opts, chromedp.NodeVisible)...), chromedp.KeyEvent(text))
 }

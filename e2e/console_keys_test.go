@@ -35,7 +35,7 @@ func keysWithScopesAndLifetimes(sc *scene) {
 		b.do(chromedp.SetValue(`form.add select[name=lifetime]`, value))
 		evalAs[bool](b, `(document.querySelector('form.add select[name=lifetime]').dispatchEvent(new Event('change')), true)`)
 	}
-	b.do(chromedp.SendKeys(`form.add input[name=name]`, "inventory-sync"),
+	b.do(sendKeys(`form.add input[name=name]`, "inventory-sync"),
 		chromedp.Click(chromedp.CSS(`form.add input[name=scopes][value="pets:read"]`)),
 		chromedp.Click(chromedp.CSS(`form.add input[name=scopes][value="inventory:write"]`)))
 	chooseLifetime("1")
@@ -72,7 +72,7 @@ func keysWithScopesAndLifetimes(sc *scene) {
 	b.wait(`/within 7 days: [^.]*\binventory-sync\b/.test(document.querySelector('.expiry-summary')?.textContent)`, "the summary of keys about to expire")
 
 	// storefront: every scope of the role, until a day ten days on.
-	b.do(chromedp.SendKeys(`form.add input[name=name]`, "storefront"), chromedp.Click(chromedp.CSS(`form.add input[name=scopeChoice][value=all]`)))
+	b.do(sendKeys(`form.add input[name=name]`, "storefront"), chromedp.Click(chromedp.CSS(`form.add input[name=scopeChoice][value=all]`)))
 	chooseLifetime("date")
 	b.wait(`!document.querySelector('form.add input[name=expiresOn]').closest('label').hidden`, "the date field")
 	wantEnd := evalAs[string](b, `(() => {
@@ -125,7 +125,7 @@ func keysCreateAndRevoke(sc *scene) {
 		t.Error("the console's own key is not marked")
 	}
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)), chromedp.Click(chromedp.CSS(`form.add input[name=scopeChoice][value=all]`)),
-		chromedp.SendKeys(`form.add input[name=name]`, "till-2\r"))
+		sendKeys(`form.add input[name=name]`, "till-2\r"))
 	b.wait(`document.querySelector('.created input.secret')?.value.startsWith('psk_')`, "the new key, shown once")
 	secret := evalAs[string](b, `document.querySelector('.created input.secret').value`)
 	b.do(chromedp.Click(chromedp.CSS(b.mark(`[...document.querySelectorAll('.created button')].find(e => e.textContent === 'Copy key')`, "copy"))))
@@ -229,7 +229,7 @@ func clerkKey(sc *scene) {
 	// The clerk's task: a restock.
 	input := b.mark(row+`.querySelector('input[name=quantity]')`, "stock")
 	evalAs[bool](b, `(document.querySelector('`+input+`').value = '', true)`)
-	b.do(chromedp.SendKeys(input, "6\r"))
+	b.do(sendKeys(input, "6\r"))
 	b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Crouton: stock 6, available.'`, "the restock to be confirmed")
 	if got := srv.stock(t, crouton.ID); got.Quantity != 6 {
 		t.Errorf("stock in the API %d, want 6", got.Quantity)

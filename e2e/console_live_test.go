@@ -55,7 +55,7 @@ func liveOrdersAndStock(sc *scene) {
 
 	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
 	// Other scenarios' pets may push it off the first page: found by name.
-	b.do(chromedp.SendKeys(`form.filters input[name=name]`, biscuit.Name))
+	b.do(sendKeys(`form.filters input[name=name]`, biscuit.Name))
 	petRow := fmt.Sprintf(`document.querySelector('tr[data-pet-id="%d"]')`, biscuit.ID)
 	b.wait(`__e2e.visible(document.querySelector('#stock-title .live')) && `+petRow+` !== null`, "the stock screen, live")
 	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": biscuit.ID, "quantity": 5}, http.StatusCreated, &order)

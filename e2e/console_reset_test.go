@@ -31,8 +31,8 @@ func mailedLink(sc *scene, box *mailtest.Server, n int, email, kind string) stri
 func setPassword(b *browser, password string) {
 	b.t.Helper()
 	b.wait(`document.querySelector('form.sign-in-token input[name=password]') !== null`, "the page that sets the password")
-	b.do(chromedp.SendKeys(`form.sign-in-token input[name=password]`, password))
-	b.do(chromedp.SendKeys(`form.sign-in-token input[name=passwordAgain]`, password+"\r"))
+	b.do(sendKeys(`form.sign-in-token input[name=password]`, password))
+	b.do(sendKeys(`form.sign-in-token input[name=passwordAgain]`, password+"\r"))
 }
 
 // mailedLinksSignIn runs on a server of its own that mails through a real Mailpit,
@@ -70,7 +70,7 @@ func mailedLinksSignIn(sc *scene) {
 	b.do(chromedp.Click(chromedp.CSS(`form.sign-in-password button.link`)))
 	b.wait(`document.querySelector('form.sign-in-forgot input[name=email]') !== null`, "the forgot-password form")
 	evalAs[bool](b, `(document.querySelector('form.sign-in-forgot input[name=email]').value = '', true)`)
-	b.do(chromedp.SendKeys(`form.sign-in-forgot input[name=email]`, email+"\r"))
+	b.do(sendKeys(`form.sign-in-forgot input[name=email]`, email+"\r"))
 	b.wait(`document.querySelector('form.sign-in-forgot [role=status]')?.textContent !== ''`, "the answer to the request")
 	reset := mailedLink(own, box, 2, email, "reset")
 	link, err = url.Parse(reset)

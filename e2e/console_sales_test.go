@@ -200,7 +200,7 @@ func testOrdersScreen(sc *scene) {
 	// A fresh orders screen, with its filters as they start.
 	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)), chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
 	b.wait(`document.querySelector('form.filters select[name=status]')?.value === 'placed'`, "the orders screen, open orders first")
-	b.do(chromedp.SendKeys(`form.filters input[name=accountId]`, strconv.FormatInt(buyer.ID, 10)))
+	b.do(sendKeys(`form.filters input[name=accountId]`, strconv.FormatInt(buyer.ID, 10)))
 	// The list is asked again a moment after the typing stops.
 	waitRequestWith(b, "GET", "/v1/store/orders", "accountId="+strconv.FormatInt(buyer.ID, 10))
 	listed("status=placed", "the buyer's placed orders, a page of them")

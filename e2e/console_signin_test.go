@@ -40,7 +40,7 @@ func (sc *scene) invite(email string, mailed bool) string {
 	t, b := sc.t, sc.b
 	b.openScreen("staff")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
-	b.do(chromedp.SendKeys(`form.invite-form input[name=email]`, email+"\r"))
+	b.do(sendKeys(`form.invite-form input[name=email]`, email+"\r"))
 	b.wait(`!document.querySelector('.created').hidden && document.querySelector('.created input.secret')?.value.includes('/console/accept?token=psi_')`, "the invitation's link")
 	want := map[bool]string{true: "It was mailed to " + email, false: "It was not mailed"}[mailed]
 	if text := evalAs[string](b, `document.querySelector('.created').textContent`); !strings.Contains(text, want) || !strings.Contains(text, email) {
@@ -79,14 +79,14 @@ func invitedPersonSignsIn(sc *scene) {
 	b.screenshot("console-accept-phone.png")
 	b.do(chromedp.EmulateViewport(1280, 900))
 	// Two different passwords are caught before anything is sent.
-	b.do(chromedp.SendKeys(`form.sign-in-token input[name=password]`, invitedPassword))
-	b.do(chromedp.SendKeys(`form.sign-in-token input[name=passwordAgain]`, invitedPassword+"x\r"))
+	b.do(sendKeys(`form.sign-in-token input[name=password]`, invitedPassword))
+	b.do(sendKeys(`form.sign-in-token input[name=passwordAgain]`, invitedPassword+"x\r"))
 	b.wait(`document.querySelector('form.sign-in-token [role=alert]').textContent.includes('differ')`, "the passwords to differ")
 	if _, sent := b.request("POST", "/v1/invitations/accept"); sent {
 		t.Error("two different passwords were sent")
 	}
 	evalAs[bool](b, `(document.querySelector('form.sign-in-token input[name=passwordAgain]').value = '', true)`)
-	b.do(chromedp.SendKeys(`form.sign-in-token input[name=passwordAgain]`, invitedPassword+"\r"))
+	b.do(sendKeys(`form.sign-in-token input[name=passwordAgain]`, invitedPassword+"\r"))
 	b.wait(fmt.Sprintf(`document.querySelector('header .who')?.textContent.includes(%q)`, email), "the console, signed in as the invited person")
 	id, key := sessionKey(b)
 	if !strings.HasPrefix(key, "psk_") {
@@ -107,7 +107,7 @@ func invitedPersonSignsIn(sc *scene) {
 	sc.findPet("Gingersnap")
 	input := b.mark(stockRow("Gingersnap")+`.querySelector('input[name=quantity]')`, "stock")
 	evalAs[bool](b, `(document.querySelector('`+input+`').value = '', true)`)
-	b.do(chromedp.SendKeys(input, "4\r"))
+	b.do(sendKeys(input, "4\r"))
 	b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Gingersnap: stock 4, available.'`, "the restock")
 	if got := srv.stock(t, gingersnap.ID); got.Quantity != 4 {
 		t.Errorf("stock in the API %d, want 4", got.Quantity)
@@ -135,8 +135,8 @@ func linkWorksOnceAndPasswordSignsIn(sc *scene, link, email string) {
 	t, b, srv := sc.t, sc.b, sc.srv
 	b.do(chromedp.Navigate(srv.URL + link))
 	b.wait(`document.querySelector('form.sign-in-token input[name=password]') !== null`, "the link's page again")
-	b.do(chromedp.SendKeys(`form.sign-in-token input[name=password]`, invitedPassword))
-	b.do(chromedp.SendKeys(`form.sign-in-token input[name=passwordAgain]`, invitedPassword+"\r"))
+	b.do(sendKeys(`form.sign-in-token input[name=password]`, invitedPassword))
+	b.do(sendKeys(`form.sign-in-token input[name=passwordAgain]`, invitedPassword+"\r"))
 	b.wait(`document.querySelector('form.sign-in-token [role=alert]')?.textContent.includes('not valid')`, "the used link refused")
 	if got := evalAs[string](b, `document.activeElement?.textContent ?? ''`); got != "Go to sign-in" {
 		t.Errorf("focus on %q after the refusal, want Go to sign-in", got)
@@ -167,8 +167,8 @@ func signInRefusals(sc *scene) {
 	setColorScheme(b, "")
 	b.do(chromedp.EmulateViewport(1280, 900))
 
-	b.do(chromedp.SendKeys(`form.sign-in-password input[name=email]`, "nobody@example.com"))
-	b.do(chromedp.SendKeys(`form.sign-in-password input[name=password]`, "not the password at all\r"))
+	b.do(sendKeys(`form.sign-in-password input[name=email]`, "nobody@example.com"))
+	b.do(sendKeys(`form.sign-in-password input[name=password]`, "not the password at all\r"))
 	b.wait(`document.querySelector('form.sign-in-password [role=alert]')?.textContent !== ''`, "the refusal")
 	if got := evalAs[string](b, `document.activeElement?.name ?? ''`); got != "password" {
 		t.Errorf("focus on %q after a refused sign-in, want the password", got)
@@ -178,8 +178,8 @@ func signInRefusals(sc *scene) {
 	customer := fmt.Sprintf("shopper%d@example.com", sc.scenes.Load())
 	srv.call(t, "", "POST", "/accounts", map[string]any{"email": customer, "password": invitedPassword}, http.StatusCreated, nil)
 	evalAs[bool](b, `(document.querySelector('form.sign-in-password input[name=email]').value = '', document.querySelector('form.sign-in-password input[name=password]').value = '', true)`)
-	b.do(chromedp.SendKeys(`form.sign-in-password input[name=email]`, customer))
-	b.do(chromedp.SendKeys(`form.sign-in-password input[name=password]`, invitedPassword+"\r"))
+	b.do(sendKeys(`form.sign-in-password input[name=email]`, customer))
+	b.do(sendKeys(`form.sign-in-password input[name=password]`, invitedPassword+"\r"))
 	b.wait(`document.querySelector('form.sign-in-password [role=alert]')?.textContent.includes('The console is for shop staff')`, "the customer refused")
 	revoked := false
 	for _, r := range b.allRequests() {
@@ -196,6 +196,6 @@ func signInRefusals(sc *scene) {
 	b.wait(`document.querySelector('form.sign-in-forgot input[name=email]') !== null`, "the forgot-password form")
 	b.checkAccessibility(sc.axe, "forgot password")
 	evalAs[bool](b, `(document.querySelector('form.sign-in-forgot input[name=email]').value = '', true)`)
-	b.do(chromedp.SendKeys(`form.sign-in-forgot input[name=email]`, "anyone@example.com\r"))
+	b.do(sendKeys(`form.sign-in-forgot input[name=email]`, "anyone@example.com\r"))
 	b.wait(`document.querySelector('form.sign-in-forgot [role=alert]')?.textContent.includes('not configured')`, "the 503 of a server without mail")
 }

@@ -49,7 +49,7 @@ func restockInPlace(sc *scene) {
 	sc.findPet("Crumpet")
 	input := b.mark(stockRow("Crumpet")+`.querySelector('input[name=quantity]')`, "stock")
 	evalAs[bool](b, `(document.querySelector('`+input+`').value = '', true)`)
-	b.do(chromedp.SendKeys(input, "2\r"))
+	b.do(sendKeys(input, "2\r"))
 	b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Crumpet: stock 2, available.'`, "the restock to be confirmed")
 	if got := sc.srv.stock(t, crumpet.ID); got.Quantity != 2 {
 		t.Errorf("stock in the API %d, want 2", got.Quantity)
@@ -70,7 +70,7 @@ func refusedRestock(sc *scene) {
 	srv.call(sc.t, srv.AdminKey, "PUT", fmt.Sprintf("/store/inventory/%d", ghost.ID), map[string]any{"quantity": 7}, http.StatusNotFound, &refusal)
 	input := b.mark(stockRow("Ghost")+`.querySelector('input[name=quantity]')`, "ghost-stock")
 	evalAs[bool](b, `(document.querySelector('`+input+`').value = '', true)`)
-	b.do(chromedp.SendKeys(input, "7\r"))
+	b.do(sendKeys(input, "7\r"))
 	b.wait(fmt.Sprintf(`document.querySelector('.notice.error')?.textContent === %q`, refusal.Message), "the API's refusal")
 	// The field is reset in the same turn as the notice or just after it (under the
 	// race detector CI once read it between the two): wait for it, as for the notice.
@@ -155,13 +155,13 @@ func categoriesAddEditRemove(sc *scene) {
 	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#categories"]`)))
 	b.wait(`document.querySelector('tr[data-category-id]') !== null`, "the categories")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)),
-		chromedp.SendKeys(`form.add input[name=name]`, "Reptiles"),
-		chromedp.SendKeys(`form.add input[name=description]`, "Cold-blooded.\r"))
+		sendKeys(`form.add input[name=name]`, "Reptiles"),
+		sendKeys(`form.add input[name=description]`, "Cold-blooded.\r"))
 	b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Added the category Reptiles.'`, "the new category")
 	row := `[...document.querySelectorAll('tr[data-category-id]')].find(r => r.querySelector('.name')?.textContent === 'Reptiles')`
 	b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('button.secondary')`, "edit"))))
 	evalAs[bool](b, `(document.querySelector('form.edit input[name=description]').value = '', true)`)
-	b.do(chromedp.SendKeys(`form.edit input[name=description]`, "Cold-blooded. Quiet.\r"))
+	b.do(sendKeys(`form.edit input[name=description]`, "Cold-blooded. Quiet.\r"))
 	b.wait(row+`?.textContent.includes('Cold-blooded. Quiet.')`, "the edited description")
 	b.checkAccessibility(sc.axe, "categories")
 	b.do(chromedp.Click(chromedp.CSS(b.mark(row+`.querySelector('button.danger')`, "remove"))))
@@ -219,7 +219,7 @@ func addedPetShownOnce(sc *scene) {
 	b.wait(stockRow("Rex")+` !== undefined`, "the stock list")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
 	b.wait(`document.querySelector('form.add select[name=categoryId] option') !== null`, "the categories of the form")
-	b.do(chromedp.SendKeys(`form.add input[name=name]`, "Zephyr\r"))
+	b.do(sendKeys(`form.add input[name=name]`, "Zephyr\r"))
 	b.wait(stockRow("Zephyr")+` !== undefined`, "the new pet in the list")
 	loadEveryPage(b)
 	if n := evalAs[int](b, `[...document.querySelectorAll('tr[data-pet-id]')].filter(r => r.querySelector('.name').textContent === 'Zephyr').length`); n != 1 {
@@ -247,7 +247,7 @@ func focusStaysInPlace(sc *scene) {
 	}
 	input := b.mark(stockRow("Yarrow")+`.querySelector('input[name=quantity]')`, "stock")
 	evalAs[bool](b, `(document.querySelector('`+input+`').value = '', true)`)
-	b.do(chromedp.SendKeys(input, "7\r"))
+	b.do(sendKeys(input, "7\r"))
 	b.wait(`document.querySelector('.notice[role=status]')?.textContent === 'Yarrow: stock 7, available.'`, "the restock")
 	if !evalAs[bool](b, focusedIn(stockRow("Yarrow"))) {
 		t.Errorf("after a restock, focus is on %s, not in the pet's row", evalAs[string](b, `document.activeElement.outerHTML.slice(0, 80)`))

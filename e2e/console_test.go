@@ -478,7 +478,7 @@ func (b *browser) signIn(key string) {
 	b.t.Helper()
 	b.wait(`!!document.querySelector('form.sign-in input[type=password]')`, "the sign-in form")
 	evalAs[bool](b, `(document.querySelector('form.sign-in input[type=password]').value = '', true)`)
-	b.do(chromedp.SendKeys(`form.sign-in input[type=password]`, key+"\r"))
+	b.do(sendKeys(`form.sign-in input[type=password]`, key+"\r"))
 }
 
 // axeSource is axe-core's browser build, from the console's lock file (console/).

@@ -176,8 +176,8 @@ func (hs *hookScene) add() {
 	t, b, url := hs.t, hs.b, hs.url
 	b.openScreen("webhooks")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
-	b.do(chromedp.SendKeys(`form.webhook-form input[name=url]`, url),
-		chromedp.SendKeys(`form.webhook-form input[name=description]`, "Order desk"),
+	b.do(sendKeys(`form.webhook-form input[name=url]`, url),
+		sendKeys(`form.webhook-form input[name=description]`, "Order desk"),
 		chromedp.Click(chromedp.CSS(`form.webhook-form input[name=events][value="order.placed"]`)),
 		chromedp.Click(chromedp.CSS(`form.webhook-form input[name=events][value="pet.sold_out"]`)),
 		chromedp.Click(chromedp.CSS(`form.webhook-form button[type=submit]`)))
@@ -378,10 +378,10 @@ func eventFeedFiltersAndOpens(sc *scene) {
 
 	// By id: the first event of the filter, and one that is not there.
 	evalAs[bool](b, `(document.querySelector('section.event-detail button').click(), true)`)
-	b.do(chromedp.SendKeys(`form.open-event input[name=eventId]`, api[0][0]+"\r"))
+	b.do(sendKeys(`form.open-event input[name=eventId]`, api[0][0]+"\r"))
 	b.wait(fmt.Sprintf(`document.querySelector('#event-detail-title')?.textContent === 'inventory.updated %s'`, api[0][0]), "the event opened by id")
 	evalAs[bool](b, `(document.querySelector('form.open-event input[name=eventId]').value = '', true)`)
-	b.do(chromedp.SendKeys(`form.open-event input[name=eventId]`, "evt_aaaaaaaaaaaaaaaaaaaaaaaaaa\r"))
+	b.do(sendKeys(`form.open-event input[name=eventId]`, "evt_aaaaaaaaaaaaaaaaaaaaaaaaaa\r"))
 	b.wait(`document.querySelector('.notice.error')?.textContent.length > 0`, "the refusal of an unknown event")
 }
 
