@@ -229,7 +229,7 @@ func writeHelp(w io.Writer, c command) {
 	first := true
 	fs.VisitAll(func(f *flag.Flag) {
 		if first {
-			fmt.Fprint(w, "\nFlags (each also read from its environment variable unless said otherwise; a flag given wins):\n")
+			fmt.Fprint(w, "\nFlags (each also read from its environment variable; a flag given wins):\n")
 			first = false
 		}
 		typ, usage := flag.UnquoteUsage(f)
@@ -240,9 +240,6 @@ func writeHelp(w io.Writer, c command) {
 		facts := envName(f.Name)
 		if alias := envAliases[facts]; alias != "" {
 			facts += " or " + alias
-		}
-		if commandLineOnly[f.Name] {
-			facts = "command line only"
 		}
 		if f.DefValue != "" && f.DefValue != "false" {
 			facts += ", default " + f.DefValue

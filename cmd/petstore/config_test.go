@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -23,7 +21,7 @@ import (
 
 // readmeRow matches a row of a table of flags in the docs:
 // | `--flag` | `PETSTORE_FLAG` | default | meaning |
-var readmeRow = regexp.MustCompile("(?m)^\\| `--([a-z-]+)[^`]*` \\| (?:`([A-Z_]+)`[^|]*|none \\(command line only\\)) \\| ([^|]+) \\|")
+var readmeRow = regexp.MustCompile("(?m)^\\| `--([a-z-]+)[^`]*` \\| `([A-Z_]+)`[^|]* \\| ([^|]+) \\|")
 
 func TestTheREADMEConfigurationTableIsTheFlagsAndTheirDefaults(t *testing.T) {
 	checkFlagTable(t, "README.md", "## Configuration", "serve", serveFlags(new(serveConfig)))
@@ -64,11 +62,7 @@ func checkFlagTable(t *testing.T, doc, heading, cmd string, fs *flag.FlagSet) {
 			return
 		}
 		delete(rows, f.Name)
-		want := "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if commandLineOnly[f.Name] {
-			want = "" // the row says "none (command line only)"
-		}
-		if r.variable != want {
+		if want := "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_")); r.variable != want {
 			t.Errorf("--%s: %s names %s, want %s", f.Name, doc, r.variable, want)
 		}
 		if !sameDefault(f, r.def) {
@@ -270,30 +264,5 @@ func TestServeRefusesToChangeTheCurrencyOfAShopWithOrders(t *testing.T) {
 	err = run(sctx, []string{"serve", "--addr", freeAddr(t), "--database", path, "--admin-addr", "off", "--currency", "usd"}, noEnv, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--currency USD: The shop's orders are in EUR") || !strings.Contains(err.Error(), "--currency EUR") {
 		t.Fatalf("serve --currency usd on a shop with orders in EUR: %v", err)
-	}
-}
-
-// A variable never says yes for a command-line-only flag: PETSTORE_CREATE left in a
-// shell must not make a database file in the wrong directory.
-func TestCommandLineOnlyFlagsIgnoreTheEnvironment(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "none.db")
-	env := func(name string) string {
-		switch name {
-		case "PETSTORE_CREATE", "PETSTORE_FORCE", "PETSTORE_TAKE_OVER", "PETSTORE_DISCARD_CURRENT":
-			return "true"
-		}
-		return ""
-	}
-	err := run(context.Background(), []string{"keys", "create", "--email", "a@example.com", "--database", db}, env, io.Discard, io.Discard)
-	if err == nil {
-		t.Fatal("keys create made a key in a database that did not exist, told so only by PETSTORE_CREATE")
-	}
-	if _, serr := os.Stat(db); !errors.Is(serr, fs.ErrNotExist) {
-		t.Errorf("%s exists after the refusal (%v)", db, serr)
-	}
-	var c keyOptions
-	if err := parseFlags(keyFlags(&c), nil, env); err != nil || c.create || c.takeOver {
-		t.Errorf("keys create's flags from the environment: create %v, take-over %v, err %v", c.create, c.takeOver, err)
 	}
 }

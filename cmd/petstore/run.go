@@ -49,17 +49,6 @@ func envName(flagName string) string {
 	return "PETSTORE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// commandLineOnly are the flags no variable sets: each says yes to something that
-// cannot be undone (make a database file, replace a file, discard the database a
-// restore replaces, take over an account) for the one command it is given to. A
-// variable left in a shell's environment would say yes for every later command.
-var commandLineOnly = map[string]bool{
-	"create":          true,
-	"force":           true,
-	"discard-current": true,
-	"take-over":       true,
-}
-
 // envAliases are further names the contract gives some variables.
 var envAliases = map[string]string{
 	"PETSTORE_DATABASE": "PETSTORE_DATABASE_URL",
@@ -77,7 +66,7 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) err
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
-		if given[f.Name] || err != nil || commandLineOnly[f.Name] {
+		if given[f.Name] || err != nil {
 			return
 		}
 		name := envName(f.Name)
