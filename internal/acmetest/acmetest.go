@@ -20,7 +20,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"go/build"
 	"io"
 	"math/big"
 	"net"
@@ -28,10 +27,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acme-pets/petstore/internal/tooltest"
 )
 
 // Version is the Pebble the tests are written against (scripts/setup-pebble installs it).
@@ -60,36 +60,14 @@ type Server struct {
 	log        string // Pebble's log file
 }
 
-// Required reports whether a missing Pebble fails a test rather than skipping it.
-func Required() bool {
-	ci, _ := strconv.ParseBool(os.Getenv("CI"))
-	return os.Getenv("PETSTORE_E2E") == "1" || ci
-}
+// Required reports whether a missing pebble fails a test rather than skipping it.
+func Required() bool { return tooltest.Required() }
 
 // Binary returns the path of the pebble binary, or stops the test: a skip, or a
 // failure when Required.
 func Binary(t testing.TB) string {
 	t.Helper()
-	candidates := []string{os.Getenv("PETSTORE_TEST_PEBBLE")}
-	// The pinned version that scripts/setup-pebble installs comes before another on
-	// PATH (Debian's package is an older one).
-	for _, dir := range filepath.SplitList(build.Default.GOPATH) {
-		candidates = append(candidates, filepath.Join(dir, "bin", "pebble"))
-	}
-	if p, err := exec.LookPath("pebble"); err == nil {
-		candidates = append(candidates, p)
-	}
-	for _, c := range candidates {
-		if fi, err := os.Stat(c); c != "" && err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return c
-		}
-	}
-	msg := "pebble is not installed (run scripts/setup-pebble, or set PETSTORE_TEST_PEBBLE to its path)"
-	if Required() {
-		t.Fatal(msg + " (PETSTORE_E2E=1 or CI: a missing tool is a failure)")
-	}
-	t.Skip(msg + " (skipped; with PETSTORE_E2E=1 this fails)")
-	return ""
+	return tooltest.Binary(t, tooltest.Tool{Name: "pebble", Env: "PETSTORE_TEST_PEBBLE", Script: "scripts/setup-pebble", GOPATHFirst: true})
 }
 
 // Start starts a Pebble and its DNS server for the test; both stop when the test ends.

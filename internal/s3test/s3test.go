@@ -13,12 +13,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"go/build"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,6 +25,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/acme-pets/petstore/internal/tooltest"
 )
 
 // Version is the SeaweedFS the tests are written against (scripts/setup-s3 builds it).
@@ -49,33 +49,13 @@ type Server struct {
 }
 
 // Required reports whether a missing weed fails a test rather than skipping it.
-func Required() bool {
-	ci, _ := strconv.ParseBool(os.Getenv("CI"))
-	return os.Getenv("PETSTORE_E2E") == "1" || ci
-}
+func Required() bool { return tooltest.Required() }
 
 // Binary returns the path of the weed binary, or stops the test: a skip, or a
 // failure when Required.
 func Binary(t testing.TB) string {
 	t.Helper()
-	candidates := []string{os.Getenv("PETSTORE_TEST_WEED")}
-	if p, err := exec.LookPath("weed"); err == nil {
-		candidates = append(candidates, p)
-	}
-	for _, dir := range filepath.SplitList(build.Default.GOPATH) {
-		candidates = append(candidates, filepath.Join(dir, "bin", "weed"))
-	}
-	for _, c := range candidates {
-		if fi, err := os.Stat(c); c != "" && err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return c
-		}
-	}
-	msg := "weed (SeaweedFS) is not installed (run scripts/setup-s3, or set PETSTORE_TEST_WEED to its path)"
-	if Required() {
-		t.Fatal(msg + " (PETSTORE_E2E=1 or CI: a missing tool is a failure)")
-	}
-	t.Skip(msg + " (skipped; with PETSTORE_E2E=1 this fails)")
-	return ""
+	return tooltest.Binary(t, tooltest.Tool{Name: "weed", Label: "weed (SeaweedFS)", Env: "PETSTORE_TEST_WEED", Script: "scripts/setup-s3"})
 }
 
 // Start starts a SeaweedFS for the test, with a bucket; it stops when the test ends.

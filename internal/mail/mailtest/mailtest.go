@@ -17,7 +17,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"go/build"
 	"io"
 	"math/big"
 	"net"
@@ -27,11 +26,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acme-pets/petstore/internal/tooltest"
 )
 
 // Version is the Mailpit the tests are written against (scripts/setup-mailpit installs it).
@@ -80,34 +80,14 @@ type Message struct {
 	Raw     string   // the message as received (headers and body)
 }
 
-// Required reports whether a missing Mailpit fails a test rather than skipping it.
-func Required() bool {
-	ci, _ := strconv.ParseBool(os.Getenv("CI"))
-	return os.Getenv("PETSTORE_E2E") == "1" || ci
-}
+// Required reports whether a missing mailpit fails a test rather than skipping it.
+func Required() bool { return tooltest.Required() }
 
 // Binary returns the path of the mailpit binary, or stops the test: a skip, or a
 // failure when Required.
 func Binary(t testing.TB) string {
 	t.Helper()
-	candidates := []string{os.Getenv("PETSTORE_TEST_MAILPIT")}
-	if p, err := exec.LookPath("mailpit"); err == nil {
-		candidates = append(candidates, p)
-	}
-	for _, dir := range filepath.SplitList(build.Default.GOPATH) {
-		candidates = append(candidates, filepath.Join(dir, "bin", "mailpit"))
-	}
-	for _, c := range candidates {
-		if fi, err := os.Stat(c); c != "" && err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return c
-		}
-	}
-	msg := "mailpit is not installed (run scripts/setup-mailpit, or set PETSTORE_TEST_MAILPIT to its path)"
-	if Required() {
-		t.Fatal(msg + " (PETSTORE_E2E=1 or CI: a missing tool is a failure)")
-	}
-	t.Skip(msg + " (skipped; with PETSTORE_E2E=1 this fails)")
-	return ""
+	return tooltest.Binary(t, tooltest.Tool{Name: "mailpit", Env: "PETSTORE_TEST_MAILPIT", Script: "scripts/setup-mailpit"})
 }
 
 // Start starts a Mailpit for the test; it stops when the test ends.
