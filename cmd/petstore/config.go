@@ -172,14 +172,8 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 	if c.webhookDeny, err = webhook.ParseDeny(c.webhooksDeny); err != nil {
 		return c, fmt.Errorf("--webhooks-deny: %w", err)
 	}
-	if c.rateLimit < 0 {
-		return c, fmt.Errorf("--rate-limit %d: want 0 (off) or more", c.rateLimit)
-	}
-	if c.webhookWindow < 1 || c.webhookWindow > petstore.MaxDeliveryWindow {
-		return c, fmt.Errorf("--webhook-window %d: want 1 to %d", c.webhookWindow, petstore.MaxDeliveryWindow)
-	}
-	if c.credLimit < 0 {
-		return c, fmt.Errorf("--credential-limit %d: want 0 (off) or more", c.credLimit)
+	if err := c.checkLimits(); err != nil {
+		return c, err
 	}
 	switch c.adminAddr {
 	case "off", "":
@@ -190,19 +184,6 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 			return c, fmt.Errorf("--admin-addr: %w", err)
 		}
 	}
-	for name, d := range map[string]time.Duration{
-		"handler-timeout": c.handlerTimeout, "read-header-timeout": c.readHeaderTimeout,
-		"read-timeout": c.readTimeout, "write-timeout": c.writeTimeout,
-		"idle-timeout": c.idleTimeout, "shutdown-grace": c.shutdownGrace, "event-retention": c.eventRetention,
-	} {
-		if d <= 0 {
-			return c, fmt.Errorf("--%s %v: want a positive duration", name, d)
-		}
-	}
-	if c.keyMaxLifetime < 0 || c.keyMaxLifetime > 0 && c.keyMaxLifetime < time.Second {
-		// Expiries are kept to the second: a shorter limit could make keys born expired.
-		return c, fmt.Errorf("--key-max-lifetime %v: want 0 (no limit) or a second or more", c.keyMaxLifetime)
-	}
 	if err := checkPublicURL(c.publicURL); err != nil {
 		return c, err
 	}
@@ -211,9 +192,6 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 	}
 	if err := c.checkBackups(); err != nil {
 		return c, err
-	}
-	if c.maxHeaderBytes <= 0 {
-		return c, fmt.Errorf("--max-header-bytes %d: want a positive size", c.maxHeaderBytes)
 	}
 	if _, err := newLogger(io.Discard, c.logFormat, c.logLevel); err != nil {
 		return c, err
@@ -228,6 +206,36 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 		return c, err
 	}
 	return c, nil
+}
+
+// checkLimits checks the flags that are numbers and durations.
+func (c serveConfig) checkLimits() error {
+	if c.rateLimit < 0 {
+		return fmt.Errorf("--rate-limit %d: want 0 (off) or more", c.rateLimit)
+	}
+	if c.webhookWindow < 1 || c.webhookWindow > petstore.MaxDeliveryWindow {
+		return fmt.Errorf("--webhook-window %d: want 1 to %d", c.webhookWindow, petstore.MaxDeliveryWindow)
+	}
+	if c.credLimit < 0 {
+		return fmt.Errorf("--credential-limit %d: want 0 (off) or more", c.credLimit)
+	}
+	for name, d := range map[string]time.Duration{
+		"handler-timeout": c.handlerTimeout, "read-header-timeout": c.readHeaderTimeout,
+		"read-timeout": c.readTimeout, "write-timeout": c.writeTimeout,
+		"idle-timeout": c.idleTimeout, "shutdown-grace": c.shutdownGrace, "event-retention": c.eventRetention,
+	} {
+		if d <= 0 {
+			return fmt.Errorf("--%s %v: want a positive duration", name, d)
+		}
+	}
+	if c.keyMaxLifetime < 0 || c.keyMaxLifetime > 0 && c.keyMaxLifetime < time.Second {
+		// Expiries are kept to the second: a shorter limit could make keys born expired.
+		return fmt.Errorf("--key-max-lifetime %v: want 0 (no limit) or a second or more", c.keyMaxLifetime)
+	}
+	if c.maxHeaderBytes <= 0 {
+		return fmt.Errorf("--max-header-bytes %d: want a positive size", c.maxHeaderBytes)
+	}
+	return nil
 }
 
 // mailer is the mail sender of --smtp-url and --smtp-from, nil without --smtp-url.
