@@ -149,12 +149,13 @@ func start(t testing.TB, bin, dir string, dns *DNS, o Options) (*Server, error) 
 }
 
 // waitReady waits until the directory answers.
-func (s *Server) waitReady(pool *x509.CertPool, exited <-chan error) error {
+func (s *Server) waitReady(pool *x509.CertPool, exited chan error) error {
 	c := http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		select {
 		case err := <-exited:
+			exited <- err // back for the caller, which waits for the exit too
 			return fmt.Errorf("pebble exited: %v", err)
 		default:
 		}

@@ -154,13 +154,14 @@ func (s *Server) start(t testing.TB, bin, dir, config string) error {
 
 // makeBucket makes the test's bucket once the S3 gateway takes it: the gateway
 // answers before the filer and volume server behind it are ready.
-func (s *Server) makeBucket(exited <-chan error) error {
+func (s *Server) makeBucket(exited chan error) error {
 	client := s.Client()
 	deadline := time.Now().Add(60 * time.Second)
 	var lastErr error
 	for {
 		select {
 		case err := <-exited:
+			exited <- err // back for the caller, which waits for the exit too
 			return fmt.Errorf("weed exited: %v", err)
 		default:
 		}

@@ -180,11 +180,12 @@ func start(t testing.TB, bin, dir, host string, extra []string) (*Server, error)
 }
 
 // waitReady waits until the API answers /readyz and the SMTP port takes a connection.
-func (s *Server) waitReady(exited <-chan error) error {
+func (s *Server) waitReady(exited chan error) error {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		select {
 		case err := <-exited:
+			exited <- err // back for the caller, which waits for the exit too
 			return fmt.Errorf("mailpit exited: %v", err)
 		default:
 		}
