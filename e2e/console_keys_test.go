@@ -93,7 +93,9 @@ func keysWithScopesAndLifetimes(sc *scene) {
 		t.Error("a key that expires in ten days is flagged")
 	}
 
-	// old-sync has expired by now: shown as expired when the list is read again.
+	// old-sync has expired by now: shown as expired when the list is read again. The two
+	// clicks come quicker than a hashchange event is handled: each event must show its
+	// own screen (read from the event, not from location, which already says #keys).
 	time.Sleep(time.Until(oldSyncExpires.Add(200 * time.Millisecond)))
 	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)), chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
 	b.wait(keyRow("old-sync")+`?.classList.contains('expired')`, "the expired key, shown as expired")

@@ -251,8 +251,10 @@ function openConsole(petstore: Petstore, account: CurrentAccount, apiKey: string
   // The skip link moves focus without touching the hash, which names the section.
   const skip = h("a", { class: "skip", href: "#main", onclick: (event: Event) => (event.preventDefault(), main.focus()) }, "Skip to content");
   put(app, skip, header, h("div", { class: "notices" }, status, alert), main);
-  onhashchange = () => {
-    show(location.hash.slice(1));
+  // The event's own address, not location's: two quick clicks queue two events that
+  // would both read the second hash, and the screen to leave would never be left.
+  onhashchange = (event: HashChangeEvent) => {
+    show(new URL(event.newURL).hash.slice(1));
     main.focus();
   };
   show(location.hash.slice(1));
