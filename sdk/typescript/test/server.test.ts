@@ -238,6 +238,38 @@ test("lists: every list follows its Link pages; ids is the batch lookup; name fi
   );
 });
 
+test("pets: a description and tags round-trip; tag is sent repeated, means all of them, in any case, across pages", async () => {
+  const requests: string[] = [];
+  const counting = createPetstore({
+    baseUrl: server.baseUrl,
+    apiKey: server.adminKey,
+    fetch: (request) => {
+      requests.push(new URL(request.url).search);
+      return fetch(request);
+    },
+  });
+  const [dogs] = await all(admin.categories.list({ limit: 1 }));
+  assert.ok(dogs);
+  const make = (name: string, tags: string[]) => admin.pets.create({ name, categoryId: dogs.id, tags });
+  const sleepy = await admin.pets.create({ name: "Sleepy", categoryId: dogs.id, description: "Naps.\nSnores.", tags: ["Lap dog", "Calm"] });
+  assert.equal(sleepy.description, "Naps.\nSnores.");
+  assert.deepEqual(sleepy.tags, ["Lap dog", "Calm"]);
+  const dozy = await make("Dozy", ["calm", "lap DOG", "senior"]);
+  await make("Restless", ["lap dog"]);
+
+  const found = await all(counting.pets.list({ tag: ["LAP DOG", "calm"], limit: 1 }));
+  assert.deepEqual(found.map((p) => p.id), [sleepy.id, dozy.id]);
+  // Repeated (form, explode), encoded, and kept by the Link of the next page.
+  assert.equal(requests[0], "?tag=LAP%20DOG&tag=calm&limit=1");
+  assert.ok(requests.slice(1).every((q) => q.includes("cursor=")), requests.join(" "));
+
+  const updated = await admin.pets.update(dozy.id, { tags: null, description: "Old." });
+  assert.deepEqual([updated.tags, updated.description], [[], "Old."]);
+  const refused = await failure(admin.pets.update(dozy.id, { tags: ["calm", "CALM"] }));
+  assert.ok(refused instanceof PetstoreError && refused.status === 400, String(refused));
+  assert.equal(refused.details[0]?.field, "tags[1]");
+});
+
 test("API keys: listed and revoked with the password, and the revoked key stops working", async () => {
   const email = "grace@example.com";
   const password = "another long password";
