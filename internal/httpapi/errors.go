@@ -308,16 +308,21 @@ func problem(err error) string {
 
 // listUnits are what the bounded lists of requests hold, by field: the validators
 // report a list's length as they report a string's.
-var listUnits = map[string]string{"ids": "id", "scopes": "scope", "events": "event type"}
+var listUnits = map[string]string{"ids": "id", "scopes": "scope", "events": "event type", "tags": "tag", "tag": "tag"}
 
 // lengthProblem words a length bound ("least" or "most" n) of field: a list's in its
-// items, any other's (a string's) in characters.
-func lengthProblem(field, bound string, n int) string {
+// items (list: the bound is minItems or maxItems; a list listUnits does not name holds
+// items), any other's (a string's) in characters.
+func lengthProblem(field, bound string, n int, list bool) string {
 	plural := "s"
 	if n == 1 {
 		plural = ""
 	}
-	if unit, ok := listUnits[field]; ok {
+	unit, ok := listUnits[field]
+	if !ok && list {
+		unit, ok = "item", true
+	}
+	if ok {
 		return fmt.Sprintf("must hold at %s %d %s%s", bound, n, unit, plural)
 	}
 	return fmt.Sprintf("must be at %s %d character%s long", bound, n, plural)

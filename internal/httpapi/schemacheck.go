@@ -272,15 +272,15 @@ func (rs *requestSchemas) problem(e *openapi3.SchemaError, field string) string 
 	case "multipleOf":
 		return "must be a multiple of " + number(s.MultipleOf)
 	case "minLength":
-		return lengthProblem(lastField(field), "least", int(s.MinLength))
+		return lengthProblem(lastField(field), "least", int(s.MinLength), false)
 	case "maxLength":
-		return lengthProblem(lastField(field), "most", int(*s.MaxLength))
+		return lengthProblem(lastField(field), "most", int(*s.MaxLength), false)
 	case "pattern":
 		return "has characters that are not allowed here; see the OpenAPI document"
 	case "minItems":
-		return lengthProblem(lastField(field), "least", int(s.MinItems))
+		return lengthProblem(lastField(field), "least", int(s.MinItems), true)
 	case "maxItems":
-		return lengthProblem(lastField(field), "most", int(*s.MaxItems))
+		return lengthProblem(lastField(field), "most", int(*s.MaxItems), true)
 	case "uniqueItems":
 		return "must not repeat an item"
 	}

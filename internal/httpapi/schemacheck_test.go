@@ -87,3 +87,27 @@ func TestRequestSchemasBeyondKin(t *testing.T) {
 		}
 	}
 }
+
+// A length bound reads in the unit of what is bounded: a list's in its items (named
+// where listUnits knows the list, "items" where it does not), a string's in characters.
+func TestLengthProblemUnits(t *testing.T) {
+	tests := []struct {
+		name, field, bound string
+		n                  int
+		list               bool
+		want               string
+	}{
+		{"a named list", "tags", "most", 10, true, "must hold at most 10 tags"},
+		{"a named list, one item", "scopes", "least", 1, true, "must hold at least 1 scope"},
+		{"a list no unit names", "lines", "most", 5, true, "must hold at most 5 items"},
+		{"a string", "name", "most", 100, false, "must be at most 100 characters long"},
+		{"a named list reported as a string's length", "ids", "most", 100, false, "must hold at most 100 ids"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := lengthProblem(tt.field, tt.bound, tt.n, tt.list); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
