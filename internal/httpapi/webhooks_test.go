@@ -833,7 +833,7 @@ func TestEncodeEvent(t *testing.T) {
 			`{"id":"evt_aaaaaaaaaaaaaaaaaaaaaaaaab","type":"order.cancelled","createdAt":"2026-11-21T12:00:30Z","data":{"id":11,"petId":1,"quantity":1,"complete":false,"accountId":2,"status":"cancelled","createdAt":"2026-11-21T12:00:30Z","cancelledAt":"2026-11-21T12:00:30Z","currency":"EUR"}}`},
 		{"a pet", petstore.Event{ID: "evt_bbbbbbbbbbbbbbbbbbbbbbbbbb", Type: petstore.PetStatusChanged, CreatedAt: at,
 			Pet: &petstore.Pet{ID: 7, Name: "Rex", CategoryID: 3, Status: petstore.Sold, Stock: 0, Price: &price}},
-			`{"id":"evt_bbbbbbbbbbbbbbbbbbbbbbbbbb","type":"pet.status_changed","createdAt":"2026-11-21T12:00:30Z","data":{"id":7,"name":"Rex","categoryId":3,"status":"sold","stock":0,"price":1999,"currency":"EUR"}}`},
+			`{"id":"evt_bbbbbbbbbbbbbbbbbbbbbbbbbb","type":"pet.status_changed","createdAt":"2026-11-21T12:00:30Z","data":{"id":7,"name":"Rex","tags":[],"categoryId":3,"status":"sold","stock":0,"price":1999,"currency":"EUR"}}`},
 		{"an inventory item", petstore.Event{ID: "evt_cccccccccccccccccccccccccc", Type: petstore.PetSoldOut, CreatedAt: at.In(time.FixedZone("CET", 3600)),
 			Inventory: &petstore.InventoryItem{PetID: 7, Quantity: 0, Status: petstore.Pending}},
 			`{"id":"evt_cccccccccccccccccccccccccc","type":"pet.sold_out","createdAt":"2026-11-21T12:00:30Z","data":{"petId":7,"quantity":0,"status":"pending"}}`},
