@@ -77,9 +77,12 @@ export class Rules {
 
   /** The bounds of a property of one of the document's schemas (`NewPet`, `name`). */
   field(schema: string, property: string): Limits {
-    const prop = object(object(this.schema(schema).properties)[property]);
-    if (Object.keys(prop).length === 0) throw new Error(`The service's document has no ${schema}.${property}.`);
-    return limitsOf(this.resolve(prop));
+    return limitsOf(this.resolve(this.property(schema, property)));
+  }
+
+  /** The bounds of each item of a list property of a schema (`NewPet`, `tags`: each tag's). */
+  items(schema: string, property: string): Limits {
+    return limitsOf(this.resolve(object(this.resolve(this.property(schema, property)).items)));
   }
 
   /** The bounds of an operation's parameter (`listPets`, `name`). */
@@ -96,6 +99,12 @@ export class Rules {
   eventTypes(): { type: string; scope: string | undefined }[] {
     const scopes = object(this.schema("EventType")["x-read-scopes"]);
     return strings(this.schema("FeedEventType").enum).map((type) => ({ type, scope: typeof scopes[type] === "string" ? scopes[type] : undefined }));
+  }
+
+  private property(schema: string, property: string): Json {
+    const prop = object(object(this.schema(schema).properties)[property]);
+    if (Object.keys(prop).length === 0) throw new Error(`The service's document has no ${schema}.${property}.`);
+    return prop;
   }
 
   private schema(name: string): Json {

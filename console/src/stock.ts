@@ -3,6 +3,7 @@ import { Pages, type Console } from "./context.js";
 import { petsById } from "./lookup.js";
 import { confirmAction, field, h, put, removeRows } from "./dom.js";
 import { formatMoney, moneyInput, noteCurrency, parseMoney, shopCurrency } from "./money.js";
+import { descriptionField, descriptionText, flagRefusedFields, parseTags, sameTags, tagChips, tagsField } from "./petdetails.js";
 import { numberBounds, textBounds, type Status } from "./rules.js";
 
 // The status changes offered are those staff may make by hand (the contract's store rule
@@ -16,6 +17,8 @@ const pageSize = 25;
 /** Stock at a glance: every pet with its category, status and stock, a page at a time. */
 export function stockView(ctx: Console): HTMLElement {
   const search = h("input", { type: "search", name: "name", maxlength: ctx.rules.parameter("listPets", "name").maxLength, autocomplete: "off" });
+  // Several tags, comma-separated: the pets that have all of them (tag, repeated).
+  const tagFilter = h("input", { type: "text", name: "tag", autocomplete: "off", spellcheck: "false", placeholder: "calm, small" });
   const category = h("select", { name: "categoryId" }, h("option", { value: "" }, "All categories"));
   const status = h("select", { name: "status" }, h("option", { value: "" }, "Any status"), ...ctx.rules.petStatuses.map((s) => h("option", { value: s }, s)));
   // A threshold of stock: within the bounds of a pet's stock.
@@ -29,9 +32,11 @@ export function stockView(ctx: Console): HTMLElement {
     (pet) => pet.id,
     () => {
       const name = search.value.trim();
+      const tag = parseTags(tagFilter.value);
       return ctx.client.pets.pages({
         limit: pageSize,
         ...(name ? { name } : {}),
+        ...(tag.length > 0 ? { tag } : {}),
         ...(status.value ? { status: status.value as Status } : {}),
         ...(category.value ? { categoryId: Number(category.value) } : {}),
       });
@@ -62,10 +67,12 @@ export function stockView(ctx: Console): HTMLElement {
   }
 
   let typing: ReturnType<typeof setTimeout> | undefined;
-  search.addEventListener("input", () => {
+  const reloadWhenTyped = () => {
     clearTimeout(typing);
     typing = setTimeout(() => void pages.reload(), 300);
-  });
+  };
+  search.addEventListener("input", reloadWhenTyped);
+  tagFilter.addEventListener("input", reloadWhenTyped);
   category.addEventListener("change", () => void pages.reload());
   status.addEventListener("change", () => void pages.reload());
   threshold.addEventListener("input", () => {
@@ -77,6 +84,7 @@ export function stockView(ctx: Console): HTMLElement {
     "form",
     { class: "filters", role: "search", "aria-label": "Find pets", onsubmit: (e: Event) => e.preventDefault() },
     field("Search by name", search),
+    field("With all of the tags", tagFilter),
     field("Category", category),
     field("Status", status),
     field("Low stock at or below", threshold),
@@ -111,7 +119,7 @@ export function stockView(ctx: Console): HTMLElement {
       h(
         "table",
         { class: "stock" },
-        h("caption", {}, "Pets, by id. Change a status or a stock count in place; the service applies the store rules. Edit a pet to set or remove its price."),
+        h("caption", {}, "Pets, by id. Change a status or a stock count in place; the service applies the store rules. Edit a pet to set or remove its price, description and tags."),
         h(
           "thead",
           {},
@@ -120,6 +128,7 @@ export function stockView(ctx: Console): HTMLElement {
             {},
             h("th", { scope: "col" }, "Pet"),
             h("th", { scope: "col" }, "Category"),
+            h("th", { scope: "col" }, "Tags"),
             h("th", { scope: "col" }, "Price"),
             h("th", { scope: "col" }, "Status"),
             h("th", { scope: "col" }, "Stock"),
@@ -341,8 +350,18 @@ class PetRow {
 
     put(
       this.element,
-      h("td", { "data-label": "Pet" }, h("span", { class: "name" }, pet.name), " ", h("span", { class: "id" }, `#${pet.id}`), " ", h("span", { class: "badge", hidden: true })),
+      h(
+        "td",
+        { "data-label": "Pet" },
+        h("span", { class: "name" }, pet.name),
+        " ",
+        h("span", { class: "id" }, `#${pet.id}`),
+        " ",
+        h("span", { class: "badge", hidden: true }),
+        descriptionText(pet.description),
+      ),
       h("td", { "data-label": "Category" }, category?.name ?? `#${pet.categoryId}`),
+      h("td", { "data-label": "Tags" }, tagChips(pet.tags)),
       h("td", { "data-label": "Price", class: "money" }, pet.price === undefined ? h("span", { class: "no-price" }, "No price", h("span", { class: "visually-hidden" }, ": cannot be ordered")) : priceText(pet)),
       h("td", { "data-label": "Status" }, ctx.may("updatePet") ? statusForm : h("span", { class: "pet-status" }, pet.status), unorderable, choice),
       h("td", { "data-label": "Stock" }, ctx.may("setInventory") ? stockForm : h("span", { class: "stock" }, pet.stock)),
@@ -366,6 +385,13 @@ class PetRow {
     const category = h("select", { name: "categoryId", required: true }, ...categoryOptions(this.categories, pet.categoryId));
     const currency = pet.currency ?? shopCurrency();
     const price = priceInput(moneyInput(pet.price, currency));
+    const description = descriptionField(ctx.rules, "PetPatch", pet.description);
+    const tags = tagsField(ctx.rules, "PetPatch", pet.tags);
+    // What the fields showed: a field left as it was sends nothing (a description's line
+    // breaks read back as LF; a tag holding a comma, set through the API, stays whole).
+    const shown = { description: description.textarea.value, tags: tags.input.value };
+    // The fields by the names a refusal's details give them.
+    const fields = { name, categoryId: category, price, description: description.textarea, tags: tags.input };
     const save = h("button", { type: "submit" }, "Save changes");
     const form = h(
       "form",
@@ -373,6 +399,8 @@ class PetRow {
       field("Name", name),
       field("Category", category),
       field(priceLabel(currency), price, "Empty: no price, so it cannot be ordered."),
+      description.label,
+      tags.label,
       h("div", { class: "actions" }, save, h("button", { type: "button", class: "secondary", onclick: () => this.toggleEditor() }, "Cancel")),
     );
     form.addEventListener("submit", (event) => {
@@ -381,19 +409,29 @@ class PetRow {
         const amount = readPrice(price, currency);
         // null takes a price away; a pet without one and an empty field send nothing.
         const priceChange = amount === (pet.price ?? null) ? {} : { price: amount };
-        this.pet = await ctx.client.pets.update(pet.id, { name: name.value, categoryId: Number(category.value), ...priceChange });
+        // Likewise the description and the tags: only when they changed; empty removes them.
+        const text = description.textarea.value;
+        const descriptionChange = text === shown.description ? {} : { description: text === "" ? null : text };
+        const list = parseTags(tags.input.value);
+        const tagsChange = tags.input.value === shown.tags || sameTags(list, pet.tags) ? {} : { tags: list };
+        try {
+          this.pet = await ctx.client.pets.update(pet.id, { name: name.value, categoryId: Number(category.value), ...priceChange, ...descriptionChange, ...tagsChange });
+        } catch (error) {
+          flagRefusedFields(error, fields);
+          throw error;
+        }
         noteCurrency(this.pet.currency);
         this.toggleEditor();
         this.render();
         ctx.done(`Saved ${this.pet.name}.`);
       });
     });
-    put(this.editor, h("td", { colspan: 6 }, form));
+    put(this.editor, h("td", { colspan: 7 }, form));
     name.focus();
   }
 }
 
-/** "Add a pet": name, category, status and a first stock count. */
+/** "Add a pet": name, category, status, price, description, tags and a first stock count. */
 function addPetForm(ctx: Console, added: (pet: Pet, categories: Map<number, Category>) => void): HTMLElement {
   const name = h("input", { type: "text", name: "name", required: true, ...textBounds(ctx.rules.field("NewPet", "name")), autocomplete: "off" });
   const category = h("select", { name: "categoryId", required: true });
@@ -401,10 +439,25 @@ function addPetForm(ctx: Console, added: (pet: Pet, categories: Map<number, Cate
   const stock = h("input", { type: "number", name: "quantity", ...numberBounds(ctx.rules.field("InventoryUpdate", "quantity")), step: 1, value: 0, inputmode: "numeric" });
   const price = priceInput("");
   const priceField = field(priceLabel(shopCurrency()), price, "Empty: no price, so it cannot be ordered.");
+  const description = descriptionField(ctx.rules, "NewPet", undefined);
+  const tags = tagsField(ctx.rules, "NewPet", []);
+  // The fields by the names a refusal's details give them.
+  const fields = { name, categoryId: category, price, description: description.textarea, tags: tags.input };
   const submit = h("button", { type: "submit" }, "Add pet");
   // A first stock count is a call of its own (setInventory): offered when the key may make it.
   const restocks = ctx.may("setInventory");
-  const form = h("form", { class: "add" }, field("Name", name), field("Category", category), field("Status", status), priceField, restocks ? field("Stock", stock) : null, submit);
+  const form = h(
+    "form",
+    { class: "add" },
+    field("Name", name),
+    field("Category", category),
+    field("Status", status),
+    priceField,
+    restocks ? field("Stock", stock) : null,
+    description.label,
+    tags.label,
+    submit,
+  );
   const details = h("details", { class: "add" }, h("summary", {}, "Add a pet"), form);
   details.addEventListener("toggle", () => {
     if (!details.open) return;
@@ -415,10 +468,27 @@ function addPetForm(ctx: Console, added: (pet: Pet, categories: Map<number, Cate
     event.preventDefault();
     void ctx.run(submit, async () => {
       const amount = readPrice(price, shopCurrency());
-      let pet = await ctx.client.pets.create({ name: name.value, categoryId: Number(category.value), status: status.value as Status, ...(amount === null ? {} : { price: amount }) });
+      const text = description.textarea.value;
+      const list = parseTags(tags.input.value);
+      let pet: Pet;
+      try {
+        pet = await ctx.client.pets.create({
+          name: name.value,
+          categoryId: Number(category.value),
+          status: status.value as Status,
+          ...(amount === null ? {} : { price: amount }),
+          ...(text === "" ? {} : { description: text }),
+          ...(list.length === 0 ? {} : { tags: list }),
+        });
+      } catch (error) {
+        flagRefusedFields(error, fields);
+        throw error;
+      }
       noteCurrency(pet.currency);
       const quantity = restocks ? Number(stock.value) : 0;
       form.reset();
+      description.recount();
+      flagRefusedFields(undefined, fields);
       try {
         // A new pet's stock is 0; a count above it is a restock (rule 6 may change the status).
         if (quantity > 0) {
