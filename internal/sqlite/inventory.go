@@ -73,7 +73,7 @@ func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryIte
 // Inventories lists one page of the stock of the pets that match every filter, by
 // pet id, with the query of the pet list.
 func (db *DB) Inventories(ctx context.Context, f petstore.InventoryFilter, p petstore.Page) ([]petstore.InventoryItem, error) {
-	q, args := petsQuery(`id, stock, status`, f.Pets(), p)
+	q, args := petsQuery(`id, stock, status`, f.Pets(), p, "")
 	return list(uncancelled(ctx), db, "inventories", 0, scanInventory, q, args...)
 }
 
