@@ -66,7 +66,7 @@ func encode(size Size, img image.Image, contentType string, quality int) (Rendit
 	var buf bytes.Buffer
 	var err error
 	if contentType == JPEG {
-		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality})
+		err = jpeg.Encode(&buf, asRGBA(img), &jpeg.Options{Quality: quality})
 	} else {
 		// The default level: a rendition is written once and read many times.
 		enc := png.Encoder{CompressionLevel: png.DefaultCompression}
@@ -77,4 +77,15 @@ func encode(size Size, img image.Image, contentType string, quality int) (Rendit
 	}
 	b := img.Bounds()
 	return Rendition{Size: size, Data: buf.Bytes(), Width: b.Dx(), Height: b.Dy(), ContentType: contentType}, nil
+}
+
+// asRGBA views an NRGBA image as RGBA when it is opaque (then the two hold the same
+// bytes), for image/jpeg's fast path: otherwise it reads each pixel through At, an
+// allocation a pixel (a million for a display size). JPEG is only written for opaque
+// images.
+func asRGBA(img image.Image) image.Image {
+	if n, ok := img.(*image.NRGBA); ok && n.Opaque() {
+		return &image.RGBA{Pix: n.Pix, Stride: n.Stride, Rect: n.Rect}
+	}
+	return img
 }
