@@ -147,8 +147,8 @@ func withEXIF(jpg []byte, orientation uint16) []byte {
 	}
 	tiff = be.AppendUint16(tiff, ifd0Entries)
 	tiff = entry(tiff, 0x010E, 2, uint32(len(secret)+1), descOffset) // ImageDescription, ASCII
-	tiff = entry(tiff, 0x0112, 3, 1, uint32(orientation)<<16)         // Orientation, SHORT, left-justified
-	tiff = entry(tiff, 0x8825, 4, 1, gpsOffset)                       // GPSInfo IFD pointer
+	tiff = entry(tiff, 0x0112, 3, 1, uint32(orientation)<<16)        // Orientation, SHORT, left-justified
+	tiff = entry(tiff, 0x8825, 4, 1, gpsOffset)                      // GPSInfo IFD pointer
 	tiff = be.AppendUint32(tiff, 0)
 	tiff = append(tiff, secret...)
 	tiff = append(tiff, 0)
