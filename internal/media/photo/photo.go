@@ -222,7 +222,7 @@ func decode(format string, body []byte) (img image.Image, err error) {
 }
 
 func invalidImage(format string, err error) error {
-	return petstore.Errorf(petstore.EInvalidImage, "The %s image cannot be read: it is truncated or corrupt (%v).", name(format), err)
+	return petstore.Errorf(petstore.EInvalidImage, "The %s image cannot be read: it is truncated, corrupt or uses a feature not supported here (%v).", name(format), err)
 }
 
 // name is a format's name for messages.
