@@ -13,7 +13,13 @@ func (h *Handler) toPet(p petstore.Pet) oas.Pet { return toPet(p, h.currency) }
 
 // toPet shows a pet, its price (when it has one) in currency, the shop's.
 func toPet(p petstore.Pet, currency string) oas.Pet {
-	out := oas.Pet{ID: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: string(p.Status), Stock: int32(p.Stock)}
+	out := oas.Pet{ID: p.ID, Name: p.Name, CategoryId: p.CategoryID, Status: string(p.Status), Stock: int32(p.Stock), Tags: p.Tags}
+	if out.Tags == nil {
+		out.Tags = []string{}
+	}
+	if p.Description != "" {
+		out.Description = oas.NewOptString(p.Description)
+	}
 	if p.Price != nil {
 		out.Price = oas.NewOptInt64(*p.Price)
 		out.Currency = oas.NewOptString(currency)

@@ -19,6 +19,7 @@ func (h *Handler) ListPets(ctx context.Context, params oas.ListPetsParams) (oas.
 		CategoryID: params.CategoryId.Or(0),
 		IDs:        params.Ids,
 		Name:       params.Name.Or(""),
+		Tags:       params.Tag,
 	}
 	page = batchPage(page, f.IDs, params.Limit)
 	pets, err := h.store.Pets(ctx, f, listPage(page))
@@ -42,13 +43,16 @@ func petQuery(f petstore.PetFilter) url.Values {
 	if f.Name != "" {
 		q.Set("name", f.Name)
 	}
+	for _, t := range f.Tags {
+		q.Add("tag", t)
+	}
 	return q
 }
 
-// newPetFields reads a NewPet; the store validates it (and trims the name).
+// newPetFields reads a NewPet; the store validates it (and trims the name and tags).
 func newPetFields(req *oas.NewPet) petstore.PetFields {
 	return petstore.PetFields{Name: req.Name, CategoryID: req.CategoryId, Status: petstore.PetStatus(req.Status.Or(oas.NewPetStatusAvailable)),
-		Price: optPrice(req.Price, nil)}
+		Price: optPrice(req.Price, nil), Description: req.Description.Or(""), Tags: req.Tags}
 }
 
 // optPrice reads an optional, nullable price: null is no price, and absent is
@@ -86,7 +90,14 @@ func (h *Handler) GetPetById(ctx context.Context, params oas.GetPetByIdParams) (
 func (h *Handler) ReplacePet(ctx context.Context, req *oas.NewPet, params oas.ReplacePetParams) (oas.ReplacePetRes, error) {
 	f := newPetFields(req)
 	p, err := h.store.UpdatePet(ctx, params.PetId, func(cur petstore.PetFields) (petstore.PetFields, error) {
-		f.Price = optPrice(req.Price, cur.Price) // a client that predates prices keeps the pet's
+		// A client that predates prices, descriptions or tags keeps the pet's.
+		f.Price = optPrice(req.Price, cur.Price)
+		if !req.Description.IsSet() {
+			f.Description = cur.Description
+		}
+		if req.Tags == nil {
+			f.Tags = cur.Tags
+		}
 		return f, nil
 	})
 	if err != nil {
@@ -115,6 +126,12 @@ func (h *Handler) UpdatePet(ctx context.Context, req oas.UpdatePetReq, params oa
 			f.Status = petstore.PetStatus(v)
 		}
 		f.Price = optPrice(patch.Price, f.Price)
+		if patch.Description.IsSet() {
+			f.Description = patch.Description.Or("") // null removes it, as "" does
+		}
+		if patch.Tags.IsSet() {
+			f.Tags = patch.Tags.Or([]string{}) // null removes them, as [] does
+		}
 		return f, nil
 	})
 	if err != nil {

@@ -4078,9 +4078,10 @@ func (s *Server) handleListOrdersRequest(args [0]string, argsEscaped bool, w htt
 
 // handleListPetsRequest handles listPets operation.
 //
-// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters combine). `ids` is the
-// batch lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left
-// out of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
+// Pets by id, filtered by `status`, `categoryId`, `ids`, `name` and `tag` (all filters combine). `ids`
+// is the batch lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet
+// are left out of the answer, and when `limit` is not given the page holds as many pets as ids were
+// asked for.
 //
 // GET /pets
 func (s *Server) handleListPetsRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -4180,6 +4181,10 @@ func (s *Server) handleListPetsRequest(args [0]string, argsEscaped bool, w http.
 					Name: "name",
 					In:   "query",
 				}: params.Name,
+				{
+					Name: "tag",
+					In:   "query",
+				}: params.Tag,
 				{
 					Name: "limit",
 					In:   "query",

@@ -3298,6 +3298,10 @@ type ListPetsParams struct {
 	// is not the plain one. An index serves every length, one character included: a search costs about the
 	// same however many pets the catalogue holds, and pages follow as for any list.
 	Name OptString `json:",omitempty,omitzero"`
+	// Only pets that have every one of these tags (`tag=calm&tag=small`: calm and small), without regard
+	// to case; at most 10. Each is trimmed and checked as a tag is. An index serves the filter on both
+	// stores: its cost does not grow with the catalogue.
+	Tag []string `json:",omitempty"`
 	// Page size: 20 when left out, or with `ids` as many as ids were asked for (at most 100).
 	Limit OptInt32 `json:",omitempty,omitzero"`
 	// Where the page starts; copy it from the `Link` header of the previous page.
@@ -3339,6 +3343,15 @@ func unpackListPetsParams(packed middleware.Parameters) (params ListPetsParams) 
 		}
 		if v, ok := packed[key]; ok {
 			params.Name = v.(OptString)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "tag",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Tag = v.([]string)
 		}
 	}
 	{
@@ -3637,6 +3650,95 @@ func decodeListPetsParams(args [0]string, argsEscaped bool, r *http.Request) (pa
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "name",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: tag.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "tag",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				params.Tag = nil
+				return d.DecodeArray(func(d uri.Decoder) error {
+					var paramsDotTagVal string
+					if err := func() error {
+						val, err := d.DecodeValue()
+						if err != nil {
+							return err
+						}
+
+						c, err := conv.ToString(val)
+						if err != nil {
+							return err
+						}
+
+						paramsDotTagVal = c
+						return nil
+					}(); err != nil {
+						return err
+					}
+					params.Tag = append(params.Tag, paramsDotTagVal)
+					return nil
+				})
+			}); err != nil {
+				return err
+			}
+			if err := func() error {
+				if params.Tag == nil {
+					return nil // optional
+				}
+				if err := (validate.Array{
+					MinLength:    0,
+					MinLengthSet: false,
+					MaxLength:    10,
+					MaxLengthSet: true,
+				}).ValidateLength(len(params.Tag)); err != nil {
+					return errors.Wrap(err, "array")
+				}
+				var failures []validate.FieldError
+				for i, elem := range params.Tag {
+					if err := func() error {
+						if err := (validate.String{
+							MinLength:     1,
+							MinLengthSet:  true,
+							MaxLength:     32,
+							MaxLengthSet:  true,
+							Email:         false,
+							Hostname:      false,
+							Regex:         nil,
+							MinNumeric:    0,
+							MinNumericSet: false,
+							MaxNumeric:    0,
+							MaxNumericSet: false,
+						}).Validate(string(elem)); err != nil {
+							return errors.Wrap(err, "string")
+						}
+						return nil
+					}(); err != nil {
+						failures = append(failures, validate.FieldError{
+							Name:  fmt.Sprintf("[%d]", i),
+							Error: err,
+						})
+					}
+				}
+				if len(failures) > 0 {
+					return &validate.Error{Fields: failures}
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "tag",
 			In:   "query",
 			Err:  err,
 		}

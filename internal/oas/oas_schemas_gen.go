@@ -2831,6 +2831,11 @@ type NewPet struct {
 	// new pet, it has none; left out of a replacement (`PUT`), the pet keeps the price it has, so that a
 	// client written before prices cannot erase one.
 	Price OptNilInt64 `json:"price"`
+	// What a customer reads about the animal (free text, see Text fields: line breaks and tabs kept; at
+	// most 2,000 characters). Left out of a new pet, it has none; left out of a replacement (`PUT`), the
+	// pet keeps the one it has.
+	Description OptString `json:"description"`
+	Tags        PetTags   `json:"tags"`
 }
 
 // GetName returns the value of Name.
@@ -2853,6 +2858,16 @@ func (s *NewPet) GetPrice() OptNilInt64 {
 	return s.Price
 }
 
+// GetDescription returns the value of Description.
+func (s *NewPet) GetDescription() OptString {
+	return s.Description
+}
+
+// GetTags returns the value of Tags.
+func (s *NewPet) GetTags() PetTags {
+	return s.Tags
+}
+
 // SetName sets the value of Name.
 func (s *NewPet) SetName(val string) {
 	s.Name = val
@@ -2871,6 +2886,16 @@ func (s *NewPet) SetStatus(val OptNewPetStatus) {
 // SetPrice sets the value of Price.
 func (s *NewPet) SetPrice(val OptNilInt64) {
 	s.Price = val
+}
+
+// SetDescription sets the value of Description.
+func (s *NewPet) SetDescription(val OptString) {
+	s.Description = val
+}
+
+// SetTags sets the value of Tags.
+func (s *NewPet) SetTags(val PetTags) {
+	s.Tags = val
 }
 
 // Merged schema.
@@ -3701,6 +3726,74 @@ func (o OptNilString) Or(d string) string {
 	return d
 }
 
+// NewOptNilStringArray returns new OptNilStringArray with value set to v.
+func NewOptNilStringArray(v []string) OptNilStringArray {
+	return OptNilStringArray{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptNilStringArray is optional nullable []string.
+type OptNilStringArray struct {
+	Value []string
+	Set   bool
+	Null  bool
+}
+
+// IsSet returns true if OptNilStringArray was set.
+func (o OptNilStringArray) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptNilStringArray) Reset() {
+	var v []string
+	o.Value = v
+	o.Set = false
+	o.Null = false
+}
+
+// SetTo sets value to v.
+func (o *OptNilStringArray) SetTo(v []string) {
+	o.Set = true
+	o.Null = false
+	o.Value = v
+}
+
+// IsNull returns true if value is Null.
+func (o OptNilStringArray) IsNull() bool { return o.Null }
+
+// SetToNull sets value to null.
+func (o *OptNilStringArray) SetToNull() {
+	o.Set = true
+	o.Null = true
+	var v []string
+	o.Value = v
+}
+
+// IsEmpty returns true if the field was omitted from the payload (not Set and not Null).
+func (o OptNilStringArray) IsEmpty() bool {
+	return !o.Set && !o.Null
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptNilStringArray) Get() (v []string, ok bool) {
+	if o.Null {
+		return v, false
+	}
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptNilStringArray) Or(d []string) []string {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptOrderStatus returns new OptOrderStatus with value set to v.
 func NewOptOrderStatus(v OrderStatus) OptOrderStatus {
 	return OptOrderStatus{
@@ -4343,6 +4436,10 @@ type Pet struct {
 	ID int64 `json:"id"`
 	// The animal's name.
 	Name string `json:"name"`
+	// What a customer reads about the animal; absent when it has none.
+	Description OptString `json:"description"`
+	// The pet's tags, as they were written (empty when it has none).
+	Tags []string `json:"tags"`
 	// Id of the category the animal belongs to.
 	CategoryId int64 `json:"categoryId"`
 	// Status of the animal in the store. Known values: `available`, `pending`, `sold`. An open list: a
@@ -4368,6 +4465,16 @@ func (s *Pet) GetID() int64 {
 // GetName returns the value of Name.
 func (s *Pet) GetName() string {
 	return s.Name
+}
+
+// GetDescription returns the value of Description.
+func (s *Pet) GetDescription() OptString {
+	return s.Description
+}
+
+// GetTags returns the value of Tags.
+func (s *Pet) GetTags() []string {
+	return s.Tags
 }
 
 // GetCategoryId returns the value of CategoryId.
@@ -4403,6 +4510,16 @@ func (s *Pet) SetID(val int64) {
 // SetName sets the value of Name.
 func (s *Pet) SetName(val string) {
 	s.Name = val
+}
+
+// SetDescription sets the value of Description.
+func (s *Pet) SetDescription(val OptString) {
+	s.Description = val
+}
+
+// SetTags sets the value of Tags.
+func (s *Pet) SetTags(val []string) {
+	s.Tags = val
 }
 
 // SetCategoryId sets the value of CategoryId.
@@ -4472,6 +4589,12 @@ type PetPatch struct {
 	// Price of one unit in the minor unit of the shop's currency (see Money): `1999` is 19.99 EUR. A pet
 	// without a price cannot be ordered (`409 not_for_sale`); `null` takes the price away.
 	Price OptNilInt64 `json:"price"`
+	// What a customer reads about the animal (free text, at most 2,000 characters); `null` or `""` removes
+	// it.
+	Description OptNilString `json:"description"`
+	// The pet's tags, all of them (see `PetTags`): a list replaces the one the pet has; `null` or `[]`
+	// removes them.
+	Tags OptNilStringArray `json:"tags"`
 }
 
 // GetName returns the value of Name.
@@ -4494,6 +4617,16 @@ func (s *PetPatch) GetPrice() OptNilInt64 {
 	return s.Price
 }
 
+// GetDescription returns the value of Description.
+func (s *PetPatch) GetDescription() OptNilString {
+	return s.Description
+}
+
+// GetTags returns the value of Tags.
+func (s *PetPatch) GetTags() OptNilStringArray {
+	return s.Tags
+}
+
 // SetName sets the value of Name.
 func (s *PetPatch) SetName(val OptString) {
 	s.Name = val
@@ -4512,6 +4645,16 @@ func (s *PetPatch) SetStatus(val OptPetStatus) {
 // SetPrice sets the value of Price.
 func (s *PetPatch) SetPrice(val OptNilInt64) {
 	s.Price = val
+}
+
+// SetDescription sets the value of Description.
+func (s *PetPatch) SetDescription(val OptNilString) {
+	s.Description = val
+}
+
+// SetTags sets the value of Tags.
+func (s *PetPatch) SetTags(val OptNilStringArray) {
+	s.Tags = val
 }
 
 // Status of the animal in the store, as a request sets or filters it: a closed list, any other value
@@ -4567,6 +4710,8 @@ func (s *PetStatus) UnmarshalText(data []byte) error {
 		return errors.Errorf("invalid value: %q", data)
 	}
 }
+
+type PetTags []string
 
 type Pets []Pet
 

@@ -305,9 +305,10 @@ type Handler interface {
 	ListOrders(ctx context.Context, params ListOrdersParams) (ListOrdersRes, error)
 	// ListPets implements listPets operation.
 	//
-	// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters combine). `ids` is the
-	// batch lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet are left
-	// out of the answer, and when `limit` is not given the page holds as many pets as ids were asked for.
+	// Pets by id, filtered by `status`, `categoryId`, `ids`, `name` and `tag` (all filters combine). `ids`
+	// is the batch lookup and the successor of the deprecated `GET /pets/{petId}`: ids that match no pet
+	// are left out of the answer, and when `limit` is not given the page holds as many pets as ids were
+	// asked for.
 	//
 	// GET /pets
 	ListPets(ctx context.Context, params ListPetsParams) (ListPetsRes, error)

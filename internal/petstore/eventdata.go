@@ -46,6 +46,9 @@ type storedPet struct {
 	Status     PetStatus `json:"status"`
 	Stock      int       `json:"stock"`
 	Price      *int64    `json:"price,omitempty"`
+	// Description and Tags came with issue 35: events stored before lack them.
+	Description string   `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
 }
 
 type storedInventory struct {

@@ -1,7 +1,11 @@
 package petstore
 
 import (
+	"fmt"
+	"slices"
+	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // PetStatus is the status of an animal in the store.
@@ -22,20 +26,84 @@ func (s PetStatus) Valid() bool {
 // Pet is an animal in the store. Stock is its inventory count; Price, when set, is
 // what one unit costs in the minor unit of the shop's currency (nil: not for sale).
 type Pet struct {
-	ID         int64
-	Name       string
-	CategoryID int64
-	Status     PetStatus
-	Stock      int
-	Price      *int64
+	ID          int64
+	Name        string
+	CategoryID  int64
+	Status      PetStatus
+	Stock       int
+	Price       *int64
+	Description string
+	// Tags are as written, in the order given; TagKey tells them apart.
+	Tags []string
+}
+
+// Fields are the fields of p a client sets.
+func (p Pet) Fields() PetFields {
+	return PetFields{Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, Price: p.Price, Description: p.Description, Tags: p.Tags}
 }
 
 // PetFields are the fields a client sets on a pet (create, replace, patch result).
 type PetFields struct {
-	Name       string
-	CategoryID int64
-	Status     PetStatus
-	Price      *int64
+	Name        string
+	CategoryID  int64
+	Status      PetStatus
+	Price       *int64
+	Description string
+	Tags        []string
+}
+
+// MaxPetDescription bounds a pet's description, in characters; MaxTags the tags a pet
+// holds (and a filter asks for); MaxTag a tag's length.
+const (
+	MaxPetDescription = 2000
+	MaxTags           = 10
+	MaxTag            = 32
+)
+
+// TagKey is the form in which tags are compared, stored in the index and looked for:
+// a tag's NameKey, as names are folded.
+func TagKey(tag string) string { return NameKey(tag) }
+
+// CleanTags trims each tag and checks it as a name of 1–MaxTag characters, and that no
+// two are one tag (TagKey); field names the list in errors (tags[2]). The result is a
+// new slice; nil stays nil.
+func CleanTags(field string, tags []string) ([]string, error) {
+	if len(tags) > MaxTags {
+		return nil, Invalid(field, "must hold at most "+strconv.Itoa(MaxTags)+" tags")
+	}
+	if tags == nil {
+		return nil, nil
+	}
+	out := make([]string, len(tags))
+	for i, t := range tags {
+		name := field + "[" + strconv.Itoa(i) + "]"
+		c, err := CleanName(name, t)
+		if err != nil {
+			return nil, err
+		}
+		if utf8.RuneCountInString(c) > MaxTag {
+			return nil, Invalid(name, fmt.Sprintf("must be 1 to %d characters (after trimming white space)", MaxTag))
+		}
+		for j := range i {
+			if TagKey(out[j]) == TagKey(c) {
+				return nil, Invalid(name, fmt.Sprintf("repeats %s[%d] (tags are told apart without regard to case)", field, j))
+			}
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// checkPetDescription checks a pet's description: free text of at most
+// MaxPetDescription characters.
+func checkPetDescription(s string) error {
+	if err := CheckFreeText("description", s); err != nil {
+		return err
+	}
+	if utf8.RuneCountInString(s) > MaxPetDescription {
+		return Invalid("description", "must be at most 2000 characters")
+	}
+	return nil
 }
 
 // MaxPrice bounds a pet's price, in the minor unit of the currency (a million euros
@@ -69,7 +137,18 @@ func (f *PetFields) validateKeepingName() error {
 	if !f.Status.Valid() {
 		return Invalid("status", "must be available, pending or sold")
 	}
-	return CheckPrice(f.Price)
+	if err := CheckPrice(f.Price); err != nil {
+		return err
+	}
+	if err := checkPetDescription(f.Description); err != nil {
+		return err
+	}
+	tags, err := CleanTags("tags", f.Tags)
+	if err != nil {
+		return err
+	}
+	f.Tags = tags
+	return nil
 }
 
 // PetFilter selects pets in a list. Zero fields do not filter.
@@ -80,6 +159,19 @@ type PetFilter struct {
 	// Name keeps the pets whose name contains it in any letter case: NameKey of the
 	// pet's name holds NameKey of Name, as plain text (no character is a wildcard).
 	Name string
+	// Tags keeps the pets that have every one of them (compared by TagKey).
+	Tags []string
+}
+
+// TagKeys are the TagKey of each tag sought, without repeats, sorted: what the stores
+// look for in their tag indexes.
+func (f PetFilter) TagKeys() []string {
+	keys := make([]string, len(f.Tags))
+	for i, t := range f.Tags {
+		keys[i] = TagKey(t)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // Validate normalises the name filter as a pet's name is (CleanName: trimmed, then
@@ -88,6 +180,20 @@ type PetFilter struct {
 // characters aside, which names stored before they were refused may hold. An empty
 // name does not filter and is left alone.
 func (f *PetFilter) Validate() error {
+	if len(f.Tags) > MaxTags {
+		return Invalid("tag", "must be given at most "+strconv.Itoa(MaxTags)+" times")
+	}
+	for i, t := range f.Tags {
+		// A tag is sought as it is stored: a name of 1–MaxTag characters, trimmed.
+		c, err := CleanName("tag", t)
+		if err != nil {
+			return err
+		}
+		if utf8.RuneCountInString(c) > MaxTag {
+			return Invalid("tag", fmt.Sprintf("must be 1 to %d characters (after trimming white space)", MaxTag))
+		}
+		f.Tags[i] = c
+	}
 	if f.Name == "" {
 		return nil
 	}

@@ -155,7 +155,7 @@ var manualTransitions = map[[2]PetStatus]bool{
 // named before a rule of the text policy keeps its name through other changes (a sale,
 // a new category) until it is renamed.
 func (p Pet) Revise(change func(PetFields) (PetFields, error)) (PetFields, error) {
-	f, err := change(PetFields{Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, Price: p.Price})
+	f, err := change(p.Fields())
 	if err != nil {
 		return PetFields{}, err
 	}

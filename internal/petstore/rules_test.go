@@ -1,6 +1,7 @@
 package petstore
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -257,7 +258,7 @@ func TestRevise(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := sold.Revise(tt.change)
-			if codeOf(err) != tt.code || got != tt.want {
+			if codeOf(err) != tt.code || !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("Revise = %+v, %v; want %+v, %q", got, err, tt.want, tt.code)
 			}
 		})

@@ -31,7 +31,7 @@ func lockPet(ctx context.Context, tx pgx.Tx, petID int64) (petstore.Pet, petstor
 		held   int
 		orders int
 	)
-	err := tx.QueryRow(ctx, qLockPetRow, petID).Scan(&p.ID, &p.Name, &p.CategoryID, &status, &p.Stock, &p.Price, &open, &held, &orders)
+	err := tx.QueryRow(ctx, qLockPetRow, petID).Scan(&p.ID, &p.Name, &p.CategoryID, &status, &p.Stock, &p.Price, &p.Description, &p.Tags, &open, &held, &orders)
 	if noRows(err) {
 		return p, petstore.PetState{}, petstore.PetNotFound(petID)
 	}

@@ -17,11 +17,12 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	if err := f.Validate(); err != nil {
 		return petstore.Pet{}, err
 	}
-	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Price: f.Price}
+	p := newPet(0, f, 0)
 	key := petstore.NameKey(f.Name)
 	err := db.pool.QueryRow(ctx,
-		`INSERT INTO pets (name, name_lower, name_grams, category_id, status, stock, price) VALUES ($1, $2, $3, $4, $5, 0, $6) RETURNING id`,
-		f.Name, key, petstore.NameGrams(key), f.CategoryID, string(f.Status), f.Price,
+		`INSERT INTO pets (name, name_lower, name_grams, category_id, status, stock, price, description, tags, tag_keys)
+		 VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, $9) RETURNING id`,
+		f.Name, key, petstore.NameGrams(key), f.CategoryID, string(f.Status), f.Price, f.Description, p.Tags, tagKeys(p.Tags),
 	).Scan(&p.ID)
 	if isForeignKey(err) {
 		return petstore.Pet{}, petstore.UnknownCategory()
@@ -32,13 +33,33 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	return p, nil
 }
 
+// newPet is the pet with this id, fields and stock.
+func newPet(id int64, f petstore.PetFields, stock int) petstore.Pet {
+	tags := f.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: stock, Price: f.Price,
+		Description: f.Description, Tags: tags}
+}
+
+// tagKeys is the tag_keys column of a pet's tags, which the GIN index pets_tag_keys
+// serves: the TagKey of each.
+func tagKeys(tags []string) []string {
+	keys := make([]string, len(tags))
+	for i, t := range tags {
+		keys[i] = petstore.TagKey(t)
+	}
+	return keys
+}
+
 const (
-	petColumns = `id, name, category_id, status, stock, price`
+	petColumns = `id, name, category_id, status, stock, price, description, tags`
 	qPet       = `SELECT ` + petColumns + ` FROM pets WHERE id = $1`
 )
 
 func scanPet(row pgx.Row) (p petstore.Pet, err error) {
-	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &p.Price)
+	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &p.Price, &p.Description, &p.Tags)
 	return p, err
 }
 
@@ -96,8 +117,11 @@ func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, [
 		q.WriteString(` AND name_grams @> ` + arg(petstore.SearchGrams(key)) + `::text[]`)
 		q.WriteString(` AND strpos(name_lower, ` + arg(key) + `) > 0`)
 	}
+	if len(f.Tags) > 0 {
+		q.WriteString(` AND tag_keys @> ` + arg(f.TagKeys()) + `::text[]`)
+	}
 	q.WriteString(` ORDER BY id LIMIT ` + arg(p.Size()))
-	if f.Name == "" {
+	if f.Name == "" && len(f.Tags) == 0 {
 		return q.String(), args[1:]
 	}
 	args[0] = pgx.QueryExecModeExec
@@ -126,16 +150,17 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		// The terms are written even when the name key stays: an equal array is no
 		// change to the index (the row may even be updated in place).
 		key := petstore.NameKey(f.Name)
+		pet = newPet(id, f, cur.Stock)
 		_, err = tx.Exec(ctx,
-			`UPDATE pets SET name = $1, name_lower = $2, name_grams = $3, category_id = $4, status = $5, price = $6 WHERE id = $7`,
-			f.Name, key, petstore.NameGrams(key), f.CategoryID, string(f.Status), f.Price, id)
+			`UPDATE pets SET name = $1, name_lower = $2, name_grams = $3, category_id = $4, status = $5, price = $6,
+			 description = $7, tags = $8, tag_keys = $9 WHERE id = $10`,
+			f.Name, key, petstore.NameGrams(key), f.CategoryID, string(f.Status), f.Price, f.Description, pet.Tags, tagKeys(pet.Tags), id)
 		if isForeignKey(err) {
 			return nil, petstore.UnknownCategory()
 		}
 		if err != nil {
 			return nil, err
 		}
-		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock, Price: f.Price}
 		return petstore.RevisedEvents(cur, pet, timestamp(db.now())), nil
 	})
 	if err != nil {

@@ -77,6 +77,20 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 			return pets(petstore.PetFilter{Name: d.RareName, CategoryID: d.Category}, page)
 		}, ""},
 		{"pets by name and ids", true, func() (string, []any) { return pets(petstore.PetFilter{Name: d.RareName, IDs: d.PetIDs}, page) }, ""},
+		{"pets by a rare tag", true, func() (string, []any) { return pets(petstore.PetFilter{Tags: []string{d.RareTag}}, page) }, ""},
+		{"pets by a common tag", false, func() (string, []any) { return pets(petstore.PetFilter{Tags: []string{d.CommonTag}}, after) }, ""},
+		{"pets by a rare and a common tag", true, func() (string, []any) {
+			return pets(petstore.PetFilter{Tags: []string{d.CommonTag, d.RareTag}}, page)
+		}, ""},
+		{"pets by tag and status", true, func() (string, []any) {
+			return pets(petstore.PetFilter{Tags: []string{d.RareTag}, Status: petstore.Sold}, page)
+		}, ""},
+		{"pets by tag and name", true, func() (string, []any) {
+			return pets(petstore.PetFilter{Tags: []string{d.CommonTag}, Name: d.RareName}, page)
+		}, ""},
+		{"pets by tag and ids", true, func() (string, []any) {
+			return pets(petstore.PetFilter{Tags: []string{d.CommonTag}, IDs: d.PetIDs}, page)
+		}, ""},
 		{"inventory, the first page", false, func() (string, []any) { return stock(petstore.InventoryFilter{}) }, ""},
 		{"inventory by status", true, func() (string, []any) { return stock(petstore.InventoryFilter{Status: petstore.Sold}) }, ""},
 		{"inventory by ids", true, func() (string, []any) { return stock(petstore.InventoryFilter{IDs: d.PetIDs}) }, ""},

@@ -14,7 +14,7 @@ import (
 // and the save, in this process or any other.
 
 const (
-	qPetState    = `SELECT status, stock, open_orders, held, orders, name, category_id, price FROM pets WHERE id = ?`
+	qPetState    = `SELECT status, stock, open_orders, held, orders, name, category_id, price, description, tags FROM pets WHERE id = ?`
 	qSetPetState = `UPDATE pets SET status = ?, stock = ?, open_orders = ?, held = ?, orders = ? WHERE id = ?`
 )
 
@@ -31,8 +31,9 @@ func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstor
 		p      = petstore.Pet{ID: petID}
 		status string
 		price  sql.NullInt64
+		tags   string
 	)
-	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders, &st.Held, &st.Orders, &p.Name, &p.CategoryID, &price)
+	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders, &st.Held, &st.Orders, &p.Name, &p.CategoryID, &price, &p.Description, &tags)
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Pet{}, petstore.PetState{}, petstore.PetNotFound(petID)
 	}
@@ -40,7 +41,7 @@ func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstor
 		return petstore.Pet{}, petstore.PetState{}, fmt.Errorf("load pet %d: %w", petID, err)
 	}
 	st.Status = petstore.PetStatus(status)
-	p.Status, p.Stock, p.Price = st.Status, st.Stock, nullInt(price)
+	p.Status, p.Stock, p.Price, p.Tags = st.Status, st.Stock, nullInt(price), splitTags(tags)
 	return p, st, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ func TestPetCache(t *testing.T) {
 			t.Fatal("an empty cache had a pet")
 		}
 		c.put(rex, gen, now)
-		if got, _, ok := c.get(7, now.Add(999*time.Millisecond)); !ok || got != rex {
+		if got, _, ok := c.get(7, now.Add(999*time.Millisecond)); !ok || !reflect.DeepEqual(got, rex) {
 			t.Fatalf("get = %+v, %v", got, ok)
 		}
 		if _, _, ok := c.get(7, now.Add(time.Second)); ok {

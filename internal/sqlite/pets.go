@@ -18,18 +18,21 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	if err := f.Validate(); err != nil {
 		return petstore.Pet{}, err
 	}
-	p := petstore.Pet{Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Price: f.Price}
+	p := newPet(0, f, 0)
 	key := petstore.NameKey(f.Name)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		// An unknown category fails the foreign key, reported as petstore.UnknownCategory().
 		err := tx.QueryRowContext(ctx,
-			`INSERT INTO pets (name, name_lower, category_id, status, stock, price) VALUES (?, ?, ?, ?, 0, ?) RETURNING id`,
-			f.Name, key, f.CategoryID, string(f.Status), nullInt64(f.Price),
+			`INSERT INTO pets (name, name_lower, category_id, status, stock, price, description, tags, tag_keys) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?) RETURNING id`,
+			f.Name, key, f.CategoryID, string(f.Status), nullInt64(f.Price), f.Description, joinTags(f.Tags), tagKeysColumn(f.Tags),
 		).Scan(&p.ID)
 		if err != nil {
 			return err
 		}
-		return indexPetName(ctx, tx, p.ID, key)
+		if err := indexPetName(ctx, tx, p.ID, key); err != nil {
+			return err
+		}
+		return indexPetTags(ctx, tx, p.ID, f.Tags)
 	})
 	if isForeignKey(err) {
 		return petstore.Pet{}, petstore.UnknownCategory()
@@ -40,15 +43,28 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	return p, nil
 }
 
+// newPet is the pet with this id, fields and stock.
+func newPet(id int64, f petstore.PetFields, stock int) petstore.Pet {
+	tags := f.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: stock, Price: f.Price,
+		Description: f.Description, Tags: tags}
+}
+
 const (
-	petColumns = `id, name, category_id, status, stock, price`
+	petColumns = `id, name, category_id, status, stock, price, description, tags`
 	qPet       = `SELECT ` + petColumns + ` FROM pets WHERE id = ?`
 )
 
 func scanPet(row scanner) (p petstore.Pet, err error) {
-	var price sql.NullInt64
-	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &price)
-	p.Price = nullInt(price)
+	var (
+		price sql.NullInt64
+		tags  string
+	)
+	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &price, &p.Description, &tags)
+	p.Price, p.Tags = nullInt(price), splitTags(tags)
 	return p, err
 }
 
@@ -121,11 +137,18 @@ func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, [
 		args = make([]any, 0, 7)
 	)
 	byName := f.Name != "" && len(f.IDs) == 0
-	if byName {
+	byTags := !byName && len(f.Tags) > 0 && len(f.IDs) == 0
+	tagKeys := f.TagKeys()
+	switch {
+	case byName:
 		q.WriteString(`SELECT ` + columns + ` FROM pet_name_grams CROSS JOIN pets ON pets.id = pet_name_grams.rowid
 			WHERE pet_name_grams MATCH ? AND pet_name_grams.rowid > ?`)
 		args = append(args, nameMatch(petstore.NameKey(f.Name)), p.After)
-	} else {
+	case byTags:
+		q.WriteString(`SELECT ` + columns + ` FROM pet_tag_terms CROSS JOIN pets ON pets.id = pet_tag_terms.rowid
+			WHERE pet_tag_terms MATCH ? AND pet_tag_terms.rowid > ?`)
+		args = append(args, hexTerms(tagKeys), p.After)
+	default:
 		q.WriteString(`SELECT ` + columns + ` FROM pets WHERE id > ?`)
 		args = append(args, p.After)
 	}
@@ -145,9 +168,18 @@ func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, [
 		q.WriteString(` AND instr(name_lower, ?) > 0`)
 		args = append(args, petstore.NameKey(f.Name))
 	}
-	if byName {
+	if !byTags {
+		for _, k := range tagKeys {
+			q.WriteString(` AND instr(tag_keys, ?) > 0`)
+			args = append(args, "\t"+k+"\t")
+		}
+	}
+	switch {
+	case byName:
 		q.WriteString(` ORDER BY pet_name_grams.rowid LIMIT ?`)
-	} else {
+	case byTags:
+		q.WriteString(` ORDER BY pet_tag_terms.rowid LIMIT ?`)
+	default:
 		q.WriteString(` ORDER BY id LIMIT ?`)
 	}
 	args = append(args, p.Size())
@@ -187,9 +219,10 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 			return nil, err
 		}
 		key := petstore.NameKey(f.Name)
+		tagKeys := tagKeysColumn(f.Tags)
 		_, err = tx.ExecContext(ctx,
-			`UPDATE pets SET name = ?, name_lower = ?, category_id = ?, status = ?, price = ? WHERE id = ?`,
-			f.Name, key, f.CategoryID, string(f.Status), nullInt64(f.Price), id)
+			`UPDATE pets SET name = ?, name_lower = ?, category_id = ?, status = ?, price = ?, description = ?, tags = ?, tag_keys = ? WHERE id = ?`,
+			f.Name, key, f.CategoryID, string(f.Status), nullInt64(f.Price), f.Description, joinTags(f.Tags), tagKeys, id)
 		if isForeignKey(err) {
 			return nil, petstore.UnknownCategory()
 		}
@@ -206,7 +239,15 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 				return nil, err
 			}
 		}
-		pet = petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: cur.Stock, Price: f.Price}
+		if tagKeys != tagKeysColumn(cur.Tags) {
+			if err := unindexPetTags(ctx, tx, id); err != nil {
+				return nil, err
+			}
+			if err := indexPetTags(ctx, tx, id, f.Tags); err != nil {
+				return nil, err
+			}
+		}
+		pet = newPet(id, f, cur.Stock)
 		return petstore.RevisedEvents(cur, pet, db.now().UTC()), nil
 	})
 	if err != nil {
@@ -236,6 +277,9 @@ func (db *DB) DeletePet(ctx context.Context, id int64) error {
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM pets WHERE id = ?`, id); err != nil {
+			return err
+		}
+		if err := unindexPetTags(ctx, tx, id); err != nil {
 			return err
 		}
 		return unindexPetName(ctx, tx, id)

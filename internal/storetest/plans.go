@@ -21,6 +21,8 @@ type PlanData struct {
 	// RareName and RareShort are found in a few pets only: a search for them is
 	// served by the name index or by nothing.
 	RareName, RareShort string
+	// CommonTag is on every other pet; RareTag on a few (those named "Zephyr …").
+	CommonTag, RareTag string
 }
 
 // Sizes of the store BuildPlanData fills: enough rows in every listed table that a
@@ -57,6 +59,7 @@ func BuildPlanData(t *testing.T, st petstore.Store) PlanData {
 	accounts := fillPlanAccounts(t, ctx, st)
 	d.Account = accounts[0]
 	d.RareName, d.RareShort = "zephyr", "zq"
+	d.CommonTag, d.RareTag = "Friendly", "Rare"
 
 	pets := fillPlanPets(t, ctx, st, cats)
 	d.PetIDs = pets[100:120]
@@ -124,7 +127,15 @@ func fillPlanPets(t *testing.T, ctx context.Context, st petstore.Store, cats []i
 		if i%100 == 99 {
 			status = petstore.Sold
 		}
-		p, err := st.CreatePet(ctx, petstore.PetFields{Name: name, CategoryID: cats[i%len(cats)], Status: status, Price: Price(100 + int64(i%50))})
+		var tags []string
+		if i%2 == 0 {
+			tags = append(tags, "friendly")
+		}
+		if i%1000 == 500 {
+			tags = append(tags, "rare")
+		}
+		p, err := st.CreatePet(ctx, petstore.PetFields{Name: name, CategoryID: cats[i%len(cats)], Status: status, Price: Price(100 + int64(i%50)),
+			Tags: tags})
 		pets[i] = p.ID
 		return err
 	})

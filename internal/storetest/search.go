@@ -165,7 +165,7 @@ func (s *nameSearch) check(q string) {
 			continue
 		}
 		for _, p := range got {
-			if p != s.pets[p.ID] {
+			if !samePet(p, s.pets[p.ID]) {
 				t.Errorf("%s: listed %+v, want %+v", describe(filter), p, s.pets[p.ID])
 			}
 		}

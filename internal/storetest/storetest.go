@@ -56,6 +56,7 @@ func Run(t *testing.T, open Opener) {
 		{"categories", testCategories},
 		{"pets", testPets},
 		{"name search", testNameSearch},
+		{"descriptions and tags", testTags},
 		{"inventory", testInventory},
 		{"orders", testOrders},
 		{"order updates", testOrderUpdates},

@@ -372,7 +372,7 @@ export interface paths {
         };
         /**
          * List pets
-         * @description Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters
+         * @description Pets by id, filtered by `status`, `categoryId`, `ids`, `name` and `tag` (all filters
          *     combine). `ids` is the batch lookup and the successor of the deprecated
          *     `GET /pets/{petId}`: ids that match no pet are left out of the answer, and when
          *     `limit` is not given the page holds as many pets as ids were asked for.
@@ -1139,6 +1139,14 @@ export interface components {
              * @example 1999
              */
             price?: number | null;
+            /**
+             * @description What a customer reads about the animal (free text, see Text fields: line
+             *     breaks and tabs kept; at most 2,000 characters). Left out of a new pet, it has
+             *     none; left out of a replacement (`PUT`), the pet keeps the one it has.
+             * @example A calm, house-trained beagle who loves long walks.
+             */
+            description?: string;
+            tags?: components["schemas"]["PetTags"];
         };
         /** @description A JSON merge patch of a pet; fields left out keep their value. */
         PetPatch: {
@@ -1162,6 +1170,20 @@ export interface components {
              * @example 1999
              */
             price?: number | null;
+            /**
+             * @description What a customer reads about the animal (free text, at most 2,000 characters); `null` or `""` removes it.
+             * @example A calm, house-trained beagle who loves long walks.
+             */
+            description?: string | null;
+            /**
+             * @description The pet's tags, all of them (see `PetTags`): a list replaces the one the pet
+             *     has; `null` or `[]` removes them.
+             * @example [
+             *       "house-trained",
+             *       "calm"
+             *     ]
+             */
+            tags?: string[] | null;
         };
         /**
          * @description An animal in the store. It can be ordered when it has a `price`, its `status` is
@@ -1182,6 +1204,19 @@ export interface components {
              * @example Rex
              */
             name: string;
+            /**
+             * @description What a customer reads about the animal; absent when it has none.
+             * @example A calm, house-trained beagle who loves long walks.
+             */
+            description?: string;
+            /**
+             * @description The pet's tags, as they were written (empty when it has none).
+             * @example [
+             *       "house-trained",
+             *       "calm"
+             *     ]
+             */
+            tags: string[];
             /**
              * Format: int64
              * @description Id of the category the animal belongs to.
@@ -1217,6 +1252,17 @@ export interface components {
              */
             currency?: string;
         };
+        /**
+         * @description Up to 10 short words a customer filters by (`GET /pets?tag=`), each a name (see
+         *     Text fields) of 1–32 characters once trimmed. Tags are told apart without regard
+         *     to letter case, as names are: `Calm` and `calm` are one tag, and a pet may not
+         *     hold the same tag twice. A tag keeps the case it was written in.
+         * @example [
+         *       "house-trained",
+         *       "calm"
+         *     ]
+         */
+        PetTags: string[];
         /** @description A page of pets. */
         Pets: components["schemas"]["Pet"][];
         /** @description A category to add (or the full replacement of one). */
@@ -3229,6 +3275,13 @@ export interface operations {
                  *     same however many pets the catalogue holds, and pages follow as for any list.
                  */
                 name?: string;
+                /**
+                 * @description Only pets that have every one of these tags (`tag=calm&tag=small`: calm and
+                 *     small), without regard to case; at most 10. Each is trimmed and checked as a
+                 *     tag is. An index serves the filter on both stores: its cost does not grow with
+                 *     the catalogue.
+                 */
+                tag?: string[];
                 /**
                  * @description Page size: 20 when left out, or with `ids` as many as ids were asked for (at
                  *     most 100).

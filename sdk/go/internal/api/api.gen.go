@@ -1006,6 +1006,14 @@ type NewPet struct {
 	// Example: 1
 	CategoryID int64 `json:"categoryId"`
 
+	// Description What a customer reads about the animal (free text, see Text fields: line
+	// breaks and tabs kept; at most 2,000 characters). Left out of a new pet, it has
+	// none; left out of a replacement (`PUT`), the pet keeps the one it has.
+	//
+	//
+	// Example: A calm, house-trained beagle who loves long walks.
+	Description *string `json:"description,omitempty"`
+
 	// Name The animal's name (trimmed; 1–100 characters; the rules of names, see Text fields).
 	//
 	// Example: Rex
@@ -1023,6 +1031,15 @@ type NewPet struct {
 
 	// Status Status of the animal; `available` when left out.
 	Status *PetStatus `json:"status,omitempty"`
+
+	// Tags Up to 10 short words a customer filters by (`GET /pets?tag=`), each a name (see
+	// Text fields) of 1–32 characters once trimmed. Tags are told apart without regard
+	// to letter case, as names are: `Calm` and `calm` are one tag, and a pet may not
+	// hold the same tag twice. A tag keeps the case it was written in.
+	//
+	//
+	// Example: ["house-trained","calm"]
+	Tags *PetTags `json:"tags,omitempty"`
 }
 
 // NewSession Email and password to sign in with.
@@ -1225,6 +1242,11 @@ type Pet struct {
 	// Example: EUR
 	Currency *string `json:"currency,omitempty"`
 
+	// Description What a customer reads about the animal; absent when it has none.
+	//
+	// Example: A calm, house-trained beagle who loves long walks.
+	Description *string `json:"description,omitempty"`
+
 	// ID Unique identifier assigned on creation.
 	//
 	// Example: 1
@@ -1258,6 +1280,11 @@ type Pet struct {
 	//
 	// Example: 3
 	Stock *int32 `json:"stock,omitempty"`
+
+	// Tags The pet's tags, as they were written (empty when it has none).
+	//
+	// Example: ["house-trained","calm"]
+	Tags []string `json:"tags"`
 }
 
 // PetPatch A JSON merge patch of a pet; fields left out keep their value.
@@ -1266,6 +1293,11 @@ type PetPatch struct {
 	//
 	// Example: 1
 	CategoryID *int64 `json:"categoryId,omitempty"`
+
+	// Description What a customer reads about the animal (free text, at most 2,000 characters); `null` or `""` removes it.
+	//
+	// Example: A calm, house-trained beagle who loves long walks.
+	Description *string `json:"description,omitempty"`
 
 	// Name The animal's name (trimmed; 1–100 characters; the rules of names, see Text fields).
 	//
@@ -1290,6 +1322,13 @@ type PetPatch struct {
 	//
 	// Example: available
 	Status *PetStatus `json:"status,omitempty"`
+
+	// Tags The pet's tags, all of them (see `PetTags`): a list replaces the one the pet
+	// has; `null` or `[]` removes them.
+	//
+	//
+	// Example: ["house-trained","calm"]
+	Tags *[]string `json:"tags,omitempty"`
 }
 
 // PetStatus Status of the animal in the store, as a request sets or filters it: a closed
@@ -1301,6 +1340,14 @@ type PetPatch struct {
 //
 // Example: available
 type PetStatus string
+
+// PetTags Up to 10 short words a customer filters by (`GET /pets?tag=`), each a name (see
+// Text fields) of 1–32 characters once trimmed. Tags are told apart without regard
+// to letter case, as names are: `Calm` and `calm` are one tag, and a pet may not
+// hold the same tag twice. A tag keeps the case it was written in.
+//
+// Example: ["house-trained","calm"]
+type PetTags = []string
 
 // Pets A page of pets.
 type Pets = []Pet
@@ -1750,6 +1797,12 @@ type ListPetsParams struct {
 	// An index serves every length, one character included: a search costs about the
 	// same however many pets the catalogue holds, and pages follow as for any list.
 	Name *string `form:"name,omitempty" json:"name,omitempty"`
+
+	// Tag Only pets that have every one of these tags (`tag=calm&tag=small`: calm and
+	// small), without regard to case; at most 10. Each is trimmed and checked as a
+	// tag is. An index serves the filter on both stores: its cost does not grow with
+	// the catalogue.
+	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
 
 	// Limit Page size: 20 when left out, or with `ids` as many as ids were asked for (at
 	// most 100).
@@ -2652,7 +2705,7 @@ type ClientInterface interface {
 
 	// ListPets List pets
 	//
-	// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters
+	// Pets by id, filtered by `status`, `categoryId`, `ids`, `name` and `tag` (all filters
 	// combine). `ids` is the batch lookup and the successor of the deprecated
 	// `GET /pets/{petId}`: ids that match no pet are left out of the answer, and when
 	// `limit` is not given the page holds as many pets as ids were asked for.
@@ -4105,7 +4158,7 @@ func (c *Client) ResetPassword(ctx context.Context, body ResetPasswordJSONReques
 
 // ListPets List pets
 //
-// Pets by id, filtered by `status`, `categoryId`, `ids` and `name` (all filters
+// Pets by id, filtered by `status`, `categoryId`, `ids`, `name` and `tag` (all filters
 // combine). `ids` is the batch lookup and the successor of the deprecated
 // `GET /pets/{petId}`: ids that match no pet are left out of the answer, and when
 // `limit` is not given the page holds as many pets as ids were asked for.
@@ -6159,6 +6212,18 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 		if params.Name != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "name", *params.Name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Tag != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tag", *params.Tag, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
