@@ -85,6 +85,14 @@ func (c *Cache) Get(ctx context.Context, key string) (Entry, error) {
 	return c.load(ctx, key)
 }
 
+// Cached returns the object under key if this cache holds it, reading nothing: the
+// HTTP layer serves a hit without counting it against the rate limit, and a miss
+// (a Store read, which a stranger could make costly) with.
+func (c *Cache) Cached(key string) (Entry, bool) { return c.entries.GetIfPresent(key) }
+
+// Store is the Store behind the cache, for writes that need not pass through it.
+func (c *Cache) Store() Store { return c.store }
+
 // load reads key from the Store for every caller waiting on it. The read runs without
 // the first caller's cancellation (others may still want it), bounded by
 // loadTimeout; each caller stops waiting when its own context ends.

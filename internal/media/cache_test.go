@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+
+	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 // countingStore is a real Dir that counts its Gets and may hold them at a gate.
@@ -135,7 +137,7 @@ func TestCacheStaysWithinItsBytes(t *testing.T) {
 	c := newCache(t, store, CacheOptions{MaxBytes: maxBytes})
 	blob := bytes.Repeat([]byte{1}, 100<<10)
 	for i := range 40 { // 4 MB through a 1 MB cache
-		key := Key(NewPhotoID(), "thumb")
+		key := petstore.PhotoKey(petstore.NewPhotoID(), petstore.PhotoThumb)
 		if err := store.Put(ctx, key, "image/png", blob); err != nil {
 			t.Fatal(err)
 		}

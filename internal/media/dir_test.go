@@ -28,7 +28,7 @@ func TestDirFiles(t *testing.T) {
 	}
 	data := testPNG(t, 1)
 	for _, size := range []string{"original", "thumb"} {
-		if err := d.Put(ctx, Key("p1", size), "image/png", data); err != nil {
+		if err := d.Put(ctx, "p1/"+size, "image/png", data); err != nil {
 			t.Fatal(err)
 		}
 	}

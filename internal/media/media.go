@@ -16,8 +16,6 @@ package media
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
@@ -78,36 +76,6 @@ func CheckKey(key string) error {
 
 func keyByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.'
-}
-
-// Key is the key of one size of a photo: "<photoID>/<size>".
-func Key(photoID, size string) string {
-	return photoID + "/" + size
-}
-
-// photoIDBytes is the randomness of a photo id: 128 bits, 22 characters.
-const photoIDBytes = 16
-
-// NewPhotoID returns a random, URL-safe photo id (base64url, 22 characters). It is
-// unguessable, so a photo's URL says nothing about the others.
-func NewPhotoID() string {
-	b := make([]byte, photoIDBytes)
-	_, _ = rand.Read(b) // never fails (crypto/rand)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// ValidPhotoID reports whether id could be one NewPhotoID made: the HTTP layer checks
-// an id from a URL before it becomes a key.
-func ValidPhotoID(id string) bool {
-	if len(id) != base64.RawURLEncoding.EncodedLen(photoIDBytes) {
-		return false
-	}
-	for i := range len(id) {
-		if c := id[i]; !keyByte(c) || c == '.' {
-			return false
-		}
-	}
-	return true
 }
 
 // Open opens the store a URL names: s3://bucket/prefix?endpoint=…&region=… (see

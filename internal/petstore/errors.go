@@ -18,7 +18,6 @@ const (
 	EMethodNotAllowed     = "method_not_allowed"
 	EInvalidJSON          = "invalid_json"
 	EInvalidContentType   = "invalid_content_type"
-	EInvalidImage         = "invalid_image"
 	EValidationFailed     = "validation_failed"
 	EConflict             = "conflict"
 	EInsufficientStock    = "insufficient_stock"

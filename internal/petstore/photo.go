@@ -1,6 +1,8 @@
 package petstore
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -88,6 +90,44 @@ func CheckPhotoOrder(petID int64, have []Photo, ids []string) ([]Photo, error) {
 	}
 	if len(byID) > 0 {
 		return nil, Errorf(EConflict, "photoIds names %d of the %d photos of pet %d; send each of them once.", len(ids), len(have), petID)
+	}
+	return out, nil
+}
+
+// storedPhoto is a photo as both stores keep it in a pet's row, and as events keep it.
+type storedPhoto struct {
+	ID          string `json:"id"`
+	Width       int    `json:"w"`
+	Height      int    `json:"h"`
+	ContentType string `json:"t"`
+}
+
+// MarshalPhotos encodes a pet's photos for its row: "" for none, so that a pet without
+// photos costs nothing to read.
+func MarshalPhotos(photos []Photo) string {
+	if len(photos) == 0 {
+		return ""
+	}
+	list := make([]storedPhoto, len(photos))
+	for i, p := range photos {
+		list[i] = storedPhoto(p)
+	}
+	b, _ := json.Marshal(list) // strings and ints: cannot fail
+	return string(b)
+}
+
+// UnmarshalPhotos decodes what MarshalPhotos made; "" is no photos (an empty list).
+func UnmarshalPhotos(s string) ([]Photo, error) {
+	if s == "" {
+		return []Photo{}, nil
+	}
+	var list []storedPhoto
+	if err := json.Unmarshal([]byte(s), &list); err != nil {
+		return nil, fmt.Errorf("pet photos: %w", err)
+	}
+	out := make([]Photo, len(list))
+	for i, p := range list {
+		out[i] = Photo(p)
 	}
 	return out, nil
 }

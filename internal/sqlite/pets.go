@@ -50,21 +50,24 @@ func newPet(id int64, f petstore.PetFields, stock int) petstore.Pet {
 		tags = []string{}
 	}
 	return petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: stock, Price: f.Price,
-		Description: f.Description, Tags: tags}
+		Description: f.Description, Tags: tags, Photos: []petstore.Photo{}}
 }
 
 const (
-	petColumns = `id, name, category_id, status, stock, price, description, tags`
+	petColumns = `id, name, category_id, status, stock, price, description, tags, photos`
 	qPet       = `SELECT ` + petColumns + ` FROM pets WHERE id = ?`
 )
 
 func scanPet(row scanner) (p petstore.Pet, err error) {
 	var (
-		price sql.NullInt64
-		tags  string
+		price        sql.NullInt64
+		tags, photos string
 	)
-	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &price, &p.Description, &tags)
+	if err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &price, &p.Description, &tags, &photos); err != nil {
+		return p, err
+	}
 	p.Price, p.Tags = nullInt(price), splitTags(tags)
+	p.Photos, err = petstore.UnmarshalPhotos(photos)
 	return p, err
 }
 
@@ -262,6 +265,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 			}
 		}
 		pet = newPet(id, f, cur.Stock)
+		pet.Photos = cur.Photos
 		return petstore.RevisedEvents(cur, pet, db.now().UTC()), nil
 	})
 	if err != nil {
@@ -294,6 +298,9 @@ func (db *DB) DeletePet(ctx context.Context, id int64) error {
 			return err
 		}
 		if err := unindexPetTags(ctx, tx, id, p.Tags); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM photos WHERE pet_id = ?`, id); err != nil {
 			return err
 		}
 		return unindexPetName(ctx, tx, id)

@@ -1,6 +1,8 @@
 package photo
 
 import (
+	"github.com/acme-pets/petstore/internal/media/phototest"
+
 	"context"
 	"image"
 	"image/color"
@@ -10,7 +12,7 @@ import (
 // BenchmarkProcess12MPJPEG is a phone photo's worth: 4,000 × 3,000 pixels in, three
 // renditions out.
 func BenchmarkProcess12MPJPEG(b *testing.B) {
-	body := encodeJPEG(b, busy(4000, 3000))
+	body := phototest.EncodeJPEG(b, busy(4000, 3000))
 	p := NewProcessor(1)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()

@@ -1,6 +1,8 @@
 package photo
 
 import (
+	"github.com/acme-pets/petstore/internal/media/phototest"
+
 	"context"
 	"image"
 	"testing"
@@ -16,30 +18,30 @@ var declaredTypes = [...]string{JPEG, PNG, WebP, "image/gif"}
 //
 //	go test ./internal/media/photo -run '^$' -fuzz FuzzProcess -fuzztime 2m
 func FuzzProcess(f *testing.F) {
-	jpg := jpegOf(f, 64, 48)
-	png := pngOf(f, 48, 64)
+	jpg := phototest.JPEG(f, 64, 48)
+	png := phototest.PNG(f, 48, 64)
 	webp := testdata(f, "blue-purple-pink.lossy.webp")
 	for _, seed := range []struct {
 		declared uint8
 		body     []byte
 	}{
 		{0, jpg},
-		{0, withEXIF(jpegOf(f, 40, 20), 6)},
-		{0, encodeJPEG(f, image.NewGray(image.Rect(0, 0, 17, 9)))},
+		{0, phototest.WithEXIF(phototest.JPEG(f, 40, 20), 6)},
+		{0, phototest.EncodeJPEG(f, image.NewGray(image.Rect(0, 0, 17, 9)))},
 		{1, png},
-		{1, transparentPNG(f, 30, 30)},
+		{1, phototest.TransparentPNG(f, 30, 30)},
 		{2, webp},
 		{2, testdata(f, "gopher-doc.8bpp.lossless.webp")},
 		{0, png},
-		{1, gifOf(f, 8, 8)},
+		{1, phototest.GIF(f, 8, 8)},
 		{0, append(append([]byte(nil), jpg...), "PK\x03\x04"...)},
-		{1, pngBomb(f, 50_000, 50_000)},
-		{1, pngBomb(f, 300, 300)},
-		{0, jpegBomb(f, 50_000, 50_000)},
+		{1, phototest.PNGBomb(f, 50_000, 50_000)},
+		{1, phototest.PNGBomb(f, 300, 300)},
+		{0, phototest.JPEGBomb(f, 50_000, 50_000)},
 		{0, jpg[:len(jpg)/2]},
 		{1, png[:len(png)/2]},
 		{2, webp[:len(webp)/2]},
-		{3, gifOf(f, 8, 8)},
+		{3, phototest.GIF(f, 8, 8)},
 	} {
 		f.Add(seed.declared, seed.body)
 	}
@@ -48,7 +50,7 @@ func FuzzProcess(f *testing.F) {
 		got, err := p.Process(context.Background(), declaredTypes[int(declared)%len(declaredTypes)], body)
 		if err != nil {
 			switch code := petstore.ErrorCode(err); code {
-			case petstore.EInvalidContentType, petstore.EPayloadTooLarge, petstore.EInvalidImage:
+			case petstore.EUnsupportedMedia, petstore.EPayloadTooLarge, petstore.EInvalidImage:
 			default:
 				t.Fatalf("Process refused with %s: %v", code, err)
 			}

@@ -7,9 +7,9 @@
 // The steps, each refusing with a *petstore.Error the HTTP layer maps:
 //
 //  1. The declared type (the request's Content-Type) must be image/jpeg, image/png or
-//     image/webp: anything else is EInvalidContentType (415).
+//     image/webp: anything else is EUnsupportedMedia (415).
 //  2. The bytes must be what was declared, by their magic numbers (JPEG FF D8 FF, the
-//     PNG signature, RIFF....WEBP): a PNG sent as image/jpeg is EInvalidContentType,
+//     PNG signature, RIFF....WEBP): a PNG sent as image/jpeg is EUnsupportedMedia,
 //     and the message says what the bytes look like.
 //  3. The header alone (DecodeConfig) must be within the pixel budget, MaxPixels
 //     (40 MP) and MaxSide (12,000 px a side), before a pixel is decoded: a decoded
@@ -19,7 +19,7 @@
 //  4. The file must end where its image ends (the JPEG's EOI, the PNG's IEND, the
 //     RIFF size of a WebP), give or take zero padding: bytes after it are another file
 //     riding along (a JPEG+ZIP or JPEG+HTML polyglot) and are refused as
-//     EInvalidContentType. Re-encoding would drop them anyway; refusing says so to
+//     EUnsupportedMedia. Re-encoding would drop them anyway; refusing says so to
 //     the uploader, as the OWASP suite asks. This also refuses phones' "motion photos"
 //     (a video after the JPEG): the still must be exported first.
 //  5. Decode (image/jpeg, image/png, golang.org/x/image/webp); a truncated or corrupt
@@ -130,7 +130,7 @@ func NewProcessor(concurrent int) *Processor {
 }
 
 // Process checks an upload and makes its renditions. declared is the request's media
-// type without parameters. Refusals are *petstore.Error with EInvalidContentType,
+// type without parameters. Refusals are *petstore.Error with EUnsupportedMedia,
 // EPayloadTooLarge or EInvalidImage; a context that ends while waiting for a turn
 // returns its error.
 func (p *Processor) Process(ctx context.Context, declared string, body []byte) (Photo, error) {
@@ -160,11 +160,11 @@ func (p *Processor) Process(ctx context.Context, declared string, body []byte) (
 // numbers, the pixel budget and the end of the file. It returns the format.
 func check(declared string, body []byte) (string, error) {
 	if declared != JPEG && declared != PNG && declared != WebP {
-		return "", petstore.Errorf(petstore.EInvalidContentType,
+		return "", petstore.Errorf(petstore.EUnsupportedMedia,
 			"A photo must be sent as image/jpeg, image/png or image/webp, not %q.", declared)
 	}
 	if got := sniff(body); got != declared {
-		return "", petstore.Errorf(petstore.EInvalidContentType,
+		return "", petstore.Errorf(petstore.EUnsupportedMedia,
 			"The body was declared %s but its bytes look like %s.", declared, describe(body))
 	}
 	cfg, err := decodeConfig(declared, body)
@@ -179,7 +179,7 @@ func check(declared string, body []byte) (string, error) {
 		return "", invalidImage(declared, err)
 	}
 	if rest := body[end:]; len(bytes.Trim(rest, "\x00")) > 0 {
-		return "", petstore.Errorf(petstore.EInvalidContentType,
+		return "", petstore.Errorf(petstore.EUnsupportedMedia,
 			"The body holds %d more bytes after the end of its image (they look like %s); send the image alone.",
 			len(rest), describe(rest))
 	}
