@@ -17,6 +17,10 @@ func toPet(p petstore.Pet, currency string) oas.Pet {
 	if out.Tags == nil {
 		out.Tags = []string{}
 	}
+	out.Photos = make([]oas.Photo, len(p.Photos))
+	for i, ph := range p.Photos {
+		out.Photos[i] = toPhoto(ph)
+	}
 	if p.Description != "" {
 		out.Description = oas.NewOptString(p.Description)
 	}

@@ -39,6 +39,9 @@ var statusByCode = map[string]int{
 	petstore.ELastAdmin:            http.StatusConflict,
 	petstore.EGone:                 http.StatusGone,
 	petstore.EPayloadTooLarge:      http.StatusRequestEntityTooLarge,
+	petstore.EUnsupportedMedia:     http.StatusUnsupportedMediaType,
+	petstore.ERangeNotSatisfiable:  http.StatusRequestedRangeNotSatisfiable,
+	petstore.EInvalidImage:         http.StatusBadRequest,
 	petstore.ERequestTimeout:       http.StatusRequestTimeout,
 	petstore.EIdempotencyKeyReused: http.StatusUnprocessableEntity,
 	petstore.ERateLimited:          http.StatusTooManyRequests,
@@ -196,6 +199,8 @@ func classifyDecodeError(ctx context.Context, log *slog.Logger, rs *requestSchem
 			" is half of a UTF-16 surrogate pair, not a character (escape a character beyond U+FFFF as a pair, such as \\ud83d\\udc36)")
 	case errors.As(err, &tooLarge):
 		return petstore.Errorf(petstore.EPayloadTooLarge, "The request body is larger than %d bytes.", tooLarge.Limit)
+	case errors.As(err, &ctype) && info(ctx).operation() == uploadPetPhoto:
+		return errPhotoType
 	case errors.As(err, &ctype):
 		return errContentType
 	case errors.Is(err, validate.ErrBodyRequired):
@@ -271,6 +276,8 @@ func paramProblem(rs *requestSchemas, r *http.Request, e *ogenerrors.DecodeParam
 	}
 	return petstore.Invalid(e.Name, p)
 }
+
+var errPhotoType = petstore.Errorf(petstore.EUnsupportedMedia, "Send the photo as its bytes with Content-Type image/jpeg, image/png or image/webp.")
 
 var errContentType = petstore.Errorf(petstore.EInvalidContentType, "Send the body as Content-Type: application/json.")
 

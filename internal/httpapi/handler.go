@@ -47,6 +47,10 @@ type Handler struct {
 	mailer Mailer
 	// resets runs the lookups and mails of reset requests after their answers.
 	resets *background
+	// photos keeps the files of photos; nil when the server has no media store.
+	photos *photoFiles
+	// readTimeout is Config.ReadTimeout, named in the 408 of an upload too slow.
+	readTimeout time.Duration
 }
 
 var _ oas.Handler = (*Handler)(nil)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/media"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/postgres/pgtest"
@@ -47,6 +48,8 @@ type testAPI struct {
 	// cors is whether the server was given CORS origins: without, no answer may carry
 	// a CORS header.
 	cors bool
+	// mediaDir is where the server keeps the files of photos.
+	mediaDir string
 	// pgURL is the test database's URL when the store is PostgreSQL ("" on SQLite).
 	pgURL string
 }
@@ -89,7 +92,12 @@ func newTestAPI(t testing.TB, opts ...apiOption) *testAPI {
 
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	cfg := httpapi.Config{Store: st, ServerURL: base, Passwords: cheapPasswords}
+	mediaDir := t.TempDir()
+	files, err := media.NewDir(mediaDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := httpapi.Config{Store: st, ServerURL: base, Passwords: cheapPasswords, Media: files}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -103,7 +111,7 @@ func newTestAPI(t testing.TB, opts ...apiOption) *testAPI {
 	t.Cleanup(srv.Close)
 	t.Cleanup(h.CloseStreams)
 
-	a := &testAPI{t: t, URL: base, Store: st, Server: h, cors: len(cfg.CORSOrigins) > 0, pgURL: dbURL}
+	a := &testAPI{t: t, URL: base, Store: st, Server: h, cors: len(cfg.CORSOrigins) > 0, pgURL: dbURL, mediaDir: mediaDir}
 	a.router = a.loadRouter()
 	a.Admin, _ = a.newKey("admin@example.com", petstore.Admin)
 	a.Customer, a.CustomerID = a.newKey("customer@example.com", petstore.Customer)
@@ -227,10 +235,13 @@ func (a *testAPI) do(t testing.TB, r req) *response {
 	t.Helper()
 	var body io.Reader
 	var raw []byte
+	binary := false
 	switch b := r.Body.(type) {
 	case nil:
 	case string:
 		raw = []byte(b)
+	case []byte: // an image: the test sets its Content-Type
+		raw, binary = b, true
 	default:
 		var err error
 		if raw, err = json.Marshal(b); err != nil {
@@ -244,7 +255,7 @@ func (a *testAPI) do(t testing.TB, r req) *response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if raw != nil {
+	if raw != nil && !binary {
 		hr.Header.Set("Content-Type", "application/json")
 	}
 	switch {

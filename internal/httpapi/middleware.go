@@ -48,7 +48,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			// The budget of an API request; one derived context and one request copy
 			// serve both it and the request info.
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, s.cfg.HandlerTimeout)
+			ctx, cancel = context.WithTimeout(ctx, s.budget(r))
 			defer cancel()
 		}
 		defer func() {
@@ -108,6 +108,9 @@ func (s *Server) logRequest(ctx context.Context, r *http.Request, ri *requestInf
 		return
 	}
 	route := ri.route.PathPattern()
+	if ri.pattern != "" {
+		route = ri.pattern
+	}
 	if route == "" {
 		route = "unmatched"
 		if !isAPI {
@@ -126,6 +129,15 @@ func (s *Server) logRequest(ctx context.Context, r *http.Request, ri *requestInf
 		attrs = append(attrs, slog.Int64("account_id", ri.principal.AccountID))
 	}
 	log.LogAttrs(ctx, level, "request", attrs...)
+}
+
+// budget is the time a request may take: Config.HandlerTimeout, or for a photo upload
+// (a body of up to 10 MiB, then seconds of decoding) Config.UploadTimeout, when longer.
+func (s *Server) budget(r *http.Request) time.Duration {
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/photos") {
+		return max(s.cfg.HandlerTimeout, s.cfg.UploadTimeout)
+	}
+	return s.cfg.HandlerTimeout
 }
 
 // v1 is the middleware of the API proper.
@@ -188,7 +200,15 @@ func (s *Server) v1(next http.Handler) http.Handler {
 				ri.refusal = errRepeated(name)
 			}
 		}
-		if r.Body != nil && r.Body != http.NoBody {
+		switch {
+		case op == uploadPetPhoto && r.ContentLength > MaxPhotoBytes:
+			// Refused before a byte of it is read; the connection closes.
+			writeError(w, petstore.Errorf(petstore.EPayloadTooLarge, "The photo is larger than %d bytes (10 MiB).", MaxPhotoBytes))
+			return
+		case op == uploadPetPhoto:
+			// An image, read whole by the handler: no JSON scanner.
+			r.Body = http.MaxBytesReader(w, r.Body, MaxPhotoBytes)
+		case r.Body != nil && r.Body != http.NoBody:
 			r.Body = &strictBody{r: http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)}
 		}
 		if rw, ok := w.(*responseWriter); ok {

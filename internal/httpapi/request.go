@@ -41,6 +41,9 @@ type requestInfo struct {
 	// is in until leftInFlight (an event stream leaves it, Handler.leaveInFlight).
 	inFlight     *atomic.Int64
 	leftInFlight bool
+	// handwritten and pattern name the operation and path of a request served
+	// outside the generated server (getPhoto), which has no route.
+	handwritten, pattern string
 }
 
 // keyCheck is the verdict on one Bearer key: its owner, or why it was refused
@@ -53,7 +56,12 @@ type keyCheck struct {
 }
 
 // operation is the id of the request's operation, or "" when no route matched.
-func (ri *requestInfo) operation() string { return ri.route.OperationID() }
+func (ri *requestInfo) operation() string {
+	if ri.handwritten != "" {
+		return ri.handwritten
+	}
+	return ri.route.OperationID()
+}
 
 type infoKey struct{}
 

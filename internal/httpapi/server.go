@@ -24,6 +24,8 @@ import (
 	"github.com/acme-pets/petstore/internal/docs"
 	"github.com/acme-pets/petstore/internal/eventhub"
 	"github.com/acme-pets/petstore/internal/invite"
+	"github.com/acme-pets/petstore/internal/media"
+	"github.com/acme-pets/petstore/internal/media/photo"
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
@@ -112,8 +114,22 @@ type Config struct {
 	// under the caller's trace when its traceparent header names one; nil (tracing
 	// off) costs a request nothing.
 	Tracer trace.TracerProvider
-	Now    func() time.Time
+	// Media keeps the files of pets' photos (media.NewDir, media.Open); nil for a
+	// server that keeps none (the photo operations answer 501). PhotoCacheBytes bounds
+	// the memory that serves them (media.DefaultCacheBytes when 0), and
+	// PhotoConcurrency how many uploads are decoded at once (photo.DefaultConcurrency).
+	Media            media.Store
+	PhotoCacheBytes  int64
+	PhotoConcurrency int
+	// UploadTimeout is the budget of a photo upload, when longer than HandlerTimeout
+	// (DefaultUploadTimeout).
+	UploadTimeout time.Duration
+	Now           func() time.Time
 }
+
+// DefaultUploadTimeout is the budget of a photo upload: its body, up to 10 MiB, then
+// the decoding and resizing of up to 40 megapixels.
+const DefaultUploadTimeout = time.Minute
 
 // DefaultServerURL is the server URL the document names when none is configured.
 const DefaultServerURL = "http://localhost:8080"
@@ -133,6 +149,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.HandlerTimeout == 0 {
 		c.HandlerTimeout = DefaultHandlerTimeout
+	}
+	if c.UploadTimeout == 0 {
+		c.UploadTimeout = DefaultUploadTimeout
 	}
 	if c.KeyCacheTTL == 0 {
 		c.KeyCacheTTL = auth.DefaultKeyCacheTTL
@@ -269,21 +288,26 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	h := &Handler{
-		metrics:   m,
-		store:     cfg.Store,
-		auth:      auth.NewAuthenticator(cfg.Store, max(cfg.KeyCacheTTL, 0)).WithClock(cfg.Now),
-		passwords: cfg.Passwords.Limit(2 * runtime.GOMAXPROCS(0)),
-		log:       cfg.Logger,
-		now:       cfg.Now,
-		depr:      newDeprecation(sunset),
-		checkURL:  cfg.CheckWebhookURL,
-		keys:      keyPolicy{allowed: api.RoleScopes(ops), maxLifetime: cfg.KeyMaxLifetime},
-		currency:  cfg.Store.Currency(),
-		streams:   &streams{open: map[int64]int{}, limit: cfg.StreamsPerAccount},
-		heartbeat: cfg.StreamHeartbeat,
-		publicURL: cfg.PublicURL,
-		mailer:    cfg.Mailer,
-		resets:    newBackground(),
+		metrics:     m,
+		store:       cfg.Store,
+		auth:        auth.NewAuthenticator(cfg.Store, max(cfg.KeyCacheTTL, 0)).WithClock(cfg.Now),
+		passwords:   cfg.Passwords.Limit(2 * runtime.GOMAXPROCS(0)),
+		log:         cfg.Logger,
+		now:         cfg.Now,
+		depr:        newDeprecation(sunset),
+		checkURL:    cfg.CheckWebhookURL,
+		keys:        keyPolicy{allowed: api.RoleScopes(ops), maxLifetime: cfg.KeyMaxLifetime},
+		currency:    cfg.Store.Currency(),
+		streams:     &streams{open: map[int64]int{}, limit: cfg.StreamsPerAccount},
+		heartbeat:   cfg.StreamHeartbeat,
+		publicURL:   cfg.PublicURL,
+		mailer:      cfg.Mailer,
+		resets:      newBackground(),
+		readTimeout: cfg.ReadTimeout,
+	}
+	if cfg.Media != nil {
+		h.photos = &photoFiles{cache: media.NewCache(cfg.Media, media.CacheOptions{MaxBytes: cfg.PhotoCacheBytes}),
+			proc: photo.NewProcessor(cfg.PhotoConcurrency), log: cfg.Logger}
 	}
 	h.hub = eventhub.New(eventhub.Options{Feed: cfg.Store, Encode: EventEncoder(h.currency), Poll: cfg.StreamPoll, Logger: cfg.Logger})
 	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m, idLists: map[string]bool{}, open: map[string]bool{}}
@@ -371,6 +395,7 @@ func sunsetDates(ops []api.Operation, overrides map[string]string) (map[string]s
 func (s *Server) routes() {
 	mux := http.NewServeMux()
 	mux.Handle(apiPrefix+"/", s.v1(http.HandlerFunc(s.serveAPI)))
+	mux.HandleFunc(photoPattern, s.servePhoto)
 	mux.HandleFunc("GET /openapi.yaml", s.serveDocument("application/yaml", s.doc.YAML))
 	mux.HandleFunc("GET /openapi.json", s.serveDocument("application/json", s.doc.JSON))
 	for _, p := range s.docs.Paths() {

@@ -32,6 +32,8 @@ func (s *Server) ServeRoute(route Route, w http.ResponseWriter, r *http.Request)
 		s.handleDeleteCategoryRequest([1]string{route.args[0]}, false, w, r)
 	case DeletePetOperation:
 		s.handleDeletePetRequest([1]string{route.args[0]}, false, w, r)
+	case DeletePetPhotoOperation:
+		s.handleDeletePetPhotoRequest([2]string{route.args[0], route.args[1]}, false, w, r)
 	case DeleteWebhookOperation:
 		s.handleDeleteWebhookRequest([1]string{route.args[0]}, false, w, r)
 	case GetCategoryOperation:
@@ -72,6 +74,8 @@ func (s *Server) ServeRoute(route Route, w http.ResponseWriter, r *http.Request)
 		s.handleListWebhooksRequest([0]string{}, false, w, r)
 	case PlaceOrderOperation:
 		s.handlePlaceOrderRequest([0]string{}, false, w, r)
+	case ReorderPetPhotosOperation:
+		s.handleReorderPetPhotosRequest([1]string{route.args[0]}, false, w, r)
 	case ReplaceCategoryOperation:
 		s.handleReplaceCategoryRequest([1]string{route.args[0]}, false, w, r)
 	case ReplacePetOperation:
@@ -102,6 +106,8 @@ func (s *Server) ServeRoute(route Route, w http.ResponseWriter, r *http.Request)
 		s.handleUpdatePetRequest([1]string{route.args[0]}, false, w, r)
 	case UpdateWebhookOperation:
 		s.handleUpdateWebhookRequest([1]string{route.args[0]}, false, w, r)
+	case UploadPetPhotoOperation:
+		s.handleUploadPetPhotoRequest([1]string{route.args[0]}, false, w, r)
 	default:
 		return false
 	}

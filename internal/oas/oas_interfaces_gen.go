@@ -41,6 +41,10 @@ type DeleteCategoryRes interface {
 	deleteCategoryRes()
 }
 
+type DeletePetPhotoRes interface {
+	deletePetPhotoRes()
+}
+
 type DeletePetRes interface {
 	deletePetRes()
 }
@@ -125,6 +129,10 @@ type PlaceOrderRes interface {
 	placeOrderRes()
 }
 
+type ReorderPetPhotosRes interface {
+	reorderPetPhotosRes()
+}
+
 type ReplaceCategoryRes interface {
 	replaceCategoryRes()
 }
@@ -195,4 +203,12 @@ type UpdateWebhookReq interface {
 
 type UpdateWebhookRes interface {
 	updateWebhookRes()
+}
+
+type UploadPetPhotoReq interface {
+	uploadPetPhotoReq()
+}
+
+type UploadPetPhotoRes interface {
+	uploadPetPhotoRes()
 }

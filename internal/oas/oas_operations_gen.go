@@ -17,6 +17,7 @@ const (
 	CreateWebhookOperation        OperationName = "CreateWebhook"
 	DeleteCategoryOperation       OperationName = "DeleteCategory"
 	DeletePetOperation            OperationName = "DeletePet"
+	DeletePetPhotoOperation       OperationName = "DeletePetPhoto"
 	DeleteWebhookOperation        OperationName = "DeleteWebhook"
 	GetCategoryOperation          OperationName = "GetCategory"
 	GetCurrentAccountOperation    OperationName = "GetCurrentAccount"
@@ -37,6 +38,7 @@ const (
 	ListPetsOperation             OperationName = "ListPets"
 	ListWebhooksOperation         OperationName = "ListWebhooks"
 	PlaceOrderOperation           OperationName = "PlaceOrder"
+	ReorderPetPhotosOperation     OperationName = "ReorderPetPhotos"
 	ReplaceCategoryOperation      OperationName = "ReplaceCategory"
 	ReplacePetOperation           OperationName = "ReplacePet"
 	RequestPasswordResetOperation OperationName = "RequestPasswordReset"
@@ -52,4 +54,5 @@ const (
 	UpdateOrderOperation          OperationName = "UpdateOrder"
 	UpdatePetOperation            OperationName = "UpdatePet"
 	UpdateWebhookOperation        OperationName = "UpdateWebhook"
+	UploadPetPhotoOperation       OperationName = "UploadPetPhoto"
 )

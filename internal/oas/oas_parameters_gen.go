@@ -268,6 +268,164 @@ func decodeDeletePetParams(args [1]string, argsEscaped bool, r *http.Request) (p
 	return params, nil
 }
 
+// DeletePetPhotoParams is parameters of deletePetPhoto operation.
+type DeletePetPhotoParams struct {
+	// The pet's id.
+	PetId int64
+	// The photo's id.
+	PhotoId string
+}
+
+func unpackDeletePetPhotoParams(packed middleware.Parameters) (params DeletePetPhotoParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "petId",
+			In:   "path",
+		}
+		params.PetId = packed[key].(int64)
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "photoId",
+			In:   "path",
+		}
+		params.PhotoId = packed[key].(string)
+	}
+	return params
+}
+
+func decodeDeletePetPhotoParams(args [2]string, argsEscaped bool, r *http.Request) (params DeletePetPhotoParams, _ error) {
+	// Decode path: petId.
+	if err := func() error {
+		param := args[0]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[0])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "petId",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt64(val)
+				if err != nil {
+					return err
+				}
+
+				params.PetId = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.PetId)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "petId",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	// Decode path: photoId.
+	if err := func() error {
+		param := args[1]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[1])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "photoId",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToString(val)
+				if err != nil {
+					return err
+				}
+
+				params.PhotoId = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.String{
+					MinLength:     29,
+					MinLengthSet:  true,
+					MaxLength:     29,
+					MaxLengthSet:  true,
+					Email:         false,
+					Hostname:      false,
+					Regex:         regexMap["^ph_[0-9a-z]{26}$"],
+					MinNumeric:    0,
+					MinNumericSet: false,
+					MaxNumeric:    0,
+					MaxNumericSet: false,
+				}).Validate(string(params.PhotoId)); err != nil {
+					return errors.Wrap(err, "string")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "photoId",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
 // DeleteWebhookParams is parameters of deleteWebhook operation.
 type DeleteWebhookParams struct {
 	// The webhook endpoint's id.
@@ -4144,6 +4302,90 @@ func decodePlaceOrderParams(args [0]string, argsEscaped bool, r *http.Request) (
 	return params, nil
 }
 
+// ReorderPetPhotosParams is parameters of reorderPetPhotos operation.
+type ReorderPetPhotosParams struct {
+	// The pet's id.
+	PetId int64
+}
+
+func unpackReorderPetPhotosParams(packed middleware.Parameters) (params ReorderPetPhotosParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "petId",
+			In:   "path",
+		}
+		params.PetId = packed[key].(int64)
+	}
+	return params
+}
+
+func decodeReorderPetPhotosParams(args [1]string, argsEscaped bool, r *http.Request) (params ReorderPetPhotosParams, _ error) {
+	// Decode path: petId.
+	if err := func() error {
+		param := args[0]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[0])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "petId",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt64(val)
+				if err != nil {
+					return err
+				}
+
+				params.PetId = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.PetId)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "petId",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
 // ReplaceCategoryParams is parameters of replaceCategory operation.
 type ReplaceCategoryParams struct {
 	// The category's id.
@@ -5371,6 +5613,90 @@ func decodeUpdateWebhookParams(args [1]string, argsEscaped bool, r *http.Request
 	}(); err != nil {
 		return params, &ogenerrors.DecodeParamError{
 			Name: "webhookId",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
+// UploadPetPhotoParams is parameters of uploadPetPhoto operation.
+type UploadPetPhotoParams struct {
+	// The pet's id.
+	PetId int64
+}
+
+func unpackUploadPetPhotoParams(packed middleware.Parameters) (params UploadPetPhotoParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "petId",
+			In:   "path",
+		}
+		params.PetId = packed[key].(int64)
+	}
+	return params
+}
+
+func decodeUploadPetPhotoParams(args [1]string, argsEscaped bool, r *http.Request) (params UploadPetPhotoParams, _ error) {
+	// Decode path: petId.
+	if err := func() error {
+		param := args[0]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[0])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "petId",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToInt64(val)
+				if err != nil {
+					return err
+				}
+
+				params.PetId = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+			if err := func() error {
+				if err := (validate.Int{
+					MinSet:        true,
+					Min:           1,
+					MaxSet:        false,
+					Max:           0,
+					MinExclusive:  false,
+					MaxExclusive:  false,
+					MultipleOfSet: false,
+					MultipleOf:    0,
+					Pattern:       nil,
+				}).Validate(int64(params.PetId)); err != nil {
+					return errors.Wrap(err, "int")
+				}
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "petId",
 			In:   "path",
 			Err:  err,
 		}

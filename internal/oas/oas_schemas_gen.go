@@ -1042,6 +1042,23 @@ type DeletePetNotFound Error
 
 func (*DeletePetNotFound) deletePetRes() {}
 
+type DeletePetPhotoBadRequest Error
+
+func (*DeletePetPhotoBadRequest) deletePetPhotoRes() {}
+
+type DeletePetPhotoInternalServerError Error
+
+func (*DeletePetPhotoInternalServerError) deletePetPhotoRes() {}
+
+// DeletePetPhotoNoContent is response for DeletePetPhoto operation.
+type DeletePetPhotoNoContent struct{}
+
+func (*DeletePetPhotoNoContent) deletePetPhotoRes() {}
+
+type DeletePetPhotoNotFound Error
+
+func (*DeletePetPhotoNotFound) deletePetPhotoRes() {}
+
 type DeleteWebhookBadRequest Error
 
 func (*DeleteWebhookBadRequest) deleteWebhookRes() {}
@@ -1734,6 +1751,7 @@ func (*ForbiddenHeaders) createInvitationRes()    {}
 func (*ForbiddenHeaders) createPetRes()           {}
 func (*ForbiddenHeaders) createWebhookRes()       {}
 func (*ForbiddenHeaders) deleteCategoryRes()      {}
+func (*ForbiddenHeaders) deletePetPhotoRes()      {}
 func (*ForbiddenHeaders) deletePetRes()           {}
 func (*ForbiddenHeaders) deleteWebhookRes()       {}
 func (*ForbiddenHeaders) getCategoryRes()         {}
@@ -1755,6 +1773,7 @@ func (*ForbiddenHeaders) listOrdersRes()          {}
 func (*ForbiddenHeaders) listPetsRes()            {}
 func (*ForbiddenHeaders) listWebhooksRes()        {}
 func (*ForbiddenHeaders) placeOrderRes()          {}
+func (*ForbiddenHeaders) reorderPetPhotosRes()    {}
 func (*ForbiddenHeaders) replaceCategoryRes()     {}
 func (*ForbiddenHeaders) replacePetRes()          {}
 func (*ForbiddenHeaders) retryDeliveryRes()       {}
@@ -1768,6 +1787,7 @@ func (*ForbiddenHeaders) updateAccountRes()       {}
 func (*ForbiddenHeaders) updateOrderRes()         {}
 func (*ForbiddenHeaders) updatePetRes()           {}
 func (*ForbiddenHeaders) updateWebhookRes()       {}
+func (*ForbiddenHeaders) uploadPetPhotoRes()      {}
 
 type GetCategoryBadRequest Error
 
@@ -4440,6 +4460,9 @@ type Pet struct {
 	Description OptString `json:"description"`
 	// The pet's tags, as they were written (empty when it has none).
 	Tags []string `json:"tags"`
+	// The pet's photos, in the order staff gave them (the first is the one to show in a list); empty when
+	// it has none. Add one with `POST /pets/{petId}/photos`.
+	Photos []Photo `json:"photos"`
 	// Id of the category the animal belongs to.
 	CategoryId int64 `json:"categoryId"`
 	// Status of the animal in the store. Known values: `available`, `pending`, `sold`. An open list: a
@@ -4475,6 +4498,11 @@ func (s *Pet) GetDescription() OptString {
 // GetTags returns the value of Tags.
 func (s *Pet) GetTags() []string {
 	return s.Tags
+}
+
+// GetPhotos returns the value of Photos.
+func (s *Pet) GetPhotos() []Photo {
+	return s.Photos
 }
 
 // GetCategoryId returns the value of CategoryId.
@@ -4522,6 +4550,11 @@ func (s *Pet) SetTags(val []string) {
 	s.Tags = val
 }
 
+// SetPhotos sets the value of Photos.
+func (s *Pet) SetPhotos(val []Photo) {
+	s.Photos = val
+}
+
 // SetCategoryId sets the value of CategoryId.
 func (s *Pet) SetCategoryId(val int64) {
 	s.CategoryId = val
@@ -4547,8 +4580,9 @@ func (s *Pet) SetCurrency(val OptString) {
 	s.Currency = val
 }
 
-func (*Pet) replacePetRes() {}
-func (*Pet) updatePetRes()  {}
+func (*Pet) reorderPetPhotosRes() {}
+func (*Pet) replacePetRes()       {}
+func (*Pet) updatePetRes()        {}
 
 // PetHeaders wraps Pet with response headers.
 type PetHeaders struct {
@@ -4743,6 +4777,155 @@ func (s *PetsHeaders) SetResponse(val Pets) {
 
 func (*PetsHeaders) listPetsRes() {}
 
+// A photo of a pet, stored in three sizes.
+// Ref: #/components/schemas/Photo
+type Photo struct {
+	// The photo's id; a new upload is a new photo.
+	ID string `json:"id"`
+	// Width of the original, in pixels (after its EXIF orientation).
+	Width int32 `json:"width"`
+	// Height of the original, in pixels.
+	Height int32 `json:"height"`
+	// The media type of the original as stored (`image/jpeg` or `image/png`); `display` and `thumb` are
+	// JPEG, or PNG when the image has transparency.
+	ContentType string    `json:"contentType"`
+	Urls        PhotoUrls `json:"urls"`
+}
+
+// GetID returns the value of ID.
+func (s *Photo) GetID() string {
+	return s.ID
+}
+
+// GetWidth returns the value of Width.
+func (s *Photo) GetWidth() int32 {
+	return s.Width
+}
+
+// GetHeight returns the value of Height.
+func (s *Photo) GetHeight() int32 {
+	return s.Height
+}
+
+// GetContentType returns the value of ContentType.
+func (s *Photo) GetContentType() string {
+	return s.ContentType
+}
+
+// GetUrls returns the value of Urls.
+func (s *Photo) GetUrls() PhotoUrls {
+	return s.Urls
+}
+
+// SetID sets the value of ID.
+func (s *Photo) SetID(val string) {
+	s.ID = val
+}
+
+// SetWidth sets the value of Width.
+func (s *Photo) SetWidth(val int32) {
+	s.Width = val
+}
+
+// SetHeight sets the value of Height.
+func (s *Photo) SetHeight(val int32) {
+	s.Height = val
+}
+
+// SetContentType sets the value of ContentType.
+func (s *Photo) SetContentType(val string) {
+	s.ContentType = val
+}
+
+// SetUrls sets the value of Urls.
+func (s *Photo) SetUrls(val PhotoUrls) {
+	s.Urls = val
+}
+
+// PhotoHeaders wraps Photo with response headers.
+type PhotoHeaders struct {
+	Location string
+	Response Photo
+}
+
+// GetLocation returns the value of Location.
+func (s *PhotoHeaders) GetLocation() string {
+	return s.Location
+}
+
+// GetResponse returns the value of Response.
+func (s *PhotoHeaders) GetResponse() Photo {
+	return s.Response
+}
+
+// SetLocation sets the value of Location.
+func (s *PhotoHeaders) SetLocation(val string) {
+	s.Location = val
+}
+
+// SetResponse sets the value of Response.
+func (s *PhotoHeaders) SetResponse(val Photo) {
+	s.Response = val
+}
+
+func (*PhotoHeaders) uploadPetPhotoRes() {}
+
+// Every photo of a pet, once, in the order to show them.
+// Ref: #/components/schemas/PhotoOrder
+type PhotoOrder struct {
+	PhotoIds []string `json:"photoIds"`
+}
+
+// GetPhotoIds returns the value of PhotoIds.
+func (s *PhotoOrder) GetPhotoIds() []string {
+	return s.PhotoIds
+}
+
+// SetPhotoIds sets the value of PhotoIds.
+func (s *PhotoOrder) SetPhotoIds(val []string) {
+	s.PhotoIds = val
+}
+
+// Where each size of a photo is served (`GET /photos/{photoId}/{size}`, public), origin-relative. Use
+// `thumb` (at most 400 pixels on its longest side) for lists, `display` (at most 1,200) for a pet's
+// page, `original` for a download.
+// Ref: #/components/schemas/PhotoUrls
+type PhotoUrls struct {
+	Thumb    string `json:"thumb"`
+	Display  string `json:"display"`
+	Original string `json:"original"`
+}
+
+// GetThumb returns the value of Thumb.
+func (s *PhotoUrls) GetThumb() string {
+	return s.Thumb
+}
+
+// GetDisplay returns the value of Display.
+func (s *PhotoUrls) GetDisplay() string {
+	return s.Display
+}
+
+// GetOriginal returns the value of Original.
+func (s *PhotoUrls) GetOriginal() string {
+	return s.Original
+}
+
+// SetThumb sets the value of Thumb.
+func (s *PhotoUrls) SetThumb(val string) {
+	s.Thumb = val
+}
+
+// SetDisplay sets the value of Display.
+func (s *PhotoUrls) SetDisplay(val string) {
+	s.Display = val
+}
+
+// SetOriginal sets the value of Original.
+func (s *PhotoUrls) SetOriginal(val string) {
+	s.Original = val
+}
+
 type PlaceOrderBadRequest Error
 
 func (*PlaceOrderBadRequest) placeOrderRes() {}
@@ -4807,6 +4990,7 @@ func (*RateLimitedHeaders) createPetRes()            {}
 func (*RateLimitedHeaders) createSessionRes()        {}
 func (*RateLimitedHeaders) createWebhookRes()        {}
 func (*RateLimitedHeaders) deleteCategoryRes()       {}
+func (*RateLimitedHeaders) deletePetPhotoRes()       {}
 func (*RateLimitedHeaders) deletePetRes()            {}
 func (*RateLimitedHeaders) deleteWebhookRes()        {}
 func (*RateLimitedHeaders) getCategoryRes()          {}
@@ -4828,6 +5012,7 @@ func (*RateLimitedHeaders) listOrdersRes()           {}
 func (*RateLimitedHeaders) listPetsRes()             {}
 func (*RateLimitedHeaders) listWebhooksRes()         {}
 func (*RateLimitedHeaders) placeOrderRes()           {}
+func (*RateLimitedHeaders) reorderPetPhotosRes()     {}
 func (*RateLimitedHeaders) replaceCategoryRes()      {}
 func (*RateLimitedHeaders) replacePetRes()           {}
 func (*RateLimitedHeaders) requestPasswordResetRes() {}
@@ -4843,6 +5028,31 @@ func (*RateLimitedHeaders) updateAccountRes()        {}
 func (*RateLimitedHeaders) updateOrderRes()          {}
 func (*RateLimitedHeaders) updatePetRes()            {}
 func (*RateLimitedHeaders) updateWebhookRes()        {}
+func (*RateLimitedHeaders) uploadPetPhotoRes()       {}
+
+type ReorderPetPhotosBadRequest Error
+
+func (*ReorderPetPhotosBadRequest) reorderPetPhotosRes() {}
+
+type ReorderPetPhotosConflict Error
+
+func (*ReorderPetPhotosConflict) reorderPetPhotosRes() {}
+
+type ReorderPetPhotosInternalServerError Error
+
+func (*ReorderPetPhotosInternalServerError) reorderPetPhotosRes() {}
+
+type ReorderPetPhotosNotFound Error
+
+func (*ReorderPetPhotosNotFound) reorderPetPhotosRes() {}
+
+type ReorderPetPhotosRequestEntityTooLarge Error
+
+func (*ReorderPetPhotosRequestEntityTooLarge) reorderPetPhotosRes() {}
+
+type ReorderPetPhotosRequestTimeout Error
+
+func (*ReorderPetPhotosRequestTimeout) reorderPetPhotosRes() {}
 
 type ReplaceCategoryBadRequest Error
 
@@ -5629,6 +5839,7 @@ func (*UnauthorizedHeaders) createPetRes()           {}
 func (*UnauthorizedHeaders) createSessionRes()       {}
 func (*UnauthorizedHeaders) createWebhookRes()       {}
 func (*UnauthorizedHeaders) deleteCategoryRes()      {}
+func (*UnauthorizedHeaders) deletePetPhotoRes()      {}
 func (*UnauthorizedHeaders) deletePetRes()           {}
 func (*UnauthorizedHeaders) deleteWebhookRes()       {}
 func (*UnauthorizedHeaders) getCategoryRes()         {}
@@ -5650,6 +5861,7 @@ func (*UnauthorizedHeaders) listOrdersRes()          {}
 func (*UnauthorizedHeaders) listPetsRes()            {}
 func (*UnauthorizedHeaders) listWebhooksRes()        {}
 func (*UnauthorizedHeaders) placeOrderRes()          {}
+func (*UnauthorizedHeaders) reorderPetPhotosRes()    {}
 func (*UnauthorizedHeaders) replaceCategoryRes()     {}
 func (*UnauthorizedHeaders) replacePetRes()          {}
 func (*UnauthorizedHeaders) retryDeliveryRes()       {}
@@ -5663,6 +5875,7 @@ func (*UnauthorizedHeaders) updateAccountRes()       {}
 func (*UnauthorizedHeaders) updateOrderRes()         {}
 func (*UnauthorizedHeaders) updatePetRes()           {}
 func (*UnauthorizedHeaders) updateWebhookRes()       {}
+func (*UnauthorizedHeaders) uploadPetPhotoRes()      {}
 
 // UnavailableHeaders wraps Error with response headers.
 type UnavailableHeaders struct {
@@ -5700,6 +5913,7 @@ func (*UnavailableHeaders) createPetRes()            {}
 func (*UnavailableHeaders) createSessionRes()        {}
 func (*UnavailableHeaders) createWebhookRes()        {}
 func (*UnavailableHeaders) deleteCategoryRes()       {}
+func (*UnavailableHeaders) deletePetPhotoRes()       {}
 func (*UnavailableHeaders) deletePetRes()            {}
 func (*UnavailableHeaders) deleteWebhookRes()        {}
 func (*UnavailableHeaders) getCategoryRes()          {}
@@ -5721,6 +5935,7 @@ func (*UnavailableHeaders) listOrdersRes()           {}
 func (*UnavailableHeaders) listPetsRes()             {}
 func (*UnavailableHeaders) listWebhooksRes()         {}
 func (*UnavailableHeaders) placeOrderRes()           {}
+func (*UnavailableHeaders) reorderPetPhotosRes()     {}
 func (*UnavailableHeaders) replaceCategoryRes()      {}
 func (*UnavailableHeaders) replacePetRes()           {}
 func (*UnavailableHeaders) requestPasswordResetRes() {}
@@ -5736,6 +5951,7 @@ func (*UnavailableHeaders) updateAccountRes()        {}
 func (*UnavailableHeaders) updateOrderRes()          {}
 func (*UnavailableHeaders) updatePetRes()            {}
 func (*UnavailableHeaders) updateWebhookRes()        {}
+func (*UnavailableHeaders) uploadPetPhotoRes()       {}
 
 type UpdateAccountApplicationJSON AccountPatch
 
@@ -5852,6 +6068,82 @@ func (*UpdateWebhookRequestEntityTooLarge) updateWebhookRes() {}
 type UpdateWebhookRequestTimeout Error
 
 func (*UpdateWebhookRequestTimeout) updateWebhookRes() {}
+
+type UploadPetPhotoBadRequest Error
+
+func (*UploadPetPhotoBadRequest) uploadPetPhotoRes() {}
+
+type UploadPetPhotoConflict Error
+
+func (*UploadPetPhotoConflict) uploadPetPhotoRes() {}
+
+type UploadPetPhotoInternalServerError Error
+
+func (*UploadPetPhotoInternalServerError) uploadPetPhotoRes() {}
+
+type UploadPetPhotoNotFound Error
+
+func (*UploadPetPhotoNotFound) uploadPetPhotoRes() {}
+
+type UploadPetPhotoReqImageJpeg struct {
+	Data io.Reader
+}
+
+// Read reads data from the Data reader.
+//
+// Kept to satisfy the io.Reader interface.
+func (s UploadPetPhotoReqImageJpeg) Read(p []byte) (n int, err error) {
+	if s.Data == nil {
+		return 0, io.EOF
+	}
+	return s.Data.Read(p)
+}
+
+func (*UploadPetPhotoReqImageJpeg) uploadPetPhotoReq() {}
+
+type UploadPetPhotoReqImagePNG struct {
+	Data io.Reader
+}
+
+// Read reads data from the Data reader.
+//
+// Kept to satisfy the io.Reader interface.
+func (s UploadPetPhotoReqImagePNG) Read(p []byte) (n int, err error) {
+	if s.Data == nil {
+		return 0, io.EOF
+	}
+	return s.Data.Read(p)
+}
+
+func (*UploadPetPhotoReqImagePNG) uploadPetPhotoReq() {}
+
+type UploadPetPhotoReqImageWEBP struct {
+	Data io.Reader
+}
+
+// Read reads data from the Data reader.
+//
+// Kept to satisfy the io.Reader interface.
+func (s UploadPetPhotoReqImageWEBP) Read(p []byte) (n int, err error) {
+	if s.Data == nil {
+		return 0, io.EOF
+	}
+	return s.Data.Read(p)
+}
+
+func (*UploadPetPhotoReqImageWEBP) uploadPetPhotoReq() {}
+
+type UploadPetPhotoRequestEntityTooLarge Error
+
+func (*UploadPetPhotoRequestEntityTooLarge) uploadPetPhotoRes() {}
+
+type UploadPetPhotoRequestTimeout Error
+
+func (*UploadPetPhotoRequestTimeout) uploadPetPhotoRes() {}
+
+type UploadPetPhotoUnsupportedMediaType Error
+
+func (*UploadPetPhotoUnsupportedMediaType) uploadPetPhotoRes() {}
 
 // A webhook endpoint, without its secret.
 // Ref: #/components/schemas/Webhook

@@ -78,6 +78,7 @@ var operationRolesBearerAuth = map[string][]string{
 	CreateWebhookOperation:       []string{},
 	DeleteCategoryOperation:      []string{},
 	DeletePetOperation:           []string{},
+	DeletePetPhotoOperation:      []string{},
 	DeleteWebhookOperation:       []string{},
 	GetCategoryOperation:         []string{},
 	GetCurrentAccountOperation:   []string{},
@@ -98,6 +99,7 @@ var operationRolesBearerAuth = map[string][]string{
 	ListPetsOperation:            []string{},
 	ListWebhooksOperation:        []string{},
 	PlaceOrderOperation:          []string{},
+	ReorderPetPhotosOperation:    []string{},
 	ReplaceCategoryOperation:     []string{},
 	ReplacePetOperation:          []string{},
 	RetryDeliveryOperation:       []string{},
@@ -111,6 +113,7 @@ var operationRolesBearerAuth = map[string][]string{
 	UpdateOrderOperation:         []string{},
 	UpdatePetOperation:           []string{},
 	UpdateWebhookOperation:       []string{},
+	UploadPetPhotoOperation:      []string{},
 }
 
 // GetRolesForBearerAuth returns the required roles for the given operation.

@@ -138,6 +138,15 @@ type Handler interface {
 	//
 	// DELETE /pets/{petId}
 	DeletePet(ctx context.Context, params DeletePetParams) (DeletePetRes, error)
+	// DeletePetPhoto implements deletePetPhoto operation.
+	//
+	// Admin only. The photo leaves the pet at once; its files are removed after that (a file left behind
+	// by a crash is swept later), so its URLs answer `404` soon after. A cache that already holds it (a
+	// browser's, a CDN's) may show it until it lets it go. Deleting a pet removes all its photos the same
+	// way.
+	//
+	// DELETE /pets/{petId}/photos/{photoId}
+	DeletePetPhoto(ctx context.Context, params DeletePetPhotoParams) (DeletePetPhotoRes, error)
 	// DeleteWebhook implements deleteWebhook operation.
 	//
 	// Admin only. Removes the endpoint and its deliveries; nothing more is sent to it. The events stay in
@@ -344,6 +353,15 @@ type Handler interface {
 	//
 	// POST /store/orders
 	PlaceOrder(ctx context.Context, req *NewOrder, params PlaceOrderParams) (PlaceOrderRes, error)
+	// ReorderPetPhotos implements reorderPetPhotos operation.
+	//
+	// Admin only. `photoIds` names every photo of the pet once, in the order to show them (the first is
+	// the one a list shows). A list that leaves one out, names one twice, or names a photo of another pet
+	// answers `409 conflict` and changes nothing, so that two editors cannot lose each other's uploads.
+	// Answers the pet.
+	//
+	// PUT /pets/{petId}/photos
+	ReorderPetPhotos(ctx context.Context, req *PhotoOrder, params ReorderPetPhotosParams) (ReorderPetPhotosRes, error)
 	// ReplaceCategory implements replaceCategory operation.
 	//
 	// Admin only. Replaces every field: an omitted `description` is removed. A name another category has
@@ -558,6 +576,29 @@ type Handler interface {
 	//
 	// PATCH /webhooks/{webhookId}
 	UpdateWebhook(ctx context.Context, req UpdateWebhookReq, params UpdateWebhookParams) (UpdateWebhookRes, error)
+	// UploadPetPhoto implements uploadPetPhoto operation.
+	//
+	// Admin only. The body is one image, as it is (not a form): `Content-Type: image/jpeg`, `image/png` or
+	// `image/webp`, at most 10 MiB (else `413 payload_too_large`). A pet holds at most 8 photos
+	// (`409 conflict`); the new one goes last (reorder them with `PUT /pets/{petId}/photos`).
+	//
+	// The service reads what the bytes are, not only what the header says: bytes of another format than
+	// the one declared, or a type other than these three, answer `415 unsupported_media_type`. An image
+	// larger than 40 megapixels or 12,000 pixels on a side is refused from its header, before it is
+	// decoded (`413 payload_too_large`); a truncated or corrupt image answers `400 invalid_image`. Nothing
+	// is stored when the upload is refused.
+	//
+	// The image is decoded and written again, so that nothing but its pixels is kept: EXIF (GPS position,
+	// camera, time), comments and colour profiles are dropped, and a JPEG's EXIF orientation is applied to
+	// the pixels first. Three sizes are stored: `original` (the full size, as JPEG, or PNG for a PNG or a
+	// WebP with transparency: the service has no WebP encoder), `display` (at most 1,200 pixels on its
+	// longest side) and `thumb` (at most 400); a smaller image is never enlarged. The answer's `urls` are
+	// where each is served (`GET /photos/{photoId}/{size}`), origin-relative as `Location` is. The whole
+	// upload must arrive within the server's read time-out (`--read-timeout`, 15 s unless the operator set
+	// another): about 700 KB/s for 10 MiB.
+	//
+	// POST /pets/{petId}/photos
+	UploadPetPhoto(ctx context.Context, req UploadPetPhotoReq, params UploadPetPhotoParams) (UploadPetPhotoRes, error)
 	// NewError creates *DefaultStatusCodeWithHeaders from error returned by handler.
 	//
 	// Used for common default response.

@@ -251,17 +251,22 @@ func NewEventID() string {
 
 const idAlphabet = "234567abcdefghijklmnopqrstuvwxyz"
 
-func newEventID(now time.Time) string {
-	var b [4 + 26]byte
-	copy(b[:], "evt_")
+func newEventID(now time.Time) string { return newID("evt_", now) }
+
+// newID is an id of NewEventID's kind after prefix: 26 characters, the first ten the
+// time in milliseconds.
+func newID(prefix string, now time.Time) string {
+	b := make([]byte, len(prefix)+26)
+	copy(b, prefix)
+	p := len(prefix)
 	ms := uint64(now.UnixMilli())
-	for i := 13; i >= 4; i-- { // 10 characters: 50 bits of milliseconds
+	for i := p + 9; i >= p; i-- { // 10 characters: 50 bits of milliseconds
 		b[i] = idAlphabet[ms&31]
 		ms >>= 5
 	}
 	var r [10]byte
 	_, _ = rand.Read(r[:]) // never fails (crypto/rand)
-	bits, n, j := uint64(0), 0, 14
+	bits, n, j := uint64(0), 0, p+10
 	for _, c := range r {
 		bits, n = bits<<8|uint64(c), n+8
 		for n >= 5 {
@@ -270,7 +275,7 @@ func newEventID(now time.Time) string {
 			j++
 		}
 	}
-	return string(b[:])
+	return string(b)
 }
 
 // StockEvents lists the events of a pet's stock and status going from before to

@@ -47,8 +47,9 @@ type storedPet struct {
 	Stock      int       `json:"stock"`
 	Price      *int64    `json:"price,omitempty"`
 	// Description and Tags came with issue 35: events stored before lack them.
-	Description string   `json:"description,omitempty"`
-	Tags        []string `json:"tags,omitempty"`
+	Description string        `json:"description,omitempty"`
+	Tags        []string      `json:"tags,omitempty"`
+	Photos      []storedPhoto `json:"photos,omitempty"`
 }
 
 type storedInventory struct {
@@ -92,8 +93,7 @@ func MarshalEventData(e Event) ([]byte, error) {
 		o := storedOrder(*e.Order)
 		d.Order = &o
 	case e.Pet != nil:
-		p := storedPet(*e.Pet)
-		d.Pet = &p
+		d.Pet = toStoredPet(*e.Pet)
 	case e.Inventory != nil:
 		i := storedInventory(*e.Inventory)
 		d.Inventory = &i
@@ -128,8 +128,7 @@ func UnmarshalEventData(e *Event, data []byte) error {
 		}
 		e.Order = &o
 	case d.Pet != nil:
-		p := Pet(*d.Pet)
-		e.Pet = &p
+		e.Pet = d.Pet.pet()
 	case d.Inventory != nil:
 		i := InventoryItem(*d.Inventory)
 		e.Inventory = &i
@@ -163,4 +162,22 @@ func legacyOrderStatus(o *Order, t EventType, at time.Time) {
 	default:
 		o.Status = Placed
 	}
+}
+
+func toStoredPet(p Pet) *storedPet {
+	s := &storedPet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, Stock: p.Stock, Price: p.Price,
+		Description: p.Description, Tags: p.Tags}
+	for _, ph := range p.Photos {
+		s.Photos = append(s.Photos, storedPhoto(ph))
+	}
+	return s
+}
+
+func (s *storedPet) pet() *Pet {
+	p := &Pet{ID: s.ID, Name: s.Name, CategoryID: s.CategoryID, Status: s.Status, Stock: s.Stock, Price: s.Price,
+		Description: s.Description, Tags: s.Tags}
+	for _, ph := range s.Photos {
+		p.Photos = append(p.Photos, Photo(ph))
+	}
+	return p
 }

@@ -22,6 +22,7 @@ func TestEventDataRoundTrips(t *testing.T) {
 		{"order without ship date", Event{Type: OrderCancelled, Order: &Order{ID: 8, PetID: 3, AccountID: 2, Quantity: 1, Status: Cancelled, CreatedAt: at, CancelledAt: &at}}},
 		{"completed order", Event{Type: OrderCompleted, Order: &Order{ID: 9, PetID: 3, AccountID: 2, Quantity: 1, Complete: true, Status: Completed, CreatedAt: at, CompletedAt: &ship}}},
 		{"pet", Event{Type: PetStatusChanged, Pet: &Pet{ID: 3, Name: "Rex", CategoryID: 1, Status: Sold}}},
+		{"pet with a description and tags", Event{Type: PetStatusChanged, Pet: &Pet{ID: 3, Name: "Rex", CategoryID: 1, Status: Sold, Description: "Calm.", Tags: []string{"calm", "Small"}}}},
 		{"inventory", Event{Type: PetSoldOut, Inventory: &InventoryItem{PetID: 3, Quantity: 0, Status: Pending}}},
 		{"webhook", Event{Type: WebhookTest, Webhook: &Webhook{ID: 1, URL: "https://example.com/hook", Events: MaskAll, Enabled: true, CreatedAt: at, UpdatedAt: at}}},
 		{"key made by a key", Event{Type: APIKeyCreated, Key: &KeyChange{Key: APIKey{ID: 3, AccountID: 2, Name: "shop", Prefix: "psk_ab",

@@ -35,6 +35,9 @@ type Pet struct {
 	Description string
 	// Tags are as written, in the order given; TagKey tells them apart.
 	Tags []string
+	// Photos are in the order staff gave them; a PhotoStore changes them, never an
+	// update of the pet's fields.
+	Photos []Photo
 }
 
 // Fields are the fields of p a client sets.

@@ -128,6 +128,20 @@ type CatalogStore interface {
 	// sales report finds its name, out of every read of the catalogue, so that it is
 	// ENotFound like an erased one.
 	DeletePet(ctx context.Context, id int64) error
+
+	// AddPetPhoto adds p last to the photos of the pet; ENotFound for an unknown pet,
+	// EConflict (TooManyPhotos) when it has MaxPhotosPerPet. The photo's files are
+	// the media store's, written before.
+	AddPetPhoto(ctx context.Context, petID int64, p Photo) (Pet, error)
+	// RemovePetPhoto takes a photo off the pet; ENotFound (PhotoNotFound) when the pet
+	// does not have it. The caller removes its files after.
+	RemovePetPhoto(ctx context.Context, petID int64, photoID string) (Pet, error)
+	// ReorderPetPhotos puts the pet's photos in the order of ids, under
+	// CheckPhotoOrder (EConflict, nothing changed, unless ids names each once).
+	ReorderPetPhotos(ctx context.Context, petID int64, ids []string) (Pet, error)
+	// KnownPhotos reports which of ids a pet has: the sweep of the media store
+	// removes the files of the others.
+	KnownPhotos(ctx context.Context, ids []string) (map[string]bool, error)
 }
 
 // InventoryStore keeps the stock per pet.

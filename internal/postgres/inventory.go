@@ -30,8 +30,9 @@ func lockPet(ctx context.Context, tx pgx.Tx, petID int64) (petstore.Pet, petstor
 		open   int
 		held   int
 		orders int
+		photos string
 	)
-	err := tx.QueryRow(ctx, qLockPetRow, petID).Scan(&p.ID, &p.Name, &p.CategoryID, &status, &p.Stock, &p.Price, &p.Description, &p.Tags, &open, &held, &orders)
+	err := tx.QueryRow(ctx, qLockPetRow, petID).Scan(&p.ID, &p.Name, &p.CategoryID, &status, &p.Stock, &p.Price, &p.Description, &p.Tags, &photos, &open, &held, &orders)
 	if noRows(err) {
 		return p, petstore.PetState{}, petstore.PetNotFound(petID)
 	}
@@ -39,6 +40,9 @@ func lockPet(ctx context.Context, tx pgx.Tx, petID int64) (petstore.Pet, petstor
 		return p, petstore.PetState{}, fmt.Errorf("lock pet %d: %w", petID, err)
 	}
 	p.Status = petstore.PetStatus(status)
+	if p.Photos, err = petstore.UnmarshalPhotos(photos); err != nil {
+		return p, petstore.PetState{}, err
+	}
 	return p, petstore.PetState{Status: p.Status, Stock: p.Stock, OpenOrders: open, Held: held, Orders: orders}, nil
 }
 

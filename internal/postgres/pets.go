@@ -40,7 +40,7 @@ func newPet(id int64, f petstore.PetFields, stock int) petstore.Pet {
 		tags = []string{}
 	}
 	return petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: stock, Price: f.Price,
-		Description: f.Description, Tags: tags}
+		Description: f.Description, Tags: tags, Photos: []petstore.Photo{}}
 }
 
 // tagKeys is the tag_keys column of a pet's tags, which the GIN index pets_tag_keys
@@ -54,12 +54,16 @@ func tagKeys(tags []string) []string {
 }
 
 const (
-	petColumns = `id, name, category_id, status, stock, price, description, tags`
+	petColumns = `id, name, category_id, status, stock, price, description, tags, photos`
 	qPet       = `SELECT ` + petColumns + ` FROM pets WHERE id = $1`
 )
 
 func scanPet(row pgx.Row) (p petstore.Pet, err error) {
-	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &p.Price, &p.Description, &p.Tags)
+	var photos string
+	if err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &p.Price, &p.Description, &p.Tags, &photos); err != nil {
+		return p, err
+	}
+	p.Photos, err = petstore.UnmarshalPhotos(photos)
 	return p, err
 }
 
@@ -151,6 +155,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		// change to the index (the row may even be updated in place).
 		key := petstore.NameKey(f.Name)
 		pet = newPet(id, f, cur.Stock)
+		pet.Photos = cur.Photos
 		_, err = tx.Exec(ctx,
 			`UPDATE pets SET name = $1, name_lower = $2, name_grams = $3, category_id = $4, status = $5, price = $6,
 			 description = $7, tags = $8, tag_keys = $9 WHERE id = $10`,
@@ -187,6 +192,9 @@ func (db *DB) DeletePet(ctx context.Context, id int64) error {
 				id, p.Name, p.CategoryID, p.Price, timestamp(db.now())); err != nil {
 				return err
 			}
+		}
+		if _, err = tx.Exec(ctx, `DELETE FROM photos WHERE pet_id = $1`, id); err != nil {
+			return err
 		}
 		_, err = tx.Exec(ctx, `DELETE FROM pets WHERE id = $1`, id)
 		return err

@@ -32,7 +32,7 @@ import (
 // about one round trip, so a popular pet takes as many orders per round trip as
 // arrived while the previous batch held it.
 const (
-	qLockPets = `SELECT id, name, category_id, status, stock, open_orders, held, orders, price, description, tags FROM pets WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+	qLockPets = `SELECT id, name, category_id, status, stock, open_orders, held, orders, price, description, tags, photos FROM pets WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 	qOrderIDs = `SELECT nextval('orders_id_seq') FROM generate_series(1, $1)`
 	qSavePets = `UPDATE pets SET status = v.status, stock = v.stock, open_orders = v.open_orders, held = v.held, orders = v.orders
 		FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::integer[], $5::integer[], $6::integer[]) AS v(id, status, stock, open_orders, held, orders)
@@ -211,8 +211,13 @@ func (st *batchState) scanPets(rows pgx.Rows) error {
 			p      petstore.Pet
 			s      petstore.PetState
 			status string
+			photos string
 		)
-		if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &s.Stock, &s.OpenOrders, &s.Held, &s.Orders, &p.Price, &p.Description, &p.Tags); err != nil {
+		if err := rows.Scan(&p.ID, &p.Name, &p.CategoryID, &status, &s.Stock, &s.OpenOrders, &s.Held, &s.Orders, &p.Price, &p.Description, &p.Tags, &photos); err != nil {
+			return fmt.Errorf("lock pets: %w", err)
+		}
+		var err error
+		if p.Photos, err = petstore.UnmarshalPhotos(photos); err != nil {
 			return fmt.Errorf("lock pets: %w", err)
 		}
 		s.Status = petstore.PetStatus(status)

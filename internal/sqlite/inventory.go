@@ -14,7 +14,7 @@ import (
 // and the save, in this process or any other.
 
 const (
-	qPetState    = `SELECT status, stock, open_orders, held, orders, name, category_id, price, description, tags FROM pets WHERE id = ?`
+	qPetState    = `SELECT status, stock, open_orders, held, orders, name, category_id, price, description, tags, photos FROM pets WHERE id = ?`
 	qSetPetState = `UPDATE pets SET status = ?, stock = ?, open_orders = ?, held = ?, orders = ? WHERE id = ?`
 )
 
@@ -32,8 +32,9 @@ func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstor
 		status string
 		price  sql.NullInt64
 		tags   string
+		photos string
 	)
-	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders, &st.Held, &st.Orders, &p.Name, &p.CategoryID, &price, &p.Description, &tags)
+	err = s.QueryRowContext(ctx, petID).Scan(&status, &st.Stock, &st.OpenOrders, &st.Held, &st.Orders, &p.Name, &p.CategoryID, &price, &p.Description, &tags, &photos)
 	if errors.Is(err, sql.ErrNoRows) {
 		return petstore.Pet{}, petstore.PetState{}, petstore.PetNotFound(petID)
 	}
@@ -42,6 +43,9 @@ func loadPetState(ctx context.Context, db *DB, tx *sql.Tx, petID int64) (petstor
 	}
 	st.Status = petstore.PetStatus(status)
 	p.Status, p.Stock, p.Price, p.Tags = st.Status, st.Stock, nullInt(price), splitTags(tags)
+	if p.Photos, err = petstore.UnmarshalPhotos(photos); err != nil {
+		return petstore.Pet{}, petstore.PetState{}, err
+	}
 	return p, st, nil
 }
 
@@ -73,7 +77,7 @@ func (db *DB) Inventory(ctx context.Context, petID int64) (petstore.InventoryIte
 // Inventories lists one page of the stock of the pets that match every filter, by
 // pet id, with the query of the pet list.
 func (db *DB) Inventories(ctx context.Context, f petstore.InventoryFilter, p petstore.Page) ([]petstore.InventoryItem, error) {
-	q, args := petsQuery(`id, stock, status`, f.Pets(), p)
+	q, args := petsQuery(`id, stock, status`, f.Pets(), p, "")
 	return list(uncancelled(ctx), db, "inventories", 0, scanInventory, q, args...)
 }
 

@@ -50,21 +50,24 @@ func newPet(id int64, f petstore.PetFields, stock int) petstore.Pet {
 		tags = []string{}
 	}
 	return petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: stock, Price: f.Price,
-		Description: f.Description, Tags: tags}
+		Description: f.Description, Tags: tags, Photos: []petstore.Photo{}}
 }
 
 const (
-	petColumns = `id, name, category_id, status, stock, price, description, tags`
+	petColumns = `id, name, category_id, status, stock, price, description, tags, photos`
 	qPet       = `SELECT ` + petColumns + ` FROM pets WHERE id = ?`
 )
 
 func scanPet(row scanner) (p petstore.Pet, err error) {
 	var (
-		price sql.NullInt64
-		tags  string
+		price        sql.NullInt64
+		tags, photos string
 	)
-	err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &price, &p.Description, &tags)
+	if err = row.Scan(&p.ID, &p.Name, &p.CategoryID, (*string)(&p.Status), &p.Stock, &price, &p.Description, &tags, &photos); err != nil {
+		return p, err
+	}
 	p.Price, p.Tags = nullInt(price), splitTags(tags)
+	p.Photos, err = petstore.UnmarshalPhotos(photos)
 	return p, err
 }
 
@@ -113,8 +116,20 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	q, args := petsQuery(petColumns, f, p)
-	return list(uncancelled(ctx), db, "pets", min(p.Size(), petstore.MaxLimit), scanPet, q, args...)
+	ctx = uncancelled(ctx)
+	var drive string
+	if len(f.Tags) > 0 && f.Name == "" && len(f.IDs) == 0 {
+		key, ok, err := db.rarestTag(ctx, f.TagKeys())
+		if err != nil {
+			return nil, fmt.Errorf("pets: %w", err)
+		}
+		if !ok {
+			return []petstore.Pet{}, nil // a tag no pet has: nothing to walk
+		}
+		drive = key
+	}
+	q, args := petsQuery(petColumns, f, p, drive)
+	return list(ctx, db, "pets", min(p.Size(), petstore.MaxLimit), scanPet, q, args...)
 }
 
 // petsQuery is the query of one page of the columns of the pets that match every
@@ -131,23 +146,25 @@ func (db *DB) Pets(ctx context.Context, f petstore.PetFilter, p petstore.Page) (
 // first ones fill the page), and instr drops the candidates that hold the terms but
 // not the text. With ids, the ids (at most 100, as the document bounds them) bound the work
 // better than the terms of a common name would.
-func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, []any) {
+//
+// drive, when set, is the tag key whose list (pet_tags) the query walks, for a tag
+// filter without a name or ids: the caller's pick, the tag with the fewest pets.
+func petsQuery(columns string, f petstore.PetFilter, p petstore.Page, drive string) (string, []any) {
 	var (
 		q    strings.Builder
 		args = make([]any, 0, 7)
 	)
 	byName := f.Name != "" && len(f.IDs) == 0
-	byTags := !byName && len(f.Tags) > 0 && len(f.IDs) == 0
-	tagKeys := f.TagKeys()
+	byTags := !byName && drive != "" && len(f.IDs) == 0
 	switch {
 	case byName:
 		q.WriteString(`SELECT ` + columns + ` FROM pet_name_grams CROSS JOIN pets ON pets.id = pet_name_grams.rowid
 			WHERE pet_name_grams MATCH ? AND pet_name_grams.rowid > ?`)
 		args = append(args, nameMatch(petstore.NameKey(f.Name)), p.After)
 	case byTags:
-		q.WriteString(`SELECT ` + columns + ` FROM pet_tag_terms CROSS JOIN pets ON pets.id = pet_tag_terms.rowid
-			WHERE pet_tag_terms MATCH ? AND pet_tag_terms.rowid > ?`)
-		args = append(args, hexTerms(tagKeys), p.After)
+		q.WriteString(`SELECT ` + columns + ` FROM pet_tags CROSS JOIN pets ON pets.id = pet_tags.pet_id
+			WHERE pet_tags.tag_key = ? AND pet_tags.pet_id > ?`)
+		args = append(args, drive, p.After)
 	default:
 		q.WriteString(`SELECT ` + columns + ` FROM pets WHERE id > ?`)
 		args = append(args, p.After)
@@ -168,17 +185,17 @@ func petsQuery(columns string, f petstore.PetFilter, p petstore.Page) (string, [
 		q.WriteString(` AND instr(name_lower, ?) > 0`)
 		args = append(args, petstore.NameKey(f.Name))
 	}
-	if !byTags {
-		for _, k := range tagKeys {
+	for _, k := range f.TagKeys() {
+		if !byTags || k != drive {
 			q.WriteString(` AND instr(tag_keys, ?) > 0`)
-			args = append(args, "\t"+k+"\t")
+			args = append(args, tagKeyArg(k))
 		}
 	}
 	switch {
 	case byName:
 		q.WriteString(` ORDER BY pet_name_grams.rowid LIMIT ?`)
 	case byTags:
-		q.WriteString(` ORDER BY pet_tag_terms.rowid LIMIT ?`)
+		q.WriteString(` ORDER BY pet_tags.pet_id LIMIT ?`)
 	default:
 		q.WriteString(` ORDER BY id LIMIT ?`)
 	}
@@ -240,7 +257,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 			}
 		}
 		if tagKeys != tagKeysColumn(cur.Tags) {
-			if err := unindexPetTags(ctx, tx, id); err != nil {
+			if err := unindexPetTags(ctx, tx, id, cur.Tags); err != nil {
 				return nil, err
 			}
 			if err := indexPetTags(ctx, tx, id, f.Tags); err != nil {
@@ -248,6 +265,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 			}
 		}
 		pet = newPet(id, f, cur.Stock)
+		pet.Photos = cur.Photos
 		return petstore.RevisedEvents(cur, pet, db.now().UTC()), nil
 	})
 	if err != nil {
@@ -279,7 +297,10 @@ func (db *DB) DeletePet(ctx context.Context, id int64) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM pets WHERE id = ?`, id); err != nil {
 			return err
 		}
-		if err := unindexPetTags(ctx, tx, id); err != nil {
+		if err := unindexPetTags(ctx, tx, id, p.Tags); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM photos WHERE pet_id = ?`, id); err != nil {
 			return err
 		}
 		return unindexPetName(ctx, tx, id)

@@ -51,9 +51,16 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 
 	page := petstore.Page{Limit: 20}
 	after := petstore.Page{Limit: 20, After: 1500}
-	pets := func(f petstore.PetFilter, p petstore.Page) (string, []any) { return petsQuery(petColumns, f, p) }
+	pets := func(f petstore.PetFilter, p petstore.Page) (string, []any) {
+		// The store walks the list of the rarest tag (rarestTag); so does the plan.
+		var drive string
+		if len(f.Tags) > 0 && f.Name == "" && len(f.IDs) == 0 {
+			drive, _, _ = db.rarestTag(ctx, f.TagKeys())
+		}
+		return petsQuery(petColumns, f, p, drive)
+	}
 	stock := func(f petstore.InventoryFilter) (string, []any) {
-		return petsQuery(`id, stock, status`, f.Pets(), page)
+		return petsQuery(`id, stock, status`, f.Pets(), page, "")
 	}
 	orders := ordersQuery
 	// A day long past: the plan data's orders are all placed today, so that a range
@@ -227,11 +234,11 @@ func planProblem(plan []string, selective bool) string {
 		case derived[strings.TrimPrefix(line, "SCAN ")]:
 		case strings.HasPrefix(line, "SCAN json_each VIRTUAL TABLE"):
 			// The ids of a batch lookup, from the query's own argument.
-		case strings.HasPrefix(line, "SCAN pet_name_grams VIRTUAL TABLE INDEX"), strings.HasPrefix(line, "SCAN pet_tag_terms VIRTUAL TABLE INDEX"):
+		case strings.HasPrefix(line, "SCAN pet_name_grams VIRTUAL TABLE INDEX"):
 			// FTS5 reads only the posting lists of MATCH's terms when its plan has
 			// the M constraint; without it, it reads every row.
 			if !strings.Contains(line, ":M") {
-				return "a search index is read whole: " + line
+				return "the name index is read whole"
 			}
 			served = true
 		case strings.HasPrefix(line, "SCAN (subquery-"):

@@ -546,5 +546,5 @@ func samePet(a, b petstore.Pet) bool {
 	samePrice := (a.Price == nil) == (b.Price == nil) && (a.Price == nil || *a.Price == *b.Price)
 	// A pet without tags may hold nil or an empty list: the same pet.
 	return a.ID == b.ID && a.Name == b.Name && a.CategoryID == b.CategoryID && a.Status == b.Status && a.Stock == b.Stock &&
-		a.Description == b.Description && slices.Equal(a.Tags, b.Tags) && samePrice
+		a.Description == b.Description && slices.Equal(a.Tags, b.Tags) && slices.Equal(a.Photos, b.Photos) && samePrice
 }

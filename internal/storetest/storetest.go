@@ -57,6 +57,7 @@ func Run(t *testing.T, open Opener) {
 		{"pets", testPets},
 		{"name search", testNameSearch},
 		{"descriptions and tags", testTags},
+		{"photos of pets", testPhotos},
 		{"inventory", testInventory},
 		{"orders", testOrders},
 		{"order updates", testOrderUpdates},

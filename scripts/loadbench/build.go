@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,7 @@ func (s shape) customers() int { return max(1, s.pets/100) }
 // cost can differ.
 const (
 	rareName     = "zephyr"
+	rareTag      = "rare"
 	rarePets     = 5
 	benchStock   = 1_000_000
 	customerMail = "customer0@bench.example"
@@ -129,8 +131,17 @@ func createPets(ctx context.Context, st petstore.Store, s shape, category int64,
 		if i%(s.pets/rarePets) == s.pets/rarePets/2 {
 			name = fmt.Sprintf("Zephyr %d", i)
 		}
+		// Tags: "friendly" on every other pet (a common tag), "rare" on the rare
+		// name's (a tag search for it returns the same page on every database).
+		var tags []string
+		if i%2 == 0 {
+			tags = append(tags, "friendly")
+		}
+		if strings.HasPrefix(name, "Zephyr") {
+			tags = append(tags, rareTag)
+		}
 		price := int64(100 + i%900)
-		p, err := st.CreatePet(ctx, petstore.PetFields{Name: name, CategoryID: category, Status: petstore.Available, Price: &price})
+		p, err := st.CreatePet(ctx, petstore.PetFields{Name: name, CategoryID: category, Status: petstore.Available, Price: &price, Tags: tags})
 		ids[i] = p.ID
 		return err
 	})

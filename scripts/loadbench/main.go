@@ -28,7 +28,7 @@
 //
 // It then runs, alternating small and large for -rounds rounds (medians shown), the
 // reads pet-by-id (random ids), first-page, deep-page (a cursor nine tenths in),
-// status (?status=sold), name-search (?name=zephyr), my-orders (GET /v1/store/orders
+// status (?status=sold), name-search (?name=zephyr), tag-search (?tag=friendly&tag=rare), my-orders (GET /v1/store/orders
 // as a customer), orders-in-a-day (staff's completed orders of a past day),
 // sales-by-day and sales-by-pet (the report of the last 90 days), events-feed and
 // events-deep; then orders-spread on each; and

@@ -37,6 +37,8 @@ request = function() return wrk.format("GET", "/v1/pets?cursor=" .. PCURSOR) end
 request = function() return wrk.format("GET", "/v1/pets?status=sold") end`},
 	{"name-search", "GET /v1/pets?name=" + rareName + " (5 pets)", `
 request = function() return wrk.format("GET", "/v1/pets?name=` + rareName + `") end`},
+	{"tag-search", "GET /v1/pets?tag=friendly&tag=" + rareTag + " (5 pets, one tag on half of all)", `
+request = function() return wrk.format("GET", "/v1/pets?tag=friendly&tag=` + rareTag + `") end`},
 	{"my-orders", "GET /v1/store/orders as a customer (~1,000 orders of its own)", `
 wrk.headers["Authorization"] = "Bearer " .. CUSTOMER
 request = function() return wrk.format("GET", "/v1/store/orders") end`},

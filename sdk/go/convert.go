@@ -13,7 +13,13 @@ import (
 // field the document renames or retypes breaks the build here.
 
 func petFrom(p api.Pet) *Pet {
-	pet := &Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: PetStatus(p.Status), Price: p.Price}
+	pet := &Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: PetStatus(p.Status), Price: p.Price, Tags: p.Tags}
+	if pet.Tags == nil {
+		pet.Tags = []string{}
+	}
+	if p.Description != nil {
+		pet.Description = *p.Description
+	}
 	if p.Stock != nil {
 		pet.Stock = int(*p.Stock)
 	}
@@ -24,11 +30,19 @@ func petFrom(p api.Pet) *Pet {
 }
 
 func (p NewPet) body() api.NewPet {
-	return api.NewPet{Name: p.Name, CategoryID: p.CategoryID, Status: optional(api.PetStatus(p.Status)), Price: p.Price}
+	body := api.NewPet{Name: p.Name, CategoryID: p.CategoryID, Status: optional(api.PetStatus(p.Status)), Price: p.Price,
+		Description: optional(p.Description)}
+	if p.Tags != nil {
+		body.Tags = &p.Tags
+	}
+	return body
 }
 
 func (p PetPatch) body() api.PetPatch {
-	patch := api.PetPatch{Name: p.Name, CategoryID: p.CategoryID, Price: p.Price}
+	patch := api.PetPatch{Name: p.Name, CategoryID: p.CategoryID, Price: p.Price, Description: p.Description}
+	if p.Tags != nil {
+		patch.Tags = &p.Tags
+	}
 	if p.Status != nil {
 		patch.Status = Ptr(api.PetStatus(*p.Status))
 	}

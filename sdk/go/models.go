@@ -135,6 +135,11 @@ type Pet struct {
 	// pointer because 0 is a price: the pet is free.
 	Price    *int64
 	Currency string // the shop's ISO 4217 code, such as "EUR"; set with Price
+	// Description is what a customer reads about the animal; "" when it has none.
+	Description string
+	// Tags are the pet's tags as written (empty when it has none); the service tells
+	// them apart without regard to case.
+	Tags []string
 }
 
 // NewPet is a pet to add, or the full replacement of one.
@@ -146,6 +151,13 @@ type NewPet struct {
 	// 0–100,000,000. nil: a new pet has no price, and a replacement (ReplacePet)
 	// keeps the price the pet has; take a price away with PetPatch.RemovePrice.
 	Price *int64
+	// Description is free text of at most 2,000 characters. "": a new pet has none,
+	// and a replacement keeps the one the pet has (remove it with PetPatch).
+	Description string
+	// Tags are at most 10, each 1–32 characters, none twice in any letter case. nil:
+	// a new pet has none, and a replacement keeps the pet's; an empty, non-nil list
+	// removes them.
+	Tags []string
 }
 
 // PetPatch changes some fields of a pet: nil fields keep their value. Ptr makes the
@@ -158,6 +170,10 @@ type PetPatch struct {
 	// RemovePrice takes the pet's price away (sent as "price": null): it cannot be
 	// ordered until it has one again. It cannot go with Price.
 	RemovePrice bool
+	// Description, when not nil, replaces the pet's; Ptr("") removes it.
+	Description *string
+	// Tags, when not nil, replace all of the pet's; an empty list removes them.
+	Tags []string
 }
 
 // Category is a kind of animal.
@@ -466,7 +482,10 @@ type ListPetsOptions struct {
 	IDs        []int64 // at most 100; ids that match no pet are left out
 	// Name keeps the pets whose name contains it, without regard to case ("éc" finds
 	// "Éclair"); every character stands for itself (% and _ are not wildcards).
-	Name  string
+	Name string
+	// Tags keeps the pets that have every one of them, without regard to case; at
+	// most 10.
+	Tags  []string
 	Limit int // items per page, 1–100; 0 for the service's default (with IDs, all of them)
 	// Cursor is where the list starts: the Next of a page fetched with the same
 	// filters, to go on from there; "" for the start.

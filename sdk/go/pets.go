@@ -35,6 +35,9 @@ func (c *Client) ListPetsPages(ctx context.Context, opts *ListPetsOptions, callO
 			Limit:      optional(int32Of(opts.Limit)),
 			Cursor:     optional(opts.Cursor),
 		}
+		if len(opts.Tags) > 0 {
+			params.Tag = &opts.Tags
+		}
 	}
 	return pages(ctx, c, "listPets", callOpts, func(ctx context.Context) (*http.Response, error) {
 		return c.api.ListPets(ctx, &params)

@@ -296,6 +296,25 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 		got.Price == nil || *got.Price != 1999 || got.Currency != "EUR" {
 		t.Errorf("pet = %+v, want Tester III, available, 1999 EUR", got)
 	}
+	// A description and tags: kept by a replacement that leaves them out, found by
+	// tag in any case, removed by a patch.
+	tagged := must(admin.UpdatePet(ctx, pet.ID, petstore.PetPatch{Description: petstore.Ptr("Calm."), Tags: []string{"Calm", "tester-" + suffix}}))(t)
+	if tagged.Description != "Calm." || !slices.Equal(tagged.Tags, []string{"Calm", "tester-" + suffix}) {
+		t.Errorf("tagged pet = %+v", tagged)
+	}
+	if got := must(admin.ReplacePet(ctx, pet.ID, petstore.NewPet{Name: "Tester III", CategoryID: cat.ID}))(t); got.Description != "Calm." || len(got.Tags) != 2 {
+		t.Errorf("replaced pet = %+v, want its description and tags kept", got)
+	}
+	var byTag []int64
+	for p, err := range customer.ListPets(ctx, &petstore.ListPetsOptions{Tags: []string{"CALM", "Tester-" + suffix}}) {
+		byTag = append(byTag, must(p, err)(t).ID)
+	}
+	if !slices.Equal(byTag, []int64{pet.ID}) {
+		t.Errorf("pets by tag = %v, want %d", byTag, pet.ID)
+	}
+	if got := must(admin.UpdatePet(ctx, pet.ID, petstore.PetPatch{Description: petstore.Ptr(""), Tags: []string{}}))(t); got.Description != "" || len(got.Tags) != 0 || got.Tags == nil {
+		t.Errorf("pet = %+v, want no description and an empty list of tags", got)
+	}
 	var names []string
 	for p, err := range customer.ListPets(ctx, &petstore.ListPetsOptions{IDs: []int64{pet.ID}}) {
 		names = append(names, must(p, err)(t).Name)

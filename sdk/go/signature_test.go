@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -109,13 +110,13 @@ func TestWebhookRefusalsAreDistinct(t *testing.T) {
 }
 
 func TestConstructEventUsesTheClock(t *testing.T) {
-	body := `{"id":"evt_a","type":"pet.status_changed","createdAt":"2026-11-21T12:00:30Z","data":{"id":4,"name":"Luna","categoryId":2,"status":"sold"}}`
+	body := `{"id":"evt_a","type":"pet.status_changed","createdAt":"2026-11-21T12:00:30Z","data":{"id":4,"name":"Luna","description":"Shy.","tags":["calm"],"categoryId":2,"status":"sold"}}`
 	now := time.Now().Unix()
 	event, err := petstore.ConstructEvent([]byte(body), fmt.Sprintf("t=%d,v1=%s", now, sign("whsec_x", now, body)), "whsec_x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if event.Pet == nil || *event.Pet != (petstore.Pet{ID: 4, Name: "Luna", CategoryID: 2, Status: petstore.PetStatusSold}) {
+	if want := (petstore.Pet{ID: 4, Name: "Luna", CategoryID: 2, Status: petstore.PetStatusSold, Description: "Shy.", Tags: []string{"calm"}}); event.Pet == nil || !reflect.DeepEqual(*event.Pet, want) {
 		t.Errorf("event = %+v, pet %+v", event, event.Pet)
 	}
 	// The same delivery, replayed ten minutes later.

@@ -1,6 +1,10 @@
 // Command ogeninput runs ogen on the OpenAPI document minus the response headers that
 // middleware sets on every response (header components marked `x-middleware: true`,
-// the rate-limit headers).
+// the rate-limit headers), and minus the operations marked `x-handwritten: true`.
+//
+// A handwritten operation (getPhoto) is served by a handler of httpapi's own, held to
+// the document by its tests: serving bytes with ETag, 304 and Range is what
+// http.ServeContent does, and a generated handler would do it again, worse.
 //
 // The document declares those headers on every response, because clients see them
 // there. Declared to ogen, each would become a field of a generated …Headers wrapper
@@ -45,6 +49,7 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", args[0], err)
 	}
+	dropHandwritten(root)
 	n, err := stripMiddlewareHeaders(root)
 	if err != nil {
 		return err
@@ -68,6 +73,29 @@ func run(args []string) error {
 	cmd := exec.Command(args[2], append(args[3:], input)...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	return cmd.Run()
+}
+
+// dropHandwritten removes the operations marked x-handwritten, and a path left with
+// none.
+func dropHandwritten(root *yaml.Node) {
+	paths := api.Value(root.Content[0], "paths")
+	kept := paths.Content[:0]
+	for i := 0; i+1 < len(paths.Content); i += 2 {
+		item := paths.Content[i+1]
+		ops := 0
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			if op := item.Content[j+1]; api.IsTrue(op, "x-handwritten") {
+				item.Content = append(item.Content[:j], item.Content[j+2:]...)
+				j -= 2
+			} else if item.Content[j].Value != "parameters" {
+				ops++
+			}
+		}
+		if ops > 0 {
+			kept = append(kept, paths.Content[i], item)
+		}
+	}
+	paths.Content = kept
 }
 
 // stripMiddlewareHeaders removes, from every response, the headers that refer to a

@@ -447,6 +447,128 @@ export interface paths {
         patch: operations["updatePet"];
         trace?: never;
     };
+    "/pets/{petId}/photos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pet's id.
+                 * @example 7
+                 */
+                petId: components["parameters"]["PetId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put a pet's photos in order
+         * @description Admin only. `photoIds` names every photo of the pet once, in the order to show
+         *     them (the first is the one a list shows). A list that leaves one out, names one
+         *     twice, or names a photo of another pet answers `409 conflict` and changes
+         *     nothing, so that two editors cannot lose each other's uploads. Answers the pet.
+         */
+        put: operations["reorderPetPhotos"];
+        /**
+         * Add a photo of a pet
+         * @description Admin only. The body is one image, as it is (not a form): `Content-Type:
+         *     image/jpeg`, `image/png` or `image/webp`, at most 10 MiB (else
+         *     `413 payload_too_large`). A pet holds at most 8 photos (`409 conflict`); the new
+         *     one goes last (reorder them with `PUT /pets/{petId}/photos`).
+         *
+         *     The service reads what the bytes are, not only what the header says: bytes of
+         *     another format than the one declared, or a type other than these three, answer
+         *     `415 unsupported_media_type`. An image larger than 40 megapixels or 12,000
+         *     pixels on a side is refused from its header, before it is decoded
+         *     (`413 payload_too_large`); a truncated or corrupt image answers
+         *     `400 invalid_image`. Nothing is stored when the upload is refused.
+         *
+         *     The image is decoded and written again, so that nothing but its pixels is
+         *     kept: EXIF (GPS position, camera, time), comments and colour profiles are
+         *     dropped, and a JPEG's EXIF orientation is applied to the pixels first. Three
+         *     sizes are stored: `original` (the full size, as JPEG, or PNG for a PNG or a
+         *     WebP with transparency: the service has no WebP encoder), `display` (at most
+         *     1,200 pixels on its longest side) and `thumb` (at most 400); a smaller image is
+         *     never enlarged. The answer's `urls` are where each is served
+         *     (`GET /photos/{photoId}/{size}`), origin-relative as `Location` is.
+         *     The whole upload must arrive within the server's read time-out (`--read-timeout`,
+         *     15 s unless the operator set another): about 700 KB/s for 10 MiB.
+         */
+        post: operations["uploadPetPhoto"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pets/{petId}/photos/{photoId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pet's id.
+                 * @example 7
+                 */
+                petId: components["parameters"]["PetId"];
+                /**
+                 * @description The photo's id.
+                 * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+                 */
+                photoId: components["parameters"]["PhotoId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a photo of a pet
+         * @description Admin only. The photo leaves the pet at once; its files are removed after that
+         *     (a file left behind by a crash is swept later), so its URLs answer `404` soon
+         *     after. A cache that already holds it (a browser's, a CDN's) may show it until it
+         *     lets it go. Deleting a pet removes all its photos the same way.
+         */
+        delete: operations["deletePetPhoto"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/photos/{photoId}/{size}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The photo's id.
+                 * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+                 */
+                photoId: components["parameters"]["PhotoId"];
+                /** @description Which size of the photo. */
+                size: "thumb" | "display" | "original";
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a photo
+         * @description Public, as the catalogue's pictures are: no key is needed, so that an `<img>`
+         *     can show it. A photo never changes (a new upload is a new photo with a new id),
+         *     so it is served with `Cache-Control: public, max-age=31536000, immutable` and a
+         *     strong `ETag`: `If-None-Match` answers `304`, and `Range` a `206` with that part
+         *     (a range past the end, `416`). The server keeps recent photos in memory; serving
+         *     one reads no database. Requests answered from memory do not count against the
+         *     rate limit; the others do, as any request without a key.
+         */
+        get: operations["getPhoto"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/categories": {
         parameters: {
             query?: never;
@@ -1218,6 +1340,11 @@ export interface components {
              */
             tags: string[];
             /**
+             * @description The pet's photos, in the order staff gave them (the first is the one to show
+             *     in a list); empty when it has none. Add one with `POST /pets/{petId}/photos`.
+             */
+            photos: components["schemas"]["Photo"][];
+            /**
              * Format: int64
              * @description Id of the category the animal belongs to.
              * @example 1
@@ -1251,6 +1378,56 @@ export interface components {
              * @example EUR
              */
             currency?: string;
+        };
+        /** @description A photo of a pet, stored in three sizes. */
+        Photo: {
+            /**
+             * @description The photo's id; a new upload is a new photo.
+             * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+             */
+            id: string;
+            /**
+             * Format: int32
+             * @description Width of the original, in pixels (after its EXIF orientation).
+             * @example 3024
+             */
+            width: number;
+            /**
+             * Format: int32
+             * @description Height of the original, in pixels.
+             * @example 4032
+             */
+            height: number;
+            /**
+             * @description The media type of the original as stored (`image/jpeg` or `image/png`);
+             *     `display` and `thumb` are JPEG, or PNG when the image has transparency.
+             * @example image/jpeg
+             */
+            contentType: string;
+            urls: components["schemas"]["PhotoUrls"];
+        };
+        /**
+         * @description Where each size of a photo is served (`GET /photos/{photoId}/{size}`, public),
+         *     origin-relative. Use `thumb` (at most 400 pixels on its longest side) for lists,
+         *     `display` (at most 1,200) for a pet's page, `original` for a download.
+         */
+        PhotoUrls: {
+            /** @example /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/thumb */
+            thumb: string;
+            /** @example /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/display */
+            display: string;
+            /** @example /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/original */
+            original: string;
+        };
+        /** @description Every photo of a pet, once, in the order to show them. */
+        PhotoOrder: {
+            /**
+             * @example [
+             *       "ph_01jdz8k3q4m5n6p7r8s9t0v1w2",
+             *       "ph_01jdz8k2a3b4c5d6e7f8g9h0j1"
+             *     ]
+             */
+            photoIds: string[];
         };
         /**
          * @description Up to 10 short words a customer filters by (`GET /pets?tag=`), each a name (see
@@ -2534,6 +2711,45 @@ export interface components {
             };
         };
         /**
+         * @description `unsupported_media_type`: the body is not an image of a type the operation takes,
+         *     or its bytes are of another type than its `Content-Type` says.
+         */
+        UnsupportedMediaType: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "unsupported_media_type",
+                 *       "message": "The body is declared image/jpeg but its bytes are a PNG image.",
+                 *       "status": 415
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `range_not_satisfiable`: the `Range` asked for starts past the end of the photo. */
+        RangeNotSatisfiable: {
+            headers: {
+                /** @description The photo's length (`bytes *\/2048`). */
+                "Content-Range"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "range_not_satisfiable",
+                 *       "message": "The range starts past the end of the photo (2048 bytes).",
+                 *       "status": 416
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
          * @description `request_timeout`: the body did not arrive within the time the server allows for a
          *     whole request (`--read-timeout`, 15 s unless the operator set another); nothing was
          *     done, and the connection closes. Send the request again without pauses.
@@ -2666,6 +2882,11 @@ export interface components {
          *     or comma-separated).
          */
         AccountIds: number[];
+        /**
+         * @description The photo's id.
+         * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+         */
+        PhotoId: string;
         /**
          * @description The pet's id.
          * @example 7
@@ -3509,6 +3730,206 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    reorderPetPhotos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pet's id.
+                 * @example 7
+                 */
+                petId: components["parameters"]["PetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PhotoOrder"];
+            };
+        };
+        responses: {
+            /** @description The pet, its photos in the new order. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    uploadPetPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pet's id.
+                 * @example 7
+                 */
+                petId: components["parameters"]["PetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+            };
+        };
+        responses: {
+            /** @description The photo was stored; the pet lists it last. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Photo"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    deletePetPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pet's id.
+                 * @example 7
+                 */
+                petId: components["parameters"]["PetId"];
+                /**
+                 * @description The photo's id.
+                 * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+                 */
+                photoId: components["parameters"]["PhotoId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The photo is gone. */
+            204: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    getPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The photo's id.
+                 * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+                 */
+                photoId: components["parameters"]["PhotoId"];
+                /** @description Which size of the photo. */
+                size: "thumb" | "display" | "original";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The photo. */
+            200: {
+                headers: {
+                    /** @description A strong validator of the photo, which never changes. */
+                    ETag?: string;
+                    /** @description `public, max-age=31536000, immutable`. */
+                    "Cache-Control"?: string;
+                    /** @description `bytes`. */
+                    "Accept-Ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                };
+            };
+            /** @description The part of the photo that `Range` asked for. */
+            206: {
+                headers: {
+                    /** @description A strong validator of the photo, which never changes. */
+                    ETag?: string;
+                    /** @description `public, max-age=31536000, immutable`. */
+                    "Cache-Control"?: string;
+                    /** @description `bytes`. */
+                    "Accept-Ranges"?: string;
+                    /** @description Which bytes of the photo the answer holds (`bytes 0-99/2048`). */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                };
+            };
+            /** @description The photo has not changed since the `ETag` given in `If-None-Match`. */
+            304: {
+                headers: {
+                    /** @description A strong validator of the photo, which never changes. */
+                    ETag?: string;
+                    /** @description `public, max-age=31536000, immutable`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -1257,6 +1257,10 @@ type Pet struct {
 	// Example: Rex
 	Name string `json:"name"`
 
+	// Photos The pet's photos, in the order staff gave them (the first is the one to show
+	// in a list); empty when it has none. Add one with `POST /pets/{petId}/photos`.
+	Photos []Photo `json:"photos"`
+
 	// Price Price of one unit in the minor unit of `currency` (see Money). Absent when the
 	// pet has no price: it cannot be ordered then (`409 not_for_sale`).
 	//
@@ -1351,6 +1355,56 @@ type PetTags = []string
 
 // Pets A page of pets.
 type Pets = []Pet
+
+// Photo A photo of a pet, stored in three sizes.
+type Photo struct {
+	// ContentType The media type of the original as stored (`image/jpeg` or `image/png`);
+	// `display` and `thumb` are JPEG, or PNG when the image has transparency.
+	//
+	//
+	// Example: image/jpeg
+	ContentType string `json:"contentType"`
+
+	// Height Height of the original, in pixels.
+	//
+	// Example: 4032
+	Height int32 `json:"height"`
+
+	// ID The photo's id; a new upload is a new photo.
+	//
+	// Example: ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+	ID string `json:"id"`
+
+	// Urls Where each size of a photo is served (`GET /photos/{photoId}/{size}`, public),
+	// origin-relative. Use `thumb` (at most 400 pixels on its longest side) for lists,
+	// `display` (at most 1,200) for a pet's page, `original` for a download.
+	Urls PhotoUrls `json:"urls"`
+
+	// Width Width of the original, in pixels (after its EXIF orientation).
+	//
+	// Example: 3024
+	Width int32 `json:"width"`
+}
+
+// PhotoOrder Every photo of a pet, once, in the order to show them.
+type PhotoOrder struct {
+	// PhotoIds Example: ["ph_01jdz8k3q4m5n6p7r8s9t0v1w2","ph_01jdz8k2a3b4c5d6e7f8g9h0j1"]
+	PhotoIds []string `json:"photoIds"`
+}
+
+// PhotoUrls Where each size of a photo is served (`GET /photos/{photoId}/{size}`, public),
+// origin-relative. Use `thumb` (at most 400 pixels on its longest side) for lists,
+// `display` (at most 1,200) for a pet's page, `original` for a download.
+type PhotoUrls struct {
+	// Display Example: /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/display
+	Display string `json:"display"`
+
+	// Original Example: /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/original
+	Original string `json:"original"`
+
+	// Thumb Example: /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/thumb
+	Thumb string `json:"thumb"`
+}
 
 // Role `customer` (every sign-up) or `admin` (store staff). An open list: a minor
 // version may add roles, so treat one you do not know as having no more rights
@@ -1671,6 +1725,9 @@ type PetID = int64
 // PetIds defines model for PetIds.
 type PetIds = []int64
 
+// PhotoID defines model for PhotoId.
+type PhotoID = string
+
 // WebhookID defines model for WebhookId.
 type WebhookID = int64
 
@@ -1701,6 +1758,9 @@ type NotFound = Error
 // PayloadTooLarge The body of every error response.
 type PayloadTooLarge = Error
 
+// RangeNotSatisfiable The body of every error response.
+type RangeNotSatisfiable = Error
+
 // RateLimited The body of every error response.
 type RateLimited = Error
 
@@ -1712,6 +1772,9 @@ type Unauthorized = Error
 
 // Unavailable The body of every error response.
 type Unavailable = Error
+
+// UnsupportedMediaType The body of every error response.
+type UnsupportedMediaType = Error
 
 // ListAccountsParams defines parameters for ListAccounts.
 type ListAccountsParams struct {
@@ -1949,6 +2012,9 @@ type UpdatePetApplicationMergePatchPlusJSONRequestBody = PetPatch
 
 // ReplacePetJSONRequestBody defines body for ReplacePet for application/json ContentType.
 type ReplacePetJSONRequestBody = NewPet
+
+// ReorderPetPhotosJSONRequestBody defines body for ReorderPetPhotos for application/json ContentType.
+type ReorderPetPhotosJSONRequestBody = PhotoOrder
 
 // CreateSessionJSONRequestBody defines body for CreateSession for application/json ContentType.
 type CreateSessionJSONRequestBody = NewSession
@@ -2824,6 +2890,83 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /pets/{petId} (the `ReplacePet` operationId).
 	ReplacePet(ctx context.Context, petID PetID, body ReplacePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UploadPetPhotoWithBody Add a photo of a pet
+	//
+	// Admin only. The body is one image, as it is (not a form): `Content-Type:
+	// image/jpeg`, `image/png` or `image/webp`, at most 10 MiB (else
+	// `413 payload_too_large`). A pet holds at most 8 photos (`409 conflict`); the new
+	// one goes last (reorder them with `PUT /pets/{petId}/photos`).
+	//
+	// The service reads what the bytes are, not only what the header says: bytes of
+	// another format than the one declared, or a type other than these three, answer
+	// `415 unsupported_media_type`. An image larger than 40 megapixels or 12,000
+	// pixels on a side is refused from its header, before it is decoded
+	// (`413 payload_too_large`); a truncated or corrupt image answers
+	// `400 invalid_image`. Nothing is stored when the upload is refused.
+	//
+	// The image is decoded and written again, so that nothing but its pixels is
+	// kept: EXIF (GPS position, camera, time), comments and colour profiles are
+	// dropped, and a JPEG's EXIF orientation is applied to the pixels first. Three
+	// sizes are stored: `original` (the full size, as JPEG, or PNG for a PNG or a
+	// WebP with transparency: the service has no WebP encoder), `display` (at most
+	// 1,200 pixels on its longest side) and `thumb` (at most 400); a smaller image is
+	// never enlarged. The answer's `urls` are where each is served
+	// (`GET /photos/{photoId}/{size}`), origin-relative as `Location` is.
+	// The whole upload must arrive within the server's read time-out (`--read-timeout`,
+	// 15 s unless the operator set another): about 700 KB/s for 10 MiB.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /pets/{petId}/photos (the `UploadPetPhoto` operationId).
+	UploadPetPhotoWithBody(ctx context.Context, petID PetID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReorderPetPhotosWithBody Put a pet's photos in order
+	//
+	// Admin only. `photoIds` names every photo of the pet once, in the order to show
+	// them (the first is the one a list shows). A list that leaves one out, names one
+	// twice, or names a photo of another pet answers `409 conflict` and changes
+	// nothing, so that two editors cannot lose each other's uploads. Answers the pet.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /pets/{petId}/photos (the `ReorderPetPhotos` operationId).
+	ReorderPetPhotosWithBody(ctx context.Context, petID PetID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReorderPetPhotos Put a pet's photos in order
+	//
+	// Admin only. `photoIds` names every photo of the pet once, in the order to show
+	// them (the first is the one a list shows). A list that leaves one out, names one
+	// twice, or names a photo of another pet answers `409 conflict` and changes
+	// nothing, so that two editors cannot lose each other's uploads. Answers the pet.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /pets/{petId}/photos (the `ReorderPetPhotos` operationId).
+	ReorderPetPhotos(ctx context.Context, petID PetID, body ReorderPetPhotosJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeletePetPhoto Remove a photo of a pet
+	//
+	// Admin only. The photo leaves the pet at once; its files are removed after that
+	// (a file left behind by a crash is swept later), so its URLs answer `404` soon
+	// after. A cache that already holds it (a browser's, a CDN's) may show it until it
+	// lets it go. Deleting a pet removes all its photos the same way.
+	//
+	// Corresponds with DELETE /pets/{petId}/photos/{photoId} (the `DeletePetPhoto` operationId).
+	DeletePetPhoto(ctx context.Context, petID PetID, photoID PhotoID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPhoto Get a photo
+	//
+	// Public, as the catalogue's pictures are: no key is needed, so that an `<img>`
+	// can show it. A photo never changes (a new upload is a new photo with a new id),
+	// so it is served with `Cache-Control: public, max-age=31536000, immutable` and a
+	// strong `ETag`: `If-None-Match` answers `304`, and `Range` a `206` with that part
+	// (a range past the end, `416`). The server keeps recent photos in memory; serving
+	// one reads no database. Requests answered from memory do not count against the
+	// rate limit; the others do, as any request without a key.
+	//
+	// Corresponds with GET /photos/{photoId}/{size} (the `GetPhoto` operationId).
+	GetPhoto(ctx context.Context, photoID PhotoID, size string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSessionWithBody Sign in with email and password
 	//
@@ -4367,6 +4510,133 @@ func (c *Client) ReplacePetWithBody(ctx context.Context, petID PetID, contentTyp
 // Corresponds with PUT /pets/{petId} (the `ReplacePet` operationId).
 func (c *Client) ReplacePet(ctx context.Context, petID PetID, body ReplacePetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReplacePetRequest(c.Server, petID, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UploadPetPhotoWithBody Add a photo of a pet
+//
+// Admin only. The body is one image, as it is (not a form): `Content-Type:
+// image/jpeg`, `image/png` or `image/webp`, at most 10 MiB (else
+// `413 payload_too_large`). A pet holds at most 8 photos (`409 conflict`); the new
+// one goes last (reorder them with `PUT /pets/{petId}/photos`).
+//
+// The service reads what the bytes are, not only what the header says: bytes of
+// another format than the one declared, or a type other than these three, answer
+// `415 unsupported_media_type`. An image larger than 40 megapixels or 12,000
+// pixels on a side is refused from its header, before it is decoded
+// (`413 payload_too_large`); a truncated or corrupt image answers
+// `400 invalid_image`. Nothing is stored when the upload is refused.
+//
+// The image is decoded and written again, so that nothing but its pixels is
+// kept: EXIF (GPS position, camera, time), comments and colour profiles are
+// dropped, and a JPEG's EXIF orientation is applied to the pixels first. Three
+// sizes are stored: `original` (the full size, as JPEG, or PNG for a PNG or a
+// WebP with transparency: the service has no WebP encoder), `display` (at most
+// 1,200 pixels on its longest side) and `thumb` (at most 400); a smaller image is
+// never enlarged. The answer's `urls` are where each is served
+// (`GET /photos/{photoId}/{size}`), origin-relative as `Location` is.
+// The whole upload must arrive within the server's read time-out (`--read-timeout`,
+// 15 s unless the operator set another): about 700 KB/s for 10 MiB.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /pets/{petId}/photos (the `UploadPetPhoto` operationId).
+func (c *Client) UploadPetPhotoWithBody(ctx context.Context, petID PetID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadPetPhotoRequestWithBody(c.Server, petID, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReorderPetPhotosWithBody Put a pet's photos in order
+//
+// Admin only. `photoIds` names every photo of the pet once, in the order to show
+// them (the first is the one a list shows). A list that leaves one out, names one
+// twice, or names a photo of another pet answers `409 conflict` and changes
+// nothing, so that two editors cannot lose each other's uploads. Answers the pet.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /pets/{petId}/photos (the `ReorderPetPhotos` operationId).
+func (c *Client) ReorderPetPhotosWithBody(ctx context.Context, petID PetID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReorderPetPhotosRequestWithBody(c.Server, petID, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReorderPetPhotos Put a pet's photos in order
+//
+// Admin only. `photoIds` names every photo of the pet once, in the order to show
+// them (the first is the one a list shows). A list that leaves one out, names one
+// twice, or names a photo of another pet answers `409 conflict` and changes
+// nothing, so that two editors cannot lose each other's uploads. Answers the pet.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /pets/{petId}/photos (the `ReorderPetPhotos` operationId).
+func (c *Client) ReorderPetPhotos(ctx context.Context, petID PetID, body ReorderPetPhotosJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReorderPetPhotosRequest(c.Server, petID, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeletePetPhoto Remove a photo of a pet
+//
+// Admin only. The photo leaves the pet at once; its files are removed after that
+// (a file left behind by a crash is swept later), so its URLs answer `404` soon
+// after. A cache that already holds it (a browser's, a CDN's) may show it until it
+// lets it go. Deleting a pet removes all its photos the same way.
+//
+// Corresponds with DELETE /pets/{petId}/photos/{photoId} (the `DeletePetPhoto` operationId).
+func (c *Client) DeletePetPhoto(ctx context.Context, petID PetID, photoID PhotoID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeletePetPhotoRequest(c.Server, petID, photoID)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPhoto Get a photo
+//
+// Public, as the catalogue's pictures are: no key is needed, so that an `<img>`
+// can show it. A photo never changes (a new upload is a new photo with a new id),
+// so it is served with `Cache-Control: public, max-age=31536000, immutable` and a
+// strong `ETag`: `If-None-Match` answers `304`, and `Range` a `206` with that part
+// (a range past the end, `416`). The server keeps recent photos in memory; serving
+// one reads no database. Requests answered from memory do not count against the
+// rate limit; the others do, as any request without a key.
+//
+// Corresponds with GET /photos/{photoId}/{size} (the `GetPhoto` operationId).
+func (c *Client) GetPhoto(ctx context.Context, photoID PhotoID, size string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPhotoRequest(c.Server, photoID, size)
 	if err != nil {
 		return nil, err
 	}
@@ -6480,6 +6750,171 @@ func NewReplacePetRequestWithBody(server string, petID PetID, contentType string
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewUploadPetPhotoRequestWithBody constructs an http.Request for the UploadPetPhoto method, with any body, and a specified content type
+func NewUploadPetPhotoRequestWithBody(server string, petID PetID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "petId", petID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pets/%s/photos", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewReorderPetPhotosRequest calls the generic ReorderPetPhotos builder with application/json body
+func NewReorderPetPhotosRequest(server string, petID PetID, body ReorderPetPhotosJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReorderPetPhotosRequestWithBody(server, petID, "application/json", bodyReader)
+}
+
+// NewReorderPetPhotosRequestWithBody constructs an http.Request for the ReorderPetPhotos method, with any body, and a specified content type
+func NewReorderPetPhotosRequestWithBody(server string, petID PetID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "petId", petID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pets/%s/photos", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeletePetPhotoRequest constructs an http.Request for the DeletePetPhoto method
+func NewDeletePetPhotoRequest(server string, petID PetID, photoID PhotoID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "petId", petID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "photoId", photoID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pets/%s/photos/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetPhotoRequest constructs an http.Request for the GetPhoto method
+func NewGetPhotoRequest(server string, photoID PhotoID, size string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "photoId", photoID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "size", size, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/photos/%s/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
