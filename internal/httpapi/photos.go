@@ -67,7 +67,7 @@ func (h *Handler) UploadPetPhoto(ctx context.Context, req oas.UploadPetPhotoReq,
 	}
 	data, err := io.ReadAll(body) // at most MaxPhotoBytes: the middleware bounds the body
 	if err != nil {
-		return nil, h.bodyError(err)
+		return nil, h.slowBody(ctx, err)
 	}
 	// What the store would refuse, refused before the costly part.
 	pet, err := h.store.Pet(ctx, params.PetId)
@@ -102,6 +102,17 @@ func (h *Handler) bodyError(err error) error {
 		return requestTimeout(h.readTimeout)
 	}
 	return err
+}
+
+// slowBody is bodyError for a body that may be cut off: the rest of it cannot be read,
+// so the connection ends with the answer, as decodeError's does for JSON.
+func (h *Handler) slowBody(ctx context.Context, err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		if ri := info(ctx); ri.w != nil {
+			ri.w.Header().Set("Connection", "close")
+		}
+	}
+	return h.bodyError(err)
 }
 
 func (h *Handler) DeletePetPhoto(ctx context.Context, params oas.DeletePetPhotoParams) (oas.DeletePetPhotoRes, error) {
