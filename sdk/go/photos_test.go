@@ -275,9 +275,9 @@ func (s *sent) take(r *http.Request) {
 // store the photo twice), whatever the body; a file goes with its length, from where
 // it stands, and stays open for its owner. A reorder is a PUT: sent again, whole.
 func TestAnUploadIsSentOnceAndAReorderAgain(t *testing.T) {
-	image := jpegOf(t, 16, 16)
+	photo := jpegOf(t, 16, 16)
 	file := func(t *testing.T) io.Reader {
-		f, err := os.Open(writeFile(t, "rex.jpg", append([]byte("skipped"), image...)))
+		f, err := os.Open(writeFile(t, "rex.jpg", append([]byte("skipped"), photo...)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,9 +292,9 @@ func TestAnUploadIsSentOnceAndAReorderAgain(t *testing.T) {
 		body   func(t *testing.T) io.Reader
 		length int64 // what Content-Length says; -1: none (chunked)
 	}{
-		{"bytes", func(*testing.T) io.Reader { return bytes.NewReader(image) }, int64(len(image))},
-		{"a file, from where it stands", file, int64(len(image))},
-		{"a reader that cannot seek", func(*testing.T) io.Reader { return io.MultiReader(bytes.NewReader(image)) }, -1},
+		{"bytes", func(*testing.T) io.Reader { return bytes.NewReader(photo) }, int64(len(photo))},
+		{"a file, from where it stands", file, int64(len(photo))},
+		{"a reader that cannot seek", func(*testing.T) io.Reader { return io.MultiReader(bytes.NewReader(photo)) }, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -310,8 +310,8 @@ func TestAnUploadIsSentOnceAndAReorderAgain(t *testing.T) {
 			if !errors.As(err, &apiErr) || apiErr.Status != http.StatusServiceUnavailable || apiErr.RetryAfter != time.Second {
 				t.Errorf("err = %v, want the 503 with its Retry-After", err)
 			}
-			if len(got.bodies) != 1 || !bytes.Equal(got.bodies[0], image) || got.length[0] != tt.length || got.types[0] != "image/jpeg" {
-				t.Fatalf("the service took %d requests (lengths %v), want one of the %d bytes, Content-Length %d", len(got.bodies), got.length, len(image), tt.length)
+			if len(got.bodies) != 1 || !bytes.Equal(got.bodies[0], photo) || got.length[0] != tt.length || got.types[0] != "image/jpeg" {
+				t.Fatalf("the service took %d requests (lengths %v), want one of the %d bytes, Content-Length %d", len(got.bodies), got.length, len(photo), tt.length)
 			}
 			if f, ok := body.(*os.File); ok {
 				if _, err := f.Stat(); err != nil {

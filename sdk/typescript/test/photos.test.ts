@@ -171,8 +171,8 @@ test("against the server: two photos uploaded, on the pet, the thumb public, swa
   const swapped = await admin.pets.reorderPhotos(pet.id, [second.id, first.id]);
   assert.deepEqual(swapped.photos.map((p) => p.id), [second.id, first.id]);
   await admin.pets.deletePhoto(pet.id, second.id);
-  const [after] = await admin.pets.pages({ ids: [pet.id] }).next().then((r) => (r.done ? [] : r.value.items));
-  assert.deepEqual(after?.photos.map((p) => p.id), [first.id]);
+  const [remaining] = await admin.pets.pages({ ids: [pet.id] }).next().then((r) => (r.done ? [] : r.value.items));
+  assert.deepEqual(remaining?.photos.map((p) => p.id), [first.id]);
   const gone = await anyone.pets.getPhoto(second.id, "display").catch((e: unknown) => e);
   assert.ok(gone instanceof PetstoreError && gone.code === "not_found", String(gone));
 
