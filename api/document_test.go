@@ -36,8 +36,8 @@ func TestEveryOperationNamesItsRoles(t *testing.T) {
 			open++
 		}
 	}
-	if admin != 25 || open != 5 || len(ops) != 46 {
-		t.Errorf("%d operations, %d admin only, %d open; the contract has 46, 25 and 5", len(ops), admin, open)
+	if admin != 28 || open != 6 || len(ops) != 50 {
+		t.Errorf("%d operations, %d admin only, %d open; the contract has 50, 28 and 6", len(ops), admin, open)
 	}
 }
 

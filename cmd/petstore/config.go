@@ -17,6 +17,8 @@ import (
 
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/mail"
+	"github.com/acme-pets/petstore/internal/media"
+	"github.com/acme-pets/petstore/internal/media/photo"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/replica"
 	"github.com/acme-pets/petstore/internal/tracing"
@@ -79,6 +81,12 @@ type serveConfig struct {
 	replicateTo       string // may hold a key in its URL (redactDSN)
 	replicateInterval time.Duration
 
+	// Photos (media.go): files in a directory, or in S3-compatible storage.
+	mediaDir         string // set by parseServeConfig when empty: beside an SQLite file
+	mediaURL         string // may hold a key in its URL (redactDSN)
+	photoCacheBytes  int64
+	photoConcurrency int
+
 	// Parsed from the fields above by parseServeConfig.
 	sunsetDates    map[string]string
 	trustedProxies []netip.Prefix
@@ -134,6 +142,10 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 20*time.Second, "how long in-flight requests may run after SIGINT/SIGTERM")
 	fs.StringVar(&c.replicateTo, "replicate-to", "", "copy the SQLite database continuously to file:///dir or s3://bucket/prefix (?endpoint=http://host:port for an S3-compatible server; keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY); see docs/OPERATING.md")
 	fs.DurationVar(&c.replicateInterval, "replicate-interval", replica.DefaultInterval, "how often --replicate-to ships new writes; a lost disk loses about two intervals at most")
+	fs.StringVar(&c.mediaDir, "media-dir", "", "directory that keeps the photos of pets; default media beside an SQLite database (with PostgreSQL, set it or --media-url, or photos are off)")
+	fs.StringVar(&c.mediaURL, "media-url", "", "keep the photos in S3-compatible storage instead, shared by every instance: s3://bucket/prefix (?endpoint=http://host:port for a server other than AWS, &region=…; keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)")
+	fs.Int64Var(&c.photoCacheBytes, "photo-cache-bytes", media.DefaultCacheBytes, "memory that serves recent photos, in bytes; a photo served from it reads no disk, no storage and no database")
+	fs.IntVar(&c.photoConcurrency, "photo-concurrency", photo.DefaultConcurrency, "photo uploads decoded at once (each may take up to about 300 MB for a 40-megapixel image); the others wait")
 	return fs
 }
 
@@ -205,6 +217,9 @@ func parseServeConfig(args []string, getenv func(string) string) (serveConfig, e
 	if err := c.checkReplicate(); err != nil {
 		return c, err
 	}
+	if err := c.checkMedia(); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 
@@ -234,6 +249,12 @@ func (c serveConfig) checkLimits() error {
 	}
 	if c.maxHeaderBytes <= 0 {
 		return fmt.Errorf("--max-header-bytes %d: want a positive size", c.maxHeaderBytes)
+	}
+	if c.photoCacheBytes < 1<<20 {
+		return fmt.Errorf("--photo-cache-bytes %d: want 1048576 (1 MiB) or more", c.photoCacheBytes)
+	}
+	if c.photoConcurrency < 1 {
+		return fmt.Errorf("--photo-concurrency %d: want 1 or more", c.photoConcurrency)
 	}
 	return nil
 }
@@ -312,8 +333,12 @@ func (c serveConfig) api(d deps, listening string) httpapi.Config {
 		CORSOrigins:     splitList(c.corsOrigins),
 		PoolStats:       poolStats(d.store),
 		CheckWebhookURL: d.sender.CheckURL,
-		Collectors:      []prometheus.Collector{d.deliveries},
-		PublicURL:       c.publicURL,
+		Media:           d.media,
+		PhotoCacheBytes: c.photoCacheBytes,
+
+		PhotoConcurrency: c.photoConcurrency,
+		Collectors:       []prometheus.Collector{d.deliveries},
+		PublicURL:        c.publicURL,
 	}
 	if d.backups != nil {
 		cfg.Collectors = append(cfg.Collectors, d.backups.collectors()...)

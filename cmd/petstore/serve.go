@@ -21,6 +21,7 @@ import (
 	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/invite"
 	"github.com/acme-pets/petstore/internal/mail"
+	"github.com/acme-pets/petstore/internal/media"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/postgres"
 	"github.com/acme-pets/petstore/internal/sqlite"
@@ -104,6 +105,9 @@ func startBackground(ctx context.Context, c serveConfig, d *deps, api *httpapi.S
 	}
 	go purgeIdempotencyKeys(ctx, d.store, log)
 	go purgeEvents(ctx, d.store, c.eventRetention, log)
+	if d.media != nil {
+		go sweepPhotos(ctx, d.media, d.store, log)
+	}
 	// The dispatcher's last attempts are recorded before the store closes.
 	dctx, stopDeliveries := context.WithCancel(ctx)
 	delivered := make(chan error, 1)
@@ -147,6 +151,8 @@ type deps struct {
 	backups *backupSchedule
 	// tracer makes the spans; nil while tracing is off.
 	tracer trace.TracerProvider
+	// media keeps the files of photos; nil when photos are off.
+	media media.Store
 }
 
 // openDeps opens the store and the limiter, then makes the demo
@@ -211,8 +217,11 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	if d.limits, err = newLimits(ctx, c.redis, c.redisPrefix, log); err != nil {
 		return d, err
 	}
+	if d.media, err = c.openMedia(ctx, log); err != nil {
+		return d, err
+	}
 	if c.demo {
-		if err := fillDemo(ctx, d.store, log); err != nil {
+		if err := fillDemo(ctx, d.store, d.media, log); err != nil {
 			return d, err
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acme-pets/petstore/internal/auth"
 	"github.com/acme-pets/petstore/internal/httpapi"
+	"github.com/acme-pets/petstore/internal/media/phototest"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
 )
@@ -80,6 +81,9 @@ type owaspWorld struct {
 	order     order
 	keyID     int64
 	messageID string
+	// photoID is a photo of pet, and photo the bytes of an image to upload.
+	photoID string
+	photo   []byte
 	// webhook is an endpoint with one delivery (of a test event); eventID is an
 	// event of the feed (the world's order placed one).
 	webhook    webhook
@@ -98,6 +102,10 @@ func newOWASPWorld(t *testing.T, a *testAPI) *owaspWorld {
 	w.category = a.category(t, "Dogs")
 	w.pet = a.pet(t, "Rex", 50)
 	w.order = a.order(t, a.Customer, w.pet.ID, 1)
+	w.photo = phototest.PNG(t, 40, 30)
+	var ph struct{ ID string }
+	a.upload(t, w.pet.ID, "image/png", w.photo, 201, "").JSON(&ph)
+	w.photoID = ph.ID
 	var k struct{ ID int64 }
 	a.do(t, req{Method: "POST", Path: "/v1/api-keys", Key: a.Customer, Body: `{"name":"laptop"}`}).expect(201, "").JSON(&k)
 	w.keyID = k.ID
@@ -170,6 +178,8 @@ func (w *owaspWorld) request(t testing.TB, op docOp, key string) req {
 		"{deliveryId}", fmt.Sprint(w.deliveryID),
 		"{eventId}", w.eventID,
 		"{accountId}", fmt.Sprint(w.a.CustomerID),
+		"{photoId}", w.photoID,
+		"{size}", "thumb",
 	).Replace(op.Path)
 	bodies := map[string]string{
 		"createAccount":   `{"email":"new@example.com","password":"correct horse battery"}`,
@@ -196,8 +206,13 @@ func (w *owaspWorld) request(t testing.TB, op docOp, key string) req {
 		"acceptInvitation":     `{"token":"` + w.invitation + `","password":"correct horse battery"}`,
 		"requestPasswordReset": `{"email":"customer@example.com"}`,
 		"resetPassword":        `{"token":"` + w.reset + `","password":"correct horse battery"}`,
+		"reorderPetPhotos":     `{"photoIds":["` + w.photoID + `"]}`,
 	}
 	r := req{Method: op.Method, Path: path, Key: key}
+	if op.ID == uploadPetPhoto { // an image, not JSON
+		r.Body, r.Header = w.photo, map[string]string{"Content-Type": "image/png"}
+		return r
+	}
 	if op.HasBody {
 		body, ok := bodies[op.ID]
 		if !ok {
@@ -207,6 +222,9 @@ func (w *owaspWorld) request(t testing.TB, op docOp, key string) req {
 	}
 	return r
 }
+
+// uploadPetPhoto is the one operation whose body is not JSON but an image.
+const uploadPetPhoto = "uploadPetPhoto"
 
 // ownedByAccount are the operations on one account's object (its order, key or
 // message), by the parameter that names it.
@@ -440,6 +458,9 @@ func TestOWASP_API4_UnrestrictedResourceConsumption(t *testing.T) {
 			t.Run(op.ID+"/body over the limit", func(t *testing.T) {
 				r := w.request(t, op, key)
 				r.Body = huge
+				if op.ID == uploadPetPhoto { // an image may be 10 MiB
+					r.Body = append(append([]byte{}, w.photo...), make([]byte, httpapi.MaxPhotoBytes)...)
+				}
 				a.do(t, r).expect(413, "payload_too_large")
 			})
 		}
@@ -477,6 +498,11 @@ func TestOWASP_API4_UnrestrictedResourceConsumption(t *testing.T) {
 				key = limited.Admin
 			}
 			r := lw.request(t, op, key)
+			if op.ID == "getPhoto" {
+				// A photo served from memory is not counted (it costs next to nothing);
+				// one the server must look for is: an unknown one, every time.
+				r.Path = "/v1/photos/ph_" + strings.Repeat("a", 26) + "/thumb"
+			}
 			for range 7 {
 				if res := limited.do(t, r); res.Status == 429 {
 					if res.Header.Get("Retry-After") == "" {
@@ -508,15 +534,19 @@ func TestOWASP_API5_BrokenFunctionLevelAuthorization(t *testing.T) {
 			r := w.request(t, op, a.Customer)
 			a.do(t, r).expect(403, "forbidden")
 			if op.HasBody {
-				r.Body = `{"not json`
+				r.Body, r.Header = `{"not json`, nil
 				a.do(t, r).expect(403, "forbidden")
 				r.Key = a.Admin
-				a.do(t, r).expect(400, "invalid_json")
+				if op.ID == uploadPetPhoto {
+					a.do(t, r).expect(415, "unsupported_media_type") // JSON is not an image
+				} else {
+					a.do(t, r).expect(400, "invalid_json")
+				}
 			}
 		})
 	}
-	if admin != 25 {
-		t.Errorf("the document marks %d operations admin only; the role table has 25", admin)
+	if admin != 28 {
+		t.Errorf("the document marks %d operations admin only; the role table has 28", admin)
 	}
 	if after := a.state(t); !bytes.Equal(before, after) {
 		t.Fatal("a customer changed what only admins may")
@@ -649,7 +679,11 @@ func TestOWASP_API8_SecurityMisconfiguration(t *testing.T) {
 		r := w.request(t, op, key)
 		r.Header = map[string]string{"Origin": "https://evil.example"}
 		res := a.do(t, r)
-		if res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("Cache-Control") != "no-store" {
+		cache := "no-store"
+		if op.ID == "getPhoto" { // a photo never changes: public, cached for good
+			cache = "public, max-age=31536000, immutable"
+		}
+		if res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("Cache-Control") != cache {
 			t.Errorf("%s: nosniff %q, Cache-Control %q", op.ID, res.Header.Get("X-Content-Type-Options"), res.Header.Get("Cache-Control"))
 		}
 		if v := res.Header.Get("Access-Control-Allow-Origin"); v != "" {

@@ -86,8 +86,8 @@ func TestOWASP_Scopes_EveryOperationNeedsItsScope(t *testing.T) {
 			a.do(t, r).expect(403, petstore.EInsufficientScope)
 		}
 	}
-	if secured != 41 {
-		t.Errorf("%d secured operations; the document has 41", secured)
+	if secured != 44 {
+		t.Errorf("%d secured operations; the document has 44", secured)
 	}
 	if after := a.state(t); !bytes.Equal(before, after) {
 		t.Fatal("a key without the scope changed something")
@@ -97,7 +97,7 @@ func TestOWASP_Scopes_EveryOperationNeedsItsScope(t *testing.T) {
 			continue
 		}
 		r := w.request(t, op, only[op.Scope])
-		if op.HasBody {
+		if op.HasBody && op.ID != uploadPetPhoto { // an image is not JSON: checked below
 			r.Body = `{"not json`
 			a.do(t, r).expect(400, petstore.EInvalidJSON)
 			continue
@@ -257,8 +257,8 @@ func TestOWASP_Scopes_AnExpiredKeyIsRefusedByEveryOperation(t *testing.T) {
 			t.Errorf("%s with an expired key: %d %s", op.ID, res.Status, res.Body)
 		}
 	}
-	if secured != 41 {
-		t.Errorf("%d secured operations; the document has 41", secured)
+	if secured != 44 {
+		t.Errorf("%d secured operations; the document has 44", secured)
 	}
 	if after := a.state(t); !bytes.Equal(before, after) {
 		t.Fatal("an expired key changed something")
