@@ -488,10 +488,10 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 		key := fx.key(t, "admin")
 		return filled{Key: key, BodyIDs: map[string]int64{"categoryId": fx.category(t, key)}}
 	},
-	"getPetById":      petAs("customer", 0),
-	"replacePet":      petAs("admin", 0),
-	"updatePet":       petAs("admin", 0),
-	"deletePet":       petAs("admin", 0),
+	"getPetById": petAs("customer", 0),
+	"replacePet": petAs("admin", 0),
+	"updatePet":  petAs("admin", 0),
+	"deletePet":  petAs("admin", 0),
 	"uploadPetPhoto": func(t *testing.T, fx *fixtures) filled {
 		f := petAs("admin", 0)(t, fx)
 		f.Files = map[string][]byte{samplePhotoFile: phototest.JPEG(t, 640, 480)}
@@ -500,11 +500,11 @@ var samplePreparation = map[string]func(t *testing.T, fx *fixtures) filled{
 	"reorderPetPhotos": photosAs(2),
 	"deletePetPhoto":   photosAs(1),
 	"getPhoto":         photosAs(1),
-	"listCategories":  customer,
-	"createCategory":  admin,
-	"getCategory":     categoryAs("customer"),
-	"replaceCategory": categoryAs("admin"),
-	"deleteCategory":  categoryAs("admin"),
+	"listCategories":   customer,
+	"createCategory":   admin,
+	"getCategory":      categoryAs("customer"),
+	"replaceCategory":  categoryAs("admin"),
+	"deleteCategory":   categoryAs("admin"),
 	// Store
 	"listInventory":  customer,
 	"getInventory":   petAs("customer", 3),
