@@ -78,8 +78,8 @@ function fillBuy(buy: HTMLElement, pet: Pet, shop: Shop): void {
 }
 
 function stockText(pet: Pet): string {
-  if (pet.status !== "available") return "No longer for sale";
   if (pet.stock === 0) return "Sold out";
+  if (pet.status !== "available") return "Not for sale just now";
   return pet.stock === 1 ? "1 in stock: the last one" : `${pet.stock} in stock`;
 }
 
