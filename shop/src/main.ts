@@ -127,6 +127,8 @@ function showShop(petstore: Petstore, account: CurrentAccount): void {
     main.focus();
   };
   show(location.hash.slice(1));
+  // Where a screen reader and the keyboard go on from: the sign-in form is gone.
+  main.focus();
 }
 
 // This tab's session, checked again (it may have been revoked or have expired), or the welcome.
