@@ -217,13 +217,13 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	if d.limits, err = newLimits(ctx, c.redis, c.redisPrefix, log); err != nil {
 		return d, err
 	}
-	if c.demo {
-		if err := fillDemo(ctx, d.store, log); err != nil {
-			return d, err
-		}
-	}
 	if d.media, err = c.openMedia(ctx, log); err != nil {
 		return d, err
+	}
+	if c.demo {
+		if err := fillDemo(ctx, d.store, d.media, log); err != nil {
+			return d, err
+		}
 	}
 	if c.backupDir != "" {
 		db, ok := d.store.(*sqlite.DB)

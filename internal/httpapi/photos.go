@@ -67,7 +67,7 @@ func (h *Handler) UploadPetPhoto(ctx context.Context, req oas.UploadPetPhotoReq,
 	}
 	data, err := io.ReadAll(body) // at most MaxPhotoBytes: the middleware bounds the body
 	if err != nil {
-		return nil, h.bodyError(err)
+		return nil, h.slowBody(ctx, err)
 	}
 	// What the store would refuse, refused before the costly part.
 	pet, err := h.store.Pet(ctx, params.PetId)
@@ -81,13 +81,9 @@ func (h *Handler) UploadPetPhoto(ctx context.Context, req oas.UploadPetPhotoReq,
 	if err != nil {
 		return nil, err
 	}
-	p := petstore.Photo{ID: petstore.NewPhotoID(), Width: made.Original.Width, Height: made.Original.Height, ContentType: made.Original.ContentType}
-	files := h.photos.cache.Store()
-	for _, r := range made.Renditions() {
-		if err := files.Put(ctx, petstore.PhotoKey(p.ID, petstore.PhotoSize(r.Size)), r.ContentType, r.Data); err != nil {
-			h.photos.remove(ctx, p.ID)
-			return nil, err
-		}
+	p, err := media.PutPhoto(ctx, h.photos.cache.Store(), made)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := h.store.AddPetPhoto(ctx, pet.ID, p); err != nil {
 		h.photos.remove(ctx, p.ID)
@@ -106,6 +102,17 @@ func (h *Handler) bodyError(err error) error {
 		return requestTimeout(h.readTimeout)
 	}
 	return err
+}
+
+// slowBody is bodyError for a body that may be cut off: the rest of it cannot be read,
+// so the connection ends with the answer, as decodeError's does for JSON.
+func (h *Handler) slowBody(ctx context.Context, err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		if ri := info(ctx); ri.w != nil {
+			ri.w.Header().Set("Connection", "close")
+		}
+	}
+	return h.bodyError(err)
 }
 
 func (h *Handler) DeletePetPhoto(ctx context.Context, params oas.DeletePetPhotoParams) (oas.DeletePetPhotoRes, error) {
@@ -132,11 +139,7 @@ func (h *Handler) ReorderPetPhotos(ctx context.Context, req *oas.PhotoOrder, par
 // never written). A failure is logged, not answered: the row is what the API shows,
 // and Sweep removes the files later.
 func (f *photoFiles) remove(ctx context.Context, id string) {
-	keys := make([]string, len(petstore.PhotoSizes))
-	for i, size := range petstore.PhotoSizes {
-		keys[i] = petstore.PhotoKey(id, size)
-	}
-	if err := f.cache.Delete(context.WithoutCancel(ctx), keys...); err != nil {
+	if err := f.cache.Delete(context.WithoutCancel(ctx), media.PhotoKeys(id)...); err != nil {
 		f.log.WarnContext(ctx, "remove photo files; the sweep will", "photo_id", id, "err", err)
 	}
 }

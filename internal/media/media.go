@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acme-pets/petstore/internal/media/photo"
 	"github.com/acme-pets/petstore/internal/petstore"
 )
 
@@ -97,4 +98,33 @@ func Open(ctx context.Context, rawURL string) (Store, error) {
 		return NewDir(rawURL)
 	}
 	return nil, fmt.Errorf("media: store URL %q: unknown scheme %q (want s3 or file)", rawURL, u.Scheme)
+}
+
+// PutPhoto writes the three sizes of a processed photo under a new photo id, and
+// returns the photo for the store to list; on a failure it removes what it wrote. The
+// caller adds the photo to its pet (petstore.Store.AddPetPhoto), and removes the
+// files (RemovePhoto) if that fails.
+func PutPhoto(ctx context.Context, s Store, made photo.Photo) (petstore.Photo, error) {
+	p := petstore.Photo{ID: petstore.NewPhotoID(), Width: made.Original.Width, Height: made.Original.Height, ContentType: made.Original.ContentType}
+	for _, r := range made.Renditions() {
+		if err := s.Put(ctx, petstore.PhotoKey(p.ID, petstore.PhotoSize(r.Size)), r.ContentType, r.Data); err != nil {
+			_ = RemovePhoto(context.WithoutCancel(ctx), s, p.ID)
+			return petstore.Photo{}, err
+		}
+	}
+	return p, nil
+}
+
+// RemovePhoto deletes the files of every size of the photo with this id.
+func RemovePhoto(ctx context.Context, s Store, id string) error {
+	return s.Delete(ctx, PhotoKeys(id)...)
+}
+
+// PhotoKeys are the keys of every size of the photo with this id.
+func PhotoKeys(id string) []string {
+	keys := make([]string, len(petstore.PhotoSizes))
+	for i, size := range petstore.PhotoSizes {
+		keys[i] = petstore.PhotoKey(id, size)
+	}
+	return keys
 }

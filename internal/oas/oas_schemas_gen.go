@@ -4456,13 +4456,6 @@ type Pet struct {
 	ID int64 `json:"id"`
 	// The animal's name.
 	Name string `json:"name"`
-	// What a customer reads about the animal; absent when it has none.
-	Description OptString `json:"description"`
-	// The pet's tags, as they were written (empty when it has none).
-	Tags []string `json:"tags"`
-	// The pet's photos, in the order staff gave them (the first is the one to show in a list); empty when
-	// it has none. Add one with `POST /pets/{petId}/photos`.
-	Photos []Photo `json:"photos"`
 	// Id of the category the animal belongs to.
 	CategoryId int64 `json:"categoryId"`
 	// Status of the animal in the store. Known values: `available`, `pending`, `sold`. An open list: a
@@ -4478,6 +4471,13 @@ type Pet struct {
 	Price OptInt64 `json:"price"`
 	// The ISO 4217 code of the shop's currency, given with `price`.
 	Currency OptString `json:"currency"`
+	// What a customer reads about the animal; absent when it has none.
+	Description OptString `json:"description"`
+	// The pet's tags, as they were written (empty when it has none).
+	Tags []string `json:"tags"`
+	// The pet's photos, in the order staff gave them (the first is the one to show in a list); empty when
+	// it has none. Add one with `POST /pets/{petId}/photos`.
+	Photos []Photo `json:"photos"`
 }
 
 // GetID returns the value of ID.
@@ -4488,21 +4488,6 @@ func (s *Pet) GetID() int64 {
 // GetName returns the value of Name.
 func (s *Pet) GetName() string {
 	return s.Name
-}
-
-// GetDescription returns the value of Description.
-func (s *Pet) GetDescription() OptString {
-	return s.Description
-}
-
-// GetTags returns the value of Tags.
-func (s *Pet) GetTags() []string {
-	return s.Tags
-}
-
-// GetPhotos returns the value of Photos.
-func (s *Pet) GetPhotos() []Photo {
-	return s.Photos
 }
 
 // GetCategoryId returns the value of CategoryId.
@@ -4530,6 +4515,21 @@ func (s *Pet) GetCurrency() OptString {
 	return s.Currency
 }
 
+// GetDescription returns the value of Description.
+func (s *Pet) GetDescription() OptString {
+	return s.Description
+}
+
+// GetTags returns the value of Tags.
+func (s *Pet) GetTags() []string {
+	return s.Tags
+}
+
+// GetPhotos returns the value of Photos.
+func (s *Pet) GetPhotos() []Photo {
+	return s.Photos
+}
+
 // SetID sets the value of ID.
 func (s *Pet) SetID(val int64) {
 	s.ID = val
@@ -4538,21 +4538,6 @@ func (s *Pet) SetID(val int64) {
 // SetName sets the value of Name.
 func (s *Pet) SetName(val string) {
 	s.Name = val
-}
-
-// SetDescription sets the value of Description.
-func (s *Pet) SetDescription(val OptString) {
-	s.Description = val
-}
-
-// SetTags sets the value of Tags.
-func (s *Pet) SetTags(val []string) {
-	s.Tags = val
-}
-
-// SetPhotos sets the value of Photos.
-func (s *Pet) SetPhotos(val []Photo) {
-	s.Photos = val
 }
 
 // SetCategoryId sets the value of CategoryId.
@@ -4578,6 +4563,21 @@ func (s *Pet) SetPrice(val OptInt64) {
 // SetCurrency sets the value of Currency.
 func (s *Pet) SetCurrency(val OptString) {
 	s.Currency = val
+}
+
+// SetDescription sets the value of Description.
+func (s *Pet) SetDescription(val OptString) {
+	s.Description = val
+}
+
+// SetTags sets the value of Tags.
+func (s *Pet) SetTags(val []string) {
+	s.Tags = val
+}
+
+// SetPhotos sets the value of Photos.
+func (s *Pet) SetPhotos(val []Photo) {
+	s.Photos = val
 }
 
 func (*Pet) reorderPetPhotosRes() {}

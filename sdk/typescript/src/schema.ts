@@ -1327,24 +1327,6 @@ export interface components {
              */
             name: string;
             /**
-             * @description What a customer reads about the animal; absent when it has none.
-             * @example A calm, house-trained beagle who loves long walks.
-             */
-            description?: string;
-            /**
-             * @description The pet's tags, as they were written (empty when it has none).
-             * @example [
-             *       "house-trained",
-             *       "calm"
-             *     ]
-             */
-            tags: string[];
-            /**
-             * @description The pet's photos, in the order staff gave them (the first is the one to show
-             *     in a list); empty when it has none. Add one with `POST /pets/{petId}/photos`.
-             */
-            photos: components["schemas"]["Photo"][];
-            /**
              * Format: int64
              * @description Id of the category the animal belongs to.
              * @example 1
@@ -1378,6 +1360,24 @@ export interface components {
              * @example EUR
              */
             currency?: string;
+            /**
+             * @description What a customer reads about the animal; absent when it has none.
+             * @example A calm, house-trained beagle who loves long walks.
+             */
+            description?: string;
+            /**
+             * @description The pet's tags, as they were written (empty when it has none).
+             * @example [
+             *       "house-trained",
+             *       "calm"
+             *     ]
+             */
+            tags: string[];
+            /**
+             * @description The pet's photos, in the order staff gave them (the first is the one to show
+             *     in a list); empty when it has none. Add one with `POST /pets/{petId}/photos`.
+             */
+            photos: components["schemas"]["Photo"][];
         };
         /** @description A photo of a pet, stored in three sizes. */
         Photo: {
