@@ -38,6 +38,7 @@ func TestShop(t *testing.T) {
 	b.wait(`!!document.querySelector('form.sign-up input[type=email]')`, "the welcome screen")
 	fitsPhone(b, "the welcome screen")
 	b.checkAccessibility(axe, "welcome, 375 px")
+	b.screenshot("shop-welcome-375.png")
 
 	const email, password = "shopper@example.com", "a long shop password"
 	b.do(sendKeys(`form.sign-up input[type=email]`, email), sendKeys(`form.sign-up input[type=password]`, password+"\r"))
