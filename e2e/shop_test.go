@@ -16,11 +16,12 @@ import (
 )
 
 // TestShop runs the storefront (/shop) in headless Chromium against the real binary, as a
-// customer on a phone (375 px wide) with the keyboard alone: signs up, finds a pet by one
-// of its tags, sees its photo (loaded, from the srcset of the thumb and display sizes,
+// customer on a phone (375 px wide) with the keyboard alone: signs up, finds a pet by its
+// name and by one of its tags, sees its photo (loaded, from the srcset of the thumb and display sizes,
 // lazily), meets the service's refusal when another customer took the stock meanwhile,
 // orders it, sees the order in My orders, cancels it (after a confirmation) and signs out
-// (the session's key is then refused). Every screen is checked for horizontal scrolling
+// (the session's key is then refused), and signs in again. A tag on a card filters by
+// it. Every screen is checked for horizontal scrolling
 // at 375 px and with axe-core, the catalogue at desktop width and in dark too; the tab
 // loads nothing from another origin, breaks no rule of the page's CSP, throws nothing
 // and never puts the key in a URL.
@@ -34,6 +35,7 @@ func TestShop(t *testing.T) {
 	pet := shopPet(t, srv)
 
 	b := newBrowser(t, chromium)
+	throttleCPU(t, b)
 	b.do(chromedp.EmulateViewport(375, 812), chromedp.Navigate(srv.URL+"/shop"))
 	b.wait(`!!document.querySelector('form.sign-up input[type=email]')`, "the welcome screen")
 	fitsPhone(b, "the welcome screen")
@@ -46,6 +48,12 @@ func TestShop(t *testing.T) {
 	b.wait(`document.querySelector('main .count')?.textContent.endsWith('.') && !document.querySelector('main .count').textContent.startsWith('Loading')`, "the first page of pets")
 	fitsPhone(b, "the catalogue")
 	b.checkAccessibility(axe, "catalogue, 375 px")
+
+	// Found by a part of its name, searched as it is typed; then the filters cleared.
+	b.do(sendKeys(`form.filters input[name=name]`, "iscui"))
+	b.wait(fmt.Sprintf(`document.querySelectorAll('ul.cards > li').length === 1 && !!document.querySelector('li[data-pet-id="%d"]')`, pet.id), "the pet found by its name")
+	b.pressOn(`[...document.querySelectorAll('form.filters button')].find(e => e.textContent === 'Clear')`)
+	b.wait(`document.querySelectorAll('ul.cards > li').length > 1`, "every pet again")
 
 	// Found by its tag, typed in the filter and sent with Enter: the only pet that has it.
 	b.do(sendKeys(`form.filters input[name=tags]`, pet.tag+"\r"))
@@ -99,6 +107,12 @@ func TestShop(t *testing.T) {
 		b.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/shop#pets"))
 		b.wait(`document.querySelectorAll('ul.cards > li').length > 1`, "the catalogue, signed in still (the tab's session)")
 		b.checkAccessibility(axe, "catalogue, desktop")
+		// A tag on a card filters by it: every card then has it, and focus is on the count.
+		b.pressOn(`[...document.querySelectorAll('ul.cards button.tag')].find(e => e.textContent.endsWith('calm'))`)
+		b.wait(`document.querySelector('form.filters input[name=tags]').value === 'calm' && document.activeElement?.classList.contains('count')`, "the list of the pets tagged calm")
+		if every := evalAs[bool](b, `[...document.querySelectorAll('ul.cards > li')].every(li => [...li.querySelectorAll('button.tag')].some(e => e.textContent.endsWith('calm')))`); !every {
+			t.Error("a pet without the tag calm is listed under it")
+		}
 		setColorScheme(b, "dark")
 		b.checkAccessibility(axe, "catalogue, desktop, dark")
 		b.screenshot("shop-desktop-dark.png")
@@ -114,6 +128,14 @@ func TestShop(t *testing.T) {
 			t.Error("the session is still in sessionStorage")
 		}
 		srv.call(t, key, "GET", "/accounts/me", nil, http.StatusUnauthorized, nil)
+	})
+
+	t.Run("sign in again: a wrong password is told, the right one opens the shop", func(t *testing.T) {
+		b := b.in(t)
+		b.do(sendKeys(`form.sign-in input[type=email]`, email), sendKeys(`form.sign-in input[type=password]`, "not the password\r"))
+		b.wait(`document.querySelector('form.sign-in [role=alert]')?.textContent.length > 0`, "the refusal")
+		b.do(sendKeys(`form.sign-in input[type=password]`, password+"\r")) // the wrong one is selected: typing replaces it
+		b.wait(`document.querySelector('header .who .email')?.textContent === 'shopper@example.com'`, "the shop to open after sign-in")
 	})
 
 	t.Run("only its own origin, no CSP violation, no key in a URL", func(t *testing.T) {
