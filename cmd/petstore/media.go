@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"path/filepath"
@@ -37,6 +38,13 @@ func (c serveConfig) openMedia(ctx context.Context, log *slog.Logger) (media.Sto
 		s, err := media.Open(ctx, c.mediaURL)
 		if err != nil {
 			return nil, err
+		}
+		if s3, ok := s.(*media.S3); ok {
+			check, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if err := s3.Check(check); err != nil {
+				return nil, fmt.Errorf("--media-url %s: %w", redactDSN(c.mediaURL), err)
+			}
 		}
 		log.Info("photos are kept in object storage", "url", redactDSN(c.mediaURL))
 		return s, nil

@@ -107,3 +107,18 @@ func getPhotoFrom(t *testing.T, u string) []byte {
 	}
 	return b
 }
+
+// A bucket that is not there stops the start, naming the flag, rather than failing
+// the first upload.
+func TestAMissingBucketStopsTheStart(t *testing.T) {
+	s := s3test.Start(t)
+	for _, kv := range s.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	code, _, stderr := runExit(t, noEnv, "serve", "--database", filepath.Join(t.TempDir(), "p.db"), "--admin-addr", "off", "--addr", "127.0.0.1:0",
+		"--media-url", "s3://no-such-bucket/shop?endpoint="+url.QueryEscape(s.Endpoint))
+	if code == 0 || !strings.Contains(stderr, "--media-url") || !strings.Contains(stderr, "no-such-bucket") {
+		t.Errorf("exit %d, %s", code, stderr)
+	}
+}

@@ -68,6 +68,16 @@ func OpenS3(ctx context.Context, u *url.URL) (*S3, error) {
 	return NewS3(client, u.Host, strings.Trim(u.Path, "/")), nil
 }
 
+// Check asks the server whether the bucket is there and the keys may reach it, so that
+// a mistake in the URL or the keys shows when the service starts, not at its first
+// upload.
+func (s *S3) Check(ctx context.Context) error {
+	if _, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(s.bucket)}); err != nil {
+		return fmt.Errorf("media: bucket %s: %w", s.bucket, err)
+	}
+	return nil
+}
+
 // NewS3 returns the Store in bucket under prefix (a folder, without slashes at its
 // ends; "" for the whole bucket), through client.
 func NewS3(client *s3.Client, bucket, prefix string) *S3 {

@@ -17,6 +17,10 @@ func petFrom(p api.Pet) *Pet {
 	if pet.Tags == nil {
 		pet.Tags = []string{}
 	}
+	pet.Photos = make([]Photo, len(p.Photos))
+	for i, ph := range p.Photos {
+		pet.Photos[i] = *photoFrom(ph)
+	}
 	if p.Description != nil {
 		pet.Description = *p.Description
 	}
@@ -27,6 +31,11 @@ func petFrom(p api.Pet) *Pet {
 		pet.Currency = *p.Currency
 	}
 	return pet
+}
+
+func photoFrom(p api.Photo) *Photo {
+	return &Photo{ID: p.ID, Width: int(p.Width), Height: int(p.Height), ContentType: p.ContentType,
+		URLs: PhotoURLs{Thumb: p.Urls.Thumb, Display: p.Urls.Display, Original: p.Urls.Original}}
 }
 
 func (p NewPet) body() api.NewPet {

@@ -131,12 +131,26 @@
 // asks (up to a minute), or else backs off exponentially with jitter; it gives up after
 // two retries (WithRetries changes that) or when the context ends, and never waits
 // longer than the context's deadline allows. Other POSTs and PATCH are sent once: a
-// second attempt could make a second pet.
+// second attempt could make a second pet, or store a photo twice (UploadPetPhoto, whose
+// body is read once, whatever it is).
 //
 // A DELETE sent again after a network error may find that the attempt whose answer was
 // lost did the work, and answer CodeNotFound (CodeUnauthorized for RevokeAPIKey of the
 // key that makes the call): from DeletePet, DeleteCategory, CancelOrder, DeleteWebhook or
 // RevokeAPIKey, that code can mean the thing is gone because of this very call.
+//
+// # Photos
+//
+// UploadPetPhotoFile adds a photo to a pet from a file, with the content type its bytes
+// say (JPEG, PNG or WebP; any other is refused before anything is sent):
+//
+//	photo, err := client.UploadPetPhotoFile(ctx, petID, "rex.jpg")
+//	…
+//	src := client.PhotoURL(*photo, petstore.PhotoThumb) // absolute, for an <img>
+//
+// The URLs of a Photo are origin-relative, as the service writes them; PhotoURL
+// resolves them against the client's base URL. GetPhoto fetches the bytes; photos are
+// public, so a client without a key may.
 //
 // PlaceOrder is safe to retry because it always sends an Idempotency-Key, the same on
 // every attempt: the service places one order per key and answers a repeat with that

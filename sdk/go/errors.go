@@ -94,7 +94,10 @@ const (
 	CodeLastAdmin            ErrorCode = "last_admin"             // 409: the last enabled admin is neither demoted nor disabled
 	CodeInvalidToken         ErrorCode = "invalid_token"          // 400: an invitation's or reset's link is unknown, used, expired or replaced
 	CodeGone                 ErrorCode = "gone"                   // 410: a deprecated operation past its sunset
-	CodePayloadTooLarge      ErrorCode = "payload_too_large"      // 413
+	CodePayloadTooLarge      ErrorCode = "payload_too_large"      // 413: a body (a photo: 10 MiB) or an image (40 megapixels) too large
+	CodeUnsupportedMediaType ErrorCode = "unsupported_media_type" // 415: a photo neither JPEG, PNG nor WebP, or not what its Content-Type says
+	CodeRangeNotSatisfiable  ErrorCode = "range_not_satisfiable"  // 416: a Range past the end of a photo
+	CodeInvalidImage         ErrorCode = "invalid_image"          // 400: a photo's bytes are truncated or corrupt
 	CodeRequestTimeout       ErrorCode = "request_timeout"        // 408: the body came slower than the server allows; nothing was done
 	CodeIdempotencyKeyReused ErrorCode = "idempotency_key_reused" // 422: the key was used with another order
 	CodeRateLimited          ErrorCode = "rate_limited"           // 429: see RetryAfter

@@ -323,6 +323,9 @@ func TestEveryOperationAgainstTheService(t *testing.T) {
 		t.Errorf("pets = %q", names)
 	}
 
+	// Photos: two uploaded, the thumb fetched without a key, swapped, one removed.
+	photoStory(t, admin, anyone, pet.ID)
+
 	// Stock, and orders: one completed, one cancelled.
 	must(admin.SetInventory(ctx, pet.ID, petstore.InventoryUpdate{Quantity: 3}))(t)
 	order := must(customer.PlaceOrder(ctx, petstore.NewOrder{PetID: pet.ID, Quantity: 1}))(t)

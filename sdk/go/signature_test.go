@@ -116,7 +116,7 @@ func TestConstructEventUsesTheClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (petstore.Pet{ID: 4, Name: "Luna", CategoryID: 2, Status: petstore.PetStatusSold, Description: "Shy.", Tags: []string{"calm"}}); event.Pet == nil || !reflect.DeepEqual(*event.Pet, want) {
+	if want := (petstore.Pet{ID: 4, Name: "Luna", CategoryID: 2, Status: petstore.PetStatusSold, Description: "Shy.", Tags: []string{"calm"}, Photos: []petstore.Photo{}}); event.Pet == nil || !reflect.DeepEqual(*event.Pet, want) {
 		t.Errorf("event = %+v, pet %+v", event, event.Pet)
 	}
 	// The same delivery, replayed ten minutes later.

@@ -3,13 +3,11 @@
 // order it. After an order, or a refusal, the card reads the pet again: the stock shown
 // is the service's.
 
-import { PetstoreError, type Order, type Pet } from "@acme-pets/petstore";
+import { PetstoreError, type Order, type Pet, type Photo } from "@acme-pets/petstore";
 import { describe } from "../../console/src/context.js";
 import { field, h, put } from "../../console/src/dom.js";
 import { formatMoney, noteCurrency } from "../../console/src/money.js";
 import type { Shop } from "./context.js";
-
-type Photo = Pet["photos"][number];
 
 /** What a card needs beyond its pet: the shop, its category's name, and what a tag does when chosen. */
 export interface CardContext {

@@ -40,6 +40,10 @@ import type {
   OrderUpdate,
   Pet,
   PetPatch,
+  Photo,
+  PhotoData,
+  PhotoSize,
+  UploadContentType,
   SalesReport,
   SalesReportQuery,
   SecretRotation,
@@ -47,6 +51,7 @@ import type {
   WebhookPatch,
   WebhookWithSecret,
 } from "./types.js";
+import { photoUrl, uploadContentType, type PhotoBody, type PhotoRef } from "./photos.js";
 import { streamEvents, type StreamOptions } from "./stream.js";
 import { deprecationMiddleware, linkTarget, retryingFetch, warnOncePerOperation, type DeprecationNotice, type Fetch } from "./transport.js";
 
@@ -204,7 +209,28 @@ export interface Petstore {
     replace(petId: number, pet: NewPet, options?: CallOptions): Promise<Pet>;
     update(petId: number, patch: PetPatch, options?: CallOptions): Promise<Pet>;
     delete(petId: number, options?: CallOptions): Promise<void>;
+    /**
+     * Add a photo to a pet, last in its order (admins): the image as it is, JPEG, PNG or
+     * WebP, at most 10 MiB. Its type is `contentType`, else a `Blob`'s (a `File`'s)
+     * `type`, else what its first bytes are; another type or a larger body throws
+     * (`TypeError`, `RangeError`) before anything is sent. The service checks the bytes
+     * (`unsupported_media_type` for a type that lies, `invalid_image` for a truncated one,
+     * `conflict` for a ninth photo). Never retried: a second attempt could store it twice.
+     */
+    uploadPhoto(petId: number, body: PhotoBody, contentType?: UploadContentType, options?: CallOptions): Promise<Photo>;
+    /** Put a pet's photos in order (admins): every photo id of the pet, once; anything else is a `conflict` and changes nothing. */
+    reorderPhotos(petId: number, photoIds: string[], options?: CallOptions): Promise<Pet>;
+    /** Remove a photo of a pet (admins); its URLs answer 404 soon after (a cache may show it a while longer). */
+    deletePhoto(petId: number, photoId: string, options?: CallOptions): Promise<void>;
+    /** One size of a photo, its bytes (public: a client without a key may). For an `<img>`, use `photoUrl`. */
+    getPhoto(photoId: string, size: PhotoSize, options?: CallOptions): Promise<PhotoData>;
   };
+  /**
+   * The absolute URL of one size of a photo, for an `<img>` or a download: the photo's
+   * origin-relative URL (`/v1/photos/ph_…/thumb`) resolved against `baseUrl`. Photos are
+   * public: the URL needs no key.
+   */
+  photoUrl(photo: PhotoRef, size: PhotoSize): string;
   categories: {
     list(query?: ListCategoriesQuery, options?: CallOptions): ListIterator<Category>;
     pages(query?: ListCategoriesQuery, options?: CallOptions): PageIterator<Category>;
@@ -443,7 +469,38 @@ export function createPetstore(options: PetstoreOptions): Petstore {
       replace: (petId, body, o) => unwrap(raw.PUT("/pets/{petId}", { params: { path: { petId } }, body, ...init(o) })),
       update: (petId, body, o) => unwrap(raw.PATCH("/pets/{petId}", { params: { path: { petId } }, body, ...init(o) })),
       delete: (petId, o) => unwrap(raw.DELETE("/pets/{petId}", { params: { path: { petId } }, ...init(o) })),
+      uploadPhoto: async (petId, body, contentType, o) => {
+        const type = await uploadContentType(body, contentType);
+        const { headers, ...rest } = init(o);
+        return unwrap(
+          raw.POST("/pets/{petId}/photos", {
+            params: { path: { petId } },
+            // The bytes as they are: the generated type says string (format: binary).
+            body: body as unknown as string,
+            bodySerializer: (bytes: unknown) => bytes,
+            headers: { ...headers, "Content-Type": type },
+            ...rest,
+          }),
+        );
+      },
+      reorderPhotos: (petId, photoIds, o) =>
+        unwrap(raw.PUT("/pets/{petId}/photos", { params: { path: { petId } }, body: { photoIds }, ...init(o) })) as Promise<Pet>,
+      deletePhoto: (petId, photoId, o) => unwrap(raw.DELETE("/pets/{petId}/photos/{photoId}", { params: { path: { petId, photoId } }, ...init(o) })),
+      getPhoto: async (photoId, size, o) => {
+        const { data, error, response } = await raw.GET("/photos/{photoId}/{size}", {
+          params: { path: { photoId, size } },
+          parseAs: "arrayBuffer",
+          ...init(o),
+        });
+        if (!response.ok || data === undefined) throw PetstoreError.fromResponse(response, error);
+        return {
+          bytes: new Uint8Array(data),
+          contentType: response.headers.get("Content-Type") ?? "",
+          etag: response.headers.get("ETag") ?? undefined,
+        };
+      },
     },
+    photoUrl: (photo, size) => photoUrl(baseUrl, photo, size),
     categories: {
       list: (query = {}, o) => list((middleware) => raw.GET("/categories", { params: { query }, middleware, ...init(o) })),
       pages: (query = {}, o) => pages((middleware) => raw.GET("/categories", { params: { query }, middleware, ...init(o) })),

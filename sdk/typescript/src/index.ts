@@ -1,6 +1,8 @@
 export { basicAuth, bearerAuth, createPetstore } from "./client.js";
 export type { AuthCallOptions, CallOptions, Credentials, ListIterator, Page, PageIterator, Petstore, PetstoreOptions, PlaceOrderOptions } from "./client.js";
 export { PetstoreError } from "./errors.js";
+export { maxPhotoBytes } from "./photos.js";
+export type { PhotoBody, PhotoRef } from "./photos.js";
 export type { StreamOptions } from "./stream.js";
 export type { DeprecationNotice, Fetch } from "./transport.js";
 export { knownValues } from "./types.js";

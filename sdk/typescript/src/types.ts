@@ -61,6 +61,10 @@ export const knownValues = {
   ],
   /** Who made a change an `api_key.*` event tells of. */
   actorType: ["key", "password", "operator"],
+  /** What a stored photo's original is (`Photo.contentType`). */
+  photoContentType: ["image/jpeg", "image/png"],
+  /** What `pets.uploadPhoto` sends: the types the service takes. */
+  uploadContentType: ["image/jpeg", "image/png", "image/webp"],
   /** Where an account's password came from (`Account.passwordSource`). */
   passwordSource: ["none", "signup", "invitation"],
   errorCode: [
@@ -80,6 +84,9 @@ export const knownValues = {
     "invalid_token",
     "gone",
     "payload_too_large",
+    "unsupported_media_type",
+    "range_not_satisfiable",
+    "invalid_image",
     "request_timeout",
     "idempotency_key_reused",
     "rate_limited",
@@ -124,8 +131,31 @@ export type ErrorCode = KnownErrorCode | OtherString;
 /** What is wrong with which field (`details` of `validation_failed`). */
 export type ErrorDetail = Schemas["ErrorDetail"];
 
-export interface Pet extends Omit<Schemas["Pet"], "status"> {
+/** An animal in the store; `photos` are in the order staff gave them, the first the one a list shows. */
+export interface Pet extends Omit<Schemas["Pet"], "status" | "photos"> {
   status: PetStatus;
+  photos: Photo[];
+}
+/** The media type of a stored photo's original; `display` and `thumb` are JPEG, or PNG when it has transparency. */
+export type PhotoContentType = (typeof knownValues.photoContentType)[number] | OtherString;
+/** A type of image the service takes for an upload. */
+export type UploadContentType = (typeof knownValues.uploadContentType)[number];
+/**
+ * A photo of a pet, in three sizes. `urls` are origin-relative (`/v1/photos/ph_…/thumb`),
+ * as the service writes them: `client.photoUrl(photo, size)` makes them absolute.
+ */
+export interface Photo extends Omit<Schemas["Photo"], "contentType"> {
+  contentType: PhotoContentType;
+}
+/** A size of a photo: `thumb` (≤ 400 px, lists), `display` (≤ 1,200 px, a pet's page), `original`. */
+export type PhotoSize = keyof Schemas["PhotoUrls"];
+/** One size of a photo, as `pets.getPhoto` fetched it. */
+export interface PhotoData {
+  bytes: Uint8Array;
+  /** What the service said the bytes are: `image/jpeg` or `image/png`. */
+  contentType: string;
+  /** The photo's strong validator; it never changes, as the photo does not. */
+  etag: string | undefined;
 }
 export interface InventoryItem extends Omit<Schemas["InventoryItem"], "status"> {
   status: PetStatus;

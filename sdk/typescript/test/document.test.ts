@@ -43,6 +43,7 @@ test("knownValues match the document's x-extensible-enum lists", () => {
   assert.deepEqual(extensibleEnums(yaml), {
     "Error.code": knownValues.errorCode,
     "Pet.status": knownValues.petStatus,
+    "Photo.contentType": knownValues.photoContentType,
     "InventoryItem.status": knownValues.petStatus,
     "Order.status": knownValues.orderStatus,
     Role: knownValues.role,
