@@ -210,11 +210,12 @@ func (b *browser) checkPhoto(card string, pet shopTestPet) {
 	evalAs[bool](b, `(`+img+`.scrollIntoView({block: 'center'}), true)`)
 	b.wait(img+`.complete && `+img+`.naturalWidth > 0`, "the pet's photo to load")
 	got := evalAs[map[string]string](b, `(() => { const i = `+img+`; return {alt: i.alt, loading: i.loading, srcset: i.srcset, src: i.currentSrc}; })()`)
-	want := fmt.Sprintf("%s 400w, %s 1200w", pet.thumb, pet.display)
+	origin := b.origin()
+	want := fmt.Sprintf("%s%s 400w, %s%s 1200w", origin, pet.thumb, origin, pet.display)
 	if got["alt"] != pet.name || got["loading"] != "lazy" || got["srcset"] != want {
 		b.t.Errorf("the photo is %v, want alt %q, lazy, srcset %q", got, pet.name, want)
 	}
-	if !strings.HasPrefix(got["src"], b.origin()+"/v1/photos/") {
+	if !strings.HasPrefix(got["src"], origin+"/v1/photos/") {
 		b.t.Errorf("the photo came from %s", got["src"])
 	}
 }

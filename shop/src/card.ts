@@ -29,7 +29,7 @@ export function petCard(pet: Pet, ctx: CardContext): HTMLLIElement {
   const card = h(
     "li",
     { class: "card pet", "data-pet-id": pet.id, "aria-labelledby": heading },
-    photo(pet),
+    photo(pet, ctx.shop),
     h("h2", { id: heading }, pet.name),
     ctx.category ? h("p", { class: "category" }, ctx.category) : null,
     pet.description ? h("p", { class: "description" }, pet.description) : null,
@@ -41,15 +41,16 @@ export function petCard(pet: Pet, ctx: CardContext): HTMLLIElement {
 }
 
 /** The pet's first photo, or a plain box saying it has none. */
-function photo(pet: Pet): HTMLElement {
+function photo(pet: Pet, shop: Shop): HTMLElement {
   const first: Photo | undefined = pet.photos[0];
   if (first === undefined) return h("div", { class: "photo none" }, "No photo yet");
   const [thumbWidth, thumbHeight] = scaled(first, 400);
   const [displayWidth] = scaled(first, 1200);
+  const thumb = shop.client.photoUrl(first, "thumb");
   // The sizes' real widths: a portrait thumb is narrower than 400 px, and a small
   // original makes the display size no larger than the thumb.
-  const srcset = displayWidth > thumbWidth ? `${first.urls.thumb} ${thumbWidth}w, ${first.urls.display} ${displayWidth}w` : `${first.urls.thumb} ${thumbWidth}w`;
-  return h("img", { class: "photo", src: first.urls.thumb, srcset, sizes: photoSizes, alt: pet.name, loading: "lazy", decoding: "async", width: thumbWidth, height: thumbHeight });
+  const srcset = displayWidth > thumbWidth ? `${thumb} ${thumbWidth}w, ${shop.client.photoUrl(first, "display")} ${displayWidth}w` : `${thumb} ${thumbWidth}w`;
+  return h("img", { class: "photo", src: thumb, srcset, sizes: photoSizes, alt: pet.name, loading: "lazy", decoding: "async", width: thumbWidth, height: thumbHeight });
 }
 
 /** The width and height of a photo's size whose longest side is at most `longest` pixels. */
