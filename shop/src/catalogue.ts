@@ -122,7 +122,7 @@ class PetPages {
       this.shown += cards.length;
       this.more.hidden = !page.hasNext;
       put(this.count, this.shown === 0 ? "No pet for sale matches." : `${this.shown} ${this.shown === 1 ? "pet" : "pets"}${page.hasNext ? ", more to show" : ""}.`);
-      // Focus to the first new card's order control or heading: where the reader goes on.
+      // "Show more pets" pressed: focus stays on it, or goes to the count once it is gone.
       if (hadFocus) (this.more.hidden ? this.count : this.more).focus();
     } catch (error) {
       if (generation !== this.generation) return;
