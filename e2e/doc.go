@@ -13,6 +13,8 @@
 //     repository;
 //   - console_test.go runs the staff console (/console) in headless Chromium as staff
 //     would, checks it with axe-core (from console/, npm ci) and saves screenshots;
+//   - shop_test.go runs the shop (/shop) as a customer on a phone with the keyboard:
+//     sign-up, a pet found by its tag with its photo, an order, My orders, a cancel;
 //   - webhooks_test.go runs the webhook receivers of the docs (Node.js, Python, Go)
 //     against deliveries made by the service's sender (package webhook).
 //

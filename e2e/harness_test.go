@@ -170,6 +170,27 @@ func (s *server) createKey(t *testing.T, email, role string) string {
 // credentials when key has the form "basic:EMAIL:PASSWORD", and decodes a JSON answer
 // into out. It fails the test unless the status is want; a 429 is waited out and
 // retried, since fixtures are made in bursts and the server limits every key.
+// uploadPhoto adds a PNG photo to a pet with an admin's key and returns its id.
+func (s *server) uploadPhoto(t testing.TB, key, petID string, png []byte) string {
+	t.Helper()
+	req, err := http.NewRequest("POST", s.URL+"/v1/pets/"+petID+"/photos", bytes.NewReader(png))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "image/png")
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var p struct{ ID string }
+	if err := json.NewDecoder(res.Body).Decode(&p); err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("upload a photo of pet %s: %d, %v", petID, res.StatusCode, err)
+	}
+	return p.ID
+}
+
 func (s *server) call(t testing.TB, key, method, path string, body any, want int, out any) {
 	t.Helper()
 	var raw []byte

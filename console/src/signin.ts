@@ -3,9 +3,8 @@
 // the pages the one-time links open, `/console/accept?token=…` (an invitation) and
 // `/console/reset?token=…` (a reset), which set a password and sign in.
 //
-// Where keys live. A session's key is kept in memory and in this tab's sessionStorage
-// only, so that a reload of the tab stays signed in while a new tab asks again; "Sign
-// out" revokes it (`DELETE /api-keys/{keyId}`) and clears the storage. A pasted key is
+// Where keys live. A session's key is kept as session.ts says: in memory and in this
+// tab's sessionStorage only; "Sign out" revokes it and clears the storage. A pasted key is
 // never stored: it lives in memory for as long as the page does. A link's token is taken
 // out of the address bar the moment the script starts (history.replaceState), before
 // anything else is fetched, and the page answers `Referrer-Policy: no-referrer`.
@@ -14,13 +13,9 @@ import { createPetstore, PetstoreError, type Petstore, type Session } from "@acm
 import { describe } from "./context.js";
 import { field, h, put } from "./dom.js";
 import { loadDocument, Rules, textBounds } from "./rules.js";
+import { sessionKeeper, sessionKey, type SessionKey } from "./session.js";
 
-/** A session's key, as the tab keeps it: the secret, and its id to revoke it with. */
-export interface SessionKey {
-  id: number;
-  key: string;
-  expiresAt?: string;
-}
+export type { SessionKey };
 
 /** What the sign-in screens ask of the console once they hold a key. */
 export interface SignInHooks {
@@ -33,30 +28,22 @@ export interface SignInHooks {
   client(apiKey?: string): Petstore;
 }
 
-const storageKey = "petstore.console.session";
+const consoleSession = sessionKeeper("petstore.console.session");
 
 /** The session kept in this tab, if any. */
 export function keptSession(): SessionKey | undefined {
   sessionStorage.removeItem("petstore.console.apiKey"); // pasted keys were kept by earlier builds: no more
-  try {
-    const kept: unknown = JSON.parse(sessionStorage.getItem(storageKey) ?? "null");
-    if (typeof kept !== "object" || kept === null) return undefined;
-    const { id, key, expiresAt } = kept as Record<string, unknown>;
-    if (typeof id !== "number" || typeof key !== "string") return undefined;
-    return { id, key, ...(typeof expiresAt === "string" ? { expiresAt } : {}) };
-  } catch {
-    return undefined;
-  }
+  return consoleSession.kept();
 }
 
 /** Keeps a session's key in this tab (sessionStorage: gone when the tab closes). */
 export function keepSession(session: SessionKey): void {
-  sessionStorage.setItem(storageKey, JSON.stringify(session));
+  consoleSession.keep(session);
 }
 
 /** Forgets the tab's session key. */
 export function forgetSession(): void {
-  sessionStorage.removeItem(storageKey);
+  consoleSession.forget();
 }
 
 /** A one-time link's token and what it is for. */
@@ -139,7 +126,7 @@ async function signInWithPassword(hooks: SignInHooks, email: string, password: s
  * console is for staff, and the key would otherwise be left live for 12 hours.
  */
 async function openSession(hooks: SignInHooks, session: Session): Promise<string | undefined> {
-  const kept: SessionKey = { id: session.key.id, key: session.key.key, ...(session.key.expiresAt ? { expiresAt: session.key.expiresAt } : {}) };
+  const kept = sessionKey(session);
   const petstore = hooks.client(kept.key);
   if (session.account.role !== "admin") {
     await petstore.apiKeys.revoke(kept.id).catch(() => {});

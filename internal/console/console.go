@@ -36,17 +36,9 @@ var pageHTML string
 // Prefix is where the page lives; its assets are under Prefix + "/assets/".
 const Prefix = "/console"
 
-// contentSecurityPolicy allows this origin only: the script and stylesheet of this
-// package, and calls to the API (connect-src). The page builds its elements with
-// the DOM, never from markup, so Trusted Types can be required with no policy at
-// all: any assignment of a string to innerHTML or a script's source throws.
-const contentSecurityPolicy = "default-src 'none'; " +
-	"script-src 'self'; " +
-	"style-src 'self'; " +
-	"img-src 'self'; " +
-	"connect-src 'self'; " +
-	"require-trusted-types-for 'script'; trusted-types 'none'; " +
-	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// contentSecurityPolicy allows this origin only, and no string may become markup or
+// code (Trusted Types): the shop's page has the same.
+const contentSecurityPolicy = webasset.ScriptPagePolicy
 
 // New returns the console page and its assets, the same for every server of the process:
 // the page depends on nothing but the embedded files.

@@ -96,7 +96,7 @@ func TestServiceEndpoints(t *testing.T) {
 			t.Fatalf("HEAD /v1/pets = %d %v", res.StatusCode, res.Header)
 		}
 	})
-	for _, page := range []string{"/docs", "/console"} {
+	for _, page := range []string{"/docs", "/console", "/shop"} {
 		t.Run(page+"/ leads to the page", func(t *testing.T) {
 			client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 			res, err := client.Get(a.URL + page + "/")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acme-pets/petstore/internal/console"
 	"github.com/acme-pets/petstore/internal/docs"
+	"github.com/acme-pets/petstore/internal/shop"
 	"github.com/acme-pets/petstore/internal/webasset"
 )
 
@@ -33,6 +34,7 @@ type homeLinks struct {
 	API         string `json:"api"`
 	Docs        string `json:"docs"`
 	Console     string `json:"console"`
+	Shop        string `json:"shop"`
 	OpenAPI     string `json:"openapi"`
 	OpenAPIYAML string `json:"openapiYaml"`
 }
@@ -64,6 +66,7 @@ var homeTemplate = template.Must(template.New("home").Parse(`<!doctype html>
 <p>Version {{.Version}} of the API, served under <code>{{.API}}</code>.</p>
 <ul>
 <li><a href="{{.Docs}}">API reference</a> (<code>{{.Docs}}</code>): every operation, with code samples and try-it.</li>
+<li><a href="{{.Shop}}">Shop</a> (<code>{{.Shop}}</code>): browse the pets for sale, order, and see your orders, as a customer.</li>
 <li><a href="{{.Console}}">Staff console</a> (<code>{{.Console}}</code>): run the store, as an admin.</li>
 <li>The OpenAPI document: <a href="{{.OpenAPI}}">JSON</a> (<code>{{.OpenAPI}}</code>) or <a href="{{.OpenAPIYAML}}">YAML</a> (<code>{{.OpenAPIYAML}}</code>).</li>
 </ul>
@@ -82,7 +85,7 @@ func newHome(document []byte) (*home, error) {
 	}
 	links := homeLinks{
 		Name: "petstore", Title: doc.Info.Title, Version: doc.Info.Version, API: apiPrefix,
-		Docs: docs.Prefix, Console: console.Prefix, OpenAPI: "/openapi.json", OpenAPIYAML: "/openapi.yaml",
+		Docs: docs.Prefix, Console: console.Prefix, Shop: shop.Prefix, OpenAPI: "/openapi.json", OpenAPIYAML: "/openapi.yaml",
 	}
 	var page bytes.Buffer
 	// template.CSS: the style is ours, a constant; the template would otherwise

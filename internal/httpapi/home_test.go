@@ -50,7 +50,7 @@ func TestTheRootNamesTheDocsTheConsoleAndTheDocument(t *testing.T) {
 					t.Fatalf("%q is not JSON (%v): %s", ct, err, res.Body)
 				}
 				want := map[string]string{"name": "petstore", "version": "1.0.0", "api": "/v1", "docs": "/docs",
-					"console": "/console", "openapi": "/openapi.json", "openapiYaml": "/openapi.yaml"}
+					"console": "/console", "shop": "/shop", "openapi": "/openapi.json", "openapiYaml": "/openapi.yaml"}
 				for k, v := range want {
 					if links[k] != v {
 						t.Errorf("%s = %q, want %q", k, links[k], v)
@@ -97,7 +97,7 @@ func TestTheRootPageIsLockedDownAndItsLinksWork(t *testing.T) {
 		seen[m[1]] = true
 		a.do(t, req{Method: "GET", Path: m[1]}).expect(200, "")
 	}
-	for _, want := range []string{"/docs", "/console", "/openapi.json", "/openapi.yaml"} {
+	for _, want := range []string{"/docs", "/console", "/shop", "/openapi.json", "/openapi.yaml"} {
 		if !seen[want] {
 			t.Errorf("the page does not link %s (links: %v)", want, hrefs)
 		}

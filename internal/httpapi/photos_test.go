@@ -113,7 +113,10 @@ func TestPhotoUploadAndServing(t *testing.T) {
 	})
 }
 
-func TestPhotoRefusals(t *testing.T) {
+// The OWASP suite's uploads (API4, API8): every hostile or broken image, a body too large, a
+// type that is not an image, a customer's key: a clear 4xx, and nothing kept, neither
+// a photo on the pet nor a file. A slow upload is in cmd/petstore (timeouts_test.go).
+func TestOWASP_Uploads_RefusedAndNothingKept(t *testing.T) {
 	a := newTestAPI(t)
 	pet := a.pet(t, "Rex", 0)
 	jpg := phototest.JPEG(t, 64, 48)

@@ -29,6 +29,7 @@ import (
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
+	"github.com/acme-pets/petstore/internal/shop"
 	"github.com/acme-pets/petstore/internal/tracing"
 	"github.com/acme-pets/petstore/internal/webasset"
 	"github.com/acme-pets/petstore/internal/webhook"
@@ -203,10 +204,11 @@ type Server struct {
 	// open are the operations anyone may call, without credentials (security: []).
 	open    map[string]bool
 	handler http.Handler
-	// docs and console are the pages at /docs and /console, with their assets; home
-	// is what / answers, the way to them.
+	// docs, console and shop are the pages at /docs, /console and /shop, with their
+	// assets; home is what / answers, the way to them.
 	docs    *webasset.Page
 	console *webasset.Page
+	shop    *webasset.Page
 	home    *home
 	// limiter is the general limit (nil when off), and ratePolicy its
 	// RateLimit-Policy header value.
@@ -334,6 +336,9 @@ func New(cfg Config) (*Server, error) {
 	if s.console, err = console.New(); err != nil {
 		return nil, fmt.Errorf("console page: %w", err)
 	}
+	if s.shop, err = shop.New(); err != nil {
+		return nil, fmt.Errorf("shop page: %w", err)
+	}
 	if s.home, err = newHome(doc.JSON); err != nil {
 		return nil, err
 	}
@@ -412,6 +417,10 @@ func (s *Server) routes() {
 	for _, p := range linkPages {
 		mux.HandleFunc("GET "+p, s.serveLinkPage)
 	}
+	for _, p := range s.shop.Paths() {
+		mux.Handle("GET "+p, s.shop)
+	}
+	mux.Handle("GET /shop/{$}", http.RedirectHandler("/shop", http.StatusMovedPermanently))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusOK, "ok")
 	})

@@ -129,6 +129,19 @@ func acceptsGzip(header string) bool {
 	return accepted
 }
 
+// ScriptPagePolicy is the Content-Security-Policy of the pages whose script builds
+// them with the DOM, never from markup (the staff console and the shop): this origin
+// only, for the script, the stylesheet, images (photos are served under /v1) and calls
+// to the API (connect-src), and Trusted Types required with no policy at all, so that
+// any assignment of a string to innerHTML or a script's source throws.
+const ScriptPagePolicy = "default-src 'none'; " +
+	"script-src 'self'; " +
+	"style-src 'self'; " +
+	"img-src 'self'; " +
+	"connect-src 'self'; " +
+	"require-trusted-types-for 'script'; trusted-types 'none'; " +
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
 // Page is an HTML page at one path with its assets at theirs, served as ServePage
 // and Asset do: the shell of /docs and of /console.
 type Page struct {

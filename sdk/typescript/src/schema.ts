@@ -558,7 +558,9 @@ export interface paths {
          *     strong `ETag`: `If-None-Match` answers `304`, and `Range` a `206` with that part
          *     (a range past the end, `416`). The server keeps recent photos in memory; serving
          *     one reads no database. Requests answered from memory do not count against the
-         *     rate limit; the others do, as any request without a key.
+         *     rate limit and carry no `RateLimit` headers; the others count, as any request
+         *     without a key does. An original is at most 256 MiB (a 40-megapixel PNG); the
+         *     other sizes are far smaller.
          */
         get: operations["getPhoto"];
         put?: never;
@@ -2734,6 +2736,8 @@ export interface components {
         /** @description `range_not_satisfiable`: the `Range` asked for starts past the end of the photo. */
         RangeNotSatisfiable: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 /** @description The photo's length (`bytes *\/2048`). */
                 "Content-Range"?: string;
                 [name: string]: unknown;
@@ -3885,6 +3889,8 @@ export interface operations {
             /** @description The photo. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description A strong validator of the photo, which never changes. */
                     ETag?: string;
                     /** @description `public, max-age=31536000, immutable`. */
@@ -3901,6 +3907,8 @@ export interface operations {
             /** @description The part of the photo that `Range` asked for. */
             206: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description A strong validator of the photo, which never changes. */
                     ETag?: string;
                     /** @description `public, max-age=31536000, immutable`. */
@@ -3919,6 +3927,8 @@ export interface operations {
             /** @description The photo has not changed since the `ETag` given in `If-None-Match`. */
             304: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description A strong validator of the photo, which never changes. */
                     ETag?: string;
                     /** @description `public, max-age=31536000, immutable`. */

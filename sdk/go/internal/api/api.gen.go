@@ -2963,7 +2963,9 @@ type ClientInterface interface {
 	// strong `ETag`: `If-None-Match` answers `304`, and `Range` a `206` with that part
 	// (a range past the end, `416`). The server keeps recent photos in memory; serving
 	// one reads no database. Requests answered from memory do not count against the
-	// rate limit; the others do, as any request without a key.
+	// rate limit and carry no `RateLimit` headers; the others count, as any request
+	// without a key does. An original is at most 256 MiB (a 40-megapixel PNG); the
+	// other sizes are far smaller.
 	//
 	// Corresponds with GET /photos/{photoId}/{size} (the `GetPhoto` operationId).
 	GetPhoto(ctx context.Context, photoID PhotoID, size string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4632,7 +4634,9 @@ func (c *Client) DeletePetPhoto(ctx context.Context, petID PetID, photoID PhotoI
 // strong `ETag`: `If-None-Match` answers `304`, and `Range` a `206` with that part
 // (a range past the end, `416`). The server keeps recent photos in memory; serving
 // one reads no database. Requests answered from memory do not count against the
-// rate limit; the others do, as any request without a key.
+// rate limit and carry no `RateLimit` headers; the others count, as any request
+// without a key does. An original is at most 256 MiB (a 40-megapixel PNG); the
+// other sizes are far smaller.
 //
 // Corresponds with GET /photos/{photoId}/{size} (the `GetPhoto` operationId).
 func (c *Client) GetPhoto(ctx context.Context, photoID PhotoID, size string, reqEditors ...RequestEditorFn) (*http.Response, error) {
