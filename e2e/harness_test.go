@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -161,15 +162,15 @@ func (s *server) createKey(t *testing.T, email, role string) string {
 	t.Helper()
 	out, err := exec.Command(s.bin, "keys", "create", "--create", "--email", email, "--role", role, "--database", s.database).Output()
 	if err != nil {
-		t.Fatalf("petstore keys create --email %s: %v", email, err)
+		var stderr []byte
+		if e := (*exec.ExitError)(nil); errors.As(err, &e) {
+			stderr = e.Stderr
+		}
+		t.Fatalf("petstore keys create --email %s: %v\n%s", email, err, stderr)
 	}
 	return strings.TrimSpace(string(out))
 }
 
-// call sends one API request (path under /v1) with a Bearer key, or with Basic
-// credentials when key has the form "basic:EMAIL:PASSWORD", and decodes a JSON answer
-// into out. It fails the test unless the status is want; a 429 is waited out and
-// retried, since fixtures are made in bursts and the server limits every key.
 // uploadPhoto adds a PNG photo to a pet with an admin's key and returns its id.
 func (s *server) uploadPhoto(t testing.TB, key, petID string, png []byte) string {
 	t.Helper()
@@ -191,6 +192,10 @@ func (s *server) uploadPhoto(t testing.TB, key, petID string, png []byte) string
 	return p.ID
 }
 
+// call sends one API request (path under /v1) with a Bearer key, or with Basic
+// credentials when key has the form "basic:EMAIL:PASSWORD", and decodes a JSON answer
+// into out. It fails the test unless the status is want; a 429 is waited out and
+// retried, since fixtures are made in bursts and the server limits every key.
 func (s *server) call(t testing.TB, key, method, path string, body any, want int, out any) {
 	t.Helper()
 	var raw []byte
