@@ -4,6 +4,7 @@ import { petsById } from "./lookup.js";
 import { confirmAction, field, h, put, removeRows } from "./dom.js";
 import { formatMoney, moneyInput, noteCurrency, parseMoney, shopCurrency } from "./money.js";
 import { descriptionField, descriptionText, flagRefusedFields, parseTags, sameTags, tagChips, tagsField } from "./petdetails.js";
+import { photosPanel, rowThumbnail } from "./petphotos.js";
 import { numberBounds, textBounds, type Status } from "./rules.js";
 
 // The status changes offered are those staff may make by hand (the contract's store rule
@@ -353,6 +354,7 @@ class PetRow {
       h(
         "td",
         { "data-label": "Pet" },
+        h("span", { class: "thumb-slot" }, rowThumbnail(ctx, pet)),
         h("span", { class: "name" }, pet.name),
         " ",
         h("span", { class: "id" }, `#${pet.id}`),
@@ -368,6 +370,16 @@ class PetRow {
       h("td", { class: "row-actions" }, ctx.may("updatePet") ? edit : null, ctx.may("deletePet") ? remove : null),
     );
     this.highlight();
+  }
+
+  /**
+   * Shows the pet's photos as changed in its edit row: the row's thumbnail follows, and
+   * nothing else is drawn again (the row's controls stay under the reader's hand).
+   */
+  private showPhotos(photos: Pet["photos"]): void {
+    this.pet = { ...this.pet, photos };
+    const slot = this.element.querySelector(".thumb-slot");
+    if (slot) put(slot, rowThumbnail(this.ctx, this.pet));
   }
 
   private toggleEditor(): void {
@@ -426,7 +438,8 @@ class PetRow {
         ctx.done(`Saved ${this.pet.name}.`);
       });
     });
-    put(this.editor, h("td", { colspan: 7 }, form));
+    const photos = photosPanel(ctx, pet, (list) => this.showPhotos(list));
+    put(this.editor, h("td", { colspan: 7 }, form, photos));
     name.focus();
   }
 }
