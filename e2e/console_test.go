@@ -31,7 +31,9 @@ import (
 // own stock (no inventory lookup); an illegal status change shows the API's refusal;
 // a pet is added with a description and tags, its tags edited (a repeated tag and too
 // many refused in the service's words) and found by a tag in another case
-// (console_tags_test.go); orders are cancelled (after a confirmation) and given a ship
+// (console_tags_test.go); a pet's photos are added through the file input (two at once,
+// and a file the service refuses), put in order by a button and removed, the API
+// holding the order shown (console_photos_test.go); orders are cancelled (after a confirmation) and given a ship
 // date; the Orders screen shows each order's status, dates, total and unit price and
 // filters as the API does,
 // and the Sales screen the API's figures with a bar per day (console_sales_test.go);
@@ -49,7 +51,7 @@ import (
 // a cookie. Screenshots at desktop and phone width go to e2e/test-output/.
 //
 // The scenarios share the server and Chromium, started once (console_stock_test.go,
-// console_tags_test.go, console_orders_test.go, console_keys_test.go, console_webhooks_test.go,
+// console_tags_test.go, console_photos_test.go, console_orders_test.go, console_keys_test.go, console_webhooks_test.go,
 // console_signin_test.go and console_staff_test.go hold them).
 func TestConsole(t *testing.T) {
 	suite := startConsoleSuite(t)
@@ -78,6 +80,7 @@ var consoleScenarios = []struct {
 	{"a page that arrives after the filter changed is not shown", stalePageIsDropped},
 	{"a pet added here is shown once when the page that holds it loads", addedPetShownOnce},
 	{"a pet's description and tags: added, edited (the service's refusals shown), found by a tag in another case; the API agrees", petTagsAndDescription},
+	{"a pet's photos: two added through the file input, one refused in the service's words, moved first, removed; the API agrees", petPhotos},
 	{"focus stays in place after an action", focusStaysInPlace},
 	{"keys: made with scopes and a lifetime, listed with them; expiring within 7 days flagged, expired shown; revoke", keysWithScopesAndLifetimes},
 	{"keys: create (shown once), revoke, and a revoked key is refused", keysCreateAndRevoke},

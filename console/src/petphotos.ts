@@ -70,6 +70,7 @@ export function photosPanel(ctx: Console, pet: Pet, changed: (photos: Photo[]) =
   const busy = async (work: () => Promise<void>) => {
     group.disabled = true;
     list.setAttribute("aria-busy", "true");
+    put(progress, "");
     try {
       await work();
     } finally {
@@ -113,11 +114,13 @@ export function photosPanel(ctx: Console, pet: Pet, changed: (photos: Photo[]) =
 
   const item = (photo: Photo, i: number): HTMLLIElement => {
     const which = h("span", { class: "visually-hidden" }, `: photo ${i + 1}`);
-    const button = (action: FocusTarget["action"], text: string, disabled: boolean, cls = "secondary") =>
-      h("button", { type: "button", class: cls, "data-action": action, disabled }, text, which.cloneNode(true));
-    const earlier = button("earlier", "Move earlier", i === 0);
-    const later = button("later", "Move later", i === photos.length - 1);
-    const del = button("remove", "Remove", false, "danger");
+    // Short words, to sit side by side under a thumbnail; the arrows are for the eye.
+    const arrow = (text: string) => h("span", { "aria-hidden": "true" }, text);
+    const button = (action: FocusTarget["action"], disabled: boolean, cls: string, ...text: (Node | string)[]) =>
+      h("button", { type: "button", class: cls, "data-action": action, disabled }, ...text, which.cloneNode(true));
+    const earlier = button("earlier", i === 0, "secondary", arrow("← "), "Earlier");
+    const later = button("later", i === photos.length - 1, "secondary", "Later", arrow(" →"));
+    const del = button("remove", false, "danger", "Remove");
     earlier.addEventListener("click", () => move(i, i - 1, earlier));
     later.addEventListener("click", () => move(i, i + 1, later));
     del.addEventListener("click", () => remove(photo, i, del));
