@@ -85,8 +85,8 @@ func petPhotos(sc *scene) {
 	b.checkAccessibility(sc.axe, "a pet's photos")
 	b.screenshot("console-pet-photos.png")
 
-	// The second first, by its button; focus stays on the photo moved.
-	b.do(chromedp.Click(chromedp.CSS(`ol.photos li:nth-child(2) button[data-action=earlier]`)))
+	// The second first, by its button and the keyboard alone; focus stays on the photo moved.
+	b.do(chromedp.Focus(`ol.photos li:nth-child(2) button[data-action=earlier]`), chromedp.KeyEvent("\r"))
 	b.wait(fmt.Sprintf(`JSON.stringify(%s) === %q`, photoIDsOnPage, mustJSON(t, []string{uploaded[1], uploaded[0]})), "the second photo first")
 	agree("after moving the second first", 2)
 	if !evalAs[bool](b, `document.activeElement?.closest('li')?.dataset.photoId === `+strconv.Quote(uploaded[1])) {
