@@ -100,8 +100,10 @@ func (s *Server) recovered(ctx context.Context, v any, w *responseWriter, ri *re
 // so no key, password or Authorization header can reach the log.
 func (s *Server) logRequest(ctx context.Context, r *http.Request, ri *requestInfo, status int, elapsed time.Duration, isAPI bool) {
 	level := slog.LevelInfo
-	if !isAPI {
-		level = slog.LevelDebug // probes, metrics scrapes and the document are noise
+	if !isAPI || ri.handwritten == getPhoto && status < 500 {
+		// Probes, metrics scrapes, the document and the pictures a page shows (a
+		// dozen per page of a shop) are noise; a photo that fails to load is not.
+		level = slog.LevelDebug
 	}
 	log := s.cfg.Logger
 	if !log.Enabled(ctx, level) {
