@@ -100,8 +100,10 @@ func (s *Server) recovered(ctx context.Context, v any, w *responseWriter, ri *re
 // so no key, password or Authorization header can reach the log.
 func (s *Server) logRequest(ctx context.Context, r *http.Request, ri *requestInfo, status int, elapsed time.Duration, isAPI bool) {
 	level := slog.LevelInfo
-	if !isAPI {
-		level = slog.LevelDebug // probes, metrics scrapes and the document are noise
+	if !isAPI || ri.handwritten == getPhoto && status < 500 {
+		// Probes, metrics scrapes, the document and the pictures a page shows (a
+		// dozen per page of a shop) are noise; a photo that fails to load is not.
+		level = slog.LevelDebug
 	}
 	log := s.cfg.Logger
 	if !log.Enabled(ctx, level) {
@@ -200,16 +202,8 @@ func (s *Server) v1(next http.Handler) http.Handler {
 				ri.refusal = errRepeated(name)
 			}
 		}
-		switch {
-		case op == uploadPetPhoto && r.ContentLength > MaxPhotoBytes:
-			// Refused before a byte of it is read; the connection closes.
-			writeError(w, petstore.Errorf(petstore.EPayloadTooLarge, "The photo is larger than %d bytes (10 MiB).", MaxPhotoBytes))
+		if !s.limitBody(w, r, op) {
 			return
-		case op == uploadPetPhoto:
-			// An image, read whole by the handler: no JSON scanner.
-			r.Body = http.MaxBytesReader(w, r.Body, MaxPhotoBytes)
-		case r.Body != nil && r.Body != http.NoBody:
-			r.Body = &strictBody{r: http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)}
 		}
 		if rw, ok := w.(*responseWriter); ok {
 			rw.keepCORS()
@@ -227,6 +221,22 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		}).Handler(h)
 	}
 	return h
+}
+
+// limitBody bounds the request's body: a JSON body by Config.BodyLimit, read through
+// the scanner of repeated keys and lone surrogates; a photo's image by MaxPhotoBytes,
+// refused at once when its Content-Length says more. It reports false when it answered.
+func (s *Server) limitBody(w http.ResponseWriter, r *http.Request, op string) bool {
+	switch {
+	case op == uploadPetPhoto && r.ContentLength > MaxPhotoBytes:
+		writeError(w, petstore.Errorf(petstore.EPayloadTooLarge, "The photo is larger than %d bytes (10 MiB).", MaxPhotoBytes))
+		return false
+	case op == uploadPetPhoto:
+		r.Body = http.MaxBytesReader(w, r.Body, MaxPhotoBytes)
+	case r.Body != nil && r.Body != http.NoBody:
+		r.Body = &strictBody{r: http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)}
+	}
+	return true
 }
 
 // authScheme splits an Authorization header value as the generated server does: the

@@ -35,6 +35,15 @@ type photoFiles struct {
 	log   *slog.Logger
 }
 
+// newPhotoFiles is the photos of a server with cfg.Media; nil without.
+func newPhotoFiles(cfg Config) *photoFiles {
+	if cfg.Media == nil {
+		return nil
+	}
+	return &photoFiles{cache: media.NewCache(cfg.Media, media.CacheOptions{MaxBytes: cfg.PhotoCacheBytes}),
+		proc: photo.NewProcessor(cfg.PhotoConcurrency), log: cfg.Logger}
+}
+
 // errNoPhotos answers the photo operations of a server started without a media store.
 var errNoPhotos = petstore.Errorf(petstore.ENotImplemented, "This server keeps no photos: its operator gave it no media store (--media-dir or --media-url).")
 

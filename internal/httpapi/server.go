@@ -25,7 +25,6 @@ import (
 	"github.com/acme-pets/petstore/internal/eventhub"
 	"github.com/acme-pets/petstore/internal/invite"
 	"github.com/acme-pets/petstore/internal/media"
-	"github.com/acme-pets/petstore/internal/media/photo"
 	"github.com/acme-pets/petstore/internal/oas"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/ratelimit"
@@ -306,10 +305,7 @@ func New(cfg Config) (*Server, error) {
 		mailer:      cfg.Mailer,
 		resets:      newBackground(),
 		readTimeout: cfg.ReadTimeout,
-	}
-	if cfg.Media != nil {
-		h.photos = &photoFiles{cache: media.NewCache(cfg.Media, media.CacheOptions{MaxBytes: cfg.PhotoCacheBytes}),
-			proc: photo.NewProcessor(cfg.PhotoConcurrency), log: cfg.Logger}
+		photos:      newPhotoFiles(cfg),
 	}
 	h.hub = eventhub.New(eventhub.Options{Feed: cfg.Store, Encode: EventEncoder(h.currency), Poll: cfg.StreamPoll, Logger: cfg.Logger})
 	s := &Server{cfg: cfg, h: h, doc: doc, metrics: m, idLists: map[string]bool{}, open: map[string]bool{}}
