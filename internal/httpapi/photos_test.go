@@ -138,7 +138,8 @@ func TestOWASP_Uploads_RefusedAndNothingKept(t *testing.T) {
 		{"a 50,000 × 50,000 PNG in a small file", "image/png", phototest.PNGBomb(t, 50000, 50000), 413, "payload_too_large"},
 		{"a JPEG that says 50,000 × 50,000", "image/jpeg", phototest.JPEGBomb(t, 50000, 50000), 413, "payload_too_large"},
 		{"11 MiB", "image/jpeg", append(append([]byte{}, jpg...), make([]byte, 11<<20)...), 413, "payload_too_large"},
-		{"an empty body", "image/jpeg", []byte{}, 415, "unsupported_media_type"},
+		{"an empty body", "image/jpeg", []byte{}, 400, "invalid_image"},
+		{"a JPEG's first bytes only", "image/jpeg", jpg[:3], 400, "invalid_image"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,7 +17,9 @@
 //     ask for 10 GB. Over budget is EPayloadTooLarge (413). 40 MP holds every phone
 //     and most cameras (a 48 MP phone sensor saves 12 MP by default).
 //  4. The file must end where its image ends (the JPEG's EOI, the PNG's IEND, the
-//     RIFF size of a WebP), give or take zero padding: bytes after it are another file
+//     RIFF size of a WebP), give or take zero padding and what cameras append to a
+//     JPEG (a second JPEG: multi-picture previews, Ultra HDR's gain map; Samsung's
+//     SEFH…SEFT trailer), which is never kept: other bytes after it are another file
 //     riding along (a JPEG+ZIP or JPEG+HTML polyglot) and are refused as
 //     EUnsupportedMedia. Re-encoding would drop them anyway; refusing says so to
 //     the uploader, as the OWASP suite asks. This also refuses phones' "motion photos"
@@ -163,6 +165,9 @@ func check(declared string, body []byte) (string, error) {
 		return "", petstore.Errorf(petstore.EUnsupportedMedia,
 			"A photo must be sent as image/jpeg, image/png or image/webp, not %q.", declared)
 	}
+	if len(body) < 12 { // shorter than any image's header: a truncated upload
+		return "", petstore.Errorf(petstore.EInvalidImage, "The body holds %d bytes: too few for any %s image.", len(body), declared)
+	}
 	if got := sniff(body); got != declared {
 		return "", petstore.Errorf(petstore.EUnsupportedMedia,
 			"The body was declared %s but its bytes look like %s.", declared, describe(body))
@@ -178,12 +183,32 @@ func check(declared string, body []byte) (string, error) {
 	if err != nil {
 		return "", invalidImage(declared, err)
 	}
-	if rest := body[end:]; len(bytes.Trim(rest, "\x00")) > 0 {
+	if rest := body[end:]; !cameraTrailer(declared, rest) {
 		return "", petstore.Errorf(petstore.EUnsupportedMedia,
 			"The body holds %d more bytes after the end of its image (they look like %s); send the image alone.",
 			len(rest), describe(rest))
 	}
 	return declared, nil
+}
+
+// cameraTrailer reports whether what follows an image's end is nothing a polyglot
+// could be made of: padding, or what cameras and phones append to a JPEG (a second
+// JPEG: the multi-picture format's previews, Ultra HDR's gain map; Samsung's trailer,
+// SEFH…SEFT). The renditions are re-encoded from the first image only, so none of it
+// is kept; another format after the image (HTML, ZIP, a script) is still refused.
+func cameraTrailer(format string, rest []byte) bool {
+	rest = bytes.TrimRight(rest, "\x00")
+	switch {
+	case len(rest) == 0:
+		return true
+	case format != JPEG:
+		return false
+	case bytes.HasPrefix(rest, []byte{0xFF, 0xD8, 0xFF}):
+		return true
+	case bytes.HasSuffix(rest, []byte("SEFT")) && bytes.Contains(rest, []byte("SEFH")):
+		return true
+	}
+	return false
 }
 
 // withinBudget refuses dimensions over MaxSide or MaxPixels.
