@@ -55,16 +55,19 @@ func (c serveConfig) openMedia(ctx context.Context, log *slog.Logger) (media.Sto
 	return nil, nil
 }
 
-// Photo files left without a row are swept once an hour; a file younger than
-// sweepGrace may belong to an upload whose row is not written yet.
+// Photo files left without a row are swept a minute after the start (an instance
+// restarted often must sweep too), then once an hour; a file younger than sweepGrace
+// may belong to an upload whose row is not written yet.
 const (
+	sweepFirst = time.Minute
 	sweepEvery = time.Hour
 	sweepGrace = time.Hour
 )
 
-// sweepPhotos removes, every sweepEvery, the files of photos no pet has (media.Sweep).
+// sweepPhotos removes the files of photos no pet has (media.Sweep), sweepFirst after
+// the start, then every sweepEvery.
 func sweepPhotos(ctx context.Context, files media.Store, st petstore.Store, log *slog.Logger) {
-	t := time.NewTicker(sweepEvery)
+	t := time.NewTimer(sweepFirst)
 	defer t.Stop()
 	for {
 		select {
@@ -72,6 +75,7 @@ func sweepPhotos(ctx context.Context, files media.Store, st petstore.Store, log 
 			return
 		case <-t.C:
 		}
+		t.Reset(sweepEvery)
 		n, err := media.Sweep(ctx, files, st.KnownPhotos, time.Now().Add(-sweepGrace))
 		switch {
 		case err != nil && ctx.Err() == nil:

@@ -188,6 +188,17 @@ func (d *Dir) List(ctx context.Context, prefix string, fn func(key string, modif
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if e.IsDir() && path != start {
+			// A folder no key under prefix can be in is not read at all: other things
+			// beside the photos (lost+found, a backup folder) are none of the store's.
+			if rel, err := filepath.Rel(d.root, path); err == nil {
+				rel = filepath.ToSlash(rel) + "/"
+				if !strings.HasPrefix(rel, prefix) && !strings.HasPrefix(prefix, rel) {
+					return fs.SkipDir
+				}
+			}
+			return nil
+		}
 		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			return nil
 		}

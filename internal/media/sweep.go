@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/acme-pets/petstore/internal/petstore"
 )
 
 // Known reports which of the photo ids a pet still has (petstore.Store.KnownPhotos).
@@ -12,6 +14,9 @@ type Known func(ctx context.Context, ids []string) (map[string]bool, error)
 
 // sweepBatch is how many photo ids one Known call asks about.
 const sweepBatch = 500
+
+// photoPrefix starts every photo id, and so every key of a photo's files.
+const photoPrefix = "ph_"
 
 // Sweep removes the files of photos that no pet has and that were written before
 // before: those a crash left between an upload's files and its row, or between a
@@ -21,9 +26,11 @@ const sweepBatch = 500
 // background, never for a request.
 func Sweep(ctx context.Context, s Store, known Known, before time.Time) (int, error) {
 	keys := map[string][]string{} // photo id → its keys, for the ids old enough
-	err := s.List(ctx, "", func(key string, modified time.Time) error {
-		id, _, ok := strings.Cut(key, "/")
-		if ok && modified.Before(before) {
+	// Only the keys of photos, ph_…/{original,display,thumb}: a bucket or a folder may
+	// hold other things (backups, another deployment's files), which are none of its.
+	err := s.List(ctx, photoPrefix, func(key string, modified time.Time) error {
+		id, size, ok := strings.Cut(key, "/")
+		if ok && petstore.ValidPhotoID(id) && petstore.PhotoSize(size).Valid() && modified.Before(before) {
 			keys[id] = append(keys[id], key)
 		}
 		return nil
