@@ -185,6 +185,9 @@ func (s *Server) servePhoto(w http.ResponseWriter, r *http.Request) {
 		if s.limiter != nil && !s.allow(w, r, ri, "", "") {
 			return
 		}
+		if s.h.photos.streamLarge(w, r, key) {
+			return
+		}
 		var err error
 		if entry, err = s.h.photos.cache.Get(r.Context(), key); err != nil {
 			writeError(w, s.h.photos.readFailure(r.Context(), id, err))
@@ -195,7 +198,34 @@ func (s *Server) servePhoto(w http.ResponseWriter, r *http.Request) {
 	h["Etag"] = []string{entry.ETag}
 	h["Cache-Control"] = photoCacheControl
 	h["Content-Type"] = []string{entry.ContentType}
-	http.ServeContent(&rangeErrors{ResponseWriter: w, size: len(entry.Data)}, r, "", time.Time{}, bytes.NewReader(entry.Data))
+	http.ServeContent(&rangeErrors{ResponseWriter: w, size: int64(len(entry.Data))}, r, "", time.Time{}, bytes.NewReader(entry.Data))
+}
+
+// streamLarge serves the photo under key from its file when the media store keeps
+// files and this one is too large for the cache (an original, mostly), so that each
+// request holds a buffer, not a copy of the photo. It reports whether it answered.
+func (f *photoFiles) streamLarge(w http.ResponseWriter, r *http.Request, key string) bool {
+	opener, ok := f.cache.Store().(media.FileOpener)
+	if !ok {
+		return false
+	}
+	file, ok, err := opener.OpenLarge(key, f.cache.MaxEntry())
+	if err != nil || !ok {
+		return false // read through the cache, which answers the errors
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return false
+	}
+	var head [512]byte
+	n, _ := file.ReadAt(head[:], 0)
+	h := w.Header()
+	h["Etag"] = []string{media.ETag(key)}
+	h["Cache-Control"] = photoCacheControl
+	h["Content-Type"] = []string{http.DetectContentType(head[:n])}
+	http.ServeContent(&rangeErrors{ResponseWriter: w, size: info.Size()}, r, "", time.Time{}, file)
+	return true
 }
 
 // readFailure words a failed read of a photo: not found, or the media store out of
@@ -218,7 +248,7 @@ func photoNotFound(id string) *petstore.Error {
 // than its plain text, which it drops.
 type rangeErrors struct {
 	http.ResponseWriter
-	size    int
+	size    int64
 	refused bool
 }
 

@@ -6,10 +6,13 @@ import (
 	_ "image/jpeg"
 	_ "image/png"
 	"io/fs"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/acme-pets/petstore/internal/httpapi"
 	"github.com/acme-pets/petstore/internal/media/phototest"
 )
 
@@ -230,4 +233,39 @@ func TestPhotoHitsReadNoDatabase(t *testing.T) {
 	}
 	a.do(t, req{Method: "GET", Path: ph.URLs.Thumb}).expect(200, "")
 	a.do(t, req{Method: "GET", Path: ph.URLs.Display}).expect(200, "")
+}
+
+// A photo too large for the cache (an original, mostly) is streamed from its file:
+// the same bytes, ETag and ranges as one served from memory.
+func TestPhotoLargerThanTheCacheIsStreamed(t *testing.T) {
+	a := newTestAPI(t, func(c *httpapi.Config) { c.PhotoCacheBytes = 1 << 20 }) // entries up to 256 KiB
+	pet := a.pet(t, "Rex", 0)
+	var ph photoOut
+	noise := image.NewRGBA(image.Rect(0, 0, 400, 400)) // noise does not compress
+	rng := rand.New(rand.NewPCG(35, 35))
+	for i := range noise.Pix {
+		noise.Pix[i] = byte(rng.IntN(256))
+		if i%4 == 3 {
+			noise.Pix[i] = 255
+		}
+	}
+	a.upload(t, pet.ID, "image/png", phototest.EncodePNG(t, noise), 201, "").JSON(&ph)
+	file, err := os.ReadFile(filepath.Join(a.mediaDir, ph.ID, "original"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(file) <= 256<<10 {
+		t.Fatalf("the original is %d bytes: not larger than the cache's largest entry", len(file))
+	}
+	for range 2 { // the second would be a hit, were it kept
+		res := a.do(t, req{Method: "GET", Path: ph.URLs.Original}).expect(200, "")
+		if !bytes.Equal(res.Body, file) || res.Header.Get("Content-Type") != "image/png" || res.Header.Get("ETag") != `"`+ph.ID+`-original"` {
+			t.Fatalf("streamed %d bytes (%s, %s), want the file's %d", len(res.Body), res.Header.Get("Content-Type"), res.Header.Get("ETag"), len(file))
+		}
+	}
+	part := a.do(t, req{Method: "GET", Path: ph.URLs.Original, Header: map[string]string{"Range": "bytes=100-199"}}).expect(206, "")
+	if !bytes.Equal(part.Body, file[100:200]) {
+		t.Error("the range is not those bytes of the file")
+	}
+	a.do(t, req{Method: "GET", Path: ph.URLs.Original, Header: map[string]string{"If-None-Match": `"` + ph.ID + `-original"`}}).expect(304, "")
 }

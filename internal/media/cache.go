@@ -2,8 +2,7 @@ package media
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
+	"strings"
 	"time"
 
 	"github.com/maypok86/otter/v2"
@@ -29,10 +28,13 @@ const (
 type Entry struct {
 	Data        []byte
 	ContentType string
-	// ETag is strong and quoted: a hash of Data, so equal bytes have equal tags
-	// whichever process or store served them.
+	// ETag is strong and quoted, made from the key: an object under a key never
+	// changes (a changed photo is a new photo), so every process gives one tag.
 	ETag string
 }
+
+// ETag is the entity tag of the object under key (Entry.ETag).
+func ETag(key string) string { return `"` + strings.ReplaceAll(key, "/", "-") + `"` }
 
 // CacheOptions shape a Cache; zero values take the defaults.
 type CacheOptions struct {
@@ -53,6 +55,9 @@ type Cache struct {
 	// loads collapses concurrent misses of one key into one Store read.
 	loads    singleflight.Group
 	maxEntry int64
+	// deleted are the keys Delete removed lately: a load that read one before the
+	// Store's delete does not put it back (it would be served until its TTL).
+	deleted *otter.Cache[string, struct{}]
 }
 
 // NewCache returns a Cache in front of store.
@@ -68,8 +73,24 @@ func NewCache(store Store, o CacheOptions) *Cache {
 		Weigher:          weigh,
 		ExpiryCalculator: otter.ExpiryWriting[string, Entry](o.TTL),
 	})
-	return &Cache{store: store, entries: entries, maxEntry: o.MaxBytes / 4}
+	deleted := otter.Must(&otter.Options[string, struct{}]{
+		MaximumSize:      100_000,
+		ExpiryCalculator: otter.ExpiryWriting[string, struct{}](loadTimeout),
+	})
+	return &Cache{store: store, entries: entries, maxEntry: o.MaxBytes / 4, deleted: deleted}
 }
+
+// keep puts e in the cache, unless it is too large or its key was deleted lately
+// (after the read that made e, maybe).
+func (c *Cache) keep(key string, e Entry) {
+	if _, gone := c.deleted.GetIfPresent(key); !gone && int64(len(e.Data)) <= c.maxEntry {
+		c.entries.Set(key, e)
+	}
+}
+
+// MaxEntry is the size of the largest object the cache keeps; a larger one is read for
+// each request (or streamed: see FileOpener).
+func (c *Cache) MaxEntry() int64 { return c.maxEntry }
 
 func weigh(key string, e Entry) uint32 {
 	return uint32(min(len(key)+len(e.Data)+len(e.ContentType)+len(e.ETag)+entryOverhead, 1<<32-1))
@@ -104,10 +125,8 @@ func (c *Cache) load(ctx context.Context, key string) (Entry, error) {
 		if err != nil {
 			return Entry{}, err
 		}
-		e := Entry{Data: obj.Data, ContentType: obj.ContentType, ETag: etag(obj.Data)}
-		if int64(len(e.Data)) <= c.maxEntry {
-			c.entries.Set(key, e)
-		}
+		e := Entry{Data: obj.Data, ContentType: obj.ContentType, ETag: ETag(key)}
+		c.keep(key, e)
 		return e, nil
 	})
 	select {
@@ -121,15 +140,13 @@ func (c *Cache) load(ctx context.Context, key string) (Entry, error) {
 	}
 }
 
-// etag is a strong entity tag: 144 bits of the content's SHA-256, quoted.
-func etag(data []byte) string {
-	sum := sha256.Sum256(data)
-	return `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
-}
 
 // Delete removes the objects from the Store, then from this cache (a load that read
 // them before the Store's delete may still keep them, until TTL).
 func (c *Cache) Delete(ctx context.Context, keys ...string) error {
+	for _, key := range keys {
+		c.deleted.Set(key, struct{}{})
+	}
 	err := c.store.Delete(ctx, keys...)
 	for _, key := range keys {
 		c.entries.Invalidate(key)
@@ -140,4 +157,5 @@ func (c *Cache) Delete(ctx context.Context, keys ...string) error {
 // Close stops the cache's maintenance goroutines.
 func (c *Cache) Close() {
 	c.entries.StopAllGoroutines()
+	c.deleted.StopAllGoroutines()
 }

@@ -139,6 +139,28 @@ func (d *Dir) Get(ctx context.Context, key string) (Object, error) {
 	return Object{Data: data, ContentType: http.DetectContentType(data)}, nil
 }
 
+// OpenLarge opens the file under key when it holds more than min bytes, for a reader
+// to stream rather than read whole (FileOpener); ok is false for a smaller one, or
+// none.
+func (d *Dir) OpenLarge(key string, min int64) (f *os.File, ok bool, err error) {
+	path, err := d.path(key)
+	if err != nil {
+		return nil, false, err
+	}
+	f, err = os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("media: open %s: %w", key, err)
+	}
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() <= min {
+		f.Close()
+		return nil, false, nil
+	}
+	return f, true, nil
+}
+
 // Delete removes the files under keys, and each one's directory when it is left
 // empty (a photo's directory goes with its last size). Every key is checked first.
 func (d *Dir) Delete(ctx context.Context, keys ...string) error {

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -98,6 +99,13 @@ func Open(ctx context.Context, rawURL string) (Store, error) {
 		return NewDir(rawURL)
 	}
 	return nil, fmt.Errorf("media: store URL %q: unknown scheme %q (want s3 or file)", rawURL, u.Scheme)
+}
+
+// FileOpener is a Store whose objects are files: a large one is streamed from its file
+// (http.ServeContent reads the ranges asked for) rather than read whole into memory
+// for every request, which a few slow clients fetching originals would multiply.
+type FileOpener interface {
+	OpenLarge(key string, min int64) (f *os.File, ok bool, err error)
 }
 
 // PutPhoto writes the three sizes of a processed photo under a new photo id, and
