@@ -140,7 +140,6 @@ func (c *Cache) load(ctx context.Context, key string) (Entry, error) {
 	}
 }
 
-
 // Delete removes the objects from the Store, then from this cache (a load that read
 // them before the Store's delete may still keep them, until TTL).
 func (c *Cache) Delete(ctx context.Context, keys ...string) error {
