@@ -41,7 +41,7 @@ const (
 )
 
 // samplePhotos are the photo ids the samples print; the first is the one in paths.
-var samplePhotos = []string{"ph_01jdz8k3q4m5n6p7r8s9t0v1w2", "ph_01jdz8k2a3b4c5d6e7f8g9h0j1"}
+var samplePhotos = []string{"ph_2ocjcdj23o2hkliy2weuirxv2a", "ph_2ocjcdeuzxjv5uwnhsx2wqqvyd"}
 
 // TestCodeSamples runs every x-codeSamples entry of the served document, as a reader
 // would after filling in the base URL, a real key and real ids: cURL samples with

@@ -145,7 +145,7 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.StringVar(&c.mediaDir, "media-dir", "", "directory that keeps the photos of pets; default media beside an SQLite database (with PostgreSQL, set it or --media-url, or photos are off)")
 	fs.StringVar(&c.mediaURL, "media-url", "", "keep the photos in S3-compatible storage instead, shared by every instance: s3://bucket/prefix (?endpoint=http://host:port for a server other than AWS, &region=…; keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)")
 	fs.Int64Var(&c.photoCacheBytes, "photo-cache-bytes", media.DefaultCacheBytes, "memory that serves recent photos, in bytes; a photo served from it reads no disk, no storage and no database")
-	fs.IntVar(&c.photoConcurrency, "photo-concurrency", photo.DefaultConcurrency, "photo uploads decoded at once (each may take up to about 300 MB for a 40-megapixel image); the others wait")
+	fs.IntVar(&c.photoConcurrency, "photo-concurrency", photo.DefaultConcurrency, "photo uploads decoded at once (each may take up to about 400 MB for a 40-megapixel image); the others wait")
 	return fs
 }
 

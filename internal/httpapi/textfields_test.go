@@ -142,7 +142,7 @@ func classify(s *openapi3.Schema) string {
 		}
 		return ""
 	}
-	if s.Pattern != "" && strings.HasPrefix(s.Pattern, "^ph_[0-9a-z]") {
+	if s.Pattern != "" && strings.HasPrefix(s.Pattern, "^ph_[2-7a-z]") {
 		return kindPattern
 	}
 	switch s.Format {

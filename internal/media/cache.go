@@ -140,8 +140,8 @@ func (c *Cache) load(ctx context.Context, key string) (Entry, error) {
 	}
 }
 
-// Delete removes the objects from the Store, then from this cache (a load that read
-// them before the Store's delete may still keep them, until TTL).
+// Delete removes the objects from the Store, then from this cache; a load that read
+// one before the Store's delete does not put it back (deleted).
 func (c *Cache) Delete(ctx context.Context, keys ...string) error {
 	for _, key := range keys {
 		c.deleted.Set(key, struct{}{})

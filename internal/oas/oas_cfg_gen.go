@@ -14,7 +14,7 @@ import (
 var regexMap = map[string]ogenregex.Regexp{
 	"^[\\x21-\\x7E]+$":   ogenregex.MustCompile("^[\\x21-\\x7E]+$"),
 	"^evt_[a-z2-7]{26}$": ogenregex.MustCompile("^evt_[a-z2-7]{26}$"),
-	"^ph_[0-9a-z]{26}$":  ogenregex.MustCompile("^ph_[0-9a-z]{26}$"),
+	"^ph_[2-7a-z]{26}$":  ogenregex.MustCompile("^ph_[2-7a-z]{26}$"),
 }
 
 type (

@@ -4719,7 +4719,7 @@ func (s *PhotoOrder) Validate() error {
 					MaxLengthSet:  true,
 					Email:         false,
 					Hostname:      false,
-					Regex:         regexMap["^ph_[0-9a-z]{26}$"],
+					Regex:         regexMap["^ph_[2-7a-z]{26}$"],
 					MinNumeric:    0,
 					MinNumericSet: false,
 					MaxNumeric:    0,

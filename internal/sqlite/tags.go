@@ -51,6 +51,7 @@ const (
 	qCountTag   = `INSERT INTO tag_counts (tag_key, pets) VALUES (?, 1) ON CONFLICT (tag_key) DO UPDATE SET pets = pets + 1`
 	qUnfileTags = `DELETE FROM pet_tags WHERE pet_id = ? AND tag_key = ?`
 	qUncountTag = `UPDATE tag_counts SET pets = pets - 1 WHERE tag_key = ?`
+	qDropTag    = `DELETE FROM tag_counts WHERE tag_key = ? AND pets <= 0`
 	qTagCounts  = `SELECT tag_key, pets FROM tag_counts WHERE tag_key IN (SELECT value FROM json_each(?))`
 )
 
@@ -76,6 +77,9 @@ func unindexPetTags(ctx context.Context, tx *sql.Tx, id int64, tags []string) er
 			return fmt.Errorf("unindex pet tags: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, qUncountTag, k); err != nil {
+			return fmt.Errorf("count pet tags: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, qDropTag, k); err != nil { // a tag no pet has any more
 			return fmt.Errorf("count pet tags: %w", err)
 		}
 	}

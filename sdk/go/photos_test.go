@@ -227,9 +227,9 @@ func TestPhotoContentTypeReadsTheBytesThenTheName(t *testing.T) {
 }
 
 func TestPhotoURLResolvesAgainstTheBaseURL(t *testing.T) {
-	photo := petstore.Photo{ID: "ph_01jdz8k3q4m5n6p7r8s9t0v1w2", URLs: petstore.PhotoURLs{
-		Thumb: "/v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/thumb", Display: "/v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/display",
-		Original: "https://cdn.example.com/ph_01jdz8k3q4m5n6p7r8s9t0v1w2",
+	photo := petstore.Photo{ID: "ph_2ocjcdj23o2hkliy2weuirxv2a", URLs: petstore.PhotoURLs{
+		Thumb: "/v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/thumb", Display: "/v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/display",
+		Original: "https://cdn.example.com/ph_2ocjcdj23o2hkliy2weuirxv2a",
 	}}
 	tests := []struct {
 		name, base string
@@ -237,11 +237,11 @@ func TestPhotoURLResolvesAgainstTheBaseURL(t *testing.T) {
 		size       petstore.PhotoSize
 		want       string
 	}{
-		{"an origin-relative URL", "http://localhost:8080/v1", photo, petstore.PhotoThumb, "http://localhost:8080/v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/thumb"},
-		{"a base with a trailing slash", "https://shop.example.com/v1/", photo, petstore.PhotoDisplay, "https://shop.example.com/v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/display"},
-		{"an absolute URL stays", "http://localhost:8080/v1", photo, petstore.PhotoOriginal, "https://cdn.example.com/ph_01jdz8k3q4m5n6p7r8s9t0v1w2"},
+		{"an origin-relative URL", "http://localhost:8080/v1", photo, petstore.PhotoThumb, "http://localhost:8080/v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/thumb"},
+		{"a base with a trailing slash", "https://shop.example.com/v1/", photo, petstore.PhotoDisplay, "https://shop.example.com/v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/display"},
+		{"an absolute URL stays", "http://localhost:8080/v1", photo, petstore.PhotoOriginal, "https://cdn.example.com/ph_2ocjcdj23o2hkliy2weuirxv2a"},
 		{"only the id: where GetPhoto fetches it", "https://shop.example.com/api/v1", petstore.Photo{ID: photo.ID}, petstore.PhotoThumb,
-			"https://shop.example.com/api/v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/thumb"},
+			"https://shop.example.com/api/v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/thumb"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

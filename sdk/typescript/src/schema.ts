@@ -513,7 +513,7 @@ export interface paths {
                 petId: components["parameters"]["PetId"];
                 /**
                  * @description The photo's id.
-                 * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+                 * @example ph_2ocjcdj23o2hkliy2weuirxv2a
                  */
                 photoId: components["parameters"]["PhotoId"];
             };
@@ -542,7 +542,7 @@ export interface paths {
             path: {
                 /**
                  * @description The photo's id.
-                 * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+                 * @example ph_2ocjcdj23o2hkliy2weuirxv2a
                  */
                 photoId: components["parameters"]["PhotoId"];
                 /** @description Which size of the photo. */
@@ -1385,7 +1385,7 @@ export interface components {
         Photo: {
             /**
              * @description The photo's id; a new upload is a new photo.
-             * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+             * @example ph_2ocjcdj23o2hkliy2weuirxv2a
              */
             id: string;
             /**
@@ -1414,19 +1414,19 @@ export interface components {
          *     `display` (at most 1,200) for a pet's page, `original` for a download.
          */
         PhotoUrls: {
-            /** @example /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/thumb */
+            /** @example /v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/thumb */
             thumb: string;
-            /** @example /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/display */
+            /** @example /v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/display */
             display: string;
-            /** @example /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/original */
+            /** @example /v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/original */
             original: string;
         };
         /** @description Every photo of a pet, once, in the order to show them. */
         PhotoOrder: {
             /**
              * @example [
-             *       "ph_01jdz8k3q4m5n6p7r8s9t0v1w2",
-             *       "ph_01jdz8k2a3b4c5d6e7f8g9h0j1"
+             *       "ph_2ocjcdj23o2hkliy2weuirxv2a",
+             *       "ph_2ocjcdeuzxjv5uwnhsx2wqqvyd"
              *     ]
              */
             photoIds: string[];
@@ -2888,7 +2888,7 @@ export interface components {
         AccountIds: number[];
         /**
          * @description The photo's id.
-         * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+         * @example ph_2ocjcdj23o2hkliy2weuirxv2a
          */
         PhotoId: string;
         /**
@@ -3503,8 +3503,10 @@ export interface operations {
                 /**
                  * @description Only pets that have every one of these tags (`tag=calm&tag=small`: calm and
                  *     small), without regard to case; at most 10. Each is trimmed and checked as a
-                 *     tag is. An index serves the filter on both stores: its cost does not grow with
-                 *     the catalogue.
+                 *     tag is. An index serves the filter on both stores: a search reads the pets of
+                 *     the rarest tag asked for (on SQLite) or the index entries of the tags (on
+                 *     PostgreSQL), not the catalogue; a page of a rare tag costs the same in a
+                 *     catalogue of a thousand pets or a hundred thousand.
                  */
                 tag?: string[];
                 /**
@@ -3842,7 +3844,7 @@ export interface operations {
                 petId: components["parameters"]["PetId"];
                 /**
                  * @description The photo's id.
-                 * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+                 * @example ph_2ocjcdj23o2hkliy2weuirxv2a
                  */
                 photoId: components["parameters"]["PhotoId"];
             };
@@ -3876,7 +3878,7 @@ export interface operations {
             path: {
                 /**
                  * @description The photo's id.
-                 * @example ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+                 * @example ph_2ocjcdj23o2hkliy2weuirxv2a
                  */
                 photoId: components["parameters"]["PhotoId"];
                 /** @description Which size of the photo. */

@@ -63,11 +63,11 @@ function dimensions(bytes: Uint8Array): [number, number] {
 const jpegHead = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]);
 const webpHead = new TextEncoder().encode("RIFF\x24\x00\x00\x00WEBPVP8 ");
 const photo = {
-  id: "ph_01jdz8k3q4m5n6p7r8s9t0v1w2",
+  id: "ph_2ocjcdj23o2hkliy2weuirxv2a",
   width: 1,
   height: 1,
   contentType: "image/jpeg",
-  urls: { thumb: "/v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/thumb", display: "/v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/display", original: "/v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/original" },
+  urls: { thumb: "/v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/thumb", display: "/v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/display", original: "/v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/original" },
 };
 
 let stub: Stub | undefined;

@@ -1372,7 +1372,7 @@ type Photo struct {
 
 	// ID The photo's id; a new upload is a new photo.
 	//
-	// Example: ph_01jdz8k3q4m5n6p7r8s9t0v1w2
+	// Example: ph_2ocjcdj23o2hkliy2weuirxv2a
 	ID string `json:"id"`
 
 	// Urls Where each size of a photo is served (`GET /photos/{photoId}/{size}`, public),
@@ -1388,7 +1388,7 @@ type Photo struct {
 
 // PhotoOrder Every photo of a pet, once, in the order to show them.
 type PhotoOrder struct {
-	// PhotoIds Example: ["ph_01jdz8k3q4m5n6p7r8s9t0v1w2","ph_01jdz8k2a3b4c5d6e7f8g9h0j1"]
+	// PhotoIds Example: ["ph_2ocjcdj23o2hkliy2weuirxv2a","ph_2ocjcdeuzxjv5uwnhsx2wqqvyd"]
 	PhotoIds []string `json:"photoIds"`
 }
 
@@ -1396,13 +1396,13 @@ type PhotoOrder struct {
 // origin-relative. Use `thumb` (at most 400 pixels on its longest side) for lists,
 // `display` (at most 1,200) for a pet's page, `original` for a download.
 type PhotoUrls struct {
-	// Display Example: /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/display
+	// Display Example: /v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/display
 	Display string `json:"display"`
 
-	// Original Example: /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/original
+	// Original Example: /v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/original
 	Original string `json:"original"`
 
-	// Thumb Example: /v1/photos/ph_01jdz8k3q4m5n6p7r8s9t0v1w2/thumb
+	// Thumb Example: /v1/photos/ph_2ocjcdj23o2hkliy2weuirxv2a/thumb
 	Thumb string `json:"thumb"`
 }
 
@@ -1863,8 +1863,10 @@ type ListPetsParams struct {
 
 	// Tag Only pets that have every one of these tags (`tag=calm&tag=small`: calm and
 	// small), without regard to case; at most 10. Each is trimmed and checked as a
-	// tag is. An index serves the filter on both stores: its cost does not grow with
-	// the catalogue.
+	// tag is. An index serves the filter on both stores: a search reads the pets of
+	// the rarest tag asked for (on SQLite) or the index entries of the tags (on
+	// PostgreSQL), not the catalogue; a page of a rare tag costs the same in a
+	// catalogue of a thousand pets or a hundred thousand.
 	Tag *[]string `form:"tag,omitempty" json:"tag,omitempty"`
 
 	// Limit Page size: 20 when left out, or with `ids` as many as ids were asked for (at
