@@ -45,6 +45,18 @@ func (p Pet) Fields() PetFields {
 	return PetFields{Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, Price: p.Price, Description: p.Description, Tags: p.Tags}
 }
 
+// Pet is the pet with this id, these fields and this stock, and no photos yet (a
+// change of its fields keeps the photos it has: the caller sets them). Its lists are
+// never nil, as a store reads them back.
+func (f PetFields) Pet(id int64, stock int) Pet {
+	tags := f.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: stock, Price: f.Price,
+		Description: f.Description, Tags: tags, Photos: []Photo{}}
+}
+
 // PetFields are the fields a client sets on a pet (create, replace, patch result).
 type PetFields struct {
 	Name        string
@@ -80,12 +92,9 @@ func CleanTags(field string, tags []string) ([]string, error) {
 	out := make([]string, len(tags))
 	for i, t := range tags {
 		name := field + "[" + strconv.Itoa(i) + "]"
-		c, err := CleanName(name, t)
+		c, err := cleanTag(name, t)
 		if err != nil {
 			return nil, err
-		}
-		if utf8.RuneCountInString(c) > MaxTag {
-			return nil, Invalid(name, fmt.Sprintf("must be 1 to %d characters (after trimming white space)", MaxTag))
 		}
 		for j := range i {
 			if TagKey(out[j]) == TagKey(c) {
@@ -95,6 +104,18 @@ func CleanTags(field string, tags []string) ([]string, error) {
 		out[i] = c
 	}
 	return out, nil
+}
+
+// cleanTag trims a tag and checks it as a name of 1–MaxTag characters.
+func cleanTag(field, t string) (string, error) {
+	c, err := CleanName(field, t)
+	if err != nil {
+		return "", err
+	}
+	if utf8.RuneCountInString(c) > MaxTag {
+		return "", Invalid(field, fmt.Sprintf("must be 1 to %d characters (after trimming white space)", MaxTag))
+	}
+	return c, nil
 }
 
 // checkPetDescription checks a pet's description: free text of at most
@@ -188,12 +209,9 @@ func (f *PetFilter) Validate() error {
 	}
 	for i, t := range f.Tags {
 		// A tag is sought as it is stored: a name of 1–MaxTag characters, trimmed.
-		c, err := CleanName("tag", t)
+		c, err := cleanTag("tag", t)
 		if err != nil {
 			return err
-		}
-		if utf8.RuneCountInString(c) > MaxTag {
-			return Invalid("tag", fmt.Sprintf("must be 1 to %d characters (after trimming white space)", MaxTag))
 		}
 		f.Tags[i] = c
 	}

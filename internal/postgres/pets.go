@@ -17,7 +17,7 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	if err := f.Validate(); err != nil {
 		return petstore.Pet{}, err
 	}
-	p := newPet(0, f, 0)
+	p := f.Pet(0, 0)
 	key := petstore.NameKey(f.Name)
 	err := db.pool.QueryRow(ctx,
 		`INSERT INTO pets (name, name_lower, name_grams, category_id, status, stock, price, description, tags, tag_keys)
@@ -31,16 +31,6 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 		return petstore.Pet{}, fmt.Errorf("create pet: %w", err)
 	}
 	return p, nil
-}
-
-// newPet is the pet with this id, fields and stock.
-func newPet(id int64, f petstore.PetFields, stock int) petstore.Pet {
-	tags := f.Tags
-	if tags == nil {
-		tags = []string{}
-	}
-	return petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: stock, Price: f.Price,
-		Description: f.Description, Tags: tags, Photos: []petstore.Photo{}}
 }
 
 // tagKeys is the tag_keys column of a pet's tags, which the GIN index pets_tag_keys
@@ -154,7 +144,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		// The terms are written even when the name key stays: an equal array is no
 		// change to the index (the row may even be updated in place).
 		key := petstore.NameKey(f.Name)
-		pet = newPet(id, f, cur.Stock)
+		pet = f.Pet(id, cur.Stock)
 		pet.Photos = cur.Photos
 		_, err = tx.Exec(ctx,
 			`UPDATE pets SET name = $1, name_lower = $2, name_grams = $3, category_id = $4, status = $5, price = $6,

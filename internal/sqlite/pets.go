@@ -18,7 +18,7 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 	if err := f.Validate(); err != nil {
 		return petstore.Pet{}, err
 	}
-	p := newPet(0, f, 0)
+	p := f.Pet(0, 0)
 	key := petstore.NameKey(f.Name)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		// An unknown category fails the foreign key, reported as petstore.UnknownCategory().
@@ -41,16 +41,6 @@ func (db *DB) CreatePet(ctx context.Context, f petstore.PetFields) (petstore.Pet
 		return petstore.Pet{}, fmt.Errorf("create pet: %w", err)
 	}
 	return p, nil
-}
-
-// newPet is the pet with this id, fields and stock.
-func newPet(id int64, f petstore.PetFields, stock int) petstore.Pet {
-	tags := f.Tags
-	if tags == nil {
-		tags = []string{}
-	}
-	return petstore.Pet{ID: id, Name: f.Name, CategoryID: f.CategoryID, Status: f.Status, Stock: stock, Price: f.Price,
-		Description: f.Description, Tags: tags, Photos: []petstore.Photo{}}
 }
 
 const (
@@ -264,7 +254,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 				return nil, err
 			}
 		}
-		pet = newPet(id, f, cur.Stock)
+		pet = f.Pet(id, cur.Stock)
 		pet.Photos = cur.Photos
 		return petstore.RevisedEvents(cur, pet, db.now().UTC()), nil
 	})
