@@ -76,7 +76,7 @@ func (h *Handler) UploadPetPhoto(ctx context.Context, req oas.UploadPetPhotoReq,
 	}
 	data, err := io.ReadAll(body) // at most MaxPhotoBytes: the middleware bounds the body
 	if err != nil {
-		return nil, h.slowBody(ctx, err)
+		return nil, h.bodyError(ctx, err)
 	}
 	// What the store would refuse, refused before the costly part.
 	pet, err := h.store.Pet(ctx, params.PetId)
@@ -101,27 +101,21 @@ func (h *Handler) UploadPetPhoto(ctx context.Context, req oas.UploadPetPhotoReq,
 	return &oas.PhotoHeaders{Location: photoURL(p.ID, petstore.PhotoOriginal), Response: toPhoto(p)}, nil
 }
 
-// bodyError words a failure to read an upload's body: too large, too slow, or gone.
-func (h *Handler) bodyError(err error) error {
+// bodyError words a failure to read an upload's body: too large, too slow (the rest
+// of it cannot be read, so the connection ends with the answer, as decodeError's does
+// for JSON), or gone.
+func (h *Handler) bodyError(ctx context.Context, err error) error {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		return petstore.Errorf(petstore.EPayloadTooLarge, "The photo is larger than %d bytes (10 MiB).", tooLarge.Limit)
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return requestTimeout(h.readTimeout)
-	}
-	return err
-}
-
-// slowBody is bodyError for a body that may be cut off: the rest of it cannot be read,
-// so the connection ends with the answer, as decodeError's does for JSON.
-func (h *Handler) slowBody(ctx context.Context, err error) error {
-	if errors.Is(err, os.ErrDeadlineExceeded) {
 		if ri := info(ctx); ri.w != nil {
 			ri.w.Header().Set("Connection", "close")
 		}
+		return requestTimeout(h.readTimeout)
 	}
-	return h.bodyError(err)
+	return err
 }
 
 func (h *Handler) DeletePetPhoto(ctx context.Context, params oas.DeletePetPhotoParams) (oas.DeletePetPhotoRes, error) {
