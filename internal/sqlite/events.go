@@ -176,36 +176,51 @@ func (db *DB) PurgeEvents(ctx context.Context, before time.Time) (int64, error) 
 	return n, nil
 }
 
-// purgeChunk is how many rows one transaction of a purge deletes: a few milliseconds
-// of the writer (an event's deliveries go with it), and purgePause is what the purge
-// then leaves the writer to the orders waiting for it.
+// A purge's transactions are bounded by time, not rows: an order that arrives while
+// one runs waits for all of it, and what a row costs varies tenfold with the cores'
+// load and the rows' width. purgeChunk bounds the rows of the first transaction and
+// of every later one; each next one is sized from the last one's rate to take
+// purgeBudget; after each the purge leaves the writer to the orders for as long as it
+// held it, and at least purgePause, so that it never takes more than half of it.
 const (
-	purgeChunk = 1000
-	purgePause = 2 * time.Millisecond
+	purgeChunk    = 1000
+	purgeMinChunk = 16
+	purgeBudget   = 4 * time.Millisecond
+	purgePause    = 2 * time.Millisecond
 )
 
 // purgeInChunks runs del, a DELETE whose last parameter is the chunk's size, each
-// time in a write transaction of its own, until a chunk deletes fewer rows; it
-// returns how many it deleted in all.
+// time in a write transaction of its own, until a chunk deletes fewer rows than it
+// was allowed; it returns how many it deleted in all.
 func (db *DB) purgeInChunks(ctx context.Context, del string, args ...any) (int64, error) {
-	args = append(args, db.purgeChunk)
+	size := db.purgeChunk
+	args = append(args, size)
 	var total int64
 	for {
-		var n int64
+		args[len(args)-1] = size
+		var (
+			n          int64
+			began      time.Time
+			took, held time.Duration
+		)
 		err := db.update(ctx, func(tx *sql.Tx) error {
+			began = time.Now()
 			res, err := tx.ExecContext(ctx, del, args...)
+			took = time.Since(began)
 			if err != nil {
 				return err
 			}
 			n, err = res.RowsAffected()
 			return err
 		})
+		held = time.Since(began)
 		total += n
-		if err != nil || n < int64(db.purgeChunk) {
+		if err != nil || n < int64(size) {
 			return total, err
 		}
 		db.purged(n)
-		t := time.NewTimer(purgePause)
+		size = nextChunk(size, took, db.purgeChunk)
+		t := time.NewTimer(max(purgePause, held))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -213,4 +228,13 @@ func (db *DB) purgeInChunks(ctx context.Context, del string, args ...any) (int64
 		case <-t.C:
 		}
 	}
+}
+
+// nextChunk is the size of the chunk after one of size rows that took took: as many
+// rows as purgeBudget allows at that rate, between purgeMinChunk and most.
+func nextChunk(size int, took time.Duration, most int) int {
+	if took <= 0 {
+		return most
+	}
+	return max(min(purgeMinChunk, most), min(most, int(int64(size)*int64(purgeBudget)/int64(took))))
 }
