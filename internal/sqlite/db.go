@@ -128,6 +128,9 @@ type DB struct {
 	purged     func(int64)
 	// checkpointOnClose is false when another program owns the checkpoints.
 	checkpointOnClose bool
+	// checkpoints copies the log into the file beside the writer (checkpoint.go);
+	// nil when another program owns the checkpoints or for an operator's command.
+	checkpoints *checkpointer
 }
 
 var _ petstore.Store = (*DB)(nil)
@@ -173,7 +176,11 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 // open mode ("mode=rw&" when the file must already exist).
 func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, error) {
 	dsn := uri + "?" + mode + pragmas + "&_txlock=immediate"
-	if o.ExternalCheckpoints {
+	// A server's checkpoints run beside its writer (checkpoint.go); Litestream's
+	// are its own. An operator's command keeps SQLite's automatic ones: it commits a
+	// few rows and leaves.
+	background := !o.ExternalCheckpoints && !o.ShortLived
+	if o.ExternalCheckpoints || background {
 		dsn += "&_pragma=wal_autocheckpoint(0)"
 	}
 	write, err := sql.Open("sqlite", dsn)
@@ -225,6 +232,14 @@ func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, er
 		purgeChunk: purgeChunk, purged: func(int64) {}, writeStmts: make(map[string]*sql.Stmt),
 		pets: newPetCache(o.PetCacheTTL), checkpointOnClose: !o.ExternalCheckpoints && !o.ShortLived}
 	db.readStmts.db = read
+	if background {
+		if db.checkpoints, err = startCheckpointer(ctx, uri+"?"+mode+pragmas, func(ctx context.Context, mode string) (int, int, error) {
+			return walCheckpoint(ctx, db.write, mode)
+		}); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	for _, q := range hotWrites {
 		s, err := write.PrepareContext(ctx, q)
 		if err != nil {
@@ -301,6 +316,9 @@ func (db *DB) Close() error {
 	if err := db.read.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close sqlite reader: %w", err))
 	}
+	if err := db.checkpoints.close(); err != nil {
+		errs = append(errs, err)
+	}
 	// With the readers gone the checkpoint can copy every frame and truncate the log.
 	if db.checkpointOnClose {
 		if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
@@ -346,6 +364,7 @@ func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	db.checkpoints.committed()
 	return nil
 }
 

@@ -1,0 +1,143 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// SQLite's automatic checkpoint runs inside the commit that takes the log past 1,000
+// pages, on the connection that committed: with one writer, that commit copies
+// 4 MB into the database file and syncs it, and every order queued behind it waits
+// (tens of milliseconds, up to hundreds under a purge; more often on a large
+// database, whose orders dirty more pages and fill the log sooner). A server's
+// writer therefore runs with wal_autocheckpoint(0), and the checkpointer copies the
+// log on a connection of its own, beside the writer: a PASSIVE checkpoint takes no
+// lock that a writer or a reader waits for.
+//
+// The log starts over only at a write that finds every frame copied, and a copy
+// beside a busy writer never catches up with it: the writer's commits add frames
+// while it runs. So once the log is past walFinishFrames and the copy is done, the
+// checkpointer has the writer run one more PASSIVE checkpoint between two of its
+// transactions: it copies the few frames committed since (a batch or two) and syncs
+// the file, and the writer's next transaction starts the log over. The log is thus
+// bounded as it is with SQLite's own checkpoints. Durability is
+// the same: a commit is durable once its frames are synced to the log (FULL); a
+// checkpoint only moves synced frames into the file.
+
+const (
+	// checkpointEvery is the least time between two copies: the commits of that
+	// time share one copy and one sync of the database file, as the pages an order
+	// writes (its pet, the day's sales, the tables' last pages) are mostly the same.
+	checkpointEvery = 50 * time.Millisecond
+	// walFinishFrames is the log's size (in pages) at which the writer finishes the
+	// copy so that the log starts over: SQLite's own threshold.
+	walFinishFrames = 1000
+)
+
+// checkpointer runs PASSIVE checkpoints on its own connection after the writer's
+// commits, at most one per checkpointEvery.
+type checkpointer struct {
+	conn *sql.DB
+	// onWriter runs a checkpoint of the given mode on the writer's connection.
+	onWriter func(ctx context.Context, mode string) (frames, copied int, err error)
+	wrote    chan struct{} // a commit since the last checkpoint
+	stop     context.CancelFunc
+	done     chan struct{}
+	every    time.Duration
+}
+
+// startCheckpointer opens the checkpointer's connection to dsn and starts it.
+func startCheckpointer(ctx context.Context, dsn string, onWriter func(ctx context.Context, mode string) (int, int, error)) (*checkpointer, error) {
+	conn, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite checkpointer: %w", err)
+	}
+	conn.SetMaxOpenConns(1)
+	conn.SetMaxIdleConns(1)
+	conn.SetConnMaxLifetime(0)
+	conn.SetConnMaxIdleTime(0)
+	if err := conn.PingContext(ctx); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("open sqlite checkpointer: %w", err)
+	}
+	// Its own context: the caller's ends with Open, the checkpointer with Close.
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	c := &checkpointer{conn: conn, onWriter: onWriter, wrote: make(chan struct{}, 1), stop: stop, done: make(chan struct{}), every: checkpointEvery}
+	go c.run(runCtx)
+	return c, nil
+}
+
+// committed tells the checkpointer that the writer committed; it never blocks.
+func (c *checkpointer) committed() {
+	if c == nil {
+		return
+	}
+	select {
+	case c.wrote <- struct{}{}:
+	default:
+	}
+}
+
+func (c *checkpointer) run(ctx context.Context) {
+	defer close(c.done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.wrote:
+		}
+		// An error (a checkpoint another process runs, a full disk) is left to the
+		// next commit's turn: the log keeps every frame meanwhile.
+		_ = c.checkpoint(ctx)
+		t := time.NewTimer(c.every)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// checkpoint copies the log into the database file as far as the readers allow; past
+// walFinishFrames the writer copies the rest, so that its next transaction starts
+// the log over. A reader still on the log keeps it from starting over, as it keeps
+// SQLite's own checkpoint: the log grows until the reader leaves, and the next turn
+// finishes the copy. Nothing here waits for a reader (RESTART or TRUNCATE would,
+// holding the writer: a backup's long read would stall every order).
+func (c *checkpointer) checkpoint(ctx context.Context) error {
+	frames, _, err := walCheckpoint(ctx, c.conn, "PASSIVE")
+	if err != nil || frames < walFinishFrames {
+		return err
+	}
+	_, _, err = c.onWriter(ctx, "PASSIVE")
+	return err
+}
+
+// walCheckpoint runs a checkpoint of mode on conn and returns the log's size and
+// how much of it is in the database file, in pages.
+func walCheckpoint(ctx context.Context, conn interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, mode string) (frames, copied int, err error) {
+	var busy int
+	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied); err != nil {
+		return 0, 0, fmt.Errorf("checkpoint %s: %w", mode, err)
+	}
+	return frames, copied, nil
+}
+
+// close stops the checkpointer and closes its connection; the writer then runs the
+// last checkpoint (Close).
+func (c *checkpointer) close() error {
+	if c == nil {
+		return nil
+	}
+	c.stop()
+	<-c.done
+	if err := c.conn.Close(); err != nil {
+		return fmt.Errorf("close sqlite checkpointer: %w", err)
+	}
+	return nil
+}
