@@ -34,6 +34,11 @@ const (
 	// walFinishFrames is the log's size (in pages) at which the writer finishes the
 	// copy so that the log starts over: SQLite's own threshold.
 	walFinishFrames = 1000
+	// walFinishTail and walCatchUps bound the writer's part: the checkpointer copies
+	// again (at most walCatchUps times) while its last copy found at least
+	// walFinishTail new pages.
+	walFinishTail = 64
+	walCatchUps   = 3
 )
 
 // checkpointer runs PASSIVE checkpoints on its own connection after the writer's
@@ -111,6 +116,18 @@ func (c *checkpointer) checkpoint(ctx context.Context) error {
 	frames, _, err := walCheckpoint(ctx, c.conn, "PASSIVE")
 	if err != nil || frames < walFinishFrames {
 		return err
+	}
+	// Catch up with what the writer committed during the copy, so that what is left
+	// for the writer is a batch or two.
+	for range walCatchUps {
+		more, _, err := walCheckpoint(ctx, c.conn, "PASSIVE")
+		if err != nil {
+			return err
+		}
+		if more-frames < walFinishTail {
+			break
+		}
+		frames = more
 	}
 	_, _, err = c.onWriter(ctx, "PASSIVE")
 	return err

@@ -5,11 +5,12 @@
 // while they go on. It prints the orders' latency before and during the purge (p50,
 // p99, p99.9, max) and the write-ahead log's largest size.
 //
-//	go run ./scripts/purgebench [-events 1000000] [-rounds 2] [-dir /var/tmp]
+//	go run ./scripts/purgebench [-events 1000000] [-rounds 2] [-dir /var/tmp/purgebench]
+//	go run ./scripts/purgebench -database postgres://… (in a new schema each round)
 //
-// The database is built once in -dir (pets through the store, old events with one
-// INSERT) and copied for each round. -dir must be on the disk the server would use:
-// an fsync on tmpfs costs nothing.
+// The SQLite database is built once in -dir (pets through the store, old events with
+// one INSERT) and copied for each round. -dir must be on the disk the server would
+// use: an fsync on tmpfs costs nothing.
 package main
 
 import (
@@ -28,7 +29,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/acme-pets/petstore/internal/petstore"
+	"github.com/acme-pets/petstore/internal/postgres"
+	"github.com/acme-pets/petstore/internal/postgres/pgtest"
 	"github.com/acme-pets/petstore/internal/sqlite"
 )
 
@@ -41,7 +46,7 @@ func main() {
 
 type config struct {
 	events, pets, workers, rounds int
-	dir                           string
+	dir, database                 string
 	warmup, before                time.Duration
 }
 
@@ -52,24 +57,29 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	flags.IntVar(&c.pets, "pets", 1000, "pets the orders spread over")
 	flags.IntVar(&c.workers, "workers", 64, "goroutines placing orders")
 	flags.IntVar(&c.rounds, "rounds", 1, "rounds")
+	flags.StringVar(&c.database, "database", "", "a postgres:// URL to measure PostgreSQL instead")
 	flags.StringVar(&c.dir, "dir", "/var/tmp/purgebench", "where the databases are made (a disk, not tmpfs)")
 	flags.DurationVar(&c.warmup, "warmup", time.Second, "orders before the measured window")
 	flags.DurationVar(&c.before, "before", 5*time.Second, "orders measured before the purge starts")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		return err
-	}
-	template := filepath.Join(c.dir, fmt.Sprintf("template-%d-%d.db", c.pets, c.events))
-	if _, err := os.Stat(template); errors.Is(err, fs.ErrNotExist) {
-		if err := buildTemplate(ctx, c, template); err != nil {
-			return fmt.Errorf("build: %w", err)
+	open := c.openPostgres
+	if c.database == "" {
+		if err := os.MkdirAll(c.dir, 0o755); err != nil {
+			return err
 		}
+		template := filepath.Join(c.dir, fmt.Sprintf("template-%d-%d.db", c.pets, c.events))
+		if _, err := os.Stat(template); errors.Is(err, fs.ErrNotExist) {
+			if err := buildTemplate(ctx, c, template); err != nil {
+				return fmt.Errorf("build: %w", err)
+			}
+		}
+		open = func(ctx context.Context) (store, error) { return c.openSQLite(ctx, template) }
 	}
 	fmt.Fprintf(out, "| round | window | orders | orders/s | p50 ms | p99 ms | p99.9 ms | max ms | purge s | largest WAL MiB |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for r := range c.rounds {
-		if err := round(ctx, c, template, r+1, out); err != nil {
+		if err := round(ctx, c, open, r+1, out); err != nil {
 			return fmt.Errorf("round %d: %w", r+1, err)
 		}
 	}
@@ -88,28 +98,9 @@ func buildTemplate(ctx context.Context, c config, path string) error {
 	if err != nil {
 		return err
 	}
-	cat, err := st.CreateCategory(ctx, petstore.Category{Name: "Bench"})
-	if err != nil {
+	if err := populate(ctx, c, st); err != nil {
+		st.Close()
 		return err
-	}
-	acc, err := st.EnsureAccount(ctx, "bench@example.com", petstore.Customer)
-	if err != nil {
-		return err
-	}
-	price := int64(100)
-	for i := range c.pets {
-		p, err := st.CreatePet(ctx, petstore.PetFields{Name: fmt.Sprintf("Pet %d", i), CategoryID: cat.ID, Status: petstore.Available, Price: &price})
-		if err != nil {
-			return err
-		}
-		if _, err := st.SetInventory(ctx, p.ID, 1_000_000); err != nil {
-			return err
-		}
-		if i == 0 {
-			if _, err := st.PlaceOrder(ctx, petstore.NewOrder{AccountID: acc.ID, PetID: p.ID, Quantity: 1}); err != nil {
-				return err
-			}
-		}
 	}
 	if err := st.Close(); err != nil {
 		return err
@@ -141,28 +132,125 @@ func buildTemplate(ctx context.Context, c config, path string) error {
 	return os.Rename(tmp, path)
 }
 
-// sample is one order: when it was sent, relative to the round's start, and how
-// long it took.
-type sample struct{ at, took time.Duration }
+// populate makes c.pets pets with a large stock, and one order, whose events give
+// the old ones their data.
+func populate(ctx context.Context, c config, st petstore.Store) error {
+	cat, err := st.CreateCategory(ctx, petstore.Category{Name: "Bench"})
+	if err != nil {
+		return err
+	}
+	acc, err := st.EnsureAccount(ctx, "bench@example.com", petstore.Customer)
+	if err != nil {
+		return err
+	}
+	price := int64(100)
+	for i := range c.pets {
+		p, err := st.CreatePet(ctx, petstore.PetFields{Name: fmt.Sprintf("Pet %d", i), CategoryID: cat.ID, Status: petstore.Available, Price: &price})
+		if err != nil {
+			return err
+		}
+		if _, err := st.SetInventory(ctx, p.ID, 1_000_000); err != nil {
+			return err
+		}
+		if i == 0 {
+			if _, err := st.PlaceOrder(ctx, petstore.NewOrder{AccountID: acc.ID, PetID: p.ID, Quantity: 1}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
-func round(ctx context.Context, c config, template string, n int, out io.Writer) error {
+// store is a round's store: the pets are firstPet and the c.pets-1 after it, and
+// logSize, when set, says how large the write-ahead log is.
+type store struct {
+	petstore.Store
+	firstPet int64
+	logSize  func() int64
+	close    func() error
+}
+
+func (c config) openSQLite(ctx context.Context, template string) (store, error) {
 	file := filepath.Join(c.dir, "run.db")
 	for _, f := range []string{file, file + "-wal", file + "-shm"} {
 		os.Remove(f)
 	}
 	if err := copyFile(template, file); err != nil {
-		return err
+		return store{}, err
 	}
 	st, err := sqlite.Open(ctx, file)
 	if err != nil {
+		return store{}, err
+	}
+	wal := func() int64 {
+		fi, err := os.Stat(file + "-wal")
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	// The template's pets are the first rows of a new table.
+	return store{Store: st, firstPet: 1, logSize: wal, close: st.Close}, nil
+}
+
+// openPostgres makes a new schema with the pets and c.events old events (seq below
+// any that a transaction id gives, dated 2020).
+func (c config) openPostgres(ctx context.Context) (store, error) {
+	dsn, drop, err := pgtest.NewSchema(ctx, c.database, "purgebench_")
+	if err != nil {
+		return store{}, err
+	}
+	st, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		drop()
+		return store{}, err
+	}
+	closeAll := func() error { st.Close(); return drop() }
+	fail := func(err error) (store, error) { closeAll(); return store{}, err }
+	if err := populate(ctx, c, st); err != nil {
+		return fail(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return fail(err)
+	}
+	defer conn.Close(ctx)
+	var first int64
+	if err := conn.QueryRow(ctx, `SELECT min(id) FROM pets`).Scan(&first); err != nil {
+		return fail(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO events (seq, id, type, created_at, data)
+		 SELECT i, 'evt_2020_' || i, m.type, '2020-01-01T00:00:00Z', m.data
+		 FROM generate_series(1, $1::bigint) i, (SELECT type, data FROM events WHERE type = 'order.placed' LIMIT 1) m`,
+		`VACUUM ANALYZE events`,
+	} {
+		var args []any
+		if strings.Contains(q, "$1") {
+			args = []any{c.events}
+		}
+		if _, err := conn.Exec(ctx, q, args...); err != nil {
+			return fail(fmt.Errorf("%.40s: %w", q, err))
+		}
+	}
+	return store{Store: st, firstPet: first, close: closeAll}, nil
+}
+
+// sample is one order: when it was sent, relative to the round's start, and how
+// long it took.
+type sample struct{ at, took time.Duration }
+
+func round(ctx context.Context, c config, open func(context.Context) (store, error), n int, out io.Writer) error {
+	st, err := open(ctx)
+	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer st.close()
 	acc, err := st.EnsureAccount(ctx, "bench@example.com", petstore.Customer)
 	if err != nil {
 		return err
 	}
-	const firstPet = 1 // the template's pets are the first rows of a new table
+	firstPet := st.firstPet
 
 	start := time.Now()
 	var (
@@ -196,9 +284,9 @@ func round(ctx context.Context, c config, template string, n int, out io.Writer)
 	walDone := make(chan struct{})
 	go func() {
 		defer close(walDone)
-		for !stop.Load() {
-			if fi, err := os.Stat(file + "-wal"); err == nil && fi.Size() > walMax.Load() {
-				walMax.Store(fi.Size())
+		for !stop.Load() && st.logSize != nil {
+			if size := st.logSize(); size > walMax.Load() {
+				walMax.Store(size)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
