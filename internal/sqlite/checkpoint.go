@@ -45,16 +45,16 @@ const (
 // commits, at most one per checkpointEvery.
 type checkpointer struct {
 	conn *sql.DB
-	// onWriter runs a checkpoint of the given mode on the writer's connection.
-	onWriter func(ctx context.Context, mode string) (frames, copied int, err error)
-	wrote    chan struct{} // a commit since the last checkpoint
-	stop     context.CancelFunc
-	done     chan struct{}
-	every    time.Duration
+	// finish runs a PASSIVE checkpoint on the writer's connection, between two of
+	// its transactions.
+	finish func(ctx context.Context) error
+	wrote  chan struct{} // a commit since the last checkpoint
+	stop   context.CancelFunc
+	done   chan struct{}
 }
 
 // startCheckpointer opens the checkpointer's connection to dsn and starts it.
-func startCheckpointer(ctx context.Context, dsn string, onWriter func(ctx context.Context, mode string) (int, int, error)) (*checkpointer, error) {
+func startCheckpointer(ctx context.Context, dsn string, finish func(ctx context.Context) error) (*checkpointer, error) {
 	conn, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite checkpointer: %w", err)
@@ -69,7 +69,7 @@ func startCheckpointer(ctx context.Context, dsn string, onWriter func(ctx contex
 	}
 	// Its own context: the caller's ends with Open, the checkpointer with Close.
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	c := &checkpointer{conn: conn, onWriter: onWriter, wrote: make(chan struct{}, 1), stop: stop, done: make(chan struct{}), every: checkpointEvery}
+	c := &checkpointer{conn: conn, finish: finish, wrote: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
 	go c.run(runCtx)
 	return c, nil
 }
@@ -96,7 +96,7 @@ func (c *checkpointer) run(ctx context.Context) {
 		// An error (a checkpoint another process runs, a full disk) is left to the
 		// next commit's turn: the log keeps every frame meanwhile.
 		_ = c.checkpoint(ctx)
-		t := time.NewTimer(c.every)
+		t := time.NewTimer(checkpointEvery)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -113,14 +113,14 @@ func (c *checkpointer) run(ctx context.Context) {
 // finishes the copy. Nothing here waits for a reader (RESTART or TRUNCATE would,
 // holding the writer: a backup's long read would stall every order).
 func (c *checkpointer) checkpoint(ctx context.Context) error {
-	frames, _, err := walCheckpoint(ctx, c.conn, "PASSIVE")
+	frames, err := walCheckpoint(ctx, c.conn)
 	if err != nil || frames < walFinishFrames {
 		return err
 	}
 	// Catch up with what the writer committed during the copy, so that what is left
 	// for the writer is a batch or two.
 	for range walCatchUps {
-		more, _, err := walCheckpoint(ctx, c.conn, "PASSIVE")
+		more, err := walCheckpoint(ctx, c.conn)
 		if err != nil {
 			return err
 		}
@@ -129,20 +129,19 @@ func (c *checkpointer) checkpoint(ctx context.Context) error {
 		}
 		frames = more
 	}
-	_, _, err = c.onWriter(ctx, "PASSIVE")
-	return err
+	return c.finish(ctx)
 }
 
-// walCheckpoint runs a checkpoint of mode on conn and returns the log's size and
-// how much of it is in the database file, in pages.
+// walCheckpoint runs a PASSIVE checkpoint on conn and returns the log's size in
+// pages.
 func walCheckpoint(ctx context.Context, conn interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, mode string) (frames, copied int, err error) {
-	var busy int
-	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied); err != nil {
-		return 0, 0, fmt.Errorf("checkpoint %s: %w", mode, err)
+}) (frames int, err error) {
+	var busy, copied int
+	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
+		return 0, fmt.Errorf("checkpoint: %w", err)
 	}
-	return frames, copied, nil
+	return frames, nil
 }
 
 // close stops the checkpointer and closes its connection; the writer then runs the

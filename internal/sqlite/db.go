@@ -233,8 +233,9 @@ func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, er
 		pets: newPetCache(o.PetCacheTTL), checkpointOnClose: !o.ExternalCheckpoints && !o.ShortLived}
 	db.readStmts.db = read
 	if background {
-		if db.checkpoints, err = startCheckpointer(ctx, uri+"?"+mode+pragmas, func(ctx context.Context, mode string) (int, int, error) {
-			return walCheckpoint(ctx, db.write, mode)
+		if db.checkpoints, err = startCheckpointer(ctx, uri+"?"+mode+pragmas, func(ctx context.Context) error {
+			_, err := walCheckpoint(ctx, db.write)
+			return err
 		}); err != nil {
 			db.Close()
 			return nil, err
