@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,10 +28,14 @@ import (
 // checkpoint only moves synced frames into the file.
 
 const (
-	// checkpointEvery is the least time between two copies: the commits of that
-	// time share one copy and one sync of the database file, as the pages an order
-	// writes (its pet, the day's sales, the tables' last pages) are mostly the same.
-	checkpointEvery = 50 * time.Millisecond
+	// A copy runs once checkpointCommits commits were made since the last, or
+	// checkpointIdle after one, and at most once per checkpointEvery: the commits of
+	// that time share one copy and one sync of the database file, as the pages an
+	// order writes (its pet, the day's sales, the tables' last pages) are mostly the
+	// same; a quiet shop's commit is copied within a second, at one sync of the file.
+	checkpointCommits = 8
+	checkpointIdle    = time.Second
+	checkpointEvery   = 50 * time.Millisecond
 	// walFinishFrames is the log's size (in pages) at which the writer finishes the
 	// copy so that the log starts over: SQLite's own threshold.
 	walFinishFrames = 1000
@@ -42,15 +47,18 @@ const (
 )
 
 // checkpointer runs PASSIVE checkpoints on its own connection after the writer's
-// commits, at most one per checkpointEvery.
+// commits.
 type checkpointer struct {
 	conn *sql.DB
 	// finish runs a PASSIVE checkpoint on the writer's connection, between two of
 	// its transactions.
 	finish func(ctx context.Context) error
-	wrote  chan struct{} // a commit since the last checkpoint
-	stop   context.CancelFunc
-	done   chan struct{}
+	// commits counts the writer's commits since the last copy; busy is told when
+	// they reach checkpointCommits.
+	commits atomic.Int64
+	busy    chan struct{}
+	stop    context.CancelFunc
+	done    chan struct{}
 }
 
 // startCheckpointer opens the checkpointer's connection to dsn and starts it.
@@ -69,7 +77,7 @@ func startCheckpointer(ctx context.Context, dsn string, finish func(ctx context.
 	}
 	// Its own context: the caller's ends with Open, the checkpointer with Close.
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	c := &checkpointer{conn: conn, finish: finish, wrote: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
+	c := &checkpointer{conn: conn, finish: finish, busy: make(chan struct{}, 1), stop: stop, done: make(chan struct{})}
 	go c.run(runCtx)
 	return c, nil
 }
@@ -79,22 +87,30 @@ func (c *checkpointer) committed() {
 	if c == nil {
 		return
 	}
-	select {
-	case c.wrote <- struct{}{}:
-	default:
+	if c.commits.Add(1) == checkpointCommits {
+		select {
+		case c.busy <- struct{}{}:
+		default:
+		}
 	}
 }
 
 func (c *checkpointer) run(ctx context.Context) {
 	defer close(c.done)
+	idle := time.NewTicker(checkpointIdle)
+	defer idle.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-c.wrote:
+		case <-c.busy:
+		case <-idle.C:
+		}
+		if c.commits.Swap(0) == 0 {
+			continue
 		}
 		// An error (a checkpoint another process runs, a full disk) is left to the
-		// next commit's turn: the log keeps every frame meanwhile.
+		// next turn: the log keeps every frame meanwhile.
 		_ = c.checkpoint(ctx)
 		t := time.NewTimer(checkpointEvery)
 		select {
