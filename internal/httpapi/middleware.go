@@ -32,8 +32,10 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		// fixed, a shared slice: Header.Set would allocate for each.
 		h := w.Header()
 		h["X-Content-Type-Options"] = nosniff
-		h["X-Request-Id"] = []string{ri.id}
-		rw := &responseWriter{ResponseWriter: w}
+		ri.idHeader[0] = ri.id
+		h["X-Request-Id"] = ri.idHeader[:]
+		rw := &ri.writer
+		rw.ResponseWriter = w
 		ri.w = rw
 		ctx := r.Context()
 		isAPI := strings.HasPrefix(r.URL.Path, apiPrefix+"/")
@@ -119,18 +121,22 @@ func (s *Server) logRequest(ctx context.Context, r *http.Request, ri *requestInf
 			route = r.URL.Path
 		}
 	}
-	attrs := []slog.Attr{
+	// A record made here and handed to the handler: Logger.LogAttrs would also walk
+	// the stack for the caller's position (runtime.Callers), which no handler of the
+	// service prints, on every request.
+	rec := slog.NewRecord(time.Now(), level, "request", 0)
+	rec.AddAttrs(
 		slog.String("method", r.Method),
 		slog.String("route", route),
 		slog.String("operation", ri.operation()),
 		slog.Int("status", status),
 		slog.Duration("duration", elapsed),
 		slog.String("request_id", ri.id),
-	}
+	)
 	if ri.principal.AccountID != 0 {
-		attrs = append(attrs, slog.Int64("account_id", ri.principal.AccountID))
+		rec.AddAttrs(slog.Int64("account_id", ri.principal.AccountID))
 	}
-	log.LogAttrs(ctx, level, "request", attrs...)
+	_ = log.Handler().Handle(ctx, rec) // as Logger does: a handler's failure is not the request's
 }
 
 // budget is the time a request may take: Config.HandlerTimeout, or for a photo upload
