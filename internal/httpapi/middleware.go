@@ -47,11 +47,13 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			s.metrics.inFlight.Inc()
 			s.inFlight.Add(1)
 			ri.inFlight = &s.inFlight
-			// The budget of an API request; one derived context and one request copy
-			// serve both it and the request info.
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, s.budget(r))
-			defer cancel()
+			// The budget of an API request and its info, in one context that the
+			// info holds (budgetCtx): one request copy, no allocation of its own.
+			ri.budget.start(ctx, start.Add(s.budget(r)), ri)
+			ctx = &ri.budget
+			defer ri.budget.release()
+		} else {
+			ctx = withInfo(ctx, ri)
 		}
 		defer func() {
 			v := recover()
@@ -74,7 +76,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 				panic(v) // net/http's way to abort the connection; let it through
 			}
 		}()
-		next.ServeHTTP(rw, r.WithContext(withInfo(ctx, ri)))
+		next.ServeHTTP(rw, r.WithContext(ctx))
 	})
 }
 

@@ -47,6 +47,8 @@ type requestInfo struct {
 	// w, allocated with the request's info rather than each on its own.
 	idHeader [1]string
 	writer   responseWriter
+	// budget is the context of an API request (budgetCtx), which carries this info.
+	budget budgetCtx
 }
 
 // keyCheck is the verdict on one Bearer key: its owner, or why it was refused
