@@ -117,21 +117,21 @@ end`},
 
 // result is one scenario's line of the table.
 type result struct {
-	Scenario  string  `json:"scenario"`
-	What      string  `json:"what"`
-	Store     string  `json:"store"`
-	Database  string  `json:"database,omitempty"` // the scale run's small or large database
-	Requests  int     `json:"requests"`
-	RPS       float64 `json:"requestsPerSecond"`
-	P50ms     float64 `json:"p50Ms"`
-	P99ms     float64 `json:"p99Ms"`
-	Non2xx    int     `json:"non2xx"`
-	CPU       float64 `json:"serverCpuPercent"`
+	Scenario string  `json:"scenario"`
+	What     string  `json:"what"`
+	Store    string  `json:"store"`
+	Database string  `json:"database,omitempty"` // the scale run's small or large database
+	Requests int     `json:"requests"`
+	RPS      float64 `json:"requestsPerSecond"`
+	P50ms    float64 `json:"p50Ms"`
+	P99ms    float64 `json:"p99Ms"`
+	Non2xx   int     `json:"non2xx"`
+	CPU      float64 `json:"serverCpuPercent"`
 	// CPUPerRequest is the server's CPU time (user and system) over the measured load
 	// divided by the requests wrk counted, in microseconds: on a machine shared with
 	// other work it moves less than req/s does.
 	CPUPerRequest float64 `json:"serverCpuMicrosPerRequest"`
-	PeakRSSMB float64 `json:"peakRssMiB"`
+	PeakRSSMB     float64 `json:"peakRssMiB"`
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
