@@ -151,6 +151,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	smallOrders := fs.Int("small-orders", 10_000, "-scale: orders in the small database")
 	rounds := fs.Int("rounds", 1, "-scale: rounds of small and large runs, alternating; medians are shown")
 	drain := fs.Duration("drain", 10*time.Second, "-scale: how long to wait after the orders for the webhook backlog to clear")
+	binary := fs.String("binary", "", "a petstore binary to measure instead of building ./cmd/petstore (to compare two builds in alternation)")
 	profile := fs.String("profile", "", "-scale: write a CPU profile of the server during each webhook scenario's load into this folder (<scenario>.pprof)")
 	keep := fs.String("keep", "", "-scale on SQLite: keep the built databases in this folder and reuse them in later runs (delete it when the schema changes)")
 	if err := fs.Parse(args); err != nil {
@@ -180,10 +181,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 
-	bin := filepath.Join(dir, "petstore")
-	fmt.Fprintln(stderr, "building ./cmd/petstore")
-	if err := servetest.Build(ctx, bin); err != nil {
-		return err
+	bin := *binary
+	if bin == "" {
+		bin = filepath.Join(dir, "petstore")
+		fmt.Fprintln(stderr, "building ./cmd/petstore")
+		if err := servetest.Build(ctx, bin); err != nil {
+			return err
+		}
 	}
 	b := &bench{dir: dir, threads: *threads, conns: *conns, duration: *duration, warmup: *warmup, stderr: stderr}
 	if *scale {
