@@ -53,9 +53,10 @@ func simulate(t *testing.T, o ClaimOptions, head int64, eps []queueEndpoint, tur
 	return c.Plan(), rounds, loaded
 }
 
-// endpoint is an enabled endpoint at cursor 0 with the default window.
+// endpoint is an enabled endpoint at cursor 0 with a stored window of 32, which the
+// cases' claims (mostly of window 32) leave as it is.
 func endpoint(id int64, events ...int64) queueEndpoint {
-	return queueEndpoint{ClaimEndpoint: ClaimEndpoint{ID: id, Enabled: true, Window: DefaultDeliveryWindow, Events: MaskAll}, events: events}
+	return queueEndpoint{ClaimEndpoint: ClaimEndpoint{ID: id, Enabled: true, Window: 32, Events: MaskAll}, events: events}
 }
 
 func seqs(from, to int64) []int64 {

@@ -290,7 +290,7 @@ func CheckPendingTests(id int64, pending int) error {
 // say. An endpoint's window shrinks when its attempts fail and grows back as they
 // succeed (WebhookStore.FinishAttempts).
 const (
-	DefaultDeliveryWindow = 32
+	DefaultDeliveryWindow = 64
 	MaxDeliveryWindow     = 256
 )
 
