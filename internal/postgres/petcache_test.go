@@ -235,6 +235,7 @@ func BenchmarkCachedPet(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					if _, err := db.Pet(ctx, p.ID); err != nil {
