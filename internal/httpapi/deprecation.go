@@ -17,8 +17,9 @@ var deprecatedSince = time.Date(2026, time.November, 1, 0, 0, 0, 0, time.UTC)
 type deprecation struct {
 	sunsetAt    time.Time
 	date        string // YYYY-MM-DD
-	deprecation string // RFC 9745: @<unix-seconds>
-	sunset      string // RFC 8594: an HTTP-date
+	// The header values, shared by every response (net/http only reads them).
+	deprecationValue []string // RFC 9745: @<unix-seconds>
+	sunsetValue      []string // RFC 8594: an HTTP-date
 }
 
 func newDeprecation(sunset time.Time) deprecation {
@@ -29,35 +30,29 @@ func newDeprecation(sunset time.Time) deprecation {
 	return deprecation{
 		sunsetAt:    sunset,
 		date:        sunset.Format(time.DateOnly),
-		deprecation: "@" + strconv.FormatInt(since.Unix(), 10),
-		sunset:      sunset.UTC().Format(http.TimeFormat),
+		deprecationValue: []string{"@" + strconv.FormatInt(since.Unix(), 10)},
+		sunsetValue:      []string{sunset.UTC().Format(http.TimeFormat)},
 	}
 }
 
-type deprecationHeaders struct{ deprecation, sunset, link string }
-
-// headers returns the headers of a response about pet id (0 when the path holds no
-// valid id).
-func (d deprecation) headers(id int64) deprecationHeaders {
-	succ := apiPrefix + "/pets"
-	if id > 0 {
-		succ += "?ids=" + strconv.FormatInt(id, 10)
+// setHeaders sets the headers of every response of the deprecated operation, errors
+// and 429s included (the document marks them x-middleware: ogen does not set them).
+// The Link names the pet the path asks for, or the whole list when it holds no id.
+func (d deprecation) setHeaders(w http.ResponseWriter, r *http.Request) {
+	link := successorPrefix + successorSuffix
+	if id, err := strconv.ParseInt(r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:], 10, 64); err == nil && id > 0 {
+		link = successorPrefix + "?ids=" + strconv.FormatInt(id, 10) + successorSuffix
 	}
-	return deprecationHeaders{deprecation: d.deprecation, sunset: d.sunset, link: "<" + succ + `>; rel="successor-version"`}
-}
-
-// setHeaders sets the headers on a response of the deprecated operation; the
-// middleware calls it for every response, errors included, and keeps them in ri for
-// the handler, whose typed response carries them too.
-func (d deprecation) setHeaders(w http.ResponseWriter, r *http.Request, ri *requestInfo) {
-	id, _ := strconv.ParseInt(r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:], 10, 64)
-	hd := d.headers(max(id, 0))
-	ri.deprecation = hd
 	h := w.Header()
-	h["Deprecation"] = []string{hd.deprecation}
-	h["Sunset"] = []string{hd.sunset}
-	h["Link"] = []string{hd.link}
+	h["Deprecation"] = d.deprecationValue
+	h["Sunset"] = d.sunsetValue
+	h["Link"] = []string{link}
 }
+
+const (
+	successorPrefix = "<" + apiPrefix + "/pets"
+	successorSuffix = `>; rel="successor-version"`
+)
 
 // gone answers 410 once the sunset has come, whoever asks (the operation is gone for
 // everyone, so no key is needed to learn it), and reports whether it did.

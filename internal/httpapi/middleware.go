@@ -164,7 +164,7 @@ func (s *Server) v1(next http.Handler) http.Handler {
 		}
 		deprecated := op == getPetByID
 		if deprecated {
-			s.h.depr.setHeaders(w, r, ri) // on every response, 429s included
+			s.h.depr.setHeaders(w, r) // on every response, 429s included
 		}
 		// Which of several Authorization headers the generated server would read is a
 		// guess; none is, and the request is refused below.

@@ -83,8 +83,8 @@ func (h *Handler) GetPetById(ctx context.Context, params oas.GetPetByIdParams) (
 	if err != nil {
 		return nil, err
 	}
-	d := info(ctx).deprecation
-	return &oas.GetPetByIdOKHeaders{Deprecation: d.deprecation, Sunset: d.sunset, Link: d.link, Response: h.toPet(p)}, nil
+	pet := h.toPet(p)
+	return &pet, nil
 }
 
 func (h *Handler) ReplacePet(ctx context.Context, req *oas.NewPet, params oas.ReplacePetParams) (oas.ReplacePetRes, error) {

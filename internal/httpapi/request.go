@@ -22,8 +22,6 @@ type requestInfo struct {
 	principal petstore.Principal
 	// client is the caller's address, for requests with a password (see credentials).
 	client string
-	// deprecation holds the headers of a getPetById response.
-	deprecation deprecationHeaders
 	// key is the rate limiter's check of the Bearer key, which the security handler
 	// reuses rather than look the key up again.
 	key keyCheck

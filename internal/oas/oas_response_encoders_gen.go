@@ -3363,53 +3363,12 @@ func encodeGetOrderResponse(response GetOrderRes, w http.ResponseWriter) error {
 
 func encodeGetPetByIdResponse(response GetPetByIdRes, w http.ResponseWriter) error {
 	switch response := response.(type) {
-	case *GetPetByIdOKHeaders:
+	case *Pet:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Access-Control-Expose-Headers", "Deprecation,Link,Sunset")
-		// Encoding response headers.
-		{
-			h := uri.NewHeaderEncoder(w.Header())
-			// Encode "Deprecation" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "Deprecation",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.StringToString(response.Deprecation))
-				}); err != nil {
-					return errors.Wrap(err, "encode Deprecation header")
-				}
-			}
-			// Encode "Link" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "Link",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.StringToString(response.Link))
-				}); err != nil {
-					return errors.Wrap(err, "encode Link header")
-				}
-			}
-			// Encode "Sunset" header.
-			{
-				cfg := uri.HeaderParameterEncodingConfig{
-					Name:    "Sunset",
-					Explode: false,
-				}
-				if err := h.EncodeParam(cfg, func(e uri.Encoder) error {
-					return e.EncodeValue(conv.StringToString(response.Sunset))
-				}); err != nil {
-					return errors.Wrap(err, "encode Sunset header")
-				}
-			}
-		}
 		w.WriteHeader(200)
 
 		e := new(jx.Encoder)
-		response.Response.Encode(e)
+		response.Encode(e)
 		if _, err := e.WriteTo(w); err != nil {
 			return errors.Wrap(err, "write")
 		}

@@ -1873,56 +1873,6 @@ type GetPetByIdNotFound Error
 
 func (*GetPetByIdNotFound) getPetByIdRes() {}
 
-// GetPetByIdOKHeaders wraps Pet with response headers.
-type GetPetByIdOKHeaders struct {
-	Deprecation string
-	Link        string
-	Sunset      string
-	Response    Pet
-}
-
-// GetDeprecation returns the value of Deprecation.
-func (s *GetPetByIdOKHeaders) GetDeprecation() string {
-	return s.Deprecation
-}
-
-// GetLink returns the value of Link.
-func (s *GetPetByIdOKHeaders) GetLink() string {
-	return s.Link
-}
-
-// GetSunset returns the value of Sunset.
-func (s *GetPetByIdOKHeaders) GetSunset() string {
-	return s.Sunset
-}
-
-// GetResponse returns the value of Response.
-func (s *GetPetByIdOKHeaders) GetResponse() Pet {
-	return s.Response
-}
-
-// SetDeprecation sets the value of Deprecation.
-func (s *GetPetByIdOKHeaders) SetDeprecation(val string) {
-	s.Deprecation = val
-}
-
-// SetLink sets the value of Link.
-func (s *GetPetByIdOKHeaders) SetLink(val string) {
-	s.Link = val
-}
-
-// SetSunset sets the value of Sunset.
-func (s *GetPetByIdOKHeaders) SetSunset(val string) {
-	s.Sunset = val
-}
-
-// SetResponse sets the value of Response.
-func (s *GetPetByIdOKHeaders) SetResponse(val Pet) {
-	s.Response = val
-}
-
-func (*GetPetByIdOKHeaders) getPetByIdRes() {}
-
 type GetSalesReportBadRequest Error
 
 func (*GetSalesReportBadRequest) getSalesReportRes() {}
@@ -4580,6 +4530,7 @@ func (s *Pet) SetPhotos(val []Photo) {
 	s.Photos = val
 }
 
+func (*Pet) getPetByIdRes()       {}
 func (*Pet) reorderPetPhotosRes() {}
 func (*Pet) replacePetRes()       {}
 func (*Pet) updatePetRes()        {}

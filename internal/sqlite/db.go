@@ -41,14 +41,26 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// pragmas are set on every pooled connection through the DSN. busy_timeout comes
-// first so that the others wait for a lock rather than fail with SQLITE_BUSY.
-// synchronous=FULL syncs the WAL at every commit: with NORMAL, a commit acknowledged
-// just before a power cut could be lost.
-const pragmas = "_pragma=busy_timeout(5000)" +
-	"&_pragma=journal_mode(WAL)" +
+// pragmas are set on every pooled connection through the DSN, after busy_timeout
+// (busyTimeout), which comes first so that the others wait for a lock rather than fail
+// with SQLITE_BUSY. synchronous=FULL syncs the WAL at every commit: with NORMAL, a
+// commit acknowledged just before a power cut could be lost.
+const pragmas = "&_pragma=journal_mode(WAL)" +
 	"&_pragma=synchronous(FULL)" +
 	"&_pragma=foreign_keys(ON)"
+
+// busyTimeout is how long a connection waits for a lock another process holds. A
+// server's request gives up after 5 s (its budget is about that). An operator's
+// command (ShortLived) waits a minute: SQLite's lock is not fair, and beside a server
+// that writes all the time a command probing every 100 ms can miss every gap of a
+// few seconds; "database is locked" is no answer to `petstore keys create` on a busy
+// shop.
+func busyTimeout(o Options) string {
+	if o.ShortLived {
+		return "_pragma=busy_timeout(60000)"
+	}
+	return "_pragma=busy_timeout(5000)"
+}
 
 // DefaultMaxBatch bounds how many orders share one transaction.
 const DefaultMaxBatch = 128
@@ -178,7 +190,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 // openLocked is OpenWith once the database's shared lock is held; mode is the URI's
 // open mode ("mode=rw&" when the file must already exist).
 func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, error) {
-	dsn := uri + "?" + mode + pragmas + "&_txlock=immediate"
+	dsn := uri + "?" + mode + busyTimeout(o) + pragmas + "&_txlock=immediate"
 	if o.ExternalCheckpoints {
 		dsn += "&_pragma=wal_autocheckpoint(0)"
 	}
@@ -202,7 +214,7 @@ func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, er
 		return nil, err
 	}
 
-	read, err := sql.Open("sqlite", uri+"?mode=ro&"+pragmas)
+	read, err := sql.Open("sqlite", uri+"?mode=ro&"+busyTimeout(o)+pragmas)
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open sqlite reader: %w", err)

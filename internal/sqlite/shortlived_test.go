@@ -66,3 +66,37 @@ func TestAShortLivedOpenerLeavesTheCheckpointToTheServers(t *testing.T) {
 		t.Fatal("the command's Close waits for the server's reader")
 	}
 }
+
+// An operator's command waits for a write lock that a server holds longer than a
+// request's 5 s: on a busy shop, `petstore keys create` must not fail with "database
+// is locked" (CI saw it beside a server the code samples kept writing).
+func TestAShortLivedOpenerWaitsOutABusyWriter(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "shop.db")
+	server, _, _ := shop(t, path, 1)
+	defer server.Close()
+	cmd, err := sqlite.OpenWith(ctx, path, sqlite.Options{MustExist: true, ShortLived: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Close()
+
+	conn, err := sqlite.WriterForTest(server).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	held := 6 * time.Second // past the 5 s a request waits
+	release := time.AfterFunc(held, func() { conn.ExecContext(ctx, "COMMIT") })
+	defer release.Stop()
+	if _, err := cmd.EnsureAccount(ctx, "ops@example.com", petstore.Admin); err != nil {
+		t.Fatalf("the command gave up after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	}
+	if waited := time.Since(start); waited < held {
+		t.Fatalf("the command wrote after %v, while the server held the lock", waited)
+	}
+}
