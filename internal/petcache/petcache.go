@@ -7,6 +7,8 @@
 package petcache
 
 import (
+	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -41,6 +43,17 @@ type Cache struct {
 	// suspended, while set, makes every get a miss and every put nothing: the store
 	// cannot hear of other processes' writes (its listener is down).
 	suspended bool
+	// reads are the reads of Load under way, by pet id: a miss that finds one of the
+	// same generation waits for it rather than reading too.
+	reads map[int64]*read
+}
+
+// read is one read of Load under way; pet and err are written before done is closed.
+type read struct {
+	gen  uint64
+	done chan struct{}
+	pet  petstore.Pet
+	err  error
 }
 
 type cachedPet struct {
@@ -55,7 +68,7 @@ func New(ttl time.Duration, max int) *Cache {
 	if max <= 0 {
 		max = DefaultSize
 	}
-	return &Cache{ttl: ttl, max: max, m: make(map[int64]cachedPet)}
+	return &Cache{ttl: ttl, max: max, m: make(map[int64]cachedPet), reads: make(map[int64]*read)}
 }
 
 // Get returns the cached pet id, if it is there and fresh, and the generation to give
@@ -74,6 +87,57 @@ func (c *Cache) Get(id int64, now time.Time) (petstore.Pet, uint64, bool) {
 	}
 	return petstore.Pet{}, gen, false
 }
+
+// Load returns the pet id from the cache or, on a miss, from fetch, and caches what
+// fetch returns. Misses of one pet that come while its fetch is under way, with no write
+// to its stripe forgotten since that fetch began, wait for it and share its answer: when
+// an entry of a hot pet expires, one read goes to the database, not one per request
+// (they would queue for the pool's connections together). A failed fetch is not
+// shared: each waiter then fetches for itself.
+func (c *Cache) Load(ctx context.Context, id int64, fetch func() (petstore.Pet, error)) (petstore.Pet, error) {
+	now := time.Now()
+	p, gen, ok := c.Get(id, now)
+	if ok || c.ttl <= 0 {
+		if ok {
+			return p, nil
+		}
+		return fetch()
+	}
+	c.mu.Lock()
+	if r := c.reads[id]; r != nil && r.gen == gen {
+		c.mu.Unlock()
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return petstore.Pet{}, ctx.Err()
+		}
+		if r.err == nil {
+			return r.pet, nil
+		}
+		return fetch()
+	}
+	r := &read{gen: gen, done: make(chan struct{})}
+	c.reads[id] = r
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		if c.reads[id] == r {
+			delete(c.reads, id)
+		}
+		c.mu.Unlock()
+		close(r.done)
+	}()
+	r.err = errAbandoned // until fetch returns: a fetch that panics shares no zero pet
+	r.pet, r.err = fetch()
+	if r.err == nil {
+		c.Put(r.pet, gen, now)
+	}
+	return r.pet, r.err
+}
+
+// errAbandoned is the answer of a read whose fetch never returned; its waiters fetch
+// for themselves.
+var errAbandoned = errors.New("petcache: the read was abandoned")
 
 // Put caches a pet read at now (a time taken before the read began), unless a write
 // to its stripe was forgotten since Get returned gen, or the cache is suspended.

@@ -1,6 +1,8 @@
 package petcache
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -138,7 +140,79 @@ func TestPetCache(t *testing.T) {
 	})
 }
 
-// BenchmarkPetCacheFull puts and gets pets spread over ten times more ids than the
+func TestLoad(t *testing.T) {
+	rex := petstore.Pet{ID: 7, Name: "Rex", Stock: 3}
+	// slowRead starts a Load of pet 7 whose fetch waits for release, and returns
+	// once that fetch is under way.
+	slowRead := func(c *Cache) (release chan<- struct{}, done <-chan struct{}) {
+		started, rel, fin := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(fin)
+			c.Load(context.Background(), 7, func() (petstore.Pet, error) {
+				close(started)
+				<-rel
+				return rex, nil
+			})
+		}()
+		<-started
+		return rel, fin
+	}
+	noFetch := func() (petstore.Pet, error) {
+		t.Error("a miss fetched while the same read was under way")
+		return petstore.Pet{}, errors.New("no")
+	}
+
+	t.Run("a miss while the pet's read is under way waits for it", func(t *testing.T) {
+		c := New(time.Second, 0)
+		release, done := slowRead(c)
+		defer func() { close(release); <-done }()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // the wait ends at once, proving it waited rather than fetched
+		if _, err := c.Load(ctx, 7, noFetch); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Load = %v, want it to wait for the read under way", err)
+		}
+	})
+	t.Run("the waiters share the read's pet, which is then cached", func(t *testing.T) {
+		c := New(time.Second, 0)
+		release, done := slowRead(c)
+		got := make(chan petstore.Pet)
+		go func() {
+			p, _ := c.Load(context.Background(), 7, noFetch)
+			got <- p
+		}()
+		close(release)
+		<-done
+		if p := <-got; p.ID != 7 {
+			t.Fatalf("the waiter got %+v", p)
+		}
+		if p, _, ok := c.Get(7, time.Now()); !ok || !reflect.DeepEqual(p, rex) {
+			t.Fatalf("cached %+v, %v", p, ok)
+		}
+	})
+	t.Run("a miss after a write forgotten reads for itself", func(t *testing.T) {
+		c := New(time.Second, 0)
+		release, done := slowRead(c)
+		defer func() { close(release); <-done }()
+		c.Forget(7)
+		max := petstore.Pet{ID: 7, Name: "Max"}
+		p, err := c.Load(context.Background(), 7, func() (petstore.Pet, error) { return max, nil })
+		if err != nil || p.Name != "Max" {
+			t.Fatalf("Load = %+v, %v, want its own read", p, err)
+		}
+	})
+	t.Run("a cache that keeps nothing always fetches", func(t *testing.T) {
+		c := New(-1, 0)
+		n := 0
+		for range 3 {
+			c.Load(context.Background(), 7, func() (petstore.Pet, error) { n++; return rex, nil })
+		}
+		if n != 3 {
+			t.Fatalf("%d fetches, want 3", n)
+		}
+	})
+}
+
+// BenchmarkFull puts and gets pets spread over ten times more ids than the
 // cache holds: every put into the full cache evicts one, in O(1).
 func BenchmarkFull(b *testing.B) {
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)

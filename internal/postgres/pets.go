@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -58,21 +57,12 @@ func scanPet(row pgx.Row) (p petstore.Pet, err error) {
 	return p, err
 }
 
-// Pet finds a pet by id, from the pet cache when it has it (see petcache.go).
+// Pet finds a pet by id, from the pet cache when it has it (see petcache.go); misses
+// of one pet at once share one read (petcache.Cache.Load).
 func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
-	// The cache runs on the real clock, whatever the store's clock says: its time
-	// bounds how stale another process's change may be.
-	now := time.Now()
-	p, gen, ok := db.pets.Get(id, now)
-	if ok {
-		return p, nil
-	}
-	p, err := one(ctx, db, "pet", func() error { return petstore.PetNotFound(id) }, scanPet, qPet, id)
-	if err != nil {
-		return petstore.Pet{}, err
-	}
-	db.pets.Put(p, gen, now)
-	return p, nil
+	return db.pets.Load(ctx, id, func() (petstore.Pet, error) {
+		return one(ctx, db, "pet", func() error { return petstore.PetNotFound(id) }, scanPet, qPet, id)
+	})
 }
 
 // Pets lists one page of the pets that match every filter, by id, in one round
