@@ -15,8 +15,8 @@ var deprecatedSince = time.Date(2026, time.November, 1, 0, 0, 0, 0, time.UTC)
 
 // deprecation holds the precomputed headers of the deprecated getPetById.
 type deprecation struct {
-	sunsetAt    time.Time
-	date        string // YYYY-MM-DD
+	sunsetAt time.Time
+	date     string // YYYY-MM-DD
 	// The header values, shared by every response (net/http only reads them).
 	deprecationValue []string // RFC 9745: @<unix-seconds>
 	sunsetValue      []string // RFC 8594: an HTTP-date
@@ -28,8 +28,8 @@ func newDeprecation(sunset time.Time) deprecation {
 		since = sunset
 	}
 	return deprecation{
-		sunsetAt:    sunset,
-		date:        sunset.Format(time.DateOnly),
+		sunsetAt:         sunset,
+		date:             sunset.Format(time.DateOnly),
 		deprecationValue: []string{"@" + strconv.FormatInt(since.Unix(), 10)},
 		sunsetValue:      []string{sunset.UTC().Format(http.TimeFormat)},
 	}

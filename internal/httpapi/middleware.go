@@ -32,8 +32,10 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		// fixed, a shared slice: Header.Set would allocate for each.
 		h := w.Header()
 		h["X-Content-Type-Options"] = nosniff
-		h["X-Request-Id"] = []string{ri.id}
-		rw := &responseWriter{ResponseWriter: w}
+		ri.idHeader[0] = ri.id
+		h["X-Request-Id"] = ri.idHeader[:]
+		rw := &ri.writer
+		rw.ResponseWriter = w
 		ri.w = rw
 		ctx := r.Context()
 		isAPI := strings.HasPrefix(r.URL.Path, apiPrefix+"/")
@@ -45,11 +47,13 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			s.metrics.inFlight.Inc()
 			s.inFlight.Add(1)
 			ri.inFlight = &s.inFlight
-			// The budget of an API request; one derived context and one request copy
-			// serve both it and the request info.
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, s.budget(r))
-			defer cancel()
+			// The budget of an API request and its info, in one context that the
+			// info holds (budgetCtx): one request copy, no allocation of its own.
+			ri.budget.start(ctx, start.Add(s.budget(r)), ri)
+			ctx = &ri.budget
+			defer ri.budget.release()
+		} else {
+			ctx = withInfo(ctx, ri)
 		}
 		defer func() {
 			v := recover()
@@ -72,7 +76,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 				panic(v) // net/http's way to abort the connection; let it through
 			}
 		}()
-		next.ServeHTTP(rw, r.WithContext(withInfo(ctx, ri)))
+		next.ServeHTTP(rw, r.WithContext(ctx))
 	})
 }
 
@@ -119,18 +123,22 @@ func (s *Server) logRequest(ctx context.Context, r *http.Request, ri *requestInf
 			route = r.URL.Path
 		}
 	}
-	attrs := []slog.Attr{
+	// A record made here and handed to the handler: Logger.LogAttrs would also walk
+	// the stack for the caller's position (runtime.Callers), which no handler of the
+	// service prints, on every request.
+	rec := slog.NewRecord(time.Now(), level, "request", 0)
+	rec.AddAttrs(
 		slog.String("method", r.Method),
 		slog.String("route", route),
 		slog.String("operation", ri.operation()),
 		slog.Int("status", status),
 		slog.Duration("duration", elapsed),
 		slog.String("request_id", ri.id),
-	}
+	)
 	if ri.principal.AccountID != 0 {
-		attrs = append(attrs, slog.Int64("account_id", ri.principal.AccountID))
+		rec.AddAttrs(slog.Int64("account_id", ri.principal.AccountID))
 	}
-	log.LogAttrs(ctx, level, "request", attrs...)
+	_ = log.Handler().Handle(ctx, rec) // as Logger does: a handler's failure is not the request's
 }
 
 // budget is the time a request may take: Config.HandlerTimeout, or for a photo upload

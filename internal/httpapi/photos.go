@@ -25,6 +25,7 @@ const (
 	uploadPetPhoto = "uploadPetPhoto"
 	getPhoto       = "getPhoto"
 	photoPattern   = apiPrefix + "/photos/{photoId}/{size}"
+	photoPrefix    = apiPrefix + "/photos/"
 )
 
 // photoFiles keeps the files of pets' photos: written to the media store, served

@@ -42,6 +42,13 @@ type requestInfo struct {
 	// handwritten and pattern name the operation and path of a request served
 	// outside the generated server (getPhoto), which has no route.
 	handwritten, pattern string
+
+	// idHeader and writer are the storage of the X-Request-Id header's value and of
+	// w, allocated with the request's info rather than each on its own.
+	idHeader [1]string
+	writer   responseWriter
+	// budget is the context of an API request (budgetCtx), which carries this info.
+	budget budgetCtx
 }
 
 // keyCheck is the verdict on one Bearer key: its owner, or why it was refused

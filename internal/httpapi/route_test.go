@@ -65,3 +65,35 @@ func TestEveryRouteIsDispatchedOnce(t *testing.T) {
 		t.Error("the zero Route was served")
 	}
 }
+
+// apiFirst sends a request straight to the API exactly when ServeMux would have sent
+// it there without a redirect: the shortcut changes no route, and a path ServeMux
+// cleans still gets its redirect.
+func TestAPIFirstRoutesAsTheMuxWould(t *testing.T) {
+	marker := func(name string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Header().Set("X-Handler", name) })
+	}
+	mux := http.NewServeMux()
+	mux.Handle(apiPrefix+"/", marker("api"))
+	mux.Handle(photoPattern, marker("photo"))
+	mux.Handle("/", marker("other"))
+	short := apiFirst(marker("api"), mux)
+	paths := []string{
+		"/v1/pets/1", "/v1/pets", "/v1/", "/v1", "/v1/pets/", "/v1//pets/1", "/v1/pets/./1", "/v1/pets/../pets/1",
+		"/v1/pets/1/..", "/v1/pets/1/.", "/v1/photos/ph_x/thumb", "/v1/photos/ph_x", "/v1/photos/", "/v1/photosx/1",
+		"/v1/store/orders", "/v1/pets/%2e%2e/1", "/v1/a//", "/v1/./", "/docs", "/", "/v2/pets",
+	}
+	for _, method := range []string{"GET", "POST", "DELETE"} {
+		for _, p := range paths {
+			r := httptest.NewRequest(method, "http://shop.example"+p, nil)
+			want, got := httptest.NewRecorder(), httptest.NewRecorder()
+			mux.ServeHTTP(want, r)
+			short.ServeHTTP(got, r.Clone(r.Context()))
+			if got.Code != want.Code || got.Header().Get("X-Handler") != want.Header().Get("X-Handler") || got.Header().Get("Location") != want.Header().Get("Location") {
+				t.Errorf("%s %s: apiFirst answers %d from %q (Location %q), ServeMux %d from %q (Location %q)", method, p,
+					got.Code, got.Header().Get("X-Handler"), got.Header().Get("Location"),
+					want.Code, want.Header().Get("X-Handler"), want.Header().Get("Location"))
+			}
+		}
+	}
+}

@@ -110,6 +110,9 @@ type Claim struct {
 	rounds int
 	// eps are the endpoints with work, by id, in the order they are served.
 	eps []*claimant
+	// answered is ClaimOptions.Answered: leased deliveries that take no place in
+	// their endpoint's window.
+	answered map[int64]int
 	// done says that the claim has loaded what it needs.
 	done bool
 }
@@ -118,6 +121,9 @@ type Claim struct {
 type claimant struct {
 	ClaimEndpoint
 	window int
+	// answered are those of its deliveries in flight (InFlight counts the leases)
+	// whose attempts have ended, waiting for their record (ClaimOptions.Answered).
+	answered int
 	// retries and unsent are its candidates loaded so far; allRetries and allUnsent
 	// say that there are no more.
 	retries, unsent       []QueueItem
@@ -128,14 +134,15 @@ type claimant struct {
 // with work), head being the end of the feed that cursors may pass. turn rotates the
 // endpoint served first.
 func PlanClaim(o ClaimOptions, head int64, eps []ClaimEndpoint, turn int) *Claim {
-	c := &Claim{max: max(o.Max, 0), until: o.Now.Add(o.Lease), head: head}
+	c := &Claim{max: max(o.Max, 0), until: o.Now.Add(o.Lease), head: head, answered: o.Answered}
 	window := claimWindow(o.Window)
 	for _, e := range slices.SortedFunc(slices.Values(eps), func(a, b ClaimEndpoint) int { return cmp.Compare(a.ID, b.ID) }) {
 		hasUnsent := e.Enabled && e.Cursor < head
 		if !e.Due && !hasUnsent {
 			continue
 		}
-		c.eps = append(c.eps, &claimant{ClaimEndpoint: e, window: min(e.Window, window), allRetries: !e.Due, allUnsent: !hasUnsent})
+		c.eps = append(c.eps, &claimant{ClaimEndpoint: e, window: min(e.Window, window), answered: o.Answered[e.ID],
+			allRetries: !e.Due, allUnsent: !hasUnsent})
 	}
 	if n := len(c.eps); n > 0 {
 		k := ((turn % n) + n) % n
@@ -152,8 +159,9 @@ func (c *Claim) Recount(inFlight map[int64]int) {
 	}
 }
 
-// room is how many more deliveries e may have in flight.
-func (e *claimant) room() int { return max(e.window-e.InFlight, 0) }
+// room is how many more deliveries e may have in flight: its window less its leases
+// whose attempts are still under way.
+func (e *claimant) room() int { return max(e.window-max(e.InFlight-e.answered, 0), 0) }
 
 func (e *claimant) loaded() int { return len(e.retries) + len(e.unsent) }
 

@@ -53,9 +53,10 @@ func simulate(t *testing.T, o ClaimOptions, head int64, eps []queueEndpoint, tur
 	return c.Plan(), rounds, loaded
 }
 
-// endpoint is an enabled endpoint at cursor 0 with the default window.
+// endpoint is an enabled endpoint at cursor 0 with a stored window of 32, which the
+// cases' claims (mostly of window 32) leave as it is.
 func endpoint(id int64, events ...int64) queueEndpoint {
-	return queueEndpoint{ClaimEndpoint: ClaimEndpoint{ID: id, Enabled: true, Window: DefaultDeliveryWindow, Events: MaskAll}, events: events}
+	return queueEndpoint{ClaimEndpoint: ClaimEndpoint{ID: id, Enabled: true, Window: 32, Events: MaskAll}, events: events}
 }
 
 func seqs(from, to int64) []int64 {
@@ -87,6 +88,10 @@ func TestPlanClaim(t *testing.T) {
 	o := func(max, window int) ClaimOptions {
 		return ClaimOptions{Now: now, Lease: time.Minute, Max: max, Window: window}
 	}
+	answered := func(o ClaimOptions, webhookID int64, n int) ClaimOptions {
+		o.Answered = map[int64]int{webhookID: n}
+		return o
+	}
 	withRetries := func(e queueEndpoint, rs ...int64) queueEndpoint { e.retries = rs; return e }
 	disabled := func(e queueEndpoint) queueEndpoint { e.Enabled = false; return e }
 	inFlight := func(e queueEndpoint, n int) queueEndpoint { e.InFlight = n; return e }
@@ -115,6 +120,12 @@ func TestPlanClaim(t *testing.T) {
 		{name: "an endpoint is given its window less what it has in flight", o: o(10, 3), head: 9,
 			eps:  []queueEndpoint{inFlight(endpoint(1, seqs(1, 9)...), 1)},
 			want: []string{"1:+1", "1:+2"}, moves: []CursorMove{{1, 2, 3}}, rounds: 1},
+		{name: "answered attempts waiting for their record leave their places in the window", o: answered(o(10, 3), 1, 2), head: 9,
+			eps:  []queueEndpoint{inFlight(endpoint(1, seqs(1, 9)...), 3)},
+			want: []string{"1:+1", "1:+2"}, moves: []CursorMove{{1, 2, 3}}, rounds: 1},
+		{name: "another endpoint's answered attempts leave this one's window full", o: answered(o(10, 3), 2, 3), head: 9,
+			eps:  []queueEndpoint{inFlight(endpoint(1, seqs(1, 9)...), 3)},
+			want: nil, moves: []CursorMove{{1, 0, 3}}, rounds: 0},
 		{name: "a full window takes nothing and moves nothing", o: o(10, 32), head: 9,
 			eps:  []queueEndpoint{inFlight(endpoint(1, seqs(1, 9)...), 32)},
 			want: nil, moves: nil, rounds: 0},

@@ -290,7 +290,7 @@ func CheckPendingTests(id int64, pending int) error {
 // say. An endpoint's window shrinks when its attempts fail and grows back as they
 // succeed (WebhookStore.FinishAttempts).
 const (
-	DefaultDeliveryWindow = 32
+	DefaultDeliveryWindow = 64
 	MaxDeliveryWindow     = 256
 )
 
@@ -318,6 +318,13 @@ type ClaimOptions struct {
 	// Window bounds the deliveries of one endpoint in flight at once (across every
 	// process); each endpoint's own window, which failures shrink, is at most this.
 	Window int
+	// Answered counts, by endpoint, the claimer's leased deliveries whose attempts
+	// have ended and whose results are not recorded yet: they keep their leases until
+	// recorded (a crash before that sends them again) but no longer take a place in
+	// their endpoint's window, which bounds the requests a receiver is sent at once.
+	// The claimer must not record results while it claims, or a result counted here
+	// and recorded before the claim reads the leases would free its place twice.
+	Answered map[int64]int
 }
 
 // AttemptResult is the outcome of one attempt, which the dispatcher reports.

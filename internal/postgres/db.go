@@ -30,6 +30,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme-pets/petstore/internal/groupcommit"
+	"github.com/acme-pets/petstore/internal/petcache"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/tracing"
 )
@@ -40,7 +41,11 @@ type DB struct {
 	pool *pgxpool.Pool
 	// placers gather concurrent orders into batches (placeOrders), each for a share
 	// of the pets, so that batches of different pets run side by side.
-	placers  []*groupcommit.Batcher[petstore.NewOrder, petstore.PlacedOrder]
+	placers []*groupcommit.Batcher[petstore.NewOrder, petstore.PlacedOrder]
+	// pets caches pets read by id; notices keeps it in step with other processes
+	// (petcache.go).
+	pets     *petcache.Cache
+	notices  *petNotices
 	now      func() time.Time
 	wakeHook func()
 	feedHook func()
@@ -60,6 +65,11 @@ type DB struct {
 // DefaultMaxBatch bounds how many orders share one transaction.
 const DefaultMaxBatch = 128
 
+// DefaultPetCacheTTL bounds how long a pet read by id may be served from memory: a
+// change made through this DB is seen at once, one made by another process usually
+// within milliseconds (its notice) and at most within this time.
+const DefaultPetCacheTTL = petcache.DefaultTTL
+
 // batchTimeout bounds one batch of orders, waiting for pets' locks included.
 const batchTimeout = 10 * time.Second
 
@@ -70,6 +80,9 @@ type Options struct {
 	Now func() time.Time
 	// MaxBatch bounds how many orders share one transaction; DefaultMaxBatch when 0.
 	MaxBatch int
+	// PetCacheTTL bounds how long a pet read by id is served from memory (see
+	// petcache.go): DefaultPetCacheTTL when 0, no cache when negative.
+	PetCacheTTL time.Duration
 	// Loops is the number of placement loops, each placing the orders of a share of
 	// the pets; when 0, half the pool's connections (at least one).
 	Loops int
@@ -129,9 +142,16 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 	if o.Loops == 0 {
 		o.Loops = max(1, int(cfg.MaxConns)/2)
 	}
-	db := &DB{pool: pool, now: o.Now, wakeHook: o.WakeDispatcher, feedHook: o.WakeFeed, commit: sendWrites,
+	if o.PetCacheTTL == 0 {
+		o.PetCacheTTL = DefaultPetCacheTTL
+	}
+	db := &DB{pool: pool, pets: petcache.New(o.PetCacheTTL, 0), now: o.Now, wakeHook: o.WakeDispatcher, feedHook: o.WakeFeed, commit: sendWrites,
 		purgeChunk: purgeChunk, purged: func(int64) {}}
 	if err := db.loadCurrency(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if db.notices, err = startPetNotices(ctx, pool, db.pets); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -188,6 +208,7 @@ func (db *DB) Close() error {
 	for _, q := range db.placers {
 		q.Close()
 	}
+	db.notices.close()
 	db.pool.Close()
 	return nil
 }
@@ -197,6 +218,11 @@ func (db *DB) Close() error {
 func (db *DB) Stats() *pgxpool.Stat {
 	return db.pool.Stat()
 }
+
+// changed forgets pets that a write touched, here and, by a notice, in the other
+// processes (petNotices.changed). It is called after the write, whether or not it
+// committed.
+func (db *DB) changed(ids ...int64) { db.notices.changed(ids...) }
 
 // update runs fn in one transaction and commits it if fn returns nil. The deferred
 // rollback also ends the transaction when fn panics (UpdatePet calls back into the

@@ -131,3 +131,11 @@ func (db *DB) ExplainForTest(ctx context.Context, query string, args []any) ([]s
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
+
+// PetListenerPIDForTest is the backend process id of db's listening connection, 0
+// while it has none.
+func PetListenerPIDForTest(db *DB) uint32 { return db.notices.listenerPID.Load() }
+
+// PetCacheSuspendedForTest reports whether db's pet cache is suspended (its listener
+// is down).
+func PetCacheSuspendedForTest(db *DB) bool { return db.pets.Suspended() }

@@ -77,7 +77,10 @@ func (db *DB) Inventories(ctx context.Context, f petstore.InventoryFilter, p pet
 // SetInventory sets a pet's stock under PetState.Restock, which may change its status,
 // and writes the stock events of the change (none when nothing changed).
 func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (petstore.InventoryItem, error) {
-	var st petstore.PetState
+	var (
+		st    petstore.PetState
+		wrote bool
+	)
 	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
 		p, cur, err := lockPet(ctx, tx, petID)
 		if err != nil {
@@ -90,11 +93,15 @@ func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (pets
 		if st == cur {
 			return nil, nil
 		}
+		wrote = true
 		if err := savePetState(ctx, tx, petID, st); err != nil {
 			return nil, err
 		}
 		return events, nil
 	})
+	if wrote {
+		db.changed(petID)
+	}
 	if err != nil {
 		return petstore.InventoryItem{}, fmt.Errorf("set inventory: %w", err)
 	}

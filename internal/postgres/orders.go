@@ -120,6 +120,7 @@ func (db *DB) lockOrder(ctx context.Context, tx pgx.Tx, id, owner int64) (petsto
 // It writes order.cancelled, with the order cancelled, and the stock events of the
 // units returned.
 func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
+	var pet int64 // the pet whose state it writes, once locked
 	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
 		o, err := db.lockOrder(ctx, tx, id, owner)
 		if err != nil {
@@ -132,6 +133,7 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 		if err != nil {
 			return nil, err
 		}
+		pet = o.PetID
 		o, next, events, err := petstore.CancelOrder(o, p, cur, timestamp(db.now()))
 		if err != nil {
 			return nil, err
@@ -147,6 +149,9 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 		}
 		return events, nil
 	})
+	if pet != 0 {
+		db.changed(pet)
+	}
 	if err != nil {
 		return fmt.Errorf("cancel order: %w", err)
 	}
@@ -163,7 +168,10 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 // pet.status_changed; a new ship date alone writes no event.
 func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate) (petstore.Order, error) {
 	ship := optionalTimestamp(u.ShipDate)
-	var o petstore.Order
+	var (
+		o   petstore.Order
+		pet int64 // the pet whose state it writes, once locked
+	)
 	err := db.updateWithEvents(ctx, func(tx pgx.Tx) ([]petstore.Event, error) {
 		var err error
 		if o, err = db.lockOrder(ctx, tx, id, 0); err != nil {
@@ -185,6 +193,7 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 		if err != nil {
 			return nil, err
 		}
+		pet = o.PetID
 		done, next, events := petstore.CompleteOrder(o, p, cur, timestamp(db.now()))
 		if err := savePetState(ctx, tx, o.PetID, next); err != nil {
 			return nil, err
@@ -195,6 +204,9 @@ func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate)
 		o = done
 		return events, nil
 	})
+	if pet != 0 {
+		db.changed(pet)
+	}
 	if err != nil {
 		return petstore.Order{}, fmt.Errorf("update order: %w", err)
 	}

@@ -57,9 +57,12 @@ func scanPet(row pgx.Row) (p petstore.Pet, err error) {
 	return p, err
 }
 
-// Pet finds a pet by id.
+// Pet finds a pet by id, from the pet cache when it has it (see petcache.go); misses
+// of one pet at once share one read (petcache.Cache.Load).
 func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
-	return one(ctx, db, "pet", func() error { return petstore.PetNotFound(id) }, scanPet, qPet, id)
+	return db.pets.Load(ctx, id, func() (petstore.Pet, error) {
+		return one(ctx, db, "pet", func() error { return petstore.PetNotFound(id) }, scanPet, qPet, id)
+	})
 }
 
 // Pets lists one page of the pets that match every filter, by id, in one round
@@ -158,6 +161,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 		}
 		return petstore.RevisedEvents(cur, pet, timestamp(db.now())), nil
 	})
+	db.changed(id)
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("update pet: %w", err)
 	}
@@ -189,6 +193,7 @@ func (db *DB) DeletePet(ctx context.Context, id int64) error {
 		_, err = tx.Exec(ctx, `DELETE FROM pets WHERE id = $1`, id)
 		return err
 	})
+	db.changed(id)
 	if err != nil {
 		return fmt.Errorf("delete pet: %w", err)
 	}

@@ -72,6 +72,7 @@ func (db *DB) changePhotos(ctx context.Context, petID int64, what string,
 		pet = cur
 		return nil
 	})
+	db.changed(petID)
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("%s: %w", what, err)
 	}

@@ -110,6 +110,7 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 		return err
 	}
 	batch := petstore.PlanOrders(reqs, st.pets, st.catalog, st.records, timestamp(db.now()), db.Currency())
+	defer func() { db.changed(batch.Changed...) }()
 	w, err := queueWrites(ctx, reqs, &batch, st)
 	if err != nil {
 		return err

@@ -33,6 +33,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme-pets/petstore/internal/groupcommit"
+	"github.com/acme-pets/petstore/internal/petcache"
 	"github.com/acme-pets/petstore/internal/petstore"
 	"github.com/acme-pets/petstore/internal/tracing"
 )
@@ -64,6 +65,11 @@ func busyTimeout(o Options) string {
 // DefaultMaxBatch bounds how many orders share one transaction.
 const DefaultMaxBatch = 128
 
+// DefaultPetCacheTTL bounds how long a pet read by id may be served from memory. A
+// change made through this DB is seen at once (every write forgets the pets it
+// touched); a change made by another process sharing the file shows within this time.
+const DefaultPetCacheTTL = petcache.DefaultTTL
+
 // batchTimeout bounds one batch of orders, waiting for the write lock included.
 const batchTimeout = 10 * time.Second
 
@@ -75,7 +81,7 @@ type Options struct {
 	// MaxBatch bounds how many orders share one transaction; DefaultMaxBatch when 0.
 	MaxBatch int
 	// PetCacheTTL bounds how long a pet read by id is served from memory (see
-	// petCache); DefaultPetCacheTTL when 0, no cache when negative.
+	// package petcache); DefaultPetCacheTTL when 0, no cache when negative.
 	PetCacheTTL time.Duration
 	// WakeDispatcher, when set, is called after a commit that gave the webhook
 	// dispatcher work (events an enabled endpoint may want, a test event, a retry by
@@ -123,7 +129,7 @@ type DB struct {
 
 	// placer gathers concurrent orders into batches (placeOrders).
 	placer   *groupcommit.Batcher[petstore.NewOrder, petstore.PlacedOrder]
-	pets     *petCache
+	pets     *petcache.Cache
 	now      func() time.Time
 	wakeHook func()
 	feedHook func()
@@ -242,7 +248,7 @@ func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, er
 	}
 	db := &DB{write: write, read: read, now: o.Now, wakeHook: o.WakeDispatcher, feedHook: o.WakeFeed, beforeCommit: func() error { return nil },
 		purgeChunk: purgeChunk, purged: func(int64) {}, writeStmts: make(map[string]*sql.Stmt),
-		pets: newPetCache(o.PetCacheTTL), checkpointOnClose: !o.ExternalCheckpoints && !o.ShortLived}
+		pets: petcache.New(o.PetCacheTTL, 0), checkpointOnClose: !o.ExternalCheckpoints && !o.ShortLived}
 	db.readStmts.db = read
 	if background {
 		if db.checkpoints, err = startCheckpointer(ctx, uri+"?"+mode+busyTimeout(o)+pragmas, func(ctx context.Context) error {

@@ -83,7 +83,7 @@ func (db *DB) Inventories(ctx context.Context, f petstore.InventoryFilter, p pet
 
 // SetInventory sets a pet's stock under PetState.Restock, which may change its status.
 func (db *DB) SetInventory(ctx context.Context, petID int64, quantity int) (petstore.InventoryItem, error) {
-	defer db.pets.forget(petID)
+	defer db.pets.Forget(petID)
 	var st petstore.PetState
 	err := db.updateWithEvents(ctx, func(tx *sql.Tx) ([]petstore.Event, error) {
 		pet, cur, err := loadPetState(ctx, db, tx, petID)

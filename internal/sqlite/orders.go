@@ -139,7 +139,7 @@ func (db *DB) loadOrder(ctx context.Context, tx *sql.Tx, id, owner int64) (petst
 // ENotFound.
 func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 	var pet int64
-	defer func() { db.pets.forget(pet) }()
+	defer func() { db.pets.Forget(pet) }()
 	err := db.updateWithEvents(ctx, func(tx *sql.Tx) ([]petstore.Event, error) {
 		o, err := db.loadOrder(ctx, tx, id, owner)
 		if err != nil {
@@ -180,7 +180,7 @@ func (db *DB) CancelOrder(ctx context.Context, id, owner int64) error {
 // false on an incomplete order changes nothing.
 func (db *DB) UpdateOrder(ctx context.Context, id int64, u petstore.OrderUpdate) (petstore.Order, error) {
 	var o petstore.Order
-	defer func() { db.pets.forget(o.PetID) }()
+	defer func() { db.pets.Forget(o.PetID) }()
 	err := db.updateWithEvents(ctx, func(tx *sql.Tx) ([]petstore.Event, error) {
 		var err error
 		if o, err = db.loadOrder(ctx, tx, id, 0); err != nil {

@@ -77,12 +77,12 @@ func nullInt64(p *int64) sql.NullInt64 {
 	return sql.NullInt64{Int64: *p, Valid: true}
 }
 
-// Pet finds a pet by id, from the pet cache when it has it (see petCache).
+// Pet finds a pet by id, from the pet cache when it has it (see package petcache).
 func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
 	// The cache runs on the real clock, whatever the store's clock says: its time
 	// bounds how stale another process's change may be.
 	now := time.Now()
-	p, gen, ok := db.pets.get(id, now)
+	p, gen, ok := db.pets.Get(id, now)
 	if ok {
 		return p, nil
 	}
@@ -97,7 +97,7 @@ func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
 	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
 	}
-	db.pets.put(p, gen, now)
+	db.pets.Put(p, gen, now)
 	return p, nil
 }
 
@@ -211,7 +211,7 @@ func idsJSON(ids []int64) string {
 // CreatePet does. The stock is not touched. Its events are RevisedEvents' (a new
 // status writes pet.status_changed).
 func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetFields) (petstore.PetFields, error)) (petstore.Pet, error) {
-	defer db.pets.forget(id)
+	defer db.pets.Forget(id)
 	var pet petstore.Pet
 	err := db.updateWithEvents(ctx, func(tx *sql.Tx) ([]petstore.Event, error) {
 		cur, err := scanPet(tx.QueryRowContext(ctx, qPet, id))
@@ -268,7 +268,7 @@ func (db *DB) UpdatePet(ctx context.Context, id int64, change func(petstore.PetF
 // EConflict. A pet that had orders is archived first (archived_pets), where the sales
 // report finds its name; its orders keep their own copy of it.
 func (db *DB) DeletePet(ctx context.Context, id int64) error {
-	defer db.pets.forget(id)
+	defer db.pets.Forget(id)
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		p, st, err := loadPetState(ctx, db, tx, id)
 		if err != nil {

@@ -53,7 +53,7 @@ func (db *DB) ReorderPetPhotos(ctx context.Context, petID int64, ids []string) (
 // returns the pet with the photos change made.
 func (db *DB) changePhotos(ctx context.Context, petID int64, what string,
 	change func(tx *sql.Tx, have []petstore.Photo) ([]petstore.Photo, error)) (petstore.Pet, error) {
-	defer db.pets.forget(petID)
+	defer db.pets.Forget(petID)
 	var pet petstore.Pet
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		cur, err := scanPet(tx.QueryRowContext(ctx, qPet, petID))

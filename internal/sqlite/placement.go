@@ -56,7 +56,7 @@ func (db *DB) placeBatch(ctx context.Context, reqs []petstore.NewOrder, out []gr
 		batch  petstore.OrderBatch
 		wanted bool
 	)
-	defer func() { db.pets.forget(batch.Changed...) }()
+	defer func() { db.pets.Forget(batch.Changed...) }()
 	err := db.update(ctx, func(tx *sql.Tx) error {
 		// The write lock is held from here to the commit, and nothing below waits for
 		// another lock: statements need no cancellation, which saves modernc a

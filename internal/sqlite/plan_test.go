@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -146,6 +147,8 @@ func TestListQueriesAreServedByIndexes(t *testing.T) {
 		}, ""},
 		{"a claim's due retries", true, query(qDueRetries, d.Webhook, "2099-01-01T00:00:00Z", 20), ""},
 		{"a claim's events after a cursor", false, query(qUnsent, 1000, 1<<40, int64(petstore.MaskAll), 20), ""},
+		{"a record's pending deliveries, by key", true, query(qPendingAttempts, fmt.Sprintf("[[%d,1],[%d,2]]", d.Webhook, d.Webhook)), ""},
+		{"a record's successes forgotten, by key", true, query(qForget, fmt.Sprintf("[[%d,1],[%d,2]]", d.Webhook, d.Webhook)), ""},
 		{"the events feed", false, func() (string, []any) { return events(petstore.EventFilter{}, after) }, ""},
 		{"the events feed of one type", true, func() (string, []any) { return events(petstore.EventFilter{Type: petstore.OrderCompleted}, page) }, ""},
 		// The feed of a key limited to some types (petstore.Principal.FeedFilter): each

@@ -3,8 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,16 +30,27 @@ const (
 	FROM webhooks w ORDER BY w.id`
 	qDueRetries = `SELECT event_seq FROM deliveries WHERE webhook_id = ?1 AND status = 'pending'
 		AND next_attempt_at <= ?2 AND (leased_until IS NULL OR leased_until <= ?2) ORDER BY next_attempt_at LIMIT ?3`
+	// qFanOut writes a claim's new deliveries in one statement: ?1 is a JSON array of
+	// [webhook id, event seq, event date] (deliveryKeys), so that one prepared
+	// statement serves any claim, and a claim of 512 costs one call, not 512.
 	qFanOut = `INSERT INTO deliveries (webhook_id, event_seq, status, next_attempt_at,
-		retry_since, leased_until, created_at, fanned) VALUES (?, ?, 'pending', ?, ?, ?, ?, 1)`
+		retry_since, leased_until, created_at, fanned)
+		SELECT value ->> 0, value ->> 1, 'pending', ?2, ?2, ?3, value ->> 2, 1 FROM json_each(?1)`
 	qLease      = `UPDATE deliveries SET leased_until = ? WHERE webhook_id = ? AND event_seq = ?`
 	qMoveCursor = `UPDATE webhooks SET fan_cursor = ?, send_window = ? WHERE id = ?`
 	qJob        = `SELECT ` + deliveryColumns + `, d.retry_since` + deliveryFrom + ` WHERE d.webhook_id = ? AND d.event_seq = ?`
 	qEventBySeq = `SELECT ` + eventColumns + ` FROM events WHERE seq = ?`
 
-	qPendingAttempt = `SELECT attempts, fanned FROM deliveries WHERE webhook_id = ? AND event_seq = ? AND status = 'pending'`
-	qEndpointRun    = `SELECT send_window, failing_since, enabled, events FROM webhooks WHERE id = ?`
-	qForget         = `DELETE FROM deliveries WHERE webhook_id = ? AND event_seq = ?`
+	// qPendingAttempts reads the pending rows of a batch of results, ?1 a JSON array of
+	// [webhook id, event seq]: one statement per record, each row found by its key.
+	qPendingAttempts = `SELECT d.webhook_id, d.event_seq, d.attempts, d.fanned FROM json_each(?1)
+		CROSS JOIN deliveries d ON d.webhook_id = value ->> 0 AND d.event_seq = value ->> 1
+		WHERE d.status = 'pending'`
+	qEndpointRun = `SELECT send_window, failing_since, enabled, events FROM webhooks WHERE id = ?`
+	// qForget deletes the rows of a batch of first attempts that succeeded, ?1 a JSON
+	// array of [webhook id, event seq].
+	qForget = `DELETE FROM deliveries WHERE (webhook_id, event_seq) IN
+		(SELECT value ->> 0, value ->> 1 FROM json_each(?1))`
 	// qRecordAttempt records an attempt; the run's first starts its retry horizon.
 	qRecordAttempt = `UPDATE deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?,
 		last_attempt_at = ?, response_status = ?, last_error = ?, leased_until = NULL,
@@ -69,7 +80,7 @@ func typeBitSQL() string {
 
 // webhookWrites are the statements above, for hotWrites.
 var webhookWrites = []string{qClaimants, qFeedEnd, qDueRetries, qUnsent, qFanOut, qLease, qMoveCursor, qJob, qEventBySeq,
-	qWebhook, qPendingAttempt, qForget, qRecordAttempt, qEndpointRun, qSetEndpointRun}
+	qWebhook, qPendingAttempts, qForget, qRecordAttempt, qEndpointRun, qSetEndpointRun}
 
 // ClaimDeliveries leases due deliveries as petstore.PlanClaim decides: it loads the
 // endpoints (claimants) and the candidates the plan asks for (loadCandidates), then
@@ -159,6 +170,10 @@ func (db *DB) loadCandidates(ctx context.Context, tx *sql.Tx, asks []petstore.Cl
 		return nil, err
 	}
 	loads := make([]petstore.ClaimLoad, len(asks))
+	// Endpoints that keep pace stand at the same cursor with the same subscription:
+	// their events are read once per round, not once per endpoint (with 100 of them,
+	// 100 reads of the same rows every claim).
+	read := map[unsentKey]unsentRead{}
 	for i, a := range asks {
 		loads[i].Ask = a
 		if a.Retries > 0 {
@@ -167,12 +182,44 @@ func (db *DB) loadCandidates(ctx context.Context, tx *sql.Tx, asks []petstore.Cl
 			}
 		}
 		if a.Unsent > 0 {
-			if loads[i].Unsent, err = queueItems(ctx, unsent, a.After, a.Head, int64(a.Events), a.Unsent); err != nil {
+			if loads[i].Unsent, err = unsentItems(ctx, unsent, a, read); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return loads, nil
+}
+
+// unsentKey names a read of the events after a cursor, whatever its limit.
+type unsentKey struct {
+	after, head int64
+	events      petstore.EventMask
+}
+
+// unsentRead is a read of unsentKey's events: the first of them, or (all) every one.
+type unsentRead struct {
+	items []petstore.QueueItem
+	all   bool
+}
+
+// unsentItems reads the first a.Unsent events after a.After of a's types, or takes
+// them from a read of the same events in read: the query is in feed order with a
+// limit, so the first n of a longer read, or all of a read that found every event
+// there is, are what it would return. The slice returned is capped, so that an
+// append to it copies.
+func unsentItems(ctx context.Context, unsent *sql.Stmt, a petstore.ClaimAsk, read map[unsentKey]unsentRead) ([]petstore.QueueItem, error) {
+	k := unsentKey{a.After, a.Head, a.Events}
+	r, ok := read[k]
+	if !ok || (!r.all && len(r.items) < a.Unsent) {
+		items, err := queueItems(ctx, unsent, a.After, a.Head, int64(a.Events), a.Unsent)
+		if err != nil {
+			return nil, err
+		}
+		r = unsentRead{items: items, all: len(items) < a.Unsent}
+		read[k] = r
+	}
+	n := min(len(r.items), a.Unsent)
+	return r.items[:n:n], nil
 }
 
 // queueItems reads the candidates of statement s: a seq, and for an event its date.
@@ -218,14 +265,19 @@ func (db *DB) saveClaim(ctx context.Context, tx *sql.Tx, p petstore.ClaimPlan, n
 		return err
 	}
 	at, until := formatTime(now), formatTime(p.Until)
+	var fanned deliveryKeys
 	for _, l := range p.Leases {
 		if l.New {
-			_, err = fan.ExecContext(ctx, l.WebhookID, l.Item.Seq, at, at, until, formatTime(l.Item.CreatedAt))
-		} else {
-			_, err = lease.ExecContext(ctx, until, l.WebhookID, l.Item.Seq)
+			fanned.add(l.WebhookID, l.Item.Seq, formatTime(l.Item.CreatedAt))
+			continue
 		}
-		if err != nil {
+		if _, err := lease.ExecContext(ctx, until, l.WebhookID, l.Item.Seq); err != nil {
 			return fmt.Errorf("lease delivery: %w", err)
+		}
+	}
+	if fanned.n > 0 {
+		if _, err := fan.ExecContext(ctx, fanned.json(), at, until); err != nil {
+			return fmt.Errorf("fan out deliveries: %w", err)
 		}
 	}
 	move, err := db.txStmt(ctx, tx, qMoveCursor)
@@ -333,7 +385,7 @@ func (db *DB) FinishAttempts(ctx context.Context, results []petstore.AttemptResu
 
 // loadFinish reads the pending rows of the results' deliveries and their endpoints.
 func (db *DB) loadFinish(ctx context.Context, tx *sql.Tx, results []petstore.AttemptResult) (map[petstore.DeliveryKey]petstore.PendingAttempt, map[int64]petstore.FinishEndpoint, error) {
-	get, err := db.txStmt(ctx, tx, qPendingAttempt)
+	pending, err := db.pendingAttempts(ctx, tx, results)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -341,18 +393,13 @@ func (db *DB) loadFinish(ctx context.Context, tx *sql.Tx, results []petstore.Att
 	if err != nil {
 		return nil, nil, err
 	}
-	pending := map[petstore.DeliveryKey]petstore.PendingAttempt{}
 	endpoints := map[int64]petstore.FinishEndpoint{}
 	for _, r := range results {
-		var a petstore.PendingAttempt
-		err := get.QueryRowContext(ctx, r.WebhookID, r.DeliveryID).Scan(&a.Attempts, &a.Fanned)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // deleted with its endpoint, or failed by its disabling
+		// A result without a pending row was deleted with its endpoint, or failed by
+		// its disabling: nothing of it is recorded.
+		if _, ok := pending[petstore.DeliveryKey{WebhookID: r.WebhookID, DeliveryID: r.DeliveryID}]; !ok {
+			continue
 		}
-		if err != nil {
-			return nil, nil, err
-		}
-		pending[petstore.DeliveryKey{WebhookID: r.WebhookID, DeliveryID: r.DeliveryID}] = a
 		if _, ok := endpoints[r.WebhookID]; ok {
 			continue
 		}
@@ -371,6 +418,71 @@ func (db *DB) loadFinish(ctx context.Context, tx *sql.Tx, results []petstore.Att
 	return pending, endpoints, nil
 }
 
+// pendingAttempts reads the pending rows of the results' deliveries, in one
+// statement; a delivery without one is missing from the map.
+func (db *DB) pendingAttempts(ctx context.Context, tx *sql.Tx, results []petstore.AttemptResult) (map[petstore.DeliveryKey]petstore.PendingAttempt, error) {
+	var keys deliveryKeys
+	for _, r := range results {
+		keys.add(r.WebhookID, r.DeliveryID, "")
+	}
+	get, err := db.txStmt(ctx, tx, qPendingAttempts)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := get.QueryContext(ctx, keys.json())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	pending := make(map[petstore.DeliveryKey]petstore.PendingAttempt, len(results))
+	for rows.Next() {
+		var (
+			k petstore.DeliveryKey
+			a petstore.PendingAttempt
+		)
+		if err := rows.Scan(&k.WebhookID, &k.DeliveryID, &a.Attempts, &a.Fanned); err != nil {
+			return nil, err
+		}
+		pending[k] = a
+	}
+	return pending, rows.Err()
+}
+
+// deliveryKeys builds the JSON array of deliveries that the batch statements read
+// with json_each: [[webhook id, event seq], …], or with a date, [[id, seq, "date"], …].
+// The dates are formatTime's, which need no escaping.
+type deliveryKeys struct {
+	b []byte
+	n int
+}
+
+func (k *deliveryKeys) add(webhookID, seq int64, date string) {
+	if k.n == 0 {
+		k.b = append(k.b, '[')
+	} else {
+		k.b = append(k.b, ',')
+	}
+	k.n++
+	k.b = append(k.b, '[')
+	k.b = strconv.AppendInt(k.b, webhookID, 10)
+	k.b = append(k.b, ',')
+	k.b = strconv.AppendInt(k.b, seq, 10)
+	if date != "" {
+		k.b = append(k.b, ',', '"')
+		k.b = append(k.b, date...)
+		k.b = append(k.b, '"')
+	}
+	k.b = append(k.b, ']')
+}
+
+// json is the array, as text (SQLite's JSON functions read text).
+func (k *deliveryKeys) json() string {
+	if k.n == 0 {
+		return "[]"
+	}
+	return string(k.b) + "]"
+}
+
 // saveFinish writes a finish's plan: the rows forgotten, the attempts recorded, the
 // endpoints' runs, and the disablings.
 func (db *DB) saveFinish(ctx context.Context, tx *sql.Tx, p petstore.FinishPlan) error {
@@ -378,9 +490,13 @@ func (db *DB) saveFinish(ctx context.Context, tx *sql.Tx, p petstore.FinishPlan)
 	if err != nil {
 		return err
 	}
-	for _, k := range p.Forget {
-		if _, err := del.ExecContext(ctx, k.WebhookID, k.DeliveryID); err != nil {
-			return err
+	if len(p.Forget) > 0 {
+		var keys deliveryKeys
+		for _, k := range p.Forget {
+			keys.add(k.WebhookID, k.DeliveryID, "")
+		}
+		if _, err := del.ExecContext(ctx, keys.json()); err != nil {
+			return fmt.Errorf("forget deliveries: %w", err)
 		}
 	}
 	set, err := db.txStmt(ctx, tx, qRecordAttempt)

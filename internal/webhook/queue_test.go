@@ -98,6 +98,11 @@ func (q *memQueue) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions)
 			inFlight[d.WebhookID]++
 		}
 	}
+	// As the stores do (petstore.Claim): answered attempts keep their leases but
+	// not their places in the window.
+	for id, n := range o.Answered {
+		inFlight[id] = max(inFlight[id]-n, 0)
+	}
 	var jobs []petstore.DeliveryJob
 	for _, d := range q.deliveries {
 		if len(jobs) == o.Max {

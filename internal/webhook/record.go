@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -23,8 +22,10 @@ type finished struct {
 
 // record writes the results of attempts until results is closed: it takes one, and
 // every other one waiting or arriving within d.spacing() (up to maxRecord), records
-// them in one transaction, and frees their workers.
-func (d *Dispatcher) record(results <-chan finished, inFlight *atomic.Int64) {
+// them in one transaction, frees their workers and their places in the windows, and
+// tells the claim loop (r.free).
+func (d *Dispatcher) record(r *run) {
+	results := r.results
 	batch := make([]finished, 0, maxRecord)
 	rs := make([]petstore.AttemptResult, 0, maxRecord)
 	for f := range results {
@@ -61,7 +62,12 @@ func (d *Dispatcher) record(results <-chan finished, inFlight *atomic.Int64) {
 		// Recorded whatever became of Run's context, but within its own bound: a
 		// delivery made and not recorded is made again.
 		ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+		r.queueMu.Lock()
 		err := d.queue.FinishAttempts(ctx, rs)
+		// Recorded or not, they are no longer answers waiting: a failed record
+		// leaves their leases to run out, and they count as in flight until then.
+		r.recorded(batch)
+		r.queueMu.Unlock()
 		cancel()
 		if err != nil {
 			d.log.Error("webhook deliveries: record attempts; they are tried again when their leases run out", "err", err, "attempts", len(batch))
@@ -70,8 +76,8 @@ func (d *Dispatcher) record(results <-chan finished, inFlight *atomic.Int64) {
 				d.recorded(f)
 			}
 		}
-		inFlight.Add(-int64(len(batch)))
-		d.Nudge()
+		r.inFlight.Add(-int64(len(batch)))
+		r.free()
 	}
 }
 

@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,11 +64,11 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	// asked to stop is finished and recorded rather than made again by another run.
 	work, cutOff := context.WithCancel(context.WithoutCancel(ctx))
 	defer cutOff()
-	r := &run{d: d, work: work, results: make(chan finished, d.workers)}
+	r := &run{d: d, work: work, results: make(chan finished, d.workers), freed: make(chan struct{}, 1), answered: map[int64]int{}}
 	recorded := make(chan struct{})
 	go func() {
 		defer close(recorded)
-		d.record(r.results, &r.inFlight)
+		d.record(r)
 	}()
 	r.claimLoop(ctx)
 	r.shutDown(cutOff)
@@ -87,6 +88,57 @@ type run struct {
 	// until then.
 	inFlight atomic.Int64
 	results  chan finished
+	// answered counts, by endpoint, the attempts that have ended and wait for their
+	// record (petstore.ClaimOptions.Answered): a claim gives their places in the
+	// window to new deliveries. answeredMu guards it.
+	answeredMu sync.Mutex
+	answered   map[int64]int
+	// queueMu keeps a claim and a record apart, so that an answered attempt counted
+	// by a claim is not recorded while the claim reads the leases (which would free
+	// its place twice).
+	queueMu sync.Mutex
+	// freed is the recorder's word that it recorded results, which freed their
+	// workers and their endpoints' windows: the loop claims at once, without the
+	// spacing, since the record was spaced already.
+	freed chan struct{}
+}
+
+// answer counts an attempt that ended and waits for its record.
+func (r *run) answer(webhookID int64) {
+	r.answeredMu.Lock()
+	r.answered[webhookID]++
+	r.answeredMu.Unlock()
+}
+
+// recorded uncounts the attempts of batch, recorded now.
+func (r *run) recorded(batch []finished) {
+	r.answeredMu.Lock()
+	defer r.answeredMu.Unlock()
+	for _, f := range batch {
+		id := f.job.Webhook.ID
+		if r.answered[id]--; r.answered[id] <= 0 {
+			delete(r.answered, id)
+		}
+	}
+}
+
+// answeredNow is a copy of answered, for a claim.
+func (r *run) answeredNow() map[int64]int {
+	r.answeredMu.Lock()
+	defer r.answeredMu.Unlock()
+	if len(r.answered) == 0 {
+		return nil
+	}
+	return maps.Clone(r.answered)
+}
+
+// free tells the claim loop that a record freed workers and windows; it never
+// blocks, and frees that come while one is waiting are one.
+func (r *run) free() {
+	select {
+	case r.freed <- struct{}{}:
+	default:
+	}
 }
 
 // claimLoop claims and starts the deliveries due until ctx is done.
@@ -143,7 +195,10 @@ func (r *run) claim(ctx context.Context, free int) (full bool, err error) {
 	d := r.d
 	free = min(free, maxClaim)
 	cctx, cancel := context.WithTimeout(ctx, claimTimeout)
-	jobs, err := d.queue.ClaimDeliveries(cctx, petstore.ClaimOptions{Now: d.now(), Lease: d.lease, Max: free, Window: d.window})
+	r.queueMu.Lock()
+	jobs, err := d.queue.ClaimDeliveries(cctx, petstore.ClaimOptions{Now: d.now(), Lease: d.lease, Max: free, Window: d.window,
+		Answered: r.answeredNow()})
+	r.queueMu.Unlock()
 	cancel()
 	if err != nil {
 		return false, err
@@ -157,6 +212,7 @@ func (r *run) claim(ctx context.Context, free int) (full bool, err error) {
 		go func() {
 			defer r.wg.Done()
 			if f, ok := d.attempt(r.work, job); ok {
+				r.answer(job.Webhook.ID)
 				r.results <- f
 				return
 			}
@@ -167,17 +223,25 @@ func (r *run) claim(ctx context.Context, free int) (full bool, err error) {
 	return len(jobs) >= free, nil
 }
 
-// wait waits for work, or for a worker (the recorder nudges when it frees some),
-// then for the spacing; it reports whether ctx is still live.
+// wait waits for work (a nudge, the poll), then for the spacing, or for workers
+// and windows that a record freed, which it does not space; it reports whether ctx
+// is still live.
 func (r *run) wait(ctx context.Context) bool {
 	d := r.d
 	t := time.NewTimer(d.poll)
+	defer t.Stop()
 	select {
 	case <-ctx.Done():
+		return false
+	case <-r.freed:
+		// The record was spaced, and its deliveries' windows are free now: a
+		// delivery to a receiver that answers in 50 ms would otherwise hold its
+		// place in the window for the spacing after its record too, and an
+		// endpoint's pace would fall by a third (docs/PERFORMANCE.md, 2026-11-27).
+		return true
 	case <-d.wake:
 	case <-t.C:
 	}
-	t.Stop()
 	// Every commit of an event nudges: under a flood of orders, claims would take
 	// the writer (SQLite) as often as the orders' batches do. They come at most
 	// every d.spacing() instead; a full claim is followed at once (claimLoop).

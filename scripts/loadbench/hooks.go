@@ -8,9 +8,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -52,29 +55,34 @@ type hookResult struct {
 	DrainedMs    float64 `json:"drainedAfterMs,omitempty"` // 0: not drained within the wait
 	Pending      int     `json:"pendingAtEnd"`
 	Skipped      string  `json:"skipped,omitempty"`
+	// ReceiverCPUPerOrder is loadbench's own CPU time during the load (the receiver's
+	// work: wrk is another process) per order, in microseconds: on a 2-core machine
+	// the receiver takes the same cores as the server, so what it costs is told apart
+	// from what the server's deliveries cost (CPUPerRequest).
+	ReceiverCPUPerOrder float64 `json:"receiverCpuMicrosPerOrder"`
 }
 
 // printHooks prints the table of the webhook runs.
 func (c *scaleConfig) printHooks(b *bench, hooks []hookResult) {
 	w := c.stdout
 	fmt.Fprintf(w, "\nWebhooks on the small database: endpoints subscribed to order.placed, orders over its pets for %v, then up to %v for the rest\n\n", b.duration, c.drain)
-	fmt.Fprintln(w, "| endpoints | receiver | orders/s | p99 ms | deliveries/s during | after | delivered / expected | backlog gone after | pending then |")
-	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| endpoints | receiver | orders/s | p99 ms | server CPU µs/order | receiver CPU µs/order | deliveries/s during | after | delivered / expected | backlog gone after | pending then |")
+	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, h := range hooks {
 		answers := "at once"
 		if h.DelayMs > 0 {
 			answers = fmt.Sprintf("in %.0f ms", h.DelayMs)
 		}
 		if h.Skipped != "" {
-			fmt.Fprintf(w, "| %d | %s | skipped: %s ||||||\n", h.Endpoints, answers, h.Skipped)
+			fmt.Fprintf(w, "| %d | %s | skipped: %s ||||||||\n", h.Endpoints, answers, h.Skipped)
 			continue
 		}
 		drained := "not within " + c.drain.String()
 		if h.DrainedMs > 0 {
 			drained = (time.Duration(h.DrainedMs) * time.Millisecond).String()
 		}
-		fmt.Fprintf(w, "| %d | %s | %.0f | %.2f | %.0f | %.0f | %d / %d | %s | %d |\n", h.Endpoints, answers,
-			h.RPS, h.P99ms, h.DuringPerSec, h.AfterPerSec, h.During+h.After, h.Expected, drained, h.Pending)
+		fmt.Fprintf(w, "| %d | %s | %.0f | %.2f | %.1f | %.1f | %.0f | %.0f | %d / %d | %s | %d |\n", h.Endpoints, answers,
+			h.RPS, h.P99ms, h.CPUPerRequest, h.ReceiverCPUPerOrder, h.DuringPerSec, h.AfterPerSec, h.During+h.After, h.Expected, drained, h.Pending)
 	}
 }
 
@@ -143,13 +151,20 @@ func (c *scaleConfig) hookRun(ctx context.Context, b *bench, srv *server, api *c
 	}
 	rcv.reset()
 	sc := scenario{h.name(), fmt.Sprintf("POST /v1/store/orders with %d endpoints on order.placed, receiver answering after %v", h.endpoints, h.delay), ordersSpread}
-	loadStart := time.Now()
+	profiled := c.profileDuring(srv, h.name(), b.duration)
+	loadStart, self0 := time.Now(), selfCPU()
 	r, err := b.measure(ctx, srv, sc, d.vars(), 0) // the reads and orders before warmed the server
 	if err != nil {
 		return hr, err
 	}
+	if err := <-profiled; err != nil {
+		fmt.Fprintf(c.stderr, "  profile: %v\n", err)
+	}
 	loadEnd := time.Now()
 	hr.result = r
+	if r.Requests > 0 {
+		hr.ReceiverCPUPerOrder = float64((selfCPU() - self0).Microseconds()) / float64(r.Requests)
+	}
 	hr.Store, hr.Database = c.store, d.name
 	hr.During = int(rcv.count())
 	hr.DuringPerSec = float64(hr.During) / loadEnd.Sub(loadStart).Seconds()
@@ -176,6 +191,49 @@ func (c *scaleConfig) hookRun(ctx context.Context, b *bench, srv *server, api *c
 	fmt.Fprintf(c.stderr, "  %.0f orders/s; %d of %d delivered during the load, %d after; pending %d\n",
 		r.RPS, hr.During, hr.Expected, hr.After, hr.Pending)
 	return hr, nil
+}
+
+// profileDuring takes a CPU profile of the server for most of a load of length d,
+// from its operator port, into c.profile/name.pprof; the channel says how it went
+// (nil at once when no profile was asked for).
+func (c *scaleConfig) profileDuring(srv *server, name string, d time.Duration) <-chan error {
+	done := make(chan error, 1)
+	if c.profile == "" || srv.admin == "" {
+		done <- nil
+		return done
+	}
+	go func() {
+		done <- func() error {
+			if err := os.MkdirAll(c.profile, 0o755); err != nil {
+				return err
+			}
+			secs := max(1, int((d - time.Second).Seconds()))
+			res, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", srv.admin, secs))
+			if err != nil {
+				return err
+			}
+			defer res.Body.Close()
+			f, err := os.Create(filepath.Join(c.profile, name+".pprof"))
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(f, res.Body); err != nil {
+				f.Close()
+				return err
+			}
+			return f.Close()
+		}()
+	}()
+	return done
+}
+
+// selfCPU is the CPU time loadbench itself has used (user and system).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // metric reads an unlabelled metric from the operator port; ok is false when the

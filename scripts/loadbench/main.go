@@ -117,17 +117,21 @@ end`},
 
 // result is one scenario's line of the table.
 type result struct {
-	Scenario  string  `json:"scenario"`
-	What      string  `json:"what"`
-	Store     string  `json:"store"`
-	Database  string  `json:"database,omitempty"` // the scale run's small or large database
-	Requests  int     `json:"requests"`
-	RPS       float64 `json:"requestsPerSecond"`
-	P50ms     float64 `json:"p50Ms"`
-	P99ms     float64 `json:"p99Ms"`
-	Non2xx    int     `json:"non2xx"`
-	CPU       float64 `json:"serverCpuPercent"`
-	PeakRSSMB float64 `json:"peakRssMiB"`
+	Scenario string  `json:"scenario"`
+	What     string  `json:"what"`
+	Store    string  `json:"store"`
+	Database string  `json:"database,omitempty"` // the scale run's small or large database
+	Requests int     `json:"requests"`
+	RPS      float64 `json:"requestsPerSecond"`
+	P50ms    float64 `json:"p50Ms"`
+	P99ms    float64 `json:"p99Ms"`
+	Non2xx   int     `json:"non2xx"`
+	CPU      float64 `json:"serverCpuPercent"`
+	// CPUPerRequest is the server's CPU time (user and system) over the measured load
+	// divided by the requests wrk counted, in microseconds: on a machine shared with
+	// other work it moves less than req/s does.
+	CPUPerRequest float64 `json:"serverCpuMicrosPerRequest"`
+	PeakRSSMB     float64 `json:"peakRssMiB"`
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -147,12 +151,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	smallOrders := fs.Int("small-orders", 10_000, "-scale: orders in the small database")
 	rounds := fs.Int("rounds", 1, "-scale: rounds of small and large runs, alternating; medians are shown")
 	drain := fs.Duration("drain", 10*time.Second, "-scale: how long to wait after the orders for the webhook backlog to clear")
+	binary := fs.String("binary", "", "a petstore binary to measure instead of building ./cmd/petstore (to compare two builds in alternation)")
+	profile := fs.String("profile", "", "-scale: write a CPU profile of the server during each webhook scenario's load into this folder (<scenario>.pprof)")
 	keep := fs.String("keep", "", "-scale on SQLite: keep the built databases in this folder and reuse them in later runs (delete it when the schema changes)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	sc := &scaleConfig{
-		database: *database, rounds: max(1, *rounds), drain: *drain, keep: *keep, only: *only, out: *out,
+		database: *database, rounds: max(1, *rounds), drain: *drain, keep: *keep, only: *only, out: *out, profile: *profile,
 		small: shape{"small", *smallPets, *smallOrders}, large: shape{"large", *pets, *orders},
 		stdout: stdout, stderr: stderr,
 	}
@@ -175,10 +181,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 
-	bin := filepath.Join(dir, "petstore")
-	fmt.Fprintln(stderr, "building ./cmd/petstore")
-	if err := servetest.Build(ctx, bin); err != nil {
-		return err
+	bin := *binary
+	if bin == "" {
+		bin = filepath.Join(dir, "petstore")
+		fmt.Fprintln(stderr, "building ./cmd/petstore")
+		if err := servetest.Build(ctx, bin); err != nil {
+			return err
+		}
 	}
 	b := &bench{dir: dir, threads: *threads, conns: *conns, duration: *duration, warmup: *warmup, stderr: stderr}
 	if *scale {
@@ -301,9 +310,13 @@ func (b *bench) measure(ctx context.Context, srv *server, sc scenario, vars stri
 	if err != nil {
 		return result{}, fmt.Errorf("wrk: %w", err)
 	}
-	cpu := (srv.cpu() - cpu0).Seconds() / time.Since(start).Seconds() * 100
+	used := srv.cpu() - cpu0
+	cpu := used.Seconds() / time.Since(start).Seconds() * 100
 	r := parseWrk(string(text))
 	r.Scenario, r.What, r.CPU, r.PeakRSSMB = sc.name, sc.what, cpu, srv.peakRSS()
+	if r.Requests > 0 {
+		r.CPUPerRequest = float64(used.Microseconds()) / float64(r.Requests)
+	}
 	return r, nil
 }
 
