@@ -193,50 +193,14 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 // openLocked is OpenWith once the database's shared lock is held; mode is the URI's
 // open mode ("mode=rw&" when the file must already exist).
 func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, error) {
-	dsn := uri + "?" + mode + busyTimeout(o) + pragmas + "&_txlock=immediate"
 	// A server's checkpoints run beside its writer (checkpoint.go); Litestream's
 	// are its own. An operator's command keeps SQLite's automatic ones: it commits a
 	// few rows and leaves.
 	background := !o.ExternalCheckpoints && !o.ShortLived
-	if o.ExternalCheckpoints || background {
-		dsn += "&_pragma=wal_autocheckpoint(0)"
-	}
-	write, err := sql.Open("sqlite", dsn)
+	write, read, err := openPools(ctx, path, uri, mode, o, !background && !o.ExternalCheckpoints)
 	if err != nil {
-		return nil, fmt.Errorf("open sqlite writer: %w", err)
-	}
-	write.SetMaxOpenConns(1)
-	write.SetMaxIdleConns(1)
-	write.SetConnMaxLifetime(0)
-	write.SetConnMaxIdleTime(0)
-
-	// The writer must have made the file (and turned on WAL, which is persistent)
-	// before a read-only connection can open it.
-	if err := pingWriter(ctx, write); err != nil {
-		write.Close()
-		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
-	}
-	if err := Migrate(ctx, write); err != nil {
-		write.Close()
 		return nil, err
 	}
-
-	read, err := sql.Open("sqlite", uri+"?mode=ro&"+busyTimeout(o)+pragmas)
-	if err != nil {
-		write.Close()
-		return nil, fmt.Errorf("open sqlite reader: %w", err)
-	}
-	n := min(max(runtime.GOMAXPROCS(0), 4), 8)
-	read.SetMaxOpenConns(n)
-	read.SetMaxIdleConns(n)
-	read.SetConnMaxLifetime(0)
-	read.SetConnMaxIdleTime(0)
-	if err := read.PingContext(ctx); err != nil {
-		read.Close()
-		write.Close()
-		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
-	}
-
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -248,7 +212,7 @@ func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, er
 	}
 	db := &DB{write: write, read: read, now: o.Now, wakeHook: o.WakeDispatcher, feedHook: o.WakeFeed, beforeCommit: func() error { return nil },
 		purgeChunk: purgeChunk, purged: func(int64) {}, writeStmts: make(map[string]*sql.Stmt),
-		pets: petcache.New(o.PetCacheTTL, 0), checkpointOnClose: !o.ExternalCheckpoints && !o.ShortLived}
+		pets: petcache.New(o.PetCacheTTL, 0), checkpointOnClose: background}
 	db.readStmts.db = read
 	if background {
 		if db.checkpoints, err = startCheckpointer(ctx, uri+"?"+mode+busyTimeout(o)+pragmas, func(ctx context.Context) error {
@@ -273,6 +237,50 @@ func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, er
 	}
 	db.placer = groupcommit.New(db.placeOrders, o.MaxBatch, batchTimeout, batchTracing(o.Tracer)...)
 	return db, nil
+}
+
+// openPools opens the writer's pool (one connection, every transaction BEGIN
+// IMMEDIATE), migrates the database, then opens the readers' pool; autoCheckpoint
+// keeps SQLite's checkpoints after commits on the writer.
+func openPools(ctx context.Context, path, uri, mode string, o Options, autoCheckpoint bool) (write, read *sql.DB, err error) {
+	dsn := uri + "?" + mode + busyTimeout(o) + pragmas + "&_txlock=immediate"
+	if !autoCheckpoint {
+		dsn += "&_pragma=wal_autocheckpoint(0)"
+	}
+	if write, err = sql.Open("sqlite", dsn); err != nil {
+		return nil, nil, fmt.Errorf("open sqlite writer: %w", err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+
+	// The writer must have made the file (and turned on WAL, which is persistent)
+	// before a read-only connection can open it.
+	if err := pingWriter(ctx, write); err != nil {
+		write.Close()
+		return nil, nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	if err := Migrate(ctx, write); err != nil {
+		write.Close()
+		return nil, nil, err
+	}
+
+	if read, err = sql.Open("sqlite", uri+"?mode=ro&"+busyTimeout(o)+pragmas); err != nil {
+		write.Close()
+		return nil, nil, fmt.Errorf("open sqlite reader: %w", err)
+	}
+	n := min(max(runtime.GOMAXPROCS(0), 4), 8)
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	read.SetConnMaxLifetime(0)
+	read.SetConnMaxIdleTime(0)
+	if err := read.PingContext(ctx); err != nil {
+		read.Close()
+		write.Close()
+		return nil, nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
+	}
+	return write, read, nil
 }
 
 // Ping reports whether both pools reach the database file and a write can be

@@ -308,11 +308,17 @@ func round(ctx context.Context, c config, open func(context.Context) (store, err
 	if f := failed.Load(); f > 0 {
 		return fmt.Errorf("%d orders failed", f)
 	}
-	wal := float64(walMax.Load()) / (1 << 20)
+	printWindows(out, n, samples, c.warmup, purgeFrom, purgeTo, float64(walMax.Load())/(1<<20))
+	return nil
+}
+
+// printWindows prints a line of the orders sent before the purge (from warmup) and one
+// of those sent during it, with the purge's length and the log's largest size (MiB).
+func printWindows(out io.Writer, n int, samples []sample, warmup, purgeFrom, purgeTo time.Duration, wal float64) {
 	for _, w := range []struct {
 		name     string
 		from, to time.Duration
-	}{{"before", c.warmup, purgeFrom}, {"purge", purgeFrom, purgeTo}} {
+	}{{"before", warmup, purgeFrom}, {"purge", purgeFrom, purgeTo}} {
 		var took []time.Duration
 		for _, s := range samples {
 			if s.at >= w.from && s.at < w.to {
@@ -327,7 +333,6 @@ func round(ctx context.Context, c config, open func(context.Context) (store, err
 		fmt.Fprintf(out, "| %d | %s | %d | %.0f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", n, w.name, len(took),
 			float64(len(took))/(w.to-w.from).Seconds(), q(0.5), q(0.99), q(0.999), ms(took[len(took)-1]), (purgeTo - purgeFrom).Seconds(), wal)
 	}
-	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
