@@ -76,7 +76,9 @@ func startServeLogged(t *testing.T, getenv func(string) string, args ...string) 
 		}
 	})
 	base = "http://" + addr
-	deadline := time.Now().Add(10 * time.Second)
+	// Generous: with --demo the server draws and processes six photos before it
+	// listens, 1.5 s as shipped and over 10 s under the race detector on two cores.
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		res, err := http.Get(base + "/healthz")
 		if err == nil {
