@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/acme-pets/petstore/internal/petstore"
 )
@@ -77,28 +76,23 @@ func nullInt64(p *int64) sql.NullInt64 {
 	return sql.NullInt64{Int64: *p, Valid: true}
 }
 
-// Pet finds a pet by id, from the pet cache when it has it (see package petcache).
+// Pet finds a pet by id, from the pet cache when it has it (package petcache); misses
+// of one pet at once share one read, as on PostgreSQL.
 func (db *DB) Pet(ctx context.Context, id int64) (petstore.Pet, error) {
-	// The cache runs on the real clock, whatever the store's clock says: its time
-	// bounds how stale another process's change may be.
-	now := time.Now()
-	p, gen, ok := db.pets.Get(id, now)
-	if ok {
+	return db.pets.Load(ctx, id, func() (petstore.Pet, error) {
+		s, err := db.readStmt(ctx, qPet)
+		if err != nil {
+			return petstore.Pet{}, fmt.Errorf("pet: %w", err)
+		}
+		p, err := scanPet(s.QueryRowContext(uncancelled(ctx), id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return petstore.Pet{}, petstore.PetNotFound(id)
+		}
+		if err != nil {
+			return petstore.Pet{}, fmt.Errorf("pet: %w", err)
+		}
 		return p, nil
-	}
-	s, err := db.readStmt(ctx, qPet)
-	if err != nil {
-		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
-	}
-	p, err = scanPet(s.QueryRowContext(uncancelled(ctx), id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return petstore.Pet{}, petstore.PetNotFound(id)
-	}
-	if err != nil {
-		return petstore.Pet{}, fmt.Errorf("pet: %w", err)
-	}
-	db.pets.Put(p, gen, now)
-	return p, nil
+	})
 }
 
 // Pets lists one page of the pets that match every filter, by id.
