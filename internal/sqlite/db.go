@@ -146,9 +146,6 @@ type DB struct {
 	purged     func(int64)
 	// checkpointOnClose is false when another program owns the checkpoints.
 	checkpointOnClose bool
-	// checkpoints copies the log into the file beside the writer (checkpoint.go);
-	// nil when another program owns the checkpoints or for an operator's command.
-	checkpoints *checkpointer
 }
 
 var _ petstore.Store = (*DB)(nil)
@@ -193,11 +190,9 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 // openLocked is OpenWith once the database's shared lock is held; mode is the URI's
 // open mode ("mode=rw&" when the file must already exist).
 func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, error) {
-	// A server's checkpoints run beside its writer (checkpoint.go); Litestream's
-	// are its own. An operator's command keeps SQLite's automatic ones: it commits a
-	// few rows and leaves.
-	background := !o.ExternalCheckpoints && !o.ShortLived
-	write, read, err := openPools(ctx, path, uri, mode, o, !background && !o.ExternalCheckpoints)
+	// Litestream's checkpoints are its own; everyone else keeps SQLite's automatic
+	// ones after commits.
+	write, read, err := openPools(ctx, path, uri, mode, o, !o.ExternalCheckpoints)
 	if err != nil {
 		return nil, err
 	}
@@ -212,17 +207,8 @@ func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, er
 	}
 	db := &DB{write: write, read: read, now: o.Now, wakeHook: o.WakeDispatcher, feedHook: o.WakeFeed, beforeCommit: func() error { return nil },
 		purgeChunk: purgeChunk, purged: func(int64) {}, writeStmts: make(map[string]*sql.Stmt),
-		pets: petcache.New(o.PetCacheTTL, 0), checkpointOnClose: background}
+		pets: petcache.New(o.PetCacheTTL, 0), checkpointOnClose: !o.ExternalCheckpoints && !o.ShortLived}
 	db.readStmts.db = read
-	if background {
-		if db.checkpoints, err = startCheckpointer(ctx, uri+"?"+mode+busyTimeout(o)+pragmas, func(ctx context.Context) error {
-			_, err := walCheckpoint(ctx, db.write)
-			return err
-		}); err != nil {
-			db.Close()
-			return nil, err
-		}
-	}
 	for _, q := range hotWrites {
 		s, err := write.PrepareContext(ctx, q)
 		if err != nil {
@@ -343,9 +329,6 @@ func (db *DB) Close() error {
 	if err := db.read.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close sqlite reader: %w", err))
 	}
-	if err := db.checkpoints.close(); err != nil {
-		errs = append(errs, err)
-	}
 	// With the readers gone the checkpoint can copy every frame and truncate the log.
 	if db.checkpointOnClose {
 		if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
@@ -391,7 +374,6 @@ func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	db.checkpoints.committed()
 	return nil
 }
 
