@@ -153,12 +153,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	drain := fs.Duration("drain", 10*time.Second, "-scale: how long to wait after the orders for the webhook backlog to clear")
 	binary := fs.String("binary", "", "a petstore binary to measure instead of building ./cmd/petstore (to compare two builds in alternation)")
 	profile := fs.String("profile", "", "-scale: write a CPU profile of the server during each webhook scenario's load into this folder (<scenario>.pprof)")
+	serverCPUs := fs.String("server-cpus", "", "-scale: pin the server to these CPUs (taskset's list, e.g. 0); run loadbench itself under taskset -c 1 so that wrk and the webhook receiver keep to the other (docs/PERFORMANCE.md)")
 	keep := fs.String("keep", "", "-scale on SQLite: keep the built databases in this folder and reuse them in later runs (delete it when the schema changes)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	sc := &scaleConfig{
-		database: *database, rounds: max(1, *rounds), drain: *drain, keep: *keep, only: *only, out: *out, profile: *profile,
+		database: *database, rounds: max(1, *rounds), drain: *drain, keep: *keep, only: *only, out: *out, profile: *profile, serverCPUs: *serverCPUs,
 		small: shape{"small", *smallPets, *smallOrders}, large: shape{"large", *pets, *orders},
 		stdout: stdout, stderr: stderr,
 	}
