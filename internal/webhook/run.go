@@ -64,8 +64,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	// asked to stop is finished and recorded rather than made again by another run.
 	work, cutOff := context.WithCancel(context.WithoutCancel(ctx))
 	defer cutOff()
-	r := &run{d: d, work: work, results: make(chan finished, d.workers), freed: make(chan struct{}, 1), answered: map[int64]int{},
-		handoff: make(chan petstore.DeliveryJob)}
+	r := &run{d: d, work: work, results: make(chan finished, d.workers), freed: make(chan struct{}, 1), answered: map[int64]int{}}
 	recorded := make(chan struct{})
 	go func() {
 		defer close(recorded)
@@ -73,8 +72,6 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}()
 	r.claimLoop(ctx)
 	r.shutDown(cutOff)
-	// Every attempt has ended: the idle workers go.
-	close(r.handoff)
 	close(r.results)
 	<-recorded
 	return nil
@@ -104,18 +101,7 @@ type run struct {
 	// workers and their endpoints' windows: the loop claims at once, without the
 	// spacing, since the record was spaced already.
 	freed chan struct{}
-	// handoff gives a claimed job to a worker waiting for one (unbuffered: a job is
-	// given only to a worker that is there); Run closes it once every attempt has
-	// ended, and the waiting workers return.
-	handoff chan petstore.DeliveryJob
 }
-
-// workerIdle is how long a worker waits for another job before it ends. Workers
-// outlive their attempts because a new goroutine per attempt grew its stack through
-// net/http's client every time (runtime.newstack was 5 % of the server's CPU with
-// 100 endpoints, docs/PERFORMANCE.md 2026-11-28); a worker's stack has grown already.
-// Idle ones end, so that a burst's workers do not stay.
-const workerIdle = 2 * time.Second
 
 // answer counts an attempt that ended and waits for its record.
 func (r *run) answer(webhookID int64) {
@@ -233,47 +219,18 @@ func (r *run) claim(ctx context.Context, free int) (full bool, err error) {
 	d.paced.AllowN(time.Now(), len(jobs))
 	for _, job := range jobs {
 		r.wg.Add(1)
-		select {
-		case r.handoff <- job:
-		default:
-			go r.worker(job)
-		}
-	}
-	return len(jobs) >= free, nil
-}
-
-// worker makes the attempt at job, then those handed to it, until none comes within
-// workerIdle or Run ends.
-func (r *run) worker(job petstore.DeliveryJob) {
-	idle := time.NewTimer(workerIdle)
-	defer idle.Stop()
-	for {
-		r.attempt(job)
-		idle.Reset(workerIdle)
-		var ok bool
-		select {
-		case job, ok = <-r.handoff:
-			if !ok {
+		go func() {
+			defer r.wg.Done()
+			if f, ok := d.attempt(r.work, job); ok {
+				r.answer(job.Webhook.ID)
+				r.results <- f
 				return
 			}
-		case <-idle.C:
-			return
-		}
+			r.inFlight.Add(-1)
+			d.Nudge()
+		}()
 	}
-}
-
-// attempt makes the attempt at job and hands its result to the recorder; one cut
-// off records nothing and leaves its place (its lease runs out).
-func (r *run) attempt(job petstore.DeliveryJob) {
-	defer r.wg.Done()
-	d := r.d
-	if f, ok := d.attempt(r.work, job); ok {
-		r.answer(job.Webhook.ID)
-		r.results <- f
-		return
-	}
-	r.inFlight.Add(-1)
-	d.Nudge()
+	return len(jobs) >= free, nil
 }
 
 // wait waits for work (a nudge, the poll), then for the spacing, or for workers
