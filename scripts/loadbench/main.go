@@ -46,6 +46,11 @@
 //	go run ./scripts/loadbench -scale -pets 10000 -orders 100000 -duration 5s
 //	go run ./scripts/loadbench -scale -keep /tmp/lbdata -scenarios name-search,pet-by-id
 //
+// -server-cpus pins the server to a CPU list (taskset's) in the scale run; run
+// loadbench itself under `taskset -c` on the other CPUs, so that wrk and the webhook
+// receiver, which loadbench runs, keep off the server's. The hooks table also gives the
+// receiver's CPU per order, for an account without pinning (docs/PERFORMANCE.md).
+//
 // -keep (SQLite) keeps the built files and reuses them in later runs (each run works
 // on a copy); delete the folder when the schema changes. -scenarios takes the scale
 // run's names too, and hooks-0, hooks-1, hooks-10, hooks-100, hooks-1-50ms,
