@@ -115,6 +115,7 @@ func TestACommandLineItCannotFollowExitsTwoWithAHint(t *testing.T) {
 		{args: []string{"--frobnicate"}, hint: "petstore serve --help", says: "not defined: --frobnicate"},
 		{args: []string{"serve", "--rate-limit", "lots"}, hint: "petstore serve --help", says: "for flag --rate-limit"},
 		{args: []string{"serve", "--rate-limit", "-1"}, hint: "petstore serve --help", says: "--rate-limit -1"},
+		{args: []string{"serve", "--webhook-workers", "0"}, hint: "petstore serve --help", says: "--webhook-workers 0: want 1 to 25600"},
 		{args: []string{"serve", "--log-format", "xml"}, hint: "petstore serve --help", says: "--log-format"},
 		{args: []string{"serve", "--addr"}, hint: "petstore serve --help", says: "needs an argument: --addr"},
 		{args: []string{"serve", "elsewhere"}, hint: "petstore serve --help", says: `unexpected argument "elsewhere"`},

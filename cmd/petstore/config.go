@@ -48,6 +48,7 @@ type serveConfig struct {
 	webhooksAllowPrivate bool
 	webhooksDeny         string
 	webhookWindow        int
+	webhookWorkers       int
 	eventRetention       time.Duration
 	keyMaxLifetime       time.Duration
 	currency             string
@@ -116,6 +117,7 @@ func serveFlags(c *serveConfig) *flag.FlagSet {
 	fs.BoolVar(&c.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints be private or loopback addresses, over http too (local development; link-local addresses, the process's own ports and --webhooks-deny stay refused)")
 	fs.StringVar(&c.webhooksDeny, "webhooks-deny", defaultWebhooksDeny, "destinations webhooks never reach, even with --webhooks-allow-private (the other instances of a deployment): a comma list of PORT[-PORT] on every private and loopback address, or ADDRESS:PORT[-PORT] (an IP or a CIDR, IPv6 in brackets), or none; the process's own ports are refused on every private and loopback address besides")
 	fs.IntVar(&c.webhookWindow, "webhook-window", petstore.DefaultDeliveryWindow, fmt.Sprintf("deliveries one webhook endpoint is sent at once at most (1 to %d); failures narrow an endpoint's window, successes widen it back", petstore.MaxDeliveryWindow))
+	fs.IntVar(&c.webhookWorkers, "webhook-workers", webhook.DefaultWorkers, fmt.Sprintf("webhook deliveries in flight at once over every endpoint (1 to %d); each holds a connection and a goroutine, so this bounds the memory deliveries take", petstore.MaxWebhooks*petstore.MaxDeliveryWindow))
 	fs.DurationVar(&c.eventRetention, "event-retention", 30*24*time.Hour, "how long the event feed keeps an event and its deliveries")
 	fs.DurationVar(&c.keyMaxLifetime, "key-max-lifetime", 0, "longest lifetime of a new API key, and the lifetime of one made without an expiry; 0 allows keys that never expire")
 	fs.StringVar(&c.currency, "currency", petstore.DefaultCurrency, "the shop's currency, an ISO 4217 code (EUR, USD, JPY): prices and totals are in its minor unit; a shop with orders keeps the one they are in")
@@ -230,6 +232,9 @@ func (c serveConfig) checkLimits() error {
 	}
 	if c.webhookWindow < 1 || c.webhookWindow > petstore.MaxDeliveryWindow {
 		return fmt.Errorf("--webhook-window %d: want 1 to %d", c.webhookWindow, petstore.MaxDeliveryWindow)
+	}
+	if c.webhookWorkers < 1 || c.webhookWorkers > petstore.MaxWebhooks*petstore.MaxDeliveryWindow {
+		return fmt.Errorf("--webhook-workers %d: want 1 to %d", c.webhookWorkers, petstore.MaxWebhooks*petstore.MaxDeliveryWindow)
 	}
 	if c.credLimit < 0 {
 		return fmt.Errorf("--credential-limit %d: want 0 (off) or more", c.credLimit)

@@ -197,7 +197,7 @@ func openDeps(ctx context.Context, c serveConfig, log *slog.Logger, stdout io.Wr
 	}
 	d.sender = webhook.NewSender(webhook.SenderOptions{AllowPrivate: c.webhooksAllowPrivate, Deny: c.webhookDeny, UserAgent: "petstore-webhooks/1"})
 	d.deliveries = webhook.NewDispatcher(webhook.DispatcherOptions{
-		Queue: d.store, Sender: d.sender, Encode: httpapi.EventEncoder(d.store.Currency()), Window: c.webhookWindow, Logger: log, Tracer: d.tracer,
+		Queue: d.store, Sender: d.sender, Encode: httpapi.EventEncoder(d.store.Currency()), Window: c.webhookWindow, Workers: c.webhookWorkers, Logger: log, Tracer: d.tracer,
 		Busy: func() bool {
 			s := busy.Load()
 			return s != nil && s.Busy()

@@ -28,6 +28,15 @@ type Queue interface {
 
 var _ Queue = petstore.WebhookStore(nil)
 
+// DefaultWorkers is how many attempts run at once by default, over every endpoint.
+// An attempt mostly waits for its receiver, so it costs little CPU, but it holds a
+// goroutine and a connection (its buffers and net/http's two goroutines): with one
+// per place in every window (100 endpoints × 64) a backlog to 100 endpoints sent
+// thousands at once and the server's memory passed 140 MiB; 256 kept it under 90
+// (docs/PERFORMANCE.md, 2026-11-28). 256 is still 2,000 deliveries a second to
+// receivers that answer in 100 ms; endpoints that answer slower share it.
+const DefaultWorkers = 256
+
 // DefaultLease is how long a process holds a delivery it attempts unless told
 // otherwise: the sender's default timeout (10 s), the recording of the result, and a
 // margin. A process killed mid-attempt delays that delivery's retry by this much, on
@@ -48,9 +57,8 @@ type DispatcherOptions struct {
 	// Rand draws the jitter of the retries (nil: math/rand's). The Dispatcher holds a
 	// lock around it, since attempts end concurrently.
 	Rand *rand.Rand
-	// Workers is how many attempts run at once, over every endpoint (default:
-	// petstore.MaxWebhooks times Window, so that endpoints never wait for each
-	// other's windows; an attempt mostly waits for its receiver, so many cost little).
+	// Workers is how many attempts run at once, over every endpoint (default
+	// DefaultWorkers).
 	Workers int
 	// Window is how many deliveries one endpoint is sent at once at most (default
 	// petstore.DefaultDeliveryWindow, at most petstore.MaxDeliveryWindow); an
@@ -170,7 +178,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	}
 	o.Window = min(o.Window, petstore.MaxDeliveryWindow)
 	if o.Workers <= 0 {
-		o.Workers = petstore.MaxWebhooks * o.Window
+		o.Workers = DefaultWorkers
 	}
 
 	if o.Lease <= 0 {

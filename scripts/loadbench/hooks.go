@@ -69,23 +69,23 @@ type hookResult struct {
 func (c *scaleConfig) printHooks(b *bench, hooks []hookResult) {
 	w := c.stdout
 	fmt.Fprintf(w, "\nWebhooks on the small database: endpoints subscribed to order.placed, orders over its pets for %v, then up to %v for the rest\n\n", b.duration, c.drain)
-	fmt.Fprintln(w, "| endpoints | receiver | orders/s | p99 ms | server CPU µs/order | receiver CPU µs/order | deliveries/s during | after | delivered / expected | backlog gone after | pending then |")
-	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| endpoints | receiver | orders/s | p99 ms | server CPU µs/order | receiver CPU µs/order | deliveries/s during | after | delivered / expected | backlog gone after | pending then | peak RSS MiB |")
+	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, h := range hooks {
 		answers := "at once"
 		if h.DelayMs > 0 {
 			answers = fmt.Sprintf("in %.0f ms", h.DelayMs)
 		}
 		if h.Skipped != "" {
-			fmt.Fprintf(w, "| %d | %s | skipped: %s ||||||||\n", h.Endpoints, answers, h.Skipped)
+			fmt.Fprintf(w, "| %d | %s | skipped: %s |||||||||\n", h.Endpoints, answers, h.Skipped)
 			continue
 		}
 		drained := "not within " + c.drain.String()
 		if h.DrainedMs > 0 {
 			drained = (time.Duration(h.DrainedMs) * time.Millisecond).String()
 		}
-		fmt.Fprintf(w, "| %d | %s | %.0f | %.2f | %.1f | %.1f | %.0f | %.0f | %d / %d | %s | %d |\n", h.Endpoints, answers,
-			h.RPS, h.P99ms, h.CPUPerRequest, h.ReceiverCPUPerOrder, h.DuringPerSec, h.AfterPerSec, h.During+h.After, h.Expected, drained, h.Pending)
+		fmt.Fprintf(w, "| %d | %s | %.0f | %.2f | %.1f | %.1f | %.0f | %.0f | %d / %d | %s | %d | %.0f |\n", h.Endpoints, answers,
+			h.RPS, h.P99ms, h.CPUPerRequest, h.ReceiverCPUPerOrder, h.DuringPerSec, h.AfterPerSec, h.During+h.After, h.Expected, drained, h.Pending, h.PeakRSSMB)
 	}
 }
 
@@ -192,9 +192,12 @@ func (c *scaleConfig) hookRun(ctx context.Context, b *bench, srv *server, api *c
 		time.Sleep(50 * time.Millisecond)
 	}
 	hr.After = int(rcv.count()) - hr.During
+	// The peak since the load began, the drain included: once the orders stop the
+	// pace is off, and the backlog goes with every worker at once.
+	hr.PeakRSSMB = srv.peakRSS()
 	hr.AfterPerSec = float64(hr.After) / time.Since(loadEnd).Seconds()
-	fmt.Fprintf(c.stderr, "  %.0f orders/s; %d of %d delivered during the load, %d after; pending %d; server %.0f µs/order, receiver %.0f µs/order, %d connections\n",
-		r.RPS, hr.During, hr.Expected, hr.After, hr.Pending, r.CPUPerRequest, hr.ReceiverCPUPerOrder, hr.ReceiverConns)
+	fmt.Fprintf(c.stderr, "  %.0f orders/s; %d of %d delivered during the load, %d after; pending %d; server %.0f µs/order, receiver %.0f µs/order, %d connections; peak RSS %.0f MiB\n",
+		r.RPS, hr.During, hr.Expected, hr.After, hr.Pending, r.CPUPerRequest, hr.ReceiverCPUPerOrder, hr.ReceiverConns, hr.PeakRSSMB)
 	return hr, nil
 }
 
