@@ -575,6 +575,34 @@ func TestDispatcherPacesItselfWhileBusy(t *testing.T) {
 	waitFor(t, "every delivery once idle", func() bool { got, _ := rc.requests(); return len(got) == events })
 }
 
+// TestDispatcherPacedClaimsGatherThePace: once the pace binds, a claim waits for
+// 100 ms of it rather than claiming each token as it comes, since a claim's own cost
+// (the endpoints read, the commit) would otherwise be paid per delivery or two.
+func TestDispatcherPacedClaimsGatherThePace(t *testing.T) {
+	rc := newReceiver(t, secret, time.Now, answerStatus(http.StatusOK))
+	q := newMemQueue()
+	const events, rate = 560, 100 // 100 a second: 10 per 100 ms, past the burst of 512
+	for i := range events {
+		q.addEvent(time.Now(), fmt.Sprint("evt_", i), q.addWebhook(rc.URL, secret))
+	}
+	d := webhook.NewDispatcher(webhook.DispatcherOptions{
+		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivate: true}),
+		Encode: encodeEvent, Poll: 10 * time.Millisecond, Busy: func() bool { return true }, BusyRate: rate,
+	})
+	run(t, d)
+	waitFor(t, "every delivery, the last 48 past the burst", func() bool {
+		got, _ := rc.requests()
+		return len(got) == events
+	})
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i, m := range q.maxes {
+		if m < rate/10 {
+			t.Fatalf("claim %d of %d asked for %d deliveries, want at least %d (100 ms of the pace); claims: %v", i+1, len(q.maxes), m, rate/10, q.maxes)
+		}
+	}
+}
+
 // TestDispatcherFinishErrors: an attempt whose result cannot be recorded is made
 // again once its lease runs out (at least once), and counted once.
 func TestDispatcherFinishErrors(t *testing.T) {

@@ -34,6 +34,7 @@ type memQueue struct {
 	statsErr   error // what QueueStats answers, when set
 	maxLeased  int   // the most deliveries leased at once
 	batches    []int // the sizes of the FinishAttempts batches
+	maxes      []int // the Max of each claim
 }
 
 type memDelivery struct {
@@ -87,6 +88,7 @@ func (q *memQueue) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.claims++
+	q.maxes = append(q.maxes, o.Max)
 	if q.claimErrs > 0 {
 		q.claimErrs--
 		return nil, errors.New("memQueue: the database is unavailable")

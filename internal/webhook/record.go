@@ -21,7 +21,7 @@ type finished struct {
 }
 
 // record writes the results of attempts until results is closed: it takes one, and
-// every other one waiting or arriving within d.spacing() (up to maxRecord), records
+// every other one waiting or arriving within d.gathering() (up to maxRecord), records
 // them in one transaction, frees their workers and their places in the windows, and
 // tells the claim loop (r.free).
 func (d *Dispatcher) record(r *run) {
@@ -32,7 +32,7 @@ func (d *Dispatcher) record(r *run) {
 		batch = append(batch[:0], f)
 		// Idle, the results already waiting go together; busy, those that come
 		// within the spacing too.
-		gathering := time.NewTimer(d.spacing())
+		gathering := time.NewTimer(d.gathering())
 	gather:
 		for len(batch) < maxRecord {
 			select {
@@ -79,6 +79,19 @@ func (d *Dispatcher) record(r *run) {
 		r.inFlight.Add(-int64(len(batch)))
 		r.free()
 	}
+}
+
+// gathering is how long the results of attempts gather before they are recorded:
+// none while idle; while busy, as long as a paced claim gathers (busyGather), so that
+// a record, like a claim, is one transaction per 100 ms of the pace, not one per 20
+// ms. An answered attempt has left its place in the window already (run.answer),
+// so the wait holds back no delivery, only the end of its lease, and a crash
+// within it makes those deliveries again (at least once).
+func (d *Dispatcher) gathering() time.Duration {
+	if d.busy != nil && d.busy() {
+		return busyGather
+	}
+	return idleSpacing
 }
 
 // recorded counts and logs an attempt once it is recorded.

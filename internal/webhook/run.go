@@ -27,17 +27,17 @@ const (
 	maxClaim  = 512
 )
 
-// Claims that are woken by nudges, and the recording of results, are spaced by
-// idleSpacing, or busySpacing while the service serves requests: each is a write
-// transaction, which on SQLite takes the one writer (and its fsync) from the orders'
-// batches. An event is sent at most that much later for it.
+// Claims that are woken by nudges are spaced by idleSpacing, or busySpacing while
+// the service serves requests: each is a write transaction, which on SQLite takes
+// the one writer (and its fsync) from the orders' batches. An event is sent at most
+// that much later for it (or busyGather, when the pace binds). Results gather for
+// d.gathering() before their record.
 const (
 	idleSpacing = 0
 	busySpacing = 20 * time.Millisecond
 )
 
-// spacing is the time between claims, and the time results gather before they are
-// recorded.
+// spacing is the time between claims woken by nudges.
 func (d *Dispatcher) spacing() time.Duration {
 	if d.busy != nil && d.busy() {
 		return busySpacing
@@ -177,16 +177,26 @@ func (r *run) claimLoop(ctx context.Context) {
 	}
 }
 
+// busyGather is how much of the pace a paced claim waits for at least: a claim's
+// cost is mostly its own (the endpoints read, the cursors moved, the commit), so
+// 40 deliveries a claim, what 20 ms of the pace gave, cost the orders twice what
+// 200 do (docs/PERFORMANCE.md, 2026-11-28). A paced delivery may begin this much
+// later; a pace that does not bind (tokens to spare) waits for nothing.
+const busyGather = 100 * time.Millisecond
+
 // pace returns how many of the free workers the pace allows to start now, while the
-// service is busy; with none, it first waits for a token (without claiming: a claim
-// takes the writer on SQLite) and returns 0.
+// service is busy. With fewer tokens than busyGather's worth (or than free, when
+// that is less), it waits for them (without claiming: a claim takes the writer on
+// SQLite) and returns 0.
 func (r *run) pace(ctx context.Context, free int) int {
+	limit := float64(r.d.paced.Limit())
 	tokens := r.d.paced.Tokens()
-	if free = min(free, int(tokens)); free < 1 {
-		sleep(ctx, time.Duration((1-tokens)/float64(r.d.paced.Limit())*float64(time.Second))+time.Millisecond)
+	want := float64(min(free, max(1, int(limit*busyGather.Seconds()))))
+	if tokens < want {
+		sleep(ctx, time.Duration((want-tokens)/limit*float64(time.Second))+time.Millisecond)
 		return 0
 	}
-	return free
+	return min(free, int(tokens))
 }
 
 // claim claims up to free deliveries (at most maxClaim) and starts their attempts;

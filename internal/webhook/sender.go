@@ -118,13 +118,21 @@ func (s *Sender) client(timeout time.Duration, allow func(netip.Addr) error) *ht
 	return &http.Client{
 		Timeout: timeout,
 		Transport: &http.Transport{
-			Proxy:                  nil, // a proxy would dial for us, past the address check
-			DialContext:            dialer.DialContext,
+			Proxy:       nil, // a proxy would dial for us, past the address check
+			DialContext: dialer.DialContext,
+			// The client's Timeout bounds the answer's headers too: a
+			// ResponseHeaderTimeout of the same length was a second timer per request.
 			TLSHandshakeTimeout:    timeout,
-			ResponseHeaderTimeout:  timeout,
 			MaxResponseHeaderBytes: maxAnswerHeaders,
-			MaxIdleConnsPerHost:    petstore.MaxDeliveryWindow, // an endpoint is sent up to its window at once
-			IdleConnTimeout:        90 * time.Second,
+			// Every endpoint may be sent its window at once, and many endpoints may
+			// share a host (one receiving service, or loadbench's receiver): with
+			// the window as the cap, a paced claim of 200 deliveries to one host
+			// closed what it had opened beyond 256, and the next claim dialled them
+			// again, 100–140 dials a second during an order load (docs/PERFORMANCE.md,
+			// 2026-11-28). The idle connections are at most those of the last peak,
+			// which were open at once anyway, and close after IdleConnTimeout.
+			MaxIdleConnsPerHost: petstore.MaxWebhooks * petstore.MaxDeliveryWindow,
+			IdleConnTimeout:     90 * time.Second,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

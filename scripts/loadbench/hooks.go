@@ -60,6 +60,9 @@ type hookResult struct {
 	// the receiver takes the same cores as the server, so what it costs is told apart
 	// from what the server's deliveries cost (CPUPerRequest).
 	ReceiverCPUPerOrder float64 `json:"receiverCpuMicrosPerOrder"`
+	// ReceiverConns counts the connections the receiver accepted during the load: a
+	// sender that keeps its connections alive opens few.
+	ReceiverConns int64 `json:"receiverConnections"`
 }
 
 // printHooks prints the table of the webhook runs.
@@ -150,6 +153,7 @@ func (c *scaleConfig) hookRun(ctx context.Context, b *bench, srv *server, api *c
 		return hr, errors.New("the operator port does not serve " + ordersPlaced)
 	}
 	rcv.reset()
+	conns0 := rcv.conns.Load()
 	sc := scenario{h.name(), fmt.Sprintf("POST /v1/store/orders with %d endpoints on order.placed, receiver answering after %v", h.endpoints, h.delay), ordersSpread}
 	profiled := c.profileDuring(srv, h.name(), b.duration)
 	loadStart, self0 := time.Now(), selfCPU()
@@ -167,6 +171,7 @@ func (c *scaleConfig) hookRun(ctx context.Context, b *bench, srv *server, api *c
 	}
 	hr.Store, hr.Database = c.store, d.name
 	hr.During = int(rcv.count())
+	hr.ReceiverConns = rcv.conns.Load() - conns0
 	hr.DuringPerSec = float64(hr.During) / loadEnd.Sub(loadStart).Seconds()
 	for {
 		got := int(rcv.count())
@@ -188,8 +193,8 @@ func (c *scaleConfig) hookRun(ctx context.Context, b *bench, srv *server, api *c
 	}
 	hr.After = int(rcv.count()) - hr.During
 	hr.AfterPerSec = float64(hr.After) / time.Since(loadEnd).Seconds()
-	fmt.Fprintf(c.stderr, "  %.0f orders/s; %d of %d delivered during the load, %d after; pending %d\n",
-		r.RPS, hr.During, hr.Expected, hr.After, hr.Pending)
+	fmt.Fprintf(c.stderr, "  %.0f orders/s; %d of %d delivered during the load, %d after; pending %d; server %.0f µs/order, receiver %.0f µs/order, %d connections\n",
+		r.RPS, hr.During, hr.Expected, hr.After, hr.Pending, r.CPUPerRequest, hr.ReceiverCPUPerOrder, hr.ReceiverConns)
 	return hr, nil
 }
 
@@ -261,9 +266,10 @@ func (s *server) metric(name string) (v float64, ok bool) {
 // receiver is the webhook endpoints' side: an HTTP server on loopback that counts
 // the deliveries it answers with 204, after the delay its URL names.
 type receiver struct {
-	srv  *http.Server
-	base string
-	n    atomic.Int64
+	srv   *http.Server
+	base  string
+	n     atomic.Int64
+	conns atomic.Int64 // connections accepted
 }
 
 func newReceiver() (*receiver, error) {
@@ -280,6 +286,11 @@ func newReceiver() (*receiver, error) {
 		r.n.Add(1)
 		w.WriteHeader(http.StatusNoContent)
 	})}
+	r.srv.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			r.conns.Add(1)
+		}
+	}
 	ready := make(chan error, 1)
 	go func() {
 		ln, err := net.Listen("tcp", addr)

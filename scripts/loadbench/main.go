@@ -46,6 +46,11 @@
 //	go run ./scripts/loadbench -scale -pets 10000 -orders 100000 -duration 5s
 //	go run ./scripts/loadbench -scale -keep /tmp/lbdata -scenarios name-search,pet-by-id
 //
+// -server-cpus pins the server to a CPU list (taskset's) in the scale run; run
+// loadbench itself under `taskset -c` on the other CPUs, so that wrk and the webhook
+// receiver, which loadbench runs, keep off the server's. The hooks table also gives the
+// receiver's CPU per order, for an account without pinning (docs/PERFORMANCE.md).
+//
 // -keep (SQLite) keeps the built files and reuses them in later runs (each run works
 // on a copy); delete the folder when the schema changes. -scenarios takes the scale
 // run's names too, and hooks-0, hooks-1, hooks-10, hooks-100, hooks-1-50ms,
@@ -153,12 +158,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	drain := fs.Duration("drain", 10*time.Second, "-scale: how long to wait after the orders for the webhook backlog to clear")
 	binary := fs.String("binary", "", "a petstore binary to measure instead of building ./cmd/petstore (to compare two builds in alternation)")
 	profile := fs.String("profile", "", "-scale: write a CPU profile of the server during each webhook scenario's load into this folder (<scenario>.pprof)")
+	serverCPUs := fs.String("server-cpus", "", "-scale: pin the server to these CPUs (taskset's list, e.g. 0); run loadbench itself under taskset -c 1 so that wrk and the webhook receiver keep to the other (docs/PERFORMANCE.md)")
 	keep := fs.String("keep", "", "-scale on SQLite: keep the built databases in this folder and reuse them in later runs (delete it when the schema changes)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	sc := &scaleConfig{
-		database: *database, rounds: max(1, *rounds), drain: *drain, keep: *keep, only: *only, out: *out, profile: *profile,
+		database: *database, rounds: max(1, *rounds), drain: *drain, keep: *keep, only: *only, out: *out, profile: *profile, serverCPUs: *serverCPUs,
 		small: shape{"small", *smallPets, *smallOrders}, large: shape{"large", *pets, *orders},
 		stdout: stdout, stderr: stderr,
 	}

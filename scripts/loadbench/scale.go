@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,6 +76,7 @@ type scaleConfig struct {
 	drain          time.Duration
 	keep           string // SQLite: where built databases are kept for later runs
 	profile        string // where the webhook scenarios' CPU profiles go; empty: none
+	serverCPUs     string // taskset's CPU list the server is pinned to; empty: not pinned
 	only           string
 	out, logs      string
 	bin            string
@@ -256,6 +258,15 @@ func (c *scaleConfig) serve(ctx context.Context, d *database) (*server, error) {
 		return nil, err
 	}
 	srv.admin = admin
+	if c.serverCPUs != "" {
+		// Every thread the runtime has started (-a), and those it starts later inherit
+		// it: the receiver's CPU, in loadbench, is then out of the server's.
+		pid := strconv.Itoa(srv.Cmd.Process.Pid)
+		if out, err := exec.CommandContext(ctx, "taskset", "-a", "-p", "-c", c.serverCPUs, pid).CombinedOutput(); err != nil {
+			srv.stop()
+			return nil, fmt.Errorf("taskset %s: %v: %s", c.serverCPUs, err, out)
+		}
+	}
 	return srv, nil
 }
 
