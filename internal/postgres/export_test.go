@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -139,3 +141,77 @@ func PetListenerPIDForTest(db *DB) uint32 { return db.notices.listenerPID.Load()
 // PetCacheSuspendedForTest reports whether db's pet cache is suspended (its listener
 // is down).
 func PetCacheSuspendedForTest(db *DB) bool { return db.pets.Suspended() }
+
+// BareBatchForTest runs the SQL of one batch of n orders of one pet on conn, as
+// placeBatch sends it (the same statements, two pipelined round trips, a COMMIT),
+// without PlanOrders or anything else of Go in between: what PostgreSQL alone costs a
+// batch (BenchmarkBatchSQLFloor). lockOnly sends only BEGIN, the pet's lock, its
+// UPDATE and the COMMIT: the floor of any batch that changes a pet durably.
+func BareBatchForTest(ctx context.Context, conn *pgx.Conn, pet, account, category int64, n int, lockOnly bool, seq *int64) error {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(qLockPets, []int64{pet})
+	if !lockOnly {
+		b.Queue(qOrderIDs, n)
+	}
+	var stock int32
+	ids := make([]int64, 0, n)
+	err := readBatch(conn.SendBatch(ctx, b), func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		rows, _ := br.Query()
+		for rows.Next() {
+			v, err := rows.Values() // every column, as placeBatch reads them
+			if err != nil {
+				return err
+			}
+			stock = v[4].(int32)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if lockOnly {
+			return nil
+		}
+		rows, _ = br.Query()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return err
+	}
+	w := &pgx.Batch{}
+	w.Queue(qSavePets, []int64{pet}, []string{"available"}, []int32{stock - int32(n)}, []int32{0}, []int32{0}, []int32{0})
+	if !lockOnly {
+		now := timestamp(time.Now())
+		var o orderRows
+		price := int64(1999)
+		for _, id := range ids {
+			o.add(petstore.Order{ID: id, PetID: pet, AccountID: account, Quantity: 1, CreatedAt: now, UnitPrice: &price, PetName: "Bo", CategoryID: category})
+		}
+		w.Queue(qInsertOrders, o.ids, o.pets, o.accounts, o.qty, o.ships, o.created, o.prices, o.names, o.categories)
+		queueSales(w, []petstore.SalesLine{{Day: petstore.SalesDay(now), PetID: pet, CategoryID: category,
+			SalesFigures: petstore.SalesFigures{Orders: int64(n), Units: int64(n), Revenue: int64(n) * price}}})
+		evIDs, types, created, data := make([]string, n), make([]string, n), make([]time.Time, n), make([]string, n)
+		for i, id := range ids {
+			*seq++
+			evIDs[i], types[i], created[i] = fmt.Sprintf("evt_floor_%d", *seq), "order.placed", now
+			data[i] = fmt.Sprintf(floorEventData, id, pet, account)
+		}
+		w.Queue(qInsertEvents, evIDs, types, created, data)
+	}
+	_, err = sendWrites(ctx, conn, w)
+	return err
+}
+
+// floorEventData is an order.placed event's data about as long as the store writes.
+const floorEventData = `{"order":{"id":%d,"petId":%d,"accountId":%d,"quantity":1,"status":"placed","complete":false,` +
+	`"createdAt":"2026-11-28T01:00:00.123456Z","unitPrice":1999,"total":1999,"currency":"EUR","petName":"Bo","categoryId":1},` +
+	`"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}`
