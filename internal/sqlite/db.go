@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -379,8 +380,8 @@ func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // hotWrites are the statements of the write transactions on the hot paths (placing
 // an order above all, and the dispatcher's claims and records), prepared once in Open.
-var hotWrites = append([]string{qPetState, qSetPetState, qInsertOrder, qAddSales, qAddSalesDay, qAddSalesCategory, qIdempotencyRecord, qSaveIdempotencyRecord,
-	qInsertEvent, qAnyWebhook}, webhookWrites...)
+var hotWrites = slices.Concat([]string{qPetState, qSetPetState, qAddSales, qAddSalesDay, qAddSalesCategory, qIdempotencyRecord, qSaveIdempotencyRecord,
+	qInsertEvent, qAnyWebhook}, insertOrder.all(), insertEvents.all(), webhookWrites)
 
 // txStmt returns the statement for query bound to tx: the one prepared in Open for a
 // hot query, else one prepared for this transaction only.
