@@ -164,6 +164,25 @@ func TestAuthenticatorCachesValidKeysForItsTTL(t *testing.T) {
 	}
 }
 
+// Nearly every request is a cache hit, so a hit must not allocate: neither the key's
+// bytes nor its hash may reach the heap.
+func TestACachedKeyIsCheckedWithoutAllocating(t *testing.T) {
+	a := NewAuthenticator(&keyStore{}, time.Minute)
+	key, _, _ := NewKey()
+	ctx := context.Background()
+	if _, err := a.Authenticate(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := a.Authenticate(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("a cached key costs %v allocations, want 0", allocs)
+	}
+}
+
 func TestForgetMakesTheNextUseFail(t *testing.T) {
 	st := &keyStore{}
 	a := NewAuthenticator(st, time.Minute)

@@ -58,7 +58,12 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (petstore.
 	if !WellFormed(key) {
 		return petstore.Principal{}, errUnknownKey
 	}
-	h := sha256.Sum256([]byte(key))
+	// The key is copied to a fixed array (WellFormed checked its length) and the hash
+	// stays on the stack: []byte(key) and a hash handed to the store would each be an
+	// allocation on every request, and nearly every request is a cache hit.
+	var raw [keyLength]byte
+	copy(raw[:], key)
+	h := sha256.Sum256(raw[:])
 	now := a.now()
 	a.mu.RLock()
 	c, ok := a.cache[h]
@@ -71,6 +76,12 @@ func (a *Authenticator) Authenticate(ctx context.Context, key string) (petstore.
 		a.noteUse(c.p.KeyID, c.noted, now)
 		return c.p, nil
 	}
+	return a.lookup(ctx, h, gen, now)
+}
+
+// lookup reads the principal of the key hashed to h from the store, and caches it
+// unless a revocation came after gen.
+func (a *Authenticator) lookup(ctx context.Context, h [sha256.Size]byte, gen uint64, now time.Time) (petstore.Principal, error) {
 	p, err := a.store.PrincipalByKeyHash(ctx, h[:])
 	if err != nil {
 		if petstore.ErrorCode(err) == petstore.ENotFound {
