@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,14 @@ var migrations embed.FS
 const pragmas = "&_pragma=journal_mode(WAL)" +
 	"&_pragma=synchronous(FULL)" +
 	"&_pragma=foreign_keys(ON)"
+
+// writerPragmas are the writer's own. temp_store=MEMORY keeps its statement journals
+// in memory: a batch's multi-row INSERTs (multirow.go) may fail halfway, so SQLite
+// copies every page they change into one, and past 64 KiB it would spill it to a
+// temporary file made and deleted in every batch. Nothing of it is durable state; what
+// else the writer makes temporary (the small lists of a purge's or a claim's
+// subqueries) is bounded by their LIMITs.
+const writerPragmas = "&_pragma=temp_store(MEMORY)"
 
 // busyTimeout is how long a connection waits for a lock another process holds. A
 // server's request gives up after 5 s (its budget is about that). An operator's
@@ -229,7 +238,7 @@ func openLocked(ctx context.Context, path, uri, mode string, o Options) (*DB, er
 // IMMEDIATE), migrates the database, then opens the readers' pool; autoCheckpoint
 // keeps SQLite's checkpoints after commits on the writer.
 func openPools(ctx context.Context, path, uri, mode string, o Options, autoCheckpoint bool) (write, read *sql.DB, err error) {
-	dsn := uri + "?" + mode + busyTimeout(o) + pragmas + "&_txlock=immediate"
+	dsn := uri + "?" + mode + busyTimeout(o) + pragmas + writerPragmas + "&_txlock=immediate"
 	if !autoCheckpoint {
 		dsn += "&_pragma=wal_autocheckpoint(0)"
 	}
@@ -379,8 +388,8 @@ func (db *DB) update(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // hotWrites are the statements of the write transactions on the hot paths (placing
 // an order above all, and the dispatcher's claims and records), prepared once in Open.
-var hotWrites = append([]string{qPetState, qSetPetState, qInsertOrder, qAddSales, qAddSalesDay, qAddSalesCategory, qIdempotencyRecord, qSaveIdempotencyRecord,
-	qInsertEvent, qAnyWebhook}, webhookWrites...)
+var hotWrites = slices.Concat([]string{qPetState, qSetPetState, qAddSales, qAddSalesDay, qAddSalesCategory, qIdempotencyRecord, qSaveIdempotencyRecord,
+	qInsertEvent, qAnyWebhook}, insertOrder.all(), insertEvents.all(), webhookWrites)
 
 // txStmt returns the statement for query bound to tx: the one prepared in Open for a
 // hot query, else one prepared for this transaction only.

@@ -22,6 +22,10 @@ const (
 	qAnyWebhook = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE enabled = 1)`
 )
 
+// insertEvents writes the events of a change, a chunk of rows per statement
+// (multirow.go); the feed's events have no webhook_id.
+var insertEvents = newMultiInsert(`INSERT INTO events (id, type, created_at, data, webhook_id) VALUES `, `(?, ?, ?, ?, NULL)`, ``)
+
 // updateWithEvents is update for a change that makes events: fn returns them, and
 // they are written in its transaction. A commit of events that an enabled endpoint
 // may want calls WakeDispatcher.
@@ -51,19 +55,27 @@ func (db *DB) writeEvents(ctx context.Context, tx *sql.Tx, events []petstore.Eve
 	if len(events) == 0 {
 		return false, nil
 	}
-	ins, err := db.txStmt(ctx, tx, qInsertEvent)
-	if err != nil {
-		return false, err
-	}
 	petstore.StampTrace(events, tracing.TraceParent(ctx))
-	for _, e := range events {
-		data, err := petstore.MarshalEventData(e)
-		if err != nil {
+	args := make([]any, 0, insertEvents.width*chunk(len(events)))
+	var created time.Time
+	var createdText string
+	for rest := events; len(rest) > 0; {
+		n := chunk(len(rest))
+		args = args[:0]
+		for _, e := range rest[:n] {
+			data, err := petstore.MarshalEventData(e)
+			if err != nil {
+				return false, fmt.Errorf("write events: %w", err)
+			}
+			if createdText == "" || !e.CreatedAt.Equal(created) { // a change's events share their time
+				created, createdText = e.CreatedAt, formatTime(e.CreatedAt)
+			}
+			args = append(args, e.ID, string(e.Type), createdText, string(data))
+		}
+		if _, err := tx.StmtContext(ctx, db.writeStmts[insertEvents.queries[n]]).ExecContext(ctx, args...); err != nil {
 			return false, fmt.Errorf("write events: %w", err)
 		}
-		if _, err := ins.ExecContext(ctx, e.ID, string(e.Type), formatTime(e.CreatedAt), string(data), nil); err != nil {
-			return false, fmt.Errorf("write event %s: %w", e.Type, err)
-		}
+		rest = rest[n:]
 	}
 	listening, err := db.txStmt(ctx, tx, qAnyWebhook)
 	if err != nil {

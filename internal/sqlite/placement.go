@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/acme-pets/petstore/internal/groupcommit"
 	"github.com/acme-pets/petstore/internal/petstore"
@@ -17,8 +18,10 @@ import (
 // serializes batches: no row is locked, and no batch waits for another's lock once it
 // has the writer.
 
-const qInsertOrder = `INSERT INTO orders (pet_id, account_id, quantity, ship_date, complete, status, created_at, unit_price, pet_name, category_id)
-		VALUES (?, ?, ?, ?, 0, 'placed', ?, ?, ?, ?)`
+// insertOrder writes a batch's placed orders (multirow.go). RETURNING gives each row's
+// id (see insertOrders for which is which).
+var insertOrder = newMultiInsert(`INSERT INTO orders (pet_id, account_id, quantity, ship_date, complete, status, created_at, unit_price, pet_name, category_id)
+		VALUES `, `(?, ?, ?, ?, 0, 'placed', ?, ?, ?, ?)`, ` RETURNING id`)
 
 // PlaceOrder places an order in the next batch of the placement loop (see
 // placeOrders); it answers once that batch has committed.
@@ -158,25 +161,66 @@ func (db *DB) writeBatch(ctx context.Context, tx *sql.Tx, reqs []petstore.NewOrd
 	return db.writeEvents(ctx, tx, batch.Events(st.before, st.catalog))
 }
 
-// insertOrders inserts the placed orders and gives them their ids.
+// insertOrders inserts the placed orders, a chunk of rows per statement, and gives
+// them their ids. SQLite leaves the order of RETURNING's rows unspecified, but inserts
+// the rows of a VALUES list in their order, and AUTOINCREMENT gives each row an id
+// above every id before it: the k-th smallest id returned is the k-th row's.
 func insertOrders(ctx context.Context, db *DB, tx *sql.Tx, batch *petstore.OrderBatch) error {
-	ins := tx.StmtContext(ctx, db.writeStmts[qInsertOrder])
+	placed := make([]*petstore.Order, 0, len(batch.Plans))
 	for i := range batch.Plans {
-		p := &batch.Plans[i]
-		if p.Outcome != petstore.Place {
-			continue
-		}
-		o := &p.Order
-		res, err := ins.ExecContext(ctx, o.PetID, o.AccountID, o.Quantity, nullTime(o.ShipDate), formatTime(o.CreatedAt),
-			nullInt64(o.UnitPrice), o.PetName, o.CategoryID)
-		if err != nil {
-			return fmt.Errorf("insert order: %w", err)
-		}
-		if o.ID, err = res.LastInsertId(); err != nil {
-			return fmt.Errorf("insert order: %w", err)
+		if p := &batch.Plans[i]; p.Outcome == petstore.Place {
+			placed = append(placed, &p.Order)
 		}
 	}
+	if len(placed) == 0 {
+		return nil
+	}
+	// PlanOrders dates a batch's orders batch.Now: formatted once.
+	now := formatTime(batch.Now)
+	args := make([]any, 0, insertOrder.width*chunk(len(placed)))
+	ids := make([]int64, 0, chunk(len(placed)))
+	for rest := placed; len(rest) > 0; {
+		n := chunk(len(rest))
+		args, ids = args[:0], ids[:0]
+		for _, o := range rest[:n] {
+			created := now
+			if !o.CreatedAt.Equal(batch.Now) {
+				created = formatTime(o.CreatedAt)
+			}
+			args = append(args, o.PetID, o.AccountID, o.Quantity, nullTime(o.ShipDate), created,
+				nullInt64(o.UnitPrice), o.PetName, o.CategoryID)
+		}
+		var err error
+		if ids, err = queryIDs(ctx, tx.StmtContext(ctx, db.writeStmts[insertOrder.queries[n]]), args, ids); err != nil {
+			return fmt.Errorf("insert orders: %w", err)
+		}
+		if len(ids) != n {
+			return fmt.Errorf("insert orders: %d ids for %d orders", len(ids), n)
+		}
+		slices.Sort(ids)
+		for i, o := range rest[:n] {
+			o.ID = ids[i]
+		}
+		rest = rest[n:]
+	}
 	return nil
+}
+
+// queryIDs runs s, an INSERT … RETURNING id, and appends the ids to ids.
+func queryIDs(ctx context.Context, s *sql.Stmt, args []any, ids []int64) ([]int64, error) {
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return ids, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return ids, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
 // saveKeys records the keys whose result the batch records.
