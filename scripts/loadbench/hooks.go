@@ -192,8 +192,7 @@ func (c *scaleConfig) hookRun(ctx context.Context, b *bench, srv *server, api *c
 		time.Sleep(50 * time.Millisecond)
 	}
 	hr.After = int(rcv.count()) - hr.During
-	// The peak since the load began, the drain included: once the orders stop the
-	// pace is off, and the backlog goes with every worker at once.
+	// The peak since the load began, the drain (every worker at once) included.
 	hr.PeakRSSMB = srv.peakRSS()
 	hr.AfterPerSec = float64(hr.After) / time.Since(loadEnd).Seconds()
 	fmt.Fprintf(c.stderr, "  %.0f orders/s; %d of %d delivered during the load, %d after; pending %d; server %.0f µs/order, receiver %.0f µs/order, %d connections; peak RSS %.0f MiB\n",
