@@ -588,6 +588,10 @@ func TestDispatcherPacedClaimsGatherThePace(t *testing.T) {
 	d := webhook.NewDispatcher(webhook.DispatcherOptions{
 		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivate: true}),
 		Encode: encodeEvent, Poll: 10 * time.Millisecond, Busy: func() bool { return true }, BusyRate: rate,
+		// Workers to spare: a claim is then bounded by the pace alone (with the
+		// default 256, one made while nearly every worker is busy asks for the few
+		// that are free, as it should).
+		Workers: events,
 	})
 	run(t, d)
 	waitFor(t, "every delivery, the last 48 past the burst", func() bool {
