@@ -21,7 +21,7 @@ func keysWithScopesAndLifetimes(sc *scene) {
 	oldSyncExpires := time.Now().Add(3 * time.Second).UTC().Truncate(time.Second)
 	srv.call(t, sc.key, "POST", "/api-keys", map[string]any{"name": "old-sync", "expiresAt": oldSyncExpires.Format(time.RFC3339)}, http.StatusCreated, nil)
 
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
+	b.openScreen("keys")
 	b.wait(`document.querySelector('tr[data-key-id]') !== null`, "the keys")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
 	b.wait(`document.querySelectorAll('form.add input[name=scopes]').length > 0`, "the scopes, from the served document")
@@ -121,7 +121,7 @@ func keysWithScopesAndLifetimes(sc *scene) {
 func keysCreateAndRevoke(sc *scene) {
 	t, b, srv := sc.t, sc.b, sc.srv
 	sc.signInAsStaff()
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
+	b.openScreen("keys")
 	b.wait(`document.querySelector('tr[data-key-id]') !== null`, "the keys")
 	if !evalAs[bool](b, `[...document.querySelectorAll('tr[data-key-id]')].some(r => r.textContent.includes("This console's key"))`) {
 		t.Error("the console's own key is not marked")
@@ -174,14 +174,14 @@ func narrowerKey(sc *scene) {
 		t.Error("the stock screen offers a control this key may not use")
 	}
 	b.checkAccessibility(sc.axe, "stock, read only")
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#categories"]`)))
+	b.openScreen("categories")
 	b.wait(`document.querySelector('tr[data-category-id]') !== null`, "the categories")
 	if evalAs[bool](b, `document.querySelector('main details.add, main tr[data-category-id] button') !== null`) {
 		t.Error("the categories screen offers a change to a key without categories:write")
 	}
 
 	// Keys: a scope this key lacks cannot be given.
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
+	b.openScreen("keys")
 	b.wait(keyRow("narrow")+` !== undefined`, "the keys")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
 	b.wait(`document.querySelector('form.add input[name=scopes][value="pets:write"]')?.disabled === true`, "pets:write, which this key lacks, disabled")
@@ -238,7 +238,7 @@ func clerkKey(sc *scene) {
 	}
 	b.checkAccessibility(sc.axe, "stock for a clerk key")
 
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#categories"]`)))
+	b.openScreen("categories")
 	b.wait(`document.querySelector('tr[data-category-id]') !== null`, "the categories")
 	if got := evalAs[[]string](b, `[...document.querySelectorAll('main button, main summary')].map(e => e.textContent)`); slices.ContainsFunc(got, func(s string) bool {
 		return strings.HasPrefix(s, "Remove") || strings.HasPrefix(s, "Edit") || s == "Add a category"
@@ -261,7 +261,7 @@ func keyWithoutAccountsRead(sc *scene) {
 	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": clover.ID, "quantity": 1}, http.StatusCreated, &placed)
 	b.signIn(clerk.Key)
 	b.wait(`document.querySelector('nav a[href="#orders"]') !== null`, "the console")
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
+	b.openScreen("orders")
 	row := fmt.Sprintf(`document.querySelector('tr[data-order-id="%d"]')`, placed.ID)
 	b.wait(`__e2e.visible(document.querySelector('.accounts-hint'))`, "the note that emails are not shown")
 	if got, want := evalAs[string](b, `document.querySelector('.accounts-hint').textContent`), "this key lacks accounts:read: emails not shown"; got != want {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/chromedp/chromedp"
 )
 
 // The live screens (GET /events/stream, read by the TypeScript SDK's events.stream):
@@ -34,7 +33,7 @@ func liveOrdersAndStock(sc *scene) {
 	t, b, srv := sc.t, sc.b, sc.srv
 	biscuit := sc.pet("Biscuit", 5)
 	sc.signInAsStaff()
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
+	b.openScreen("orders")
 	live := `__e2e.visible(document.querySelector('#orders-title .live'))`
 	b.wait(live+` && !document.querySelector('.pager .count')?.textContent.startsWith('Loading')`, "the orders screen, live")
 	var order orderJSON
@@ -53,7 +52,7 @@ func liveOrdersAndStock(sc *scene) {
 	srv.call(t, srv.CustomerKey, "DELETE", fmt.Sprintf("/store/orders/%d", order.ID), nil, http.StatusNoContent, nil)
 	b.wait(row+` === null`, "the cancelled order to leave the open orders")
 
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
+	b.openScreen("stock")
 	// Other scenarios' pets may push it off the first page: found by name.
 	b.do(sendKeys(`form.filters input[name=name]`, biscuit.Name))
 	petRow := fmt.Sprintf(`document.querySelector('tr[data-pet-id="%d"]')`, biscuit.ID)

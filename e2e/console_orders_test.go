@@ -31,7 +31,7 @@ func completeACustomersOrder(sc *scene) {
 	var own orderJSON
 	srv.call(t, sc.key, "POST", "/store/orders", map[string]any{"petId": scone.ID, "quantity": 1}, http.StatusCreated, &own)
 	lookupsBefore := len(accountLookups(b))
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
+	b.openScreen("orders")
 	row := fmt.Sprintf(`document.querySelector('tr[data-order-id="%d"]')`, order.ID)
 	ownRow := fmt.Sprintf(`document.querySelector('tr[data-order-id="%d"]')`, own.ID)
 	b.wait(row+`?.textContent.includes('Muffin') && `+ownRow+` !== null`, "the orders in the list")
@@ -79,8 +79,7 @@ func shipDateAndCancel(sc *scene) {
 	t, b, srv := sc.t, sc.b, sc.srv
 	toffee := sc.pet("Toffee", 5)
 	sc.signInAsStaff()
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
-	b.wait(`document.querySelector('form.filters select[name=status]') !== null`, "the orders screen")
+	b.openScreen("orders")
 	var placed orderJSON
 	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": toffee.ID, "quantity": 1}, http.StatusCreated, &placed)
 	row := refreshOrders(b, placed.ID)
@@ -119,8 +118,7 @@ func orderCancelledMeanwhile(sc *scene) {
 	// cancels (liveOrdersAndStock): this one's key may not read it, so the row stays
 	// until the action finds the order changed.
 	sc.signInWithoutStream()
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
-	b.wait(`document.querySelector('form.filters select[name=status]') !== null`, "the orders screen")
+	b.openScreen("orders")
 	var gone orderJSON
 	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": fudge.ID, "quantity": 1}, http.StatusCreated, &gone)
 	row := refreshOrders(b, gone.ID)
@@ -143,11 +141,11 @@ func phoneWidthAndDark(sc *scene) {
 	b.checkAccessibility(sc.axe, "stock, phone")
 	kiwi := sc.pet("Kiwi", 1)
 	srv.call(t, srv.CustomerKey, "POST", "/store/orders", map[string]any{"petId": kiwi.ID, "quantity": 1, "shipDate": "2026-12-24T10:00:00Z"}, http.StatusCreated, nil)
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
+	b.openScreen("orders")
 	b.wait(`document.querySelector('tr[data-order-id]')?.textContent.includes('Kiwi')`, "the orders")
 	fitsPhone(b, "orders")
 	b.screenshot("console-orders-phone.png")
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
+	b.openScreen("keys")
 	b.wait(`document.querySelector('tr[data-key-id]') !== null`, "the keys")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
 	b.wait(`document.querySelectorAll('form.add input[name=scopes]').length > 0`, "the scopes")
@@ -160,7 +158,7 @@ func phoneWidthAndDark(sc *scene) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)))
+	b.openScreen("stock")
 	b.wait(stockRow("Rex")+` !== undefined`, "the stock list")
 	b.screenshot("console-stock-phone-dark.png")
 	b.checkAccessibility(sc.axe, "stock, phone, dark")

@@ -339,7 +339,7 @@ func testSalesScreen(sc *scene) {
 	srv.call(t, srv.CustomerKey, "DELETE", fmt.Sprintf("/store/orders/%d", cancelled.ID), nil, http.StatusNoContent, nil)
 	sc.signInAsStaff()
 	defer inLocale(b, "en-US")()
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#sales"]`)))
+	b.openScreen("sales")
 	b.wait(`document.querySelector('.sales dl.totals') !== null && document.querySelector('svg.chart') !== null`, "the sales report")
 
 	report := func(from, to, groupBy string) salesReport {

@@ -152,7 +152,7 @@ func illegalStatusChange(sc *scene) {
 func categoriesAddEditRemove(sc *scene) {
 	t, b := sc.t, sc.b
 	sc.signInAsStaff()
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#categories"]`)))
+	b.openScreen("categories")
 	b.wait(`document.querySelector('tr[data-category-id]') !== null`, "the categories")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)),
 		sendKeys(`form.add input[name=name]`, "Reptiles"),

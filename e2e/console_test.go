@@ -349,7 +349,7 @@ func everyScreenStaysHome(sc *scene) {
 		b.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`nav a[href="#%s"]`, screen.hash))))
 		b.wait(screen.ready, "the "+screen.hash+" screen")
 	}
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#keys"]`)))
+	b.openScreen("keys")
 	b.wait(`document.querySelector('tr[data-key-id]') !== null`, "the keys screen")
 	b.do(chromedp.Click(chromedp.CSS(`details.add summary`)))
 	b.wait(`document.querySelectorAll('form.add input[name=scopes]').length > 0`, "the scopes")

@@ -588,10 +588,11 @@ func TestDispatcherPacedClaimsGatherThePace(t *testing.T) {
 	d := webhook.NewDispatcher(webhook.DispatcherOptions{
 		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivate: true}),
 		Encode: encodeEvent, Poll: 10 * time.Millisecond, Busy: func() bool { return true }, BusyRate: rate,
-		// Workers to spare: a claim is then bounded by the pace alone (with the
-		// default 256, one made while nearly every worker is busy asks for the few
-		// that are free, as it should).
-		Workers: events,
+		// Workers to spare, for every delivery claimed and not yet recorded and
+		// 100 ms of the pace besides: a claim is then bounded by the pace alone. With
+		// fewer, a claim made while nearly every worker waits for its record asks for
+		// the few that are free, as it should (CI caught this with 256 and with 560).
+		Workers: events + rate/10,
 	})
 	run(t, d)
 	waitFor(t, "every delivery, the last 48 past the burst", func() bool {
