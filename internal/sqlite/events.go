@@ -59,13 +59,12 @@ func (db *DB) writeEvents(ctx context.Context, tx *sql.Tx, events []petstore.Eve
 	args := make([]any, 0, insertEvents.width*chunk(len(events)))
 	var created time.Time
 	var createdText string
-	for rest := events; len(rest) > 0; {
-		n := chunk(len(rest))
+	err = eachChunk(events, func(n int, part []petstore.Event) error {
 		args = args[:0]
-		for _, e := range rest[:n] {
+		for _, e := range part {
 			data, err := petstore.MarshalEventData(e)
 			if err != nil {
-				return false, fmt.Errorf("write events: %w", err)
+				return fmt.Errorf("write events: %w", err)
 			}
 			if createdText == "" || !e.CreatedAt.Equal(created) { // a change's events share their time
 				created, createdText = e.CreatedAt, formatTime(e.CreatedAt)
@@ -73,9 +72,12 @@ func (db *DB) writeEvents(ctx context.Context, tx *sql.Tx, events []petstore.Eve
 			args = append(args, e.ID, string(e.Type), createdText, string(data))
 		}
 		if _, err := tx.StmtContext(ctx, db.writeStmts[insertEvents.queries[n]]).ExecContext(ctx, args...); err != nil {
-			return false, fmt.Errorf("write events: %w", err)
+			return fmt.Errorf("write events: %w", err)
 		}
-		rest = rest[n:]
+		return nil
+	})
+	if err != nil {
+		return false, err
 	}
 	listening, err := db.txStmt(ctx, tx, qAnyWebhook)
 	if err != nil {

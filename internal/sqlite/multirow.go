@@ -50,3 +50,16 @@ func chunk(rest int) int {
 	}
 	return n
 }
+
+// eachChunk hands rows to write in chunks of the prepared sizes, largest first; n is
+// the chunk's size, which picks its statement (queries[n]).
+func eachChunk[T any](rows []T, write func(n int, part []T) error) error {
+	for len(rows) > 0 {
+		n := chunk(len(rows))
+		if err := write(n, rows[:n]); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}

@@ -179,10 +179,9 @@ func insertOrders(ctx context.Context, db *DB, tx *sql.Tx, batch *petstore.Order
 	now := formatTime(batch.Now)
 	args := make([]any, 0, insertOrder.width*chunk(len(placed)))
 	ids := make([]int64, 0, chunk(len(placed)))
-	for rest := placed; len(rest) > 0; {
-		n := chunk(len(rest))
+	return eachChunk(placed, func(n int, part []*petstore.Order) error {
 		args, ids = args[:0], ids[:0]
-		for _, o := range rest[:n] {
+		for _, o := range part {
 			created := now
 			if !o.CreatedAt.Equal(batch.Now) {
 				created = formatTime(o.CreatedAt)
@@ -198,12 +197,11 @@ func insertOrders(ctx context.Context, db *DB, tx *sql.Tx, batch *petstore.Order
 			return fmt.Errorf("insert orders: %d ids for %d orders", len(ids), n)
 		}
 		slices.Sort(ids)
-		for i, o := range rest[:n] {
+		for i, o := range part {
 			o.ID = ids[i]
 		}
-		rest = rest[n:]
-	}
-	return nil
+		return nil
+	})
 }
 
 // queryIDs runs s, an INSERT … RETURNING id, and appends the ids to ids.
