@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"time"
-
 )
 
 // The live screens (GET /events/stream, read by the TypeScript SDK's events.stream):

@@ -32,10 +32,13 @@ var _ Queue = petstore.WebhookStore(nil)
 // An attempt mostly waits for its receiver, so it costs little CPU, but it holds a
 // goroutine and a connection (its buffers and net/http's two goroutines): with one
 // per place in every window (100 endpoints × 64) a backlog to 100 endpoints sent
-// thousands at once and the server's memory passed 140 MiB; 256 kept it under 90
-// (docs/PERFORMANCE.md, 2026-11-28). 256 is still 2,000 deliveries a second to
-// receivers that answer in 100 ms; endpoints that answer slower share it.
-const DefaultWorkers = 256
+// thousands at once and the server's memory passed 140 MiB. A worker is busy only
+// until its receiver answers (maxUnrecorded), so 160 carry the pace (2,000 deliveries
+// a second) to ten receivers that answer in 50 ms. With those ten, the server's peak
+// memory was 101–105 MiB with 256 workers, 100–101 with 192 and 99–100 with 160;
+// 128 delivered only 1,830 a second (docs/PERFORMANCE.md, 2026-11-28, third day).
+// Endpoints that answer slower share them.
+const DefaultWorkers = 160
 
 // DefaultLease is how long a process holds a delivery it attempts unless told
 // otherwise: the sender's default timeout (10 s), the recording of the result, and a
@@ -153,8 +156,10 @@ type Dispatcher struct {
 	wake    chan struct{}
 	running atomic.Bool
 
-	busy   func() bool
-	paced  *rate.Limiter
+	busy  func() bool
+	paced *rate.Limiter
+	// gather is busyGather; tests stretch it.
+	gather time.Duration
 	bodies *bodyCache
 
 	deliveries *prometheus.CounterVec
@@ -207,6 +212,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		wake:   make(chan struct{}, 1),
 		busy:   o.Busy,
 		paced:  rate.NewLimiter(rate.Limit(o.BusyRate), maxClaim),
+		gather: busyGather,
 		bodies: newBodyCache(),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "petstore_webhook_deliveries_total",

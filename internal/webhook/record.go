@@ -22,8 +22,8 @@ type finished struct {
 
 // record writes the results of attempts until results is closed: it takes one, and
 // every other one waiting or arriving within d.gathering() (up to maxRecord), records
-// them in one transaction, frees their workers and their places in the windows, and
-// tells the claim loop (r.free).
+// them in one transaction, frees their places in the windows and under
+// maxUnrecorded, and tells the claim loop (r.signalFreed).
 func (d *Dispatcher) record(r *run) {
 	results := r.results
 	batch := make([]finished, 0, maxRecord)
@@ -77,7 +77,7 @@ func (d *Dispatcher) record(r *run) {
 			}
 		}
 		r.inFlight.Add(-int64(len(batch)))
-		r.free()
+		r.signalFreed()
 	}
 }
 
@@ -89,7 +89,7 @@ func (d *Dispatcher) record(r *run) {
 // within it makes those deliveries again (at least once).
 func (d *Dispatcher) gathering() time.Duration {
 	if d.busy != nil && d.busy() {
-		return busyGather
+		return d.gather
 	}
 	return idleSpacing
 }

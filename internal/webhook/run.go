@@ -64,7 +64,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	// asked to stop is finished and recorded rather than made again by another run.
 	work, cutOff := context.WithCancel(context.WithoutCancel(ctx))
 	defer cutOff()
-	r := &run{d: d, work: work, results: make(chan finished, d.workers), freed: make(chan struct{}, 1), answered: map[int64]int{}}
+	r := &run{d: d, work: work, results: make(chan finished, d.workers+maxUnrecorded), freed: make(chan struct{}, 1), answered: map[int64]int{}}
 	recorded := make(chan struct{})
 	go func() {
 		defer close(recorded)
@@ -85,9 +85,11 @@ type run struct {
 	work context.Context
 	wg   sync.WaitGroup
 	// inFlight counts the deliveries claimed and not yet recorded: their leases hold
-	// until then.
-	inFlight atomic.Int64
-	results  chan finished
+	// until then. attempting counts those of them whose attempt has not ended: each
+	// holds a worker (a goroutine and a connection).
+	inFlight   atomic.Int64
+	attempting atomic.Int64
+	results    chan finished
 	// answered counts, by endpoint, the attempts that have ended and wait for their
 	// record (petstore.ClaimOptions.Answered): a claim gives their places in the
 	// window to new deliveries. answeredMu guards it.
@@ -132,20 +134,36 @@ func (r *run) answeredNow() map[int64]int {
 	return maps.Clone(r.answered)
 }
 
-// free tells the claim loop that a record freed workers and windows; it never
+// signalFreed tells the claim loop that a record freed workers and windows; it never
 // blocks, and frees that come while one is waiting are one.
-func (r *run) free() {
+func (r *run) signalFreed() {
 	select {
 	case r.freed <- struct{}{}:
 	default:
 	}
 }
 
+// maxUnrecorded bounds the deliveries whose attempt ended and whose result waits for
+// its record, beyond the workers. Such a delivery holds its lease but no worker: a
+// worker is free again as soon as its receiver answers, not after the record, which
+// gathers busyGather while the service is busy. Counted against the workers, the
+// answers waiting held 256 workers to about 1,400 deliveries a second to receivers
+// answering in 50 ms (docs/PERFORMANCE.md, 2026-11-28, third day). The bound keeps a
+// record that stalls from letting claims (and leases that may run out before their
+// record) pile up.
+const maxUnrecorded = maxRecord
+
+// free is how many deliveries a claim may take now: the workers not attempting, within
+// the bound on those claimed and not yet recorded.
+func (r *run) free() int {
+	return min(r.d.workers-int(r.attempting.Load()), r.d.workers+maxUnrecorded-int(r.inFlight.Load()))
+}
+
 // claimLoop claims and starts the deliveries due until ctx is done.
 func (r *run) claimLoop(ctx context.Context) {
 	d := r.d
 	for ctx.Err() == nil {
-		free := d.workers - int(r.inFlight.Load())
+		free := r.free()
 		if free > 0 && d.busy != nil && d.busy() {
 			if free = r.pace(ctx, free); free < 1 {
 				continue
@@ -191,7 +209,7 @@ const busyGather = 100 * time.Millisecond
 func (r *run) pace(ctx context.Context, free int) int {
 	limit := float64(r.d.paced.Limit())
 	tokens := r.d.paced.Tokens()
-	want := float64(min(free, max(1, int(limit*busyGather.Seconds()))))
+	want := float64(min(free, max(1, int(limit*r.d.gather.Seconds()))))
 	if tokens < want {
 		sleep(ctx, time.Duration((want-tokens)/limit*float64(time.Second))+time.Millisecond)
 		return 0
@@ -214,6 +232,7 @@ func (r *run) claim(ctx context.Context, free int) (full bool, err error) {
 		return false, err
 	}
 	r.inFlight.Add(int64(len(jobs)))
+	r.attempting.Add(int64(len(jobs)))
 	// Attempts made while idle are counted too, so that a busy spell starts with
 	// what is left of the pace's burst.
 	d.paced.AllowN(time.Now(), len(jobs))
@@ -221,7 +240,9 @@ func (r *run) claim(ctx context.Context, free int) (full bool, err error) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			if f, ok := d.attempt(r.work, job); ok {
+			f, ok := d.attempt(r.work, job)
+			r.attempting.Add(-1)
+			if ok {
 				r.answer(job.Webhook.ID)
 				r.results <- f
 				return
