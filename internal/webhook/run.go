@@ -134,8 +134,9 @@ func (r *run) answeredNow() map[int64]int {
 	return maps.Clone(r.answered)
 }
 
-// signalFreed tells the claim loop that a record freed workers and windows; it never
-// blocks, and frees that come while one is waiting are one.
+// signalFreed tells the claim loop that a record freed places in the windows and
+// under maxUnrecorded; it never blocks, and frees that come while one is waiting are
+// one.
 func (r *run) signalFreed() {
 	select {
 	case r.freed <- struct{}{}:
@@ -147,10 +148,10 @@ func (r *run) signalFreed() {
 // its record, beyond the workers. Such a delivery holds its lease but no worker: a
 // worker is free again as soon as its receiver answers, not after the record, which
 // gathers busyGather while the service is busy. Counted against the workers, the
-// answers waiting held 256 workers to about 1,400 deliveries a second to receivers
-// answering in 50 ms (docs/PERFORMANCE.md, 2026-11-28, third day). The bound keeps a
-// record that stalls from letting claims (and leases that may run out before their
-// record) pile up.
+// answers waiting held 256 workers to about 1,480 deliveries a second to receivers
+// answering in 50 ms (docs/PERFORMANCE.md, 2026-11-28, third day). The bound keeps
+// answers that come faster than the records write them from letting claims (and
+// leases that may run out before their record) pile up.
 const maxUnrecorded = maxRecord
 
 // free is how many deliveries a claim may take now: the workers not attempting, within
@@ -292,7 +293,7 @@ func (r *run) shutDown(cutOff context.CancelFunc) {
 	select {
 	case <-done:
 	case <-t.C:
-		n := r.inFlight.Load()
+		n := r.attempting.Load()
 		r.d.log.Warn("webhook deliveries: attempts cut off at shutdown; they are tried again when their leases run out", "attempts", n, "lease", r.d.lease)
 		cutOff()
 		<-done
