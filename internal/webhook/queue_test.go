@@ -34,9 +34,6 @@ type memQueue struct {
 	statsErr   error // what QueueStats answers, when set
 	maxLeased  int   // the most deliveries leased at once
 	batches    []int // the sizes of the FinishAttempts batches
-	// finishGate, when set, holds every FinishAttempts until it is closed: a record
-	// that stalls.
-	finishGate chan struct{}
 	maxes      []int // the Max of each claim
 }
 
@@ -132,9 +129,6 @@ func (q *memQueue) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions)
 }
 
 func (q *memQueue) FinishAttempts(ctx context.Context, rs []petstore.AttemptResult) error {
-	if q.finishGate != nil {
-		<-q.finishGate
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.finishErrs > 0 {
