@@ -35,7 +35,7 @@ var _ Queue = petstore.WebhookStore(nil)
 // thousands at once and the server's memory passed 140 MiB. A worker is busy only
 // until its receiver answers (maxUnrecorded), so 160 carry the pace (2,000 deliveries
 // a second) to ten receivers that answer in 50 ms. With those ten, the server's peak
-// memory was 101–105 MiB with 256 workers, 100–101 with 192 and 99–100 with 160;
+// memory was 101–105 MiB with 256 workers, 96–101 with 192 and 99–100 with 160;
 // 128 delivered only 1,830 a second (docs/PERFORMANCE.md, 2026-11-28, third day).
 // Endpoints that answer slower share them.
 const DefaultWorkers = 160

@@ -522,6 +522,50 @@ func TestDispatcherAnsweredAttemptsFreeTheirWorkers(t *testing.T) {
 	}
 }
 
+// TestDispatcherPacedClaimsWaitForWorkers: while the service is busy, a claim waits
+// for a pace's worth of free workers (here all eight), or for 100 ms after the last
+// claim, rather than claiming for each answer: each claim is a write that takes the
+// writer on SQLite. The receiver answers in 5 to 40 ms, so that the workers come
+// free one by one, and a claim takes 3 ms, in which another answer comes.
+func TestDispatcherPacedClaimsWaitForWorkers(t *testing.T) {
+	var n atomic.Int64
+	rc := newReceiver(t, secret, time.Now, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(time.Duration(n.Add(1)%8+1) * 5 * time.Millisecond)
+		w.WriteHeader(http.StatusOK)
+	})
+	q := newMemQueue()
+	q.claimTime = 3 * time.Millisecond
+	wh := q.addWebhook(rc.URL, secret)
+	const events = 160
+	for i := range events {
+		q.addEvent(time.Now(), fmt.Sprint("evt_", i), wh)
+	}
+	d := webhook.NewDispatcher(webhook.DispatcherOptions{
+		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivate: true}),
+		Encode: encodeEvent, Workers: 8, Poll: 5 * time.Millisecond,
+		Busy: func() bool { return true }, BusyRate: 1_000_000,
+	})
+	run(t, d)
+	waitFor(t, "every delivery", func() bool {
+		got, _ := rc.requests()
+		return len(got) == events
+	})
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	claims := 0
+	for _, n := range q.taken {
+		if n > 0 {
+			claims++
+		}
+	}
+	// Claims that followed the answers would take one or two deliveries each.
+	perClaim := float64(events) / float64(claims)
+	t.Logf("%d claims, %.1f deliveries each", claims, perClaim)
+	if perClaim < 4 {
+		t.Fatalf("%d claims took the %d deliveries, %.1f each, want at least 4 (half the workers): %v", claims, events, perClaim, q.taken)
+	}
+}
+
 // TestDispatcherWindow: an endpoint is sent up to its window of deliveries at once,
 // and no more; while the service is busy their results are recorded in batches.
 // Answered attempts waiting for their record may hold leases beyond the window
@@ -625,10 +669,10 @@ func TestDispatcherPacedClaimsGatherThePace(t *testing.T) {
 	d := webhook.NewDispatcher(webhook.DispatcherOptions{
 		Queue: q, Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivate: true}),
 		Encode: encodeEvent, Poll: 10 * time.Millisecond, Busy: func() bool { return true }, BusyRate: rate,
-		// Workers to spare, for every delivery claimed and not yet recorded and
-		// 100 ms of the pace besides: a claim is then bounded by the pace alone. With
-		// fewer, a claim made while nearly every worker waits for its record asks for
-		// the few that are free, as it should (CI caught this with 256 workers and with 560).
+		// Workers to spare, one for every delivery and 100 ms of the pace besides: a
+		// claim is then bounded by the pace alone. With fewer, a claim made while
+		// nearly every worker is busy may, after waiting 100 ms for more, take the few
+		// that are free, as it should (CI caught this with 256 workers and with 560).
 		Workers: events + rate/10,
 	})
 	run(t, d)

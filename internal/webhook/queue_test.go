@@ -29,12 +29,13 @@ type memQueue struct {
 	deliveries []*memDelivery // by id
 	results    []petstore.AttemptResult
 	claims     int
-	claimErrs  int   // how many of the next claims fail
-	finishErrs int   // how many of the next FinishAttempts fail
-	statsErr   error // what QueueStats answers, when set
-	maxLeased  int   // the most deliveries leased at once
-	batches    []int // the sizes of the FinishAttempts batches
-	maxes      []int // the Max of each claim
+	claimErrs  int           // how many of the next claims fail
+	finishErrs int           // how many of the next FinishAttempts fail
+	statsErr   error         // what QueueStats answers, when set
+	batches    []int         // the sizes of the FinishAttempts batches
+	maxes      []int         // the Max of each claim
+	taken      []int         // how many deliveries each claim took
+	claimTime  time.Duration // how long each claim takes, as a write on SQLite does
 }
 
 type memDelivery struct {
@@ -87,6 +88,7 @@ func (q *memQueue) addEventRetrying(at, since time.Time, id string, webhooks ...
 func (q *memQueue) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions) ([]petstore.DeliveryJob, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	time.Sleep(q.claimTime)
 	q.claims++
 	q.maxes = append(q.maxes, o.Max)
 	if q.claimErrs > 0 {
@@ -118,13 +120,7 @@ func (q *memQueue) ClaimDeliveries(ctx context.Context, o petstore.ClaimOptions)
 		d.leasedUntil = now.Add(o.Lease)
 		jobs = append(jobs, petstore.DeliveryJob{Delivery: d.Delivery, Event: d.event, Webhook: *q.webhooks[d.WebhookID], RetrySince: d.retrySince})
 	}
-	leased := 0
-	for _, d := range q.deliveries {
-		if d.leasedUntil.After(now) {
-			leased++
-		}
-	}
-	q.maxLeased = max(q.maxLeased, leased)
+	q.taken = append(q.taken, len(jobs))
 	return jobs, nil
 }
 

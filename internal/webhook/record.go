@@ -84,9 +84,10 @@ func (d *Dispatcher) record(r *run) {
 // gathering is how long the results of attempts gather before they are recorded:
 // none while idle; while busy, as long as a paced claim gathers (busyGather), so that
 // a record, like a claim, is one transaction per 100 ms of the pace, not one per 20
-// ms. An answered attempt has left its place in the window already (run.answer),
-// so the wait holds back no delivery, only the end of its lease, and a crash
-// within it makes those deliveries again (at least once).
+// ms. An answered attempt has left its worker and its place in the window already
+// (run.answer), so the wait holds back no delivery (unless maxUnrecorded answers
+// wait), only the end of its lease, and a crash within it makes those deliveries
+// again (at least once).
 func (d *Dispatcher) gathering() time.Duration {
 	if d.busy != nil && d.busy() {
 		return d.gather

@@ -89,7 +89,9 @@ type run struct {
 	// holds a worker (a goroutine and a connection).
 	inFlight   atomic.Int64
 	attempting atomic.Int64
-	results    chan finished
+	// lastPaced is when the claim loop last claimed under the pace (pace).
+	lastPaced time.Time
+	results   chan finished
 	// answered counts, by endpoint, the attempts that have ended and wait for their
 	// record (petstore.ClaimOptions.Answered): a claim gives their places in the
 	// window to new deliveries. answeredMu guards it.
@@ -100,8 +102,8 @@ type run struct {
 	// its place twice).
 	queueMu sync.Mutex
 	// freed is the recorder's word that it recorded results, which freed their
-	// workers and their endpoints' windows: the loop claims at once, without the
-	// spacing, since the record was spaced already.
+	// places in their endpoints' windows and under maxUnrecorded: the loop claims at
+	// once, without the spacing, since the record was spaced already.
 	freed chan struct{}
 }
 
@@ -203,23 +205,39 @@ func (r *run) claimLoop(ctx context.Context) {
 // later; a pace that does not bind (tokens to spare) waits for nothing.
 const busyGather = 100 * time.Millisecond
 
+// workerPoll is how often a paced claim that waits for workers looks at them again.
+const workerPoll = 10 * time.Millisecond
+
 // pace returns how many of the free workers the pace allows to start now, while the
-// service is busy. With fewer tokens than busyGather's worth (or than free, when
-// that is less), it waits for them (without claiming: a claim takes the writer on
-// SQLite) and returns 0.
+// service is busy. A paced claim waits for busyGather's worth of the pace (tokens)
+// and of free workers (or all of them, when they are fewer): a worker is free when
+// its receiver answers, so without the wait the claims would follow the answers, a
+// few deliveries each, and each claim takes the writer on SQLite. It waits for
+// workers no longer than busyGather after the last paced claim; then the free ones
+// go. While it waits (without claiming) it returns 0.
 func (r *run) pace(ctx context.Context, free int) int {
-	limit := float64(r.d.paced.Limit())
-	tokens := r.d.paced.Tokens()
-	want := float64(min(free, max(1, int(limit*r.d.gather.Seconds()))))
-	if tokens < want {
-		sleep(ctx, time.Duration((want-tokens)/limit*float64(time.Second))+time.Millisecond)
+	d := r.d
+	limit := float64(d.paced.Limit())
+	want := min(d.workers, max(1, int(limit*d.gather.Seconds())))
+	if free < want {
+		if left := d.gather - time.Since(r.lastPaced); left > 0 {
+			sleep(ctx, min(left, workerPoll))
+			return 0
+		}
+		want = free
+	}
+	if tokens := d.paced.Tokens(); tokens < float64(want) {
+		sleep(ctx, time.Duration((float64(want)-tokens)/limit*float64(time.Second))+time.Millisecond)
 		return 0
 	}
-	return min(free, int(tokens))
+	r.lastPaced = time.Now()
+	return min(free, int(d.paced.Tokens()))
 }
 
 // claim claims up to free deliveries (at most maxClaim) and starts their attempts;
-// it reports whether the claim was full, so that more may be due.
+// it reports whether the claim was full (maxClaim), so that more may be due. A claim
+// bounded by the free workers is not: the loop waits for more to be free (a record,
+// a nudge, the pace) rather than claim again for each answer.
 func (r *run) claim(ctx context.Context, free int) (full bool, err error) {
 	d := r.d
 	free = min(free, maxClaim)
@@ -252,12 +270,12 @@ func (r *run) claim(ctx context.Context, free int) (full bool, err error) {
 			d.Nudge()
 		}()
 	}
-	return len(jobs) >= free, nil
+	return len(jobs) == maxClaim, nil
 }
 
-// wait waits for work (a nudge, the poll), then for the spacing, or for workers
-// and windows that a record freed, which it does not space; it reports whether ctx
-// is still live.
+// wait waits for work (a nudge, the poll), then for the spacing, or for the places
+// that a record freed, which it does not space; it reports whether ctx is still
+// live.
 func (r *run) wait(ctx context.Context) bool {
 	d := r.d
 	t := time.NewTimer(d.poll)
