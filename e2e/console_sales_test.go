@@ -198,7 +198,8 @@ func testOrdersScreen(sc *scene) {
 	}
 
 	// A fresh orders screen, with its filters as they start.
-	b.do(chromedp.Click(chromedp.CSS(`nav a[href="#stock"]`)), chromedp.Click(chromedp.CSS(`nav a[href="#orders"]`)))
+	b.openScreen("stock")
+	b.openScreen("orders")
 	b.wait(`document.querySelector('form.filters select[name=status]')?.value === 'placed'`, "the orders screen, open orders first")
 	b.do(sendKeys(`form.filters input[name=accountId]`, strconv.FormatInt(buyer.ID, 10)))
 	// The list is asked again a moment after the typing stops.

@@ -346,7 +346,7 @@ func everyScreenStaysHome(sc *scene) {
 		{"webhooks", `document.querySelector('#webhooks-title') !== null && !document.querySelector('.pager .count')?.textContent.startsWith('Loading')`},
 		{"events", `document.querySelector('#events-title') !== null && !document.querySelector('.pager .count')?.textContent.startsWith('Loading')`},
 	} {
-		b.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`nav a[href="#%s"]`, screen.hash))))
+		b.openScreen(screen.hash)
 		b.wait(screen.ready, "the "+screen.hash+" screen")
 	}
 	b.openScreen("keys")
