@@ -125,10 +125,25 @@ func OpenWith(ctx context.Context, url string, o Options) (*DB, error) {
 		})
 		return nil
 	}
+	// A server that ends a session on purpose (a restart, a failover, an
+	// administrator's pg_terminate_backend) has usually ended the others too: the pool
+	// drops its idle connections at the first such error, so that the requests after
+	// it do not each find another dead one (pgxpool pings only the connections idle
+	// for more than a second before handing them out).
+	var resetOnShutdown atomic.Pointer[pgxpool.Pool]
+	cfg.ConnConfig.OnPgError = func(_ *pgconn.PgConn, e *pgconn.PgError) bool {
+		if e.Code == "57P01" || e.Code == "57P02" { // admin_shutdown, crash_shutdown
+			if p := resetOnShutdown.Load(); p != nil {
+				p.Reset()
+			}
+		}
+		return e.Severity != "FATAL" // as pgconn's own handler: a fatal error ends the connection
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
+	resetOnShutdown.Store(pool)
 	if err := Migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, err

@@ -215,3 +215,21 @@ func BareBatchForTest(ctx context.Context, conn *pgx.Conn, pet, account, categor
 const floorEventData = `{"order":{"id":%d,"petId":%d,"accountId":%d,"quantity":1,"status":"placed","complete":false,` +
 	`"createdAt":"2026-11-28T01:00:00.123456Z","unitPrice":1999,"total":1999,"currency":"EUR","petName":"Bo","categoryId":1},` +
 	`"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}`
+
+// HoldIdleConnsForTest opens n connections in db's pool and returns them to it, idle.
+func HoldIdleConnsForTest(ctx context.Context, db *DB, n int) error {
+	conns := make([]*pgxpool.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Release()
+		}
+	}()
+	for range n {
+		c, err := db.pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		conns = append(conns, c)
+	}
+	return nil
+}

@@ -262,6 +262,10 @@ func TestAConnectionEndedByTheServerIsUnavailableAndTheStoreRecovers(t *testing.
 	})
 	ctx := context.Background()
 	account, pet := setUpPet(t, db, 5)
+	// Idle connections, which the server ends too: the next order must not take one.
+	if err := postgres.HoldIdleConnsForTest(ctx, db, 3); err != nil {
+		t.Fatal(err)
+	}
 	errc := make(chan error, 1)
 	go func() {
 		_, err := db.PlaceOrder(ctx, petstore.NewOrder{AccountID: account, PetID: pet, Quantity: 1})
