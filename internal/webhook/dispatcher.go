@@ -33,12 +33,13 @@ var _ Queue = petstore.WebhookStore(nil)
 // goroutine and a connection (its buffers and net/http's two goroutines): with one
 // per place in every window (100 endpoints × 64) a backlog to 100 endpoints sent
 // thousands at once and the server's memory passed 140 MiB. A worker is busy only
-// until its receiver answers (maxUnrecorded), so 160 carry the pace (2,000 deliveries
-// a second) to ten receivers that answer in 50 ms. With those ten, the server's peak
-// memory was 101–105 MiB with 256 workers, 96–101 with 192 and 99–100 with 160;
-// 128 delivered only 1,830 a second (docs/PERFORMANCE.md, 2026-11-28, third day).
-// Endpoints that answer slower share them.
-const DefaultWorkers = 160
+// until its receiver answers (maxUnrecorded), so 192 carry the pace (2,000 deliveries
+// a second) to ten receivers that answer in 50 ms on both stores; 160 fell to 1,850 on
+// PostgreSQL, whose claims take longer, and 128 to 1,830 on SQLite. With those ten
+// receivers the server's peak memory was 101–105 MiB with 256 workers and 94–99 with
+// 192 (docs/PERFORMANCE.md, 2026-11-28, third day). Endpoints that answer slower share
+// them.
+const DefaultWorkers = 192
 
 // DefaultLease is how long a process holds a delivery it attempts unless told
 // otherwise: the sender's default timeout (10 s), the recording of the result, and a
