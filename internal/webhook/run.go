@@ -226,12 +226,13 @@ func (r *run) pace(ctx context.Context, free int) int {
 		}
 		want = free
 	}
-	if tokens := d.paced.Tokens(); tokens < float64(want) {
+	tokens := d.paced.Tokens()
+	if tokens < float64(want) {
 		sleep(ctx, time.Duration((float64(want)-tokens)/limit*float64(time.Second))+time.Millisecond)
 		return 0
 	}
 	r.lastPaced = time.Now()
-	return min(free, int(d.paced.Tokens()))
+	return min(free, int(tokens))
 }
 
 // claim claims up to free deliveries (at most maxClaim) and starts their attempts;
